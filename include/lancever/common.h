@@ -1,0 +1,77 @@
+/*
+ * lancever/common.h - status codes, the caller-owned error struct, buffers.
+ *
+ * Every fallible function in lancever returns an int: 0 (LV_OK) on success or
+ * one of the negative LV_E* codes below.  Functions also take a trailing
+ * `lv_error *err` that may be NULL; on failure it receives the same code and a
+ * human readable message that names the file or object involved.  No
+ * allocation happens on the error path and no global or thread-local state is
+ * used, so an lv_error can live on the caller's stack.
+ */
+#ifndef LANCEVER_COMMON_H
+#define LANCEVER_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) && defined(LV_BUILDING_LIBRARY)
+#define LV_EXTERN __attribute__((visibility("default")))
+#else
+#define LV_EXTERN
+#endif
+
+#if defined(__GNUC__)
+#define LV_WARN_UNUSED __attribute__((warn_unused_result))
+#define LV_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define LV_WARN_UNUSED
+#define LV_PRINTF(a, b)
+#endif
+
+/** Status codes.  The list is short and stable: one code per *expected* outcome. */
+enum lv_status {
+	LV_OK = 0,
+	LV_ENOTFOUND = -1,    /**< object, file or version does not exist */
+	LV_ECORRUPT = -2,     /**< bytes do not parse as what they claim to be */
+	LV_EEXISTS = -3,      /**< create-if-absent found the object already there */
+	LV_EIO = -4,          /**< the storage backend failed */
+	LV_ENOMEM = -5,       /**< allocation failed */
+	LV_EINVALID = -6,     /**< bad argument or configuration value */
+	LV_EUNSUPPORTED = -7, /**< a feature (flag, encoding, scheme) we do not implement */
+	LV_ELIMIT = -8,       /**< an input exceeds a hard safety limit */
+	LV_ECONFLICT = -9,    /**< a concurrent writer produced different content */
+	LV_ETAGGED = -10      /**< cleanup refused: tagged versions would be removed */
+};
+
+#define LV_ERROR_MESSAGE_MAX 512
+
+/** Caller-owned error detail.  Zero-initialise it (`lv_error e = {0};`). */
+typedef struct lv_error {
+	int code;                           /**< same value the call returned */
+	char message[LV_ERROR_MESSAGE_MAX]; /**< NUL-terminated, never contains credentials */
+} lv_error;
+
+/** Static name for a status code ("LV_ECORRUPT", ...). Never NULL. */
+LV_EXTERN const char *lv_strerror(int code);
+
+/** A byte buffer owned by the caller once returned; release with lv_buf_dispose(). */
+typedef struct lv_buf {
+	uint8_t *ptr;
+	size_t size;
+} lv_buf;
+
+/** Frees the bytes of `b` and zeroes it.  Accepts NULL and empty buffers. */
+LV_EXTERN void lv_buf_dispose(lv_buf *b);
+
+/** Library version string, e.g. "0.1.0". */
+LV_EXTERN const char *lv_version_string(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

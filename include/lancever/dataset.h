@@ -1,0 +1,162 @@
+/*
+ * lancever/dataset.h - open a Lance dataset and read its version history.
+ *
+ * Ownership: objects returned through `**out` belong to the caller and are
+ * released with their own lv_*_free() (all accept NULL).  Pointers returned by
+ * getters (lv_version_list_get, strings inside lv_version_info) are borrowed and
+ * live as long as the object they came from.
+ */
+#ifndef LANCEVER_DATASET_H
+#define LANCEVER_DATASET_H
+
+#include "common.h"
+#include "storage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lv_dataset lv_dataset;
+typedef struct lv_version_list lv_version_list;
+
+typedef struct lv_open_options {
+	int version;          /**< LV_OPEN_OPTIONS_VERSION */
+	int threads;          /**< manifest-reading concurrency, 0 = default (8) */
+	lv_storage_options storage;
+} lv_open_options;
+
+#define LV_OPEN_OPTIONS_VERSION 1
+#define LV_OPEN_OPTIONS_INIT { LV_OPEN_OPTIONS_VERSION, 0, LV_STORAGE_OPTIONS_INIT }
+
+/** Opens the dataset rooted at `uri` (path, file://, mem://).  `opts` may be NULL. */
+LV_EXTERN int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *opts,
+			      lv_error *err) LV_WARN_UNUSED;
+
+/**
+ * Opens a dataset over an existing storage handle.  The dataset borrows `st`,
+ * which must outlive it.
+ */
+LV_EXTERN int lv_dataset_open_storage(lv_dataset **out, lv_storage *st,
+				      const lv_open_options *opts, lv_error *err) LV_WARN_UNUSED;
+
+LV_EXTERN void lv_dataset_free(lv_dataset *ds);
+
+/** The dataset's storage handle (borrowed). */
+LV_EXTERN lv_storage *lv_dataset_storage(lv_dataset *ds);
+
+/**
+ * One version: the 15 columns of the checkpoint schema, plus details that only
+ * a live manifest has (`has_manifest_details`).
+ */
+typedef struct lv_version_info {
+	uint64_t version;
+	int64_t timestamp_millis; /**< commit time; 0 if the manifest has none */
+	uint64_t total_fragments;
+	uint64_t total_data_files;
+	uint64_t total_files_size;
+	uint64_t total_deletion_files;
+	uint64_t total_data_file_rows;
+	uint64_t total_deletion_file_rows;
+	uint64_t total_rows;
+	bool is_tagged;
+	bool is_cleaned_up;
+	const char *transaction_uuid;   /**< NULL if unknown */
+	bool has_read_version;
+	uint64_t read_version;
+	const char *operation_type;     /**< "Append", "Delete", ...; NULL if unknown */
+	const char *transaction_properties; /**< JSON object text, never NULL ("{}") */
+
+	/* Manifest details (valid when has_manifest_details). */
+	bool has_manifest_details;
+	int64_t timestamp_nanos;        /**< full-precision commit time */
+	const char *manifest_path;      /**< relative to the dataset root */
+	uint64_t manifest_size;
+	const char *writer_library;     /**< e.g. "lance" (NULL if absent) */
+	const char *writer_version;     /**< e.g. "8.0.0" */
+	const char *data_format;        /**< e.g. "2.1" */
+	const char *transaction_file;   /**< name under _transactions/, NULL if none */
+	bool transaction_inline;        /**< the transaction came from the manifest itself */
+	uint64_t reader_feature_flags;
+	uint64_t writer_feature_flags;
+	const char *branch;             /**< NULL = main */
+	size_t num_indices;
+	size_t num_config;              /**< entries of the manifest config map */
+	const char *const *config_keys;
+	const char *const *config_values;
+} lv_version_info;
+
+/** Where a history answer came from (the degradation ladder). */
+enum lv_rung {
+	LV_RUNG_MANIFESTS = 0,          /**< no usable checkpoint: every manifest was read */
+	LV_RUNG_NEWEST_CHECKPOINT = 1,  /**< the newest checkpoint file */
+	LV_RUNG_OLDER_CHECKPOINT = 2    /**< an older checkpoint, newer ones were unusable */
+};
+
+/** Report returned by every history call. */
+typedef struct lv_history_report {
+	int rung;                     /**< enum lv_rung */
+	uint64_t checkpoint_version;  /**< latest version the used checkpoint covers (0 = none) */
+	uint64_t checkpoints_rejected;/**< checkpoint files tried and rejected */
+	uint64_t manifests_read;      /**< manifests read (the tail, when a checkpoint was used) */
+	uint64_t manifests_vanished;  /**< listed but gone before they could be read (skipped) */
+	uint64_t requests;            /**< storage requests made */
+	uint64_t bytes_read;          /**< bytes read from storage */
+	char note[256];               /**< e.g. why a checkpoint was rejected */
+} lv_history_report;
+
+/**
+ * Every live version (one readable manifest in _versions/), sorted by version,
+ * with all fields of lv_version_info, exactly as Lance's versions() reports
+ * the summary counters.  Manifests are read concurrently.  A manifest that
+ * disappears between listing and reading (concurrent cleanup) is skipped and
+ * counted in report->manifests_vanished; a manifest that cannot be parsed is
+ * an error naming the file.  `report` may be NULL.
+ */
+LV_EXTERN int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
+			  lv_error *err) LV_WARN_UNUSED;
+
+LV_EXTERN size_t lv_version_list_count(const lv_version_list *list);
+/** Borrowed pointer to entry `i` (< count), sorted by version. */
+LV_EXTERN const lv_version_info *lv_version_list_get(const lv_version_list *list, size_t i);
+/** Names of manifests skipped because they vanished (borrowed), count in the report. */
+LV_EXTERN const char *lv_version_list_vanished(const lv_version_list *list, size_t i);
+LV_EXTERN size_t lv_version_list_vanished_count(const lv_version_list *list);
+LV_EXTERN void lv_version_list_free(lv_version_list *list);
+
+/** Reads one live version's record from its manifest (LV_ENOTFOUND if gone). */
+LV_EXTERN int lv_version_get(lv_version_list **out, lv_dataset *ds, uint64_t version,
+			     lv_error *err) LV_WARN_UNUSED;
+
+/* ---- tags and branches ---- */
+
+typedef struct lv_tag {
+	const char *name;
+	const char *branch;     /**< NULL = main */
+	uint64_t version;
+	uint64_t manifest_size; /**< 0 if unknown */
+	const char *created_at; /**< RFC 3339 or NULL */
+	const char *updated_at;
+} lv_tag;
+
+typedef struct lv_branch {
+	const char *name;           /**< "feat/x" (decoded from the %2F file name) */
+	const char *parent_branch;  /**< NULL = main */
+	uint64_t parent_version;
+	int64_t create_at;          /**< unix seconds, 0 if unknown */
+	uint64_t manifest_size;
+} lv_branch;
+
+typedef struct lv_refs lv_refs;
+
+/** Reads _refs/tags/ *.json and _refs/branches/ *.json. */
+LV_EXTERN int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err) LV_WARN_UNUSED;
+LV_EXTERN size_t lv_refs_tag_count(const lv_refs *r);
+LV_EXTERN const lv_tag *lv_refs_tag(const lv_refs *r, size_t i);
+LV_EXTERN size_t lv_refs_branch_count(const lv_refs *r);
+LV_EXTERN const lv_branch *lv_refs_branch(const lv_refs *r, size_t i);
+LV_EXTERN void lv_refs_free(lv_refs *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,91 @@
+/*
+ * lancever/lancefile.h - Lance file format v2 (2.0 and 2.1): writer and reader.
+ *
+ * Both directions work on bytes in memory; neither does I/O.  The writer is
+ * deterministic: the same columns, rows, metadata and options always give the
+ * same bytes.  Supported column types: UInt64, Int64, Boolean, Utf8, each
+ * nullable or not.
+ */
+#ifndef LANCEVER_LANCEFILE_H
+#define LANCEVER_LANCEFILE_H
+
+#include "common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum lv_col_type { LV_COL_UINT64 = 1, LV_COL_INT64 = 2, LV_COL_BOOL = 3, LV_COL_UTF8 = 4 };
+
+/** File format versions. */
+enum lv_lancefile_version { LV_LANCEFILE_V2_0 = 20, LV_LANCEFILE_V2_1 = 21 };
+
+/**
+ * One column of `length` rows.  Exactly the array for `type` is used:
+ *  UINT64 -> u64, INT64 -> i64, BOOL -> bools (one byte per row, 0 or 1),
+ *  UTF8 -> str_offsets (length+1 entries, non-decreasing, first 0) into str_data.
+ * `validity` is one byte per row (1 = valid, 0 = null) or NULL for "all valid";
+ * it must be NULL when `nullable` is false.  Values at null rows are ignored.
+ */
+typedef struct lv_column {
+	const char *name;
+	int type;          /**< enum lv_col_type */
+	bool nullable;
+	const uint64_t *u64;
+	const int64_t *i64;
+	const uint8_t *bools;
+	const uint64_t *str_offsets;
+	const char *str_data;
+	const uint8_t *validity;
+} lv_column;
+
+/** A schema-level metadata entry. */
+typedef struct lv_kv {
+	const char *key;
+	const char *value;
+	size_t value_len; /**< bytes of value (values may hold any bytes) */
+} lv_kv;
+
+typedef struct lv_lancefile_write_options {
+	int version;          /**< LV_LANCEFILE_WRITE_OPTIONS_VERSION */
+	int file_version;     /**< enum lv_lancefile_version; 0 = 2.1 (Lance 8.0.0's default) */
+	size_t max_page_rows; /**< rows per page before a new page starts; 0 = default */
+} lv_lancefile_write_options;
+
+#define LV_LANCEFILE_WRITE_OPTIONS_VERSION 1
+#define LV_LANCEFILE_WRITE_OPTIONS_INIT { LV_LANCEFILE_WRITE_OPTIONS_VERSION, 0, 0 }
+
+/** Writes a whole file into `out` (caller disposes).  `opts` may be NULL. */
+LV_EXTERN int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t nrows,
+				 const lv_kv *meta, size_t nmeta,
+				 const lv_lancefile_write_options *opts,
+				 lv_error *err) LV_WARN_UNUSED;
+
+typedef struct lv_lancefile lv_lancefile;
+
+/**
+ * Parses and decodes a whole file.  The result owns copies of every value and
+ * does not reference `data` afterwards.  Unknown encodings are LV_EUNSUPPORTED
+ * with the encoding named in the message; malformed bytes are LV_ECORRUPT.
+ * `name` (may be NULL) is used in error messages.
+ */
+LV_EXTERN int lv_lancefile_read(lv_lancefile **out, const uint8_t *data, size_t size,
+				const char *name, lv_error *err) LV_WARN_UNUSED;
+
+LV_EXTERN void lv_lancefile_free(lv_lancefile *f);
+LV_EXTERN int lv_lancefile_file_version(const lv_lancefile *f); /**< enum lv_lancefile_version */
+LV_EXTERN size_t lv_lancefile_num_rows(const lv_lancefile *f);
+LV_EXTERN size_t lv_lancefile_num_columns(const lv_lancefile *f);
+/** Borrowed column view (arrays as in lv_column; validity is never NULL for nullable columns). */
+LV_EXTERN const lv_column *lv_lancefile_column(const lv_lancefile *f, size_t i);
+/** Logical type string of column i as stored ("uint64", "string", ...). */
+LV_EXTERN const char *lv_lancefile_column_logical_type(const lv_lancefile *f, size_t i);
+LV_EXTERN size_t lv_lancefile_num_metadata(const lv_lancefile *f);
+LV_EXTERN const lv_kv *lv_lancefile_metadata(const lv_lancefile *f, size_t i);
+/** Value of metadata `key`, or NULL. */
+LV_EXTERN const lv_kv *lv_lancefile_metadata_find(const lv_lancefile *f, const char *key);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,8 @@
+/* lancever/lancever.h - umbrella header for the lancever library. */
+#ifndef LANCEVER_H
+#define LANCEVER_H
+#include "common.h"
+#include "storage.h"
+#include "dataset.h"
+#include "lancefile.h"
+#endif

@@ -1,0 +1,45 @@
+/*
+ * lancever/sys/storage.h - for authors of storage backends.
+ *
+ * A backend fills an lv_storage_ops table and calls lv_storage_new().  The
+ * front end (lancever/storage.h) has already validated every path (relative,
+ * no "." / ".." segments) and counts requests and bytes; backends only do I/O.
+ * All ops must be thread-safe.  Ops return LV_* codes and fill `err`.
+ */
+#ifndef LANCEVER_SYS_STORAGE_H
+#define LANCEVER_SYS_STORAGE_H
+
+#include "../storage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define LV_STORAGE_OPS_VERSION 1
+
+typedef struct lv_storage_ops {
+	int version; /**< LV_STORAGE_OPS_VERSION */
+	int (*list)(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
+		    lv_error *err);
+	int (*read)(void *impl, const char *path, lv_buf *out, lv_error *err);
+	int (*read_range)(void *impl, const char *path, uint64_t offset, uint64_t len, lv_buf *out,
+			  lv_error *err);
+	int (*head)(void *impl, const char *path, uint64_t *size, int64_t *mtime_ms, lv_error *err);
+	int (*write)(void *impl, const char *path, const void *data, size_t size, lv_error *err);
+	int (*create)(void *impl, const char *path, const void *data, size_t size, lv_error *err);
+	int (*del)(void *impl, const char *path, lv_error *err);
+	void (*close)(void *impl);
+} lv_storage_ops;
+
+/**
+ * Makes a storage handle from a backend.  `describe` is copied.  On success the
+ * handle owns `impl` (ops->close is called by lv_storage_free); on failure the
+ * caller still owns it.
+ */
+LV_EXTERN int lv_storage_new(lv_storage **out, const lv_storage_ops *ops, void *impl,
+			     const char *describe, lv_error *err) LV_WARN_UNUSED;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

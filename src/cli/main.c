@@ -1,0 +1,90 @@
+/* lancever - command-line front end. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *help;
+} commands[] = {
+	{ "versions", lvcli_versions, "versions DATASET [--json] [--threads N] [--stats]   list live versions" },
+	{ "tags", lvcli_tags, "tags DATASET [--json]                              list tags and branches" },
+	{ "inspect", lvcli_inspect, "inspect FILE.lance [--json|--csv]                  show a Lance data file" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: lancever COMMAND [ARGS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %s\n", commands[i].help);
+	fprintf(f, "\nDATASET is a path, file:///path or mem://.  lancever --version prints the version.\n");
+}
+
+int lvcli_fail(const lv_error *err)
+{
+	fprintf(stderr, "lancever: %s (%s)\n", err->message[0] ? err->message : "error",
+		lv_strerror(err->code));
+	return 1;
+}
+
+int lvcli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "lancever: ");
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\n");
+	va_end(ap);
+	return 2;
+}
+
+void lvcli_json_strn(FILE *f, const char *s, size_t n)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c == '\r')
+			fputs("\\r", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+void lvcli_json_str(FILE *f, const char *s)
+{
+	if (!s)
+		fputs("null", f);
+	else
+		lvcli_json_strn(f, s, strlen(s));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("lancever %s\n", lv_version_string());
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "lancever: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,489 @@
+/*
+ * lv_versions(): list _versions/, read every manifest concurrently, and turn
+ * each into the 15-column version record (plus manifest details).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dataset_internal.h"
+#include "format/manifest.h"
+#include "format/refs.h"
+#include "util/util.h"
+
+struct lv_version_list {
+	lv_version_info *items;
+	size_t n;
+	lv_arena *arenas; /* one per item: items are built concurrently */
+	size_t narenas;
+	char **vanished;
+	size_t nvanished;
+};
+
+/* ---- listing ---- */
+
+typedef struct list_ctx {
+	lv_manifest_entry *v;
+	size_t n, cap;
+	int rc;
+} list_ctx;
+
+static int list_cb(const lv_list_entry *e, void *payload)
+{
+	list_ctx *c = payload;
+	const char *slash = strrchr(e->path, '/');
+	const char *name = slash ? slash + 1 : e->path;
+	uint64_t version;
+	int scheme = lv__version_name_parse(name, &version);
+	if (scheme == LV_NAME_NONE || strlen(e->path) >= sizeof c->v[0].path)
+		return 0;
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 64;
+		lv_manifest_entry *nv = lv__reallocarray(c->v, nc, sizeof *nv);
+		if (!nv) {
+			c->rc = LV_ENOMEM;
+			return 1;
+		}
+		c->v = nv;
+		c->cap = nc;
+	}
+	lv_manifest_entry *m = &c->v[c->n++];
+	m->version = version;
+	m->scheme = scheme;
+	m->size = e->size;
+	m->mtime_ms = e->mtime_ms;
+	snprintf(m->path, sizeof m->path, "%s", e->path);
+	return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const lv_manifest_entry *x = a, *y = b;
+	if (x->version != y->version)
+		return x->version < y->version ? -1 : 1;
+	return y->scheme - x->scheme; /* V2 first */
+}
+
+int lv__list_manifests(lv_storage *st, lv_manifest_entry **out, size_t *n, lv_error *err)
+{
+	list_ctx c = { 0 };
+	int rc = lv_storage_list(st, "_versions", false, list_cb, &c, err);
+	if (rc >= 0 && c.rc < 0)
+		rc = lv__err(err, c.rc, "out of memory listing _versions");
+	if (rc < 0) {
+		free(c.v);
+		return rc;
+	}
+	qsort(c.v, c.n, sizeof *c.v, cmp_entry);
+	/* Fold a version present under both schemes (mid-migration): keep the V2 name. */
+	size_t w = 0;
+	for (size_t i = 0; i < c.n; i++)
+		if (w == 0 || c.v[w - 1].version != c.v[i].version)
+			c.v[w++] = c.v[i];
+	*out = c.v;
+	*n = w;
+	return 0;
+}
+
+/* ---- one manifest -> one record ---- */
+
+static const char *arena_sv(lv_arena *a, lv_sv s)
+{
+	return lv_arena_strndup(a, s.p ? s.p : "", s.n);
+}
+
+int lv__txn_properties_json(const lv_txn *t, lv_arena *arena, const char **out)
+{
+	/* Sorted keys make the text deterministic whatever order the writer used. */
+	size_t n = t->num_properties, k = 0, cursor = 0;
+	lv_sv *keys = NULL, *vals = NULL;
+	lv_dbuf b;
+	int rc = LV_ENOMEM;
+	lv_dbuf_init(&b, 0);
+	if (n) {
+		keys = lv__calloc(n, sizeof *keys);
+		vals = lv__calloc(n, sizeof *vals);
+		if (!keys || !vals)
+			goto out;
+		lv_sv kk, vv;
+		while (k < n && lv__txn_property_next(t, &cursor, &kk, &vv) == 1) {
+			keys[k] = kk;
+			vals[k] = vv;
+			k++;
+		}
+		/* insertion sort: property maps are small */
+		for (size_t i = 1; i < k; i++) {
+			lv_sv ki = keys[i], vi = vals[i];
+			size_t j = i;
+			while (j > 0) {
+				lv_sv kj = keys[j - 1];
+				size_t m = kj.n < ki.n ? kj.n : ki.n;
+				int c = memcmp(kj.p, ki.p, m);
+				if (c < 0 || (c == 0 && kj.n <= ki.n))
+					break;
+				keys[j] = keys[j - 1];
+				vals[j] = vals[j - 1];
+				j--;
+			}
+			keys[j] = ki;
+			vals[j] = vi;
+		}
+	}
+	if ((rc = lv_dbuf_addc(&b, '{')) < 0)
+		goto out;
+	for (size_t i = 0; i < k; i++) {
+		/* proto3 maps: a repeated key keeps the last value; drop earlier duplicates */
+		if (i + 1 < k && keys[i].n == keys[i + 1].n && !memcmp(keys[i].p, keys[i + 1].p, keys[i].n))
+			continue;
+		if (b.len > 1 && (rc = lv_dbuf_addc(&b, ',')) < 0)
+			goto out;
+		if ((rc = lv_json_escape(&b, keys[i].p, keys[i].n)) < 0 ||
+		    (rc = lv_dbuf_addc(&b, ':')) < 0 ||
+		    (rc = lv_json_escape(&b, vals[i].p, vals[i].n)) < 0)
+			goto out;
+	}
+	if ((rc = lv_dbuf_addc(&b, '}')) < 0)
+		goto out;
+	*out = lv_arena_strndup(arena, (const char *)b.ptr, b.len);
+	rc = *out ? 0 : LV_ENOMEM;
+out:
+	free(keys);
+	free(vals);
+	lv_dbuf_dispose(&b);
+	return rc;
+}
+
+static bool safe_txn_name(lv_sv s)
+{
+	if (s.n == 0 || s.n > 255)
+		return false;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.p[i] == '/' || s.p[i] == '\\' || s.p[i] == 0)
+			return false;
+	return !(s.n <= 2 && s.p[0] == '.');
+}
+
+int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena, lv_version_info *info,
+			  lv_error *err)
+{
+	lv_buf file = { 0 }, txnfile = { 0 };
+	lv_manifest m;
+	lv_txn t;
+	int rc;
+	memset(info, 0, sizeof *info);
+
+	if ((rc = lv_storage_read(st, path, &file, err)) < 0)
+		return rc;
+	if ((rc = lv__manifest_parse(file.ptr, file.size, path, NULL, &m, err)) < 0)
+		goto out;
+
+	info->version = m.version;
+	/* Lance: timestamp_nanos = seconds*1e9 + nanos; listVersions reports ms. */
+	info->timestamp_nanos = m.ts_seconds * 1000000000LL + m.ts_nanos;
+	info->timestamp_millis = m.ts_seconds * 1000LL + m.ts_nanos / 1000000;
+	info->total_fragments = m.summary.total_fragments;
+	info->total_data_files = m.summary.total_data_files;
+	info->total_files_size = m.summary.total_files_size;
+	info->total_deletion_files = m.summary.total_deletion_files;
+	info->total_data_file_rows = m.summary.total_data_file_rows;
+	info->total_deletion_file_rows = m.summary.total_deletion_file_rows;
+	info->total_rows = m.summary.total_rows;
+	info->has_manifest_details = true;
+	info->manifest_path = lv_arena_strdup(arena, path);
+	info->manifest_size = file.size;
+	info->writer_library = m.writer_library.n ? arena_sv(arena, m.writer_library) : NULL;
+	info->writer_version = m.writer_version.n ? arena_sv(arena, m.writer_version) : NULL;
+	info->data_format = m.data_format_version.n ? arena_sv(arena, m.data_format_version) : NULL;
+	info->transaction_file = m.transaction_file.n ? arena_sv(arena, m.transaction_file) : NULL;
+	info->reader_feature_flags = m.reader_flags;
+	info->writer_feature_flags = m.writer_flags;
+	info->branch = m.has_branch ? arena_sv(arena, m.branch) : NULL;
+
+	long nidx = lv__manifest_indices(&m, path, NULL, NULL, err);
+	if (nidx < 0) {
+		rc = (int)nidx;
+		goto out;
+	}
+	info->num_indices = (size_t)nidx;
+
+	info->num_config = m.num_config;
+	if (m.num_config) {
+		const char **keys = lv_arena_alloc(arena, m.num_config * sizeof *keys);
+		const char **vals = lv_arena_alloc(arena, m.num_config * sizeof *vals);
+		if (!keys || !vals) {
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+			goto out;
+		}
+		size_t cursor = 0, i = 0;
+		lv_sv k, v;
+		while (i < m.num_config && lv__manifest_config_next(&m, &cursor, &k, &v) == 1) {
+			keys[i] = arena_sv(arena, k);
+			vals[i] = arena_sv(arena, v);
+			i++;
+		}
+		info->num_config = i;
+		info->config_keys = keys;
+		info->config_values = vals;
+	}
+
+	/* Transaction: the inline section first, else _transactions/<file>. */
+	const uint8_t *tp = NULL;
+	size_t tn = 0;
+	bool have_txn = false;
+	char txn_name[320];
+	rc = lv__manifest_inline_txn(&m, path, &tp, &tn, err);
+	if (rc == 0) {
+		have_txn = true;
+		info->transaction_inline = true;
+		snprintf(txn_name, sizeof txn_name, "%s (inline transaction)", path);
+	} else if (rc != LV_ENOTFOUND) {
+		goto out;
+	} else if (m.transaction_file.n) {
+		if (!safe_txn_name(m.transaction_file)) {
+			rc = lv__err(err, LV_ECORRUPT, "manifest %s: unsafe transaction_file name", path);
+			goto out;
+		}
+		snprintf(txn_name, sizeof txn_name, "_transactions/%.*s", (int)m.transaction_file.n,
+			 m.transaction_file.p);
+		rc = lv_storage_read(st, txn_name, &txnfile, err);
+		if (rc == 0) {
+			have_txn = true;
+			tp = txnfile.ptr;
+			tn = txnfile.size;
+		} else if (rc != LV_ENOTFOUND) {
+			goto out;
+		}
+	}
+	rc = 0;
+	if (have_txn) {
+		if ((rc = lv__txn_parse(tp, tn, txn_name, &t, err)) < 0)
+			goto out;
+		info->transaction_uuid = t.uuid.n ? arena_sv(arena, t.uuid) : NULL;
+		info->has_read_version = true;
+		info->read_version = t.read_version;
+		info->operation_type = t.op_name;
+		if ((rc = lv__txn_properties_json(&t, arena, &info->transaction_properties)) < 0) {
+			lv__err(err, rc, "out of memory");
+			goto out;
+		}
+	} else {
+		info->transaction_properties = "{}";
+	}
+	if (!info->manifest_path || (m.writer_library.n && !info->writer_library))
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+out:
+	lv_buf_dispose(&file);
+	lv_buf_dispose(&txnfile);
+	return rc;
+}
+
+/* ---- the parallel listing ---- */
+
+typedef struct job {
+	lv_manifest_entry *entries;
+	lv_version_info *infos;
+	lv_arena *arenas;
+	int *rcs;
+	lv_error *errs;
+	lv_storage *st;
+} job;
+
+static void read_one(size_t i, void *arg)
+{
+	job *j = arg;
+	j->rcs[i] = lv__read_version_info(j->st, j->entries[i].path, &j->arenas[i], &j->infos[i],
+					  &j->errs[i]);
+}
+
+void lv_version_list_free(lv_version_list *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->narenas; i++)
+		lv_arena_dispose(&l->arenas[i]);
+	for (size_t i = 0; i < l->nvanished; i++)
+		free(l->vanished[i]);
+	free(l->arenas);
+	free(l->items);
+	free(l->vanished);
+	free(l);
+}
+
+size_t lv_version_list_count(const lv_version_list *l) { return l ? l->n : 0; }
+
+const lv_version_info *lv_version_list_get(const lv_version_list *l, size_t i)
+{
+	return l && i < l->n ? &l->items[i] : NULL;
+}
+
+size_t lv_version_list_vanished_count(const lv_version_list *l) { return l ? l->nvanished : 0; }
+
+const char *lv_version_list_vanished(const lv_version_list *l, size_t i)
+{
+	return l && i < l->nvanished ? l->vanished[i] : NULL;
+}
+
+/* Marks is_tagged from the tags of the main branch.  Tag problems never fail a listing. */
+static void mark_tags(lv_storage *st, lv_version_info *items, size_t n, lv_history_report *rep)
+{
+	lv_refs *refs = NULL;
+	lv_error e = { 0 };
+	if (lv__refs_load_storage(&refs, st, &e) < 0) {
+		if (rep)
+			snprintf(rep->note, sizeof rep->note, "tags unreadable, is_tagged may be incomplete: %s",
+				 e.message);
+		return;
+	}
+	size_t nt = lv_refs_tag_count(refs);
+	for (size_t t = 0; t < nt; t++) {
+		const lv_tag *tag = lv_refs_tag(refs, t);
+		if (tag->branch && strcmp(tag->branch, "main") != 0)
+			continue;
+		/* items are sorted by version: binary search */
+		size_t lo = 0, hi = n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (items[mid].version < tag->version)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < n && items[lo].version == tag->version)
+			items[lo].is_tagged = true;
+	}
+	lv_refs_free(refs);
+}
+
+static int cmp_info(const void *a, const void *b)
+{
+	const lv_version_info *x = a, *y = b;
+	return x->version < y->version ? -1 : x->version > y->version;
+}
+
+int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "lv_versions: NULL argument");
+	*out = NULL;
+	lv_history_report rep;
+	memset(&rep, 0, sizeof rep);
+	lv_storage_stats s0, s1;
+	lv_storage_get_stats(ds->st, &s0);
+
+	lv_manifest_entry *entries = NULL;
+	size_t n = 0;
+	int rc = lv__list_manifests(ds->st, &entries, &n, err);
+	if (rc < 0)
+		return rc;
+	if (n == 0) {
+		free(entries);
+		return lv__err(err, LV_ENOTFOUND, "%s: not a Lance dataset (no manifests in _versions/)",
+			       lv_storage_describe(ds->st));
+	}
+
+	lv_version_list *l = calloc(1, sizeof *l);
+	job j = { .entries = entries, .st = ds->st };
+	j.infos = lv__calloc(n, sizeof *j.infos);
+	j.arenas = lv__calloc(n, sizeof *j.arenas);
+	j.rcs = lv__calloc(n, sizeof *j.rcs);
+	j.errs = lv__calloc(n, sizeof *j.errs);
+	if (!l || !j.infos || !j.arenas || !j.rcs || !j.errs) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < n; i++)
+		lv_arena_init(&j.arenas[i], 1024);
+	l->arenas = j.arenas; /* the list owns the arenas from here on */
+	l->narenas = n;
+
+	lv_parallel_for(n, ds->threads, read_one, &j);
+
+	/*
+	 * Collect.  LV_ENOTFOUND can only mean the manifest itself vanished (a
+	 * missing transaction file is not an error), so it is skipped and
+	 * reported; anything else fails the call, lowest version first.
+	 */
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (j.rcs[i] == 0) {
+			j.infos[w++] = j.infos[i];
+			continue;
+		}
+		if (j.rcs[i] == LV_ENOTFOUND) {
+			char **nv = lv__reallocarray(l->vanished, l->nvanished + 1, sizeof *nv);
+			char *p = lv__strdup(entries[i].path);
+			if (!nv || !p) {
+				free(p);
+				if (nv)
+					l->vanished = nv;
+				rc = lv__err(err, LV_ENOMEM, "out of memory");
+				goto fail;
+			}
+			l->vanished = nv;
+			l->vanished[l->nvanished++] = p;
+			continue;
+		}
+		rc = j.rcs[i];
+		if (err)
+			*err = j.errs[i];
+		goto fail;
+	}
+	rep.manifests_read = n;
+	rep.manifests_vanished = l->nvanished;
+	qsort(j.infos, w, sizeof *j.infos, cmp_info);
+	mark_tags(ds->st, j.infos, w, &rep);
+	l->items = j.infos;
+	l->n = w;
+	j.infos = NULL;
+	lv_storage_get_stats(ds->st, &s1);
+	rep.requests = s1.requests - s0.requests;
+	rep.bytes_read = s1.bytes_read - s0.bytes_read;
+	rep.rung = LV_RUNG_MANIFESTS;
+	if (report)
+		*report = rep;
+	*out = l;
+	rc = 0;
+	l = NULL;
+fail:
+	lv_version_list_free(l);
+	free(entries);
+	free(j.infos);
+	free(j.rcs);
+	free(j.errs);
+	return rc;
+}
+
+int lv_version_get(lv_version_list **out, lv_dataset *ds, uint64_t version, lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "lv_version_get: NULL argument");
+	*out = NULL;
+	lv_version_list *l = calloc(1, sizeof *l);
+	if (!l)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	l->items = calloc(1, sizeof *l->items);
+	l->arenas = calloc(1, sizeof *l->arenas);
+	if (!l->items || !l->arenas) {
+		lv_version_list_free(l);
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	lv_arena_init(&l->arenas[0], 1024);
+	l->narenas = 1;
+	char path[64];
+	int rc = LV_ENOTFOUND;
+	static const int schemes[2] = { LV_NAME_V2, LV_NAME_V1 };
+	for (int s = 0; s < 2 && rc == LV_ENOTFOUND; s++) {
+		lv__version_path(path, sizeof path, version, schemes[s]);
+		rc = lv__read_version_info(ds->st, path, &l->arenas[0], &l->items[0], err);
+	}
+	if (rc == LV_ENOTFOUND)
+		rc = lv__err(err, LV_ENOTFOUND, "version %llu not found", (unsigned long long)version);
+	if (rc < 0) {
+		lv_version_list_free(l);
+		return rc;
+	}
+	l->n = 1;
+	mark_tags(ds->st, l->items, 1, NULL);
+	*out = l;
+	return 0;
+}

@@ -1,0 +1,574 @@
+/*
+ * Manifest parser.  One streaming pass over the Manifest message computes the
+ * summary counters and reports referenced files; nothing is materialised.
+ * Every span is checked by the wire reader; every wire type is checked
+ * against the field's declared type so a corrupt file cannot be read as
+ * something else silently.
+ */
+#include "format/manifest.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util/util.h"
+#include "wire/pb.h"
+
+#define MAX_MANIFEST_BYTES ((size_t)1 << 32)
+
+static int corrupt(lv_error *err, const char *name, const char *what)
+{
+	return lv__err(err, LV_ECORRUPT, "manifest %s: %s", name, what);
+}
+
+static lv_sv sv_of(const lv_pb_field *f)
+{
+	lv_sv s = { (const char *)f->data, f->len };
+	return s;
+}
+
+#define EXPECT(f, w, what)                              \
+	do {                                            \
+		if ((f)->wire != (w))                   \
+			return corrupt(err, name, what); \
+	} while (0)
+
+static int parse_deletion(const lv_pb_field *df, uint64_t frag_id, const char *name,
+			  lv_deletion_ref *d, lv_error *err)
+{
+	lv_pb r = lv_pb_sub(df);
+	lv_pb_field f;
+	int rc;
+	memset(d, 0, sizeof *d);
+	d->fragment_id = frag_id;
+	while ((rc = lv_pb_next(&r, &f)) > 0) {
+		switch (f.num) {
+		case 1:
+			EXPECT(&f, LV_PB_VARINT, "bad DeletionFile.file_type");
+			if (f.u > 1)
+				return lv__err(err, LV_EUNSUPPORTED,
+					       "manifest %s: unknown deletion file type %llu", name,
+					       (unsigned long long)f.u);
+			d->file_type = (uint32_t)f.u;
+			break;
+		case 2: EXPECT(&f, LV_PB_VARINT, "bad DeletionFile.read_version"); d->read_version = f.u; break;
+		case 3: EXPECT(&f, LV_PB_VARINT, "bad DeletionFile.id"); d->id = f.u; break;
+		case 4: EXPECT(&f, LV_PB_VARINT, "bad DeletionFile.num_deleted_rows"); d->num_deleted_rows = f.u; break;
+		case 7:
+			EXPECT(&f, LV_PB_VARINT, "bad DeletionFile.base_id");
+			d->has_base_id = true;
+			d->base_id = (uint32_t)f.u;
+			break;
+		default: break;
+		}
+	}
+	return rc < 0 ? corrupt(err, name, "truncated DeletionFile") : 0;
+}
+
+static int parse_data_file(const lv_pb_field *df, const char *name, lv_data_file_ref *d,
+			   lv_error *err)
+{
+	lv_pb r = lv_pb_sub(df);
+	lv_pb_field f;
+	int rc;
+	memset(d, 0, sizeof *d);
+	while ((rc = lv_pb_next(&r, &f)) > 0) {
+		switch (f.num) {
+		case 1: EXPECT(&f, LV_PB_LEN, "bad DataFile.path"); d->path = sv_of(&f); break;
+		case 2:
+		case 3:
+			if (lv_pb_repeated_varint(&f, NULL, NULL) < 0)
+				return corrupt(err, name, "bad DataFile field list");
+			break;
+		case 6: EXPECT(&f, LV_PB_VARINT, "bad DataFile.file_size_bytes"); d->file_size_bytes = f.u; break;
+		case 7:
+			EXPECT(&f, LV_PB_VARINT, "bad DataFile.base_id");
+			d->has_base_id = true;
+			d->base_id = (uint32_t)f.u;
+			break;
+		default: break;
+		}
+	}
+	return rc < 0 ? corrupt(err, name, "truncated DataFile") : 0;
+}
+
+static int external_path(const lv_pb_field *ef, const char *name, const lv_manifest_visitor *vis,
+			 lv_error *err)
+{
+	if (ef->wire != LV_PB_LEN)
+		return corrupt(err, name, "bad ExternalFile");
+	lv_pb r = lv_pb_sub(ef);
+	lv_pb_field f;
+	int rc;
+	while ((rc = lv_pb_next(&r, &f)) > 0) {
+		if (f.num == 1) {
+			EXPECT(&f, LV_PB_LEN, "bad ExternalFile.path");
+			if (vis && vis->external_file) {
+				int v = vis->external_file(sv_of(&f), vis->payload);
+				if (v < 0)
+					return v;
+			}
+		}
+	}
+	return rc < 0 ? corrupt(err, name, "truncated ExternalFile") : 0;
+}
+
+/* One DataFragment: accumulate the summary as Lance's ManifestSummary does. */
+static int parse_fragment(const lv_pb_field *ff, const char *name, const lv_manifest_visitor *vis,
+			  lv_summary *s, lv_error *err)
+{
+	lv_pb r = lv_pb_sub(ff);
+	lv_pb_field f;
+	int rc;
+	uint64_t id = 0, physical_rows = 0, num_files = 0;
+	bool has_deletion = false;
+	lv_deletion_ref del;
+	memset(&del, 0, sizeof del);
+	/* The deletion file may appear before the id; remember its span. */
+	lv_pb_field del_field;
+	memset(&del_field, 0, sizeof del_field);
+
+	while ((rc = lv_pb_next(&r, &f)) > 0) {
+		switch (f.num) {
+		case 1: EXPECT(&f, LV_PB_VARINT, "bad DataFragment.id"); id = f.u; break;
+		case 2: {
+			EXPECT(&f, LV_PB_LEN, "bad DataFragment.files");
+			lv_data_file_ref d;
+			LV_TRY(parse_data_file(&f, name, &d, err));
+			num_files++;
+			s->total_files_size += d.file_size_bytes; /* 0 = unknown adds nothing */
+			if (vis && vis->data_file) {
+				int v = vis->data_file(&d, vis->payload);
+				if (v < 0)
+					return v;
+			}
+			break;
+		}
+		case 3:
+			EXPECT(&f, LV_PB_LEN, "bad DataFragment.deletion_file");
+			has_deletion = true; /* last one wins, as in proto3 */
+			del_field = f;
+			break;
+		case 4: EXPECT(&f, LV_PB_VARINT, "bad DataFragment.physical_rows"); physical_rows = f.u; break;
+		case 6: case 8: case 10:
+			LV_TRY(external_path(&f, name, vis, err));
+			break;
+		default: break;
+		}
+	}
+	if (rc < 0)
+		return corrupt(err, name, "truncated DataFragment");
+	s->total_fragments++;
+	s->total_data_files += num_files;
+	if (has_deletion) {
+		LV_TRY(parse_deletion(&del_field, id, name, &del, err));
+		s->total_deletion_files++;
+		s->total_deletion_file_rows += del.num_deleted_rows;
+		if (vis && vis->deletion_file) {
+			int v = vis->deletion_file(&del, vis->payload);
+			if (v < 0)
+				return v;
+		}
+	}
+	/* num_rows(): unknown when physical_rows is 0, or a deletion file has no count. */
+	if (physical_rows != 0) {
+		if (!has_deletion)
+			s->total_rows += physical_rows;
+		else if (del.num_deleted_rows != 0)
+			s->total_rows += physical_rows >= del.num_deleted_rows
+						 ? physical_rows - del.num_deleted_rows
+						 : 0;
+	}
+	return 0;
+}
+
+static int parse_pair(const lv_pb_field *f, lv_sv *a, lv_sv *b, uint32_t na, uint32_t nb)
+{
+	lv_pb r = lv_pb_sub(f);
+	lv_pb_field g;
+	int rc;
+	a->p = b->p = "";
+	a->n = b->n = 0;
+	while ((rc = lv_pb_next(&r, &g)) > 0) {
+		if (g.wire != LV_PB_LEN)
+			continue;
+		if (g.num == na)
+			*a = sv_of(&g);
+		else if (g.num == nb)
+			*b = sv_of(&g);
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+static int parse_message(const lv_pb_field *top, const char *name, const lv_manifest_visitor *vis,
+			 lv_manifest *m, lv_error *err)
+{
+	lv_pb r = lv_pb_sub(top);
+	lv_pb_field f;
+	int rc;
+	while ((rc = lv_pb_next(&r, &f)) > 0) {
+		switch (f.num) {
+		case 1: EXPECT(&f, LV_PB_LEN, "bad fields"); m->num_fields++; break;
+		case 2:
+			EXPECT(&f, LV_PB_LEN, "bad fragments");
+			LV_TRY(parse_fragment(&f, name, vis, &m->summary, err));
+			break;
+		case 3: EXPECT(&f, LV_PB_VARINT, "bad version"); m->version = f.u; break;
+		case 6:
+			EXPECT(&f, LV_PB_VARINT, "bad index_section");
+			m->has_index_section = true;
+			m->index_section = f.u;
+			break;
+		case 7: {
+			EXPECT(&f, LV_PB_LEN, "bad timestamp");
+			lv_pb t = lv_pb_sub(&f);
+			lv_pb_field g;
+			int trc;
+			m->has_timestamp = true;
+			m->ts_seconds = 0;
+			m->ts_nanos = 0;
+			while ((trc = lv_pb_next(&t, &g)) > 0) {
+				if (g.wire != LV_PB_VARINT)
+					return corrupt(err, name, "bad timestamp field");
+				if (g.num == 1)
+					m->ts_seconds = (int64_t)g.u;
+				else if (g.num == 2)
+					m->ts_nanos = (int32_t)(uint32_t)g.u;
+			}
+			if (trc < 0)
+				return corrupt(err, name, "truncated timestamp");
+			break;
+		}
+		case 8: EXPECT(&f, LV_PB_LEN, "bad tag"); m->tag = sv_of(&f); break;
+		case 9: EXPECT(&f, LV_PB_VARINT, "bad reader_feature_flags"); m->reader_flags = f.u; break;
+		case 10: EXPECT(&f, LV_PB_VARINT, "bad writer_feature_flags"); m->writer_flags = f.u; break;
+		case 11:
+			EXPECT(&f, LV_PB_VARINT, "bad max_fragment_id");
+			m->has_max_fragment_id = true;
+			m->max_fragment_id = (uint32_t)f.u;
+			break;
+		case 12: EXPECT(&f, LV_PB_LEN, "bad transaction_file"); m->transaction_file = sv_of(&f); break;
+		case 13:
+			EXPECT(&f, LV_PB_LEN, "bad writer_version");
+			if (parse_pair(&f, &m->writer_library, &m->writer_version, 1, 2) < 0)
+				return corrupt(err, name, "truncated writer_version");
+			break;
+		case 14: EXPECT(&f, LV_PB_VARINT, "bad next_row_id"); m->next_row_id = f.u; break;
+		case 15:
+			EXPECT(&f, LV_PB_LEN, "bad data_format");
+			if (parse_pair(&f, &m->data_format_file, &m->data_format_version, 1, 2) < 0)
+				return corrupt(err, name, "truncated data_format");
+			break;
+		case 16: {
+			EXPECT(&f, LV_PB_LEN, "bad config");
+			lv_sv k, v;
+			if (parse_pair(&f, &k, &v, 1, 2) < 0)
+				return corrupt(err, name, "truncated config entry");
+			m->num_config++;
+			break;
+		}
+		case 18: EXPECT(&f, LV_PB_LEN, "bad base_paths"); m->num_base_paths++; break;
+		case 20:
+			EXPECT(&f, LV_PB_LEN, "bad branch");
+			m->has_branch = true;
+			m->branch = sv_of(&f);
+			break;
+		case 21:
+			EXPECT(&f, LV_PB_VARINT, "bad transaction_section");
+			m->has_transaction_section = true;
+			m->transaction_section = f.u;
+			break;
+		default: break; /* unknown fields are skipped (forward compatibility) */
+		}
+	}
+	if (rc < 0)
+		return corrupt(err, name, "truncated or malformed Manifest message");
+	m->summary.total_data_file_rows = m->summary.total_rows + m->summary.total_deletion_file_rows;
+	return 0;
+}
+
+int lv__manifest_parse(const uint8_t *file, size_t size, const char *name,
+		       const lv_manifest_visitor *vis, lv_manifest *out, lv_error *err)
+{
+	memset(out, 0, sizeof *out);
+	out->file = file;
+	out->file_size = size;
+	if (size < 16 + 4)
+		return lv__err(err, LV_ECORRUPT, "manifest %s: file too short (%zu bytes)", name, size);
+	if (size > MAX_MANIFEST_BYTES)
+		return lv__err(err, LV_ELIMIT, "manifest %s: file too large (%zu bytes)", name, size);
+	if (memcmp(file + size - 4, "LANC", 4) != 0)
+		return corrupt(err, name, "missing LANC magic");
+	uint64_t pos = lv_le64(file + size - 16);
+	if (pos > size - 16 - 4)
+		return lv__err(err, LV_ECORRUPT, "manifest %s: manifest position %llu out of range",
+			       name, (unsigned long long)pos);
+	uint32_t len = lv_le32(file + pos);
+	if ((uint64_t)len != (uint64_t)size - 16 - pos - 4)
+		return lv__err(err, LV_ECORRUPT,
+			       "manifest %s: message length %u does not end at the footer", name, len);
+	out->manifest_pos = pos;
+	out->msg = file + pos + 4;
+	out->msg_len = len;
+	lv_pb_field top = { .num = 0, .wire = LV_PB_LEN, .data = out->msg, .len = len };
+	LV_TRY(parse_message(&top, name, vis, out, err));
+	if (out->reader_flags & ~(uint64_t)LV_READER_FLAGS_KNOWN)
+		return lv__err(err, LV_EUNSUPPORTED,
+			       "manifest %s: unknown reader feature flags 0x%llx (lancever knows 0x%x)",
+			       name, (unsigned long long)(out->reader_flags & ~(uint64_t)LV_READER_FLAGS_KNOWN),
+			       LV_READER_FLAGS_KNOWN);
+	return 0;
+}
+
+/* Iterates repeated LEN field `num` of the manifest message, from byte offset *cursor. */
+static int next_field_of(const lv_manifest *m, size_t *cursor, uint32_t num, lv_pb_field *out)
+{
+	if (*cursor > m->msg_len)
+		return 0;
+	lv_pb r = lv_pb_make(m->msg + *cursor, m->msg_len - *cursor);
+	lv_pb_field f;
+	int rc;
+	while ((rc = lv_pb_next(&r, &f)) > 0) {
+		if (f.num == num && f.wire == LV_PB_LEN) {
+			*cursor = (size_t)(r.p - m->msg);
+			*out = f;
+			return 1;
+		}
+	}
+	*cursor = m->msg_len + 1;
+	return rc < 0 ? -1 : 0;
+}
+
+int lv__manifest_config_next(const lv_manifest *m, size_t *cursor, lv_sv *key, lv_sv *value)
+{
+	lv_pb_field f;
+	int rc = next_field_of(m, cursor, 16, &f);
+	if (rc <= 0)
+		return rc;
+	return parse_pair(&f, key, value, 1, 2) < 0 ? -1 : 1;
+}
+
+int lv__manifest_base_path_next(const lv_manifest *m, size_t *cursor, lv_base_path *out)
+{
+	lv_pb_field f;
+	int rc = next_field_of(m, cursor, 18, &f);
+	if (rc <= 0)
+		return rc;
+	memset(out, 0, sizeof *out);
+	lv_pb r = lv_pb_sub(&f);
+	lv_pb_field g;
+	while ((rc = lv_pb_next(&r, &g)) > 0) {
+		if (g.num == 1 && g.wire == LV_PB_VARINT)
+			out->id = (uint32_t)g.u;
+		else if (g.num == 2 && g.wire == LV_PB_LEN) {
+			out->has_name = true;
+			out->name = sv_of(&g);
+		} else if (g.num == 3 && g.wire == LV_PB_VARINT)
+			out->is_dataset_root = g.u != 0;
+		else if (g.num == 4 && g.wire == LV_PB_LEN)
+			out->path = sv_of(&g);
+	}
+	return rc < 0 ? -1 : 1;
+}
+
+/* Bounds-checked "u32 length + message" section at `off`, which must end before the manifest. */
+static int section_at(const lv_manifest *m, uint64_t off, const char *name, const char *what,
+		      const uint8_t **p, size_t *len, lv_error *err)
+{
+	if (off > m->manifest_pos || m->manifest_pos - off < 4)
+		return lv__err(err, LV_ECORRUPT, "manifest %s: %s offset %llu out of range", name, what,
+			       (unsigned long long)off);
+	uint32_t n = lv_le32(m->file + off);
+	if ((uint64_t)n > m->manifest_pos - off - 4)
+		return lv__err(err, LV_ECORRUPT, "manifest %s: %s length %u overruns the manifest",
+			       name, what, n);
+	*p = m->file + off + 4;
+	*len = n;
+	return 0;
+}
+
+int lv__manifest_inline_txn(const lv_manifest *m, const char *name, const uint8_t **txn,
+			    size_t *len, lv_error *err)
+{
+	if (!m->has_transaction_section)
+		return LV_ENOTFOUND;
+	return section_at(m, m->transaction_section, name, "transaction section", txn, len, err);
+}
+
+long lv__manifest_indices(const lv_manifest *m, const char *name, lv_index_cb cb, void *payload,
+			  lv_error *err)
+{
+	if (!m->has_index_section)
+		return 0;
+	const uint8_t *p;
+	size_t n;
+	LV_TRY(section_at(m, m->index_section, name, "index section", &p, &n, err));
+	lv_pb r = lv_pb_make(p, n);
+	lv_pb_field f;
+	int rc;
+	long count = 0;
+	while ((rc = lv_pb_next(&r, &f)) > 0) {
+		if (f.num != 1)
+			continue;
+		if (f.wire != LV_PB_LEN)
+			return corrupt(err, name, "bad IndexSection entry");
+		lv_index_ref idx;
+		memset(&idx, 0, sizeof idx);
+		lv_pb ir = lv_pb_sub(&f);
+		lv_pb_field g;
+		int irc;
+		while ((irc = lv_pb_next(&ir, &g)) > 0) {
+			if (g.num == 1 && g.wire == LV_PB_LEN) {
+				lv_pb ur = lv_pb_sub(&g);
+				lv_pb_field u;
+				int urc;
+				while ((urc = lv_pb_next(&ur, &u)) > 0)
+					if (u.num == 1 && u.wire == LV_PB_LEN) {
+						if (u.len != 16)
+							return corrupt(err, name, "index uuid is not 16 bytes");
+						memcpy(idx.uuid, u.data, 16);
+						idx.has_uuid = true;
+					}
+				if (urc < 0)
+					return corrupt(err, name, "truncated index uuid");
+			} else if (g.num == 3 && g.wire == LV_PB_LEN) {
+				idx.name = sv_of(&g);
+			} else if (g.num == 4 && g.wire == LV_PB_VARINT) {
+				idx.dataset_version = g.u;
+			} else if (g.num == 9 && g.wire == LV_PB_VARINT) {
+				idx.has_base_id = true;
+				idx.base_id = (uint32_t)g.u;
+			}
+		}
+		if (irc < 0)
+			return corrupt(err, name, "truncated IndexMetadata");
+		if (!idx.has_uuid)
+			return corrupt(err, name, "index without uuid");
+		count++;
+		if (cb) {
+			int v = cb(&idx, payload);
+			if (v < 0)
+				return v;
+		}
+	}
+	if (rc < 0)
+		return corrupt(err, name, "truncated index section");
+	return count;
+}
+
+/* ---- transactions ---- */
+
+static const char *const op_names[] = {
+	"Append", "Delete", "Overwrite", "CreateIndex", "Rewrite", "Merge", "Restore",
+	"ReserveFragments", "Update", "Project", "UpdateConfig", "DataReplacement",
+	"UpdateMemWalState", "Clone", "UpdateBases",
+};
+
+const char *lv__txn_op_name(uint32_t field)
+{
+	if (field < 100 || field > 114)
+		return NULL;
+	return op_names[field - 100];
+}
+
+int lv__txn_parse(const uint8_t *msg, size_t len, const char *name, lv_txn *out, lv_error *err)
+{
+	memset(out, 0, sizeof *out);
+	out->msg = msg;
+	out->msg_len = len;
+	out->uuid.p = out->tag.p = "";
+	lv_pb r = lv_pb_make(msg, len);
+	lv_pb_field f;
+	int rc;
+	while ((rc = lv_pb_next(&r, &f)) > 0) {
+		switch (f.num) {
+		case 1:
+			if (f.wire != LV_PB_VARINT)
+				goto bad;
+			out->read_version = f.u;
+			break;
+		case 2:
+			if (f.wire != LV_PB_LEN)
+				goto bad;
+			out->uuid.p = (const char *)f.data;
+			out->uuid.n = f.len;
+			break;
+		case 3:
+			if (f.wire != LV_PB_LEN)
+				goto bad;
+			out->tag.p = (const char *)f.data;
+			out->tag.n = f.len;
+			break;
+		case 4: {
+			if (f.wire != LV_PB_LEN)
+				goto bad;
+			lv_sv k, v;
+			if (parse_pair(&f, &k, &v, 1, 2) < 0)
+				goto bad;
+			out->num_properties++;
+			break;
+		}
+		default:
+			if (f.num >= 100 && f.num <= 114) {
+				if (f.wire != LV_PB_LEN)
+					goto bad;
+				out->op_field = f.num; /* oneof: last one wins */
+			}
+			break;
+		}
+	}
+	if (rc < 0)
+		goto bad;
+	if (!out->op_field)
+		return lv__err(err, LV_ECORRUPT, "transaction %s: no operation", name);
+	out->op_name = lv__txn_op_name(out->op_field);
+	return 0;
+bad:
+	return lv__err(err, LV_ECORRUPT, "transaction %s: truncated or malformed", name);
+}
+
+int lv__txn_property_next(const lv_txn *t, size_t *cursor, lv_sv *key, lv_sv *value)
+{
+	if (*cursor > t->msg_len)
+		return 0;
+	lv_pb r = lv_pb_make(t->msg + *cursor, t->msg_len - *cursor);
+	lv_pb_field f;
+	int rc;
+	while ((rc = lv_pb_next(&r, &f)) > 0) {
+		if (f.num == 4 && f.wire == LV_PB_LEN) {
+			*cursor = (size_t)(r.p - t->msg);
+			return parse_pair(&f, key, value, 1, 2) < 0 ? -1 : 1;
+		}
+	}
+	*cursor = t->msg_len + 1;
+	return rc < 0 ? -1 : 0;
+}
+
+/* ---- version file names ---- */
+
+int lv__version_name_parse(const char *name, uint64_t *version)
+{
+	size_t n = strlen(name);
+	static const char suffix[] = ".manifest";
+	const size_t sl = sizeof suffix - 1;
+	if (n <= sl || memcmp(name + n - sl, suffix, sl) != 0 || name[0] == 'd')
+		return LV_NAME_NONE;
+	size_t stem = n - sl;
+	uint64_t v;
+	if (!lv_parse_u64(name, stem, &v))
+		return LV_NAME_NONE;
+	if (stem == 20) {
+		*version = UINT64_MAX - v;
+		return LV_NAME_V2;
+	}
+	*version = v;
+	return LV_NAME_V1;
+}
+
+void lv__version_path(char *buf, size_t cap, uint64_t version, int scheme)
+{
+	if (scheme == LV_NAME_V2)
+		snprintf(buf, cap, "_versions/%020llu.manifest",
+			 (unsigned long long)(UINT64_MAX - version));
+	else
+		snprintf(buf, cap, "_versions/%llu.manifest", (unsigned long long)version);
+}

@@ -1,0 +1,173 @@
+/*
+ * Lance manifest and transaction parsers.  Pure: they take bytes and return
+ * views into those bytes (valid while the bytes live); no I/O, no allocation.
+ *
+ * File layout (LANCE-TABLE-FORMAT.md §3):
+ *   [IndexSection u32+pb][Transaction u32+pb][Manifest u32+pb][i64 pos][u16][u16]["LANC"]
+ */
+#ifndef LV_FORMAT_MANIFEST_H
+#define LV_FORMAT_MANIFEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lancever/common.h"
+
+typedef struct lv_sv {
+	const char *p;
+	size_t n;
+} lv_sv;
+
+/* The 7 counters of Lance's ManifestSummary, computed as Lance does. */
+typedef struct lv_summary {
+	uint64_t total_fragments;
+	uint64_t total_data_files;
+	uint64_t total_files_size;
+	uint64_t total_deletion_files;
+	uint64_t total_data_file_rows;
+	uint64_t total_deletion_file_rows;
+	uint64_t total_rows;
+} lv_summary;
+
+/* Feature flags lancever understands (LANCE-TABLE-FORMAT.md §2.9). */
+#define LV_FLAG_DELETION_FILES 1u
+#define LV_FLAG_STABLE_ROW_IDS 2u
+#define LV_FLAG_USE_V2_FORMAT_DEPRECATED 4u
+#define LV_FLAG_TABLE_CONFIG 8u
+#define LV_FLAG_BASE_PATHS 16u
+#define LV_FLAG_DISABLE_TRANSACTION_FILE 32u
+#define LV_READER_FLAGS_KNOWN 63u
+
+/* Files a manifest references, reported to an optional visitor during the parse. */
+typedef struct lv_data_file_ref {
+	lv_sv path;          /* relative to data/ of its base */
+	bool has_base_id;
+	uint32_t base_id;
+	uint64_t file_size_bytes;
+} lv_data_file_ref;
+
+typedef struct lv_deletion_ref {
+	uint64_t fragment_id;
+	uint64_t read_version;
+	uint64_t id;
+	uint32_t file_type;  /* 0 = arrow, 1 = bitmap */
+	bool has_base_id;
+	uint32_t base_id;
+	uint64_t num_deleted_rows;
+} lv_deletion_ref;
+
+typedef struct lv_manifest_visitor {
+	/* Return 0 to continue; a negative LV_E* aborts the parse with that code. */
+	int (*data_file)(const lv_data_file_ref *f, void *payload);
+	int (*deletion_file)(const lv_deletion_ref *d, void *payload);
+	/* External row-id / version sequence files (ExternalFile.path, relative to root). */
+	int (*external_file)(lv_sv path, void *payload);
+	void *payload;
+} lv_manifest_visitor;
+
+typedef struct lv_manifest {
+	uint64_t version;
+	bool has_timestamp;
+	int64_t ts_seconds;
+	int32_t ts_nanos;
+	uint64_t reader_flags;
+	uint64_t writer_flags;
+	bool has_index_section;
+	uint64_t index_section;
+	bool has_transaction_section;
+	uint64_t transaction_section;
+	bool has_max_fragment_id;
+	uint32_t max_fragment_id;
+	bool has_branch;
+	lv_sv branch;
+	lv_sv tag;
+	lv_sv transaction_file;
+	lv_sv writer_library;
+	lv_sv writer_version;
+	lv_sv data_format_file;
+	lv_sv data_format_version;
+	size_t num_fields;
+	size_t num_config;
+	size_t num_base_paths;
+	uint64_t next_row_id;
+	lv_summary summary;
+
+	/* Spans for second passes (config map, base paths, sections). */
+	const uint8_t *file;
+	size_t file_size;
+	uint64_t manifest_pos;  /* offset of the u32 length of the Manifest message */
+	const uint8_t *msg;     /* the Manifest message */
+	size_t msg_len;
+} lv_manifest;
+
+/*
+ * Parses a whole manifest file.  `name` is used in error messages.  Unknown
+ * reader feature flags are LV_EUNSUPPORTED; malformed bytes LV_ECORRUPT.
+ * `vis` may be NULL.
+ */
+int lv__manifest_parse(const uint8_t *file, size_t size, const char *name,
+		       const lv_manifest_visitor *vis, lv_manifest *out, lv_error *err);
+
+/* Iterates the config map: *cursor starts at 0; returns 1 with key/value, 0 at end. */
+int lv__manifest_config_next(const lv_manifest *m, size_t *cursor, lv_sv *key, lv_sv *value);
+
+/* A BasePath entry (§2.6). */
+typedef struct lv_base_path {
+	uint32_t id;
+	bool has_name;
+	lv_sv name;
+	bool is_dataset_root;
+	lv_sv path;
+} lv_base_path;
+int lv__manifest_base_path_next(const lv_manifest *m, size_t *cursor, lv_base_path *out);
+
+/* Index metadata from the index section (§2.6). */
+typedef struct lv_index_ref {
+	uint8_t uuid[16];
+	bool has_uuid;
+	lv_sv name;
+	uint64_t dataset_version;
+	bool has_base_id;
+	uint32_t base_id;
+} lv_index_ref;
+typedef int (*lv_index_cb)(const lv_index_ref *idx, void *payload);
+/* Walks the index section if present; returns count (>= 0) or a negative LV_E*. */
+long lv__manifest_indices(const lv_manifest *m, const char *name, lv_index_cb cb, void *payload,
+			  lv_error *err);
+
+/* Span of the inline transaction, if the manifest has one (bounds-checked). */
+int lv__manifest_inline_txn(const lv_manifest *m, const char *name, const uint8_t **txn,
+			    size_t *len, lv_error *err);
+
+/* ---- transactions ---- */
+
+typedef struct lv_txn {
+	uint64_t read_version;
+	lv_sv uuid;
+	lv_sv tag;
+	uint32_t op_field;     /* 100..114, the set `operation` oneof member */
+	const char *op_name;   /* static string, e.g. "Append" */
+	size_t num_properties;
+	const uint8_t *msg;
+	size_t msg_len;
+} lv_txn;
+
+/* Parses a serialized Transaction message (the .txn file or the inline section). */
+int lv__txn_parse(const uint8_t *msg, size_t len, const char *name, lv_txn *out, lv_error *err);
+
+/* Iterates transaction_properties entries (map<string,string>). */
+int lv__txn_property_next(const lv_txn *t, size_t *cursor, lv_sv *key, lv_sv *value);
+
+/* Operation name for a oneof field number (100..114), NULL otherwise. */
+const char *lv__txn_op_name(uint32_t field);
+
+/* ---- version file names (§4.1) ---- */
+
+enum { LV_NAME_NONE = 0, LV_NAME_V1 = 1, LV_NAME_V2 = 2 };
+/* Classifies a file name in _versions/ (no directory part); sets *version for V1/V2. */
+int lv__version_name_parse(const char *name, uint64_t *version);
+/* Writes "_versions/<name>" for a version into buf (>= 48 bytes). */
+void lv__version_path(char *buf, size_t cap, uint64_t version, int scheme);
+
+#endif

@@ -1,0 +1,683 @@
+/*
+ * Local filesystem backend.
+ *
+ * The handle holds only its (absolute) root, so every operation is
+ * independent and the backend is thread-safe without locks.
+ *
+ * - Writes are atomic: the bytes go to a temporary file ".tmp-lancever-<random>"
+ *   in the target directory, are fsync'ed and then renamed over the target.
+ * - Create-if-absent uses the same temporary file and link(2)s it to the
+ *   target: link fails with EEXIST instead of replacing, and the target only
+ *   ever appears complete.  Filesystems without hard links fall back to
+ *   renameat2(RENAME_NOREPLACE).
+ * - Listings skip symbolic links entirely (files and directories, found with
+ *   lstat semantics) so a recursive walk can never leave the root or loop, and
+ *   hide our own in-flight temporary files.  Reads and heads of a named path
+ *   do follow symlinks: whoever created them controls the filesystem anyway.
+ * - Directories are created on demand by writes and never removed by deletes.
+ */
+#include "storage/storage_int.h"
+#include "util/util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+typedef struct local {
+	char *root; /* absolute, no trailing '/' unless it is "/" itself */
+} local;
+
+/* ---- helpers ---- */
+
+static const char *errstr(int e, char *buf, size_t n)
+{
+	/* GNU strerror_r (the library is built with _GNU_SOURCE): thread-safe, never NULL. */
+	return strerror_r(e, buf, n);
+}
+
+/* Reports errno `e` for operation `what` on relative path `rel`. */
+static int sys_err(lv_error *err, int e, bool missing_is_notfound, const char *what,
+		   const char *rel)
+{
+	char buf[128];
+	int code = LV_EIO;
+	if (missing_is_notfound && (e == ENOENT || e == ENOTDIR))
+		code = LV_ENOTFOUND;
+	else if (e == ENOMEM)
+		code = LV_ENOMEM;
+	return lv__err(err, code, "%s %s: %s", what, rel[0] ? rel : ".", errstr(e, buf, sizeof buf));
+}
+
+/* root + "/" + rel; NULL on OOM. */
+static char *full_path(const local *l, const char *rel)
+{
+	if (!rel[0])
+		return lv__strdup(l->root);
+	if (strcmp(l->root, "/") == 0)
+		return lv__sprintf("/%s", rel);
+	return lv__sprintf("%s/%s", l->root, rel);
+}
+
+static int64_t stat_mtime_ms(const struct stat *sb)
+{
+	return (int64_t)sb->st_mtim.tv_sec * 1000 + sb->st_mtim.tv_nsec / 1000000;
+}
+
+/* ---- list ---- */
+
+typedef struct ent {
+	char *path;
+	uint64_t size;
+	int64_t mtime_ms;
+} ent;
+
+typedef struct entvec {
+	ent *v;
+	size_t n, cap;
+} entvec;
+
+static void entvec_free(entvec *ev)
+{
+	for (size_t i = 0; i < ev->n; i++)
+		free(ev->v[i].path);
+	free(ev->v);
+}
+
+static int entvec_add(entvec *ev, char *path, const struct stat *sb)
+{
+	if (ev->n == ev->cap) {
+		size_t nc = ev->cap ? ev->cap * 2 : 64;
+		ent *nv = lv__reallocarray(ev->v, nc, sizeof *nv);
+		if (!nv) {
+			free(path);
+			return LV_ENOMEM;
+		}
+		ev->v = nv;
+		ev->cap = nc;
+	}
+	ev->v[ev->n].path = path;
+	ev->v[ev->n].size = (uint64_t)sb->st_size;
+	ev->v[ev->n].mtime_ms = stat_mtime_ms(sb);
+	ev->n++;
+	return 0;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	return strcmp(((const ent *)a)->path, ((const ent *)b)->path);
+}
+
+/* Deep enough for any real dataset; stops pathological trees from exhausting the stack. */
+#define LOCAL_MAX_DEPTH 64
+
+/*
+ * Collects the regular files of the open directory `fd` (relative path `rel`),
+ * descending into real (non-symlink) subdirectories when `recursive`.  Takes
+ * ownership of fd.
+ */
+static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, lv_error *err)
+{
+	char ebuf[128];
+	int rc = 0;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		int e = errno;
+		close(fd);
+		return sys_err(err, e, false, "list", rel);
+	}
+	for (;;) {
+		errno = 0;
+		struct dirent *de = readdir(d);
+		if (!de) {
+			if (errno) {
+				int e = errno;
+				rc = lv__err(err, LV_EIO, "list %s: %s", rel[0] ? rel : ".",
+					     errstr(e, ebuf, sizeof ebuf));
+			}
+			break;
+		}
+		const char *name = de->d_name;
+		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
+		    strncmp(name, LV__TMP_PREFIX, strlen(LV__TMP_PREFIX)) == 0)
+			continue;
+		struct stat sb;
+		if (fstatat(dirfd(d), name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+			if (errno == ENOENT)
+				continue; /* removed while we were listing */
+			char *p = rel[0] ? lv__sprintf("%s/%s", rel, name) : lv__strdup(name);
+			rc = sys_err(err, errno, false, "list", p ? p : rel);
+			free(p);
+			break;
+		}
+		if (!S_ISREG(sb.st_mode) && !(recursive && S_ISDIR(sb.st_mode)))
+			continue; /* symlinks, devices, sockets, and directories when flat */
+		char *child = rel[0] ? lv__sprintf("%s/%s", rel, name) : lv__strdup(name);
+		if (!child) {
+			rc = lv__err(err, LV_ENOMEM, "list %s: out of memory", rel[0] ? rel : ".");
+			break;
+		}
+		if (S_ISREG(sb.st_mode)) {
+			if (entvec_add(ev, child, &sb) < 0) {
+				rc = lv__err(err, LV_ENOMEM, "list %s: out of memory",
+					     rel[0] ? rel : ".");
+				break;
+			}
+			continue;
+		}
+		if (depth >= LOCAL_MAX_DEPTH) {
+			rc = lv__err(err, LV_ELIMIT, "list %s: directories nested deeper than %d",
+				     child, LOCAL_MAX_DEPTH);
+			free(child);
+			break;
+		}
+		/* O_NOFOLLOW: a directory swapped for a symlink after the lstat is not entered. */
+		int cfd = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (cfd < 0) {
+			int e = errno;
+			if (e == ENOENT || e == ENOTDIR || e == ELOOP) {
+				free(child);
+				continue;
+			}
+			rc = sys_err(err, e, false, "list", child);
+			free(child);
+			break;
+		}
+		rc = walk(cfd, child, true, depth + 1, ev, err);
+		free(child);
+		if (rc < 0)
+			break;
+	}
+	closedir(d);
+	return rc;
+}
+
+static int local_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
+		      lv_error *err)
+{
+	local *l = impl;
+	entvec ev = { 0 };
+	int rc = 0;
+	char *full = full_path(l, dir);
+	if (!full)
+		return lv__err(err, LV_ENOMEM, "list %s: out of memory", dir);
+	int fd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		/* A missing directory (or a file where one was expected) lists as empty. */
+		if (e != ENOENT && e != ENOTDIR)
+			rc = sys_err(err, e, false, "list", dir);
+		goto out;
+	}
+	rc = walk(fd, dir, recursive, 0, &ev, err);
+	if (rc < 0)
+		goto out;
+	if (ev.n > 1)
+		qsort(ev.v, ev.n, sizeof *ev.v, ent_cmp);
+	for (size_t i = 0; i < ev.n; i++) {
+		lv_list_entry e = { ev.v[i].path, ev.v[i].size, ev.v[i].mtime_ms };
+		rc = cb(&e, payload);
+		if (rc != 0)
+			break;
+	}
+out:
+	entvec_free(&ev);
+	free(full);
+	return rc;
+}
+
+/* ---- reads ---- */
+
+/* Opens a regular file for reading; fills *sb. */
+static int open_regular(const local *l, const char *rel, const char *what, int *fd_out,
+			struct stat *sb, lv_error *err)
+{
+	char *full = full_path(l, rel);
+	if (!full)
+		return lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, rel);
+	int fd = open(full, O_RDONLY | O_CLOEXEC);
+	int e = errno;
+	free(full);
+	if (fd < 0)
+		return sys_err(err, e, true, what, rel);
+	if (fstat(fd, sb) != 0) {
+		e = errno;
+		close(fd);
+		return sys_err(err, e, true, what, rel);
+	}
+	if (!S_ISREG(sb->st_mode)) {
+		close(fd);
+		/* Object-store semantics: a directory is not an object. */
+		if (S_ISDIR(sb->st_mode))
+			return lv__err(err, LV_ENOTFOUND, "%s %s: is a directory", what, rel);
+		return lv__err(err, LV_EIO, "%s %s: not a regular file", what, rel);
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+/* Reads up to n bytes at offset into a fresh NUL-terminated buffer; stops early at EOF. */
+static int read_at(int fd, uint64_t offset, uint64_t n, const char *what, const char *rel,
+		   lv_buf *out, lv_error *err)
+{
+	char ebuf[128];
+	if (n > LV__READ_MAX)
+		return lv__err(err, LV_ELIMIT, "%s %s: %llu bytes exceed the %llu byte read limit",
+			       what, rel, (unsigned long long)n, (unsigned long long)LV__READ_MAX);
+	uint8_t *p = lv__malloc((size_t)n + 1);
+	if (!p)
+		return lv__err(err, LV_ENOMEM, "%s %s: out of memory (%llu bytes)", what, rel,
+			       (unsigned long long)n);
+	size_t got = 0;
+	while (got < n) {
+		size_t want = (size_t)n - got;
+		if (want > ((size_t)1 << 30))
+			want = (size_t)1 << 30;
+		ssize_t r = pread(fd, p + got, want, (off_t)(offset + got));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			free(p);
+			return lv__err(err, LV_EIO, "%s %s: %s", what, rel,
+				       errstr(e, ebuf, sizeof ebuf));
+		}
+		if (r == 0)
+			break; /* the file shrank under us: return what is there */
+		got += (size_t)r;
+	}
+	p[got] = 0;
+	out->ptr = p;
+	out->size = got;
+	return 0;
+}
+
+static int local_read(void *impl, const char *path, lv_buf *out, lv_error *err)
+{
+	int fd;
+	struct stat sb;
+	LV_TRY(open_regular(impl, path, "read", &fd, &sb, err));
+	int rc = read_at(fd, 0, (uint64_t)sb.st_size, "read", path, out, err);
+	close(fd);
+	return rc;
+}
+
+static int local_read_range(void *impl, const char *path, uint64_t offset, uint64_t len,
+			    lv_buf *out, lv_error *err)
+{
+	int fd;
+	struct stat sb;
+	LV_TRY(open_regular(impl, path, "read", &fd, &sb, err));
+	uint64_t size = (uint64_t)sb.st_size;
+	uint64_t n = offset >= size ? 0 : size - offset;
+	if (n > len)
+		n = len;
+	int rc = read_at(fd, n ? offset : 0, n, "read", path, out, err);
+	close(fd);
+	return rc;
+}
+
+static int local_head(void *impl, const char *path, uint64_t *size, int64_t *mtime_ms,
+		      lv_error *err)
+{
+	char *full = full_path(impl, path);
+	if (!full)
+		return lv__err(err, LV_ENOMEM, "head %s: out of memory", path);
+	struct stat sb;
+	int r = stat(full, &sb);
+	int e = errno;
+	free(full);
+	if (r != 0)
+		return sys_err(err, e, true, "head", path);
+	if (!S_ISREG(sb.st_mode))
+		return lv__err(err, S_ISDIR(sb.st_mode) ? LV_ENOTFOUND : LV_EIO,
+			       "head %s: not a regular file", path);
+	*size = (uint64_t)sb.st_size;
+	*mtime_ms = stat_mtime_ms(&sb);
+	return 0;
+}
+
+/* ---- writes ---- */
+
+/* 64 random bits for temporary names; getrandom, with a weaker fallback that is still unique. */
+static uint64_t tmp_random(void)
+{
+	static uint64_t counter;
+	uint64_t v;
+	if (getrandom(&v, sizeof v, GRND_NONBLOCK) == (ssize_t)sizeof v)
+		return v;
+	uint64_t c = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
+	v = lv_mono_ns() ^ ((uint64_t)getpid() << 32) ^ (c * 0x9E3779B97F4A7C15ull);
+	return v;
+}
+
+/* mkdir -p of an absolute path. */
+static int mkdirs(char *path)
+{
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		int r = mkdir(path, 0777);
+		int e = errno;
+		*p = '/';
+		if (r != 0 && e != EEXIST)
+			return e;
+	}
+	if (mkdir(path, 0777) != 0 && errno != EEXIST)
+		return errno;
+	return 0;
+}
+
+static int fsync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* Some filesystems refuse fsync on directories; the rename is then as durable as it gets. */
+	(void)fsync(fd);
+	close(fd);
+	return 0;
+}
+
+/*
+ * Writes data to a new fsync'ed temporary file next to `full`.  On success
+ * *tmp_out is its malloc'ed path and *dir_out the directory's.
+ */
+static int write_temp(const char *full, const char *rel, const char *what, const void *data,
+		      size_t size, char **tmp_out, char **dir_out, lv_error *err)
+{
+	char ebuf[128];
+	int rc = 0;
+	int fd = -1;
+	bool created = false; /* tmp names our file (only then may it be unlinked) */
+	char *tmp = NULL;
+	const uint8_t *p = data;
+	size_t done = 0;
+	const char *slash = strrchr(full, '/');
+	char *dir = lv__strndup(full, slash == full ? 1 : (size_t)(slash - full));
+	if (!dir)
+		return lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, rel);
+	bool made_dirs = false;
+	for (int attempt = 0; attempt < 16; attempt++) {
+		free(tmp);
+		tmp = lv__sprintf("%s%s%s%016llx", dir, strcmp(dir, "/") ? "/" : "", LV__TMP_PREFIX,
+				  (unsigned long long)tmp_random());
+		if (!tmp) {
+			rc = lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, rel);
+			goto out;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			created = true;
+			break;
+		}
+		int e = errno;
+		if (e == EEXIST)
+			continue;
+		if (e == ENOENT && !made_dirs) {
+			made_dirs = true;
+			int me = mkdirs(dir);
+			if (me == 0)
+				continue;
+			e = me;
+		}
+		rc = lv__err(err, e == ENOMEM ? LV_ENOMEM : LV_EIO, "%s %s: %s", what, rel,
+			     errstr(e, ebuf, sizeof ebuf));
+		goto out;
+	}
+	if (fd < 0) {
+		rc = lv__err(err, LV_EIO, "%s %s: could not create a temporary file", what, rel);
+		goto out;
+	}
+	while (done < size) {
+		size_t want = size - done;
+		if (want > ((size_t)1 << 30))
+			want = (size_t)1 << 30;
+		ssize_t w = write(fd, p + done, want);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = lv__err(err, LV_EIO, "%s %s: %s", what, rel,
+				     errstr(errno, ebuf, sizeof ebuf));
+			goto out;
+		}
+		done += (size_t)w;
+	}
+	if (fsync(fd) != 0) {
+		rc = lv__err(err, LV_EIO, "%s %s: fsync: %s", what, rel,
+			     errstr(errno, ebuf, sizeof ebuf));
+		goto out;
+	}
+	int cr = close(fd);
+	fd = -1;
+	if (cr != 0) {
+		rc = lv__err(err, LV_EIO, "%s %s: close: %s", what, rel,
+			     errstr(errno, ebuf, sizeof ebuf));
+		goto out;
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0) {
+		if (created)
+			(void)unlink(tmp);
+		free(tmp);
+		free(dir);
+		return rc;
+	}
+	*tmp_out = tmp;
+	*dir_out = dir;
+	return 0;
+}
+
+static int local_put(void *impl, const char *path, const void *data, size_t size, bool create,
+		     lv_error *err)
+{
+	char ebuf[128];
+	const char *what = create ? "create" : "write";
+	char *tmp = NULL, *dir = NULL;
+	int rc = 0;
+	char *full = full_path(impl, path);
+	if (!full)
+		return lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, path);
+	rc = write_temp(full, path, what, data, size, &tmp, &dir, err);
+	if (rc < 0)
+		goto out;
+	if (!create) {
+		if (rename(tmp, full) != 0) {
+			int e = errno;
+			(void)unlink(tmp);
+			rc = lv__err(err, LV_EIO, "%s %s: %s", what, path,
+				     errstr(e, ebuf, sizeof ebuf));
+			goto out;
+		}
+	} else {
+		int r = link(tmp, full);
+		int e = errno;
+		if (r != 0 && (e == EPERM || e == EOPNOTSUPP || e == ENOSYS || e == EMLINK)) {
+			/* No hard links here (some FUSE and network filesystems). */
+			r = renameat2(AT_FDCWD, tmp, AT_FDCWD, full, RENAME_NOREPLACE);
+			e = errno;
+			if (r != 0 && (e == EINVAL || e == ENOSYS)) {
+				(void)unlink(tmp);
+				rc = lv__err(err, LV_EUNSUPPORTED,
+					     "%s %s: the filesystem supports neither link(2) nor "
+					     "RENAME_NOREPLACE", what, path);
+				goto out;
+			}
+		}
+		(void)unlink(tmp); /* after a successful rename this is a harmless ENOENT */
+		if (r != 0) {
+			if (e == EEXIST)
+				rc = lv__err(err, LV_EEXISTS, "%s %s: already exists", what, path);
+			else
+				rc = lv__err(err, LV_EIO, "%s %s: %s", what, path,
+					     errstr(e, ebuf, sizeof ebuf));
+			goto out;
+		}
+	}
+	(void)fsync_dir(dir);
+out:
+	free(tmp);
+	free(dir);
+	free(full);
+	return rc;
+}
+
+static int local_write(void *impl, const char *path, const void *data, size_t size,
+		       lv_error *err)
+{
+	return local_put(impl, path, data, size, false, err);
+}
+
+static int local_create(void *impl, const char *path, const void *data, size_t size,
+			lv_error *err)
+{
+	return local_put(impl, path, data, size, true, err);
+}
+
+static int local_del(void *impl, const char *path, lv_error *err)
+{
+	char *full = full_path(impl, path);
+	if (!full)
+		return lv__err(err, LV_ENOMEM, "delete %s: out of memory", path);
+	int r = unlink(full);
+	int e = errno;
+	free(full);
+	if (r == 0)
+		return 0;
+	if (e == EISDIR)
+		return lv__err(err, LV_ENOTFOUND, "delete %s: is a directory", path);
+	return sys_err(err, e, true, "delete", path);
+}
+
+static void local_close(void *impl)
+{
+	local *l = impl;
+	if (!l)
+		return;
+	free(l->root);
+	free(l);
+}
+
+static const lv_storage_ops local_ops = {
+	.version = LV_STORAGE_OPS_VERSION,
+	.list = local_list,
+	.read = local_read,
+	.read_range = local_read_range,
+	.head = local_head,
+	.write = local_write,
+	.create = local_create,
+	.del = local_del,
+	.close = local_close,
+};
+
+/* ---- open ---- */
+
+/* Lexically normalises an absolute path: drops "", "." segments and resolves "..". */
+static char *normalize_abs(const char *path)
+{
+	size_t n = strlen(path);
+	char *out = lv__malloc(n + 2);
+	if (!out)
+		return NULL;
+	size_t len = 0;
+	const char *s = path;
+	while (*s) {
+		while (*s == '/')
+			s++;
+		const char *e = s;
+		while (*e && *e != '/')
+			e++;
+		size_t sl = (size_t)(e - s);
+		if (sl == 0 || (sl == 1 && s[0] == '.')) {
+			/* skip */
+		} else if (sl == 2 && s[0] == '.' && s[1] == '.') {
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--; /* drop the '/' too */
+		} else {
+			out[len++] = '/';
+			memcpy(out + len, s, sl);
+			len += sl;
+		}
+		s = e;
+	}
+	if (len == 0)
+		out[len++] = '/';
+	out[len] = 0;
+	return out;
+}
+
+/* Absolute form of `path`: realpath when it exists, else cwd-joined and normalised. */
+static int make_root(const char *path, char **out, lv_error *err)
+{
+	char ebuf[128];
+	char *real = realpath(path, NULL);
+	if (real) {
+		struct stat sb;
+		if (stat(real, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
+			free(real);
+			return lv__err(err, LV_EINVALID, "open %s: not a directory", path);
+		}
+		*out = real;
+		return 0;
+	}
+	int e = errno;
+	if (e != ENOENT)
+		return lv__err(err, e == ENOTDIR ? LV_EINVALID : LV_EIO, "open %s: %s", path,
+			       errstr(e, ebuf, sizeof ebuf));
+	char *abs = NULL;
+	if (path[0] == '/') {
+		abs = lv__strdup(path);
+	} else {
+		char *cwd = getcwd(NULL, 0);
+		if (!cwd)
+			return lv__err(err, LV_EIO, "open %s: getcwd: %s", path,
+				       errstr(errno, ebuf, sizeof ebuf));
+		abs = lv__sprintf("%s/%s", cwd, path);
+		free(cwd);
+	}
+	if (!abs)
+		return lv__err(err, LV_ENOMEM, "open %s: out of memory", path);
+	*out = normalize_abs(abs);
+	free(abs);
+	if (!*out)
+		return lv__err(err, LV_ENOMEM, "open %s: out of memory", path);
+	return 0;
+}
+
+int lv__storage_local_open(lv_storage **out, const char *root, lv_error *err)
+{
+	*out = NULL;
+	if (!root || !root[0])
+		return lv__err(err, LV_EINVALID, "open: empty path");
+	if (strlen(root) > PATH_MAX)
+		return lv__err(err, LV_EINVALID, "open: path longer than %d bytes", PATH_MAX);
+	local *l = lv__calloc(1, sizeof *l);
+	if (!l)
+		return lv__err(err, LV_ENOMEM, "open %s: out of memory", root);
+	int rc = make_root(root, &l->root, err);
+	if (rc < 0) {
+		free(l);
+		return rc;
+	}
+	char *desc = lv__sprintf("file://%s", l->root);
+	if (!desc) {
+		local_close(l);
+		return lv__err(err, LV_ENOMEM, "open %s: out of memory", root);
+	}
+	rc = lv__storage_new_kind(out, &local_ops, l, desc, LV__STORAGE_LOCAL, err);
+	free(desc);
+	if (rc < 0)
+		local_close(l);
+	return rc;
+}

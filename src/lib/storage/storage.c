@@ -1,0 +1,479 @@
+/*
+ * Storage front end: URI dispatch, path validation, request/byte counters and
+ * sub-handles.  Backends (local.c, mem.c, fault.c, custom ones through
+ * lv_storage_new) only ever see paths that passed lv__storage_check_path(),
+ * already joined with the sub-handle prefix, so none of them can be steered
+ * outside its root.
+ */
+#include "storage/storage_int.h"
+#include "util/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct lv_storage {
+	lv_storage_ops ops; /* a copy: the caller's table need not outlive the handle */
+	void *impl;
+	char *describe;
+	char *prefix;       /* sub-handle: "tree/x" (no trailing '/'); NULL at a root */
+	lv_storage *parent; /* sub-handle: borrowed; NULL at a root */
+	int kind;           /* enum lv__storage_kind */
+	bool owns_impl;     /* false for sub-handles, which share the root's backend */
+	/* Counters, updated with relaxed atomics: they are statistics, not synchronisation. */
+	uint64_t requests;
+	uint64_t bytes_read;
+	uint64_t bytes_written;
+};
+
+/* ---- counters ---- */
+
+/*
+ * A sub-handle counts its own requests and also adds them to every ancestor,
+ * so the stats of a dataset root cover the branches read through sub-handles.
+ */
+static void count(lv_storage *st, uint64_t requests, uint64_t rd, uint64_t wr)
+{
+	for (lv_storage *s = st; s; s = s->parent) {
+		if (requests)
+			__atomic_fetch_add(&s->requests, requests, __ATOMIC_RELAXED);
+		if (rd)
+			__atomic_fetch_add(&s->bytes_read, rd, __ATOMIC_RELAXED);
+		if (wr)
+			__atomic_fetch_add(&s->bytes_written, wr, __ATOMIC_RELAXED);
+	}
+}
+
+void lv_storage_get_stats(const lv_storage *st, lv_storage_stats *out)
+{
+	if (!out)
+		return;
+	memset(out, 0, sizeof *out);
+	if (!st)
+		return;
+	out->requests = __atomic_load_n(&st->requests, __ATOMIC_RELAXED);
+	out->bytes_read = __atomic_load_n(&st->bytes_read, __ATOMIC_RELAXED);
+	out->bytes_written = __atomic_load_n(&st->bytes_written, __ATOMIC_RELAXED);
+}
+
+void lv_storage_reset_stats(lv_storage *st)
+{
+	if (!st)
+		return;
+	__atomic_store_n(&st->requests, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->bytes_read, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&st->bytes_written, 0, __ATOMIC_RELAXED);
+}
+
+/* ---- paths ---- */
+
+int lv__storage_check_path(const char *path, bool allow_empty, const char *what, lv_error *err)
+{
+	if (!path)
+		return lv__err(err, LV_EINVALID, "%s: path is NULL", what);
+	size_t n = strlen(path);
+	if (n == 0) {
+		if (allow_empty)
+			return 0;
+		return lv__err(err, LV_EINVALID, "%s: empty path", what);
+	}
+	if (n > LV__PATH_MAX)
+		return lv__err(err, LV_EINVALID, "%s: path longer than %d bytes", what,
+			       LV__PATH_MAX);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)path[i];
+		/* Control characters are refused (and not echoed) so messages stay printable. */
+		if (c < 0x20 || c == 0x7f)
+			return lv__err(err, LV_EINVALID, "%s: path contains a control character",
+				       what);
+		/* A backslash is a separator on some hosts and in some object-store gateways. */
+		if (c == '\\')
+			return lv__err(err, LV_EINVALID, "%s %.256s: path contains a backslash",
+				       what, path);
+	}
+	if (path[0] == '/')
+		return lv__err(err, LV_EINVALID, "%s %.256s: path must be relative", what, path);
+	const char *seg = path;
+	for (;;) {
+		const char *end = strchr(seg, '/');
+		size_t len = end ? (size_t)(end - seg) : strlen(seg);
+		if (len == 0)
+			return lv__err(err, LV_EINVALID, "%s %.256s: path has an empty segment",
+				       what, path);
+		if ((len == 1 && seg[0] == '.') || (len == 2 && seg[0] == '.' && seg[1] == '.'))
+			return lv__err(err, LV_EINVALID,
+				       "%s %.256s: path has a \".\" or \"..\" segment", what, path);
+		if (!end)
+			break;
+		seg = end + 1;
+	}
+	return 0;
+}
+
+int lv__storage_join(char *buf, const char *prefix, const char *path, const char *what,
+		     lv_error *err)
+{
+	size_t pl = prefix ? strlen(prefix) : 0;
+	size_t n = strlen(path);
+	size_t total = pl + (pl && n ? 1 : 0) + n;
+	if (total > LV__PATH_MAX)
+		return lv__err(err, LV_EINVALID, "%s: path longer than %d bytes", what,
+			       LV__PATH_MAX);
+	if (pl)
+		memcpy(buf, prefix, pl);
+	if (pl && n)
+		buf[pl++] = '/';
+	memcpy(buf + pl, path, n);
+	buf[total] = 0;
+	return 0;
+}
+
+/* ---- construction ---- */
+
+int lv__storage_new_kind(lv_storage **out, const lv_storage_ops *ops, void *impl,
+			 const char *describe, int kind, lv_error *err)
+{
+	if (!out)
+		return lv__err(err, LV_EINVALID, "storage: NULL output");
+	*out = NULL;
+	if (!ops || ops->version != LV_STORAGE_OPS_VERSION)
+		return lv__err(err, LV_EINVALID, "storage: unsupported ops table version %d",
+			       ops ? ops->version : 0);
+	if (!ops->list || !ops->read || !ops->read_range || !ops->head || !ops->write ||
+	    !ops->create || !ops->del)
+		return lv__err(err, LV_EINVALID, "storage: ops table has a NULL operation");
+	lv_storage *st = lv__calloc(1, sizeof *st);
+	if (!st)
+		return lv__err(err, LV_ENOMEM, "storage: out of memory");
+	st->ops = *ops;
+	st->impl = impl;
+	st->kind = kind;
+	st->owns_impl = true;
+	st->describe = lv__strdup(describe ? describe : "custom://");
+	if (!st->describe) {
+		free(st);
+		return lv__err(err, LV_ENOMEM, "storage: out of memory");
+	}
+	*out = st;
+	return 0;
+}
+
+int lv_storage_new(lv_storage **out, const lv_storage_ops *ops, void *impl, const char *describe,
+		   lv_error *err)
+{
+	return lv__storage_new_kind(out, ops, impl, describe, LV__STORAGE_CUSTOM, err);
+}
+
+void *lv__storage_impl(const lv_storage *st, int kind, const char **prefix_out)
+{
+	if (prefix_out)
+		*prefix_out = NULL;
+	if (!st || st->kind != kind)
+		return NULL;
+	if (prefix_out)
+		*prefix_out = st->prefix;
+	return st->impl;
+}
+
+int lv_storage_sub(lv_storage **out, lv_storage *parent, const char *subdir, lv_error *err)
+{
+	if (!out)
+		return lv__err(err, LV_EINVALID, "sub: NULL output");
+	*out = NULL;
+	if (!parent)
+		return lv__err(err, LV_EINVALID, "sub: NULL parent");
+	LV_TRY(lv__storage_check_path(subdir, false, "sub", err));
+	char full[LV__PATH_MAX + 1];
+	LV_TRY(lv__storage_join(full, parent->prefix, subdir, "sub", err));
+
+	lv_storage *st = lv__calloc(1, sizeof *st);
+	if (!st)
+		return lv__err(err, LV_ENOMEM, "sub %s: out of memory", subdir);
+	st->ops = parent->ops;
+	st->impl = parent->impl;
+	st->kind = parent->kind;
+	st->owns_impl = false;
+	st->parent = parent;
+	size_t dl = strlen(parent->describe);
+	bool slash = dl && parent->describe[dl - 1] == '/';
+	st->prefix = lv__strdup(full);
+	st->describe = lv__sprintf("%s%s%s", parent->describe, slash ? "" : "/", subdir);
+	if (!st->prefix || !st->describe) {
+		lv_storage_free(st);
+		return lv__err(err, LV_ENOMEM, "sub %s: out of memory", subdir);
+	}
+	*out = st;
+	return 0;
+}
+
+void lv_storage_free(lv_storage *st)
+{
+	if (!st)
+		return;
+	if (st->owns_impl && st->ops.close)
+		st->ops.close(st->impl);
+	free(st->describe);
+	free(st->prefix);
+	free(st);
+}
+
+const char *lv_storage_describe(const lv_storage *st)
+{
+	return st ? st->describe : "(null)";
+}
+
+/* ---- URI dispatch ---- */
+
+/* Each scheme gets the full URI and the part after "scheme://". */
+typedef int (*scheme_open_fn)(lv_storage **out, const char *uri, const char *rest,
+			      const lv_storage_options *opts, lv_error *err);
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+static int open_file(lv_storage **out, const char *uri, const char *rest,
+		     const lv_storage_options *opts, lv_error *err)
+{
+	/* Only local files: "file:///abs" or "file://localhost/abs". */
+	if (strncasecmp(rest, "localhost/", 10) == 0)
+		rest += 9;
+	if (rest[0] != '/')
+		return lv__err(err, LV_EUNSUPPORTED,
+			       "open %.300s: file:// URIs must name an absolute local path", uri);
+	size_t n = strlen(rest);
+	char *path = lv__malloc(n + 1);
+	if (!path)
+		return lv__err(err, LV_ENOMEM, "open: out of memory");
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (rest[i] == '%') {
+			int a = i + 1 < n ? hexval(rest[i + 1]) : -1;
+			int b = i + 2 < n ? hexval(rest[i + 2]) : -1;
+			if (a < 0 || b < 0 || (a == 0 && b == 0)) {
+				free(path);
+				return lv__err(err, LV_EINVALID,
+					       "open %.300s: bad percent escape in file:// URI", uri);
+			}
+			path[j++] = (char)(a * 16 + b);
+			i += 2;
+		} else {
+			path[j++] = rest[i];
+		}
+	}
+	path[j] = 0;
+	int rc = lv__storage_local_open(out, path, err);
+	free(path);
+	return rc;
+}
+
+static int open_mem(lv_storage **out, const char *uri, const char *rest,
+		    const lv_storage_options *opts, lv_error *err)
+{
+	return lv__storage_mem_open(out, uri, err);
+}
+
+static int open_s3(lv_storage **out, const char *uri, const char *rest,
+		   const lv_storage_options *opts, lv_error *err)
+{
+	/* The URI is not echoed: S3 URIs may carry credentials. */
+	return lv__err(err, LV_EUNSUPPORTED,
+		       "open s3://...: the S3 backend is not available in this build");
+}
+
+static const struct {
+	const char *scheme; /* without "://" */
+	scheme_open_fn open;
+} schemes[] = {
+	{ "file", open_file },
+	{ "mem", open_mem },
+	{ "s3", open_s3 },
+};
+
+/* Length of "scheme" if uri starts with "scheme://", else 0 (a plain path). */
+static size_t scheme_len(const char *uri)
+{
+	size_t i = 0;
+	if (!((uri[0] >= 'a' && uri[0] <= 'z') || (uri[0] >= 'A' && uri[0] <= 'Z')))
+		return 0;
+	while (uri[i] && ((uri[i] >= 'a' && uri[i] <= 'z') || (uri[i] >= 'A' && uri[i] <= 'Z') ||
+			  (uri[i] >= '0' && uri[i] <= '9') || uri[i] == '+' || uri[i] == '-' ||
+			  uri[i] == '.'))
+		i++;
+	return strncmp(uri + i, "://", 3) == 0 ? i : 0;
+}
+
+int lv_storage_open(lv_storage **out, const char *uri, const lv_storage_options *opts,
+		    lv_error *err)
+{
+	if (!out)
+		return lv__err(err, LV_EINVALID, "open: NULL output");
+	*out = NULL;
+	if (!uri || !uri[0])
+		return lv__err(err, LV_EINVALID, "open: empty URI");
+	if (opts && opts->version != LV_STORAGE_OPTIONS_VERSION)
+		return lv__err(err, LV_EINVALID, "open: unsupported options version %d",
+			       opts->version);
+	size_t sl = scheme_len(uri);
+	if (sl == 0)
+		return lv__storage_local_open(out, uri, err);
+	for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
+		if (strlen(schemes[i].scheme) == sl && strncasecmp(uri, schemes[i].scheme, sl) == 0)
+			return schemes[i].open(out, uri, uri + sl + 3, opts, err);
+	}
+	/* Only the scheme is echoed: the rest of an unknown URI may hold secrets. */
+	return lv__err(err, LV_EUNSUPPORTED, "open: unsupported URI scheme \"%.*s://\"",
+		       (int)(sl > 32 ? 32 : sl), uri);
+}
+
+/* ---- operations ---- */
+
+typedef struct list_tramp {
+	lv_list_cb cb;
+	void *payload;
+	const char *prefix; /* sub-handle prefix or NULL */
+	size_t strip;       /* strlen(prefix) + 1, or 0 */
+} list_tramp;
+
+/* Turns backend-root paths back into paths relative to the sub-handle. */
+static int list_tramp_cb(const lv_list_entry *e, void *payload)
+{
+	list_tramp *t = payload;
+	if (!t->strip)
+		return t->cb(e, t->payload);
+	size_t n = strlen(e->path);
+	if (n <= t->strip || memcmp(e->path, t->prefix, t->strip - 1) != 0 ||
+	    e->path[t->strip - 1] != '/')
+		return 0; /* not below the prefix: a misbehaving backend, skip it */
+	lv_list_entry sub = *e;
+	sub.path = e->path + t->strip;
+	return t->cb(&sub, t->payload);
+}
+
+int lv_storage_list(lv_storage *st, const char *dir, bool recursive, lv_list_cb cb, void *payload,
+		    lv_error *err)
+{
+	if (!st || !cb)
+		return lv__err(err, LV_EINVALID, "list: NULL argument");
+	LV_TRY(lv__storage_check_path(dir, true, "list", err));
+	char full[LV__PATH_MAX + 1];
+	LV_TRY(lv__storage_join(full, st->prefix, dir, "list", err));
+	list_tramp t = { cb, payload, st->prefix, st->prefix ? strlen(st->prefix) + 1 : 0 };
+	count(st, 1, 0, 0);
+	return st->ops.list(st->impl, full, recursive, list_tramp_cb, &t, err);
+}
+
+int lv_storage_read(lv_storage *st, const char *path, lv_buf *out, lv_error *err)
+{
+	if (out) {
+		out->ptr = NULL;
+		out->size = 0;
+	}
+	if (!st || !out)
+		return lv__err(err, LV_EINVALID, "read: NULL argument");
+	LV_TRY(lv__storage_check_path(path, false, "read", err));
+	char full[LV__PATH_MAX + 1];
+	LV_TRY(lv__storage_join(full, st->prefix, path, "read", err));
+	count(st, 1, 0, 0);
+	int rc = st->ops.read(st->impl, full, out, err);
+	if (rc < 0) {
+		lv_buf_dispose(out);
+		return rc;
+	}
+	count(st, 0, out->size, 0);
+	return 0;
+}
+
+int lv_storage_read_range(lv_storage *st, const char *path, uint64_t offset, uint64_t len,
+			  lv_buf *out, lv_error *err)
+{
+	if (out) {
+		out->ptr = NULL;
+		out->size = 0;
+	}
+	if (!st || !out)
+		return lv__err(err, LV_EINVALID, "read: NULL argument");
+	LV_TRY(lv__storage_check_path(path, false, "read", err));
+	char full[LV__PATH_MAX + 1];
+	LV_TRY(lv__storage_join(full, st->prefix, path, "read", err));
+	count(st, 1, 0, 0);
+	int rc = st->ops.read_range(st->impl, full, offset, len, out, err);
+	if (rc < 0) {
+		lv_buf_dispose(out);
+		return rc;
+	}
+	count(st, 0, out->size, 0);
+	return 0;
+}
+
+int lv_storage_head(lv_storage *st, const char *path, uint64_t *size_out, int64_t *mtime_ms_out,
+		    lv_error *err)
+{
+	if (!st)
+		return lv__err(err, LV_EINVALID, "head: NULL storage");
+	LV_TRY(lv__storage_check_path(path, false, "head", err));
+	char full[LV__PATH_MAX + 1];
+	LV_TRY(lv__storage_join(full, st->prefix, path, "head", err));
+	uint64_t size = 0;
+	int64_t mtime = 0;
+	count(st, 1, 0, 0);
+	int rc = st->ops.head(st->impl, full, &size, &mtime, err);
+	if (rc < 0)
+		return rc;
+	if (size_out)
+		*size_out = size;
+	if (mtime_ms_out)
+		*mtime_ms_out = mtime;
+	return 0;
+}
+
+static int put(lv_storage *st, const char *path, const void *data, size_t size, bool create,
+	       lv_error *err)
+{
+	const char *what = create ? "create" : "write";
+	if (!st || (!data && size))
+		return lv__err(err, LV_EINVALID, "%s: NULL argument", what);
+	LV_TRY(lv__storage_check_path(path, false, what, err));
+	char full[LV__PATH_MAX + 1];
+	LV_TRY(lv__storage_join(full, st->prefix, path, what, err));
+	static const uint8_t empty[1];
+	if (!data)
+		data = empty;
+	count(st, 1, 0, 0);
+	int rc = create ? st->ops.create(st->impl, full, data, size, err)
+			: st->ops.write(st->impl, full, data, size, err);
+	if (rc < 0)
+		return rc;
+	count(st, 0, 0, size);
+	return 0;
+}
+
+int lv_storage_write(lv_storage *st, const char *path, const void *data, size_t size,
+		     lv_error *err)
+{
+	return put(st, path, data, size, false, err);
+}
+
+int lv_storage_create(lv_storage *st, const char *path, const void *data, size_t size,
+		      lv_error *err)
+{
+	return put(st, path, data, size, true, err);
+}
+
+int lv_storage_delete(lv_storage *st, const char *path, lv_error *err)
+{
+	if (!st)
+		return lv__err(err, LV_EINVALID, "delete: NULL storage");
+	LV_TRY(lv__storage_check_path(path, false, "delete", err));
+	char full[LV__PATH_MAX + 1];
+	LV_TRY(lv__storage_join(full, st->prefix, path, "delete", err));
+	count(st, 1, 0, 0);
+	return st->ops.del(st->impl, full, err);
+}

@@ -1,0 +1,372 @@
+#include "util/util.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int lv__err(lv_error *err, int code, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err->message, sizeof err->message, fmt, ap);
+		va_end(ap);
+		err->code = code;
+	}
+	return code;
+}
+
+int lv__err_prefix(lv_error *err, int code, const char *fmt, ...)
+{
+	if (!err)
+		return code;
+	char prefix[LV_ERROR_MESSAGE_MAX];
+	char old[LV_ERROR_MESSAGE_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(prefix, sizeof prefix, fmt, ap);
+	va_end(ap);
+	memcpy(old, err->message, sizeof old);
+	old[sizeof old - 1] = 0;
+	snprintf(err->message, sizeof err->message, "%s: %s", prefix, old);
+	if (err->code == 0)
+		err->code = code;
+	return err->code;
+}
+
+const char *lv_strerror(int code)
+{
+	switch (code) {
+	case LV_OK: return "LV_OK";
+	case LV_ENOTFOUND: return "LV_ENOTFOUND";
+	case LV_ECORRUPT: return "LV_ECORRUPT";
+	case LV_EEXISTS: return "LV_EEXISTS";
+	case LV_EIO: return "LV_EIO";
+	case LV_ENOMEM: return "LV_ENOMEM";
+	case LV_EINVALID: return "LV_EINVALID";
+	case LV_EUNSUPPORTED: return "LV_EUNSUPPORTED";
+	case LV_ELIMIT: return "LV_ELIMIT";
+	case LV_ECONFLICT: return "LV_ECONFLICT";
+	case LV_ETAGGED: return "LV_ETAGGED";
+	default: return "LV_EUNKNOWN";
+	}
+}
+
+void lv_buf_dispose(lv_buf *b)
+{
+	if (!b)
+		return;
+	free(b->ptr);
+	b->ptr = NULL;
+	b->size = 0;
+}
+
+const char *lv_version_string(void) { return "0.1.0"; }
+
+void *lv__malloc(size_t n) { return malloc(n ? n : 1); }
+void *lv__calloc(size_t n, size_t size) { return calloc(n ? n : 1, size ? size : 1); }
+void *lv__realloc(void *p, size_t n) { return realloc(p, n ? n : 1); }
+void *lv__reallocarray(void *p, size_t n, size_t size)
+{
+	size_t t;
+	if (lv__mul_overflow(n, size, &t))
+		return NULL;
+	return lv__realloc(p, t);
+}
+
+char *lv__strndup(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+	if (!d)
+		return NULL;
+	if (n)
+		memcpy(d, s, n);
+	d[n] = 0;
+	return d;
+}
+
+char *lv__strdup(const char *s) { return s ? lv__strndup(s, strlen(s)) : NULL; }
+
+char *lv__sprintf(const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	char *s = NULL;
+	if (n >= 0 && (s = malloc((size_t)n + 1)))
+		vsnprintf(s, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	return s;
+}
+
+/* ---- dbuf ---- */
+
+void lv_dbuf_init(lv_dbuf *b, size_t limit)
+{
+	memset(b, 0, sizeof *b);
+	b->limit = limit ? limit : SIZE_MAX / 2;
+}
+
+void lv_dbuf_dispose(lv_dbuf *b)
+{
+	free(b->ptr);
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+}
+
+int lv_dbuf_reserve(lv_dbuf *b, size_t extra)
+{
+	size_t need;
+	if (b->oom)
+		return LV_ENOMEM;
+	if (lv__add_overflow(b->len, extra, &need) || lv__add_overflow(need, 1, &need) ||
+	    need > b->limit) {
+		b->oom = true;
+		return LV_ELIMIT;
+	}
+	if (need <= b->cap)
+		return 0;
+	size_t nc = b->cap ? b->cap : 256;
+	while (nc < need)
+		nc = nc > SIZE_MAX / 4 ? need : nc * 2;
+	if (nc > b->limit + 1)
+		nc = b->limit + 1;
+	uint8_t *p = realloc(b->ptr, nc);
+	if (!p) {
+		b->oom = true;
+		return LV_ENOMEM;
+	}
+	b->ptr = p;
+	b->cap = nc;
+	return 0;
+}
+
+int lv_dbuf_add(lv_dbuf *b, const void *p, size_t n)
+{
+	LV_TRY(lv_dbuf_reserve(b, n));
+	if (n)
+		memcpy(b->ptr + b->len, p, n);
+	b->len += n;
+	b->ptr[b->len] = 0;
+	return 0;
+}
+
+int lv_dbuf_addc(lv_dbuf *b, uint8_t c) { return lv_dbuf_add(b, &c, 1); }
+int lv_dbuf_adds(lv_dbuf *b, const char *s) { return lv_dbuf_add(b, s, strlen(s)); }
+
+int lv_dbuf_add_zeros(lv_dbuf *b, size_t n)
+{
+	LV_TRY(lv_dbuf_reserve(b, n));
+	memset(b->ptr + b->len, 0, n);
+	b->len += n;
+	b->ptr[b->len] = 0;
+	return 0;
+}
+
+int lv_dbuf_printf(lv_dbuf *b, const char *fmt, ...)
+{
+	va_list ap, ap2;
+	va_start(ap, fmt);
+	va_copy(ap2, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	int rc = n < 0 ? LV_EINVALID : lv_dbuf_reserve(b, (size_t)n);
+	if (rc == 0) {
+		vsnprintf((char *)b->ptr + b->len, (size_t)n + 1, fmt, ap2);
+		b->len += (size_t)n;
+	}
+	va_end(ap2);
+	return rc;
+}
+
+int lv_dbuf_add_u16le(lv_dbuf *b, uint16_t v)
+{
+	uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+	return lv_dbuf_add(b, x, 2);
+}
+int lv_dbuf_add_u32le(lv_dbuf *b, uint32_t v)
+{
+	uint8_t x[4];
+	for (int i = 0; i < 4; i++)
+		x[i] = (uint8_t)(v >> (8 * i));
+	return lv_dbuf_add(b, x, 4);
+}
+int lv_dbuf_add_u64le(lv_dbuf *b, uint64_t v)
+{
+	uint8_t x[8];
+	for (int i = 0; i < 8; i++)
+		x[i] = (uint8_t)(v >> (8 * i));
+	return lv_dbuf_add(b, x, 8);
+}
+
+int lv_dbuf_take(lv_dbuf *b, lv_buf *out)
+{
+	if (b->oom)
+		return LV_ENOMEM;
+	if (!b->ptr)
+		LV_TRY(lv_dbuf_reserve(b, 0));
+	b->ptr[b->len] = 0;
+	out->ptr = b->ptr;
+	out->size = b->len;
+	b->ptr = NULL;
+	b->len = b->cap = 0;
+	return 0;
+}
+
+char *lv_dbuf_take_str(lv_dbuf *b)
+{
+	lv_buf out;
+	if (lv_dbuf_take(b, &out) < 0) {
+		lv_dbuf_dispose(b);
+		return NULL;
+	}
+	return (char *)out.ptr;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len;
+	unsigned min;
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xC2 && c <= 0xDF) { len = 2; min = 0x80; }
+	else if (c >= 0xE0 && c <= 0xEF) { len = 3; min = 0x800; }
+	else if (c >= 0xF0 && c <= 0xF4) { len = 4; min = 0x10000; }
+	else return 0;
+	if (n < len)
+		return 0;
+	unsigned cp = c & (0x7F >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3F);
+	}
+	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+		return 0;
+	return len;
+}
+
+int lv_json_escape(lv_dbuf *b, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	LV_TRY(lv_dbuf_addc(b, '"'));
+	size_t i = 0;
+	while (i < n) {
+		unsigned char c = p[i];
+		if (c == '"' || c == '\\') {
+			LV_TRY(lv_dbuf_addc(b, '\\'));
+			LV_TRY(lv_dbuf_addc(b, c));
+			i++;
+		} else if (c < 0x20) {
+			switch (c) {
+			case '\n': LV_TRY(lv_dbuf_adds(b, "\\n")); break;
+			case '\r': LV_TRY(lv_dbuf_adds(b, "\\r")); break;
+			case '\t': LV_TRY(lv_dbuf_adds(b, "\\t")); break;
+			case '\b': LV_TRY(lv_dbuf_adds(b, "\\b")); break;
+			case '\f': LV_TRY(lv_dbuf_adds(b, "\\f")); break;
+			default: LV_TRY(lv_dbuf_printf(b, "\\u%04x", c)); break;
+			}
+			i++;
+		} else if (c < 0x80) {
+			LV_TRY(lv_dbuf_addc(b, c));
+			i++;
+		} else {
+			size_t l = utf8_seq(p + i, n - i);
+			if (l == 0) {
+				LV_TRY(lv_dbuf_adds(b, "\\ufffd"));
+				i++;
+			} else {
+				LV_TRY(lv_dbuf_add(b, p + i, l));
+				i += l;
+			}
+		}
+	}
+	return lv_dbuf_addc(b, '"');
+}
+
+bool lv_parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	if (n == 0 || n > 20)
+		return false;
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(s[i] - '0'), &v))
+			return false;
+	}
+	*out = v;
+	return true;
+}
+
+int64_t lv_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+uint64_t lv_mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- thread pool ---- */
+
+typedef struct pf_state {
+	size_t n;
+	size_t next;
+	pthread_mutex_t mu;
+	lv_parallel_fn fn;
+	void *arg;
+} pf_state;
+
+static void *pf_worker(void *p)
+{
+	pf_state *s = p;
+	for (;;) {
+		pthread_mutex_lock(&s->mu);
+		size_t i = s->next < s->n ? s->next++ : s->n;
+		pthread_mutex_unlock(&s->mu);
+		if (i >= s->n)
+			break;
+		s->fn(i, s->arg);
+	}
+	return NULL;
+}
+
+int lv_parallel_for(size_t n, int threads, lv_parallel_fn fn, void *arg)
+{
+	if (threads <= 1 || n <= 1) {
+		for (size_t i = 0; i < n; i++)
+			fn(i, arg);
+		return 0;
+	}
+	if ((size_t)threads > n)
+		threads = (int)n;
+	if (threads > 256)
+		threads = 256;
+	pf_state s = { .n = n, .next = 0, .fn = fn, .arg = arg };
+	pthread_mutex_init(&s.mu, NULL);
+	pthread_t tids[256];
+	int started = 0;
+	for (int t = 0; t < threads - 1; t++) {
+		if (pthread_create(&tids[t], NULL, pf_worker, &s) != 0)
+			break;
+		started++;
+	}
+	pf_worker(&s); /* the caller works too */
+	for (int t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	pthread_mutex_destroy(&s.mu);
+	return 0;
+}

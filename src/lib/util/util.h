@@ -1,0 +1,96 @@
+/*
+ * Internal utilities shared by every module: error setting, checked
+ * arithmetic, a capped growable buffer, small string helpers, a thread pool.
+ */
+#ifndef LV_UTIL_H
+#define LV_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+#include "lancever/common.h"
+
+/* Sets err (if non-NULL) and returns `code`.  Messages are truncated to fit. */
+int lv__err(lv_error *err, int code, const char *fmt, ...) LV_PRINTF(3, 4);
+/* Prefixes an existing message with "prefix: " (keeps the code); returns err->code or code. */
+int lv__err_prefix(lv_error *err, int code, const char *fmt, ...) LV_PRINTF(3, 4);
+
+#define LV_TRY(expr)                      \
+	do {                              \
+		int lv__rc = (expr);      \
+		if (lv__rc < 0)           \
+			return lv__rc;    \
+	} while (0)
+
+static inline bool lv__add_overflow(size_t a, size_t b, size_t *out)
+{
+	return __builtin_add_overflow(a, b, out);
+}
+static inline bool lv__mul_overflow(size_t a, size_t b, size_t *out)
+{
+	return __builtin_mul_overflow(a, b, out);
+}
+
+void *lv__malloc(size_t n);
+void *lv__calloc(size_t n, size_t size);
+void *lv__realloc(void *p, size_t n);
+void *lv__reallocarray(void *p, size_t n, size_t size);
+char *lv__strdup(const char *s);
+char *lv__strndup(const char *s, size_t n);
+char *lv__sprintf(const char *fmt, ...) LV_PRINTF(1, 2); /* malloc'ed, NULL on OOM */
+
+/* A growable byte buffer with a hard cap (dynbuf-style). */
+typedef struct lv_dbuf {
+	uint8_t *ptr;
+	size_t len;
+	size_t cap;   /* allocated */
+	size_t limit; /* hard cap; 0 = SIZE_MAX/2 */
+	bool oom;     /* sticky: an append failed */
+} lv_dbuf;
+
+void lv_dbuf_init(lv_dbuf *b, size_t limit);
+void lv_dbuf_dispose(lv_dbuf *b);
+int lv_dbuf_reserve(lv_dbuf *b, size_t extra);
+int lv_dbuf_add(lv_dbuf *b, const void *p, size_t n);
+int lv_dbuf_addc(lv_dbuf *b, uint8_t c);
+int lv_dbuf_adds(lv_dbuf *b, const char *s);
+int lv_dbuf_printf(lv_dbuf *b, const char *fmt, ...) LV_PRINTF(2, 3);
+int lv_dbuf_add_zeros(lv_dbuf *b, size_t n);
+int lv_dbuf_add_u16le(lv_dbuf *b, uint16_t v);
+int lv_dbuf_add_u32le(lv_dbuf *b, uint32_t v);
+int lv_dbuf_add_u64le(lv_dbuf *b, uint64_t v);
+/* Moves the bytes into an lv_buf (NUL-terminated one past size). */
+int lv_dbuf_take(lv_dbuf *b, lv_buf *out);
+/* Returns a NUL-terminated malloc'ed string and resets b (NULL on OOM). */
+char *lv_dbuf_take_str(lv_dbuf *b);
+
+/* JSON string escaping (RFC 8259): invalid UTF-8 bytes become U+FFFD. */
+int lv_json_escape(lv_dbuf *b, const char *s, size_t n);
+
+/* Little-endian loads (no alignment requirement). */
+static inline uint16_t lv_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t lv_le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline uint64_t lv_le64(const uint8_t *p)
+{
+	return (uint64_t)lv_le32(p) | ((uint64_t)lv_le32(p + 4) << 32);
+}
+
+/* Parses an unsigned decimal of exactly [s, s+n) without sign/space; false on overflow/junk. */
+bool lv_parse_u64(const char *s, size_t n, uint64_t *out);
+
+/* Current wall-clock time in ms. */
+int64_t lv_now_ms(void);
+/* Monotonic time in ns. */
+uint64_t lv_mono_ns(void);
+
+/* ---- thread pool: run fn(i, arg) for i in [0, n) on up to `threads` threads ---- */
+typedef void (*lv_parallel_fn)(size_t i, void *arg);
+/* Runs all items; returns 0, or LV_ENOMEM if threads could not be started (then runs serially). */
+int lv_parallel_for(size_t n, int threads, lv_parallel_fn fn, void *arg);
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * A bounds-checked, zero-copy protobuf wire-format reader and a small writer.
+ *
+ * Reader: an lv_pb span over (ptr, end).  lv_pb_next() yields one field at a
+ * time: its number, wire type and either a scalar value or a sub-span for
+ * length-delimited fields.  Nothing is allocated.  Every length is checked
+ * against the bytes that remain; varints over 10 bytes, field number 0, group
+ * wire types (3/4) and truncated data are errors.  Unknown fields are simply
+ * not looked at by the caller (skipping is implicit in lv_pb_next).
+ */
+#ifndef LV_WIRE_PB_H
+#define LV_WIRE_PB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+
+enum { LV_PB_VARINT = 0, LV_PB_I64 = 1, LV_PB_LEN = 2, LV_PB_I32 = 5 };
+
+typedef struct lv_pb {
+	const uint8_t *p;
+	const uint8_t *end;
+} lv_pb;
+
+typedef struct lv_pb_field {
+	uint32_t num;
+	int wire;
+	uint64_t u;          /* VARINT, I64, I32 value */
+	const uint8_t *data; /* LEN payload */
+	size_t len;
+} lv_pb_field;
+
+static inline lv_pb lv_pb_make(const uint8_t *p, size_t n)
+{
+	lv_pb r = { p, p + n };
+	return r;
+}
+
+static inline bool lv_pb_done(const lv_pb *r) { return r->p >= r->end; }
+
+/* Reads a varint; false on truncation or > 10 bytes. */
+bool lv_pb_varint(lv_pb *r, uint64_t *out);
+
+/*
+ * Reads the next field.  Returns 1 if a field was read, 0 at the end of the
+ * span, -1 on malformed input (the span is then left at its end).
+ */
+int lv_pb_next(lv_pb *r, lv_pb_field *f);
+
+/* Sub-span of a LEN field. */
+static inline lv_pb lv_pb_sub(const lv_pb_field *f) { return lv_pb_make(f->data, f->len); }
+
+/*
+ * Iterates the values of a repeated varint field that may be packed (LEN) or
+ * not (VARINT): call with the field; for LEN fields it walks the payload.
+ * Returns the count of values, or -1 if malformed.  `cb` may be NULL.
+ */
+typedef void (*lv_pb_u64_cb)(uint64_t v, void *arg);
+long lv_pb_repeated_varint(const lv_pb_field *f, lv_pb_u64_cb cb, void *arg);
+
+/* ---- writer (appends to an lv_dbuf) ---- */
+struct lv_dbuf;
+int lv_pbw_varint(struct lv_dbuf *b, uint64_t v);
+int lv_pbw_tag(struct lv_dbuf *b, uint32_t num, int wire);
+int lv_pbw_u64(struct lv_dbuf *b, uint32_t num, uint64_t v);     /* omitted if 0 */
+int lv_pbw_u64_always(struct lv_dbuf *b, uint32_t num, uint64_t v);
+int lv_pbw_bytes(struct lv_dbuf *b, uint32_t num, const void *p, size_t n); /* always written */
+int lv_pbw_str(struct lv_dbuf *b, uint32_t num, const char *s);  /* omitted if empty/NULL */
+size_t lv_pb_varint_size(uint64_t v);
+
+#endif

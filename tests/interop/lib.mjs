@@ -1,0 +1,111 @@
+// Shared helpers for interop tests: load real LanceDB (0.31.0, Lance 8.0.0),
+// run the lancever CLI, make scratch directories, and assert.
+import { createRequire } from 'node:module';
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+export const here = path.dirname(fileURLToPath(import.meta.url));
+export const sourceDir = process.env.LANCEVER_SOURCE_DIR || path.resolve(here, '../..');
+export const lanceverBin = process.env.LANCEVER_BIN || path.join(sourceDir, 'build/lancever');
+
+// Loading arrow through require (CommonJS) is essential: an ESM import breaks
+// LanceDB's instanceof checks ("schemas must be equivalent").
+let lancedb, arrow;
+try {
+  arrow = require('apache-arrow');
+  lancedb = require('@lancedb/lancedb');
+} catch (e) {
+  // Interop tests must fail, never skip, when the peer is missing.
+  console.error('FAIL: LanceDB peer not installed (run tests/interop/setup.sh): ' + e.message);
+  process.exit(1);
+}
+export { lancedb, arrow };
+
+// '@lancedb/lancedb/package.json' is not in the package's "exports": walk up
+// from its resolved entry point to its package.json instead.
+function packageVersion(name) {
+  for (let d = path.dirname(require.resolve(name)); d !== path.dirname(d); d = path.dirname(d)) {
+    const p = path.join(d, 'package.json');
+    if (fs.existsSync(p)) { const j = JSON.parse(fs.readFileSync(p, 'utf8')); if (j.name === name) return j.version; }
+  }
+  return 'unknown';
+}
+const lancedbVersion = packageVersion('@lancedb/lancedb');
+if (lancedbVersion !== '0.31.0') {
+  console.error(`FAIL: expected @lancedb/lancedb 0.31.0, found ${lancedbVersion}`);
+  process.exit(1);
+}
+if (!fs.existsSync(lanceverBin)) {
+  console.error(`FAIL: lancever binary not found at ${lanceverBin}`);
+  process.exit(1);
+}
+
+export function scratch(prefix = 'lv-interop-') {
+  const d = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  process.on('exit', () => { if (!process.env.LV_KEEP) fs.rmSync(d, { recursive: true, force: true }); });
+  return d;
+}
+
+// Runs lancever with args; returns {status, stdout, stderr}.
+export function lv(args, opts = {}) {
+  const r = spawnSync(lanceverBin, args, { encoding: 'utf8', maxBuffer: 1 << 30, ...opts });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+// Runs lancever and parses --json stdout; throws with stderr on failure.
+export function lvJson(args, opts = {}) {
+  const r = lv(args, opts);
+  if (r.status !== 0) throw new Error(`lancever ${args.join(' ')} exited ${r.status}: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+// Opens a dataset directory with LanceDB by linking it into a scratch parent.
+export async function openDir(dir) {
+  const parent = scratch('lv-open-');
+  fs.symlinkSync(path.resolve(dir), path.join(parent, 'ds.lance'));
+  const db = await lancedb.connect(parent);
+  return db.openTable('ds');
+}
+
+let failures = 0, passes = 0;
+export function check(cond, msg) {
+  if (cond) { passes++; return true; }
+  failures++;
+  console.error('  FAIL: ' + msg);
+  return false;
+}
+export function checkEq(a, b, msg) {
+  const sa = JSON.stringify(a), sb = JSON.stringify(b);
+  return check(sa === sb, `${msg}\n    got:      ${sa}\n    expected: ${sb}`);
+}
+// Prints the closing line CI reads and exits non-zero on any failure.
+export function finish(name) {
+  console.log(`${name}: ${passes} passed, ${failures} failed`);
+  process.exit(failures ? 1 : 0);
+}
+
+// Normalises a LanceDB listVersions() entry to our JSON field names.
+export function lanceVersion(v) {
+  const m = v.metadata;
+  return {
+    version: Number(v.version),
+    timestamp_millis: v.timestamp.getTime(),
+    total_fragments: Number(m.total_fragments),
+    total_data_files: Number(m.total_data_files),
+    total_files_size: Number(m.total_files_size),
+    total_deletion_files: Number(m.total_deletion_files),
+    total_data_file_rows: Number(m.total_data_file_rows),
+    total_deletion_file_rows: Number(m.total_deletion_file_rows),
+    total_rows: Number(m.total_rows),
+  };
+}
+export const SUMMARY_KEYS = ['version', 'timestamp_millis', 'total_fragments', 'total_data_files',
+  'total_files_size', 'total_deletion_files', 'total_data_file_rows', 'total_deletion_file_rows',
+  'total_rows'];
+export function pick(o, keys = SUMMARY_KEYS) {
+  const r = {}; for (const k of keys) r[k] = o[k]; return r;
+}

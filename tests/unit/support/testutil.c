@@ -1,0 +1,89 @@
+#include "support/testutil.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <ftw.h>
+#include <unistd.h>
+
+uint8_t *tu_read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		fail_msg("cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = malloc((size_t)n + 1);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*size = (size_t)n;
+	return b;
+}
+
+const char *tu_fixture(const char *rel)
+{
+	static char bufs[4][4096];
+	static int k;
+	char *b = bufs[k++ & 3];
+	snprintf(b, 4096, "%s/%s", LV_FIXTURES_DIR, rel);
+	return b;
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char **tu_list_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		fail_msg("cannot open dir %s", dir);
+	size_t n = 0, cap = 16;
+	char **v = malloc(cap * sizeof *v);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (n + 1 >= cap)
+			v = realloc(v, (cap *= 2) * sizeof *v);
+		v[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(v, n, sizeof *v, cmpstr);
+	v[n] = NULL;
+	return v;
+}
+
+void tu_free_list(char **l)
+{
+	for (char **p = l; p && *p; p++)
+		free(*p);
+	free(l);
+}
+
+const char *tu_tmpdir(void)
+{
+	static char b[256];
+	snprintf(b, sizeof b, "/tmp/lv-test-XXXXXX");
+	if (!mkdtemp(b))
+		fail_msg("mkdtemp failed");
+	return b;
+}
+
+static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb; (void)flag; (void)ftw;
+	return remove(p);
+}
+
+void tu_rmrf(const char *path)
+{
+	nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}

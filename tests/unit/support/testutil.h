@@ -1,0 +1,20 @@
+/* Shared helpers for cmocka unit tests. */
+#ifndef LV_TESTUTIL_H
+#define LV_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reads a whole file (malloc'ed, caller frees); fails the test if unreadable. */
+uint8_t *tu_read_file(const char *path, size_t *size);
+/* Path of a fixture under tests/fixtures (static buffer, rotates among 4). */
+const char *tu_fixture(const char *rel);
+/* Lists file names in a directory, sorted (NULL-terminated array; free with tu_free_list). */
+char **tu_list_dir(const char *dir);
+void tu_free_list(char **l);
+/* Makes a fresh temporary directory (static buffer). */
+const char *tu_tmpdir(void);
+/* rm -rf */
+void tu_rmrf(const char *path);
+
+#endif
