@@ -68,6 +68,15 @@ typedef struct lv_buf {
 /** Frees the bytes of `b` and zeroes it.  Accepts NULL and empty buffers. */
 LV_EXTERN void lv_buf_dispose(lv_buf *b);
 
+/**
+ * Parses a point in time: decimal milliseconds since the Unix epoch, or ISO 8601
+ * "YYYY-MM-DD[(T| )HH:MM[:SS[.fraction]]][Z|+HH:MM|-HH:MM]" (no zone = UTC).
+ */
+LV_EXTERN int lv_parse_time(const char *s, int64_t *ms_out, lv_error *err) LV_WARN_UNUSED;
+
+/** Parses a duration such as "7d", "36h", "90m", "45s", "500ms", "1w" (sums allowed: "1d12h"). */
+LV_EXTERN int lv_parse_duration(const char *s, int64_t *ms_out, lv_error *err) LV_WARN_UNUSED;
+
 /** Library version string, e.g. "0.1.0". */
 LV_EXTERN const char *lv_version_string(void);
 

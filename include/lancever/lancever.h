@@ -5,4 +5,5 @@
 #include "storage.h"
 #include "dataset.h"
 #include "lancefile.h"
+#include "checkpoint.h"
 #endif

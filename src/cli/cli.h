@@ -9,6 +9,18 @@
 int lvcli_versions(int argc, char **argv);
 int lvcli_inspect(int argc, char **argv);
 int lvcli_tags(int argc, char **argv);
+int lvcli_history(int argc, char **argv);
+int lvcli_checkpoint(int argc, char **argv);
+int lvcli_asof(int argc, char **argv);
+int lvcli_show(int argc, char **argv);
+int lvcli_diff(int argc, char **argv);
+
+/* Shared printers (cmd_versions.c). */
+void lvcli_print_version_json(FILE *f, const lv_version_info *v);
+void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned);
+void lvcli_print_report(const lv_history_report *r, const lv_version_list *l);
+void lvcli_format_time(char *buf, size_t cap, int64_t ms);
+int lvcli_open_dataset(lv_dataset **ds, const char *uri, int threads, lv_error *err);
 
 /* Prints "lancever: <message>" to stderr and returns exit code 1. */
 int lvcli_fail(const lv_error *err);

@@ -13,7 +13,7 @@ static void print_u64_or_null(FILE *f, bool has, uint64_t v)
 		fputs("null", f);
 }
 
-static void print_version_json(FILE *f, const lv_version_info *v)
+void lvcli_print_version_json(FILE *f, const lv_version_info *v)
 {
 	fprintf(f,
 		"{\"version\":%llu,\"timestamp_millis\":%lld,\"total_fragments\":%llu,"
@@ -63,7 +63,7 @@ static void print_version_json(FILE *f, const lv_version_info *v)
 	fputc('}', f);
 }
 
-static void format_time(char *buf, size_t cap, int64_t ms)
+void lvcli_format_time(char *buf, size_t cap, int64_t ms)
 {
 	time_t s = (time_t)(ms / 1000);
 	struct tm tm;
@@ -72,26 +72,26 @@ static void format_time(char *buf, size_t cap, int64_t ms)
 	snprintf(buf + n, cap - n, ".%03dZ", (int)(ms % 1000 < 0 ? 0 : ms % 1000));
 }
 
-static void print_table(FILE *f, const lv_version_list *l)
+void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned)
 {
-	fprintf(f, "%8s  %-24s  %-16s  %8s  %9s  %6s  %s\n", "VERSION", "TIMESTAMP (UTC)",
-		"OPERATION", "READ_VER", "ROWS", "FRAGS", "TAGGED");
+	fprintf(f, "%8s  %-24s  %-16s  %8s  %9s  %6s  %-6s%s\n", "VERSION", "TIMESTAMP (UTC)",
+		"OPERATION", "READ_VER", "ROWS", "FRAGS", "TAGGED", show_cleaned ? "  CLEANED_UP" : "");
 	for (size_t i = 0; i < lv_version_list_count(l); i++) {
 		const lv_version_info *v = lv_version_list_get(l, i);
 		char ts[40], rv[24];
-		format_time(ts, sizeof ts, v->timestamp_millis);
+		lvcli_format_time(ts, sizeof ts, v->timestamp_millis);
 		if (v->has_read_version)
 			snprintf(rv, sizeof rv, "%llu", (unsigned long long)v->read_version);
 		else
 			snprintf(rv, sizeof rv, "-");
-		fprintf(f, "%8llu  %-24s  %-16s  %8s  %9llu  %6llu  %s\n",
+		fprintf(f, "%8llu  %-24s  %-16s  %8s  %9llu  %6llu  %-6s%s\n",
 			(unsigned long long)v->version, ts, v->operation_type ? v->operation_type : "-",
 			rv, (unsigned long long)v->total_rows, (unsigned long long)v->total_fragments,
-			v->is_tagged ? "yes" : "");
+			v->is_tagged ? "yes" : "", show_cleaned && v->is_cleaned_up ? "  yes" : "");
 	}
 }
 
-static void print_report(const lv_history_report *r, const lv_version_list *l)
+void lvcli_print_report(const lv_history_report *r, const lv_version_list *l)
 {
 	static const char *rungs[] = { "manifests", "newest checkpoint", "older checkpoint" };
 	fprintf(stderr,
@@ -105,7 +105,7 @@ static void print_report(const lv_history_report *r, const lv_version_list *l)
 			lv_version_list_vanished(l, i));
 }
 
-static int open_dataset(lv_dataset **ds, const char *uri, int threads, lv_error *err)
+int lvcli_open_dataset(lv_dataset **ds, const char *uri, int threads, lv_error *err)
 {
 	lv_open_options o = LV_OPEN_OPTIONS_INIT;
 	o.threads = threads;
@@ -141,7 +141,7 @@ int lvcli_versions(int argc, char **argv)
 	lv_dataset *ds = NULL;
 	lv_version_list *l = NULL;
 	lv_history_report rep;
-	if (open_dataset(&ds, uri, threads, &err) < 0)
+	if (lvcli_open_dataset(&ds, uri, threads, &err) < 0)
 		return lvcli_fail(&err);
 	if (lv_versions(&l, ds, &rep, &err) < 0) {
 		lv_dataset_free(ds);
@@ -152,14 +152,14 @@ int lvcli_versions(int argc, char **argv)
 		for (size_t i = 0; i < lv_version_list_count(l); i++) {
 			if (i)
 				fputs(",\n", stdout);
-			print_version_json(stdout, lv_version_list_get(l, i));
+			lvcli_print_version_json(stdout, lv_version_list_get(l, i));
 		}
 		fputs("]\n", stdout);
 	} else {
-		print_table(stdout, l);
+		lvcli_print_table(stdout, l, false);
 	}
 	if (stats || lv_version_list_vanished_count(l))
-		print_report(&rep, l);
+		lvcli_print_report(&rep, l);
 	lv_version_list_free(l);
 	lv_dataset_free(ds);
 	return 0;
@@ -182,7 +182,7 @@ int lvcli_tags(int argc, char **argv)
 	lv_error err = { 0 };
 	lv_dataset *ds = NULL;
 	lv_refs *r = NULL;
-	if (open_dataset(&ds, uri, 0, &err) < 0)
+	if (lvcli_open_dataset(&ds, uri, 0, &err) < 0)
 		return lvcli_fail(&err);
 	if (lv_refs_load(&r, ds, &err) < 0) {
 		lv_dataset_free(ds);

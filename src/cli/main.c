@@ -11,6 +11,11 @@ static const struct {
 	const char *help;
 } commands[] = {
 	{ "versions", lvcli_versions, "versions DATASET [--json] [--threads N] [--stats]   list live versions" },
+	{ "history", lvcli_history, "history DATASET [--json] [--stats]                 every version ever recorded, cleaned-up ones flagged" },
+	{ "checkpoint", lvcli_checkpoint, "checkpoint DATASET [--max-entries N] [--max-files N] [--json]  write a checkpoint (no cleanup)" },
+	{ "asof", lvcli_asof, "asof DATASET TIME [--strict] [--json]              newest version committed at or before TIME" },
+	{ "show", lvcli_show, "show DATASET VERSION [--json]                      one version's full record" },
+	{ "diff", lvcli_diff, "diff DATASET A B [--json]                          what changed between two versions" },
 	{ "tags", lvcli_tags, "tags DATASET [--json]                              list tags and branches" },
 	{ "inspect", lvcli_inspect, "inspect FILE.lance [--json|--csv]                  show a Lance data file" },
 };

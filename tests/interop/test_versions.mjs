@@ -230,6 +230,7 @@ async function errorCases(sets) {
   }
 }
 
+process.setMaxListeners(100);           // scratch() adds one exit listener per directory
 const root = scratch('lv-versions-');
 const t0 = Date.now();
 const sets = await buildAll(root);

@@ -10,6 +10,25 @@ struct lv_dataset {
 	int threads;
 };
 
+struct lv_version_list {
+	lv_version_info *items;
+	size_t n;
+	lv_arena *arenas; /* items are built concurrently, each into its own arena */
+	size_t narenas;
+	char **vanished;
+	size_t nvanished;
+};
+
+/* Marks is_tagged from the main branch's tags (items sorted by version). */
+void lv__mark_tags(lv_storage *st, lv_version_info *items, size_t n, lv_history_report *rep);
+
+/*
+ * Reads the manifests `entries[idx[k]]` concurrently into infos[k] (arenas[k]).
+ * On return rcs[k]/errs[k] hold each result (LV_ENOTFOUND = vanished).
+ */
+void lv__read_many(lv_storage *st, int threads, const char *const *paths, size_t n,
+		   lv_version_info *infos, lv_arena *arenas, int *rcs, lv_error *errs);
+
 /* A listed manifest of _versions/. */
 typedef struct lv_manifest_entry {
 	uint64_t version;
@@ -32,5 +51,20 @@ int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena,
 /* Builds the transaction_properties JSON object (sorted keys) from a parsed transaction. */
 struct lv_txn;
 int lv__txn_properties_json(const struct lv_txn *t, lv_arena *arena, const char **out);
+
+/* List construction helpers shared by versions.c and checkpoint.c. */
+lv_version_list *lv__version_list_new(size_t cap_items, size_t cap_arenas);
+int lv__add_vanished(lv_version_list *l, const char *path);
+/* Reads manifests into l (room for n items and n arenas must exist); vanished ones are recorded. */
+int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const char *const *paths,
+		       size_t n, lv_error *err);
+void lv__sort_infos(lv_version_info *v, size_t n);
+int lv__versions_from_manifests(lv_version_list **out, lv_dataset *ds,
+				const lv_manifest_entry *entries, size_t n, lv_history_report *rep,
+				lv_error *err);
+int lv__versions_plain(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
+		       lv_error *err);
+void lv__report_begin(lv_dataset *ds, lv_history_report *rep, lv_storage_stats *s0);
+void lv__report_end(lv_dataset *ds, lv_history_report *rep, const lv_storage_stats *s0);
 
 #endif

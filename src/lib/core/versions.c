@@ -11,14 +11,6 @@
 #include "format/refs.h"
 #include "util/util.h"
 
-struct lv_version_list {
-	lv_version_info *items;
-	size_t n;
-	lv_arena *arenas; /* one per item: items are built concurrently */
-	size_t narenas;
-	char **vanished;
-	size_t nvanished;
-};
 
 /* ---- listing ---- */
 
@@ -280,7 +272,7 @@ out:
 /* ---- the parallel listing ---- */
 
 typedef struct job {
-	lv_manifest_entry *entries;
+	const char *const *paths;
 	lv_version_info *infos;
 	lv_arena *arenas;
 	int *rcs;
@@ -291,8 +283,15 @@ typedef struct job {
 static void read_one(size_t i, void *arg)
 {
 	job *j = arg;
-	j->rcs[i] = lv__read_version_info(j->st, j->entries[i].path, &j->arenas[i], &j->infos[i],
+	j->rcs[i] = lv__read_version_info(j->st, j->paths[i], &j->arenas[i], &j->infos[i],
 					  &j->errs[i]);
+}
+
+void lv__read_many(lv_storage *st, int threads, const char *const *paths, size_t n,
+		   lv_version_info *infos, lv_arena *arenas, int *rcs, lv_error *errs)
+{
+	job j = { paths, infos, arenas, rcs, errs, st };
+	lv_parallel_for(n, threads, read_one, &j);
 }
 
 void lv_version_list_free(lv_version_list *l)
@@ -324,13 +323,13 @@ const char *lv_version_list_vanished(const lv_version_list *l, size_t i)
 }
 
 /* Marks is_tagged from the tags of the main branch.  Tag problems never fail a listing. */
-static void mark_tags(lv_storage *st, lv_version_info *items, size_t n, lv_history_report *rep)
+void lv__mark_tags(lv_storage *st, lv_version_info *items, size_t n, lv_history_report *rep)
 {
 	lv_refs *refs = NULL;
 	lv_error e = { 0 };
 	if (lv__refs_load_storage(&refs, st, &e) < 0) {
 		if (rep)
-			snprintf(rep->note, sizeof rep->note, "tags unreadable, is_tagged may be incomplete: %s",
+			snprintf(rep->note, sizeof rep->note, "tags unreadable, is_tagged may be incomplete: %.200s",
 				 e.message);
 		return;
 	}
@@ -360,16 +359,126 @@ static int cmp_info(const void *a, const void *b)
 	return x->version < y->version ? -1 : x->version > y->version;
 }
 
-int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)
-{
-	if (!out || !ds)
-		return lv__err(err, LV_EINVALID, "lv_versions: NULL argument");
-	*out = NULL;
-	lv_history_report rep;
-	memset(&rep, 0, sizeof rep);
-	lv_storage_stats s0, s1;
-	lv_storage_get_stats(ds->st, &s0);
+void lv__sort_infos(lv_version_info *v, size_t n) { qsort(v, n, sizeof *v, cmp_info); }
 
+int lv__add_vanished(lv_version_list *l, const char *path)
+{
+	char **nv = lv__reallocarray(l->vanished, l->nvanished + 1, sizeof *nv);
+	if (!nv)
+		return LV_ENOMEM;
+	l->vanished = nv;
+	if (!(nv[l->nvanished] = lv__strdup(path)))
+		return LV_ENOMEM;
+	l->nvanished++;
+	return 0;
+}
+
+int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const char *const *paths,
+		       size_t n, lv_error *err)
+{
+	/* l->items must have room for n more entries; l->arenas for n more arenas. */
+	int *rcs = lv__calloc(n, sizeof *rcs);
+	lv_error *errs = lv__calloc(n, sizeof *errs);
+	lv_version_info *tmp = lv__calloc(n, sizeof *tmp);
+	int rc = 0;
+	if (!rcs || !errs || !tmp) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	lv_arena *arenas = l->arenas + l->narenas;
+	for (size_t i = 0; i < n; i++)
+		lv_arena_init(&arenas[i], 1024);
+	l->narenas += n;
+	lv__read_many(st, threads, paths, n, tmp, arenas, rcs, errs);
+	/*
+	 * LV_ENOTFOUND can only mean the manifest itself vanished (a missing
+	 * transaction file is not an error): skip and report it.  Anything else
+	 * fails the call, lowest version first.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		if (rcs[i] == 0) {
+			l->items[l->n++] = tmp[i];
+		} else if (rcs[i] == LV_ENOTFOUND) {
+			if ((rc = lv__add_vanished(l, paths[i])) < 0) {
+				lv__err(err, rc, "out of memory");
+				goto out;
+			}
+		} else {
+			rc = rcs[i];
+			if (err)
+				*err = errs[i];
+			goto out;
+		}
+	}
+out:
+	free(rcs);
+	free(errs);
+	free(tmp);
+	return rc;
+}
+
+lv_version_list *lv__version_list_new(size_t cap_items, size_t cap_arenas)
+{
+	lv_version_list *l = calloc(1, sizeof *l);
+	if (!l)
+		return NULL;
+	l->items = lv__calloc(cap_items, sizeof *l->items);
+	l->arenas = lv__calloc(cap_arenas, sizeof *l->arenas);
+	if (!l->items || !l->arenas) {
+		lv_version_list_free(l);
+		return NULL;
+	}
+	return l;
+}
+
+int lv__versions_from_manifests(lv_version_list **out, lv_dataset *ds,
+				const lv_manifest_entry *entries, size_t n, lv_history_report *rep,
+				lv_error *err)
+{
+	lv_version_list *l = lv__version_list_new(n, n);
+	const char **paths = lv__calloc(n, sizeof *paths);
+	int rc;
+	if (!l || !paths) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		paths[i] = entries[i].path;
+	if ((rc = lv__read_into_list(l, ds->st, ds->threads, paths, n, err)) < 0)
+		goto out;
+	rep->manifests_read += n;
+	rep->manifests_vanished += l->nvanished;
+	lv__sort_infos(l->items, l->n);
+	lv__mark_tags(ds->st, l->items, l->n, rep);
+	*out = l;
+	l = NULL;
+out:
+	lv_version_list_free(l);
+	free(paths);
+	return rc;
+}
+
+void lv__report_begin(lv_dataset *ds, lv_history_report *rep, lv_storage_stats *s0)
+{
+	memset(rep, 0, sizeof *rep);
+	lv_storage_get_stats(ds->st, s0);
+}
+
+void lv__report_end(lv_dataset *ds, lv_history_report *rep, const lv_storage_stats *s0)
+{
+	lv_storage_stats s1;
+	lv_storage_get_stats(ds->st, &s1);
+	rep->requests = s1.requests - s0->requests;
+	rep->bytes_read = s1.bytes_read - s0->bytes_read;
+}
+
+/* Plain manifest listing: every live version, no checkpoint involved. */
+int lv__versions_plain(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
+		       lv_error *err)
+{
+	lv_history_report rep;
+	lv_storage_stats s0;
+	lv__report_begin(ds, &rep, &s0);
 	lv_manifest_entry *entries = NULL;
 	size_t n = 0;
 	int rc = lv__list_manifests(ds->st, &entries, &n, err);
@@ -380,77 +489,15 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 		return lv__err(err, LV_ENOTFOUND, "%s: not a Lance dataset (no manifests in _versions/)",
 			       lv_storage_describe(ds->st));
 	}
-
-	lv_version_list *l = calloc(1, sizeof *l);
-	job j = { .entries = entries, .st = ds->st };
-	j.infos = lv__calloc(n, sizeof *j.infos);
-	j.arenas = lv__calloc(n, sizeof *j.arenas);
-	j.rcs = lv__calloc(n, sizeof *j.rcs);
-	j.errs = lv__calloc(n, sizeof *j.errs);
-	if (!l || !j.infos || !j.arenas || !j.rcs || !j.errs) {
-		rc = lv__err(err, LV_ENOMEM, "out of memory");
-		goto fail;
-	}
-	for (size_t i = 0; i < n; i++)
-		lv_arena_init(&j.arenas[i], 1024);
-	l->arenas = j.arenas; /* the list owns the arenas from here on */
-	l->narenas = n;
-
-	lv_parallel_for(n, ds->threads, read_one, &j);
-
-	/*
-	 * Collect.  LV_ENOTFOUND can only mean the manifest itself vanished (a
-	 * missing transaction file is not an error), so it is skipped and
-	 * reported; anything else fails the call, lowest version first.
-	 */
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (j.rcs[i] == 0) {
-			j.infos[w++] = j.infos[i];
-			continue;
-		}
-		if (j.rcs[i] == LV_ENOTFOUND) {
-			char **nv = lv__reallocarray(l->vanished, l->nvanished + 1, sizeof *nv);
-			char *p = lv__strdup(entries[i].path);
-			if (!nv || !p) {
-				free(p);
-				if (nv)
-					l->vanished = nv;
-				rc = lv__err(err, LV_ENOMEM, "out of memory");
-				goto fail;
-			}
-			l->vanished = nv;
-			l->vanished[l->nvanished++] = p;
-			continue;
-		}
-		rc = j.rcs[i];
-		if (err)
-			*err = j.errs[i];
-		goto fail;
-	}
-	rep.manifests_read = n;
-	rep.manifests_vanished = l->nvanished;
-	qsort(j.infos, w, sizeof *j.infos, cmp_info);
-	mark_tags(ds->st, j.infos, w, &rep);
-	l->items = j.infos;
-	l->n = w;
-	j.infos = NULL;
-	lv_storage_get_stats(ds->st, &s1);
-	rep.requests = s1.requests - s0.requests;
-	rep.bytes_read = s1.bytes_read - s0.bytes_read;
+	rc = lv__versions_from_manifests(out, ds, entries, n, &rep, err);
+	free(entries);
+	if (rc < 0)
+		return rc;
 	rep.rung = LV_RUNG_MANIFESTS;
+	lv__report_end(ds, &rep, &s0);
 	if (report)
 		*report = rep;
-	*out = l;
-	rc = 0;
-	l = NULL;
-fail:
-	lv_version_list_free(l);
-	free(entries);
-	free(j.infos);
-	free(j.rcs);
-	free(j.errs);
-	return rc;
+	return 0;
 }
 
 int lv_version_get(lv_version_list **out, lv_dataset *ds, uint64_t version, lv_error *err)
@@ -483,7 +530,8 @@ int lv_version_get(lv_version_list **out, lv_dataset *ds, uint64_t version, lv_e
 		return rc;
 	}
 	l->n = 1;
-	mark_tags(ds->st, l->items, 1, NULL);
+	lv__mark_tags(ds->st, l->items, 1, NULL);
 	*out = l;
 	return 0;
 }
+

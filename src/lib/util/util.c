@@ -31,7 +31,7 @@ int lv__err_prefix(lv_error *err, int code, const char *fmt, ...)
 	va_end(ap);
 	memcpy(old, err->message, sizeof old);
 	old[sizeof old - 1] = 0;
-	snprintf(err->message, sizeof err->message, "%s: %s", prefix, old);
+	snprintf(err->message, sizeof err->message, "%.200s: %.300s", prefix, old);
 	if (err->code == 0)
 		err->code = code;
 	return err->code;

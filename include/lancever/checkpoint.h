@@ -1,0 +1,112 @@
+/*
+ * lancever/checkpoint.h - version checkpoints (the "Version Checkpointing"
+ * proposal), full history, and time travel by timestamp.
+ *
+ * A checkpoint is `_checkpoints/{latest covered version:020}.lance`, a Lance
+ * file (format 2.1 by default) with one record batch of the 15 per-version columns.
+ * It never creates a dataset version.  Writing one is deterministic: the same
+ * dataset state gives byte-identical files, so concurrent writers agree.
+ */
+#ifndef LANCEVER_CHECKPOINT_H
+#define LANCEVER_CHECKPOINT_H
+
+#include "dataset.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Bytes of transaction-properties JSON kept before wrapping (proposal: 10 KB). */
+#define LV_PROPERTIES_LIMIT 10240
+
+/** Checkpoint configuration.  Fields left at -1 come from the dataset config, else defaults. */
+typedef struct lv_checkpoint_config {
+	int version;                  /**< LV_CHECKPOINT_CONFIG_VERSION */
+	int enabled;                  /**< 1, 0, or -1 = dataset config / default (true) */
+	int64_t max_entries;          /**< > 0, or -1 = dataset config / default (10000) */
+	int64_t max_checkpoint_files; /**< > 0, or -1 = dataset config / default (2) */
+} lv_checkpoint_config;
+
+#define LV_CHECKPOINT_CONFIG_VERSION 1
+#define LV_CHECKPOINT_CONFIG_INIT { LV_CHECKPOINT_CONFIG_VERSION, -1, -1, -1 }
+
+/** Dataset config keys (Manifest.config) read by lancever. */
+#define LV_CONFIG_ENABLED "lance.version_checkpoint.enabled"
+#define LV_CONFIG_MAX_ENTRIES "lance.version_checkpoint.max_entries"
+#define LV_CONFIG_MAX_FILES "lance.version_checkpoint.max_checkpoint_files"
+
+/**
+ * Resolves the effective configuration: explicit fields of `in` win, then the
+ * latest manifest's config keys, then defaults.  Invalid dataset values (0,
+ * negative, not a number, not true/false) are LV_EINVALID naming the key.
+ */
+LV_EXTERN int lv_checkpoint_config_resolve(lv_checkpoint_config *out, lv_dataset *ds,
+					   const lv_checkpoint_config *in,
+					   lv_error *err) LV_WARN_UNUSED;
+
+/** What lv_checkpoint did. */
+typedef struct lv_checkpoint_result {
+	bool written;              /**< false when disabled */
+	bool already_present;      /**< an identical file was already there (idempotent success) */
+	uint64_t latest_version;   /**< newest version covered */
+	uint64_t entries;          /**< rows in the file */
+	uint64_t new_entries;      /**< versions added that the previous checkpoint lacked */
+	uint64_t file_size;
+	uint64_t files_pruned;     /**< old checkpoint files deleted */
+	char path[64];             /**< "_checkpoints/<name>.lance" */
+	lv_history_report report;  /**< how the previous checkpoint was loaded */
+} lv_checkpoint_result;
+
+/**
+ * Writes a checkpoint of the current history (the proposal's archive_versions).
+ * `cleaned` lists versions about to be removed by a cleanup: they are recorded
+ * with is_cleaned_up = true even though their manifests still exist
+ * (may be NULL / 0).  `cfg` may be NULL.
+ */
+LV_EXTERN int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg,
+				  const uint64_t *cleaned, size_t ncleaned,
+				  lv_checkpoint_result *result, lv_error *err) LV_WARN_UNUSED;
+
+/**
+ * Every version ever recorded: the newest usable checkpoint's rows plus live
+ * manifests, sorted by version; versions whose manifests are gone have
+ * is_cleaned_up = true.  `report` says which rung of the ladder answered.
+ */
+LV_EXTERN int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
+			 lv_error *err) LV_WARN_UNUSED;
+
+/** A loaded timeline for repeated as-of lookups (O(log n) each). */
+typedef struct lv_timeline lv_timeline;
+
+LV_EXTERN int lv_timeline_load(lv_timeline **out, lv_dataset *ds, lv_history_report *report,
+			       lv_error *err) LV_WARN_UNUSED;
+/** Builds a timeline from an existing list (the list must outlive the timeline). */
+LV_EXTERN int lv_timeline_from_list(lv_timeline **out, const lv_version_list *list,
+				    lv_error *err) LV_WARN_UNUSED;
+LV_EXTERN void lv_timeline_free(lv_timeline *tl);
+
+/**
+ * The newest version whose commit time is <= ts_ms (or < ts_ms when `strict`;
+ * Python Lance's asof is strict).  Exact even when timestamps are not
+ * monotonic in version order.  Returns NULL if no version qualifies.  The
+ * pointer is borrowed from the timeline.  A result with is_cleaned_up set
+ * can no longer be checked out.
+ */
+LV_EXTERN const lv_version_info *lv_timeline_as_of(const lv_timeline *tl, int64_t ts_ms,
+						   bool strict);
+
+/** One-shot convenience: loads the timeline and looks up once. LV_ENOTFOUND if none. */
+LV_EXTERN int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool strict,
+			       lv_history_report *report, lv_error *err) LV_WARN_UNUSED;
+
+/**
+ * Wraps transaction-properties JSON longer than `limit` bytes as
+ * {"_truncated":true,"_size":N,"_data":"<first bytes, cut at a UTF-8 boundary>"}.
+ * Returns a malloc'ed string (the input copied when short enough), NULL on OOM.
+ */
+LV_EXTERN char *lv_properties_truncate(const char *json, size_t limit);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

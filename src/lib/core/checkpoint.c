@@ -1,0 +1,1137 @@
+/*
+ * Version checkpoints: _checkpoints/{latest:020}.lance, the 15-column record
+ * batch of the Version Checkpointing proposal, written with our Lance file
+ * writer; the degradation ladder that reads them; history and time travel.
+ *
+ * Invariants:
+ *  - A checkpoint's content is a pure function of (its rows, dataset_created);
+ *    created_at is the newest covered commit's timestamp, never the wall
+ *    clock, so identical states give identical bytes.
+ *  - Liveness is never taken from a checkpoint: a covered version is live iff
+ *    its manifest is listed now.  is_cleaned_up in a file is what the writer
+ *    knew; readers OR it with "manifest gone".
+ *  - A checkpoint is used only if its schema, checksum and identity hold.
+ */
+#include "lancever/checkpoint.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/crc32c.h"
+#include "core/dataset_internal.h"
+#include "format/manifest.h"
+#include "lancever/lancefile.h"
+#include "util/util.h"
+
+#define CP_DIR "_checkpoints"
+#define CP_MAX_FILE_BYTES ((size_t)1 << 31)
+#define KEY_CREATED "lance:checkpoint:dataset_created"
+#define KEY_CREATED_AT "lance:checkpoint:created_at"
+#define KEY_CHECKSUM "lancever:checksum"
+#define KEY_IDENTITY "lancever:dataset_id"
+#define KEY_FORMAT "lancever:format"
+#define KEY_LATEST "lancever:latest_version"
+
+enum {
+	C_VERSION, C_TS, C_FRAGS, C_DFILES, C_FSIZE, C_DELFILES, C_DFROWS, C_DELROWS, C_ROWS,
+	C_TAGGED, C_CLEANED, C_UUID, C_READV, C_OP, C_PROPS, C_NCOLS
+};
+
+static const struct {
+	const char *name;
+	int type;
+	bool nullable;
+} schema[C_NCOLS] = {
+	{ "version", LV_COL_UINT64, false },
+	{ "timestamp_millis", LV_COL_INT64, false },
+	{ "total_fragments", LV_COL_UINT64, false },
+	{ "total_data_files", LV_COL_UINT64, false },
+	{ "total_files_size", LV_COL_UINT64, false },
+	{ "total_deletion_files", LV_COL_UINT64, false },
+	{ "total_data_file_rows", LV_COL_UINT64, false },
+	{ "total_deletion_file_rows", LV_COL_UINT64, false },
+	{ "total_rows", LV_COL_UINT64, false },
+	{ "is_tagged", LV_COL_BOOL, false },
+	{ "is_cleaned_up", LV_COL_BOOL, false },
+	{ "transaction_uuid", LV_COL_UTF8, true },
+	{ "read_version", LV_COL_UINT64, true },
+	{ "operation_type", LV_COL_UTF8, true },
+	{ "transaction_properties", LV_COL_UTF8, false },
+};
+
+/* ---- transaction properties ---- */
+
+/* Bytes `n` of s as a JSON string body would take (without quotes). */
+static size_t escaped_len(const unsigned char *s, size_t n)
+{
+	size_t t = 0;
+	for (size_t i = 0; i < n; i++)
+		t += (s[i] == '"' || s[i] == '\\') ? 2 : s[i] < 0x20 ? 6 : 1;
+	return t;
+}
+
+/* Length of the UTF-8 sequence starting at lead byte c (1 for invalid/continuation). */
+static size_t utf8_len(unsigned char c)
+{
+	return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+char *lv_properties_truncate(const char *json, size_t limit)
+{
+	size_t n = strlen(json);
+	if (n <= limit)
+		return lv__strdup(json);
+	char head[96];
+	int hl = snprintf(head, sizeof head, "{\"_truncated\":true,\"_size\":%zu,\"_data\":\"", n);
+	/* The wrapper itself stays within `limit`, so wrapping is idempotent. */
+	size_t budget = limit > (size_t)hl + 2 ? limit - (size_t)hl - 2 : 0;
+	const unsigned char *s = (const unsigned char *)json;
+	size_t take = 0, used = 0;
+	while (take < n) {
+		size_t l = utf8_len(s[take]);
+		if (take + l > n)
+			break;
+		size_t e = escaped_len(s + take, l);
+		if (used + e > budget)
+			break;
+		take += l;
+		used += e;
+	}
+	lv_dbuf b;
+	lv_dbuf_init(&b, 0);
+	lv_dbuf_add(&b, head, (size_t)hl - 1); /* without the opening quote: escape adds it */
+	lv_json_escape(&b, json, take);
+	lv_dbuf_addc(&b, '}');
+	return lv_dbuf_take_str(&b);
+}
+
+/* Text stored in a checkpoint, as returned to callers: a JSON object, or the raw text wrapped. */
+static const char *normalize_properties(lv_arena *a, const char *s, size_t n)
+{
+	if (n == 2 && s[0] == '{' && s[1] == '}')
+		return "{}";
+	json_error_t je;
+	json_t *j = json_loadb(s, n, JSON_REJECT_DUPLICATES, &je);
+	bool ok = j && json_is_object(j);
+	json_decref(j);
+	if (ok)
+		return lv_arena_strndup(a, s, n);
+	lv_dbuf b;
+	lv_dbuf_init(&b, 0);
+	lv_dbuf_adds(&b, "{\"transaction_properties\":");
+	lv_json_escape(&b, s, n);
+	lv_dbuf_addc(&b, '}');
+	const char *r = b.oom ? NULL : lv_arena_strndup(a, (const char *)b.ptr, b.len);
+	lv_dbuf_dispose(&b);
+	return r;
+}
+
+/* ---- checksum and identity ---- */
+
+static uint32_t crc_u64(uint32_t c, uint64_t v)
+{
+	uint8_t b[8];
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	return lv_crc32c(c, b, 8);
+}
+
+static uint32_t crc_str(uint32_t c, const char *s)
+{
+	uint8_t flag = s != NULL;
+	c = lv_crc32c(c, &flag, 1);
+	if (!s)
+		return c;
+	size_t n = strlen(s);
+	c = crc_u64(c, n);
+	return lv_crc32c(c, s, n);
+}
+
+/* CRC-32C over a canonical serialisation of the rows: independent of the file encoding. */
+static uint32_t rows_checksum(const lv_version_info *r, size_t n, int64_t created)
+{
+	uint32_t c = crc_u64(0, (uint64_t)created);
+	c = crc_u64(c, n);
+	for (size_t i = 0; i < n; i++) {
+		const lv_version_info *v = &r[i];
+		uint64_t f[9] = { v->version, (uint64_t)v->timestamp_millis, v->total_fragments,
+				  v->total_data_files, v->total_files_size, v->total_deletion_files,
+				  v->total_data_file_rows, v->total_deletion_file_rows, v->total_rows };
+		for (int k = 0; k < 9; k++)
+			c = crc_u64(c, f[k]);
+		uint8_t b[3] = { v->is_tagged, v->is_cleaned_up, v->has_read_version };
+		c = lv_crc32c(c, b, 3);
+		c = crc_u64(c, v->has_read_version ? v->read_version : 0);
+		c = crc_str(c, v->transaction_uuid);
+		c = crc_str(c, v->operation_type);
+		c = crc_str(c, v->transaction_properties);
+	}
+	return c;
+}
+
+static void identity_of(char *buf, size_t cap, int64_t created, const lv_version_info *first)
+{
+	snprintf(buf, cap, "%" PRId64 "/%" PRIu64 "/%s", created, first ? first->version : 0,
+		 first && first->transaction_uuid ? first->transaction_uuid : "-");
+}
+
+/* ---- encode ---- */
+
+static int encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf *out,
+		  lv_error *err)
+{
+	int rc = LV_ENOMEM;
+	uint64_t *u[C_NCOLS] = { 0 };
+	int64_t *ts = lv__calloc(n, sizeof *ts);
+	uint8_t *tagged = lv__calloc(n, 1), *cleaned = lv__calloc(n, 1);
+	uint8_t *v_uuid = lv__calloc(n, 1), *v_rv = lv__calloc(n, 1), *v_op = lv__calloc(n, 1);
+	uint64_t *o_uuid = lv__calloc(n + 1, 8), *o_op = lv__calloc(n + 1, 8), *o_props = lv__calloc(n + 1, 8);
+	lv_dbuf s_uuid, s_op, s_props;
+	lv_dbuf_init(&s_uuid, 0);
+	lv_dbuf_init(&s_op, 0);
+	lv_dbuf_init(&s_props, 0);
+	static const int ucols[] = { C_VERSION, C_FRAGS, C_DFILES, C_FSIZE, C_DELFILES, C_DFROWS,
+				     C_DELROWS, C_ROWS, C_READV };
+	for (size_t k = 0; k < sizeof ucols / sizeof ucols[0]; k++)
+		if (!(u[ucols[k]] = lv__calloc(n, sizeof(uint64_t))))
+			goto out;
+	if (!ts || !tagged || !cleaned || !v_uuid || !v_rv || !v_op || !o_uuid || !o_op || !o_props)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const lv_version_info *v = &rows[i];
+		u[C_VERSION][i] = v->version;
+		ts[i] = v->timestamp_millis;
+		u[C_FRAGS][i] = v->total_fragments;
+		u[C_DFILES][i] = v->total_data_files;
+		u[C_FSIZE][i] = v->total_files_size;
+		u[C_DELFILES][i] = v->total_deletion_files;
+		u[C_DFROWS][i] = v->total_data_file_rows;
+		u[C_DELROWS][i] = v->total_deletion_file_rows;
+		u[C_ROWS][i] = v->total_rows;
+		tagged[i] = v->is_tagged;
+		cleaned[i] = v->is_cleaned_up;
+		v_uuid[i] = v->transaction_uuid != NULL;
+		if (v->transaction_uuid && lv_dbuf_adds(&s_uuid, v->transaction_uuid) < 0)
+			goto out;
+		o_uuid[i + 1] = s_uuid.len;
+		v_rv[i] = v->has_read_version;
+		u[C_READV][i] = v->has_read_version ? v->read_version : 0;
+		v_op[i] = v->operation_type != NULL;
+		if (v->operation_type && lv_dbuf_adds(&s_op, v->operation_type) < 0)
+			goto out;
+		o_op[i + 1] = s_op.len;
+		if (lv_dbuf_adds(&s_props, v->transaction_properties ? v->transaction_properties : "{}") < 0)
+			goto out;
+		o_props[i + 1] = s_props.len;
+	}
+	lv_column cols[C_NCOLS];
+	memset(cols, 0, sizeof cols);
+	for (int c = 0; c < C_NCOLS; c++) {
+		cols[c].name = schema[c].name;
+		cols[c].type = schema[c].type;
+		cols[c].nullable = schema[c].nullable;
+		cols[c].u64 = u[c];
+	}
+	cols[C_TS].i64 = ts;
+	cols[C_TAGGED].bools = tagged;
+	cols[C_CLEANED].bools = cleaned;
+	cols[C_UUID].str_offsets = o_uuid;
+	cols[C_UUID].str_data = s_uuid.ptr ? (const char *)s_uuid.ptr : "";
+	cols[C_UUID].validity = v_uuid;
+	cols[C_READV].validity = v_rv;
+	cols[C_OP].str_offsets = o_op;
+	cols[C_OP].str_data = s_op.ptr ? (const char *)s_op.ptr : "";
+	cols[C_OP].validity = v_op;
+	cols[C_PROPS].str_offsets = o_props;
+	cols[C_PROPS].str_data = s_props.ptr ? (const char *)s_props.ptr : "";
+
+	char created_s[32], created_at_s[32], crc_s[32], latest_s[32], ident[256];
+	int64_t created_at = n ? rows[n - 1].timestamp_millis : 0;
+	snprintf(created_s, sizeof created_s, "%" PRId64, created);
+	snprintf(created_at_s, sizeof created_at_s, "%" PRId64, created_at);
+	snprintf(crc_s, sizeof crc_s, "crc32c:%08x", rows_checksum(rows, n, created));
+	snprintf(latest_s, sizeof latest_s, "%" PRIu64, n ? rows[n - 1].version : 0);
+	identity_of(ident, sizeof ident, created, n ? &rows[0] : NULL);
+	lv_kv meta[] = {
+		{ KEY_CREATED, created_s, strlen(created_s) },
+		{ KEY_CREATED_AT, created_at_s, strlen(created_at_s) },
+		{ KEY_FORMAT, "1", 1 },
+		{ KEY_LATEST, latest_s, strlen(latest_s) },
+		{ KEY_IDENTITY, ident, strlen(ident) },
+		{ KEY_CHECKSUM, crc_s, strlen(crc_s) },
+	};
+	lv_lancefile_write_options wo = LV_LANCEFILE_WRITE_OPTIONS_INIT;
+	wo.file_version = LV_LANCEFILE_V2_1;
+	rc = lv_lancefile_write(out, cols, C_NCOLS, n, meta, sizeof meta / sizeof meta[0], &wo, err);
+	goto done;
+out:
+	rc = lv__err(err, LV_ENOMEM, "out of memory encoding checkpoint");
+done:
+	for (int c = 0; c < C_NCOLS; c++)
+		free(u[c]);
+	free(ts);
+	free(tagged);
+	free(cleaned);
+	free(v_uuid);
+	free(v_rv);
+	free(v_op);
+	free(o_uuid);
+	free(o_op);
+	free(o_props);
+	lv_dbuf_dispose(&s_uuid);
+	lv_dbuf_dispose(&s_op);
+	lv_dbuf_dispose(&s_props);
+	return rc;
+}
+
+/* ---- decode ---- */
+
+typedef struct cp_file {
+	lv_version_list *rows; /* items + arena[0] own the strings */
+	uint64_t latest;
+	int64_t created;
+	int64_t created_at;
+	char path[64];
+} cp_file;
+
+static void cp_file_dispose(cp_file *f)
+{
+	lv_version_list_free(f->rows);
+	f->rows = NULL;
+}
+
+static bool meta_i64(const lv_lancefile *lf, const char *key, int64_t *out)
+{
+	const lv_kv *kv = lv_lancefile_metadata_find(lf, key);
+	if (!kv || kv->value_len == 0 || kv->value_len > 20)
+		return false;
+	bool neg = kv->value[0] == '-';
+	uint64_t v;
+	if (!lv_parse_u64(kv->value + neg, kv->value_len - neg, &v) || v > INT64_MAX)
+		return false;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+static const char *col_str(lv_arena *a, const lv_column *c, size_t i, size_t nrows)
+{
+	(void)nrows;
+	if (c->validity && !c->validity[i])
+		return NULL;
+	uint64_t s = c->str_offsets[i], e = c->str_offsets[i + 1];
+	return lv_arena_strndup(a, c->str_data + s, (size_t)(e - s));
+}
+
+/* Decodes and validates one checkpoint file's bytes (no I/O). */
+static int cp_decode(const uint8_t *data, size_t size, const char *path, cp_file *out,
+		     lv_error *err)
+{
+	lv_lancefile *lf = NULL;
+	int rc = lv_lancefile_read(&lf, data, size, path, err);
+	if (rc < 0)
+		return rc;
+	size_t n = lv_lancefile_num_rows(lf);
+	if (lv_lancefile_num_columns(lf) != C_NCOLS) {
+		rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: %zu columns, expected %d", path,
+			     lv_lancefile_num_columns(lf), C_NCOLS);
+		goto out;
+	}
+	for (int c = 0; c < C_NCOLS; c++) {
+		const lv_column *col = lv_lancefile_column(lf, (size_t)c);
+		if (strcmp(col->name, schema[c].name) || col->type != schema[c].type ||
+		    (!schema[c].nullable && col->nullable)) {
+			rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: column %d is '%s', expected '%s'",
+				     path, c, col->name, schema[c].name);
+			goto out;
+		}
+		if (!schema[c].nullable && col->validity) {
+			for (size_t i = 0; i < n; i++)
+				if (!col->validity[i]) {
+					rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: null in column '%s'",
+						     path, col->name);
+					goto out;
+				}
+		}
+	}
+	if (!meta_i64(lf, KEY_CREATED, &out->created) || !meta_i64(lf, KEY_CREATED_AT, &out->created_at)) {
+		rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: missing %s / %s metadata", path, KEY_CREATED,
+			     KEY_CREATED_AT);
+		goto out;
+	}
+	if (!(out->rows = lv__version_list_new(n, 1))) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	lv_arena *a = &out->rows->arenas[0];
+	lv_arena_init(a, 65536);
+	out->rows->narenas = 1;
+	const lv_column *col[C_NCOLS];
+	for (int c = 0; c < C_NCOLS; c++)
+		col[c] = lv_lancefile_column(lf, (size_t)c);
+	for (size_t i = 0; i < n; i++) {
+		lv_version_info *v = &out->rows->items[i];
+		memset(v, 0, sizeof *v);
+		v->version = col[C_VERSION]->u64[i];
+		v->timestamp_millis = col[C_TS]->i64[i];
+		v->total_fragments = col[C_FRAGS]->u64[i];
+		v->total_data_files = col[C_DFILES]->u64[i];
+		v->total_files_size = col[C_FSIZE]->u64[i];
+		v->total_deletion_files = col[C_DELFILES]->u64[i];
+		v->total_data_file_rows = col[C_DFROWS]->u64[i];
+		v->total_deletion_file_rows = col[C_DELROWS]->u64[i];
+		v->total_rows = col[C_ROWS]->u64[i];
+		v->is_tagged = col[C_TAGGED]->bools[i] != 0;
+		v->is_cleaned_up = col[C_CLEANED]->bools[i] != 0;
+		v->has_read_version = !col[C_READV]->validity || col[C_READV]->validity[i];
+		v->read_version = v->has_read_version ? col[C_READV]->u64[i] : 0;
+		v->transaction_uuid = col_str(a, col[C_UUID], i, n);
+		const char *op = col_str(a, col[C_OP], i, n);
+		v->operation_type = op;
+		const char *props = col_str(a, col[C_PROPS], i, n);
+		v->transaction_properties = props ? props : "{}";
+		if (i > 0 && v->version <= out->rows->items[i - 1].version) {
+			rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: versions not strictly increasing at row %zu",
+				     path, i);
+			goto out;
+		}
+		out->rows->n++;
+	}
+	/* The checksum is over the stored text, before any normalisation. */
+	const lv_kv *ck = lv_lancefile_metadata_find(lf, KEY_CHECKSUM);
+	char want[32];
+	snprintf(want, sizeof want, "crc32c:%08x", rows_checksum(out->rows->items, n, out->created));
+	if (!ck || ck->value_len != strlen(want) || memcmp(ck->value, want, ck->value_len)) {
+		rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: checksum mismatch", path);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		lv_version_info *v = &out->rows->items[i];
+		v->transaction_properties =
+			normalize_properties(a, v->transaction_properties, strlen(v->transaction_properties));
+		if (!v->transaction_properties) {
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	out->latest = n ? out->rows->items[n - 1].version : 0;
+	rc = 0;
+out:
+	if (rc < 0)
+		cp_file_dispose(out);
+	lv_lancefile_free(lf);
+	return rc;
+}
+
+/* ---- listing checkpoint files ---- */
+
+typedef struct cp_name {
+	uint64_t version;
+	char path[64];
+} cp_name;
+
+typedef struct cp_names {
+	cp_name *v;
+	size_t n, cap;
+	int rc;
+} cp_names;
+
+static int cp_list_cb(const lv_list_entry *e, void *payload)
+{
+	cp_names *c = payload;
+	const char *name = strrchr(e->path, '/');
+	name = name ? name + 1 : e->path;
+	uint64_t v;
+	if (strlen(name) != 26 || strcmp(name + 20, ".lance") || !lv_parse_u64(name, 20, &v))
+		return 0;
+	if (c->n == c->cap) {
+		size_t nc = c->cap ? c->cap * 2 : 8;
+		cp_name *nv = lv__reallocarray(c->v, nc, sizeof *nv);
+		if (!nv) {
+			c->rc = LV_ENOMEM;
+			return 1;
+		}
+		c->v = nv;
+		c->cap = nc;
+	}
+	c->v[c->n].version = v;
+	snprintf(c->v[c->n].path, sizeof c->v[c->n].path, CP_DIR "/%s", name);
+	c->n++;
+	return 0;
+}
+
+static int cmp_name_desc(const void *a, const void *b)
+{
+	const cp_name *x = a, *y = b;
+	return x->version < y->version ? 1 : x->version > y->version ? -1 : 0;
+}
+
+static int cp_list(lv_storage *st, cp_names *out, lv_error *err)
+{
+	memset(out, 0, sizeof *out);
+	int rc = lv_storage_list(st, CP_DIR, false, cp_list_cb, out, err);
+	if (rc >= 0 && out->rc < 0)
+		rc = lv__err(err, out->rc, "out of memory");
+	if (rc < 0) {
+		free(out->v);
+		out->v = NULL;
+		return rc;
+	}
+	qsort(out->v, out->n, sizeof *out->v, cmp_name_desc);
+	return 0;
+}
+
+/* ---- the ladder ---- */
+
+static const lv_version_info *find_row(const lv_version_list *l, uint64_t version)
+{
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->items[mid].version < version)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < l->n && l->items[lo].version == version ? &l->items[lo] : NULL;
+}
+
+static bool entry_live(const lv_manifest_entry *e, size_t n, uint64_t version)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (e[mid].version < version)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && e[lo].version == version;
+}
+
+/*
+ * Does this checkpoint belong to the dataset's present history?  It must not
+ * cover versions beyond the latest live one, and the newest covered version
+ * that is still live must have the same transaction uuid and timestamp in
+ * its manifest (one manifest read).
+ */
+static int cp_verify_identity(lv_dataset *ds, const cp_file *f, const lv_manifest_entry *live,
+			      size_t nlive, lv_error *err)
+{
+	if (nlive && f->latest > live[nlive - 1].version)
+		return lv__err(err, LV_ECONFLICT,
+			       "checkpoint %s covers version %" PRIu64 " but the dataset's latest is %" PRIu64
+			       " (different history)",
+			       f->path, f->latest, live[nlive - 1].version);
+	for (size_t k = nlive; k-- > 0;) {
+		if (live[k].version > f->latest)
+			continue;
+		const lv_version_info *row = find_row(f->rows, live[k].version);
+		if (!row)
+			continue;
+		lv_arena a;
+		lv_arena_init(&a, 1024);
+		lv_version_info info;
+		int rc = lv__read_version_info(ds->st, live[k].path, &a, &info, err);
+		if (rc == LV_ENOTFOUND) { /* vanished meanwhile: try an older one */
+			lv_arena_dispose(&a);
+			continue;
+		}
+		if (rc < 0) {
+			lv_arena_dispose(&a);
+			return rc;
+		}
+		bool same = info.timestamp_millis == row->timestamp_millis &&
+			    ((!info.transaction_uuid && !row->transaction_uuid) ||
+			     (info.transaction_uuid && row->transaction_uuid &&
+			      !strcmp(info.transaction_uuid, row->transaction_uuid)));
+		lv_arena_dispose(&a);
+		if (!same)
+			return lv__err(err, LV_ECONFLICT,
+				       "checkpoint %s: version %" PRIu64
+				       " differs from its manifest (dataset recreated? different history)",
+				       f->path, live[k].version);
+		return 0;
+	}
+	return 0;
+}
+
+/* Loads the newest usable checkpoint.  out->rows stays NULL when none is usable. */
+static int cp_load_ladder(lv_dataset *ds, const lv_manifest_entry *live, size_t nlive, cp_file *out,
+			  lv_history_report *rep, lv_error *err)
+{
+	memset(out, 0, sizeof *out);
+	cp_names names;
+	int rc = cp_list(ds->st, &names, err);
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < names.n; i++) {
+		lv_buf b = { 0 };
+		lv_error e = { 0 };
+		cp_file f;
+		memset(&f, 0, sizeof f);
+		snprintf(f.path, sizeof f.path, "%s", names.v[i].path);
+		rc = lv_storage_read(ds->st, names.v[i].path, &b, &e);
+		if (rc == 0 && b.size > CP_MAX_FILE_BYTES)
+			rc = lv__err(&e, LV_ELIMIT, "checkpoint %s too large", names.v[i].path);
+		if (rc == 0)
+			rc = cp_decode(b.ptr, b.size, names.v[i].path, &f, &e);
+		lv_buf_dispose(&b);
+		if (rc == 0 && f.latest != names.v[i].version)
+			rc = lv__err(&e, LV_ECORRUPT, "checkpoint %s: covers version %" PRIu64
+				     " but is named for %" PRIu64, names.v[i].path, f.latest, names.v[i].version);
+		if (rc == 0)
+			rc = cp_verify_identity(ds, &f, live, nlive, &e);
+		if (rc == 0) {
+			snprintf(f.path, sizeof f.path, "%s", names.v[i].path);
+			*out = f;
+			rep->rung = i == 0 ? LV_RUNG_NEWEST_CHECKPOINT : LV_RUNG_OLDER_CHECKPOINT;
+			rep->checkpoint_version = f.latest;
+			break;
+		}
+		if (rc == LV_ENOMEM) {
+			free(names.v);
+			cp_file_dispose(&f);
+			return lv__err(err, rc, "%s", e.message);
+		}
+		cp_file_dispose(&f);
+		rep->checkpoints_rejected++;
+		if (rep->checkpoints_rejected == 1)
+			snprintf(rep->note, sizeof rep->note, "rejected %.230s", e.message);
+	}
+	free(names.v);
+	return 0;
+}
+
+/* ---- assembling versions / history ---- */
+
+static int assemble(lv_dataset *ds, bool history, lv_version_list **out, lv_history_report *report,
+		    lv_error *err)
+{
+	lv_history_report rep;
+	lv_storage_stats s0;
+	lv__report_begin(ds, &rep, &s0);
+	lv_manifest_entry *live = NULL;
+	size_t nlive = 0;
+	cp_file cp;
+	memset(&cp, 0, sizeof cp);
+	lv_version_list *l = NULL;
+	const char **tail = NULL;
+	int rc = lv__list_manifests(ds->st, &live, &nlive, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = cp_load_ladder(ds, live, nlive, &cp, &rep, err)) < 0)
+		goto out;
+	if (!cp.rows) {
+		if (nlive == 0) {
+			rc = lv__err(err, LV_ENOTFOUND,
+				     "%s: not a Lance dataset (no manifests in _versions/)",
+				     lv_storage_describe(ds->st));
+			goto out;
+		}
+		rc = lv__versions_from_manifests(&l, ds, live, nlive, &rep, err);
+		if (rc < 0)
+			goto out;
+		rep.rung = LV_RUNG_MANIFESTS;
+		goto done;
+	}
+	/* live versions the checkpoint lacks: the tail (and any trimmed by max_entries) */
+	size_t ntail = 0;
+	tail = lv__calloc(nlive, sizeof *tail);
+	if (!tail) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nlive; i++)
+		if (!find_row(cp.rows, live[i].version))
+			tail[ntail++] = live[i].path;
+	size_t cap = (history ? cp.rows->n : nlive) + ntail;
+	if (!(l = lv__version_list_new(cap, 1 + ntail))) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* Take over the checkpoint's string arena. */
+	l->arenas[0] = cp.rows->arenas[0];
+	l->narenas = 1;
+	cp.rows->narenas = 0;
+	for (size_t i = 0; i < cp.rows->n; i++) {
+		lv_version_info v = cp.rows->items[i];
+		bool is_live = entry_live(live, nlive, v.version);
+		if (!is_live && !history)
+			continue;
+		v.is_cleaned_up = !is_live;
+		v.is_tagged = false;
+		l->items[l->n++] = v;
+	}
+	if ((rc = lv__read_into_list(l, ds->st, ds->threads, tail, ntail, err)) < 0)
+		goto out;
+	rep.manifests_read += ntail;
+	rep.manifests_vanished += l->nvanished;
+	lv__sort_infos(l->items, l->n);
+	lv__mark_tags(ds->st, l->items, l->n, &rep);
+done:
+	lv__report_end(ds, &rep, &s0);
+	if (report)
+		*report = rep;
+	*out = l;
+	l = NULL;
+	rc = 0;
+out:
+	lv_version_list_free(l);
+	cp_file_dispose(&cp);
+	free(live);
+	free(tail);
+	return rc;
+}
+
+int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "lv_versions: NULL argument");
+	*out = NULL;
+	return assemble(ds, false, out, report, err);
+}
+
+int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "lv_history: NULL argument");
+	*out = NULL;
+	return assemble(ds, true, out, report, err);
+}
+
+/* ---- configuration ---- */
+
+static int parse_cfg_bool(const char *key, const char *v, int *out, lv_error *err)
+{
+	if (!strcasecmp(v, "true") || !strcmp(v, "1"))
+		*out = 1;
+	else if (!strcasecmp(v, "false") || !strcmp(v, "0"))
+		*out = 0;
+	else
+		return lv__err(err, LV_EINVALID, "dataset config %s = '%s': expected true or false", key, v);
+	return 0;
+}
+
+static int parse_cfg_pos(const char *key, const char *v, int64_t *out, lv_error *err)
+{
+	uint64_t x;
+	if (!lv_parse_u64(v, strlen(v), &x) || x == 0 || x > INT64_MAX)
+		return lv__err(err, LV_EINVALID, "dataset config %s = '%s': expected a positive integer",
+			       key, v);
+	*out = (int64_t)x;
+	return 0;
+}
+
+/* Resolves config from `in` and the config map of `latest` (may be NULL). */
+static int resolve_config(lv_checkpoint_config *out, const lv_version_info *latest,
+			  const lv_checkpoint_config *in, lv_error *err)
+{
+	lv_checkpoint_config c = { LV_CHECKPOINT_CONFIG_VERSION, 1, 10000, 2 };
+	for (size_t i = 0; latest && i < latest->num_config; i++) {
+		const char *k = latest->config_keys[i], *v = latest->config_values[i];
+		if (!strcmp(k, LV_CONFIG_ENABLED))
+			LV_TRY(parse_cfg_bool(k, v, &c.enabled, err));
+		else if (!strcmp(k, LV_CONFIG_MAX_ENTRIES))
+			LV_TRY(parse_cfg_pos(k, v, &c.max_entries, err));
+		else if (!strcmp(k, LV_CONFIG_MAX_FILES))
+			LV_TRY(parse_cfg_pos(k, v, &c.max_checkpoint_files, err));
+	}
+	if (in) {
+		if (in->enabled < -1 || in->enabled > 1)
+			return lv__err(err, LV_EINVALID, "checkpoint enabled must be 0 or 1");
+		if (in->max_entries == 0 || in->max_entries < -1)
+			return lv__err(err, LV_EINVALID, "max_entries must be a positive integer");
+		if (in->max_checkpoint_files == 0 || in->max_checkpoint_files < -1)
+			return lv__err(err, LV_EINVALID, "max_checkpoint_files must be a positive integer");
+		if (in->enabled != -1)
+			c.enabled = in->enabled;
+		if (in->max_entries != -1)
+			c.max_entries = in->max_entries;
+		if (in->max_checkpoint_files != -1)
+			c.max_checkpoint_files = in->max_checkpoint_files;
+	}
+	*out = c;
+	return 0;
+}
+
+int lv_checkpoint_config_resolve(lv_checkpoint_config *out, lv_dataset *ds,
+				 const lv_checkpoint_config *in, lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "lv_checkpoint_config_resolve: NULL argument");
+	lv_manifest_entry *live = NULL;
+	size_t n = 0;
+	LV_TRY(lv__list_manifests(ds->st, &live, &n, err));
+	lv_arena a;
+	lv_arena_init(&a, 1024);
+	lv_version_info info;
+	int rc = 0;
+	bool have = false;
+	if (n) {
+		rc = lv__read_version_info(ds->st, live[n - 1].path, &a, &info, err);
+		have = rc == 0;
+		if (rc == LV_ENOTFOUND)
+			rc = 0;
+	}
+	if (rc == 0)
+		rc = resolve_config(out, have ? &info : NULL, in, err);
+	lv_arena_dispose(&a);
+	free(live);
+	return rc;
+}
+
+/* ---- writing ---- */
+
+static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == x;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Union of two sorted row sets: rows of `a` win for immutable fields, flags are OR-ed. */
+static int merge_rows(const lv_version_info *a, size_t na, const lv_version_info *b, size_t nb,
+		      lv_version_info **out, size_t *nout)
+{
+	lv_version_info *m = lv__calloc(na + nb, sizeof *m);
+	if (!m)
+		return LV_ENOMEM;
+	size_t i = 0, j = 0, k = 0;
+	while (i < na || j < nb) {
+		if (j >= nb || (i < na && a[i].version < b[j].version))
+			m[k++] = a[i++];
+		else if (i >= na || b[j].version < a[i].version)
+			m[k++] = b[j++];
+		else {
+			m[k] = a[i];
+			m[k].is_cleaned_up = a[i].is_cleaned_up || b[j].is_cleaned_up;
+			m[k].is_tagged = a[i].is_tagged || b[j].is_tagged;
+			k++, i++, j++;
+		}
+	}
+	*out = m;
+	*nout = k;
+	return 0;
+}
+
+static int prune_old(lv_dataset *ds, int64_t keep, const char *written, uint64_t *pruned,
+		     lv_error *err)
+{
+	cp_names names;
+	LV_TRY(cp_list(ds->st, &names, err));
+	int rc = 0;
+	for (size_t i = (size_t)keep; i < names.n; i++) {
+		if (!strcmp(names.v[i].path, written))
+			continue;
+		rc = lv_storage_delete(ds->st, names.v[i].path, err);
+		if (rc == LV_ENOTFOUND) /* a concurrent pruner got there first */
+			rc = 0;
+		if (rc < 0)
+			break;
+		(*pruned)++;
+	}
+	free(names.v);
+	return rc;
+}
+
+int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,
+			size_t ncleaned, lv_checkpoint_result *res, lv_error *err)
+{
+	if (!ds)
+		return lv__err(err, LV_EINVALID, "lv_checkpoint_write: NULL argument");
+	lv_checkpoint_result r;
+	memset(&r, 0, sizeof r);
+	lv_storage_stats s0;
+	lv__report_begin(ds, &r.report, &s0);
+	lv_manifest_entry *live = NULL;
+	size_t nlive = 0;
+	cp_file cp, existing;
+	memset(&cp, 0, sizeof cp);
+	memset(&existing, 0, sizeof existing);
+	lv_version_list *fresh = NULL;
+	const char **paths = NULL;
+	uint64_t *cleaned = NULL;
+	lv_version_info *rows = NULL, *merged = NULL;
+	lv_buf file = { 0 }, old = { 0 };
+	char **props = NULL;
+	size_t nrows = 0;
+	int rc;
+
+	if ((rc = lv__list_manifests(ds->st, &live, &nlive, err)) < 0)
+		return rc;
+	if (nlive == 0) {
+		rc = lv__err(err, LV_ENOTFOUND, "%s: not a Lance dataset (no manifests in _versions/)",
+			     lv_storage_describe(ds->st));
+		goto out;
+	}
+	if ((rc = cp_load_ladder(ds, live, nlive, &cp, &r.report, err)) < 0)
+		goto out;
+
+	/* Live versions the previous checkpoint lacks are read now (concurrently). */
+	if (!(paths = lv__calloc(nlive, sizeof *paths))) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	size_t nnew = 0;
+	for (size_t i = 0; i < nlive; i++)
+		if (!cp.rows || !find_row(cp.rows, live[i].version))
+			paths[nnew++] = live[i].path;
+	if (!(fresh = lv__version_list_new(nnew, nnew))) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = lv__read_into_list(fresh, ds->st, ds->threads, paths, nnew, err)) < 0)
+		goto out;
+	r.report.manifests_read = nnew;
+	r.report.manifests_vanished = fresh->nvanished;
+	lv__sort_infos(fresh->items, fresh->n);
+	r.new_entries = fresh->n;
+
+	/* Config: explicit > the latest manifest's config map > defaults. */
+	const lv_version_info *latest_info = fresh->n ? &fresh->items[fresh->n - 1] : NULL;
+	lv_checkpoint_config cfg;
+	if (latest_info && latest_info->version != live[nlive - 1].version)
+		latest_info = NULL;
+	if (!latest_info) {
+		if ((rc = lv_checkpoint_config_resolve(&cfg, ds, cfg_in, err)) < 0)
+			goto out;
+	} else if ((rc = resolve_config(&cfg, latest_info, cfg_in, err)) < 0) {
+		goto out;
+	}
+	if (!cfg.enabled) {
+		r.written = false;
+		goto report;
+	}
+
+	if (ncleaned) {
+		if (!(cleaned = lv__calloc(ncleaned, sizeof *cleaned))) {
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+			goto out;
+		}
+		memcpy(cleaned, cleaned_in, ncleaned * sizeof *cleaned);
+		qsort(cleaned, ncleaned, sizeof *cleaned, cmp_u64);
+	}
+	/* Merge: previous rows (flags refreshed) + new rows. */
+	size_t nprev = cp.rows ? cp.rows->n : 0;
+	if ((rc = merge_rows(cp.rows ? cp.rows->items : NULL, nprev, fresh->items, fresh->n, &rows,
+			     &nrows)) < 0) {
+		lv__err(err, rc, "out of memory");
+		goto out;
+	}
+	if (nrows == 0) {
+		rc = lv__err(err, LV_ENOTFOUND, "nothing to checkpoint: every manifest vanished");
+		goto out;
+	}
+	if (!(props = lv__calloc(nrows, sizeof *props))) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nrows; i++) {
+		lv_version_info *v = &rows[i];
+		v->is_cleaned_up = v->is_cleaned_up || !entry_live(live, nlive, v->version) ||
+				   in_sorted(cleaned, ncleaned, v->version);
+		v->is_tagged = false;
+		/* Checkpoint rows carry only the 15 columns. */
+		v->has_manifest_details = false;
+		if (!(props[i] = lv_properties_truncate(v->transaction_properties ? v->transaction_properties : "{}",
+							LV_PROPERTIES_LIMIT))) {
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+			goto out;
+		}
+		v->transaction_properties = props[i];
+	}
+	lv__mark_tags(ds->st, rows, nrows, &r.report);
+	int64_t created = cp.rows ? cp.created : rows[0].timestamp_millis;
+	size_t first = nrows > (size_t)cfg.max_entries ? nrows - (size_t)cfg.max_entries : 0;
+	const lv_version_info *keep = rows + first;
+	size_t nkeep = nrows - first;
+	if ((rc = encode(keep, nkeep, created, &file, err)) < 0)
+		goto out;
+
+	r.latest_version = keep[nkeep - 1].version;
+	r.entries = nkeep;
+	r.file_size = file.size;
+	snprintf(r.path, sizeof r.path, CP_DIR "/%020" PRIu64 ".lance", r.latest_version);
+	rc = lv_storage_create(ds->st, r.path, file.ptr, file.size, err);
+	if (rc == LV_EEXISTS) {
+		/*
+		 * Someone wrote this name first.  Identical bytes: idempotent
+		 * success.  Otherwise keep theirs if it already says everything
+		 * ours does; else merge both and replace it (atomically).
+		 */
+		if ((rc = lv_storage_read(ds->st, r.path, &old, err)) < 0)
+			goto out;
+		if (old.size == file.size && !memcmp(old.ptr, file.ptr, file.size)) {
+			r.already_present = true;
+			goto written;
+		}
+		lv_error e2 = { 0 };
+		bool covers = false;
+		if (cp_decode(old.ptr, old.size, r.path, &existing, &e2) == 0 && existing.created == created) {
+			covers = true;
+			for (size_t i = 0; i < nkeep && covers; i++) {
+				const lv_version_info *o = find_row(existing.rows, keep[i].version);
+				covers = o && (o->is_cleaned_up || !keep[i].is_cleaned_up);
+			}
+		}
+		if (covers) {
+			r.already_present = true;
+			r.entries = existing.rows->n;
+			r.file_size = old.size;
+			goto written;
+		}
+		size_t nm = nkeep;
+		if (existing.rows) {
+			if ((rc = merge_rows(keep, nkeep, existing.rows->items, existing.rows->n, &merged, &nm)) < 0) {
+				lv__err(err, rc, "out of memory");
+				goto out;
+			}
+			first = nm > (size_t)cfg.max_entries ? nm - (size_t)cfg.max_entries : 0;
+			lv_buf_dispose(&file);
+			if ((rc = encode(merged + first, nm - first, created, &file, err)) < 0)
+				goto out;
+			r.entries = nm - first;
+			r.file_size = file.size;
+		}
+		rc = lv_storage_write(ds->st, r.path, file.ptr, file.size, err);
+	}
+	if (rc < 0)
+		goto out;
+written:
+	r.written = true;
+	if ((rc = prune_old(ds, cfg.max_checkpoint_files, r.path, &r.files_pruned, err)) < 0)
+		goto out;
+report:
+	lv__report_end(ds, &r.report, &s0);
+	if (res)
+		*res = r;
+	rc = 0;
+out:
+	if (props)
+		for (size_t i = 0; i < nrows; i++)
+			free(props[i]);
+	free(props);
+	free(rows);
+	free(merged);
+	free(cleaned);
+	free(paths);
+	free(live);
+	lv_buf_dispose(&file);
+	lv_buf_dispose(&old);
+	lv_version_list_free(fresh);
+	cp_file_dispose(&cp);
+	cp_file_dispose(&existing);
+	return rc;
+}
+
+/* ---- time travel ---- */
+
+struct lv_timeline {
+	const lv_version_list *list;
+	lv_version_list *owned;
+	int64_t *sufmin; /* sufmin[i] = min(ts[i..n-1]); non-decreasing in i */
+	size_t n;
+};
+
+int lv_timeline_from_list(lv_timeline **out, const lv_version_list *list, lv_error *err)
+{
+	if (!out || !list)
+		return lv__err(err, LV_EINVALID, "lv_timeline_from_list: NULL argument");
+	lv_timeline *t = calloc(1, sizeof *t);
+	if (!t || !(t->sufmin = lv__calloc(list->n, sizeof *t->sufmin))) {
+		free(t);
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	t->list = list;
+	t->n = list->n;
+	for (size_t i = list->n; i-- > 0;) {
+		int64_t ts = list->items[i].timestamp_millis;
+		t->sufmin[i] = i + 1 < list->n && t->sufmin[i + 1] < ts ? t->sufmin[i + 1] : ts;
+	}
+	*out = t;
+	return 0;
+}
+
+int lv_timeline_load(lv_timeline **out, lv_dataset *ds, lv_history_report *report, lv_error *err)
+{
+	lv_version_list *l = NULL;
+	LV_TRY(lv_history(&l, ds, report, err));
+	int rc = lv_timeline_from_list(out, l, err);
+	if (rc < 0) {
+		lv_version_list_free(l);
+		return rc;
+	}
+	(*out)->owned = l;
+	return 0;
+}
+
+void lv_timeline_free(lv_timeline *t)
+{
+	if (!t)
+		return;
+	lv_version_list_free(t->owned);
+	free(t->sufmin);
+	free(t);
+}
+
+const lv_version_info *lv_timeline_as_of(const lv_timeline *t, int64_t ts, bool strict)
+{
+	if (!t || t->n == 0)
+		return NULL;
+	/*
+	 * The answer is the largest i with ts[i] <= T (or < T).  sufmin is
+	 * non-decreasing, and sufmin[i] <= T iff some j >= i qualifies, so the
+	 * largest i with sufmin[i] <= T is exactly the answer: binary search.
+	 */
+	size_t lo = 0, hi = t->n; /* find first i with !(sufmin[i] qualifies) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		bool q = strict ? t->sufmin[mid] < ts : t->sufmin[mid] <= ts;
+		if (q)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == 0 ? NULL : &t->list->items[lo - 1];
+}
+
+int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool strict,
+		     lv_history_report *report, lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "lv_version_as_of: NULL argument");
+	*out = NULL;
+	lv_timeline *t = NULL;
+	LV_TRY(lv_timeline_load(&t, ds, report, err));
+	const lv_version_info *v = lv_timeline_as_of(t, ts_ms, strict);
+	if (!v) {
+		lv_timeline_free(t);
+		return lv__err(err, LV_ENOTFOUND, "no version committed %s %" PRId64 " ms",
+			       strict ? "before" : "at or before", ts_ms);
+	}
+	/* Hand back a one-item list sharing the history's arenas. */
+	lv_version_list *l = t->owned;
+	size_t idx = (size_t)(v - l->items);
+	l->items[0] = l->items[idx];
+	l->n = 1;
+	t->owned = NULL;
+	lv_timeline_free(t);
+	*out = l;
+	return 0;
+}

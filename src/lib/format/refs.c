@@ -1,0 +1,409 @@
+/*
+ * Tag and branch reference files.  Parsing is strict about the types of the
+ * fields we use (a version that is a string, a float or negative is corruption,
+ * not zero) and lenient about everything else (unknown keys are ignored, so
+ * newer Lance releases that add fields keep working).
+ */
+#include "format/refs.h"
+#include "util/util.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct lv_refs {
+	lv_tag *tags;
+	size_t ntags;
+	lv_branch *branches;
+	size_t nbranches;
+};
+
+/* ---- parsing ---- */
+
+/* Loads a top-level JSON object; LV_ECORRUPT with jansson's position otherwise. */
+static int load_object(const uint8_t *data, size_t size, const char *what, const char *name,
+		       json_t **out, lv_error *err)
+{
+	*out = NULL;
+	if (size > LV_REFS_FILE_MAX)
+		return lv__err(err, LV_ELIMIT, "%s %s: %zu bytes exceed the %zu byte limit", what,
+			       name, size, LV_REFS_FILE_MAX);
+	json_error_t je;
+	/* Duplicate keys would make the file mean different things to different readers. */
+	json_t *root = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &je);
+	if (!root)
+		return lv__err(err, LV_ECORRUPT, "%s %s: invalid JSON at line %d column %d: %s",
+			       what, name, je.line, je.column, je.text);
+	if (!json_is_object(root)) {
+		json_decref(root);
+		return lv__err(err, LV_ECORRUPT, "%s %s: not a JSON object", what, name);
+	}
+	*out = root;
+	return 0;
+}
+
+/*
+ * A non-negative integer field.  Absent or null gives `dflt` unless required.
+ * jansson refuses integers beyond INT64_MAX at parse time, so those are corrupt too.
+ */
+static int get_u64(json_t *obj, const char *key, bool required, uint64_t dflt, uint64_t *out,
+		   const char *what, const char *name, lv_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v || json_is_null(v)) {
+		if (required)
+			return lv__err(err, LV_ECORRUPT, "%s %s: missing \"%s\"", what, name, key);
+		*out = dflt;
+		return 0;
+	}
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return lv__err(err, LV_ECORRUPT, "%s %s: \"%s\" must be a non-negative integer",
+			       what, name, key);
+	*out = (uint64_t)json_integer_value(v);
+	return 0;
+}
+
+/* An optional string field: absent or null gives NULL, else a malloc'ed copy. */
+static int get_str(json_t *obj, const char *key, char **out, const char *what, const char *name,
+		   lv_error *err)
+{
+	*out = NULL;
+	json_t *v = json_object_get(obj, key);
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return lv__err(err, LV_ECORRUPT, "%s %s: \"%s\" must be a string or null", what,
+			       name, key);
+	/* jansson rejects \u0000 by default, so the value is a proper C string. */
+	*out = lv__strndup(json_string_value(v), json_string_length(v));
+	if (!*out)
+		return lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, name);
+	return 0;
+}
+
+void lv__tag_dispose(lv_tag *t)
+{
+	if (!t)
+		return;
+	free((char *)t->name);
+	free((char *)t->branch);
+	free((char *)t->created_at);
+	free((char *)t->updated_at);
+	memset(t, 0, sizeof *t);
+}
+
+void lv__branch_dispose(lv_branch *b)
+{
+	if (!b)
+		return;
+	free((char *)b->name);
+	free((char *)b->parent_branch);
+	memset(b, 0, sizeof *b);
+}
+
+int lv__tag_parse(const uint8_t *data, size_t size, const char *name, lv_tag *out,
+		  lv_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!name)
+		name = "";
+	json_t *root = NULL;
+	char *branch = NULL, *created = NULL, *updated = NULL, *nm = NULL;
+	int rc = load_object(data, size, "tag", name, &root, err);
+	if (rc < 0)
+		goto out;
+	uint64_t version = 0, msize = 0;
+	if ((rc = get_u64(root, "version", true, 0, &version, "tag", name, err)) < 0 ||
+	    (rc = get_u64(root, "manifestSize", false, 0, &msize, "tag", name, err)) < 0 ||
+	    (rc = get_str(root, "branch", &branch, "tag", name, err)) < 0 ||
+	    (rc = get_str(root, "createdAt", &created, "tag", name, err)) < 0 ||
+	    (rc = get_str(root, "updatedAt", &updated, "tag", name, err)) < 0)
+		goto out;
+	if (!(nm = lv__strdup(name))) {
+		rc = lv__err(err, LV_ENOMEM, "tag %s: out of memory", name);
+		goto out;
+	}
+	out->name = nm;
+	out->branch = branch;
+	out->version = version;
+	out->manifest_size = msize;
+	out->created_at = created;
+	out->updated_at = updated;
+	nm = branch = created = updated = NULL;
+out:
+	free(nm);
+	free(branch);
+	free(created);
+	free(updated);
+	json_decref(root);
+	return rc;
+}
+
+int lv__branch_parse(const uint8_t *data, size_t size, const char *name, lv_branch *out,
+		     lv_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!name)
+		name = "";
+	json_t *root = NULL;
+	char *parent = NULL, *nm = NULL;
+	int rc = load_object(data, size, "branch", name, &root, err);
+	if (rc < 0)
+		goto out;
+	uint64_t pver = 0, created = 0, msize = 0;
+	if ((rc = get_u64(root, "parentVersion", true, 0, &pver, "branch", name, err)) < 0 ||
+	    (rc = get_u64(root, "createAt", false, 0, &created, "branch", name, err)) < 0 ||
+	    (rc = get_u64(root, "manifestSize", false, 0, &msize, "branch", name, err)) < 0 ||
+	    (rc = get_str(root, "parentBranch", &parent, "branch", name, err)) < 0)
+		goto out;
+	if (!(nm = lv__strdup(name))) {
+		rc = lv__err(err, LV_ENOMEM, "branch %s: out of memory", name);
+		goto out;
+	}
+	out->name = nm;
+	out->parent_branch = parent;
+	out->parent_version = pver;
+	out->create_at = (int64_t)created; /* <= INT64_MAX: jansson integers are signed */
+	out->manifest_size = msize;
+	nm = parent = NULL;
+out:
+	free(nm);
+	free(parent);
+	json_decref(root);
+	return rc;
+}
+
+char *lv__branch_name_decode(const char *stem, size_t n)
+{
+	char *s = lv__malloc(n + 1);
+	if (!s)
+		return NULL;
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		/* Lance encodes only '/' (branch names are [A-Za-z0-9._-] segments). */
+		if (stem[i] == '%' && i + 2 < n && stem[i + 1] == '2' &&
+		    (stem[i + 2] == 'F' || stem[i + 2] == 'f')) {
+			s[j++] = '/';
+			i += 2;
+		} else {
+			s[j++] = stem[i];
+		}
+	}
+	s[j] = 0;
+	return s;
+}
+
+/* ---- loading ---- */
+
+typedef struct namevec {
+	char **v;
+	size_t n, cap;
+	int rc;
+} namevec;
+
+/* Collects "*.json" file names (with a non-empty stem) of one directory. */
+static int collect_json(const lv_list_entry *e, void *payload)
+{
+	namevec *nv = payload;
+	/* listed paths are relative to the storage root: keep the file name only */
+	const char *name = strrchr(e->path, '/');
+	name = name ? name + 1 : e->path;
+	size_t len = strlen(name);
+	if (len <= 5 || strcmp(name + len - 5, ".json") != 0)
+		return 0;
+	if (nv->n == nv->cap) {
+		size_t nc = nv->cap ? nv->cap * 2 : 16;
+		char **p = lv__reallocarray(nv->v, nc, sizeof *p);
+		if (!p) {
+			nv->rc = LV_ENOMEM;
+			return 1;
+		}
+		nv->v = p;
+		nv->cap = nc;
+	}
+	if (!(nv->v[nv->n] = lv__strdup(name))) {
+		nv->rc = LV_ENOMEM;
+		return 1;
+	}
+	nv->n++;
+	return 0;
+}
+
+static void namevec_free(namevec *nv)
+{
+	for (size_t i = 0; i < nv->n; i++)
+		free(nv->v[i]);
+	free(nv->v);
+}
+
+static int list_names(lv_storage *st, const char *dir, namevec *nv, lv_error *err)
+{
+	int rc = lv_storage_list(st, dir, false, collect_json, nv, err);
+	if (nv->rc < 0)
+		return lv__err(err, nv->rc, "list %s: out of memory", dir);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * Reads dir/file (at most LV_REFS_FILE_MAX + 1 bytes, so an oversize file is
+ * detected without reading all of it).  Returns 1 if the file vanished.
+ */
+static int read_ref(lv_storage *st, const char *path, lv_buf *buf, lv_error *err)
+{
+	int rc = lv_storage_read_range(st, path, 0, (uint64_t)LV_REFS_FILE_MAX + 1, buf, err);
+	if (rc == LV_ENOTFOUND)
+		return 1; /* deleted since the listing (a concurrent tag delete) */
+	if (rc < 0)
+		return rc;
+	if (buf->size > LV_REFS_FILE_MAX) {
+		lv_buf_dispose(buf);
+		return lv__err(err, LV_ELIMIT, "%s: larger than the %zu byte limit for ref files",
+			       path, LV_REFS_FILE_MAX);
+	}
+	return 0;
+}
+
+static int cmp_tag(const void *a, const void *b)
+{
+	return strcmp(((const lv_tag *)a)->name, ((const lv_tag *)b)->name);
+}
+
+static int cmp_branch(const void *a, const void *b)
+{
+	return strcmp(((const lv_branch *)a)->name, ((const lv_branch *)b)->name);
+}
+
+static int load_tags(lv_refs *r, lv_storage *st, lv_error *err)
+{
+	namevec nv = { 0 };
+	char *path = NULL;
+	lv_buf buf = { 0 };
+	int rc = list_names(st, LV_REFS_TAGS_DIR, &nv, err);
+	if (rc < 0 || nv.n == 0)
+		goto out;
+	if (!(r->tags = lv__calloc(nv.n, sizeof *r->tags))) {
+		rc = lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_TAGS_DIR);
+		goto out;
+	}
+	for (size_t i = 0; i < nv.n; i++) {
+		free(path);
+		if (!(path = lv__sprintf("%s/%s", LV_REFS_TAGS_DIR, nv.v[i]))) {
+			rc = lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_TAGS_DIR);
+			goto out;
+		}
+		rc = read_ref(st, path, &buf, err);
+		if (rc < 0)
+			goto out;
+		if (rc == 1) {
+			rc = 0;
+			continue;
+		}
+		nv.v[i][strlen(nv.v[i]) - 5] = 0; /* strip ".json" */
+		rc = lv__tag_parse(buf.ptr, buf.size, nv.v[i], &r->tags[r->ntags], err);
+		lv_buf_dispose(&buf);
+		if (rc < 0) {
+			rc = lv__err_prefix(err, rc, "%s", path);
+			goto out;
+		}
+		r->ntags++;
+	}
+	qsort(r->tags, r->ntags, sizeof *r->tags, cmp_tag);
+out:
+	lv_buf_dispose(&buf);
+	free(path);
+	namevec_free(&nv);
+	return rc;
+}
+
+static int load_branches(lv_refs *r, lv_storage *st, lv_error *err)
+{
+	namevec nv = { 0 };
+	char *path = NULL, *name = NULL;
+	lv_buf buf = { 0 };
+	int rc = list_names(st, LV_REFS_BRANCHES_DIR, &nv, err);
+	if (rc < 0 || nv.n == 0)
+		goto out;
+	if (!(r->branches = lv__calloc(nv.n, sizeof *r->branches))) {
+		rc = lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_BRANCHES_DIR);
+		goto out;
+	}
+	for (size_t i = 0; i < nv.n; i++) {
+		free(path);
+		free(name);
+		name = NULL;
+		if (!(path = lv__sprintf("%s/%s", LV_REFS_BRANCHES_DIR, nv.v[i])) ||
+		    !(name = lv__branch_name_decode(nv.v[i], strlen(nv.v[i]) - 5))) {
+			rc = lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_BRANCHES_DIR);
+			goto out;
+		}
+		rc = read_ref(st, path, &buf, err);
+		if (rc < 0)
+			goto out;
+		if (rc == 1) {
+			rc = 0;
+			continue;
+		}
+		rc = lv__branch_parse(buf.ptr, buf.size, name, &r->branches[r->nbranches], err);
+		lv_buf_dispose(&buf);
+		if (rc < 0) {
+			rc = lv__err_prefix(err, rc, "%s", path);
+			goto out;
+		}
+		r->nbranches++;
+	}
+	qsort(r->branches, r->nbranches, sizeof *r->branches, cmp_branch);
+out:
+	lv_buf_dispose(&buf);
+	free(path);
+	free(name);
+	namevec_free(&nv);
+	return rc;
+}
+
+int lv__refs_load_storage(lv_refs **out, lv_storage *st, lv_error *err)
+{
+	if (!out)
+		return lv__err(err, LV_EINVALID, "refs: NULL output");
+	*out = NULL;
+	if (!st)
+		return lv__err(err, LV_EINVALID, "refs: NULL storage");
+	lv_refs *r = lv__calloc(1, sizeof *r);
+	if (!r)
+		return lv__err(err, LV_ENOMEM, "refs: out of memory");
+	int rc = load_tags(r, st, err);
+	if (rc == 0)
+		rc = load_branches(r, st, err);
+	if (rc < 0) {
+		lv_refs_free(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+size_t lv_refs_tag_count(const lv_refs *r) { return r ? r->ntags : 0; }
+
+const lv_tag *lv_refs_tag(const lv_refs *r, size_t i)
+{
+	return r && i < r->ntags ? &r->tags[i] : NULL;
+}
+
+size_t lv_refs_branch_count(const lv_refs *r) { return r ? r->nbranches : 0; }
+
+const lv_branch *lv_refs_branch(const lv_refs *r, size_t i)
+{
+	return r && i < r->nbranches ? &r->branches[i] : NULL;
+}
+
+void lv_refs_free(lv_refs *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->ntags; i++)
+		lv__tag_dispose(&r->tags[i]);
+	for (size_t i = 0; i < r->nbranches; i++)
+		lv__branch_dispose(&r->branches[i]);
+	free(r->tags);
+	free(r->branches);
+	free(r);
+}

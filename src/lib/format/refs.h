@@ -1,0 +1,44 @@
+/*
+ * Tag and branch reference files (_refs/tags/{name}.json and
+ * _refs/branches/{name with '/' as %2F}.json): pure parsers over bytes, and the
+ * loader that lists and reads them through a storage handle.
+ */
+#ifndef LV_FORMAT_REFS_H
+#define LV_FORMAT_REFS_H
+
+#include "lancever/dataset.h"
+#include "lancever/storage.h"
+
+/* A ref file larger than this is refused (LV_ELIMIT): real ones are a few hundred bytes. */
+#define LV_REFS_FILE_MAX ((size_t)1 << 20)
+
+#define LV_REFS_TAGS_DIR "_refs/tags"
+#define LV_REFS_BRANCHES_DIR "_refs/branches"
+
+/*
+ * Parses one tag file.  `name` (the file name without ".json") is copied into
+ * out->name.  Accepts the older {"branch","version","manifestSize"} shape and
+ * the Lance 8 one with createdAt/updatedAt/metadata; unknown keys are ignored.
+ * LV_ECORRUPT on malformed JSON or wrong types, LV_ELIMIT if size > LV_REFS_FILE_MAX.
+ * On success release with lv__tag_dispose(); on failure *out is zeroed.
+ */
+int lv__tag_parse(const uint8_t *data, size_t size, const char *name, lv_tag *out,
+		  lv_error *err);
+void lv__tag_dispose(lv_tag *t);
+
+/* Parses one branch file; `name` is the decoded branch name ("feat/x").  As lv__tag_parse. */
+int lv__branch_parse(const uint8_t *data, size_t size, const char *name, lv_branch *out,
+		     lv_error *err);
+void lv__branch_dispose(lv_branch *b);
+
+/* Decodes a branch file stem ("feat%2Fx" -> "feat/x", %2f too); malloc'ed, NULL on OOM. */
+char *lv__branch_name_decode(const char *stem, size_t n);
+
+/*
+ * Reads every tag and branch file of the dataset rooted at `st`; tags and
+ * branches are sorted by name.  A file that vanishes between listing and
+ * reading is skipped; any other bad file fails the load with a message naming it.
+ */
+int lv__refs_load_storage(lv_refs **out, lv_storage *st, lv_error *err);
+
+#endif

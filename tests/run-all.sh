@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Installs what the tests need from npm (the pinned LanceDB peer) and runs the
+# whole test suite:
+#   1. build/        RelWithDebInfo: every CTest test (unit, fuzz-replay, interop)
+#   2. build-asan/   ASan+UBSan (-DLV_SANITIZE=ON): every test except interop
+#   3. build-fuzz/   clang-14 libFuzzer targets, each run briefly on its corpus
+# Exits non-zero on the first failure.  Environment knobs:
+#   LV_JOBS (build parallelism, default nproc), LV_FUZZ_SECONDS (per target,
+#   default 20; 0 skips stage 3), LV_SKIP_ASAN=1 (local use only).
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+jobs=${LV_JOBS:-$(nproc)}
+fuzz_seconds=${LV_FUZZ_SECONDS:-20}
+gen=()
+command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
+stage() { printf '\n==== %s ====\n' "$*"; }
+start=$(date +%s)
+
+stage "npm peer (tests/interop/setup.sh)"
+"$src/tests/interop/setup.sh"
+
+stage "build/ (RelWithDebInfo)"
+cmake -S "$src" -B "$src/build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build "$src/build" -j "$jobs"
+ctest --test-dir "$src/build" --output-on-failure -j2
+
+if [ "${LV_SKIP_ASAN:-0}" != 1 ]; then
+  stage "build-asan/ (ASan+UBSan, no interop)"
+  cmake -S "$src" -B "$src/build-asan" "${gen[@]}" -DCMAKE_BUILD_TYPE=Debug -DLV_SANITIZE=ON
+  cmake --build "$src/build-asan" -j "$jobs"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir "$src/build-asan" --output-on-failure -j2 -LE interop
+fi
+
+shopt -s nullglob
+fuzzers=("$src"/fuzz/*_fuzz.c)
+if [ "$fuzz_seconds" != 0 ] && [ ${#fuzzers[@]} -gt 0 ]; then
+  stage "build-fuzz/ (libFuzzer, ${fuzz_seconds}s per target)"
+  clang=$(command -v clang-14 || command -v clang)
+  # The whole library gets coverage instrumentation, so the fuzzer is not blind.
+  CC=$clang cmake -S "$src" -B "$src/build-fuzz" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DLV_BUILD_FUZZERS=ON -DLV_BUILD_TESTS=OFF -DLV_SANITIZE=ON -DLV_WERROR=OFF \
+    -DCMAKE_C_FLAGS=-fsanitize=fuzzer-no-link
+  cmake --build "$src/build-fuzz" -j "$jobs"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  for f in "${fuzzers[@]}"; do
+    name=$(basename "$f" .c)
+    corpus=${name%_fuzz}
+    mkdir -p "$work/$corpus"
+    seeds=()
+    [ -d "$src/fuzz/corpora/$corpus" ] && seeds=("$src/fuzz/corpora/$corpus")
+    echo "-- $name (${fuzz_seconds}s)"
+    # New inputs go to the scratch corpus (first dir); the checked-in seeds are read only.
+    (cd "$work" && ASAN_OPTIONS=detect_leaks=1 "$src/build-fuzz/fuzz/$name" \
+      -max_total_time="$fuzz_seconds" -print_final_stats=1 -artifact_prefix="$src/fuzz/" "$work/$corpus" "${seeds[@]}")
+  done
+fi
+
+stage "all tests passed in $(( $(date +%s) - start )) s"

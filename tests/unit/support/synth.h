@@ -1,0 +1,28 @@
+/* Synthetic Lance datasets for unit tests: real manifest bytes, written into any storage. */
+#ifndef LV_SYNTH_H
+#define LV_SYNTH_H
+
+#include <lancever/storage.h>
+
+typedef struct synth_commit {
+	uint64_t version;
+	int64_t ts_ms;
+	uint64_t read_version;
+	const char *uuid;            /* NULL = generated from version */
+	uint32_t op_field;           /* 100..114; 0 = Append (100) */
+	const char *const *config;   /* key, value, key, value, ..., NULL */
+	const char *const *props;    /* transaction properties, same shape */
+	uint64_t rows;               /* physical rows of the single fragment (0 = version*10) */
+	int scheme;                  /* 1 = V1 names, 2 = V2 (default) */
+} synth_commit;
+
+/* Writes one manifest (inline transaction + manifest + footer).  Returns an LV_* code. */
+int synth_write(lv_storage *st, const synth_commit *c);
+/* Writes versions 1..n with timestamps base_ms + 1000*v. */
+int synth_series(lv_storage *st, uint64_t n, int64_t base_ms);
+/* Writes a tag file _refs/tags/<name>.json. */
+int synth_tag(lv_storage *st, const char *name, uint64_t version);
+/* Path of version v's manifest (V2 name) in buf. */
+const char *synth_manifest_path(char *buf, size_t cap, uint64_t version);
+
+#endif
