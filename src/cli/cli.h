@@ -15,6 +15,9 @@ int lvcli_asof(int argc, char **argv);
 int lvcli_show(int argc, char **argv);
 int lvcli_diff(int argc, char **argv);
 
+/* --branch NAME, accepted by every dataset command (main.c strips it). */
+extern const char *lvcli_branch;
+
 /* Shared printers (cmd_versions.c). */
 void lvcli_print_version_json(FILE *f, const lv_version_info *v);
 void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned);

@@ -105,10 +105,13 @@ void lvcli_print_report(const lv_history_report *r, const lv_version_list *l)
 			lv_version_list_vanished(l, i));
 }
 
+const char *lvcli_branch; /* set by a global --branch option */
+
 int lvcli_open_dataset(lv_dataset **ds, const char *uri, int threads, lv_error *err)
 {
 	lv_open_options o = LV_OPEN_OPTIONS_INIT;
 	o.threads = threads;
+	o.branch = lvcli_branch;
 	return lv_dataset_open(ds, uri, &o, err);
 }
 

@@ -25,7 +25,8 @@ static void usage(FILE *f)
 	fprintf(f, "usage: lancever COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(f, "  %s\n", commands[i].help);
-	fprintf(f, "\nDATASET is a path, file:///path or mem://.  lancever --version prints the version.\n");
+	fprintf(f, "\nDATASET is a path or file:///path.  Every dataset command takes --branch NAME;\n"
+		   "a path <root>/tree/<branch> is opened as that branch.  lancever --version prints the version.\n");
 }
 
 int lvcli_fail(const lv_error *err)
@@ -86,6 +87,19 @@ int main(int argc, char **argv)
 		printf("lancever %s\n", lv_version_string());
 		return 0;
 	}
+	/* --branch NAME may appear anywhere after the command: strip it here. */
+	int w = 2;
+	for (int i = 2; i < argc; i++) {
+		if (!strcmp(argv[i], "--branch")) {
+			if (i + 1 >= argc)
+				return lvcli_usage_error("--branch needs a branch name");
+			lvcli_branch = argv[++i];
+		} else {
+			argv[w++] = argv[i];
+		}
+	}
+	argc = w;
+	argv[argc] = NULL;
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

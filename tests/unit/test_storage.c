@@ -373,6 +373,7 @@ static void t_sub(void **state)
 	assert_int_equal(lv_storage_create(subsub, "2.manifest", "x", 1, &e), LV_EEXISTS);
 	assert_int_equal(lv_storage_delete(subsub, "1.manifest", &e), 0);
 	expect_list(st, "tree", true, "tree/feat/x/_versions/2.manifest:2 tree/other:1");
+	lv_storage_free(subsub);
 
 	/* a sub-handle cannot climb out */
 	lv_buf b = { 0 };

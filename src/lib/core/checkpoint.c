@@ -671,7 +671,7 @@ static int assemble(lv_dataset *ds, bool history, lv_version_list **out, lv_hist
 	rep.manifests_read += ntail;
 	rep.manifests_vanished += l->nvanished;
 	lv__sort_infos(l->items, l->n);
-	lv__mark_tags(ds->st, l->items, l->n, &rep);
+	lv__mark_tags(ds, l->items, l->n, &rep);
 done:
 	lv__report_end(ds, &rep, &s0);
 	if (report)
@@ -956,7 +956,7 @@ int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg_in, cons
 		}
 		v->transaction_properties = props[i];
 	}
-	lv__mark_tags(ds->st, rows, nrows, &r.report);
+	lv__mark_tags(ds, rows, nrows, &r.report);
 	int64_t created = cp.rows ? cp.created : rows[0].timestamp_millis;
 	size_t first = nrows > (size_t)cfg.max_entries ? nrows - (size_t)cfg.max_entries : 0;
 	const lv_version_info *keep = rows + first;

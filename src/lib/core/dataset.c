@@ -1,24 +1,89 @@
 #include "core/dataset_internal.h"
 
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "format/refs.h"
 #include "util/util.h"
 
 #define DEFAULT_THREADS 8
 
-static int init_ds(lv_dataset **out, lv_storage *st, bool owns, const lv_open_options *opts,
-		   lv_error *err)
+static bool valid_branch_name(const char *b)
 {
+	size_t n = strlen(b);
+	if (n == 0 || n > 1024 || b[0] == '/' || b[n - 1] == '/' || strstr(b, "//") ||
+	    strstr(b, "..") || strchr(b, '\\'))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = b[i];
+		if (!(c == '/' || c == '.' || c == '-' || c == '_' || (c >= '0' && c <= '9') ||
+		      (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
+			return false;
+	}
+	return true;
+}
+
+/* Builds a dataset over `root`; with a branch, versions are read from tree/<branch>. */
+static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const char *branch,
+		   const lv_open_options *opts, lv_error *err)
+{
+	if (branch && !strcmp(branch, "main"))
+		branch = NULL;
+	if (branch && !valid_branch_name(branch))
+		return lv__err(err, LV_EINVALID, "invalid branch name '%.200s'", branch);
 	lv_dataset *ds = calloc(1, sizeof *ds);
 	if (!ds)
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	ds->st = st;
-	ds->owns_storage = owns;
+	ds->root = root;
+	ds->st = root;
+	ds->owned_root = owns_root ? root : NULL;
 	ds->threads = opts && opts->threads > 0 ? opts->threads : DEFAULT_THREADS;
 	if (ds->threads > 256)
 		ds->threads = 256;
+	if (branch) {
+		char *sub = lv__sprintf("tree/%s", branch);
+		ds->branch = lv__strdup(branch);
+		int rc = sub && ds->branch ? lv_storage_sub(&ds->owned_sub, root, sub, err)
+					   : lv__err(err, LV_ENOMEM, "out of memory");
+		free(sub);
+		if (rc < 0) {
+			free(ds->branch);
+			free(ds);
+			return rc;
+		}
+		ds->st = ds->owned_sub;
+	}
 	*out = ds;
+	return 0;
+}
+
+static bool is_dir(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/*
+ * "<root>/tree/<branch>" on local disk, where <root> is a dataset: open it as
+ * that branch, so tags (which live at the root) apply.  Returns the split
+ * position in `path` or 0.
+ */
+static size_t detect_branch_path(const char *path)
+{
+	const char *p = path;
+	if (!strncmp(p, "file://", 7))
+		p += 7;
+	if (strstr(p, "://"))
+		return 0;
+	for (const char *t = strstr(p, "/tree/"); t; t = strstr(t + 1, "/tree/")) {
+		size_t rootlen = (size_t)(t - path);
+		char *probe = lv__sprintf("%.*s/_versions", (int)(t - p), p);
+		bool ok = probe && is_dir(probe) && t[6] && t[6] != '/';
+		free(probe);
+		if (ok)
+			return rootlen;
+	}
 	return 0;
 }
 
@@ -27,11 +92,31 @@ int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *op
 	if (!out || !uri)
 		return lv__err(err, LV_EINVALID, "lv_dataset_open: NULL argument");
 	*out = NULL;
+	const char *branch = opts ? opts->branch : NULL;
+	char *root_uri = NULL, *auto_branch = NULL;
+	size_t split = branch ? 0 : detect_branch_path(uri);
+	if (split) {
+		root_uri = lv__strndup(uri, split);
+		auto_branch = lv__strdup(uri + split + 6);
+		if (!root_uri || !auto_branch) {
+			free(root_uri);
+			free(auto_branch);
+			return lv__err(err, LV_ENOMEM, "out of memory");
+		}
+		size_t n = strlen(auto_branch);
+		while (n && auto_branch[n - 1] == '/')
+			auto_branch[--n] = 0;
+		branch = auto_branch;
+	}
 	lv_storage *st = NULL;
-	LV_TRY(lv_storage_open(&st, uri, opts ? &opts->storage : NULL, err));
-	int rc = init_ds(out, st, true, opts, err);
-	if (rc < 0)
-		lv_storage_free(st);
+	int rc = lv_storage_open(&st, root_uri ? root_uri : uri, opts ? &opts->storage : NULL, err);
+	if (rc == 0) {
+		rc = init_ds(out, st, true, branch, opts, err);
+		if (rc < 0)
+			lv_storage_free(st);
+	}
+	free(root_uri);
+	free(auto_branch);
 	return rc;
 }
 
@@ -41,15 +126,16 @@ int lv_dataset_open_storage(lv_dataset **out, lv_storage *st, const lv_open_opti
 	if (!out || !st)
 		return lv__err(err, LV_EINVALID, "lv_dataset_open_storage: NULL argument");
 	*out = NULL;
-	return init_ds(out, st, false, opts, err);
+	return init_ds(out, st, false, opts ? opts->branch : NULL, opts, err);
 }
 
 void lv_dataset_free(lv_dataset *ds)
 {
 	if (!ds)
 		return;
-	if (ds->owns_storage)
-		lv_storage_free(ds->st);
+	lv_storage_free(ds->owned_sub);
+	lv_storage_free(ds->owned_root);
+	free(ds->branch);
 	free(ds);
 }
 
@@ -59,5 +145,14 @@ int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err)
 {
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_refs_load: NULL argument");
-	return lv__refs_load_storage(out, ds->st, err);
+	*out = NULL;
+	/* Refuse a directory that is not a dataset, rather than listing no tags. */
+	lv_manifest_entry *e = NULL;
+	size_t n = 0;
+	LV_TRY(lv__list_manifests(ds->st, &e, &n, err));
+	free(e);
+	if (n == 0)
+		return lv__err(err, LV_ENOTFOUND, "%s: not a Lance dataset (no manifests in _versions/)",
+			       lv_storage_describe(ds->st));
+	return lv__refs_load_storage(out, ds->root, err);
 }

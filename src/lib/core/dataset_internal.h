@@ -5,8 +5,11 @@
 #include "util/arena.h"
 
 struct lv_dataset {
-	lv_storage *st;
-	bool owns_storage;
+	lv_storage *st;      /* where _versions/ lives: the root, or tree/<branch> */
+	lv_storage *root;    /* the root dataset (tags, branches); == st on main */
+	lv_storage *owned_root; /* root handle owned by the dataset, if any */
+	lv_storage *owned_sub;  /* branch sub-handle owned by the dataset, if any */
+	char *branch;        /* NULL = main */
 	int threads;
 };
 
@@ -20,7 +23,7 @@ struct lv_version_list {
 };
 
 /* Marks is_tagged from the main branch's tags (items sorted by version). */
-void lv__mark_tags(lv_storage *st, lv_version_info *items, size_t n, lv_history_report *rep);
+void lv__mark_tags(lv_dataset *ds, lv_version_info *items, size_t n, lv_history_report *rep);
 
 /*
  * Reads the manifests `entries[idx[k]]` concurrently into infos[k] (arenas[k]).

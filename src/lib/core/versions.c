@@ -323,11 +323,11 @@ const char *lv_version_list_vanished(const lv_version_list *l, size_t i)
 }
 
 /* Marks is_tagged from the tags of the main branch.  Tag problems never fail a listing. */
-void lv__mark_tags(lv_storage *st, lv_version_info *items, size_t n, lv_history_report *rep)
+void lv__mark_tags(lv_dataset *ds, lv_version_info *items, size_t n, lv_history_report *rep)
 {
 	lv_refs *refs = NULL;
 	lv_error e = { 0 };
-	if (lv__refs_load_storage(&refs, st, &e) < 0) {
+	if (lv__refs_load_storage(&refs, ds->root, &e) < 0) {
 		if (rep)
 			snprintf(rep->note, sizeof rep->note, "tags unreadable, is_tagged may be incomplete: %.200s",
 				 e.message);
@@ -336,7 +336,9 @@ void lv__mark_tags(lv_storage *st, lv_version_info *items, size_t n, lv_history_
 	size_t nt = lv_refs_tag_count(refs);
 	for (size_t t = 0; t < nt; t++) {
 		const lv_tag *tag = lv_refs_tag(refs, t);
-		if (tag->branch && strcmp(tag->branch, "main") != 0)
+		/* Tags live at the root; each names its branch (null = main). */
+		bool tag_main = !tag->branch || !strcmp(tag->branch, "main");
+		if (ds->branch ? (tag_main || strcmp(tag->branch, ds->branch) != 0) : !tag_main)
 			continue;
 		/* items are sorted by version: binary search */
 		size_t lo = 0, hi = n;
@@ -449,7 +451,7 @@ int lv__versions_from_manifests(lv_version_list **out, lv_dataset *ds,
 	rep->manifests_read += n;
 	rep->manifests_vanished += l->nvanished;
 	lv__sort_infos(l->items, l->n);
-	lv__mark_tags(ds->st, l->items, l->n, rep);
+	lv__mark_tags(ds, l->items, l->n, rep);
 	*out = l;
 	l = NULL;
 out:
@@ -530,7 +532,7 @@ int lv_version_get(lv_version_list **out, lv_dataset *ds, uint64_t version, lv_e
 		return rc;
 	}
 	l->n = 1;
-	lv__mark_tags(ds->st, l->items, 1, NULL);
+	lv__mark_tags(ds, l->items, 1, NULL);
 	*out = l;
 	return 0;
 }
