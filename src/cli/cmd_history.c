@@ -308,7 +308,10 @@ int lvcli_diff(int argc, char **argv)
 			       f[i].a, f[i].b, (int64_t)(f[i].b - f[i].a));
 		fputs("}\n", stdout);
 	} else {
-		printf("%-16s %14s %14s %14s\n", "", "v" "A", "v" "B", "change");
+		char ha[24], hb[24];
+		snprintf(ha, sizeof ha, "v%" PRIu64, va);
+		snprintf(hb, sizeof hb, "v%" PRIu64, vb);
+		printf("%-16s %14s %14s %14s\n", "", ha, hb, "change");
 		for (size_t i = 0; i < nf; i++)
 			printf("%-16s %14" PRIu64 " %14" PRIu64 " %+14" PRId64 "\n", f[i].name, f[i].a, f[i].b,
 			       (int64_t)(f[i].b - f[i].a));

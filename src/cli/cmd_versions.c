@@ -94,6 +94,7 @@ void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned)
 void lvcli_print_report(const lv_history_report *r, const lv_version_list *l)
 {
 	static const char *rungs[] = { "manifests", "newest checkpoint", "older checkpoint" };
+	fflush(stdout);
 	fprintf(stderr,
 		"lancever: answered from %s; manifests read %llu, vanished %llu, requests %llu, bytes read %llu%s%s\n",
 		r->rung >= 0 && r->rung <= 2 ? rungs[r->rung] : "?",

@@ -480,7 +480,8 @@ static int cp_list(lv_storage *st, cp_names *out, lv_error *err)
 		out->v = NULL;
 		return rc;
 	}
-	qsort(out->v, out->n, sizeof *out->v, cmp_name_desc);
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof *out->v, cmp_name_desc);
 	return 0;
 }
 

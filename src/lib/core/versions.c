@@ -66,7 +66,8 @@ int lv__list_manifests(lv_storage *st, lv_manifest_entry **out, size_t *n, lv_er
 		free(c.v);
 		return rc;
 	}
-	qsort(c.v, c.n, sizeof *c.v, cmp_entry);
+	if (c.n > 1)
+		qsort(c.v, c.n, sizeof *c.v, cmp_entry);
 	/* Fold a version present under both schemes (mid-migration): keep the V2 name. */
 	size_t w = 0;
 	for (size_t i = 0; i < c.n; i++)
@@ -361,7 +362,11 @@ static int cmp_info(const void *a, const void *b)
 	return x->version < y->version ? -1 : x->version > y->version;
 }
 
-void lv__sort_infos(lv_version_info *v, size_t n) { qsort(v, n, sizeof *v, cmp_info); }
+void lv__sort_infos(lv_version_info *v, size_t n)
+{
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp_info);
+}
 
 int lv__add_vanished(lv_version_list *l, const char *path)
 {
