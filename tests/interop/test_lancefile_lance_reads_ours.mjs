@@ -75,7 +75,7 @@ function makeDataset(dir, file, minor, nrows) {
 function inspectJson(file) {
   const r = lv(['inspect', '--json', file]);
   if (r.status !== 0) throw new Error(`inspect ${file} exited ${r.status}: ${r.stderr}`);
-  return JSON.parse(r.stdout.replace(/"([^"\\]*)":(-?\d+)([,}])/g, '"$1":"$2"$3'));
+  return JSON.parse(r.stdout.replace(/([{,])"([^"\\]*)":(-?\d+)(?=[,}])/g, '$1"$2":"$3"'));
 }
 
 const show = v => (typeof v === 'bigint' ? v.toString() : v);

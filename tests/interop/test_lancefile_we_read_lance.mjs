@@ -13,7 +13,7 @@ function inspectJson(file) {
   const r = lv(['inspect', '--json', file]);
   if (r.status !== 0) throw new Error(`inspect exited ${r.status}: ${r.stderr.trim()}`);
   // keep 64-bit integers exact: turn bare integers into strings before JSON.parse
-  return JSON.parse(r.stdout.replace(/"([^"\\]*)":(-?\d+)([,}])/g, '"$1":"$2"$3'));
+  return JSON.parse(r.stdout.replace(/([{,])"([^"\\]*)":(-?\d+)(?=[,}])/g, '$1"$2":"$3"'));
 }
 
 let seedState = 0x2545F491n;

@@ -101,6 +101,27 @@ function checkVersions(label, dir, ours, lance, exp, { branch = null, taggedVers
   }
 }
 
+// Extra fields lancever prints beyond the 22 above (checked when present):
+// num_indices against LanceDB listIndices() on that version (sum of segments), and
+// the feature flags Lance recomputes on every commit: 1 = deletion files present,
+// 2 = stable row ids, 16 = base paths (every branch manifest has one).
+async function checkExtras(label, t, ours, exp, isBranch) {
+  for (const o of ours) {
+    const L = `${label} v${o.version}`;
+    if ('num_indices' in o) {
+      await t.checkout(o.version);
+      const idx = await t.listIndices();
+      checkEq(o.num_indices, idx.reduce((n, i) => n + Number(i.numSegments ?? 1), 0),
+        `${L}: num_indices vs LanceDB listIndices()`);
+    }
+    const flags = (o.total_deletion_files > 0 ? 1 : 0) | (exp.stableRowIds ? 2 : 0) | (isBranch ? 16 : 0);
+    if ('reader_feature_flags' in o) checkEq(o.reader_feature_flags, flags, `${L}: reader_feature_flags`);
+    if ('writer_feature_flags' in o) checkEq(o.writer_feature_flags, flags, `${L}: writer_feature_flags`);
+    if ('config' in o) checkEq(o.config, {}, `${L}: config (LanceDB sets none)`);
+  }
+  await t.checkoutLatest();
+}
+
 async function checkDataset({ name, dir, expectations: exp }) {
   const label = name;
   const t = await openDir(dir);
@@ -110,6 +131,7 @@ async function checkDataset({ name, dir, expectations: exp }) {
   const lanceTags = await (await t.tags()).list();
   const mainTagged = new Set(Object.values(exp.tags).filter((x) => x.branch === null).map((x) => x.version));
   checkVersions(label, dir, ours, lance, exp, { taggedVersions: mainTagged });
+  await checkExtras(label, await openDir(dir), ours, exp, false);
 
   // Same result single-threaded and with --stats (report on stderr only).
   const one = lvVersions(label + ' --threads 1', dir, ['--threads', '1']);
@@ -158,6 +180,7 @@ async function checkDataset({ name, dir, expectations: exp }) {
     const tagged = new Set(Object.values(exp.tags).filter((x) => x.branch === bname).map((x) => x.version));
     checkVersions(bl, bdir, bours, blance, { ...exp, versions: b.versions, restores: [], txnReadVersions: null },
       { branch: bname, taggedVersions: tagged });
+    await checkExtras(bl, bt, bours, exp, true);
   }
 }
 

@@ -76,7 +76,8 @@ static int parse_data_file(const lv_pb_field *df, const char *name, lv_data_file
 		case 1: EXPECT(&f, LV_PB_LEN, "bad DataFile.path"); d->path = sv_of(&f); break;
 		case 2:
 		case 3:
-			if (lv_pb_repeated_varint(&f, NULL, NULL) < 0)
+			/* field ids / column indices: not needed for summaries; type-checked only */
+			if (f.wire != LV_PB_LEN && f.wire != LV_PB_VARINT)
 				return corrupt(err, name, "bad DataFile field list");
 			break;
 		case 6: EXPECT(&f, LV_PB_VARINT, "bad DataFile.file_size_bytes"); d->file_size_bytes = f.u; break;

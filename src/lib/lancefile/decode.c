@@ -900,7 +900,6 @@ static int store_dict_str(lf_dctx *c, size_t row, size_t cnt, const uint64_t *v,
 
 static int parse_layer(lf_dctx *c, const lv_pb_field *f, uint64_t *layer, int *nlayers)
 {
-	lv_pb r = lv_pb_make(f->data, f->len);
 	if (f->wire == LV_PB_VARINT) {
 		*layer = f->u;
 		(*nlayers)++;
@@ -908,6 +907,7 @@ static int parse_layer(lf_dctx *c, const lv_pb_field *f, uint64_t *layer, int *n
 	}
 	if (f->wire != LV_PB_LEN)
 		return CORRUPT(c, "malformed repdef layers");
+	lv_pb r = lv_pb_make(f->data, f->len);
 	while (!lv_pb_done(&r)) {
 		if (!lv_pb_varint(&r, layer))
 			return CORRUPT(c, "malformed repdef layers");

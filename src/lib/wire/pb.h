@@ -38,14 +38,97 @@ static inline lv_pb lv_pb_make(const uint8_t *p, size_t n)
 
 static inline bool lv_pb_done(const lv_pb *r) { return r->p >= r->end; }
 
-/* Reads a varint; false on truncation or > 10 bytes. */
-bool lv_pb_varint(lv_pb *r, uint64_t *out);
+static inline uint32_t lv_pb__le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+}
+static inline uint64_t lv_pb__le64(const uint8_t *p)
+{
+	return (uint64_t)lv_pb__le32(p) | ((uint64_t)lv_pb__le32(p + 4) << 32);
+}
 
 /*
- * Reads the next field.  Returns 1 if a field was read, 0 at the end of the
- * span, -1 on malformed input (the span is then left at its end).
+ * lv_pb_varint: reads a varint; false on truncation or > 10 bytes.
+ * lv_pb_next: reads the next field.  Returns 1 if a field was read, 0 at the
+ * end of the span, -1 on malformed input (the span is then left at its end).
+ * Both are inline: they are the inner loop of every manifest scan.
  */
-int lv_pb_next(lv_pb *r, lv_pb_field *f);
+static inline bool lv_pb_varint(lv_pb *r, uint64_t *out)
+{
+	/* fast path: most varints in manifests are one byte */
+	if (r->p < r->end && !(*r->p & 0x80)) {
+		*out = *r->p++;
+		return true;
+	}
+	uint64_t v = 0;
+	const uint8_t *p = r->p;
+	for (int i = 0; i < 10; i++) {
+		if (p >= r->end)
+			return false;
+		uint8_t b = *p++;
+		if (i == 9 && b > 1)
+			return false; /* would overflow 64 bits */
+		v |= (uint64_t)(b & 0x7f) << (7 * i);
+		if (!(b & 0x80)) {
+			r->p = p;
+			*out = v;
+			return true;
+		}
+	}
+	return false;
+}
+
+static inline int lv_pb_next(lv_pb *r, lv_pb_field *f)
+{
+	if (r->p >= r->end)
+		return 0;
+	uint64_t key;
+	if (!lv_pb_varint(r, &key))
+		goto bad;
+	uint64_t num = key >> 3;
+	if (num == 0 || num > 0x1fffffff)
+		goto bad;
+	f->num = (uint32_t)num;
+	f->wire = (int)(key & 7);
+	f->data = NULL;
+	f->len = 0;
+	f->u = 0;
+	switch (f->wire) {
+	case LV_PB_VARINT:
+		if (!lv_pb_varint(r, &f->u))
+			goto bad;
+		return 1;
+	case LV_PB_I64:
+		if (r->end - r->p < 8)
+			goto bad;
+		f->u = lv_pb__le64(r->p);
+		r->p += 8;
+		return 1;
+	case LV_PB_I32:
+		if (r->end - r->p < 4)
+			goto bad;
+		f->u = lv_pb__le32(r->p);
+		r->p += 4;
+		return 1;
+	case LV_PB_LEN: {
+		uint64_t n;
+		if (!lv_pb_varint(r, &n))
+			goto bad;
+		if (n > (uint64_t)(r->end - r->p))
+			goto bad;
+		f->data = r->p;
+		f->len = (size_t)n;
+		r->p += n;
+		return 1;
+	}
+	default:
+		goto bad;
+	}
+bad:
+	r->p = r->end;
+	return -1;
+}
+
 
 /* Sub-span of a LEN field. */
 static inline lv_pb lv_pb_sub(const lv_pb_field *f) { return lv_pb_make(f->data, f->len); }
