@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the tests need from npm (the pinned LanceDB peer) and runs the
-# whole test suite:
+# Installs what the tests need (Debian packages when run as root, the pinned
+# LanceDB peer from npm) and runs the whole test suite:
 #   1. build/        RelWithDebInfo: every CTest test (unit, fuzz-replay, interop)
 #   2. build-asan/   ASan+UBSan (-DLV_SANITIZE=ON): every test except interop
 #   3. build-fuzz/   clang-14 libFuzzer targets, each run briefly on its corpus
@@ -15,6 +15,9 @@ gen=()
 command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
 stage() { printf '\n==== %s ====\n' "$*"; }
 start=$(date +%s)
+
+stage "Debian packages (tests/install-deps.sh)"
+"$src/tests/install-deps.sh"
 
 stage "npm peer (tests/interop/setup.sh)"
 "$src/tests/interop/setup.sh"
