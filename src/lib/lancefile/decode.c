@@ -314,6 +314,8 @@ static void bin20_free(bin20 *b)
 {
 	free(b->ends);
 	free(b->valid);
+	b->ends = NULL;
+	b->valid = NULL;
 }
 
 static int binary20(lf_dctx *c, const uint8_t *p, size_t plen, size_t n, bin20 *out, int depth)
@@ -982,8 +984,10 @@ static int miniblock21(lf_dctx *c, const uint8_t *p, size_t n)
 	if (cval.kind == CE_FSST)
 		LV_TRY(fsst_init(c, cval.symtab, cval.symtab_len, &fs));
 	dict21 dict = { 0 };
-	if (have_dict)
-		LV_TRY(dict_load(c, &cdict, c->buf[2], c->buflen[2], ndict, &dict));
+	if (have_dict && (rc = dict_load(c, &cdict, c->buf[2], c->buflen[2], ndict, &dict)) < 0) {
+		dict_free(&dict);
+		return rc;
+	}
 
 	const uint8_t *meta = c->buf[0], *chunks = c->buf[1];
 	size_t mlen = c->buflen[0], clen = c->buflen[1];

@@ -1,0 +1,348 @@
+/*
+ * Synthetic Lance dataset generator for the checkpoint benchmarks.
+ *
+ *   gen_dataset OUTDIR --versions N --fragments F [--start V] [--data-file PATH]
+ *               [--data-rows R] [--base-ms T]
+ *
+ * Writes OUTDIR/_versions/ manifests for versions V..V+N-1 (V = --start, default 1),
+ * V2 names, each shaped like a Lance 8.0.0 manifest:
+ *   - schema id int64, val double, name string (lance.file.Field: name, id,
+ *     parent_id = -1, logical_type, nullable, encoding),
+ *   - F fragments, each one DataFile {50-char path "<24 bits><26 hex>.lance",
+ *     fields [0,1,2], column_indices [0,1,2], major 2, minor 1, file_size_bytes}
+ *     and physical_rows (~83 bytes per fragment, as in real manifests),
+ *   - timestamp T + 1000 * version ms (default T = 1700000000000),
+ *   - max_fragment_id, writer_version lance/8.0.0, data_format lance/2.1,
+ *   - an inline Transaction (Overwrite with the schema for version 1, else Append;
+ *     read_version = version - 1, uuid derived from the version), the manifest's
+ *     transaction_section pointing at it, and the same bytes in
+ *     _transactions/{read_version}-{uuid}.txn,
+ *   - footer u64 manifest_pos | u16 0 | u16 2 | "LANC"; and latest_version_hint.json.
+ * Every version has the same F fragments (a benchmark shape, not a real history).
+ *
+ * --data-file PATH copies a real Lance data file (e.g. a 1-row table written by
+ * LanceDB with the same schema) into OUTDIR/data/ and points every fragment at it,
+ * with physical_rows = --data-rows (default 1), so that LanceDB can open and read the
+ * dataset.  Without it the fragments name files that do not exist (enough for
+ * listing versions, not for reading rows).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/util.h"
+#include "wire/pb.h"
+
+typedef struct gen_opts {
+	const char *out;
+	uint64_t versions;
+	uint64_t fragments;
+	uint64_t start;
+	const char *data_file;
+	uint64_t data_rows;
+	int64_t base_ms;
+} gen_opts;
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: gen_dataset OUTDIR --versions N --fragments F [--start V]\n"
+			"                   [--data-file PATH] [--data-rows R] [--base-ms T]\n");
+	exit(2);
+}
+
+static uint64_t parse_u64(const char *opt, const char *s)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s ? s : "", &end, 10);
+	if (!s || !*s || *end || errno || s[0] == '-') {
+		fprintf(stderr, "gen_dataset: %s: not a number: %s\n", opt, s ? s : "(missing)");
+		exit(2);
+	}
+	return (uint64_t)v;
+}
+
+static uint64_t mix(uint64_t x)
+{
+	x += 0x9E3779B97F4A7C15ull;
+	x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+	x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+	return x ^ (x >> 31);
+}
+
+static int mkdirs(const char *path)
+{
+	char buf[4096];
+	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+		return -1;
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(buf, 0777) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
+}
+
+static void die_oom(const lv_dbuf *b)
+{
+	if (b->oom) {
+		fprintf(stderr, "gen_dataset: out of memory\n");
+		exit(1);
+	}
+}
+
+/* Writes a whole file from up to four pieces. */
+static void write_file(const char *path, const void *a, size_t na, const void *b, size_t nb,
+		       const void *c, size_t nc, const void *d, size_t nd)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f) {
+		fprintf(stderr, "gen_dataset: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	if ((na && fwrite(a, 1, na, f) != na) || (nb && fwrite(b, 1, nb, f) != nb) ||
+	    (nc && fwrite(c, 1, nc, f) != nc) || (nd && fwrite(d, 1, nd, f) != nd) || fclose(f)) {
+		fprintf(stderr, "gen_dataset: writing %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+}
+
+static void add_field(lv_dbuf *b, uint32_t num, const char *name, uint64_t id, const char *type, uint64_t encoding)
+{
+	lv_dbuf f;
+	lv_dbuf_init(&f, 0);
+	lv_pbw_str(&f, 2, name);
+	lv_pbw_u64(&f, 3, id);
+	lv_pbw_u64_always(&f, 4, UINT64_MAX); /* parent_id -1: a 10-byte varint */
+	lv_pbw_str(&f, 5, type);
+	lv_pbw_u64(&f, 6, 1);                 /* nullable */
+	lv_pbw_u64(&f, 7, encoding);          /* 1 plain, 2 var-binary (as Lance writes) */
+	die_oom(&f);
+	lv_pbw_bytes(b, num, f.ptr, f.len);
+	lv_dbuf_dispose(&f);
+}
+
+/* The schema as repeated Field number `num` (Manifest.fields = 1, Overwrite.schema = 2). */
+static void add_schema(lv_dbuf *b, uint32_t num)
+{
+	add_field(b, num, "id", 0, "int64", 1);
+	add_field(b, num, "val", 1, "double", 1);
+	add_field(b, num, "name", 2, "string", 2);
+}
+
+/* Copies the data file into OUTDIR/data/; returns its size and its name in `name`. */
+static uint64_t copy_data_file(const gen_opts *o, char *name, size_t cap)
+{
+	const char *base = strrchr(o->data_file, '/');
+	base = base ? base + 1 : o->data_file;
+	if (snprintf(name, cap, "%s", base) >= (int)cap) {
+		fprintf(stderr, "gen_dataset: data file name too long\n");
+		exit(2);
+	}
+	lv_dbuf b;
+	lv_dbuf_init(&b, 0);
+	FILE *f = fopen(o->data_file, "rb");
+	if (!f) {
+		fprintf(stderr, "gen_dataset: %s: %s\n", o->data_file, strerror(errno));
+		exit(1);
+	}
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		lv_dbuf_add(&b, chunk, n);
+	fclose(f);
+	die_oom(&b);
+	char path[4096];
+	snprintf(path, sizeof path, "%s/data/%s", o->out, name);
+	write_file(path, b.ptr, b.len, NULL, 0, NULL, 0, NULL, 0);
+	uint64_t size = b.len;
+	lv_dbuf_dispose(&b);
+	return size;
+}
+
+/* The schema and fragments: identical in every version, encoded once. */
+static void build_body(lv_dbuf *body, const gen_opts *o, const char *data_name, uint64_t data_size)
+{
+	add_schema(body, 1);
+	static const uint8_t idx[3] = { 0, 1, 2 };
+	for (uint64_t i = 0; i < o->fragments; i++) {
+		char name[256];
+		if (data_name) {
+			snprintf(name, sizeof name, "%s", data_name);
+		} else {
+			/* 24 binary digits + 26 hex digits + ".lance", like Lance's names */
+			uint64_t h = mix(i), h2 = mix(i ^ 0xABCDEFull), h3 = mix(i + 77);
+			for (int k = 0; k < 24; k++)
+				name[k] = (char)('0' + ((h >> k) & 1));
+			snprintf(name + 24, sizeof name - 24, "%016" PRIx64 "%010" PRIx64 ".lance", h2,
+				 (uint64_t)(h3 & 0xFFFFFFFFFFu));
+		}
+		lv_dbuf df, frag;
+		lv_dbuf_init(&df, 0);
+		lv_pbw_str(&df, 1, name);
+		lv_pbw_bytes(&df, 2, idx, 3);
+		lv_pbw_bytes(&df, 3, idx, 3);
+		lv_pbw_u64(&df, 4, 2);
+		lv_pbw_u64(&df, 5, 1);
+		lv_pbw_u64(&df, 6, data_name ? data_size : 900 + mix(i) % 100);
+		lv_dbuf_init(&frag, 0);
+		lv_pbw_u64(&frag, 1, i);
+		lv_pbw_bytes(&frag, 2, df.ptr, df.len);
+		lv_pbw_u64(&frag, 4, data_name ? o->data_rows : 1 + mix(i) % 5);
+		die_oom(&df);
+		die_oom(&frag);
+		lv_pbw_bytes(body, 2, frag.ptr, frag.len);
+		lv_dbuf_dispose(&df);
+		lv_dbuf_dispose(&frag);
+	}
+	die_oom(body);
+}
+
+static void write_version(const gen_opts *o, const lv_dbuf *body, uint64_t v)
+{
+	char uuid[40], txname[96], path[4096];
+	uint64_t h = mix(v * 31 + 7), h2 = mix(v * 131 + 3);
+	snprintf(uuid, sizeof uuid, "%08" PRIx64 "-%04" PRIx64 "-4%03" PRIx64 "-8%03" PRIx64 "-%012" PRIx64,
+		 (uint64_t)(h >> 32), (uint64_t)((h >> 16) & 0xFFFFu), (uint64_t)(h & 0xFFFu),
+		 (uint64_t)((h2 >> 52) & 0xFFFu), (uint64_t)(h2 & 0xFFFFFFFFFFFFu));
+	snprintf(txname, sizeof txname, "%" PRIu64 "-%s.txn", v - 1, uuid);
+
+	lv_dbuf txn, op, man, ts, wv, fmt, file;
+	lv_dbuf_init(&txn, 0);
+	lv_pbw_u64(&txn, 1, v - 1);
+	lv_pbw_str(&txn, 2, uuid);
+	lv_dbuf_init(&op, 0);
+	if (v == 1) {
+		add_schema(&op, 2);             /* Overwrite {2 schema} */
+		lv_pbw_bytes(&txn, 102, op.ptr, op.len);
+	} else {
+		lv_pbw_bytes(&txn, 100, "", 0); /* Append {} */
+	}
+	die_oom(&op);
+	die_oom(&txn);
+
+	/* The manifest after the shared body. */
+	lv_dbuf_init(&man, 0);
+	lv_pbw_u64_always(&man, 3, v);
+	int64_t ms = o->base_ms + 1000 * (int64_t)v;
+	lv_dbuf_init(&ts, 0);
+	lv_pbw_u64(&ts, 1, (uint64_t)(ms / 1000));
+	lv_pbw_u64(&ts, 2, (uint64_t)((ms % 1000) * 1000000 + (int64_t)(mix(v) % 1000000)));
+	lv_pbw_bytes(&man, 7, ts.ptr ? ts.ptr : (const uint8_t *)"", ts.len);
+	if (o->fragments)
+		lv_pbw_u64_always(&man, 11, o->fragments - 1);
+	lv_pbw_str(&man, 12, txname);
+	lv_dbuf_init(&wv, 0);
+	lv_pbw_str(&wv, 1, "lance");
+	lv_pbw_str(&wv, 2, "8.0.0");
+	lv_pbw_bytes(&man, 13, wv.ptr, wv.len);
+	lv_dbuf_init(&fmt, 0);
+	lv_pbw_str(&fmt, 1, "lance");
+	lv_pbw_str(&fmt, 2, "2.1");
+	lv_pbw_bytes(&man, 15, fmt.ptr, fmt.len);
+	lv_pbw_u64_always(&man, 21, 0); /* transaction_section: the txn is at offset 0 */
+	die_oom(&man);
+
+	/* file = u32 len | txn | u32 len | body + man | u64 manifest_pos | u16 0 | u16 2 | LANC */
+	lv_dbuf_init(&file, 0);
+	lv_dbuf_add_u32le(&file, (uint32_t)txn.len);
+	lv_dbuf_add(&file, txn.ptr, txn.len);
+	uint64_t pos = file.len;
+	uint64_t mlen = body->len + man.len;
+	if (mlen > UINT32_MAX) {
+		fprintf(stderr, "gen_dataset: manifest too large (%" PRIu64 " bytes)\n", mlen);
+		exit(1);
+	}
+	lv_dbuf_add_u32le(&file, (uint32_t)mlen);
+	lv_dbuf tail;
+	lv_dbuf_init(&tail, 0);
+	lv_dbuf_add(&tail, man.ptr, man.len);
+	lv_dbuf_add_u64le(&tail, pos);
+	lv_dbuf_add_u16le(&tail, 0);
+	lv_dbuf_add_u16le(&tail, 2);
+	lv_dbuf_add(&tail, "LANC", 4);
+	die_oom(&file);
+	die_oom(&tail);
+
+	snprintf(path, sizeof path, "%s/_versions/%020" PRIu64 ".manifest", o->out, UINT64_MAX - v);
+	write_file(path, file.ptr, file.len, body->ptr, body->len, tail.ptr, tail.len, NULL, 0);
+	snprintf(path, sizeof path, "%s/_transactions/%s", o->out, txname);
+	write_file(path, txn.ptr, txn.len, NULL, 0, NULL, 0, NULL, 0);
+
+	lv_dbuf_dispose(&txn);
+	lv_dbuf_dispose(&op);
+	lv_dbuf_dispose(&man);
+	lv_dbuf_dispose(&ts);
+	lv_dbuf_dispose(&wv);
+	lv_dbuf_dispose(&fmt);
+	lv_dbuf_dispose(&file);
+	lv_dbuf_dispose(&tail);
+}
+
+int main(int argc, char **argv)
+{
+	gen_opts o = { .start = 1, .data_rows = 1, .base_ms = 1700000000000ll };
+	int have_v = 0, have_f = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--versions")) {
+			o.versions = parse_u64(a, val), have_v = 1, i++;
+		} else if (!strcmp(a, "--fragments")) {
+			o.fragments = parse_u64(a, val), have_f = 1, i++;
+		} else if (!strcmp(a, "--start")) {
+			o.start = parse_u64(a, val), i++;
+		} else if (!strcmp(a, "--data-rows")) {
+			o.data_rows = parse_u64(a, val), i++;
+		} else if (!strcmp(a, "--base-ms")) {
+			o.base_ms = (int64_t)parse_u64(a, val), i++;
+		} else if (!strcmp(a, "--data-file")) {
+			if (!val)
+				usage();
+			o.data_file = val, i++;
+		} else if (a[0] == '-' || o.out) {
+			usage();
+		} else {
+			o.out = a;
+		}
+	}
+	if (!o.out || !have_v || !have_f || o.start == 0)
+		usage();
+
+	char path[4096];
+	const char *subdirs[] = { "_versions", "_transactions", "data" };
+	for (size_t k = 0; k < 3; k++) {
+		snprintf(path, sizeof path, "%s/%s", o.out, subdirs[k]);
+		if (mkdirs(path)) {
+			fprintf(stderr, "gen_dataset: mkdir %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+	}
+	char data_name[256];
+	uint64_t data_size = 0;
+	if (o.data_file)
+		data_size = copy_data_file(&o, data_name, sizeof data_name);
+
+	lv_dbuf body;
+	lv_dbuf_init(&body, 0);
+	build_body(&body, &o, o.data_file ? data_name : NULL, data_size);
+	uint64_t last = o.start + o.versions - 1;
+	for (uint64_t v = o.start; v <= last; v++)
+		write_version(&o, &body, v);
+	if (o.versions) {
+		char hint[64];
+		int n = snprintf(hint, sizeof hint, "{\"version\":%" PRIu64 "}", last);
+		snprintf(path, sizeof path, "%s/_versions/latest_version_hint.json", o.out);
+		write_file(path, hint, (size_t)n, NULL, 0, NULL, 0, NULL, 0);
+	}
+	fprintf(stderr, "gen_dataset: %s: versions %" PRIu64 "..%" PRIu64 ", %" PRIu64
+		" fragments, manifest body %zu bytes\n", o.out, o.start, last, o.fragments, body.len);
+	lv_dbuf_dispose(&body);
+	return 0;
+}
