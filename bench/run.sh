@@ -4,12 +4,28 @@
 #   bench/run.sh [--keep] [--runs N] [--only 200|2000] [--out DIR]
 # --keep keeps the LanceDB-built datasets in bench/out/ (reused by the next run);
 # without it they are deleted afterwards.  Building them takes ~15-20 s.
+#
+#   bench/run.sh --checkpoint [--quick|--full] [--runs N] [--no-lancedb] [...]
+# runs the version-checkpoint benchmark instead (bench/bench_checkpoint.mjs: the
+# proposal's versions x fragments table with generated datasets cached in
+# bench/out/checkpoint/, 10,000 versions from a checkpoint, as-of lookups); it also
+# builds bench/gen_dataset and bench/time_versions.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${LV_BENCH_BUILD_DIR:-$src/build-bench}
 gen=()
 command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
+mode=versions
+if [ "${1:-}" = "--checkpoint" ]; then mode=checkpoint; shift; fi
 "$src/tests/interop/setup.sh"
-cmake -S "$src" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DLV_BUILD_TESTS=OFF >/dev/null
+# LV_WERROR=OFF: gcc -O3 (Release) reports -Wmaybe-uninitialized false positives that
+# the default RelWithDebInfo build does not; a benchmark must not fail on them.
+cmake -S "$src" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DLV_BUILD_TESTS=OFF \
+  -DLV_WERROR=OFF >/dev/null
+if [ "$mode" = checkpoint ]; then
+  cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" --target lancever_cli gen_dataset time_versions
+  LANCEVER_BIN="$build/lancever" LANCEVER_BUILD_DIR="$build" \
+    exec node "$src/bench/bench_checkpoint.mjs" "$@"
+fi
 cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" --target lancever_cli
 LANCEVER_BIN="$build/lancever" exec node "$src/bench/bench_versions.mjs" "$@"

@@ -59,8 +59,8 @@ async function compare(label, nversions) {
   try {
     const rows = await t.query().limit(3).toArrow();
     checkEq(rows.numRows, 3, `${label}: query rows`);
-    checkEq([rows.getChild('id').get(0), rows.getChild('val').get(0), rows.getChild('name').get(0)],
-      [42n, 1.5, 'forty-two'].map((x) => (typeof x === 'bigint' ? x : x)), `${label}: row values`);
+    checkEq([String(rows.getChild('id').get(0)), rows.getChild('val').get(0), rows.getChild('name').get(0)],
+      ['42', 1.5, 'forty-two'], `${label}: row values`);
   } catch (e) {
     check(false, `${label}: LanceDB query failed: ${e.message}`);
   }
