@@ -18,10 +18,8 @@ command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
 mode=versions
 if [ "${1:-}" = "--checkpoint" ]; then mode=checkpoint; shift; fi
 "$src/tests/interop/setup.sh"
-# LV_WERROR=OFF: gcc -O3 (Release) reports -Wmaybe-uninitialized false positives that
-# the default RelWithDebInfo build does not; a benchmark must not fail on them.
 cmake -S "$src" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DLV_BUILD_TESTS=OFF \
-  -DLV_WERROR=OFF >/dev/null
+  >/dev/null
 if [ "$mode" = checkpoint ]; then
   cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" --target lancever_cli gen_dataset time_versions
   LANCEVER_BIN="$build/lancever" LANCEVER_BUILD_DIR="$build" \

@@ -400,8 +400,8 @@ long lv__manifest_indices(const lv_manifest *m, const char *name, lv_index_cb cb
 {
 	if (!m->has_index_section)
 		return 0;
-	const uint8_t *p;
-	size_t n;
+	const uint8_t *p = NULL;
+	size_t n = 0;
 	LV_TRY(section_at(m, m->index_section, name, "index section", &p, &n, err));
 	lv_pb r = lv_pb_make(p, n);
 	lv_pb_field f;
