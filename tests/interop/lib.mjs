@@ -1,44 +1,20 @@
 // Shared helpers for interop tests: load real LanceDB (0.31.0, Lance 8.0.0),
 // run the lancever CLI, make scratch directories, and assert.
-import { createRequire } from 'node:module';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { lancedb, arrow } from './peer.mjs';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const require = createRequire(import.meta.url);
 export const here = path.dirname(fileURLToPath(import.meta.url));
 export const sourceDir = process.env.LANCEVER_SOURCE_DIR || path.resolve(here, '../..');
 export const lanceverBin = process.env.LANCEVER_BIN || path.join(sourceDir, 'build/lancever');
 
-// Loading arrow through require (CommonJS) is essential: an ESM import breaks
-// LanceDB's instanceof checks ("schemas must be equivalent").
-let lancedb, arrow;
-try {
-  arrow = require('apache-arrow');
-  lancedb = require('@lancedb/lancedb');
-} catch (e) {
-  // Interop tests must fail, never skip, when the peer is missing.
-  console.error('FAIL: LanceDB peer not installed (run tests/interop/setup.sh): ' + e.message);
-  process.exit(1);
-}
+// The peer (LanceDB 0.31.0 + apache-arrow, loaded as CommonJS, version-checked,
+// failing rather than skipping when missing) comes from peer.mjs.
 export { lancedb, arrow };
 
-// '@lancedb/lancedb/package.json' is not in the package's "exports": walk up
-// from its resolved entry point to its package.json instead.
-function packageVersion(name) {
-  for (let d = path.dirname(require.resolve(name)); d !== path.dirname(d); d = path.dirname(d)) {
-    const p = path.join(d, 'package.json');
-    if (fs.existsSync(p)) { const j = JSON.parse(fs.readFileSync(p, 'utf8')); if (j.name === name) return j.version; }
-  }
-  return 'unknown';
-}
-const lancedbVersion = packageVersion('@lancedb/lancedb');
-if (lancedbVersion !== '0.31.0') {
-  console.error(`FAIL: expected @lancedb/lancedb 0.31.0, found ${lancedbVersion}`);
-  process.exit(1);
-}
 if (!fs.existsSync(lanceverBin)) {
   console.error(`FAIL: lancever binary not found at ${lanceverBin}`);
   process.exit(1);

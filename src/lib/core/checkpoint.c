@@ -317,9 +317,8 @@ static bool meta_i64(const lv_lancefile *lf, const char *key, int64_t *out)
 	return true;
 }
 
-static const char *col_str(lv_arena *a, const lv_column *c, size_t i, size_t nrows)
+static const char *col_str(lv_arena *a, const lv_column *c, size_t i)
 {
-	(void)nrows;
 	if (c->validity && !c->validity[i])
 		return NULL;
 	uint64_t s = c->str_offsets[i], e = c->str_offsets[i + 1];
@@ -388,10 +387,10 @@ static int cp_decode(const uint8_t *data, size_t size, const char *path, cp_file
 		v->is_cleaned_up = col[C_CLEANED]->bools[i] != 0;
 		v->has_read_version = !col[C_READV]->validity || col[C_READV]->validity[i];
 		v->read_version = v->has_read_version ? col[C_READV]->u64[i] : 0;
-		v->transaction_uuid = col_str(a, col[C_UUID], i, n);
-		const char *op = col_str(a, col[C_OP], i, n);
+		v->transaction_uuid = col_str(a, col[C_UUID], i);
+		const char *op = col_str(a, col[C_OP], i);
 		v->operation_type = op;
-		const char *props = col_str(a, col[C_PROPS], i, n);
+		const char *props = col_str(a, col[C_PROPS], i);
 		v->transaction_properties = props ? props : "{}";
 		if (i > 0 && v->version <= out->rows->items[i - 1].version) {
 			rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: versions not strictly increasing at row %zu",
@@ -442,21 +441,16 @@ typedef struct cp_names {
 static int cp_list_cb(const lv_list_entry *e, void *payload)
 {
 	cp_names *c = payload;
-	const char *name = strrchr(e->path, '/');
-	name = name ? name + 1 : e->path;
+	const char *name = lv__basename(e->path);
 	uint64_t v;
 	if (strlen(name) != 26 || strcmp(name + 20, ".lance") || !lv_parse_u64(name, 20, &v))
 		return 0;
-	if (c->n == c->cap) {
-		size_t nc = c->cap ? c->cap * 2 : 8;
-		cp_name *nv = lv__reallocarray(c->v, nc, sizeof *nv);
-		if (!nv) {
-			c->rc = LV_ENOMEM;
-			return 1;
-		}
-		c->v = nv;
-		c->cap = nc;
+	cp_name *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 8);
+	if (!nv) {
+		c->rc = LV_ENOMEM;
+		return 1;
 	}
+	c->v = nv;
 	c->v[c->n].version = v;
 	snprintf(c->v[c->n].path, sizeof c->v[c->n].path, CP_DIR "/%s", name);
 	c->n++;

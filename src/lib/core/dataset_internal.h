@@ -25,13 +25,6 @@ struct lv_version_list {
 /* Marks is_tagged from the main branch's tags (items sorted by version). */
 void lv__mark_tags(lv_dataset *ds, lv_version_info *items, size_t n, lv_history_report *rep);
 
-/*
- * Reads the manifests `entries[idx[k]]` concurrently into infos[k] (arenas[k]).
- * On return rcs[k]/errs[k] hold each result (LV_ENOTFOUND = vanished).
- */
-void lv__read_many(lv_storage *st, int threads, const char *const *paths, size_t n,
-		   lv_version_info *infos, lv_arena *arenas, int *rcs, lv_error *errs);
-
 /* A listed manifest of _versions/. */
 typedef struct lv_manifest_entry {
 	uint64_t version;

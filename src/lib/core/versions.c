@@ -23,22 +23,16 @@ typedef struct list_ctx {
 static int list_cb(const lv_list_entry *e, void *payload)
 {
 	list_ctx *c = payload;
-	const char *slash = strrchr(e->path, '/');
-	const char *name = slash ? slash + 1 : e->path;
 	uint64_t version;
-	int scheme = lv__version_name_parse(name, &version);
+	int scheme = lv__version_name_parse(lv__basename(e->path), &version);
 	if (scheme == LV_NAME_NONE || strlen(e->path) >= sizeof c->v[0].path)
 		return 0;
-	if (c->n == c->cap) {
-		size_t nc = c->cap ? c->cap * 2 : 64;
-		lv_manifest_entry *nv = lv__reallocarray(c->v, nc, sizeof *nv);
-		if (!nv) {
-			c->rc = LV_ENOMEM;
-			return 1;
-		}
-		c->v = nv;
-		c->cap = nc;
+	lv_manifest_entry *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 64);
+	if (!nv) {
+		c->rc = LV_ENOMEM;
+		return 1;
 	}
+	c->v = nv;
 	lv_manifest_entry *m = &c->v[c->n++];
 	m->version = version;
 	m->scheme = scheme;
@@ -288,13 +282,6 @@ static void read_one(size_t i, void *arg)
 					  &j->errs[i]);
 }
 
-void lv__read_many(lv_storage *st, int threads, const char *const *paths, size_t n,
-		   lv_version_info *infos, lv_arena *arenas, int *rcs, lv_error *errs)
-{
-	job j = { paths, infos, arenas, rcs, errs, st };
-	lv_parallel_for(n, threads, read_one, &j);
-}
-
 void lv_version_list_free(lv_version_list *l)
 {
 	if (!l)
@@ -396,7 +383,8 @@ int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const ch
 	for (size_t i = 0; i < n; i++)
 		lv_arena_init(&arenas[i], 1024);
 	l->narenas += n;
-	lv__read_many(st, threads, paths, n, tmp, arenas, rcs, errs);
+	job j = { paths, tmp, arenas, rcs, errs, st };
+	lv_parallel_for(n, threads, read_one, &j);
 	/*
 	 * LV_ENOTFOUND can only mean the manifest itself vanished (a missing
 	 * transaction file is not an error): skip and report it.  Anything else
@@ -512,15 +500,9 @@ int lv_version_get(lv_version_list **out, lv_dataset *ds, uint64_t version, lv_e
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_version_get: NULL argument");
 	*out = NULL;
-	lv_version_list *l = calloc(1, sizeof *l);
+	lv_version_list *l = lv__version_list_new(1, 1);
 	if (!l)
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	l->items = calloc(1, sizeof *l->items);
-	l->arenas = calloc(1, sizeof *l->arenas);
-	if (!l->items || !l->arenas) {
-		lv_version_list_free(l);
-		return lv__err(err, LV_ENOMEM, "out of memory");
-	}
 	lv_arena_init(&l->arenas[0], 1024);
 	l->narenas = 1;
 	char path[64];

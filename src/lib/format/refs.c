@@ -206,21 +206,16 @@ static int collect_json(const lv_list_entry *e, void *payload)
 {
 	namevec *nv = payload;
 	/* listed paths are relative to the storage root: keep the file name only */
-	const char *name = strrchr(e->path, '/');
-	name = name ? name + 1 : e->path;
+	const char *name = lv__basename(e->path);
 	size_t len = strlen(name);
 	if (len <= 5 || strcmp(name + len - 5, ".json") != 0)
 		return 0;
-	if (nv->n == nv->cap) {
-		size_t nc = nv->cap ? nv->cap * 2 : 16;
-		char **p = lv__reallocarray(nv->v, nc, sizeof *p);
-		if (!p) {
-			nv->rc = LV_ENOMEM;
-			return 1;
-		}
-		nv->v = p;
-		nv->cap = nc;
+	char **v = lv__grow(nv->v, &nv->cap, nv->n, sizeof *v, 16);
+	if (!v) {
+		nv->rc = LV_ENOMEM;
+		return 1;
 	}
+	nv->v = v;
 	if (!(nv->v[nv->n] = lv__strdup(name))) {
 		nv->rc = LV_ENOMEM;
 		return 1;
@@ -273,22 +268,50 @@ static int cmp_branch(const void *a, const void *b)
 	return strcmp(((const lv_branch *)a)->name, ((const lv_branch *)b)->name);
 }
 
-static int load_tags(lv_refs *r, lv_storage *st, lv_error *err)
+/* Parses one ref file into `slot`; `stem` is the file name without ".json" (NUL-terminated). */
+typedef int (*ref_parse_fn)(const uint8_t *data, size_t size, const char *stem, void *slot,
+			    lv_error *err);
+
+static int parse_tag_slot(const uint8_t *data, size_t size, const char *stem, void *slot,
+			  lv_error *err)
+{
+	return lv__tag_parse(data, size, stem, slot, err);
+}
+
+static int parse_branch_slot(const uint8_t *data, size_t size, const char *stem, void *slot,
+			     lv_error *err)
+{
+	char *name = lv__branch_name_decode(stem, strlen(stem));
+	if (!name)
+		return lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_BRANCHES_DIR);
+	int rc = lv__branch_parse(data, size, name, slot, err);
+	free(name);
+	return rc;
+}
+
+/*
+ * Lists `dir`, reads and parses every *.json into an array of `elem`-byte
+ * slots (*arr, *count), sorted with `cmp`.  A file that vanished since the
+ * listing is skipped; any other failure names the file.  *arr is set as soon
+ * as it is allocated, so on failure the caller disposes the *count parsed slots.
+ */
+static int load_dir(lv_storage *st, const char *dir, size_t elem, ref_parse_fn parse,
+		    int (*cmp)(const void *, const void *), void **arr, size_t *count, lv_error *err)
 {
 	namevec nv = { 0 };
 	char *path = NULL;
 	lv_buf buf = { 0 };
-	int rc = list_names(st, LV_REFS_TAGS_DIR, &nv, err);
+	int rc = list_names(st, dir, &nv, err);
 	if (rc < 0 || nv.n == 0)
 		goto out;
-	if (!(r->tags = lv__calloc(nv.n, sizeof *r->tags))) {
-		rc = lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_TAGS_DIR);
+	if (!(*arr = lv__calloc(nv.n, elem))) {
+		rc = lv__err(err, LV_ENOMEM, "%s: out of memory", dir);
 		goto out;
 	}
 	for (size_t i = 0; i < nv.n; i++) {
 		free(path);
-		if (!(path = lv__sprintf("%s/%s", LV_REFS_TAGS_DIR, nv.v[i]))) {
-			rc = lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_TAGS_DIR);
+		if (!(path = lv__sprintf("%s/%s", dir, nv.v[i]))) {
+			rc = lv__err(err, LV_ENOMEM, "%s: out of memory", dir);
 			goto out;
 		}
 		rc = read_ref(st, path, &buf, err);
@@ -299,63 +322,19 @@ static int load_tags(lv_refs *r, lv_storage *st, lv_error *err)
 			continue;
 		}
 		nv.v[i][strlen(nv.v[i]) - 5] = 0; /* strip ".json" */
-		rc = lv__tag_parse(buf.ptr, buf.size, nv.v[i], &r->tags[r->ntags], err);
+		rc = parse(buf.ptr, buf.size, nv.v[i], (char *)*arr + *count * elem, err);
 		lv_buf_dispose(&buf);
 		if (rc < 0) {
 			rc = lv__err_prefix(err, rc, "%s", path);
 			goto out;
 		}
-		r->ntags++;
+		(*count)++;
 	}
-	qsort(r->tags, r->ntags, sizeof *r->tags, cmp_tag);
+	if (*count > 1)
+		qsort(*arr, *count, elem, cmp);
 out:
 	lv_buf_dispose(&buf);
 	free(path);
-	namevec_free(&nv);
-	return rc;
-}
-
-static int load_branches(lv_refs *r, lv_storage *st, lv_error *err)
-{
-	namevec nv = { 0 };
-	char *path = NULL, *name = NULL;
-	lv_buf buf = { 0 };
-	int rc = list_names(st, LV_REFS_BRANCHES_DIR, &nv, err);
-	if (rc < 0 || nv.n == 0)
-		goto out;
-	if (!(r->branches = lv__calloc(nv.n, sizeof *r->branches))) {
-		rc = lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_BRANCHES_DIR);
-		goto out;
-	}
-	for (size_t i = 0; i < nv.n; i++) {
-		free(path);
-		free(name);
-		name = NULL;
-		if (!(path = lv__sprintf("%s/%s", LV_REFS_BRANCHES_DIR, nv.v[i])) ||
-		    !(name = lv__branch_name_decode(nv.v[i], strlen(nv.v[i]) - 5))) {
-			rc = lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_BRANCHES_DIR);
-			goto out;
-		}
-		rc = read_ref(st, path, &buf, err);
-		if (rc < 0)
-			goto out;
-		if (rc == 1) {
-			rc = 0;
-			continue;
-		}
-		rc = lv__branch_parse(buf.ptr, buf.size, name, &r->branches[r->nbranches], err);
-		lv_buf_dispose(&buf);
-		if (rc < 0) {
-			rc = lv__err_prefix(err, rc, "%s", path);
-			goto out;
-		}
-		r->nbranches++;
-	}
-	qsort(r->branches, r->nbranches, sizeof *r->branches, cmp_branch);
-out:
-	lv_buf_dispose(&buf);
-	free(path);
-	free(name);
 	namevec_free(&nv);
 	return rc;
 }
@@ -370,9 +349,15 @@ int lv__refs_load_storage(lv_refs **out, lv_storage *st, lv_error *err)
 	lv_refs *r = lv__calloc(1, sizeof *r);
 	if (!r)
 		return lv__err(err, LV_ENOMEM, "refs: out of memory");
-	int rc = load_tags(r, st, err);
-	if (rc == 0)
-		rc = load_branches(r, st, err);
+	void *tags = NULL, *branches = NULL;
+	int rc = load_dir(st, LV_REFS_TAGS_DIR, sizeof *r->tags, parse_tag_slot, cmp_tag, &tags,
+			  &r->ntags, err);
+	r->tags = tags;
+	if (rc == 0) {
+		rc = load_dir(st, LV_REFS_BRANCHES_DIR, sizeof *r->branches, parse_branch_slot,
+			      cmp_branch, &branches, &r->nbranches, err);
+		r->branches = branches;
+	}
 	if (rc < 0) {
 		lv_refs_free(r);
 		return rc;

@@ -830,19 +830,31 @@ static void dict_free(dict21 *d)
 	free(d->offs);
 }
 
+/*
+ * Definition level of item i of a flat column: 0 = valid (returns 0), 1 = null
+ * (stores the null, returns 1), anything else is corrupt (negative).
+ */
+static int def_null(lf_dctx *c, size_t row, const uint64_t *def, size_t i)
+{
+	if (!def || !def[i])
+		return 0;
+	if (def[i] != 1)
+		return CORRUPT(c, "definition level %llu in a flat column", (unsigned long long)def[i]);
+	LV_TRY(lf_col_put_null(c, row + i));
+	return 1;
+}
+
 /* Stores rows [row, row+cnt) from decoded fixed values and definition levels. */
 static int store_fixed(lf_dctx *c, size_t row, size_t cnt, const uint64_t *v, const uint64_t *def,
 		       const dict21 *dict)
 {
 	lf_colbuf *b = c->cb;
 	for (size_t i = 0; i < cnt; i++) {
-		if (def && def[i]) {
-			if (def[i] != 1)
-				return CORRUPT(c, "definition level %llu in a flat column",
-					       (unsigned long long)def[i]);
-			LV_TRY(lf_col_put_null(c, row + i));
+		int dn = def_null(c, row, def, i);
+		if (dn < 0)
+			return dn;
+		if (dn)
 			continue;
-		}
 		uint64_t x = v[i];
 		if (dict) {
 			if (x >= dict->n)
@@ -864,13 +876,11 @@ static int store_var(lf_dctx *c, size_t row, size_t cnt, const uint8_t *p, uint6
 {
 	size_t w = (size_t)ob / 8;
 	for (size_t i = 0; i < cnt; i++) {
-		if (def && def[i]) {
-			if (def[i] != 1)
-				return CORRUPT(c, "definition level %llu in a flat column",
-					       (unsigned long long)def[i]);
-			LV_TRY(lf_col_put_null(c, row + i));
+		int dn = def_null(c, row, def, i);
+		if (dn < 0)
+			return dn;
+		if (dn)
 			continue;
-		}
 		uint64_t a = load_le(p + i * w, (unsigned)w), e = load_le(p + (i + 1) * w, (unsigned)w);
 		if (f)
 			LV_TRY(fsst_put(c, f, row + i, p + a, (size_t)(e - a)));
@@ -884,13 +894,11 @@ static int store_dict_str(lf_dctx *c, size_t row, size_t cnt, const uint64_t *v,
 			  const uint64_t *def, const dict21 *d)
 {
 	for (size_t i = 0; i < cnt; i++) {
-		if (def && def[i]) {
-			if (def[i] != 1)
-				return CORRUPT(c, "definition level %llu in a flat column",
-					       (unsigned long long)def[i]);
-			LV_TRY(lf_col_put_null(c, row + i));
+		int dn = def_null(c, row, def, i);
+		if (dn < 0)
+			return dn;
+		if (dn)
 			continue;
-		}
 		if (v[i] >= d->n)
 			return CORRUPT(c, "dictionary index %llu past %zu items",
 				       (unsigned long long)v[i], d->n);

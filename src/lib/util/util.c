@@ -104,6 +104,19 @@ char *lv__sprintf(const char *fmt, ...)
 	return s;
 }
 
+void *lv__grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first)
+{
+	if (n < *cap)
+		return arr;
+	size_t nc = *cap ? *cap * 2 : first;
+	if (nc <= n)
+		nc = n + 1;
+	void *nv = lv__reallocarray(arr, nc, elem);
+	if (nv)
+		*cap = nc;
+	return nv;
+}
+
 /* ---- dbuf ---- */
 
 void lv_dbuf_init(lv_dbuf *b, size_t limit)

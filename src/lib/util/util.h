@@ -41,6 +41,24 @@ char *lv__strdup(const char *s);
 char *lv__strndup(const char *s, size_t n);
 char *lv__sprintf(const char *fmt, ...) LV_PRINTF(1, 2); /* malloc'ed, NULL on OOM */
 
+/*
+ * Makes room for one more element in a growable array of `elem`-byte
+ * elements holding n of *cap: returns `arr` if there is room, else the array
+ * grown to double (at least `first`) elements, updating *cap.  NULL on OOM
+ * (then `arr` and *cap are unchanged and still valid).
+ */
+void *lv__grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first);
+
+/* The last '/'-separated component of a path (borrowed pointer into it). */
+static inline const char *lv__basename(const char *path)
+{
+	const char *s = path;
+	for (const char *p = path; *p; p++)
+		if (*p == '/')
+			s = p + 1;
+	return s;
+}
+
 /* A growable byte buffer with a hard cap (dynbuf-style). */
 typedef struct lv_dbuf {
 	uint8_t *ptr;
