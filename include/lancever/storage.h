@@ -78,6 +78,14 @@ LV_EXTERN const char *lv_storage_describe(const lv_storage *st);
 LV_EXTERN int lv_storage_list(lv_storage *st, const char *dir, bool recursive, lv_list_cb cb,
 			      void *payload, lv_error *err) LV_WARN_UNUSED;
 
+/**
+ * Like a non-recursive lv_storage_list(), but entries may report size and
+ * mtime as 0 (unknown) and come in no particular order.  Cheaper where sizes
+ * cost extra work (local disk: no stat per entry).
+ */
+LV_EXTERN int lv_storage_list_names(lv_storage *st, const char *dir, lv_list_cb cb, void *payload,
+				    lv_error *err) LV_WARN_UNUSED;
+
 /** Reads a whole object into `out` (caller disposes). LV_ENOTFOUND if absent. */
 LV_EXTERN int lv_storage_read(lv_storage *st, const char *path, lv_buf *out,
 			      lv_error *err) LV_WARN_UNUSED;

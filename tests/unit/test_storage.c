@@ -327,6 +327,68 @@ static void t_list(void **state)
 	lv_dbuf_dispose(&l.out);
 }
 
+static int cmp_cstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* lv_storage_list_names collects into a NULL-terminated, sorted array of paths. */
+typedef struct name_set {
+	char *v[32];
+	int n;
+} name_set;
+
+static int collect_name(const lv_list_entry *e, void *payload)
+{
+	name_set *nm = payload;
+	assert_true(nm->n < 31);
+	nm->v[nm->n++] = strdup(e->path);
+	return 0;
+}
+
+static void expect_names(lv_storage *st, const char *dir, const char *want)
+{
+	name_set nm = { .n = 0 };
+	lv_error e = { 0 };
+	int rc = lv_storage_list_names(st, dir, collect_name, &nm, &e);
+	if (rc != 0)
+		fail_msg("list_names %s: %s", dir, e.message);
+	qsort(nm.v, (size_t)nm.n, sizeof nm.v[0], cmp_cstr);
+	lv_dbuf b;
+	lv_dbuf_init(&b, 0);
+	for (int i = 0; i < nm.n; i++) {
+		if (i)
+			lv_dbuf_addc(&b, ' ');
+		lv_dbuf_adds(&b, nm.v[i]);
+		free(nm.v[i]);
+	}
+	char *got = lv_dbuf_take_str(&b);
+	assert_string_equal(got, want);
+	free(got);
+}
+
+/* Names-only listing: the same files as a flat listing (order aside), on every backend. */
+static void t_list_names(void **state)
+{
+	lv_storage *st = ST;
+	put(st, "n/b", "bb");
+	put(st, "n/a", "a");
+	put(st, "n/c/x", "xxx");
+	put(st, "n.txt", "dt");
+	expect_names(st, "n", "n/a n/b");
+	expect_names(st, "n/c", "n/c/x");
+	expect_names(st, "missing", "");
+	expect_names(st, "n.txt", ""); /* a file is not a directory */
+	lv_error e = { 0 };
+	assert_int_equal(lv_storage_list_names(st, "../x", collect_name, NULL, &e), LV_EINVALID);
+	/* the callback's non-zero return stops the listing and is returned */
+	listing l = { .stop_after = 1 };
+	lv_dbuf_init(&l.out, 0);
+	assert_int_equal(lv_storage_list_names(st, "n", collect, &l, &e), 7);
+	assert_int_equal(l.count, 1);
+	lv_dbuf_dispose(&l.out);
+}
+
 typedef struct mtime_check {
 	int n;
 	int64_t lo, hi;
@@ -591,7 +653,8 @@ static int run_suite(const backend *b)
 	struct CMUnitTest tests[] = {
 		SUITE(t_write_read),	 SUITE(t_read_missing),	     SUITE(t_read_range),
 		SUITE(t_head),		 SUITE(t_create),	     SUITE(t_delete),
-		SUITE(t_list),		 SUITE(t_list_mtime),	     SUITE(t_sub),
+		SUITE(t_list),		 SUITE(t_list_names),	     SUITE(t_list_mtime),
+		SUITE(t_sub),
 		SUITE(t_stats),		 SUITE(t_path_validation),   SUITE(t_concurrent_create),
 		SUITE(t_concurrent_write_read),
 	};
@@ -738,6 +801,7 @@ static void t_local_fs(void **state)
 	free(p);
 	expect_list(st, "a", false, "a/real:1");
 	expect_list(st, "", true, "a/real:1");
+	expect_names(st, "a", "a/real");
 
 	/* writes leave no temp files and keep the directory tree */
 	put(st, "b/c/d", "1");
@@ -833,7 +897,7 @@ static void t_custom_backend(void **state)
 {
 	(void)state;
 	lv_storage_ops ops = { LV_STORAGE_OPS_VERSION, c_list, c_read, c_range, c_head,
-			       c_write, c_write, c_del, c_close };
+			       c_write, c_write, c_del, c_close, NULL };
 	lv_error e = { 0 };
 	lv_storage *st = NULL, *sub = NULL;
 	assert_int_equal(lv_storage_new(&st, &ops, NULL, "custom://x", &e), 0);

@@ -29,6 +29,13 @@ typedef struct lv_storage_ops {
 	int (*create)(void *impl, const char *path, const void *data, size_t size, lv_error *err);
 	int (*del)(void *impl, const char *path, lv_error *err);
 	void (*close)(void *impl);
+	/*
+	 * Optional (may be NULL): a non-recursive listing of file names whose
+	 * size/mtime may be reported as 0 and whose order is unspecified.  For
+	 * backends where sizes cost extra work (a stat per entry on local disk).
+	 * When NULL, lv_storage_list_names() uses `list`.
+	 */
+	int (*list_names)(void *impl, const char *dir, lv_list_cb cb, void *payload, lv_error *err);
 } lv_storage_ops;
 
 /**

@@ -29,8 +29,6 @@ void lv__mark_tags(lv_dataset *ds, lv_version_info *items, size_t n, lv_history_
 typedef struct lv_manifest_entry {
 	uint64_t version;
 	int scheme;      /* LV_NAME_V1 / LV_NAME_V2 */
-	uint64_t size;
-	int64_t mtime_ms;
 	char path[64];   /* "_versions/<name>" */
 } lv_manifest_entry;
 

@@ -25,7 +25,8 @@ static int list_cb(const lv_list_entry *e, void *payload)
 	list_ctx *c = payload;
 	uint64_t version;
 	int scheme = lv__version_name_parse(lv__basename(e->path), &version);
-	if (scheme == LV_NAME_NONE || strlen(e->path) >= sizeof c->v[0].path)
+	size_t n = strlen(e->path);
+	if (scheme == LV_NAME_NONE || n >= sizeof c->v[0].path)
 		return 0;
 	lv_manifest_entry *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 64);
 	if (!nv) {
@@ -36,9 +37,7 @@ static int list_cb(const lv_list_entry *e, void *payload)
 	lv_manifest_entry *m = &c->v[c->n++];
 	m->version = version;
 	m->scheme = scheme;
-	m->size = e->size;
-	m->mtime_ms = e->mtime_ms;
-	snprintf(m->path, sizeof m->path, "%s", e->path);
+	memcpy(m->path, e->path, n + 1);
 	return 0;
 }
 
@@ -53,7 +52,8 @@ static int cmp_entry(const void *a, const void *b)
 int lv__list_manifests(lv_storage *st, lv_manifest_entry **out, size_t *n, lv_error *err)
 {
 	list_ctx c = { 0 };
-	int rc = lv_storage_list(st, "_versions", false, list_cb, &c, err);
+	/* Names only: a manifest's size comes with its read, so no stat per entry. */
+	int rc = lv_storage_list_names(st, "_versions", list_cb, &c, err);
 	if (rc >= 0 && c.rc < 0)
 		rc = lv__err(err, c.rc, "out of memory listing _versions");
 	if (rc < 0) {

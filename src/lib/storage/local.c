@@ -232,6 +232,66 @@ out:
 	return rc;
 }
 
+/*
+ * Names of the regular files directly in `dir`, unsorted, without a stat per
+ * entry: d_type says what an entry is (a stat only when the filesystem does
+ * not say).  Same rules as local_list otherwise: symlinks and temp files are
+ * skipped, a missing directory lists as empty.
+ */
+static int local_list_names(void *impl, const char *dir, lv_list_cb cb, void *payload,
+			    lv_error *err)
+{
+	local *l = impl;
+	char ebuf[128];
+	int rc = 0;
+	char *full = full_path(l, dir);
+	if (!full)
+		return lv__err(err, LV_ENOMEM, "list %s: out of memory", dir);
+	DIR *d = opendir(full);
+	free(full);
+	if (!d) {
+		int e = errno;
+		return e == ENOENT || e == ENOTDIR ? 0 : sys_err(err, e, false, "list", dir);
+	}
+	size_t dl = strlen(dir);
+	char path[LV__PATH_MAX + 1];
+	for (;;) {
+		errno = 0;
+		struct dirent *de = readdir(d);
+		if (!de) {
+			if (errno)
+				rc = lv__err(err, LV_EIO, "list %s: %s", dir[0] ? dir : ".",
+					     errstr(errno, ebuf, sizeof ebuf));
+			break;
+		}
+		const char *name = de->d_name;
+		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
+			continue;
+		if (!strncmp(name, LV__TMP_PREFIX, strlen(LV__TMP_PREFIX)))
+			continue;
+		if (de->d_type == DT_UNKNOWN) {
+			struct stat sb;
+			if (fstatat(dirfd(d), name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
+				continue;
+		} else if (de->d_type != DT_REG) {
+			continue;
+		}
+		size_t nl = strlen(name);
+		if (dl + 1 + nl > LV__PATH_MAX)
+			continue; /* cannot be a valid storage path */
+		if (dl) {
+			memcpy(path, dir, dl);
+			path[dl] = '/';
+		}
+		memcpy(path + (dl ? dl + 1 : 0), name, nl + 1);
+		lv_list_entry e = { path, 0, 0 };
+		if ((rc = cb(&e, payload)) != 0)
+			break;
+	}
+	closedir(d);
+	return rc;
+}
+
 /* ---- reads ---- */
 
 /* Opens a regular file for reading; fills *sb. */
@@ -577,6 +637,7 @@ static const lv_storage_ops local_ops = {
 	.create = local_create,
 	.del = local_del,
 	.close = local_close,
+	.list_names = local_list_names,
 };
 
 /* ---- open ---- */
