@@ -105,6 +105,7 @@ typedef struct lv_history_report {
 	uint64_t checkpoints_rejected;/**< checkpoint files tried and rejected */
 	uint64_t manifests_read;      /**< manifests read (the tail, when a checkpoint was used) */
 	uint64_t manifests_vanished;  /**< listed but gone before they could be read (skipped) */
+	uint64_t identity_bytes;      /**< manifest bytes read to check a checkpoint's identity */
 	uint64_t requests;            /**< storage requests made */
 	uint64_t bytes_read;          /**< bytes read from storage */
 	char note[256];               /**< e.g. why a checkpoint was rejected */

@@ -96,9 +96,11 @@ void lvcli_print_report(const lv_history_report *r, const lv_version_list *l)
 	static const char *rungs[] = { "manifests", "newest checkpoint", "older checkpoint" };
 	fflush(stdout);
 	fprintf(stderr,
-		"lancever: answered from %s; manifests read %llu, vanished %llu, requests %llu, bytes read %llu%s%s\n",
+		"lancever: answered from %s; manifests read %llu, vanished %llu, checkpoints rejected %llu, "
+		"identity check read %llu bytes, requests %llu, bytes read %llu%s%s\n",
 		r->rung >= 0 && r->rung <= 2 ? rungs[r->rung] : "?",
 		(unsigned long long)r->manifests_read, (unsigned long long)r->manifests_vanished,
+		(unsigned long long)r->checkpoints_rejected, (unsigned long long)r->identity_bytes,
 		(unsigned long long)r->requests, (unsigned long long)r->bytes_read,
 		r->note[0] ? "; " : "", r->note);
 	for (size_t i = 0; i < lv_version_list_vanished_count(l); i++)

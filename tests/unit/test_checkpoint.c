@@ -147,6 +147,8 @@ static void test_real_checkpoint_roundtrip(void **state)
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(rep.manifests_read, 0);
 	assert_int_equal(rep.checkpoint_version, 6);
+	/* identity confirmed from the head of one manifest (these are < 64 KiB: the whole file) */
+	assert_true(rep.identity_bytes > 0 && rep.identity_bytes <= 65536);
 	assert_lists_equal(before, after);
 	CHECK(lv_history(&hist, ds, &rep, &err));
 	assert_lists_equal(before, hist);
@@ -660,6 +662,44 @@ static void test_concurrent_checkpointers(void **state)
 	}
 }
 
+/* Without an inline transaction the head cannot confirm identity: the whole manifest is read. */
+static void test_identity_without_inline_txn(void **state)
+{
+	(void)state;
+	lv_storage *st = NULL;
+	CHECK(lv_storage_mem_new(&st, &err));
+	for (uint64_t v = 1; v <= 4; v++) {
+		synth_commit c = { .version = v, .ts_ms = 1700000000000 + 1000 * (int64_t)v,
+				   .read_version = v - 1, .txn_file_only = 1 };
+		CHECK(synth_write(st, &c));
+	}
+	lv_dataset *ds = open_ds(st);
+	lv_checkpoint_result r;
+	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	CHECK(lv_versions(&l, ds, &rep, &err));
+	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
+	assert_int_equal(lv_version_list_count(l), 4);
+	assert_string_equal(lv_version_list_get(l, 3)->operation_type, "Append");
+	uint64_t sz = 0;
+	char p[96];
+	CHECK(lv_storage_head(st, synth_manifest_path(p, sizeof p, 4), &sz, NULL, &err));
+	assert_int_equal(rep.identity_bytes, 2 * sz); /* head probe, then the full read */
+	lv_version_list_free(l);
+	/* a different transaction in that manifest is still caught by the full comparison */
+	synth_commit c = { .version = 4, .ts_ms = 1700000004000, .read_version = 3, .txn_file_only = 1,
+			   .uuid = "ffffffff-0000-4000-8000-000000000004" };
+	CHECK(lv_storage_delete(st, p, &err));
+	CHECK(synth_write(st, &c));
+	CHECK(lv_versions(&l, ds, &rep, &err));
+	assert_int_equal(rep.rung, LV_RUNG_MANIFESTS);
+	assert_non_null(strstr(rep.note, "different history"));
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -667,6 +707,7 @@ int main(void)
 		cmocka_unit_test(test_history_after_manifests_removed),
 		cmocka_unit_test(test_corrupt_newest_every_byte),
 		cmocka_unit_test(test_recreated_dataset),
+		cmocka_unit_test(test_identity_without_inline_txn),
 		cmocka_unit_test(test_config_and_limits),
 		cmocka_unit_test(test_cleaned_marks),
 		cmocka_unit_test(test_properties_truncation),

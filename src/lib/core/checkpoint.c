@@ -158,14 +158,22 @@ static uint32_t rows_checksum(const lv_version_info *r, size_t n, int64_t create
 	c = crc_u64(c, n);
 	for (size_t i = 0; i < n; i++) {
 		const lv_version_info *v = &r[i];
-		uint64_t f[9] = { v->version, (uint64_t)v->timestamp_millis, v->total_fragments,
-				  v->total_data_files, v->total_files_size, v->total_deletion_files,
-				  v->total_data_file_rows, v->total_deletion_file_rows, v->total_rows };
+		/* The fixed fields serialised into one buffer: one CRC call per row (the
+		 * CRC is a stream, so this equals hashing them field by field). */
+		uint64_t f[10] = { v->version, (uint64_t)v->timestamp_millis, v->total_fragments,
+				   v->total_data_files, v->total_files_size, v->total_deletion_files,
+				   v->total_data_file_rows, v->total_deletion_file_rows, v->total_rows,
+				   v->has_read_version ? v->read_version : 0 };
+		uint8_t b[83];
 		for (int k = 0; k < 9; k++)
-			c = crc_u64(c, f[k]);
-		uint8_t b[3] = { v->is_tagged, v->is_cleaned_up, v->has_read_version };
-		c = lv_crc32c(c, b, 3);
-		c = crc_u64(c, v->has_read_version ? v->read_version : 0);
+			for (int j = 0; j < 8; j++)
+				b[8 * k + j] = (uint8_t)(f[k] >> (8 * j));
+		b[72] = v->is_tagged;
+		b[73] = v->is_cleaned_up;
+		b[74] = v->has_read_version;
+		for (int j = 0; j < 8; j++)
+			b[75 + j] = (uint8_t)(f[9] >> (8 * j));
+		c = lv_crc32c(c, b, sizeof b);
 		c = crc_str(c, v->transaction_uuid);
 		c = crc_str(c, v->operation_type);
 		c = crc_str(c, v->transaction_properties);
@@ -507,14 +515,55 @@ static bool entry_live(const lv_manifest_entry *e, size_t n, uint64_t version)
 	return lo < n && e[lo].version == version;
 }
 
+#define HEAD_PROBE_BYTES 65536
+
+/*
+ * Fast identity probe: Lance writes the transaction as one of the first
+ * "u32 len + message" sections of the manifest file (first, or right after
+ * the index section), so a ranged read of the head usually holds it.  Returns
+ * 1 if a section there parses as a transaction with the row's uuid and
+ * read_version (a random 36-character uuid cannot match by chance), 0 if the
+ * head does not settle it, or a negative error.  The head is never
+ * interpreted any further.
+ */
+static int head_confirms(lv_storage *st, const char *path, const lv_version_info *row,
+			 uint64_t *bytes, lv_error *err)
+{
+	if (!row->transaction_uuid || !row->has_read_version)
+		return 0;
+	lv_buf h = { 0 };
+	int rc = lv_storage_read_range(st, path, 0, HEAD_PROBE_BYTES, &h, err);
+	if (rc < 0)
+		return rc;
+	*bytes += h.size;
+	int found = 0;
+	size_t off = 0;
+	for (int k = 0; k < 3 && !found && h.size - off >= 4; k++) {
+		uint32_t len = lv_le32(h.ptr + off);
+		if (len > h.size - off - 4)
+			break;
+		lv_txn t;
+		lv_error ignored = { 0 };
+		if (lv__txn_parse(h.ptr + off + 4, len, path, &t, &ignored) == 0 &&
+		    t.uuid.n == strlen(row->transaction_uuid) &&
+		    !memcmp(t.uuid.p, row->transaction_uuid, t.uuid.n) &&
+		    t.read_version == row->read_version)
+			found = 1;
+		off += 4 + (size_t)len;
+	}
+	lv_buf_dispose(&h);
+	return found;
+}
+
 /*
  * Does this checkpoint belong to the dataset's present history?  It must not
  * cover versions beyond the latest live one, and the newest covered version
- * that is still live must have the same transaction uuid and timestamp in
- * its manifest (one manifest read).
+ * that is still live must carry the same transaction: confirmed from the
+ * head of its manifest when possible (uuid and read_version), else from the
+ * whole manifest (uuid and timestamp).
  */
 static int cp_verify_identity(lv_dataset *ds, const cp_file *f, const lv_manifest_entry *live,
-			      size_t nlive, lv_error *err)
+			      size_t nlive, uint64_t *bytes, lv_error *err)
 {
 	if (nlive && f->latest > live[nlive - 1].version)
 		return lv__err(err, LV_ECONFLICT,
@@ -527,10 +576,19 @@ static int cp_verify_identity(lv_dataset *ds, const cp_file *f, const lv_manifes
 		const lv_version_info *row = find_row(f->rows, live[k].version);
 		if (!row)
 			continue;
+		int hc = head_confirms(ds->st, live[k].path, row, bytes, err);
+		if (hc == LV_ENOTFOUND) /* vanished meanwhile: try an older one */
+			continue;
+		if (hc < 0)
+			return hc;
+		if (hc == 1)
+			return 0;
 		lv_arena a;
 		lv_arena_init(&a, 1024);
 		lv_version_info info;
 		int rc = lv__read_version_info(ds->st, live[k].path, &a, &info, err);
+		if (rc == 0)
+			*bytes += info.manifest_size;
 		if (rc == LV_ENOTFOUND) { /* vanished meanwhile: try an older one */
 			lv_arena_dispose(&a);
 			continue;
@@ -579,7 +637,7 @@ static int cp_load_ladder(lv_dataset *ds, const lv_manifest_entry *live, size_t 
 			rc = lv__err(&e, LV_ECORRUPT, "checkpoint %s: covers version %" PRIu64
 				     " but is named for %" PRIu64, names.v[i].path, f.latest, names.v[i].version);
 		if (rc == 0)
-			rc = cp_verify_identity(ds, &f, live, nlive, &e);
+			rc = cp_verify_identity(ds, &f, live, nlive, &rep->identity_bytes, &e);
 		if (rc == 0) {
 			snprintf(f.path, sizeof f.path, "%s", names.v[i].path);
 			*out = f;
@@ -640,11 +698,7 @@ static int assemble(lv_dataset *ds, bool history, lv_version_list **out, lv_hist
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < nlive; i++)
-		if (!find_row(cp.rows, live[i].version))
-			tail[ntail++] = live[i].path;
-	size_t cap = (history ? cp.rows->n : nlive) + ntail;
-	if (!(l = lv__version_list_new(cap, 1 + ntail))) {
+	if (!(l = lv__version_list_new(cp.rows->n + nlive, 1 + nlive))) {
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -652,15 +706,27 @@ static int assemble(lv_dataset *ds, bool history, lv_version_list **out, lv_hist
 	l->arenas[0] = cp.rows->arenas[0];
 	l->narenas = 1;
 	cp.rows->narenas = 0;
+	/*
+	 * One merge walk over the two sorted sequences (rows and live manifests):
+	 * a row is live iff its manifest is listed; a live manifest without a row
+	 * is in the tail and is read below.
+	 */
+	size_t li = 0;
 	for (size_t i = 0; i < cp.rows->n; i++) {
 		lv_version_info v = cp.rows->items[i];
-		bool is_live = entry_live(live, nlive, v.version);
-		if (!is_live && !history)
+		while (li < nlive && live[li].version < v.version)
+			tail[ntail++] = live[li++].path;
+		bool is_live = li < nlive && live[li].version == v.version;
+		if (is_live)
+			li++;
+		else if (!history)
 			continue;
 		v.is_cleaned_up = !is_live;
 		v.is_tagged = false;
 		l->items[l->n++] = v;
 	}
+	while (li < nlive)
+		tail[ntail++] = live[li++].path;
 	if ((rc = lv__read_into_list(l, ds->st, ds->threads, tail, ntail, err)) < 0)
 		goto out;
 	rep.manifests_read += ntail;

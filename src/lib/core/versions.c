@@ -351,7 +351,11 @@ static int cmp_info(const void *a, const void *b)
 
 void lv__sort_infos(lv_version_info *v, size_t n)
 {
-	if (n > 1)
+	/* Lists built from a checkpoint are usually sorted already: check first. */
+	size_t i = 1;
+	while (i < n && v[i - 1].version <= v[i].version)
+		i++;
+	if (i < n)
 		qsort(v, n, sizeof *v, cmp_info);
 }
 

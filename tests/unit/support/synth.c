@@ -59,11 +59,14 @@ int synth_write(lv_storage *st, const synth_commit *c)
 	lv_pbw_bytes(&man, 7, ts.ptr ? ts.ptr : (uint8_t *)"", ts.len);
 	lv_pbw_str(&man, 12, txname);
 	add_map(&man, 16, c->config);
-	lv_pbw_u64_always(&man, 21, 0);
+	if (!c->txn_file_only)
+		lv_pbw_u64_always(&man, 21, 0);
 
 	lv_dbuf_init(&file, 0);
-	lv_dbuf_add_u32le(&file, (uint32_t)txn.len);
-	lv_dbuf_add(&file, txn.ptr, txn.len);
+	if (!c->txn_file_only) {
+		lv_dbuf_add_u32le(&file, (uint32_t)txn.len);
+		lv_dbuf_add(&file, txn.ptr, txn.len);
+	}
 	uint64_t pos = file.len;
 	lv_dbuf_add_u32le(&file, (uint32_t)man.len);
 	lv_dbuf_add(&file, man.ptr, man.len);
