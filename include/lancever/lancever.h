@@ -6,4 +6,5 @@
 #include "dataset.h"
 #include "lancefile.h"
 #include "checkpoint.h"
+#include "cleanup.h"
 #endif

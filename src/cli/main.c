@@ -16,6 +16,10 @@ static const struct {
 	{ "asof", lvcli_asof, "asof DATASET TIME [--strict] [--json]              newest version committed at or before TIME" },
 	{ "show", lvcli_show, "show DATASET VERSION [--json]                      one version's full record" },
 	{ "diff", lvcli_diff, "diff DATASET A B [--json]                          what changed between two versions" },
+	{ "cleanup", lvcli_cleanup, "cleanup DATASET [--older-than 7d] [--retain-versions N] [--before-version V]\n"
+	  "                 [--delete-unverified] [--no-error-if-tagged-old-versions] [--dry-run] [--list] [--json]\n"
+	  "                                                     remove old versions, keeping their history" },
+	{ "info", lvcli_info, "info DATASET [--json]                              latest version, checkpoint and auto-cleanup config" },
 	{ "tags", lvcli_tags, "tags DATASET [--json]                              list tags and branches" },
 	{ "inspect", lvcli_inspect, "inspect FILE.lance [--json|--csv]                  show a Lance data file" },
 };

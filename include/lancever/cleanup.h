@@ -1,0 +1,92 @@
+/*
+ * lancever/cleanup.h - cleanup of old versions that keeps their history.
+ *
+ * Lance's rules (LANCE-TABLE-FORMAT.md §6), with one change in order: the
+ * checkpoint that records the versions about to be removed (is_cleaned_up =
+ * true) is written *before* anything is deleted, so a crash can never lose
+ * their history.  Then old manifests are deleted (so no visible version can
+ * point at a missing file), then the files only they referenced.
+ *
+ * Never removed: the latest version, tagged versions, versions a branch was
+ * created from, any file a kept manifest (of the dataset or of a branch)
+ * references, and, unless delete_unverified, any unreferenced file younger
+ * than 7 days that no old manifest mentions (it may belong to a commit in
+ * progress).  Nothing outside the dataset root is ever touched: a manifest
+ * path with "..", a leading '/' or a scheme aborts the cleanup.
+ */
+#ifndef LANCEVER_CLEANUP_H
+#define LANCEVER_CLEANUP_H
+
+#include "checkpoint.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Kinds of removed files, for statistics. */
+enum lv_file_kind {
+	LV_KIND_MANIFEST = 0,
+	LV_KIND_DATA = 1,
+	LV_KIND_DELETION = 2,
+	LV_KIND_INDEX = 3,
+	LV_KIND_TRANSACTION = 4,
+	LV_KIND_TEMP = 5,
+	LV_KIND_COUNT = 6
+};
+
+/** Static name of a kind ("manifest", "data", ...). */
+LV_EXTERN const char *lv_file_kind_name(int kind);
+
+/** Called for every file the cleanup removes (or would remove, in a dry run). */
+typedef void (*lv_cleanup_file_cb)(const char *path, int kind, uint64_t size, const char *reason,
+				   void *payload);
+/** Progress: phase name, items done, items in the phase. */
+typedef void (*lv_cleanup_progress_cb)(const char *phase, uint64_t done, uint64_t total,
+				       void *payload);
+
+typedef struct lv_cleanup_policy {
+	int version;                  /**< LV_CLEANUP_POLICY_VERSION */
+	int64_t older_than_ms;        /**< remove versions committed before now - this; -1 = unset */
+	int64_t retain_versions;      /**< keep the newest N versions; -1 = unset */
+	uint64_t before_version;      /**< remove only versions < this; 0 = unset */
+	bool delete_unverified;       /**< also delete unreferenced files younger than 7 days */
+	bool error_if_tagged_old_versions; /**< fail (LV_ETAGGED) if the policy selects a tagged version */
+	bool dry_run;                 /**< report what would be removed; change nothing */
+	int64_t now_ms;               /**< the clock; 0 = wall clock (tests inject their own) */
+	lv_checkpoint_config checkpoint;
+	lv_cleanup_file_cb on_file;
+	lv_cleanup_progress_cb on_progress;
+	void *payload;
+} lv_cleanup_policy;
+
+#define LV_CLEANUP_POLICY_VERSION 1
+/* With no condition set, older_than defaults to 7 days (LanceDB optimize()'s default). */
+#define LV_CLEANUP_POLICY_INIT                                                              \
+	{ LV_CLEANUP_POLICY_VERSION, -1, -1, 0, false, true, false, 0,                      \
+	  LV_CHECKPOINT_CONFIG_INIT, NULL, NULL, NULL }
+
+#define LV_CLEANUP_DEFAULT_OLDER_THAN_MS (7LL * 24 * 3600 * 1000)
+#define LV_CLEANUP_UNVERIFIED_MS (7LL * 24 * 3600 * 1000)
+
+typedef struct lv_cleanup_stats {
+	uint64_t versions_total;     /**< manifests listed */
+	uint64_t versions_removed;   /**< old manifests deleted (or to delete) */
+	uint64_t versions_archived;  /**< rows in the checkpoint written first */
+	uint64_t files_removed[LV_KIND_COUNT];
+	uint64_t bytes_removed[LV_KIND_COUNT];
+	bool checkpoint_written;
+	char checkpoint_path[64];
+} lv_cleanup_stats;
+
+/**
+ * Runs a cleanup.  Any unreadable manifest aborts it before anything is
+ * deleted.  Returns LV_ETAGGED when tagged versions would be removed and
+ * error_if_tagged_old_versions is set.  `stats` may be NULL.
+ */
+LV_EXTERN int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *policy, lv_cleanup_stats *stats,
+			 lv_error *err) LV_WARN_UNUSED;
+
+#ifdef __cplusplus
+}
+#endif
+#endif

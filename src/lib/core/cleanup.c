@@ -1,0 +1,613 @@
+/*
+ * lv_cleanup(): Lance's cleanup rules, checkpoint first.
+ *
+ * Phases: read every manifest of the dataset (and of every branch under
+ * tree/, for the root files they use) -> plan old vs kept -> write the
+ * checkpoint marking the old versions cleaned up -> delete old manifests ->
+ * delete files that no kept manifest references, by Lance's age rules.
+ * Anything unreadable before the first deletion aborts with nothing changed.
+ */
+#include "lancever/cleanup.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dataset_internal.h"
+#include "format/manifest.h"
+#include "format/refs.h"
+#include "util/util.h"
+
+const char *lv_file_kind_name(int kind)
+{
+	static const char *const names[LV_KIND_COUNT] = { "manifest", "data", "deletion",
+							  "index", "transaction", "temp" };
+	return kind >= 0 && kind < LV_KIND_COUNT ? names[kind] : "?";
+}
+
+/* ---- a set of strings (open addressing, owned copies) ---- */
+
+typedef struct strset {
+	char **slot;
+	size_t cap, n;
+} strset;
+
+static uint64_t hash_str(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static bool strset_has_n(const strset *s, const char *k, size_t n)
+{
+	if (!s->cap)
+		return false;
+	for (size_t i = hash_str(k, n) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
+		const char *x = s->slot[i];
+		if (!x)
+			return false;
+		if (strlen(x) == n && !memcmp(x, k, n))
+			return true;
+	}
+}
+
+static bool strset_has(const strset *s, const char *k) { return strset_has_n(s, k, strlen(k)); }
+
+static int strset_add(strset *s, const char *k)
+{
+	size_t n = strlen(k);
+	if (strset_has_n(s, k, n))
+		return 0;
+	if ((s->n + 1) * 2 > s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 1024;
+		char **ns = lv__calloc(nc, sizeof *ns);
+		if (!ns)
+			return LV_ENOMEM;
+		for (size_t i = 0; i < s->cap; i++) {
+			if (!s->slot[i])
+				continue;
+			size_t j = hash_str(s->slot[i], strlen(s->slot[i])) & (nc - 1);
+			while (ns[j])
+				j = (j + 1) & (nc - 1);
+			ns[j] = s->slot[i];
+		}
+		free(s->slot);
+		s->slot = ns;
+		s->cap = nc;
+	}
+	size_t i = hash_str(k, n) & (s->cap - 1);
+	while (s->slot[i])
+		i = (i + 1) & (s->cap - 1);
+	if (!(s->slot[i] = lv__strndup(k, n)))
+		return LV_ENOMEM;
+	s->n++;
+	return 0;
+}
+
+static void strset_dispose(strset *s)
+{
+	for (size_t i = 0; i < s->cap; i++)
+		free(s->slot[i]);
+	free(s->slot);
+	memset(s, 0, sizeof *s);
+}
+
+/* ---- per-manifest reference collection ---- */
+
+/* A path from a manifest, relative to the dataset root: refuse anything that could leave it. */
+static bool safe_rel(const char *p, size_t n)
+{
+	if (n == 0 || n > 4000 || p[0] == '/' || p[0] == '\\')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == 0 || p[i] == '\\' || (p[i] == ':' && i + 2 < n && p[i + 1] == '/' && p[i + 2] == '/'))
+			return false;
+	/* no "." or ".." segment */
+	size_t s = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n || p[i] == '/') {
+			size_t l = i - s;
+			if (l == 0 || (l == 1 && p[s] == '.') || (l == 2 && p[s] == '.' && p[s + 1] == '.'))
+				return false;
+			s = i + 1;
+		}
+	}
+	return true;
+}
+
+typedef struct mref {
+	const char *path;   /* manifest path */
+	bool branch;        /* a branch's manifest: only its base_id files concern the root */
+	uint64_t version;
+	int64_t ts_ms;
+	uint64_t size;
+	lv_dbuf refs;       /* NUL-separated root-relative paths ("_indices/<uuid>" for indices) */
+	int rc;
+	lv_error err;
+} mref;
+
+static int add_ref(mref *m, const char *fmt_prefix, const char *p, size_t n)
+{
+	if (!safe_rel(p, n))
+		return lv__err(&m->err, LV_ECORRUPT,
+			       "manifest %s: file path '%.*s' would leave the dataset root; refusing to clean up",
+			       m->path, (int)(n > 200 ? 200 : n), p);
+	if (lv_dbuf_adds(&m->refs, fmt_prefix) < 0 || lv_dbuf_add(&m->refs, p, n) < 0 ||
+	    lv_dbuf_addc(&m->refs, 0) < 0)
+		return lv__err(&m->err, LV_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int on_data(const lv_data_file_ref *f, void *payload)
+{
+	mref *m = payload;
+	/* Own files live under data/; a base_id file lives under another root (a branch's parent,
+	 * a clone source).  In a branch's manifest, base_id files are the ones in *our* root:
+	 * protect them all (over-protecting only ever keeps a file). */
+	if (f->has_base_id != m->branch)
+		return 0;
+	return add_ref(m, "data/", f->path.p, f->path.n);
+}
+
+static int on_deletion(const lv_deletion_ref *d, void *payload)
+{
+	mref *m = payload;
+	if (d->has_base_id != m->branch)
+		return 0;
+	char name[96];
+	int n = snprintf(name, sizeof name, "%" PRIu64 "-%" PRIu64 "-%" PRIu64 ".%s", d->fragment_id,
+			 d->read_version, d->id, d->file_type == 1 ? "bin" : "arrow");
+	return add_ref(m, "_deletions/", name, (size_t)n);
+}
+
+static int on_external(lv_sv path, void *payload)
+{
+	mref *m = payload;
+	return m->branch ? 0 : add_ref(m, "", path.p, path.n);
+}
+
+static int on_index(const lv_index_ref *idx, void *payload)
+{
+	mref *m = payload;
+	if (idx->has_base_id != m->branch)
+		return 0;
+	char u[40];
+	const uint8_t *b = idx->uuid;
+	int n = snprintf(u, sizeof u,
+			 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+			 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+			 b[13], b[14], b[15]);
+	return add_ref(m, "_indices/", u, (size_t)n);
+}
+
+static void read_refs(size_t i, void *arg)
+{
+	mref *m = &((mref *)((void **)arg)[0])[i];
+	lv_storage *st = ((void **)arg)[1];
+	lv_buf b = { 0 };
+	lv_manifest man;
+	lv_manifest_visitor vis = { on_data, on_deletion, on_external, m };
+	m->rc = lv_storage_read(st, m->path, &b, &m->err);
+	if (m->rc == LV_ENOTFOUND)
+		m->rc = lv__err(&m->err, LV_EIO,
+				"manifest %s vanished during cleanup (a concurrent cleanup?); aborting", m->path);
+	if (m->rc < 0)
+		return;
+	m->size = b.size;
+	m->rc = lv__manifest_parse(b.ptr, b.size, m->path, &vis, &man, &m->err);
+	if (m->rc == 0 && m->err.code < 0) /* a visitor refusal */
+		m->rc = m->err.code;
+	if (m->rc == 0) {
+		m->version = man.version;
+		m->ts_ms = man.ts_seconds * 1000 + man.ts_nanos / 1000000;
+		long k = lv__manifest_indices(&man, m->path, on_index, m, &m->err);
+		if (k < 0)
+			m->rc = m->err.code < 0 ? m->err.code : (int)k;
+	}
+	if (m->rc == 0 && man.transaction_file.n && !m->branch)
+		m->rc = add_ref(m, "_transactions/", man.transaction_file.p, man.transaction_file.n);
+	if (m->rc == 0 && man.transaction_file.n &&
+	    memchr(man.transaction_file.p, '/', man.transaction_file.n))
+		m->rc = lv__err(&m->err, LV_ECORRUPT, "manifest %s: unsafe transaction_file name", m->path);
+	lv_buf_dispose(&b);
+}
+
+/* ---- listing ---- */
+
+typedef struct file_ent {
+	char *path;
+	uint64_t size;
+	int64_t mtime_ms;
+} file_ent;
+
+typedef struct file_vec {
+	file_ent *v;
+	size_t n, cap;
+	int rc;
+} file_vec;
+
+static int collect_file(const lv_list_entry *e, void *payload)
+{
+	file_vec *fv = payload;
+	file_ent *nv = lv__grow(fv->v, &fv->cap, fv->n, sizeof *nv, 256);
+	if (!nv) {
+		fv->rc = LV_ENOMEM;
+		return 1;
+	}
+	fv->v = nv;
+	if (!(fv->v[fv->n].path = lv__strdup(e->path))) {
+		fv->rc = LV_ENOMEM;
+		return 1;
+	}
+	fv->v[fv->n].size = e->size;
+	fv->v[fv->n].mtime_ms = e->mtime_ms;
+	fv->n++;
+	return 0;
+}
+
+static void file_vec_dispose(file_vec *fv)
+{
+	for (size_t i = 0; i < fv->n; i++)
+		free(fv->v[i].path);
+	free(fv->v);
+	memset(fv, 0, sizeof *fv);
+}
+
+static bool ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+	return a >= b && !memcmp(s + a - b, suf, b);
+}
+
+/* ---- the cleanup ---- */
+
+typedef struct plan {
+	mref *m;            /* dataset manifests, sorted by version */
+	size_t nm;
+	bool *old;          /* per manifest */
+	strset referenced;  /* by kept manifests (and branches) */
+	strset verified;    /* by old manifests: known committed */
+} plan;
+
+static int cmp_mref(const void *a, const void *b)
+{
+	const mref *x = a, *y = b;
+	return x->version < y->version ? -1 : x->version > y->version;
+}
+
+static void progress(const lv_cleanup_policy *p, const char *phase, uint64_t done, uint64_t total)
+{
+	if (p->on_progress)
+		p->on_progress(phase, done, total, p->payload);
+}
+
+/* Reads manifests concurrently; fails with the first error (lowest index). */
+static int read_all(lv_dataset *ds, mref *m, size_t n, lv_error *err)
+{
+	void *arg[2] = { m, ds->root };
+	lv_parallel_for(n, ds->threads, read_refs, arg);
+	for (size_t i = 0; i < n; i++)
+		if (m[i].rc < 0) {
+			if (err)
+				*err = m[i].err;
+			return m[i].rc;
+		}
+	return 0;
+}
+
+static int add_refs_to(strset *s, const mref *m)
+{
+	for (size_t off = 0; off < m->refs.len;) {
+		const char *p = (const char *)m->refs.ptr + off;
+		LV_TRY(strset_add(s, p));
+		off += strlen(p) + 1;
+	}
+	return 0;
+}
+
+static void mrefs_dispose(mref *m, size_t n)
+{
+	for (size_t i = 0; m && i < n; i++) {
+		lv_dbuf_dispose(&m[i].refs);
+		free((char *)m[i].path);
+	}
+	free(m);
+}
+
+/* Manifests of every branch (any tree/ ** /_versions/ *.manifest), for the root files they use. */
+static int branch_refs(lv_dataset *ds, strset *referenced, lv_error *err)
+{
+	file_vec fv = { 0 };
+	int rc = lv_storage_list(ds->root, "tree", true, collect_file, &fv, err);
+	if (rc >= 0 && fv.rc < 0)
+		rc = lv__err(err, fv.rc, "out of memory");
+	mref *m = NULL;
+	size_t n = 0;
+	if (rc < 0)
+		goto out;
+	m = lv__calloc(fv.n ? fv.n : 1, sizeof *m);
+	if (!m) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < fv.n; i++) {
+		const char *base = lv__basename(fv.v[i].path);
+		uint64_t v;
+		size_t pl = strlen(fv.v[i].path), bl = strlen(base);
+		if (lv__version_name_parse(base, &v) == LV_NAME_NONE || pl < bl + 10 ||
+		    memcmp(fv.v[i].path + pl - bl - 10, "_versions/", 10))
+			continue;
+		m[n].path = fv.v[i].path;
+		fv.v[i].path = NULL;
+		m[n].branch = true;
+		lv_dbuf_init(&m[n].refs, 0);
+		n++;
+	}
+	if ((rc = read_all(ds, m, n, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if ((rc = add_refs_to(referenced, &m[i])) < 0)
+			lv__err(err, rc, "out of memory");
+out:
+	mrefs_dispose(m, n);
+	file_vec_dispose(&fv);
+	return rc;
+}
+
+static int remove_file(lv_dataset *ds, const lv_cleanup_policy *p, lv_cleanup_stats *s,
+		       const char *path, int kind, uint64_t size, const char *reason, lv_error *err)
+{
+	if (p->on_file)
+		p->on_file(path, kind, size, reason, p->payload);
+	if (!p->dry_run) {
+		int rc = lv_storage_delete(ds->root, path, err);
+		if (rc == LV_ENOTFOUND) /* already gone (a concurrent cleanup) */
+			return 0;
+		if (rc < 0)
+			return rc;
+	}
+	s->files_removed[kind]++;
+	s->bytes_removed[kind] += size;
+	return 0;
+}
+
+/* Which rule a listed file falls under; -1 = never touched by the listing pass. */
+static int classify(const char *path, char *key, size_t cap)
+{
+	snprintf(key, cap, "%s", path);
+	if (!strncmp(path, "data/", 5))
+		return ends_with(path, ".lance") ? LV_KIND_DATA : -1;
+	if (!strncmp(path, "_deletions/", 11))
+		return ends_with(path, ".arrow") || ends_with(path, ".bin") ? LV_KIND_DELETION : -1;
+	if (!strncmp(path, "_transactions/", 14))
+		return ends_with(path, ".txn") ? LV_KIND_TRANSACTION : -1;
+	if (!strncmp(path, "_indices/", 9)) {
+		const char *u = path + 9, *slash = strchr(u, '/');
+		if (!slash || slash == u)
+			return -1;
+		snprintf(key, cap, "_indices/%.*s", (int)(slash - u), u);
+		return LV_KIND_INDEX;
+	}
+	if (!strncmp(path, "_versions/", 10)) {
+		const char *b = path + 10;
+		/* rename-commit temp manifests: "<n>.manifest-<uuid>" or ".tmp*" */
+		if (!strchr(b, '/') && (!strncmp(b, ".tmp", 4) || strstr(b, ".manifest-")))
+			return LV_KIND_TEMP;
+		return -1;
+	}
+	return -1;
+}
+
+int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *stats,
+	       lv_error *err)
+{
+	if (!ds || !pol)
+		return lv__err(err, LV_EINVALID, "lv_cleanup: NULL argument");
+	if (ds->branch)
+		return lv__err(err, LV_EUNSUPPORTED, "cleanup of a branch is not supported (clean main)");
+	if (pol->older_than_ms < -1 || pol->retain_versions == 0 || pol->retain_versions < -1)
+		return lv__err(err, LV_EINVALID, "cleanup: invalid policy (older_than >= 0, retain_versions >= 1)");
+	lv_cleanup_stats s;
+	memset(&s, 0, sizeof s);
+	int64_t now = pol->now_ms ? pol->now_ms : lv_now_ms();
+	int64_t older = pol->older_than_ms;
+	if (older < 0 && pol->retain_versions < 0 && pol->before_version == 0)
+		older = LV_CLEANUP_DEFAULT_OLDER_THAN_MS;
+
+	plan P;
+	memset(&P, 0, sizeof P);
+	lv_manifest_entry *live = NULL;
+	size_t nlive = 0;
+	lv_refs *refs = NULL;
+	uint64_t *cleaned = NULL;
+	file_vec fv = { 0 };
+	lv_dbuf tagmsg;
+	lv_dbuf_init(&tagmsg, 0);
+	int rc;
+
+	/* 1. Tags and branches (refs errors abort: a tag we cannot read may protect a version). */
+	if ((rc = lv__refs_load_storage(&refs, ds->root, err)) < 0)
+		goto out;
+	/* 2. Every manifest, read concurrently; any failure aborts. */
+	progress(pol, "reading manifests", 0, 0);
+	if ((rc = lv__list_manifests(ds->st, &live, &nlive, err)) < 0)
+		goto out;
+	if (nlive == 0) {
+		rc = lv__err(err, LV_ENOTFOUND, "%s: not a Lance dataset (no manifests in _versions/)",
+			     lv_storage_describe(ds->st));
+		goto out;
+	}
+	P.nm = nlive;
+	P.m = lv__calloc(nlive, sizeof *P.m);
+	P.old = lv__calloc(nlive, sizeof *P.old);
+	cleaned = lv__calloc(nlive, sizeof *cleaned);
+	if (!P.m || !P.old || !cleaned) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < nlive; i++) {
+		P.m[i].path = lv__strdup(live[i].path);
+		lv_dbuf_init(&P.m[i].refs, 0);
+		if (!P.m[i].path) {
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+			goto out;
+		}
+	}
+	if ((rc = read_all(ds, P.m, P.nm, err)) < 0)
+		goto out;
+	qsort(P.m, P.nm, sizeof *P.m, cmp_mref);
+	s.versions_total = P.nm;
+	progress(pol, "reading manifests", P.nm, P.nm);
+
+	/* 3. Plan: old = selected by every set condition, not latest, not tagged, not a branch base. */
+	uint64_t latest = P.m[P.nm - 1].version;
+	uint64_t retain_before = 0;
+	if (pol->retain_versions > 0)
+		retain_before = (size_t)pol->retain_versions >= P.nm
+					? P.m[0].version
+					: P.m[P.nm - (size_t)pol->retain_versions].version;
+	size_t ntagged_old = 0, nold = 0;
+	for (size_t i = 0; i < P.nm; i++) {
+		const mref *m = &P.m[i];
+		bool sel = m->version < latest;
+		if (older >= 0)
+			sel = sel && m->ts_ms < now - older;
+		if (pol->before_version)
+			sel = sel && m->version < pol->before_version;
+		if (pol->retain_versions > 0)
+			sel = sel && m->version < retain_before;
+		if (!sel)
+			continue;
+		bool tagged = false;
+		for (size_t t = 0; t < lv_refs_tag_count(refs); t++) {
+			const lv_tag *tg = lv_refs_tag(refs, t);
+			if (tg->version == m->version && (!tg->branch || !strcmp(tg->branch, "main"))) {
+				tagged = true;
+				lv_dbuf_printf(&tagmsg, "%s\"%s\": %" PRIu64, tagmsg.len ? ", " : "",
+					       tg->name, tg->version);
+			}
+		}
+		bool branch_base = false;
+		for (size_t b = 0; b < lv_refs_branch_count(refs); b++) {
+			const lv_branch *br = lv_refs_branch(refs, b);
+			if ((!br->parent_branch || !strcmp(br->parent_branch, "main")) &&
+			    br->parent_version == m->version)
+				branch_base = true;
+		}
+		if (tagged)
+			ntagged_old++;
+		if (tagged || branch_base)
+			continue;
+		P.old[i] = true;
+		cleaned[nold++] = m->version;
+	}
+	if (ntagged_old && pol->error_if_tagged_old_versions) {
+		rc = lv__err(err, LV_ETAGGED,
+			     "%zu tagged version(s) have been marked for cleanup. Either set "
+			     "error_if_tagged_old_versions=false or delete the following tag(s) to enable "
+			     "cleanup: {%.300s}",
+			     ntagged_old, tagmsg.ptr ? (const char *)tagmsg.ptr : "");
+		goto out;
+	}
+	/* referenced: kept manifests + every branch's manifests; verified: old manifests */
+	int64_t earliest_kept = INT64_MAX;
+	bool suffix = true, seen_kept = false;
+	for (size_t i = 0; i < P.nm; i++) {
+		if (P.old[i]) {
+			if (seen_kept)
+				suffix = false;
+			rc = add_refs_to(&P.verified, &P.m[i]);
+		} else {
+			seen_kept = true;
+			if (P.m[i].ts_ms < earliest_kept)
+				earliest_kept = P.m[i].ts_ms;
+			rc = add_refs_to(&P.referenced, &P.m[i]);
+		}
+		if (rc < 0) {
+			lv__err(err, rc, "out of memory");
+			goto out;
+		}
+	}
+	if ((rc = branch_refs(ds, &P.referenced, err)) < 0)
+		goto out;
+	/* Files to consider (listed before anything is deleted). */
+	static const char *const dirs[] = { "_versions", "_transactions", "data", "_indices", "_deletions" };
+	for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+		rc = lv_storage_list(ds->root, dirs[d], true, collect_file, &fv, err);
+		if (rc >= 0 && fv.rc < 0)
+			rc = lv__err(err, fv.rc, "out of memory");
+		if (rc < 0)
+			goto out;
+	}
+
+	/* 4. Checkpoint first: the old versions' history is recorded before anything goes. */
+	if (!pol->dry_run && nold) {
+		lv_checkpoint_result cr;
+		progress(pol, "writing checkpoint", 0, 1);
+		if ((rc = lv_checkpoint_write(ds, &pol->checkpoint, cleaned, nold, &cr, err)) < 0)
+			goto out;
+		s.checkpoint_written = cr.written;
+		s.versions_archived = cr.written ? cr.entries : 0;
+		snprintf(s.checkpoint_path, sizeof s.checkpoint_path, "%s", cr.written ? cr.path : "");
+	}
+
+	/* 5. Old manifests first: no visible version may point at a file deleted below. */
+	for (size_t i = 0, k = 0; i < P.nm; i++) {
+		if (!P.old[i])
+			continue;
+		progress(pol, "removing old manifests", ++k, nold);
+		if ((rc = remove_file(ds, pol, &s, P.m[i].path, LV_KIND_MANIFEST, P.m[i].size,
+				      "old version", err)) < 0)
+			goto out;
+		s.versions_removed++;
+	}
+
+	/* 6. Unreferenced files, by Lance's rules. */
+	for (size_t i = 0; i < fv.n; i++) {
+		const file_ent *f = &fv.v[i];
+		char key[4200];
+		int kind = classify(f->path, key, sizeof key);
+		if (kind < 0)
+			continue;
+		progress(pol, "removing unreferenced files", i + 1, fv.n);
+		/* Only files older than every kept manifest, when the kept set is a suffix. */
+		if (suffix && f->mtime_ms > earliest_kept)
+			continue;
+		bool in_progress = !pol->delete_unverified && f->mtime_ms >= now - LV_CLEANUP_UNVERIFIED_MS;
+		const char *reason;
+		if (kind == LV_KIND_TEMP) {
+			if (in_progress)
+				continue;
+			reason = "stale temporary manifest";
+		} else if (strset_has(&P.referenced, key)) {
+			continue;
+		} else if (strset_has(&P.verified, key)) {
+			reason = "referenced only by removed versions";
+		} else if (!in_progress) {
+			reason = pol->delete_unverified ? "unreferenced (delete_unverified)"
+							: "unreferenced and older than 7 days";
+		} else {
+			continue;
+		}
+		if ((rc = remove_file(ds, pol, &s, f->path, kind, f->size, reason, err)) < 0)
+			goto out;
+	}
+	progress(pol, "done", 1, 1);
+	rc = 0;
+out:
+	if (stats)
+		*stats = s;
+	lv_refs_free(refs);
+	free(live);
+	free(cleaned);
+	mrefs_dispose(P.m, P.nm);
+	free(P.old);
+	strset_dispose(&P.referenced);
+	strset_dispose(&P.verified);
+	file_vec_dispose(&fv);
+	lv_dbuf_dispose(&tagmsg);
+	return rc;
+}
