@@ -1,6 +1,7 @@
 #include "core/crc32c.h"
 
 #include <pthread.h>
+#include <string.h>
 
 static uint32_t table[8][256];
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -18,8 +19,37 @@ static void init_table(void)
 			table[t][i] = (table[t - 1][i] >> 8) ^ table[0][table[t - 1][i] & 0xff];
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <nmmintrin.h>
+/* SSE4.2 has a CRC-32C instruction: about 8 bytes per cycle. */
+__attribute__((target("sse4.2"))) static uint32_t crc_hw(uint32_t crc, const uint8_t *p, size_t n)
+{
+	uint64_t c = ~crc;
+	while (n >= 8) {
+		uint64_t w;
+		memcpy(&w, p, 8);
+		c = _mm_crc32_u64(c, w);
+		p += 8;
+		n -= 8;
+	}
+	uint32_t c32 = (uint32_t)c;
+	while (n--)
+		c32 = _mm_crc32_u8(c32, *p++);
+	return ~c32;
+}
+
+static int have_hw = -1;
+static void detect_hw(void) { have_hw = __builtin_cpu_supports("sse4.2") ? 1 : 0; }
+static pthread_once_t hw_once = PTHREAD_ONCE_INIT;
+#endif
+
 uint32_t lv_crc32c(uint32_t crc, const void *data, size_t n)
 {
+#if defined(__x86_64__) && defined(__GNUC__)
+	pthread_once(&hw_once, detect_hw);
+	if (have_hw)
+		return crc_hw(crc, data, n);
+#endif
 	pthread_once(&once, init_table);
 	const uint8_t *p = data;
 	crc = ~crc;

@@ -49,6 +49,36 @@ static int cmp_entry(const void *a, const void *b)
 	return y->scheme - x->scheme; /* V2 first */
 }
 
+/*
+ * Versions usually form one contiguous run [min, min+n): then each entry's
+ * place is version - min, an O(n) sort.  Returns false (array untouched) if
+ * they do not, or if one version appears twice (both schemes).
+ */
+static bool place_contiguous(lv_manifest_entry *v, size_t n)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		lo = v[i].version < lo ? v[i].version : lo;
+		hi = v[i].version > hi ? v[i].version : hi;
+	}
+	if (hi - lo != n - 1)
+		return false;
+	lv_manifest_entry *tmp = lv__malloc(n * sizeof *tmp);
+	bool *seen = lv__calloc(n, sizeof *seen);
+	bool ok = tmp && seen;
+	for (size_t i = 0; ok && i < n; i++) {
+		size_t k = (size_t)(v[i].version - lo);
+		ok = !seen[k];
+		seen[k] = true;
+		tmp[k] = v[i];
+	}
+	if (ok)
+		memcpy(v, tmp, n * sizeof *tmp);
+	free(tmp);
+	free(seen);
+	return ok;
+}
+
 int lv__list_manifests(lv_storage *st, lv_manifest_entry **out, size_t *n, lv_error *err)
 {
 	list_ctx c = { 0 };
@@ -60,7 +90,7 @@ int lv__list_manifests(lv_storage *st, lv_manifest_entry **out, size_t *n, lv_er
 		free(c.v);
 		return rc;
 	}
-	if (c.n > 1)
+	if (c.n > 1 && !place_contiguous(c.v, c.n))
 		qsort(c.v, c.n, sizeof *c.v, cmp_entry);
 	/* Fold a version present under both schemes (mid-migration): keep the V2 name. */
 	size_t w = 0;
