@@ -4,8 +4,9 @@
  * Lance's rules (LANCE-TABLE-FORMAT.md §6), with one change in order: the
  * checkpoint that records the versions about to be removed (is_cleaned_up =
  * true) is written *before* anything is deleted, so a crash can never lose
- * their history.  Then old manifests are deleted (so no visible version can
- * point at a missing file), then the files only they referenced.
+ * their history.  Then the files only old versions referenced are deleted,
+ * and the old manifests last: an interrupted run leaves them in place, so a
+ * rerun still knows their files were committed and finishes the job.
  *
  * Never removed: the latest version, tagged versions, versions a branch was
  * created from, any file a kept manifest (of the dataset or of a branch)

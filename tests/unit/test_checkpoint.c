@@ -12,7 +12,9 @@
 
 #include <lancever/lancever.h>
 
+#include "core/crc32c.h"
 #include "core/dataset_internal.h"
+#include "support/memcopy.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 
@@ -27,32 +29,8 @@
 
 static lv_error err;
 
-typedef struct copy_ctx {
-	lv_storage *src, *dst;
-} copy_ctx;
-
-static int copy_cb(const lv_list_entry *e, void *p)
-{
-	copy_ctx *c = p;
-	lv_buf b = { 0 };
-	lv_error e2 = { 0 };
-	assert_int_equal(lv_storage_read(c->src, e->path, &b, &e2), 0);
-	assert_int_equal(lv_storage_write(c->dst, e->path, b.ptr, b.size, &e2), 0);
-	lv_buf_dispose(&b);
-	return 0;
-}
-
 /* A fresh in-memory copy of a fixture dataset written by Lance 8.0.0. */
-static lv_storage *mem_copy_of(const char *fixture)
-{
-	lv_storage *src = NULL, *dst = NULL;
-	CHECK(lv_storage_open(&src, tu_fixture(fixture), NULL, &err));
-	CHECK(lv_storage_mem_new(&dst, &err));
-	copy_ctx c = { src, dst };
-	CHECK(lv_storage_list(src, "", true, copy_cb, &c, &err));
-	lv_storage_free(src);
-	return dst;
-}
+static lv_storage *mem_copy_of(const char *fixture) { return tu_mem_copy(fixture); }
 
 static lv_dataset *open_ds(lv_storage *st)
 {
@@ -700,9 +678,38 @@ static void test_identity_without_inline_txn(void **state)
 	lv_storage_free(st);
 }
 
+/* CRC-32C: the published check value, and any length/alignment against a bitwise reference. */
+static uint32_t crc_ref(uint32_t c, const uint8_t *p, size_t n)
+{
+	c = ~c;
+	while (n--) {
+		c ^= *p++;
+		for (int k = 0; k < 8; k++)
+			c = c & 1 ? (c >> 1) ^ 0x82F63B78u : c >> 1;
+	}
+	return ~c;
+}
+
+static void test_crc32c(void **state)
+{
+	(void)state;
+	assert_int_equal(lv_crc32c(0, "123456789", 9), 0xE3069283u);
+	uint8_t buf[300];
+	for (size_t i = 0; i < sizeof buf; i++)
+		buf[i] = (uint8_t)(i * 131 + 7);
+	for (size_t off = 0; off < 9; off++)
+		for (size_t n = 0; n + off <= sizeof buf; n += 7) {
+			assert_int_equal(lv_crc32c(0, buf + off, n), crc_ref(0, buf + off, n));
+			/* chaining equals one pass */
+			uint32_t a = lv_crc32c(0, buf + off, n / 2);
+			assert_int_equal(lv_crc32c(a, buf + off + n / 2, n - n / 2), crc_ref(0, buf + off, n));
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_crc32c),
 		cmocka_unit_test(test_real_checkpoint_roundtrip),
 		cmocka_unit_test(test_history_after_manifests_removed),
 		cmocka_unit_test(test_corrupt_newest_every_byte),

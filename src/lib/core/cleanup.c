@@ -3,8 +3,8 @@
  *
  * Phases: read every manifest of the dataset (and of every branch under
  * tree/, for the root files they use) -> plan old vs kept -> write the
- * checkpoint marking the old versions cleaned up -> delete old manifests ->
- * delete files that no kept manifest references, by Lance's age rules.
+ * checkpoint marking the old versions cleaned up -> delete files that no kept
+ * manifest references, by Lance's age rules -> delete the old manifests.
  * Anything unreadable before the first deletion aborts with nothing changed.
  */
 #include "lancever/cleanup.h"
@@ -554,18 +554,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		snprintf(s.checkpoint_path, sizeof s.checkpoint_path, "%s", cr.written ? cr.path : "");
 	}
 
-	/* 5. Old manifests first: no visible version may point at a file deleted below. */
-	for (size_t i = 0, k = 0; i < P.nm; i++) {
-		if (!P.old[i])
-			continue;
-		progress(pol, "removing old manifests", ++k, nold);
-		if ((rc = remove_file(ds, pol, &s, P.m[i].path, LV_KIND_MANIFEST, P.m[i].size,
-				      "old version", err)) < 0)
-			goto out;
-		s.versions_removed++;
-	}
-
-	/* 6. Unreferenced files, by Lance's rules. */
+	/* 5. Unreferenced files, by Lance's rules. */
 	for (size_t i = 0; i < fv.n; i++) {
 		const file_ent *f = &fv.v[i];
 		char key[4200];
@@ -595,6 +584,23 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		if ((rc = remove_file(ds, pol, &s, f->path, kind, f->size, reason, err)) < 0)
 			goto out;
 	}
+	/*
+	 * 6. Old manifests last.  Deleting them before their files would make an
+	 * interrupted run leak those files for good: a rerun no longer knows they
+	 * were committed (verified), and the age cutoff may then protect them.
+	 * Kept versions are complete in either order; the old ones are already
+	 * recorded as cleaned up by the checkpoint.
+	 */
+	for (size_t i = 0, k = 0; i < P.nm; i++) {
+		if (!P.old[i])
+			continue;
+		progress(pol, "removing old manifests", ++k, nold);
+		if ((rc = remove_file(ds, pol, &s, P.m[i].path, LV_KIND_MANIFEST, P.m[i].size,
+				      "old version", err)) < 0)
+			goto out;
+		s.versions_removed++;
+	}
+
 	progress(pol, "done", 1, 1);
 	rc = 0;
 out:

@@ -44,7 +44,7 @@ int synth_write(lv_storage *st, const synth_commit *c)
 	lv_pbw_bytes(&txn, c->op_field ? c->op_field : 100, "", 0);
 
 	lv_dbuf_init(&df, 0);
-	lv_pbw_str(&df, 1, "data.lance");
+	lv_pbw_str(&df, 1, c->data_path ? c->data_path : "data.lance");
 	lv_pbw_u64(&df, 6, 1000 + c->version);
 	lv_dbuf_init(&frag, 0);
 	lv_pbw_bytes(&frag, 2, df.ptr, df.len);

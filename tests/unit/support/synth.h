@@ -14,7 +14,8 @@ typedef struct synth_commit {
 	const char *const *props;    /* transaction properties, same shape */
 	uint64_t rows;               /* physical rows of the single fragment (0 = version*10) */
 	int scheme;                  /* 1 = V1 names, 2 = V2 (default) */
-	int txn_file_only;           /* no inline transaction: only _transactions/<file> */
+	int txn_file_only;
+	const char *data_path;        /* the fragment's data file (relative to data/); NULL = data.lance */           /* no inline transaction: only _transactions/<file> */
 } synth_commit;
 
 /* Writes one manifest (inline transaction + manifest + footer).  Returns an LV_* code. */

@@ -1,0 +1,87 @@
+#include "support/memcopy.h"
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "support/testutil.h"
+#include "util/util.h"
+
+typedef struct copy_ctx {
+	lv_storage *src, *dst;
+} copy_ctx;
+
+static int copy_cb(const lv_list_entry *e, void *p)
+{
+	copy_ctx *c = p;
+	lv_buf b = { 0 };
+	lv_error err = { 0 };
+	if (lv_storage_read(c->src, e->path, &b, &err) || lv_storage_write(c->dst, e->path, b.ptr, b.size, &err))
+		fail_msg("copy %s: %s", e->path, err.message);
+	lv_buf_dispose(&b);
+	return 0;
+}
+
+lv_storage *tu_mem_copy(const char *rel)
+{
+	lv_storage *src = NULL, *dst = NULL;
+	lv_error err = { 0 };
+	if (lv_storage_open(&src, tu_fixture(rel), NULL, &err) || lv_storage_mem_new(&dst, &err))
+		fail_msg("open %s: %s", rel, err.message);
+	copy_ctx c = { src, dst };
+	if (lv_storage_list(src, "", true, copy_cb, &c, &err))
+		fail_msg("list %s: %s", rel, err.message);
+	lv_storage_free(src);
+	return dst;
+}
+
+static int snap_cb(const lv_list_entry *e, void *p)
+{
+	lv_dbuf_printf(p, "%s:%llu\n", e->path, (unsigned long long)e->size);
+	return 0;
+}
+
+char *tu_snapshot(lv_storage *st)
+{
+	lv_dbuf b;
+	lv_dbuf_init(&b, 0);
+	lv_error err = { 0 };
+	if (lv_storage_list(st, "", true, snap_cb, &b, &err))
+		fail_msg("snapshot: %s", err.message);
+	char *s = lv_dbuf_take_str(&b);
+	assert_non_null(s);
+	return s;
+}
+
+typedef struct mt_ctx {
+	lv_storage *st;
+	int64_t t;
+} mt_ctx;
+
+static int mt_cb(const lv_list_entry *e, void *p)
+{
+	mt_ctx *m = p;
+	lv_error err = { 0 };
+	if (lv_storage_mem_set_mtime(m->st, e->path, m->t, &err))
+		fail_msg("set mtime %s: %s", e->path, err.message);
+	return 0;
+}
+
+void tu_set_all_mtimes(lv_storage *st, int64_t t)
+{
+	/* collect first: changing mtimes while listing a store is not something to rely on */
+	char *snap = tu_snapshot(st);
+	mt_ctx m = { st, t };
+	for (char *line = snap, *nl; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		*nl = 0;
+		*strrchr(line, ':') = 0;
+		lv_list_entry e = { line, 0, 0 };
+		mt_cb(&e, &m);
+	}
+	free(snap);
+}
