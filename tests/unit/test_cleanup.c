@@ -339,6 +339,35 @@ static void test_branch_protection(void **state)
 	lv_storage_free(st);
 }
 
+/* Files a detached version uses are kept, even unverified ones with delete_unverified. */
+static void test_detached_protection(void **state)
+{
+	(void)state;
+	lv_storage *st = NULL;
+	CHECK(lv_storage_mem_new(&st, &err));
+	CHECK(synth_series(st, 3, 1700000000000));
+	synth_commit d = { .version = 7, .ts_ms = 1700000000500, .read_version = 1, .scheme = 3,
+			   .data_path = "detached.lance" };
+	CHECK(synth_write(st, &d));
+	CHECK(lv_storage_write(st, "data/detached.lance", "x", 1, &err));
+	CHECK(lv_storage_write(st, "data/orphan.lance", "x", 1, &err));
+	tu_set_all_mtimes(st, 1600000000000);
+	lv_dataset *ds = open_ds(st);
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.older_than_ms = 0;
+	p.delete_unverified = true;
+	p.now_ms = 1700000000000 + 30 * DAY;
+	lv_cleanup_stats s;
+	CHECK(lv_cleanup(ds, &p, &s, &err));
+	assert_int_equal(s.versions_total, 3); /* the detached manifest is not a version */
+	uint64_t sz;
+	lv_error e = { 0 };
+	assert_int_equal(lv_storage_head(st, "data/detached.lance", &sz, NULL, &e), 0);
+	assert_int_equal(lv_storage_head(st, "data/orphan.lance", &sz, NULL, &e), LV_ENOTFOUND);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 /*
  * Fail each storage call of a cleanup in turn (1..N).  After every failure:
  * the retained versions are complete, no history is lost, and a rerun
@@ -422,6 +451,7 @@ int main(void)
 		cmocka_unit_test(test_unverified_rules),
 		cmocka_unit_test(test_path_escape),
 		cmocka_unit_test(test_branch_protection),
+		cmocka_unit_test(test_detached_protection),
 		cmocka_unit_test(test_fault_sweep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -317,11 +317,19 @@ static void mrefs_dispose(mref *m, size_t n)
 	free(m);
 }
 
-/* Manifests of every branch (any tree/ ** /_versions/ *.manifest), for the root files they use. */
-static int branch_refs(lv_dataset *ds, strset *referenced, lv_error *err)
+/*
+ * Manifests that are not versions of this dataset but may use its files:
+ * every branch's (any tree/ ** /_versions/ *.manifest: their base_id files are
+ * ours) and detached versions (_versions/d*.manifest).  Their references are
+ * all kept.
+ */
+static int other_refs(lv_dataset *ds, strset *referenced, lv_error *err)
 {
 	file_vec fv = { 0 };
 	int rc = lv_storage_list(ds->root, "tree", true, collect_file, &fv, err);
+	size_t nbranch = fv.n;
+	if (rc >= 0 && fv.rc == 0)
+		rc = lv_storage_list_names(ds->root, "_versions", collect_file, &fv, err);
 	if (rc >= 0 && fv.rc < 0)
 		rc = lv__err(err, fv.rc, "out of memory");
 	mref *m = NULL;
@@ -337,12 +345,14 @@ static int branch_refs(lv_dataset *ds, strset *referenced, lv_error *err)
 		const char *base = lv__basename(fv.v[i].path);
 		uint64_t v;
 		size_t pl = strlen(fv.v[i].path), bl = strlen(base);
-		if (lv__version_name_parse(base, &v) == LV_NAME_NONE || pl < bl + 10 ||
-		    memcmp(fv.v[i].path + pl - bl - 10, "_versions/", 10))
+		bool branch = i < nbranch;
+		if (branch ? lv__version_name_parse(base, &v) == LV_NAME_NONE || pl < bl + 10 ||
+				     memcmp(fv.v[i].path + pl - bl - 10, "_versions/", 10)
+			   : base[0] != 'd' || !ends_with(base, ".manifest"))
 			continue;
 		m[n].path = fv.v[i].path;
 		fv.v[i].path = NULL;
-		m[n].branch = true;
+		m[n].branch = branch;
 		lv_dbuf_init(&m[n].refs, 0);
 		n++;
 	}
@@ -531,7 +541,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 			goto out;
 		}
 	}
-	if ((rc = branch_refs(ds, &P.referenced, err)) < 0)
+	if ((rc = other_refs(ds, &P.referenced, err)) < 0)
 		goto out;
 	/* Files to consider (listed before anything is deleted). */
 	static const char *const dirs[] = { "_versions", "_transactions", "data", "_indices", "_deletions" };

@@ -75,7 +75,10 @@ int synth_write(lv_storage *st, const synth_commit *c)
 	lv_dbuf_add_u16le(&file, 2);
 	lv_dbuf_add(&file, "LANC", 4);
 
-	if (c->scheme == 1)
+	if (c->scheme == 3)
+		snprintf(path, sizeof path, "_versions/d%llu.manifest",
+			 (unsigned long long)(c->version | (1ull << 63)));
+	else if (c->scheme == 1)
 		snprintf(path, sizeof path, "_versions/%llu.manifest", (unsigned long long)c->version);
 	else
 		synth_manifest_path(path, sizeof path, c->version);

@@ -13,7 +13,7 @@ typedef struct synth_commit {
 	const char *const *config;   /* key, value, key, value, ..., NULL */
 	const char *const *props;    /* transaction properties, same shape */
 	uint64_t rows;               /* physical rows of the single fragment (0 = version*10) */
-	int scheme;                  /* 1 = V1 names, 2 = V2 (default) */
+	int scheme;                  /* 1 = V1 names, 2 = V2 (default), 3 = detached (d<v>.manifest) */
 	int txn_file_only;
 	const char *data_path;        /* the fragment's data file (relative to data/); NULL = data.lance */           /* no inline transaction: only _transactions/<file> */
 } synth_commit;
