@@ -8,7 +8,7 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 pkgs=(cmake ninja-build pkg-config gcc clang-14 libclang-rt-14-dev libcmocka-dev
       libjansson-dev libcurl4-openssl-dev libexpat1-dev libssl-dev protobuf-compiler
-      valgrind ca-certificates python3)
+      valgrind strace ca-certificates python3)
 # Node may already be installed (e.g. from NodeSource, whose nodejs bundles npm and
 # conflicts with Debian's npm package): only install Debian's if one is missing.
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then

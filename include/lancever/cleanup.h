@@ -68,6 +68,8 @@ typedef struct lv_cleanup_policy {
 
 #define LV_CLEANUP_DEFAULT_OLDER_THAN_MS (7LL * 24 * 3600 * 1000)
 #define LV_CLEANUP_UNVERIFIED_MS (7LL * 24 * 3600 * 1000)
+/* Margin for coarse file-system mtimes when comparing unreferenced files with commit times. */
+#define LV_CLEANUP_MTIME_SLACK_MS 2000
 
 typedef struct lv_cleanup_stats {
 	uint64_t versions_total;     /**< manifests listed */

@@ -273,7 +273,7 @@ static void test_unverified_rules(void **state)
 	assert_int_equal(lv_storage_head(st, "README.md", &sz, NULL, &e), 0);
 	/* young but within the cutoff: kept unless delete_unverified */
 	CHECK(lv_storage_write(st, "data/orphan2.lance", "x", 1, &err));
-	CHECK(lv_storage_mem_set_mtime(st, "data/orphan2.lance", base + 3 * DAY - 1, &err));
+	CHECK(lv_storage_mem_set_mtime(st, "data/orphan2.lance", base + 3 * DAY - LV_CLEANUP_MTIME_SLACK_MS - 1, &err));
 	p.now_ms = base + 5 * DAY;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_int_equal(lv_storage_head(st, "data/orphan2.lance", &sz, NULL, &e), 0);
@@ -281,6 +281,12 @@ static void test_unverified_rules(void **state)
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_int_equal(lv_storage_head(st, "data/orphan2.lance", &sz, NULL, &e), LV_ENOTFOUND);
 	assert_int_equal(s.files_removed[LV_KIND_DATA], 1);
+	/* an unreferenced file stamped just before the newest kept commit (a coarse mtime of a
+	 * concurrent writer) is inside the margin and kept, even with delete_unverified */
+	CHECK(lv_storage_write(st, "data/racing.lance", "x", 1, &err));
+	CHECK(lv_storage_mem_set_mtime(st, "data/racing.lance", base + 3 * DAY - 1, &err));
+	CHECK(lv_cleanup(ds, &p, &s, &err));
+	assert_int_equal(lv_storage_head(st, "data/racing.lance", &sz, NULL, &e), 0);
 	assert_int_equal(check_retained_complete(st, NULL), 1);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
@@ -335,6 +341,61 @@ static void test_branch_protection(void **state)
 	char path[96];
 	uint64_t sz;
 	assert_int_equal(lv_storage_head(st, synth_manifest_path(path, sizeof path, 2), &sz, NULL, &err), 0);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+/* A commit that lands after the manifests were read keeps its files. */
+typedef struct race {
+	lv_storage *st;
+	bool done;
+} race;
+
+static void commit_during(const char *phase, uint64_t done, uint64_t total, void *payload)
+{
+	race *r = payload;
+	(void)done;
+	(void)total;
+	/* the first progress report after the manifests were read: a writer commits v4 */
+	if (!r->done && !strcmp(phase, "reading manifests") && total) {
+		r->done = true;
+		synth_commit c = { .version = 4, .ts_ms = 1700000004000, .read_version = 3,
+				   .data_path = "new.lance" };
+		lv_error e = { 0 };
+		assert_int_equal(synth_write(r->st, &c), 0);
+		assert_int_equal(lv_storage_write(r->st, "data/new.lance", "x", 1, &e), 0);
+		/* its data file looks as old as everything else (coarse or skewed clocks) */
+		assert_int_equal(lv_storage_mem_set_mtime(r->st, "data/new.lance", 1600000000000, &e), 0);
+	}
+}
+
+static void test_concurrent_commit(void **state)
+{
+	(void)state;
+	lv_storage *st = NULL;
+	CHECK(lv_storage_mem_new(&st, &err));
+	for (uint64_t v = 1; v <= 3; v++) {
+		synth_commit c = { .version = v, .ts_ms = 1700000000000 + 1000 * (int64_t)v, .read_version = v - 1,
+				   .data_path = "old.lance" };
+		CHECK(synth_write(st, &c));
+	}
+	CHECK(lv_storage_write(st, "data/old.lance", "x", 1, &err));
+	tu_set_all_mtimes(st, 1600000000000);
+	lv_dataset *ds = open_ds(st);
+	race r = { st, false };
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.older_than_ms = 0;
+	p.delete_unverified = true;
+	p.now_ms = 1700000000000 + 30 * DAY;
+	p.on_progress = commit_during;
+	p.payload = &r;
+	lv_cleanup_stats s;
+	CHECK(lv_cleanup(ds, &p, &s, &err));
+	assert_true(r.done);
+	uint64_t sz;
+	lv_error e = { 0 };
+	assert_int_equal(lv_storage_head(st, "data/new.lance", &sz, NULL, &e), 0);
+	assert_int_equal(check_retained_complete(st, NULL), 2); /* v3 (latest when it started), v4 */
 	lv_dataset_free(ds);
 	lv_storage_free(st);
 }
@@ -452,6 +513,7 @@ int main(void)
 		cmocka_unit_test(test_path_escape),
 		cmocka_unit_test(test_branch_protection),
 		cmocka_unit_test(test_detached_protection),
+		cmocka_unit_test(test_concurrent_commit),
 		cmocka_unit_test(test_fault_sweep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -367,6 +367,38 @@ out:
 	return rc;
 }
 
+/* References of manifests committed after `latest` (concurrent writers), added to `referenced`. */
+static int newer_refs(lv_dataset *ds, uint64_t latest, strset *referenced, lv_error *err)
+{
+	lv_manifest_entry *e = NULL;
+	size_t ne = 0;
+	int rc = lv__list_manifests(ds->st, &e, &ne, err);
+	if (rc < 0)
+		return rc;
+	size_t first = ne;
+	while (first > 0 && e[first - 1].version > latest)
+		first--;
+	size_t n = ne - first;
+	mref *m = n ? lv__calloc(n, sizeof *m) : NULL;
+	if (n && !m) {
+		free(e);
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		lv_dbuf_init(&m[i].refs, 0);
+		if (!(m[i].path = lv__strdup(e[first + i].path)))
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	if (rc == 0)
+		rc = read_all(ds, m, n, err);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if ((rc = add_refs_to(referenced, &m[i])) < 0)
+			lv__err(err, rc, "out of memory");
+	mrefs_dispose(m, n);
+	free(e);
+	return rc;
+}
+
 static int remove_file(lv_dataset *ds, const lv_cleanup_policy *p, lv_cleanup_stats *s,
 		       const char *path, int kind, uint64_t size, const char *reason, lv_error *err)
 {
@@ -552,6 +584,13 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		if (rc < 0)
 			goto out;
 	}
+	/*
+	 * Commits that landed since the manifests were read may own files in that
+	 * listing: read the manifests now newer than our latest and keep what
+	 * they reference.
+	 */
+	if ((rc = newer_refs(ds, latest, &P.referenced, err)) < 0)
+		goto out;
 
 	/* 4. Checkpoint first: the old versions' history is recorded before anything goes. */
 	if (!pol->dry_run && nold) {
@@ -572,8 +611,14 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		if (kind < 0)
 			continue;
 		progress(pol, "removing unreferenced files", i + 1, fv.n);
-		/* Only files older than every kept manifest, when the kept set is a suffix. */
-		if (suffix && f->mtime_ms > earliest_kept)
+		/*
+		 * Only files older than every kept manifest, when the kept set is a
+		 * suffix.  File systems stamp mtimes from a coarse clock (a file
+		 * written just after a commit can look milliseconds older than it),
+		 * so files no old manifest mentions get a margin.
+		 */
+		bool known = strset_has(&P.verified, key);
+		if (suffix && f->mtime_ms > earliest_kept - (known ? 0 : LV_CLEANUP_MTIME_SLACK_MS))
 			continue;
 		bool in_progress = !pol->delete_unverified && f->mtime_ms >= now - LV_CLEANUP_UNVERIFIED_MS;
 		const char *reason;
@@ -583,7 +628,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 			reason = "stale temporary manifest";
 		} else if (strset_has(&P.referenced, key)) {
 			continue;
-		} else if (strset_has(&P.verified, key)) {
+		} else if (known) {
 			reason = "referenced only by removed versions";
 		} else if (!in_progress) {
 			reason = pol->delete_unverified ? "unreferenced (delete_unverified)"
