@@ -19,6 +19,9 @@ int lvcli_info(int argc, char **argv);
 
 /* --branch NAME, accepted by every dataset command (main.c strips it). */
 extern const char *lvcli_branch;
+/* --s3-endpoint, --s3-region, --s3-allow-http (main.c strips them). */
+extern const char *lvcli_s3_endpoint, *lvcli_s3_region;
+extern bool lvcli_s3_allow_http;
 
 /* Shared printers (cmd_versions.c). */
 void lvcli_print_version_json(FILE *f, const lv_version_info *v);

@@ -109,12 +109,17 @@ void lvcli_print_report(const lv_history_report *r, const lv_version_list *l)
 }
 
 const char *lvcli_branch; /* set by a global --branch option */
+const char *lvcli_s3_endpoint, *lvcli_s3_region;
+bool lvcli_s3_allow_http;
 
 int lvcli_open_dataset(lv_dataset **ds, const char *uri, int threads, lv_error *err)
 {
 	lv_open_options o = LV_OPEN_OPTIONS_INIT;
 	o.threads = threads;
 	o.branch = lvcli_branch;
+	o.storage.s3_endpoint = lvcli_s3_endpoint;
+	o.storage.s3_region = lvcli_s3_region;
+	o.storage.s3_allow_http = lvcli_s3_allow_http;
 	return lv_dataset_open(ds, uri, &o, err);
 }
 

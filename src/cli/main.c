@@ -29,8 +29,11 @@ static void usage(FILE *f)
 	fprintf(f, "usage: lancever COMMAND [ARGS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(f, "  %s\n", commands[i].help);
-	fprintf(f, "\nDATASET is a path or file:///path.  Every dataset command takes --branch NAME;\n"
-		   "a path <root>/tree/<branch> is opened as that branch.  lancever --version prints the version.\n");
+	fprintf(f, "\nDATASET is a path, file:///path or s3://bucket/path.  Every dataset command takes\n"
+		   "--branch NAME (a path <root>/tree/<branch> is opened as that branch) and, for S3,\n"
+		   "--s3-endpoint URL, --s3-region R, --s3-allow-http; credentials come from AWS_ACCESS_KEY_ID,\n"
+		   "AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN (also AWS_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP).\n"
+		   "lancever --version prints the version.\n");
 }
 
 int lvcli_fail(const lv_error *err)
@@ -98,6 +101,15 @@ int main(int argc, char **argv)
 			if (i + 1 >= argc)
 				return lvcli_usage_error("--branch needs a branch name");
 			lvcli_branch = argv[++i];
+		} else if (!strcmp(argv[i], "--s3-endpoint") || !strcmp(argv[i], "--s3-region")) {
+			if (i + 1 >= argc)
+				return lvcli_usage_error("%s needs a value", argv[i]);
+			if (argv[i][5] == 'e')
+				lvcli_s3_endpoint = argv[++i];
+			else
+				lvcli_s3_region = argv[++i];
+		} else if (!strcmp(argv[i], "--s3-allow-http")) {
+			lvcli_s3_allow_http = true;
 		} else {
 			argv[w++] = argv[i];
 		}

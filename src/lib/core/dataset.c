@@ -8,6 +8,7 @@
 #include "util/util.h"
 
 #define DEFAULT_THREADS 8
+#define REMOTE_THREADS 32
 
 static bool valid_branch_name(const char *b)
 {
@@ -38,7 +39,9 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	ds->root = root;
 	ds->st = root;
 	ds->owned_root = owns_root ? root : NULL;
-	ds->threads = opts && opts->threads > 0 ? opts->threads : DEFAULT_THREADS;
+	/* Object stores answer each read after a round trip: keep many in flight. */
+	bool remote = !strncmp(lv_storage_describe(root), "s3://", 5);
+	ds->threads = opts && opts->threads > 0 ? opts->threads : remote ? REMOTE_THREADS : DEFAULT_THREADS;
 	if (ds->threads > 256)
 		ds->threads = 256;
 	if (branch) {

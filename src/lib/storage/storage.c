@@ -283,9 +283,7 @@ static int open_mem(lv_storage **out, const char *uri, const char *rest,
 static int open_s3(lv_storage **out, const char *uri, const char *rest,
 		   const lv_storage_options *opts, lv_error *err)
 {
-	/* The URI is not echoed: S3 URIs may carry credentials. */
-	return lv__err(err, LV_EUNSUPPORTED,
-		       "open s3://...: the S3 backend is not available in this build");
+	return lv__storage_s3_open(out, rest, opts, err);
 }
 
 static const struct {

@@ -20,7 +20,8 @@ enum lv__storage_kind {
 	LV__STORAGE_CUSTOM = 0, /* made through the public lv_storage_new() */
 	LV__STORAGE_LOCAL,
 	LV__STORAGE_MEM,
-	LV__STORAGE_FAULT
+	LV__STORAGE_FAULT,
+	LV__STORAGE_S3
 };
 
 /* lv_storage_new() plus a kind tag. */
@@ -47,6 +48,9 @@ int lv__storage_join(char *buf, const char *prefix, const char *path, const char
 /* Backend constructors (storage/local.c, storage/mem.c). */
 int lv__storage_local_open(lv_storage **out, const char *root, lv_error *err);
 int lv__storage_mem_open(lv_storage **out, const char *describe, lv_error *err);
+/* `rest` is the URI after "s3://": bucket[/prefix] (s3/s3.c). */
+int lv__storage_s3_open(lv_storage **out, const char *rest, const lv_storage_options *opts,
+			lv_error *err);
 
 /*
  * The storage a fault shim wraps, if `st` is a fault shim (or a sub-handle of
