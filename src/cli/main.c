@@ -85,18 +85,10 @@ void lvcli_json_str(FILE *f, const char *s)
 
 int main(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("lancever %s\n", lv_version_string());
-		return 0;
-	}
-	/* --branch NAME may appear anywhere after the command: strip it here. */
-	int w = 2;
-	for (int i = 2; i < argc; i++) {
+	/* Global options (--branch, --s3-*) may appear anywhere, before or after the command:
+	 * strip them first. */
+	int w = 1;
+	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--branch")) {
 			if (i + 1 >= argc)
 				return lvcli_usage_error("--branch needs a branch name");
@@ -116,6 +108,15 @@ int main(int argc, char **argv)
 	}
 	argc = w;
 	argv[argc] = NULL;
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("lancever %s\n", lv_version_string());
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].fn(argc - 1, argv + 1);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Installs the pinned test peers (LanceDB 0.31.0 = Lance 8.0.0, apache-arrow) from the npm registry.
+# Installs the pinned test peers (LanceDB 0.31.0 = Lance 8.0.0, apache-arrow, and s3rver 3.7.1
+# for the S3 tests) from the npm registry, exactly as locked in package-lock.json.
 set -euo pipefail
 cd "$(dirname "$0")"
-if [ -f node_modules/@lancedb/lancedb/package.json ] && \
-   grep -q '"version": "0.31.0"' node_modules/@lancedb/lancedb/package.json; then
+has() { [ -f "node_modules/$1/package.json" ] && grep -q "\"version\": \"$2\"" "node_modules/$1/package.json"; }
+if has @lancedb/lancedb 0.31.0 && has apache-arrow 18.1.0 && has s3rver 3.7.1; then
   exit 0
 fi
 npm ci --no-audit --no-fund

@@ -119,6 +119,8 @@ static size_t on_header(char *p, size_t sz, size_t n, void *u)
 
 typedef struct req {
 	const char *method;
+	const char *what;       /* for messages: "GET", "LIST", ... */
+	const char *name;       /* for messages: the object or directory, relative */
 	const char *key;        /* object key below the bucket ("" for bucket-level) */
 	const char *query;      /* canonical query (sorted, encoded) or "" */
 	const uint8_t *body;
@@ -250,14 +252,17 @@ static int perform_once(s3 *s, const req *q, resp *r, lv_error *err, bool *retry
 	CURLcode cc = curl_easy_perform(c);
 	if (cc != CURLE_OK) {
 		*retry = true;
-		rc = lv__err(err, LV_EIO, "S3 %s %s: %s", q->method, q->key[0] ? q->key : s->bucket,
-			     curl_easy_strerror(cc));
+		rc = lv__err(err, LV_EIO, "S3 %s %s: %s (%s)", q->what, q->name, curl_easy_strerror(cc),
+			     s->host);
 		goto out;
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
-	if (r->status >= 500 || r->status == 429 || r->status == 503) {
+	if (r->status >= 500 || r->status == 429) {
 		*retry = true;
-		rc = lv__err(err, LV_EIO, "S3 %s %s: HTTP %ld", q->method, q->key, r->status);
+		char code[64];
+		error_code(&r->body, code, sizeof code);
+		rc = lv__err(err, LV_EIO, "S3 %s %s: HTTP %ld%s%s (after retries)", q->what, q->name,
+			     r->status, code[0] ? " " : "", code);
 		goto out;
 	}
 	if (r->status == 400 && r->body.ptr && strstr((const char *)r->body.ptr, "SlowDown"))
@@ -317,7 +322,7 @@ static int s3_read_range_impl(s3 *s, const char *path, const char *range, lv_buf
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	resp r;
 	memset(&r, 0, sizeof r);
-	req q = { "GET", key, "", NULL, 0, range, false, NULL };
+	req q = { "GET", "GET", path, key, "", NULL, 0, range, false, NULL };
 	int rc = perform(s, &q, &r, err);
 	if (rc == 0) {
 		if (r.status == 200 || r.status == 206) {
@@ -369,7 +374,7 @@ static int s3_head(void *impl, const char *path, uint64_t *size, int64_t *mtime,
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	resp r;
 	memset(&r, 0, sizeof r);
-	req q = { "HEAD", key, "", NULL, 0, NULL, false, NULL };
+	req q = { "HEAD", "HEAD", path, key, "", NULL, 0, NULL, false, NULL };
 	int rc = perform(s, &q, &r, err);
 	if (rc == 0 && r.status != 200)
 		rc = status_error(s, "HEAD", path, &r, err);
@@ -391,7 +396,7 @@ static int s3_put(s3 *s, const char *path, const void *data, size_t n, bool crea
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	resp r;
 	memset(&r, 0, sizeof r);
-	req q = { "PUT", key, "", data, n, NULL, create, "application/octet-stream" };
+	req q = { "PUT", "PUT", path, key, "", data, n, NULL, create, "application/octet-stream" };
 	int rc = perform(s, &q, &r, err);
 	if (rc == 0 && r.status != 200)
 		rc = (create && (r.status == 412 || r.status == 409))
@@ -422,7 +427,7 @@ static int s3_del(void *impl, const char *path, lv_error *err)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	resp r;
 	memset(&r, 0, sizeof r);
-	req q = { "DELETE", key, "", NULL, 0, NULL, false, NULL };
+	req q = { "DELETE", "DELETE", path, key, "", NULL, 0, NULL, false, NULL };
 	int rc = perform(s, &q, &r, err);
 	if (rc == 0 && r.status != 204 && r.status != 200)
 		rc = status_error(s, "DELETE", path, &r, err);
@@ -580,7 +585,7 @@ static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, v
 		}
 		resp r;
 		memset(&r, 0, sizeof r);
-		req q = { "GET", "", query, NULL, 0, NULL, false, NULL };
+		req q = { "GET", "LIST", dir[0] ? dir : "/", "", query, NULL, 0, NULL, false, NULL };
 		rc = perform(s, &q, &r, err);
 		free(query);
 		if (rc == 0 && r.status != 200)
@@ -736,8 +741,8 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, const lv_storage_opt
 	}
 	if (!strncmp(s->endpoint, "http://", 7) && !allow_http) {
 		rc = lv__err(err, LV_EINVALID,
-			     "open s3://%s: endpoint %s is plain HTTP; set AWS_ALLOW_HTTP=true or --s3-allow-http",
-			     s->bucket, s->endpoint);
+			     "open s3://%s: the endpoint is plain HTTP; set AWS_ALLOW_HTTP=true or --s3-allow-http",
+			     s->bucket);
 		goto fail;
 	}
 	const char *hs = strstr(s->endpoint, "://");
@@ -749,6 +754,11 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, const lv_storage_opt
 	s->host = he ? lv__strndup(hs + 3, (size_t)(he - hs - 3)) : lv__strdup(hs + 3);
 	if (!s->host) {
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto fail;
+	}
+	if (strchr(s->host, '@')) {
+		rc = lv__err(err, LV_EINVALID,
+			     "open s3://%s: the endpoint URL must not carry credentials", s->bucket);
 		goto fail;
 	}
 	char describe[600];

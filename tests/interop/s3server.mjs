@@ -1,0 +1,378 @@
+// A local S3-compatible server for the S3 tests and benchmarks: s3rver 3.7.1 (npm) on
+// 127.0.0.1, behind a small HTTP wrapper (LANCEDB-NODE-PEER.md §6) that
+//   * answers 412 PreconditionFailed to `PUT` with `If-None-Match: *` on a key that exists or
+//     has a PUT in flight (s3rver ignores the header, so create-if-absent would silently
+//     overwrite) — `strict` mode, the default;
+//   * logs every request (method, path, query, status, some headers, time) for request-count
+//     assertions;
+//   * makes PUT atomic for readers (s3rver writes objects in place): per-key readers/writer lock;
+//   * verifies AWS Signature V4 (s3rver 3.7.1 only checks that the access key exists);
+//   * injects faults: `failNext(n, status)` answers the next n requests with `status`
+//     (503 SlowDown, 500 InternalError, 429, 403, … or 'reset' to drop the connection),
+//     `setDelay(ms)` delays every request.
+//
+// Library use (the server runs in this process: run lancever with an asynchronous spawn, not
+// spawnSync, or the server cannot answer):
+//   import { startS3, s3Env } from './s3server.mjs';
+//   const s3 = await startS3();             // {strict: true}
+//   s3.endpoint      'http://127.0.0.1:PORT'  (port chosen by the OS)
+//   s3.dir           s3rver's storage directory: object `bucket/<key>` is the file
+//                    `<dir>/bucket/<key>._S3rver_object` (s3.objectFile(key))
+//   s3.requests()    copy of the log: [{method, path, key, query, status, ms, injected,
+//                    ifNoneMatch, range, sigError?}]  (path: decoded URL path, key: path without '/')
+//   s3.reset()       clears the log, pending faults and the delay
+//   s3.failNext(n, status), s3.setDelay(ms)
+//   s3.stop()        closes the servers and removes the directory (also done on process exit)
+//   s3Env(s3)        AWS_* environment for lancever (and LanceDB) against this server
+//   s3StorageOptions(s3)  LanceDB storageOptions (§6)
+//
+// CLI (manual use, benchmarks):
+//   node s3server.mjs [--lax] [--port N] [--dir D] [--delay MS] [--no-signature-check]
+// prints the endpoint and the environment to use, then stays up until SIGINT/SIGTERM. The log
+// and the fault controls are reachable over HTTP on the same port:
+//   GET  /__ctl/requests      log as JSON        POST /__ctl/reset
+//   POST /__ctl/fail?n=2&status=503             POST /__ctl/delay?ms=20
+// Only 127.0.0.1 is ever bound.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const require = createRequire(import.meta.url);
+let S3rver;
+try {
+  S3rver = require('s3rver');
+  const v = JSON.parse(fs.readFileSync(path.join(path.dirname(require.resolve('s3rver')),
+    '..', 'package.json'), 'utf8')).version;
+  if (v !== '3.7.1') throw new Error(`expected s3rver 3.7.1, found ${v}`);
+} catch (e) {
+  console.error('FAIL: s3rver not installed (run tests/interop/setup.sh): ' + e.message);
+  process.exit(1);
+}
+
+export const BUCKET = 'bucket';
+export const ACCESS_KEY = 'S3RVER';
+export const SECRET_KEY = 'S3RVER';
+export const REGION = 'us-east-1';
+const OBJECT_SUFFIX = '._S3rver_object'; // lib/stores/filesystem.js: '%s._S3rver_%s'
+
+const ERRORS = {
+  400: ['BadRequest', 'Injected bad request.'],
+  403: ['AccessDenied', 'Injected access denied.'],
+  404: ['NoSuchKey', 'Injected not found.'],
+  429: ['SlowDown', 'Please reduce your request rate.'],
+  500: ['InternalError', 'We encountered an internal error. Please try again.'],
+  502: ['BadGateway', 'Injected bad gateway.'],
+  503: ['SlowDown', 'Please reduce your request rate.'],
+  504: ['GatewayTimeout', 'Injected gateway timeout.'],
+};
+// s3rver 3.7.1 checks only that a SigV4 request's access key exists ("Signature version 4
+// calculation is unimplemeneted", lib/middleware/authentication.js), so the wrapper verifies
+// AWS Signature V4 (Authorization header form) itself. Returns null if valid, else a reason.
+// The payload hash is taken from x-amz-content-sha256 as sent (the body is not hashed).
+const awsEncode = (s) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => '%' + c.charCodeAt(0).toString(16).toUpperCase());
+const hmac = (k, d) => crypto.createHmac('sha256', k).update(d).digest();
+const sha256hex = (d) => crypto.createHash('sha256').update(d).digest('hex');
+const safeDecode = (s) => { try { return decodeURIComponent(s); } catch { return s; } };
+export function verifySigV4(req, secrets) {
+  const auth = req.headers.authorization;
+  if (!auth) return 'no Authorization header';
+  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/s3\/aws4_request, ?SignedHeaders=([a-z0-9;-]+), ?Signature=([0-9a-f]{64})$/.exec(auth);
+  if (!m) return `malformed Authorization header`;
+  const [, akid, date, region, signedHeaders, signature] = m;
+  const secret = secrets[akid];
+  if (secret === undefined) return null; // unknown key: s3rver answers InvalidAccessKeyId
+  const amzDate = req.headers['x-amz-date'];
+  if (!amzDate || !amzDate.startsWith(date)) return 'x-amz-date missing or not matching the credential date';
+  const names = signedHeaders.split(';');
+  if (!names.includes('host')) return 'host is not a signed header';
+  const payload = req.headers['x-amz-content-sha256'];
+  if (!payload) return 'no x-amz-content-sha256';
+  const [rawPath, rawQuery = ''] = req.url.split(/\?(.*)/s);
+  const query = rawQuery.split('&').filter((x) => x !== '').map((kv) => {
+    const i = kv.indexOf('=');
+    const k = i < 0 ? kv : kv.slice(0, i), v = i < 0 ? '' : kv.slice(i + 1);
+    return [awsEncode(safeDecode(k)), awsEncode(safeDecode(v))];
+  }).sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0))
+    .map(([k, v]) => `${k}=${v}`).join('&');
+  const headers = names.map((n) => {
+    const v = req.headers[n];
+    if (v === undefined) return null;
+    return `${n}:${String(v).trim().replace(/\s+/g, ' ')}\n`;
+  });
+  if (headers.includes(null)) return 'a signed header is missing';
+  const kSigning = hmac(hmac(hmac(hmac('AWS4' + secret, date), region), 's3'), 'aws4_request');
+  const canonicalPath = rawPath.split('/').map((seg) => awsEncode(safeDecode(seg))).join('/');
+  for (const cpath of new Set([canonicalPath, rawPath])) {
+    const canonical = [req.method, cpath, query, headers.join(''), signedHeaders, payload].join('\n');
+    const sts = ['AWS4-HMAC-SHA256', amzDate, `${date}/${region}/s3/aws4_request`, sha256hex(canonical)].join('\n');
+    if (crypto.timingSafeEqual(hmac(kSigning, sts), Buffer.from(signature, 'hex'))) return null;
+  }
+  return 'signature mismatch';
+}
+
+function sendError(res, status, code, message) {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/xml');
+  res.end(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code>` +
+    `<Message>${message}</Message><RequestId>0</RequestId></Error>`);
+}
+
+export async function startS3({ strict = true, port = 0, dir = null, delay = 0, silent = true, checkSignatures = true } = {}) {
+  const ownDir = !dir;
+  dir = dir || fs.mkdtempSync(path.join(os.tmpdir(), 'lv-s3rver-'));
+  const s3rver = new S3rver({
+    address: '127.0.0.1', port: 0, directory: dir, silent,
+    configureBuckets: [{ name: BUCKET }], vhostBuckets: false,
+    allowMismatchedSignatures: false, resetOnClose: false,
+  });
+  await s3rver.configureBuckets();
+  const mw = s3rver.getMiddleware();
+
+  let log = [];
+  let faults = []; // pending injected statuses, one per request
+  let delayMs = delay;
+  const inflight = new Map(); // key -> number of PUTs in flight
+
+  const objectFile = (key) => {
+    const parts = key.split('/');
+    const last = parts.pop();
+    return path.join(dir, BUCKET, ...parts, last + OBJECT_SUFFIX);
+  };
+  const exists = (bucketKey) => {
+    if (inflight.get(bucketKey)) return true;
+    const [bucket, ...rest] = bucketKey.split('/');
+    if (!rest.length) return false;
+    const parts = rest; const last = parts.pop();
+    return fs.existsSync(path.join(dir, bucket, ...parts, last + OBJECT_SUFFIX));
+  };
+
+  const locks = new Map(); // key -> {readers, writer, queue: [{mode, cb}]}
+  function lockAcquire(key, mode, cb) {
+    let l = locks.get(key);
+    if (!l) { l = { readers: 0, writer: false, queue: [] }; locks.set(key, l); }
+    l.queue.push({ mode, cb });
+    pump(key, l);
+  }
+  function pump(key, l) {
+    while (l.queue.length) {
+      const { mode, cb } = l.queue[0];
+      if (l.writer || (mode === 'w' && l.readers)) break; // FIFO: a waiting writer blocks later readers
+      l.queue.shift();
+      if (mode === 'w') l.writer = true; else l.readers++;
+      cb(() => {
+        if (mode === 'w') l.writer = false; else l.readers--;
+        if (!l.writer && !l.readers && !l.queue.length) locks.delete(key); else pump(key, l);
+      });
+    }
+  }
+
+  function control(req, res, url) {
+    const q = url.searchParams;
+    const json = (o) => { res.setHeader('Content-Type', 'application/json'); res.end(JSON.stringify(o)); };
+    req.resume();
+    switch (url.pathname) {
+      case '/__ctl/requests': return json(log);
+      case '/__ctl/reset': api.reset(); return json({ ok: true });
+      case '/__ctl/fail': api.failNext(Number(q.get('n') || 1), q.get('status') === 'reset' ? 'reset' : Number(q.get('status') || 503)); return json({ ok: true });
+      case '/__ctl/delay': api.setDelay(Number(q.get('ms') || 0)); return json({ ok: true });
+      default: res.statusCode = 404; return res.end();
+    }
+  }
+
+  function handle(req, res) {
+    const url = new URL(req.url, 'http://127.0.0.1');
+    if (url.pathname.startsWith('/__ctl/')) return control(req, res, url);
+    let p;
+    try { p = decodeURIComponent(url.pathname); } catch { p = url.pathname; }
+    const key = p.replace(/^\//, '');
+    const entry = {
+      method: req.method, path: p, key, query: url.search.replace(/^\?/, ''), status: null,
+      ms: null, injected: false,
+      ifNoneMatch: req.headers['if-none-match'] ?? null, range: req.headers.range ?? null,
+    };
+    const t0 = process.hrtime.bigint();
+    log.push(entry);
+    let done = false;
+    const finish = () => {
+      if (done) return; done = true;
+      if (entry.status === null) entry.status = res.headersSent ? res.statusCode : 0;
+      entry.ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    };
+    res.on('finish', finish);
+    res.on('close', finish);
+
+    const go = () => {
+      if (faults.length) {
+        const st = faults.shift();
+        entry.injected = true;
+        if (st === 'reset') { entry.status = 0; req.socket.destroy(); return; }
+        req.resume();
+        const [code, msg] = ERRORS[st] || ['InjectedError', 'Injected error.'];
+        return sendError(res, st, code, msg);
+      }
+      if (checkSignatures) {
+        const why = verifySigV4(req, { [ACCESS_KEY]: SECRET_KEY });
+        if (why) {
+          entry.sigError = why;
+          req.resume();
+          return sendError(res, 403, 'SignatureDoesNotMatch',
+            'The request signature we calculated does not match the signature you provided. (' + why + ')');
+        }
+      }
+      // Check and mark in-flight in the same tick, so two racing creates cannot both pass.
+      if (req.method === 'PUT' && !url.searchParams.has('uploadId')) {
+        if (strict && req.headers['if-none-match'] === '*' && exists(key)) {
+          req.resume();
+          return sendError(res, 412, 'PreconditionFailed',
+            'At least one of the pre-conditions you specified did not hold');
+        }
+        inflight.set(key, (inflight.get(key) || 0) + 1);
+        let released = false;
+        const release = () => {
+          if (released) return; released = true;
+          const n = inflight.get(key) - 1;
+          if (n) inflight.set(key, n); else inflight.delete(key);
+        };
+        res.on('finish', release);
+        res.on('close', release);
+      }
+      // s3rver writes an object in place (createWriteStream on the final path), so a GET racing
+      // a PUT of the same key can see a torn object or fail with 500 InternalError; S3's PUT is
+      // atomic. A per-key readers/writer lock restores that: GET/HEAD share, PUT/DELETE exclude.
+      const isObject = key.includes('/') && !url.searchParams.has('uploads') && !url.searchParams.has('uploadId');
+      const mode = !isObject ? null : (req.method === 'GET' || req.method === 'HEAD') ? 'r'
+        : (req.method === 'PUT' || req.method === 'DELETE') ? 'w' : null;
+      if (!mode) return mw(req, res);
+      lockAcquire(key, mode, (unlock) => {
+        let freed = false;
+        const free = () => { if (!freed) { freed = true; unlock(); } };
+        res.on('finish', free);
+        res.on('close', free);
+        mw(req, res);
+      });
+    };
+    if (delayMs > 0) setTimeout(go, delayMs); else go();
+  }
+
+  const server = http.createServer(handle);
+  server.keepAliveTimeout = 30000;
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  const sockets = new Set();
+  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  const endpoint = `http://127.0.0.1:${server.address().port}`;
+
+  let stopped = false;
+  const removeDir = () => {
+    if (ownDir && !process.env.LV_KEEP) fs.rmSync(dir, { recursive: true, force: true });
+  };
+  const onExit = () => { if (!stopped) { stopped = true; server.close(); removeDir(); } };
+  process.on('exit', onExit);
+
+  const api = {
+    endpoint, dir, bucket: BUCKET, strict,
+    objectFile,
+    requests: () => log.map((e) => ({ ...e })),
+    reset() { log = []; faults = []; delayMs = 0; },
+    failNext(n = 1, status = 503) { for (let i = 0; i < n; i++) faults.push(status); },
+    setDelay(ms) { delayMs = ms; },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      process.removeListener('exit', onExit);
+      for (const s of sockets) s.destroy();
+      await new Promise((r) => server.close(r));
+      removeDir();
+    },
+  };
+  return api;
+}
+
+// Environment for lancever (and LanceDB's object_store) against `s3`.
+export function s3Env(s3, extra = {}) {
+  return {
+    ...process.env,
+    AWS_ACCESS_KEY_ID: ACCESS_KEY, AWS_SECRET_ACCESS_KEY: SECRET_KEY,
+    AWS_REGION: REGION, AWS_ENDPOINT_URL: s3.endpoint, AWS_ALLOW_HTTP: 'true',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    ...extra,
+  };
+}
+
+// LanceDB storageOptions (LANCEDB-NODE-PEER.md §6).
+export function s3StorageOptions(s3) {
+  return {
+    awsAccessKeyId: ACCESS_KEY, awsSecretAccessKey: SECRET_KEY, awsEndpoint: s3.endpoint,
+    awsRegion: REGION, allowHttp: 'true', virtualHostedStyleRequest: 'false',
+  };
+}
+
+// Copies every object under `prefix` (no trailing '/') in s3rver's storage into `dest`,
+// stripping the storage suffix; returns the sorted list of copied keys (relative to prefix).
+export function copyPrefix(s3, prefix, dest) {
+  const root = path.join(s3.dir, BUCKET, prefix);
+  const keys = [];
+  const walk = (d, rel) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(path.join(d, e.name), r);
+      else if (e.name.endsWith(OBJECT_SUFFIX)) {
+        const k = r.slice(0, -OBJECT_SUFFIX.length);
+        fs.mkdirSync(path.join(dest, path.dirname(k)), { recursive: true });
+        fs.copyFileSync(path.join(d, e.name), path.join(dest, k));
+        keys.push(k);
+      }
+    }
+  };
+  walk(root, '');
+  return keys.sort();
+}
+
+// Keys (relative to prefix) of the objects s3rver currently stores under `prefix`.
+export function listPrefix(s3, prefix) {
+  const root = path.join(s3.dir, BUCKET, prefix);
+  const keys = [];
+  const walk = (d, rel) => {
+    if (!fs.existsSync(d)) return;
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(path.join(d, e.name), r);
+      else if (e.name.endsWith(OBJECT_SUFFIX)) keys.push(r.slice(0, -OBJECT_SUFFIX.length));
+    }
+  };
+  walk(root, '');
+  return keys.sort();
+}
+
+// ---------------------------------------------------------------- CLI
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const opt = { strict: true };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--lax') opt.strict = false;
+    else if (a === '--port') opt.port = Number(args[++i]);
+    else if (a === '--dir') { opt.dir = path.resolve(args[++i]); fs.mkdirSync(opt.dir, { recursive: true }); }
+    else if (a === '--delay') opt.delay = Number(args[++i]);
+    else if (a === '--verbose') opt.silent = false;
+    else if (a === '--no-signature-check') opt.checkSignatures = false;
+    else { console.error(`usage: node s3server.mjs [--lax] [--port N] [--dir D] [--delay MS] [--no-signature-check] [--verbose]`); process.exit(2); }
+  }
+  const s3 = await startS3(opt);
+  console.log(s3.endpoint);
+  console.error(`s3rver 3.7.1 (${s3.strict ? 'strict: 412 on create-if-absent' : 'lax'}) at ${s3.endpoint}, ` +
+    `bucket '${BUCKET}', storage ${s3.dir}\n` +
+    `  export AWS_ACCESS_KEY_ID=${ACCESS_KEY} AWS_SECRET_ACCESS_KEY=${SECRET_KEY} AWS_REGION=${REGION} ` +
+    `AWS_ENDPOINT_URL=${s3.endpoint} AWS_ALLOW_HTTP=true AWS_EC2_METADATA_DISABLED=true\n` +
+    `  log: curl ${s3.endpoint}/__ctl/requests   (also /__ctl/reset, /__ctl/fail?n=&status=, /__ctl/delay?ms=)`);
+  const bye = () => process.exit(0); // 'exit' handler closes the server and removes the directory
+  process.on('SIGINT', bye);
+  process.on('SIGTERM', bye);
+  process.on('SIGHUP', bye);
+}
