@@ -11,6 +11,7 @@
 # bench/out/checkpoint/, 10,000 versions from a checkpoint, as-of lookups); it also
 # builds bench/gen_dataset and bench/time_versions.
 #
+#   bench/run.sh --s3 [--delay MS] [--runs N] [--versions 32,128] [--fragments F]
 #   bench/run.sh --cleanup [--runs N] [--shapes 512x10000,64x10000,512x1000] [--strays K] [...]
 # runs the cleanup benchmark (bench/bench_cleanup.mjs: `lancever cleanup` vs LanceDB's
 # optimize() cleanup on twin copies of generated datasets cached in bench/out/cleanup/).
@@ -22,6 +23,7 @@ command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
 mode=versions
 if [ "${1:-}" = "--checkpoint" ]; then mode=checkpoint; shift; fi
 if [ "${1:-}" = "--cleanup" ]; then mode=cleanup; shift; fi
+if [ "${1:-}" = "--s3" ]; then mode=s3; shift; fi
 "$src/tests/interop/setup.sh"
 cmake -S "$src" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DLV_BUILD_TESTS=OFF \
   >/dev/null
@@ -34,6 +36,11 @@ if [ "$mode" = cleanup ]; then
   cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" --target lancever_cli gen_dataset
   LANCEVER_BIN="$build/lancever" LANCEVER_BUILD_DIR="$build" \
     exec node "$src/bench/bench_cleanup.mjs" "$@"
+fi
+if [ "$mode" = s3 ]; then
+  cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" --target lancever_cli gen_dataset s3_upload
+  LANCEVER_BIN="$build/lancever" LANCEVER_BUILD_DIR="$build" \
+    exec node "$src/bench/bench_s3.mjs" "$@"
 fi
 cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" --target lancever_cli
 LANCEVER_BIN="$build/lancever" exec node "$src/bench/bench_versions.mjs" "$@"
