@@ -115,6 +115,16 @@ LV_EXTERN int lv_storage_create(lv_storage *st, const char *path, const void *da
 /** Deletes an object.  Deleting an absent object is LV_ENOTFOUND. */
 LV_EXTERN int lv_storage_delete(lv_storage *st, const char *path, lv_error *err) LV_WARN_UNUSED;
 
+/**
+ * Deletes `n` objects, batched where the store supports it (S3: up to 1000
+ * per request, failed keys retried once).  rcs (may be NULL) receives each
+ * path's result: 0, LV_ENOTFOUND (not every store can tell), or an error.
+ * Returns 0 if every path is gone, else the first error, with a message
+ * naming the path.
+ */
+LV_EXTERN int lv_storage_delete_many(lv_storage *st, const char *const *paths, size_t n, int *rcs,
+				     lv_error *err) LV_WARN_UNUSED;
+
 /** Counters kept by the front end for every handle (for reports and tests). */
 typedef struct lv_storage_stats {
 	uint64_t requests;   /**< backend calls made (list pages count once each) */

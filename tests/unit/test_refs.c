@@ -375,7 +375,7 @@ static void t_load_vanished(void **state)
 {
 	(void)state;
 	lv_storage_ops ops = { LV_STORAGE_OPS_VERSION, g_list, g_read, g_range, g_head,
-			       g_write, g_write, g_del, NULL, NULL };
+			       g_write, g_write, g_del, NULL, NULL, NULL };
 	lv_error e = { 0 };
 	lv_storage *st = NULL;
 	lv_refs *r = NULL;

@@ -330,6 +330,27 @@ static void t_delete(void **state)
 	expect_list(ST, "del", false, "del/y:1");
 }
 
+/* Batched deletes: existing and missing paths together; nothing else is touched. */
+static void t_delete_many(void **state)
+{
+	put(ST, "dm/a", "a");
+	put(ST, "dm/b c", "b");
+	put(ST, "dm/sub/d", "d");
+	put(ST, "dm/keep", "k");
+	const char *paths[] = { "dm/a", "dm/b c", "dm/sub/d", "dm/never" };
+	int rcs[4] = { 1, 1, 1, 1 };
+	lv_error e = { 0 };
+	assert_int_equal(lv_storage_delete_many(ST, paths, 4, rcs, &e), 0);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(rcs[i], 0);
+	assert_true(rcs[3] == 0 || rcs[3] == LV_ENOTFOUND);
+	expect_list(ST, "dm", true, "dm/keep:1");
+	const char *bad[] = { "dm/keep", "../x" };
+	assert_int_equal(lv_storage_delete_many(ST, bad, 2, NULL, &e), LV_EINVALID);
+	expect_list(ST, "dm", true, "dm/keep:1"); /* refused before anything was deleted */
+	assert_int_equal(lv_storage_delete_many(ST, NULL, 0, NULL, &e), 0);
+}
+
 static void t_list(void **state)
 {
 	lv_storage *st = ST;
@@ -684,6 +705,7 @@ static int run_suite(const backend *b)
 	struct CMUnitTest tests[] = {
 		SUITE(t_write_read),	 SUITE(t_read_missing),	     SUITE(t_read_range),
 		SUITE(t_head),		 SUITE(t_create),	     SUITE(t_delete),
+		SUITE(t_delete_many),
 		SUITE(t_list),		 SUITE(t_list_names),	     SUITE(t_list_mtime),
 		SUITE(t_sub),
 		SUITE(t_stats),		 SUITE(t_path_validation),   SUITE(t_concurrent_create),
@@ -928,7 +950,7 @@ static void t_custom_backend(void **state)
 {
 	(void)state;
 	lv_storage_ops ops = { LV_STORAGE_OPS_VERSION, c_list, c_read, c_range, c_head,
-			       c_write, c_write, c_del, c_close, NULL };
+			       c_write, c_write, c_del, c_close, NULL, NULL };
 	lv_error e = { 0 };
 	lv_storage *st = NULL, *sub = NULL;
 	assert_int_equal(lv_storage_new(&st, &ops, NULL, "custom://x", &e), 0);

@@ -36,6 +36,13 @@ typedef struct lv_storage_ops {
 	 * When NULL, lv_storage_list_names() uses `list`.
 	 */
 	int (*list_names)(void *impl, const char *dir, lv_list_cb cb, void *payload, lv_error *err);
+	/*
+	 * Optional (may be NULL): deletes `n` objects in as few requests as the
+	 * store allows (S3 DeleteObjects), setting rcs[i] per path (0, or an LV_E*;
+	 * a missing object may report 0).  Returns 0 if the requests themselves
+	 * went through.  When NULL, lv_storage_delete_many() calls `del` per path.
+	 */
+	int (*del_many)(void *impl, const char *const *paths, size_t n, int *rcs, lv_error *err);
 } lv_storage_ops;
 
 /**

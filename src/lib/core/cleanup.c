@@ -399,21 +399,47 @@ static int newer_refs(lv_dataset *ds, uint64_t latest, strset *referenced, lv_er
 	return rc;
 }
 
-static int remove_file(lv_dataset *ds, const lv_cleanup_policy *p, lv_cleanup_stats *s,
-		       const char *path, int kind, uint64_t size, const char *reason, lv_error *err)
+/* Deletions are queued and sent in batches (one DeleteObjects request per 1000 on S3). */
+#define DEL_BATCH 1000
+
+typedef struct deleter {
+	lv_dataset *ds;
+	const lv_cleanup_policy *p;
+	lv_cleanup_stats *s;
+	const char *path[DEL_BATCH];
+	int kind[DEL_BATCH];
+	uint64_t size[DEL_BATCH];
+	int rcs[DEL_BATCH];
+	size_t n;
+} deleter;
+
+static int del_flush(deleter *d, lv_error *err)
 {
-	if (p->on_file)
-		p->on_file(path, kind, size, reason, p->payload);
-	if (!p->dry_run) {
-		int rc = lv_storage_delete(ds->root, path, err);
-		if (rc == LV_ENOTFOUND) /* already gone (a concurrent cleanup) */
-			return 0;
-		if (rc < 0)
-			return rc;
+	if (!d->n)
+		return 0;
+	int rc = d->p->dry_run ? 0 : lv_storage_delete_many(d->ds->root, d->path, d->n, d->rcs, err);
+	for (size_t i = 0; i < d->n; i++) {
+		/* LV_ENOTFOUND: already gone (a concurrent cleanup) */
+		if (d->p->dry_run || d->rcs[i] == 0 || d->rcs[i] == LV_ENOTFOUND) {
+			d->s->files_removed[d->kind[i]]++;
+			d->s->bytes_removed[d->kind[i]] += d->size[i];
+		}
 	}
-	s->files_removed[kind]++;
-	s->bytes_removed[kind] += size;
-	return 0;
+	d->n = 0;
+	return rc;
+}
+
+/* `path` must stay valid until the next flush. */
+static int remove_file(deleter *d, const char *path, int kind, uint64_t size, const char *reason,
+		       lv_error *err)
+{
+	if (d->p->on_file)
+		d->p->on_file(path, kind, size, reason, d->p->payload);
+	d->path[d->n] = path;
+	d->kind[d->n] = kind;
+	d->size[d->n] = size;
+	d->n++;
+	return d->n == DEL_BATCH ? del_flush(d, err) : 0;
 }
 
 /* Which rule a listed file falls under; -1 = never touched by the listing pass. */
@@ -454,6 +480,12 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		return lv__err(err, LV_EINVALID, "cleanup: invalid policy (older_than >= 0, retain_versions >= 1)");
 	lv_cleanup_stats s;
 	memset(&s, 0, sizeof s);
+	deleter *del = calloc(1, sizeof *del);
+	if (!del)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	del->ds = ds;
+	del->p = pol;
+	del->s = &s;
 	int64_t now = pol->now_ms ? pol->now_ms : lv_now_ms();
 	int64_t older = pol->older_than_ms;
 	if (older < 0 && pol->retain_versions < 0 && pol->before_version == 0)
@@ -636,9 +668,11 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		} else {
 			continue;
 		}
-		if ((rc = remove_file(ds, pol, &s, f->path, kind, f->size, reason, err)) < 0)
+		if ((rc = remove_file(del, f->path, kind, f->size, reason, err)) < 0)
 			goto out;
 	}
+	if ((rc = del_flush(del, err)) < 0)
+		goto out;
 	/*
 	 * 6. Old manifests last.  Deleting them before their files would make an
 	 * interrupted run leak those files for good: a rerun no longer knows they
@@ -650,11 +684,13 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		if (!P.old[i])
 			continue;
 		progress(pol, "removing old manifests", ++k, nold);
-		if ((rc = remove_file(ds, pol, &s, P.m[i].path, LV_KIND_MANIFEST, P.m[i].size,
-				      "old version", err)) < 0)
+		if ((rc = remove_file(del, P.m[i].path, LV_KIND_MANIFEST, P.m[i].size, "old version",
+				      err)) < 0)
 			goto out;
 		s.versions_removed++;
 	}
+	if ((rc = del_flush(del, err)) < 0)
+		goto out;
 
 	progress(pol, "done", 1, 1);
 	rc = 0;
@@ -670,5 +706,6 @@ out:
 	strset_dispose(&P.verified);
 	file_vec_dispose(&fv);
 	lv_dbuf_dispose(&tagmsg);
+	free(del);
 	return rc;
 }

@@ -7,6 +7,7 @@
  * Credentials come from the environment and never appear in messages.
  */
 #include <curl/curl.h>
+#include <openssl/evp.h>
 #include <expat.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -128,6 +129,7 @@ typedef struct req {
 	const char *range;      /* "bytes=a-b" or NULL */
 	bool if_none_match;
 	const char *content_type;
+	const char *content_md5; /* base64, or NULL */
 } req;
 
 typedef struct upload {
@@ -217,6 +219,10 @@ static int perform_once(s3 *s, const req *q, resp *r, lv_error *err, bool *retry
 		hl = curl_slist_append(hl, "If-None-Match: *");
 	if (q->content_type) {
 		snprintf(line, sizeof line, "Content-Type: %s", q->content_type);
+		hl = curl_slist_append(hl, line);
+	}
+	if (q->content_md5) {
+		snprintf(line, sizeof line, "Content-MD5: %s", q->content_md5);
 		hl = curl_slist_append(hl, line);
 	}
 	hl = curl_slist_append(hl, "Expect:"); /* no 100-continue round trip */
@@ -322,7 +328,7 @@ static int s3_read_range_impl(s3 *s, const char *path, const char *range, lv_buf
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	resp r;
 	memset(&r, 0, sizeof r);
-	req q = { "GET", "GET", path, key, "", NULL, 0, range, false, NULL };
+	req q = { "GET", "GET", path, key, "", NULL, 0, range, false, NULL, NULL };
 	int rc = perform(s, &q, &r, err);
 	if (rc == 0) {
 		if (r.status == 200 || r.status == 206) {
@@ -374,7 +380,7 @@ static int s3_head(void *impl, const char *path, uint64_t *size, int64_t *mtime,
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	resp r;
 	memset(&r, 0, sizeof r);
-	req q = { "HEAD", "HEAD", path, key, "", NULL, 0, NULL, false, NULL };
+	req q = { "HEAD", "HEAD", path, key, "", NULL, 0, NULL, false, NULL, NULL };
 	int rc = perform(s, &q, &r, err);
 	if (rc == 0 && r.status != 200)
 		rc = status_error(s, "HEAD", path, &r, err);
@@ -396,7 +402,7 @@ static int s3_put(s3 *s, const char *path, const void *data, size_t n, bool crea
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	resp r;
 	memset(&r, 0, sizeof r);
-	req q = { "PUT", "PUT", path, key, "", data, n, NULL, create, "application/octet-stream" };
+	req q = { "PUT", "PUT", path, key, "", data, n, NULL, create, "application/octet-stream", NULL };
 	int rc = perform(s, &q, &r, err);
 	if (rc == 0 && r.status != 200)
 		rc = (create && (r.status == 412 || r.status == 409))
@@ -427,13 +433,166 @@ static int s3_del(void *impl, const char *path, lv_error *err)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	resp r;
 	memset(&r, 0, sizeof r);
-	req q = { "DELETE", "DELETE", path, key, "", NULL, 0, NULL, false, NULL };
+	req q = { "DELETE", "DELETE", path, key, "", NULL, 0, NULL, false, NULL, NULL };
 	int rc = perform(s, &q, &r, err);
 	if (rc == 0 && r.status != 204 && r.status != 200)
 		rc = status_error(s, "DELETE", path, &r, err);
 	lv_dbuf_dispose(&r.body);
 	free(key);
 	return rc;
+}
+
+/* ---- DeleteObjects ---- */
+
+typedef struct delres {
+	int depth;
+	bool in_error;
+	lv_dbuf text;
+	char *key;
+	char code[64];
+	const char *const *keys; /* full keys of the batch */
+	size_t n;
+	int *rcs;
+	size_t failed;
+} delres;
+
+static void XMLCALL d_start(void *u, const XML_Char *name, const XML_Char **a)
+{
+	delres *d = u;
+	(void)a;
+	d->depth++;
+	d->text.len = 0;
+	if (d->depth == 2 && !strcmp(name, "Error")) {
+		d->in_error = true;
+		free(d->key);
+		d->key = NULL;
+		d->code[0] = 0;
+	}
+}
+
+static void XMLCALL d_text(void *u, const XML_Char *s, int n)
+{
+	lv_dbuf_add(&((delres *)u)->text, s, (size_t)n);
+}
+
+static void XMLCALL d_end(void *u, const XML_Char *name)
+{
+	delres *d = u;
+	const char *t = d->text.ptr ? (const char *)d->text.ptr : "";
+	if (d->in_error && d->depth == 3) {
+		if (!strcmp(name, "Key")) {
+			free(d->key);
+			d->key = lv__strndup(t, d->text.len);
+		} else if (!strcmp(name, "Code")) {
+			snprintf(d->code, sizeof d->code, "%.*s", (int)d->text.len, t);
+		}
+	} else if (d->depth == 2 && !strcmp(name, "Error")) {
+		d->in_error = false;
+		for (size_t i = 0; d->key && i < d->n; i++)
+			if (!strcmp(d->keys[i], d->key)) {
+				d->rcs[i] = !strcmp(d->code, "NoSuchKey") ? LV_ENOTFOUND : LV_EIO;
+				d->failed++;
+			}
+	}
+	d->text.len = 0;
+	d->depth--;
+}
+
+static int xml_escape(lv_dbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		int rc;
+		switch (*s) {
+		case '&': rc = lv_dbuf_adds(b, "&amp;"); break;
+		case '<': rc = lv_dbuf_adds(b, "&lt;"); break;
+		case '>': rc = lv_dbuf_adds(b, "&gt;"); break;
+		case '"': rc = lv_dbuf_adds(b, "&quot;"); break;
+		case '\'': rc = lv_dbuf_adds(b, "&apos;"); break;
+		default: rc = lv_dbuf_addc(b, (uint8_t)*s); break;
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* One DeleteObjects request for up to 1000 keys; rcs[i] gets each key's result. */
+static int delete_batch(s3 *s, const char *const *paths, size_t n, int *rcs, lv_error *err)
+{
+	char **keys = lv__calloc(n, sizeof *keys);
+	lv_dbuf body;
+	lv_dbuf_init(&body, 0);
+	int rc = keys ? 0 : LV_ENOMEM;
+	lv_dbuf_adds(&body, "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Delete><Quiet>true</Quiet>");
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		rcs[i] = 0;
+		if (!(keys[i] = full_key(s, paths[i])))
+			rc = LV_ENOMEM;
+		else if (lv_dbuf_adds(&body, "<Object><Key>") < 0 || xml_escape(&body, keys[i]) < 0 ||
+			 lv_dbuf_adds(&body, "</Key></Object>") < 0)
+			rc = LV_ENOMEM;
+	}
+	if (rc == 0 && lv_dbuf_adds(&body, "</Delete>") < 0)
+		rc = LV_ENOMEM;
+	if (rc < 0) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	uint8_t md5[16];
+	unsigned ml = 0;
+	EVP_Digest(body.ptr, body.len, md5, &ml, EVP_md5(), NULL);
+	char md5b64[32];
+	EVP_EncodeBlock((unsigned char *)md5b64, md5, 16);
+	resp r;
+	memset(&r, 0, sizeof r);
+	req q = { "POST", "DELETE", paths[0], "", "delete=", body.ptr, body.len, NULL, false,
+		  "application/xml", md5b64 };
+	rc = perform(s, &q, &r, err);
+	if (rc == 0 && r.status != 200)
+		rc = status_error(s, "DELETE", paths[0], &r, err);
+	if (rc == 0) {
+		delres d;
+		memset(&d, 0, sizeof d);
+		lv_dbuf_init(&d.text, 1 << 16);
+		d.keys = (const char *const *)keys;
+		d.n = n;
+		d.rcs = rcs;
+		XML_Parser xp = XML_ParserCreate("UTF-8");
+		XML_SetUserData(xp, &d);
+		XML_SetElementHandler(xp, d_start, d_end);
+		XML_SetCharacterDataHandler(xp, d_text);
+		if (XML_Parse(xp, r.body.ptr ? (const char *)r.body.ptr : "", (int)r.body.len, 1) ==
+		    XML_STATUS_ERROR)
+			rc = lv__err(err, LV_ECORRUPT, "S3 DELETE (batch of %zu): malformed response", n);
+		XML_ParserFree(xp);
+		free(d.key);
+		lv_dbuf_dispose(&d.text);
+	}
+	lv_dbuf_dispose(&r.body);
+out:
+	for (size_t i = 0; keys && i < n; i++)
+		free(keys[i]);
+	free(keys);
+	lv_dbuf_dispose(&body);
+	return rc;
+}
+
+static int s3_del_many(void *impl, const char *const *paths, size_t n, int *rcs, lv_error *err)
+{
+	s3 *s = impl;
+	for (size_t off = 0; off < n; off += 1000) {
+		size_t k = n - off < 1000 ? n - off : 1000;
+		LV_TRY(delete_batch(s, paths + off, k, rcs + off, err));
+		/* Partial failures: retry just those keys once, one by one. */
+		for (size_t i = off; i < off + k; i++)
+			if (rcs[i] == LV_EIO) {
+				lv_error e = { 0 };
+				int r1 = delete_batch(s, paths + i, 1, rcs + i, &e);
+				if (r1 < 0)
+					rcs[i] = r1;
+			}
+	}
+	return 0;
 }
 
 /* ---- ListObjectsV2 with a streaming parser ---- */
@@ -585,7 +744,7 @@ static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, v
 		}
 		resp r;
 		memset(&r, 0, sizeof r);
-		req q = { "GET", "LIST", dir[0] ? dir : "/", "", query, NULL, 0, NULL, false, NULL };
+		req q = { "GET", "LIST", dir[0] ? dir : "/", "", query, NULL, 0, NULL, false, NULL, NULL };
 		rc = perform(s, &q, &r, err);
 		free(query);
 		if (rc == 0 && r.status != 200)
@@ -670,6 +829,7 @@ static const lv_storage_ops s3_ops = {
 	.create = s3_create,
 	.del = s3_del,
 	.close = s3_close,
+	.del_many = s3_del_many,
 };
 
 static const char *env(const char *a, const char *b)

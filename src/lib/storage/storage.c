@@ -383,6 +383,54 @@ int lv_storage_list_names(lv_storage *st, const char *dir, lv_list_cb cb, void *
 	return st->ops.list(st->impl, full, false, list_tramp_cb, &t, err);
 }
 
+int lv_storage_delete_many(lv_storage *st, const char *const *paths, size_t n, int *rcs,
+			   lv_error *err)
+{
+	if (!st || (n && !paths))
+		return lv__err(err, LV_EINVALID, "delete: NULL argument");
+	int *r = rcs ? rcs : lv__calloc(n ? n : 1, sizeof *r);
+	char **full = lv__calloc(n ? n : 1, sizeof *full);
+	int rc = 0;
+	if (!r || !full) {
+		rc = lv__err(err, LV_ENOMEM, "delete: out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		char buf[LV__PATH_MAX + 1];
+		if ((rc = lv__storage_check_path(paths[i], false, "delete", err)) == 0 &&
+		    (rc = lv__storage_join(buf, st->prefix, paths[i], "delete", err)) == 0 &&
+		    !(full[i] = lv__strdup(buf)))
+			rc = lv__err(err, LV_ENOMEM, "delete: out of memory");
+	}
+	if (rc < 0)
+		goto out;
+	if (st->ops.del_many) {
+		count(st, (n + 999) / 1000, 0, 0);
+		rc = st->ops.del_many(st->impl, (const char *const *)full, n, r, err);
+	} else {
+		for (size_t i = 0; i < n; i++) {
+			lv_error e = { 0 };
+			count(st, 1, 0, 0);
+			r[i] = st->ops.del(st->impl, full[i], &e);
+			if (r[i] < 0 && r[i] != LV_ENOTFOUND && rc == 0) {
+				rc = r[i];
+				if (err)
+					*err = e;
+			}
+		}
+	}
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (r[i] < 0 && r[i] != LV_ENOTFOUND)
+			rc = lv__err(err, r[i], "delete %s: failed (%s)", paths[i], lv_strerror(r[i]));
+out:
+	for (size_t i = 0; full && i < n; i++)
+		free(full[i]);
+	free(full);
+	if (r != rcs)
+		free(r);
+	return rc;
+}
+
 int lv_storage_read(lv_storage *st, const char *path, lv_buf *out, lv_error *err)
 {
 	if (out) {
