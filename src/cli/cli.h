@@ -23,6 +23,17 @@ extern const char *lvcli_branch;
 extern const char *lvcli_s3_endpoint, *lvcli_s3_region;
 extern bool lvcli_s3_allow_http;
 
+/* "DATASET [positional...] [--json] [--stats] [--strict] [--max-entries N] [--max-files N]
+ * [--disable]" arguments (cmd_history.c).  Returns 0, or the exit code of a usage error. */
+typedef struct lvcli_args {
+	const char *pos[4];
+	int npos;
+	bool json, stats, strict;
+	int64_t max_entries, max_files;
+	int enabled;
+} lvcli_args;
+int lvcli_parse_args(int argc, char **argv, lvcli_args *a, int want_pos, const char *usage);
+
 /* Shared printers (cmd_versions.c). */
 void lvcli_print_version_json(FILE *f, const lv_version_info *v);
 void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned);

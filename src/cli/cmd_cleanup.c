@@ -143,18 +143,12 @@ int lvcli_cleanup(int argc, char **argv)
 
 int lvcli_info(int argc, char **argv)
 {
-	const char *uri = NULL;
-	bool json = false;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (argv[i][0] == '-')
-			return lvcli_usage_error("info: unknown option '%s'", argv[i]);
-		else
-			uri = argv[i];
-	}
-	if (!uri)
-		return lvcli_usage_error("usage: lancever info DATASET [--json]");
+	lvcli_args a;
+	int prc = lvcli_parse_args(argc, argv, &a, 1, "info DATASET [--json]");
+	if (prc)
+		return prc;
+	const char *uri = a.pos[0];
+	bool json = a.json;
 	lv_error err = { 0 };
 	lv_dataset *ds = NULL;
 	lv_version_list *l = NULL;

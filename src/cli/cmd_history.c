@@ -5,14 +5,6 @@
 
 #include "cli.h"
 
-/* Parses "DATASET [positional...] [--json] [--stats] [--strict]" style arguments. */
-typedef struct args {
-	const char *pos[4];
-	int npos;
-	bool json, stats, strict;
-	int64_t max_entries, max_files;
-	int enabled;
-} args;
 
 static int parse_i64_pos(const char *opt, const char *v, int64_t *out)
 {
@@ -24,7 +16,7 @@ static int parse_i64_pos(const char *opt, const char *v, int64_t *out)
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, args *a, int want_pos, const char *usage)
+int lvcli_parse_args(int argc, char **argv, lvcli_args *a, int want_pos, const char *usage)
 {
 	memset(a, 0, sizeof *a);
 	a->max_entries = a->max_files = -1;
@@ -70,8 +62,8 @@ static void print_list_json(const lv_version_list *l)
 
 int lvcli_history(int argc, char **argv)
 {
-	args a;
-	int rc = parse_args(argc, argv, &a, 1, "history DATASET [--json] [--stats]");
+	lvcli_args a;
+	int rc = lvcli_parse_args(argc, argv, &a, 1, "history DATASET [--json] [--stats]");
 	if (rc)
 		return rc;
 	lv_error err = { 0 };
@@ -97,8 +89,8 @@ int lvcli_history(int argc, char **argv)
 
 int lvcli_checkpoint(int argc, char **argv)
 {
-	args a;
-	int rc = parse_args(argc, argv, &a, 1,
+	lvcli_args a;
+	int rc = lvcli_parse_args(argc, argv, &a, 1,
 			    "checkpoint DATASET [--max-entries N] [--max-files N] [--disable] [--json]");
 	if (rc)
 		return rc;
@@ -141,8 +133,8 @@ int lvcli_checkpoint(int argc, char **argv)
 
 int lvcli_asof(int argc, char **argv)
 {
-	args a;
-	int rc = parse_args(argc, argv, &a, 2, "asof DATASET TIME [--strict] [--json]");
+	lvcli_args a;
+	int rc = lvcli_parse_args(argc, argv, &a, 2, "asof DATASET TIME [--strict] [--json]");
 	if (rc)
 		return rc;
 	lv_error err = { 0 };
@@ -197,8 +189,8 @@ static const lv_version_info *find(const lv_version_list *l, uint64_t v)
 
 int lvcli_show(int argc, char **argv)
 {
-	args a;
-	int rc = parse_args(argc, argv, &a, 2, "show DATASET VERSION [--json]");
+	lvcli_args a;
+	int rc = lvcli_parse_args(argc, argv, &a, 2, "show DATASET VERSION [--json]");
 	if (rc)
 		return rc;
 	uint64_t ver = 0;
@@ -267,8 +259,8 @@ int lvcli_show(int argc, char **argv)
 
 int lvcli_diff(int argc, char **argv)
 {
-	args a;
-	int rc = parse_args(argc, argv, &a, 3, "diff DATASET A B [--json]");
+	lvcli_args a;
+	int rc = lvcli_parse_args(argc, argv, &a, 3, "diff DATASET A B [--json]");
 	if (rc)
 		return rc;
 	uint64_t va = 0, vb = 0;

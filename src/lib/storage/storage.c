@@ -355,8 +355,9 @@ static int list_tramp_cb(const lv_list_entry *e, void *payload)
 	return t->cb(&sub, t->payload);
 }
 
-int lv_storage_list(lv_storage *st, const char *dir, bool recursive, lv_list_cb cb, void *payload,
-		    lv_error *err)
+/* Both listings: one front end; names_only uses the backend's cheap listing if it has one. */
+static int list_common(lv_storage *st, const char *dir, bool recursive, bool names_only,
+		       lv_list_cb cb, void *payload, lv_error *err)
 {
 	if (!st || !cb)
 		return lv__err(err, LV_EINVALID, "list: NULL argument");
@@ -365,22 +366,21 @@ int lv_storage_list(lv_storage *st, const char *dir, bool recursive, lv_list_cb 
 	LV_TRY(lv__storage_join(full, st->prefix, dir, "list", err));
 	list_tramp t = { cb, payload, st->prefix, st->prefix ? strlen(st->prefix) + 1 : 0 };
 	count(st, 1, 0, 0);
+	if (names_only && st->ops.list_names)
+		return st->ops.list_names(st->impl, full, list_tramp_cb, &t, err);
 	return st->ops.list(st->impl, full, recursive, list_tramp_cb, &t, err);
+}
+
+int lv_storage_list(lv_storage *st, const char *dir, bool recursive, lv_list_cb cb, void *payload,
+		    lv_error *err)
+{
+	return list_common(st, dir, recursive, false, cb, payload, err);
 }
 
 int lv_storage_list_names(lv_storage *st, const char *dir, lv_list_cb cb, void *payload,
 			  lv_error *err)
 {
-	if (!st || !cb)
-		return lv__err(err, LV_EINVALID, "list: NULL argument");
-	LV_TRY(lv__storage_check_path(dir, true, "list", err));
-	char full[LV__PATH_MAX + 1];
-	LV_TRY(lv__storage_join(full, st->prefix, dir, "list", err));
-	list_tramp t = { cb, payload, st->prefix, st->prefix ? strlen(st->prefix) + 1 : 0 };
-	count(st, 1, 0, 0);
-	if (st->ops.list_names)
-		return st->ops.list_names(st->impl, full, list_tramp_cb, &t, err);
-	return st->ops.list(st->impl, full, false, list_tramp_cb, &t, err);
+	return list_common(st, dir, false, true, cb, payload, err);
 }
 
 int lv_storage_delete_many(lv_storage *st, const char *const *paths, size_t n, int *rcs,
