@@ -44,6 +44,7 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	ds->threads = opts && opts->threads > 0 ? opts->threads : remote ? REMOTE_THREADS : DEFAULT_THREADS;
 	if (ds->threads > 256)
 		ds->threads = 256;
+	ds->remote = remote;
 	if (branch) {
 		char *sub = lv__sprintf("tree/%s", branch);
 		ds->branch = lv__strdup(branch);

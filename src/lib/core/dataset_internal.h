@@ -11,6 +11,7 @@ struct lv_dataset {
 	lv_storage *owned_sub;  /* branch sub-handle owned by the dataset, if any */
 	char *branch;        /* NULL = main */
 	int threads;
+	bool remote;         /* an object store: each request is a round trip */
 };
 
 struct lv_version_list {
@@ -24,6 +25,9 @@ struct lv_version_list {
 
 /* Marks is_tagged from the main branch's tags (items sorted by version). */
 void lv__mark_tags(lv_dataset *ds, lv_version_info *items, size_t n, lv_history_report *rep);
+/* The same with refs already loaded (NULL = they could not be: load_err says why). */
+void lv__mark_tags_with(lv_dataset *ds, const lv_refs *refs, const lv_error *load_err,
+			lv_version_info *items, size_t n, lv_history_report *rep);
 
 /* A listed manifest of _versions/. */
 typedef struct lv_manifest_entry {
@@ -53,9 +57,10 @@ int lv__add_vanished(lv_version_list *l, const char *path);
 int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const char *const *paths,
 		       size_t n, lv_error *err);
 void lv__sort_infos(lv_version_info *v, size_t n);
+/* `refs` may be NULL: they are then loaded here (refs_err is for refs that failed to load). */
 int lv__versions_from_manifests(lv_version_list **out, lv_dataset *ds,
-				const lv_manifest_entry *entries, size_t n, lv_history_report *rep,
-				lv_error *err);
+				const lv_manifest_entry *entries, size_t n, const lv_refs *refs,
+				const lv_error *refs_err, lv_history_report *rep, lv_error *err);
 int lv__versions_plain(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 		       lv_error *err);
 void lv__report_begin(lv_dataset *ds, lv_history_report *rep, lv_storage_stats *s0);

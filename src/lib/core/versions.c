@@ -345,10 +345,18 @@ void lv__mark_tags(lv_dataset *ds, lv_version_info *items, size_t n, lv_history_
 {
 	lv_refs *refs = NULL;
 	lv_error e = { 0 };
-	if (lv__refs_load_storage(&refs, ds->root, &e) < 0) {
+	int rc = lv__refs_load_storage(&refs, ds->root, &e);
+	lv__mark_tags_with(ds, rc < 0 ? NULL : refs, &e, items, n, rep);
+	lv_refs_free(refs);
+}
+
+void lv__mark_tags_with(lv_dataset *ds, const lv_refs *refs, const lv_error *load_err,
+			lv_version_info *items, size_t n, lv_history_report *rep)
+{
+	if (!refs) {
 		if (rep)
 			snprintf(rep->note, sizeof rep->note, "tags unreadable, is_tagged may be incomplete: %.200s",
-				 e.message);
+				 load_err ? load_err->message : "");
 		return;
 	}
 	size_t nt = lv_refs_tag_count(refs);
@@ -370,7 +378,6 @@ void lv__mark_tags(lv_dataset *ds, lv_version_info *items, size_t n, lv_history_
 		if (lo < n && items[lo].version == tag->version)
 			items[lo].is_tagged = true;
 	}
-	lv_refs_free(refs);
 }
 
 static int cmp_info(const void *a, const void *b)
@@ -461,8 +468,8 @@ lv_version_list *lv__version_list_new(size_t cap_items, size_t cap_arenas)
 }
 
 int lv__versions_from_manifests(lv_version_list **out, lv_dataset *ds,
-				const lv_manifest_entry *entries, size_t n, lv_history_report *rep,
-				lv_error *err)
+				const lv_manifest_entry *entries, size_t n, const lv_refs *refs,
+				const lv_error *refs_err, lv_history_report *rep, lv_error *err)
 {
 	lv_version_list *l = lv__version_list_new(n, n);
 	const char **paths = lv__calloc(n, sizeof *paths);
@@ -478,7 +485,10 @@ int lv__versions_from_manifests(lv_version_list **out, lv_dataset *ds,
 	rep->manifests_read += n;
 	rep->manifests_vanished += l->nvanished;
 	lv__sort_infos(l->items, l->n);
-	lv__mark_tags(ds, l->items, l->n, rep);
+	if (refs || refs_err)
+		lv__mark_tags_with(ds, refs, refs_err, l->items, l->n, rep);
+	else
+		lv__mark_tags(ds, l->items, l->n, rep);
 	*out = l;
 	l = NULL;
 out:
@@ -518,7 +528,7 @@ int lv__versions_plain(lv_version_list **out, lv_dataset *ds, lv_history_report 
 		return lv__err(err, LV_ENOTFOUND, "%s: not a Lance dataset (no manifests in _versions/)",
 			       lv_storage_describe(ds->st));
 	}
-	rc = lv__versions_from_manifests(out, ds, entries, n, &rep, err);
+	rc = lv__versions_from_manifests(out, ds, entries, n, NULL, NULL, &rep, err);
 	free(entries);
 	if (rc < 0)
 		return rc;
