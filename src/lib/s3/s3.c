@@ -8,7 +8,6 @@
  */
 #include <curl/curl.h>
 #include <openssl/evp.h>
-#include <expat.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "s3/s3xml.h"
 #include "s3/sigv4.h"
 #include "storage/storage_int.h"
 #include "util/util.h"
@@ -150,13 +150,7 @@ static size_t on_read(char *buf, size_t sz, size_t n, void *u)
 /* The S3 error code in an XML error body (<Code>..</Code>), for messages. */
 static void error_code(const lv_dbuf *b, char *out, size_t cap)
 {
-	out[0] = 0;
-	if (!b->ptr)
-		return;
-	const char *s = strstr((const char *)b->ptr, "<Code>");
-	const char *e = s ? strstr(s, "</Code>") : NULL;
-	if (s && e && e - s - 6 < (long)cap)
-		snprintf(out, cap, "%.*s", (int)(e - s - 6), s + 6);
+	lv__s3xml_error_code((const char *)b->ptr, b->len, out, cap);
 }
 
 static int perform_once(s3 *s, const req *q, resp *r, lv_error *err, bool *retry)
@@ -444,60 +438,6 @@ static int s3_del(void *impl, const char *path, lv_error *err)
 
 /* ---- DeleteObjects ---- */
 
-typedef struct delres {
-	int depth;
-	bool in_error;
-	lv_dbuf text;
-	char *key;
-	char code[64];
-	const char *const *keys; /* full keys of the batch */
-	size_t n;
-	int *rcs;
-	size_t failed;
-} delres;
-
-static void XMLCALL d_start(void *u, const XML_Char *name, const XML_Char **a)
-{
-	delres *d = u;
-	(void)a;
-	d->depth++;
-	d->text.len = 0;
-	if (d->depth == 2 && !strcmp(name, "Error")) {
-		d->in_error = true;
-		free(d->key);
-		d->key = NULL;
-		d->code[0] = 0;
-	}
-}
-
-static void XMLCALL d_text(void *u, const XML_Char *s, int n)
-{
-	lv_dbuf_add(&((delres *)u)->text, s, (size_t)n);
-}
-
-static void XMLCALL d_end(void *u, const XML_Char *name)
-{
-	delres *d = u;
-	const char *t = d->text.ptr ? (const char *)d->text.ptr : "";
-	if (d->in_error && d->depth == 3) {
-		if (!strcmp(name, "Key")) {
-			free(d->key);
-			d->key = lv__strndup(t, d->text.len);
-		} else if (!strcmp(name, "Code")) {
-			snprintf(d->code, sizeof d->code, "%.*s", (int)d->text.len, t);
-		}
-	} else if (d->depth == 2 && !strcmp(name, "Error")) {
-		d->in_error = false;
-		for (size_t i = 0; d->key && i < d->n; i++)
-			if (!strcmp(d->keys[i], d->key)) {
-				d->rcs[i] = !strcmp(d->code, "NoSuchKey") ? LV_ENOTFOUND : LV_EIO;
-				d->failed++;
-			}
-	}
-	d->text.len = 0;
-	d->depth--;
-}
-
 static int xml_escape(lv_dbuf *b, const char *s)
 {
 	for (; *s; s++) {
@@ -550,24 +490,9 @@ static int delete_batch(s3 *s, const char *const *paths, size_t n, int *rcs, lv_
 	rc = perform(s, &q, &r, err);
 	if (rc == 0 && r.status != 200)
 		rc = status_error(s, "DELETE", paths[0], &r, err);
-	if (rc == 0) {
-		delres d;
-		memset(&d, 0, sizeof d);
-		lv_dbuf_init(&d.text, 1 << 16);
-		d.keys = (const char *const *)keys;
-		d.n = n;
-		d.rcs = rcs;
-		XML_Parser xp = XML_ParserCreate("UTF-8");
-		XML_SetUserData(xp, &d);
-		XML_SetElementHandler(xp, d_start, d_end);
-		XML_SetCharacterDataHandler(xp, d_text);
-		if (XML_Parse(xp, r.body.ptr ? (const char *)r.body.ptr : "", (int)r.body.len, 1) ==
-		    XML_STATUS_ERROR)
-			rc = lv__err(err, LV_ECORRUPT, "S3 DELETE (batch of %zu): malformed response", n);
-		XML_ParserFree(xp);
-		free(d.key);
-		lv_dbuf_dispose(&d.text);
-	}
+	if (rc == 0)
+		rc = lv__s3xml_parse_delete((const char *)r.body.ptr, r.body.len,
+					    (const char *const *)keys, n, rcs, NULL, err);
 	lv_dbuf_dispose(&r.body);
 out:
 	for (size_t i = 0; keys && i < n; i++)
@@ -606,107 +531,37 @@ typedef struct ent {
 typedef struct lst {
 	ent *v;
 	size_t n, cap;
-	XML_Parser xp;
-	int depth;
-	bool in_contents;
-	char elem[64];
-	lv_dbuf text;
-	char *key;
-	uint64_t size;
-	int64_t mtime;
-	bool truncated;
-	char *next_token;
-	/* delivery */
-	s3 *s;
 	size_t strip;   /* bytes of "<prefix>/" to strip from keys */
 	bool recursive;
 	size_t dirlen;  /* bytes of the listed dir (relative) + '/' */
-	int rc;
 } lst;
 
-static int64_t parse_iso_ms(const char *v)
-{
-	int64_t ms;
-	lv_error e = { 0 };
-	return lv_parse_time(v, &ms, &e) == 0 ? ms : 0;
-}
-
-static void XMLCALL x_start(void *u, const XML_Char *name, const XML_Char **attrs)
-{
-	lst *l = u;
-	(void)attrs;
-	l->depth++;
-	l->text.len = 0;
-	if (l->depth == 2 && !strcmp(name, "Contents")) {
-		l->in_contents = true;
-		free(l->key);
-		l->key = NULL;
-		l->size = 0;
-		l->mtime = 0;
-	}
-	snprintf(l->elem, sizeof l->elem, "%s", name);
-}
-
-static void XMLCALL x_text(void *u, const XML_Char *s, int n)
-{
-	lst *l = u;
-	if (lv_dbuf_add(&l->text, s, (size_t)n) < 0)
-		l->rc = LV_ELIMIT;
-}
-
 /* Entries are collected over all pages and delivered sorted by path (as the local backend). */
-static void deliver(lst *l)
+static int deliver(lst *l, const lv_s3_obj *o)
 {
-	if (!l->key || l->rc < 0 || strlen(l->key) < l->strip)
-		return;
-	const char *rel = l->key + l->strip;
+	if (strlen(o->key) < l->strip)
+		return 0;
+	const char *rel = o->key + l->strip;
 	size_t n = strlen(rel);
 	if (!n || rel[n - 1] == '/')
-		return; /* "directory" markers */
+		return 0; /* "directory" markers */
 	if (!l->recursive && strchr(rel + l->dirlen, '/'))
-		return;
+		return 0;
 	ent *nv = lv__grow(l->v, &l->cap, l->n, sizeof *nv, 256);
-	if (!nv || !(nv[l->n].path = lv__strdup(rel))) {
-		if (nv)
-			l->v = nv;
-		l->rc = LV_ENOMEM;
-		return;
-	}
+	if (!nv)
+		return LV_ENOMEM;
 	l->v = nv;
-	nv[l->n].size = l->size;
-	nv[l->n].mtime = l->mtime;
+	if (!(nv[l->n].path = lv__strdup(rel)))
+		return LV_ENOMEM;
+	nv[l->n].size = o->size;
+	nv[l->n].mtime = o->mtime_ms;
 	l->n++;
+	return 0;
 }
 
 static int ent_cmp(const void *a, const void *b)
 {
 	return strcmp(((const ent *)a)->path, ((const ent *)b)->path);
-}
-
-static void XMLCALL x_end(void *u, const XML_Char *name)
-{
-	lst *l = u;
-	const char *t = l->text.ptr ? (const char *)l->text.ptr : "";
-	if (l->in_contents && l->depth == 3) {
-		if (!strcmp(name, "Key")) {
-			free(l->key);
-			l->key = lv__strndup(t, l->text.len);
-		} else if (!strcmp(name, "Size")) {
-			lv_parse_u64(t, l->text.len, &l->size);
-		} else if (!strcmp(name, "LastModified")) {
-			l->mtime = parse_iso_ms(t);
-		}
-	} else if (l->depth == 2 && !strcmp(name, "Contents")) {
-		l->in_contents = false;
-		deliver(l);
-	} else if (l->depth == 2 && !strcmp(name, "IsTruncated")) {
-		l->truncated = l->text.len == 4 && !memcmp(t, "true", 4);
-	} else if (l->depth == 2 && !strcmp(name, "NextContinuationToken")) {
-		free(l->next_token);
-		l->next_token = lv__strndup(t, l->text.len);
-	}
-	l->text.len = 0;
-	l->depth--;
 }
 
 static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
@@ -722,11 +577,12 @@ static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, v
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	lst l;
 	memset(&l, 0, sizeof l);
-	lv_dbuf_init(&l.text, 1 << 16);
-	l.s = s;
 	l.strip = s->prefix[0] ? strlen(s->prefix) + 1 : 0;
 	l.recursive = recursive;
 	l.dirlen = dir[0] ? strlen(dir) + 1 : 0;
+	const char *dname = dir[0] ? dir : "/";
+	char what[300];
+	snprintf(what, sizeof what, "S3 LIST %.256s", dname);
 	char *token = NULL;
 	int rc = 0;
 	for (long page = 0; page < S3_LIST_MAX_PAGES; page++) {
@@ -744,42 +600,30 @@ static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, v
 		}
 		resp r;
 		memset(&r, 0, sizeof r);
-		req q = { "GET", "LIST", dir[0] ? dir : "/", "", query, NULL, 0, NULL, false, NULL, NULL };
+		req q = { "GET", "LIST", dname, "", query, NULL, 0, NULL, false, NULL, NULL };
 		rc = perform(s, &q, &r, err);
 		free(query);
 		if (rc == 0 && r.status != 200)
-			rc = status_error(s, "LIST", dir[0] ? dir : "/", &r, err);
-		if (rc == 0) {
-			l.xp = XML_ParserCreate("UTF-8");
-			l.truncated = false;
-			free(l.next_token);
-			l.next_token = NULL;
-			l.depth = 0;
-			XML_SetUserData(l.xp, &l);
-			XML_SetElementHandler(l.xp, x_start, x_end);
-			XML_SetCharacterDataHandler(l.xp, x_text);
-			if (XML_Parse(l.xp, r.body.ptr ? (const char *)r.body.ptr : "", (int)r.body.len, 1) ==
-			    XML_STATUS_ERROR)
-				rc = lv__err(err, LV_ECORRUPT, "S3 LIST %s: malformed XML (%s)",
-					     dir[0] ? dir : "/", XML_ErrorString(XML_GetErrorCode(l.xp)));
-			else if (l.rc < 0)
-				rc = lv__err(err, l.rc, "S3 LIST %s: %s", dir[0] ? dir : "/",
-					     l.rc == LV_ENOMEM ? "out of memory" : "element too large");
-			XML_ParserFree(l.xp);
-		}
+			rc = status_error(s, "LIST", dname, &r, err);
+		lv_s3_list_page pg;
+		memset(&pg, 0, sizeof pg);
+		if (rc == 0)
+			rc = lv__s3xml_parse_list((const char *)r.body.ptr, r.body.len, what, &pg, err);
 		lv_dbuf_dispose(&r.body);
-		if (rc < 0)
+		for (size_t i = 0; i < pg.n && rc == 0; i++)
+			if (deliver(&l, &pg.objs[i]) < 0)
+				rc = lv__err(err, LV_ENOMEM, "%s: out of memory", what);
+		bool more = pg.truncated;
+		free(token);
+		token = pg.next_token;
+		pg.next_token = NULL;
+		lv__s3xml_list_page_dispose(&pg);
+		if (rc < 0 || !more)
 			break;
-		if (!l.truncated)
-			break;
-		if (!l.next_token || !l.next_token[0]) {
-			rc = lv__err(err, LV_ECORRUPT, "S3 LIST %s: truncated listing without a token",
-				     dir[0] ? dir : "/");
+		if (!token || !token[0]) {
+			rc = lv__err(err, LV_ECORRUPT, "%s: truncated listing without a token", what);
 			break;
 		}
-		free(token);
-		token = l.next_token;
-		l.next_token = NULL;
 	}
 	if (rc == 0) {
 		if (l.n > 1)
@@ -793,9 +637,6 @@ static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, v
 		free(l.v[i].path);
 	free(l.v);
 	free(token);
-	free(l.next_token);
-	free(l.key);
-	lv_dbuf_dispose(&l.text);
 	free(kprefix);
 	return rc;
 }
