@@ -33,6 +33,8 @@ typedef struct lvcli_args {
 	int enabled;
 } lvcli_args;
 int lvcli_parse_args(int argc, char **argv, lvcli_args *a, int want_pos, const char *usage);
+/* A positive integer option value; 0, or the exit code of a usage error. */
+int lvcli_parse_i64_pos(const char *opt, const char *v, int64_t *out);
 
 /* Shared printers (cmd_versions.c). */
 void lvcli_print_version_json(FILE *f, const lv_version_info *v);

@@ -53,12 +53,19 @@ int lvcli_cleanup(int argc, char **argv)
 				return lvcli_fail(&err);
 			i++;
 		} else if (!strcmp(a, "--retain-versions") && v) {
-			char *end;
-			long long n = strtoll(v, &end, 10);
-			if (*end || n < 1)
-				return lvcli_usage_error("--retain-versions wants a positive integer, got '%s'", v);
-			p.retain_versions = n;
+			if (lvcli_parse_i64_pos(a, v, &p.retain_versions))
+				return 2;
 			i++;
+		} else if (!strcmp(a, "--max-entries") && v) {
+			if (lvcli_parse_i64_pos(a, v, &p.checkpoint.max_entries))
+				return 2;
+			i++;
+		} else if (!strcmp(a, "--max-files") && v) {
+			if (lvcli_parse_i64_pos(a, v, &p.checkpoint.max_checkpoint_files))
+				return 2;
+			i++;
+		} else if (!strcmp(a, "--no-checkpoint")) {
+			p.checkpoint.enabled = 0;
 		} else if (!strcmp(a, "--before-version") && v) {
 			char *end;
 			unsigned long long n = strtoull(v, &end, 10);
@@ -90,7 +97,7 @@ int lvcli_cleanup(int argc, char **argv)
 		return lvcli_usage_error(
 			"usage: lancever cleanup DATASET [--older-than 7d] [--retain-versions N] "
 			"[--before-version V] [--delete-unverified] [--no-error-if-tagged-old-versions] "
-			"[--dry-run] [--list] [--json]");
+			"[--max-entries N] [--max-files N] [--no-checkpoint] [--dry-run] [--list] [--json]");
 	o.dry_run = p.dry_run;
 	if (p.dry_run)
 		o.list = true; /* a dry run is for seeing what would go */

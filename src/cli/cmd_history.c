@@ -5,8 +5,7 @@
 
 #include "cli.h"
 
-
-static int parse_i64_pos(const char *opt, const char *v, int64_t *out)
+int lvcli_parse_i64_pos(const char *opt, const char *v, int64_t *out)
 {
 	char *end;
 	long long x = strtoll(v, &end, 10);
@@ -30,10 +29,10 @@ int lvcli_parse_args(int argc, char **argv, lvcli_args *a, int want_pos, const c
 		else if (!strcmp(s, "--strict"))
 			a->strict = true;
 		else if (!strcmp(s, "--max-entries") && i + 1 < argc) {
-			if (parse_i64_pos(s, argv[++i], &a->max_entries))
+			if (lvcli_parse_i64_pos(s, argv[++i], &a->max_entries))
 				return 2;
 		} else if (!strcmp(s, "--max-files") && i + 1 < argc) {
-			if (parse_i64_pos(s, argv[++i], &a->max_files))
+			if (lvcli_parse_i64_pos(s, argv[++i], &a->max_files))
 				return 2;
 		} else if (!strcmp(s, "--disable"))
 			a->enabled = 0;

@@ -18,6 +18,7 @@ static const struct {
 	{ "diff", lvcli_diff, "diff DATASET A B [--json]                          what changed between two versions" },
 	{ "cleanup", lvcli_cleanup, "cleanup DATASET [--older-than 7d] [--retain-versions N] [--before-version V]\n"
 	  "                 [--delete-unverified] [--no-error-if-tagged-old-versions] [--dry-run] [--list] [--json]\n"
+	  "                 [--max-entries N] [--max-files N] [--no-checkpoint]\n"
 	  "                                                     remove old versions, keeping their history" },
 	{ "info", lvcli_info, "info DATASET [--json]                              latest version, checkpoint and auto-cleanup config" },
 	{ "tags", lvcli_tags, "tags DATASET [--json]                              list tags and branches" },
