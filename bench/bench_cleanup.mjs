@@ -9,10 +9,11 @@
 // Per run, two fresh twin copies (cp -a) are cleaned:
 //   lancever  `lancever cleanup COPY --older-than 0s --delete-unverified --json` (whole process)
 //   LanceDB   connect + openTable + optimize({cleanupOlderThan: now + 1 s, deleteUnverified: true})
-//             (LanceDB 0.31.0 in-process)
+//             (LanceDB 0.31.0 in a child process, bench/lance_child.mjs)
+// with each side's peak RSS (bench/rusage for lancever).
 // median of --runs (default 3).  Files and bytes removed by each are compared (from before/after
 // listings, ignoring latest_version_hint.json and _checkpoints/); any difference fails the bench.
-// Prints a markdown table (also written to DIR/results.md).
+// Prints a markdown table (also written to DIR/results.md, and DIR/results.json).
 // LANCEVER_BIN (default <repo>/build-bench/lancever) and LANCEVER_BUILD_DIR locate the binaries.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,6 +21,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { lancedb, arrow } from '../tests/interop/peer.mjs';
+import { tool, lanceChild, machine } from './lib.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
@@ -32,7 +34,7 @@ const outDir = path.resolve(opt('--out', process.env.LV_BENCH_OUT
 const bin = process.env.LANCEVER_BIN || path.join(repo, 'build-bench/lancever');
 const buildDir = process.env.LANCEVER_BUILD_DIR || path.dirname(bin);
 const gen = path.join(buildDir, 'gen_dataset');
-for (const f of [bin, gen])
+for (const f of [bin, gen, tool('rusage')])
   if (!fs.existsSync(f)) { console.error(`bench: ${f} not found (build bench/*.c)`); process.exit(1); }
 if (args.includes('--clean')) fs.rmSync(outDir, { recursive: true, force: true });
 fs.mkdirSync(outDir, { recursive: true });
@@ -116,34 +118,28 @@ function twin(dir, tag) {
   return parent;
 }
 
-async function runLance(parent) {
-  const db = await lancedb.connect(parent);
-  const t = await db.openTable('ds');
-  const v = await t.version();
-  const s = await t.optimize({ cleanupOlderThan: new Date(Date.now() + 1000), deleteUnverified: true });
-  if (await t.version() !== v) throw new Error('LanceDB optimize committed a version (compaction ran)');
-  return s.prune;
-}
-
-const rowsOut = [];
+const rowsOut = [], cells = [];
 let bad = 0;
+const started = nowMs();
 const donor = await donorFile();
+const jsonOut = path.join(os.tmpdir(), `lv-bench-cl-${process.pid}.json`);
 for (const [n, f] of SHAPES) {
   const dir = dataset(n, f, donor);
   const before = listing(dir);
   const tl = [], tk = [];
-  let lvRes = null, lkRes = null, lvJson = null, lkStats = null;
+  let lvRes = null, lkRes = null, lvJson = null, lkStats = null, lvRss = 0, lkRss = 0;
   for (let i = 0; i < runs; i++) {
     const pa = twin(dir, 'lv'), pb = twin(dir, 'lance');
     try {
-      let a = nowMs();
-      const r = sh(bin, ['cleanup', path.join(pa, 'ds.lance'), '--older-than', '0s', '--delete-unverified', '--json'], 'lancever');
-      tl.push(nowMs() - a);
-      lvJson = JSON.parse(r.stdout);
+      const r = JSON.parse(sh(tool('rusage'), ['--repeat', '1', '--warmup', '0', '--stdout', jsonOut, '--', bin,
+        'cleanup', path.join(pa, 'ds.lance'), '--older-than', '0s', '--delete-unverified', '--json'], 'rusage').stdout.trim());
+      tl.push(r.median_ms);
+      lvRss = Math.max(lvRss, r.maxrss_kb);
+      lvJson = JSON.parse(fs.readFileSync(jsonOut, 'utf8'));
       lvRes = removed(before, listing(path.join(pa, 'ds.lance')));
-      a = nowMs();
-      lkStats = await runLance(pb);
-      tk.push(nowMs() - a);
+      lkStats = await lanceChild(['cleanup', pb, 'ds']);
+      tk.push(lkStats.median_ms);
+      lkRss = Math.max(lkRss, lkStats.maxrss_kb);
       lkRes = removed(before, listing(path.join(pb, 'ds.lance')));
     } finally {
       fs.rmSync(pa, { recursive: true, force: true });
@@ -152,30 +148,38 @@ for (const [n, f] of SHAPES) {
   }
   const onlyLv = lvRes.files.filter((p) => !lkRes.files.includes(p));
   const onlyLk = lkRes.files.filter((p) => !lvRes.files.includes(p));
-  const agree = !onlyLv.length && !onlyLk.length && lvJson.bytes_removed === lkStats.bytesRemoved &&
-    lvJson.versions_removed === lkStats.oldVersionsRemoved;
+  const agree = !onlyLv.length && !onlyLk.length && lvJson.bytes_removed === lkStats.bytes_removed &&
+    lvJson.versions_removed === lkStats.versions_removed;
   if (!agree) {
     bad++;
     console.error(`${n} x ${f}: DISAGREE\n  only lancever: ${JSON.stringify(onlyLv.slice(0, 20))} (${onlyLv.length})\n` +
       `  only LanceDB: ${JSON.stringify(onlyLk.slice(0, 20))} (${onlyLk.length})\n` +
-      `  bytes lancever ${lvJson.bytes_removed} LanceDB ${lkStats.bytesRemoved}; versions ${lvJson.versions_removed} vs ${lkStats.oldVersionsRemoved}`);
+      `  bytes lancever ${lvJson.bytes_removed} LanceDB ${lkStats.bytes_removed}; versions ${lvJson.versions_removed} vs ${lkStats.versions_removed}`);
   }
   const mb = (b) => (b / 1048576).toFixed(1);
-  rowsOut.push(`| ${n} x ${f >= 1000 ? f / 1000 + 'K' : f} | ${mb([...before.values()].reduce((s, x) => s + x, 0))} MB ` +
+  const total = [...before.values()].reduce((s, x) => s + x, 0);
+  cells.push({ versions: n, fragments: f, strays, dataset_bytes: total, lancever_ms: median(tl), lance_ms: median(tk),
+    lancever_rss_kb: lvRss, lance_rss_kb: lkRss, lance_base_rss_kb: lkStats.base_rss_kb,
+    versions_removed: lvJson.versions_removed, files_removed: lvRes.files.length, bytes_removed: lvRes.bytes, same_files: agree });
+  rowsOut.push(`| ${n} x ${f >= 1000 ? f / 1000 + 'K' : f} | ${mb(total)} MB ` +
     `| ${median(tl).toFixed(0)} | ${median(tk).toFixed(0)} | ${(median(tk) / median(tl)).toFixed(1)}x ` +
     `| ${lvJson.versions_removed} / ${lvRes.files.length} / ${mb(lvRes.bytes)} MB ` +
-    `| ${lkStats.oldVersionsRemoved} / ${lkRes.files.length} / ${mb(lkRes.bytes)} MB | ${agree ? 'yes' : '**NO**'} |`);
+    `| ${lkStats.versions_removed} / ${lkRes.files.length} / ${mb(lkRes.bytes)} MB | ${agree ? 'yes' : '**NO**'} ` +
+    `| ${(lvRss / 1024).toFixed(0)} / ${(lkRss / 1024).toFixed(0)} |`);
   console.error(`${n} x ${f}: lancever ${median(tl).toFixed(0)} ms, LanceDB ${median(tk).toFixed(0)} ms`);
 }
+fs.rmSync(jsonOut, { force: true });
 
 const table = [
   `Cleanup, versions x fragments, median of ${runs} (${os.cpus().length} CPUs; fresh cp -a twin per run, ` +
-  `warm page cache; ${strays} stray data files; lancever whole process, LanceDB 0.31.0 in-process).`,
+  `warm page cache; ${strays} stray data files; lancever whole process, LanceDB 0.31.0 in a child process).`,
   '',
-  '| versions x fragments | dataset | lancever ms | LanceDB ms | speed-up | lancever removed (versions / files / bytes) | LanceDB removed (versions / files / bytes) | same files |',
-  '|---|---|---|---|---|---|---|---|',
+  '| versions x fragments | dataset | lancever ms | LanceDB ms | speed-up | lancever removed (versions / files / bytes) | LanceDB removed (versions / files / bytes) | same files | peak RSS MB lancever / LanceDB |',
+  '|---|---|---|---|---|---|---|---|---|',
   ...rowsOut,
 ].join('\n');
 console.log(table);
 fs.writeFileSync(path.join(outDir, 'results.md'), table + '\n');
+fs.writeFileSync(path.join(outDir, 'results.json'), JSON.stringify({ kind: 'cleanup', runs, strays, machine: machine(),
+  date: new Date().toISOString(), seconds: Math.round((nowMs() - started) / 1000), cells }, null, 1) + '\n');
 process.exit(bad ? 1 : 0);

@@ -1,46 +1,82 @@
 #!/usr/bin/env bash
-# Builds lancever in Release (build-bench/) and benchmarks `lancever versions`
-# against LanceDB 0.31.0 listVersions() on the same datasets in one run.
-#   bench/run.sh [--keep] [--runs N] [--only 200|2000] [--out DIR]
-# --keep keeps the LanceDB-built datasets in bench/out/ (reused by the next run);
-# without it they are deleted afterwards.  Building them takes ~15-20 s.
+# The benchmark harness: builds lancever in Release (build-bench/) and runs the benchmarks against
+# LanceDB 0.31.0 (Lance 8.0.0) in the same run.  One command reproduces every figure we publish:
 #
-#   bench/run.sh --checkpoint [--quick|--full] [--runs N] [--no-lancedb] [...]
-# runs the version-checkpoint benchmark instead (bench/bench_checkpoint.mjs: the
-# proposal's versions x fragments table with generated datasets cached in
-# bench/out/checkpoint/, 10,000 versions from a checkpoint, as-of lookups); it also
-# builds bench/gen_dataset and bench/time_versions.
+#   bash bench/run.sh --all [--quick]
+#       every benchmark below, then bench/report.mjs: bench/RESULTS.md (tables, the issue's
+#       acceptance ratios, the machine) and bench/charts/*.png (gnuplot).  The full run takes
+#       about an hour on 2 cores and needs ~25 GB of free disk for its datasets (cached in
+#       bench/out/datasets/); --quick is a ~10-minute subset (no 100K-fragment column, 100,000
+#       instead of 1,000,000 recorded versions, a smaller S3 grid).
 #
-#   bench/run.sh --s3 [--delay MS] [--runs N] [--versions 32,128] [--fragments F]
-#   bench/run.sh --cleanup [--runs N] [--shapes 512x10000,64x10000,512x1000] [--strays K] [...]
-# runs the cleanup benchmark (bench/bench_cleanup.mjs: `lancever cleanup` vs LanceDB's
-# optimize() cleanup on twin copies of generated datasets cached in bench/out/cleanup/).
+# Single benchmarks (each writes bench/out/<name>/results.json; run --report afterwards):
+#   bash bench/run.sh --grid [--backend local|s3] [--versions 2,4,..] [--fragments 1000,..] [--big 10000x1000]
+#                            [--runs N] [--budget-ms B] [--delay MS] [--no-lancedb]     (bench_grid.mjs)
+#   bash bench/run.sh --history [--sizes 10000,1000000] [--keep]                        (bench_history.mjs)
+#   bash bench/run.sh --cleanup [--shapes 512x10000,..] [--runs N] [--strays K]         (bench_cleanup.mjs)
+#   bash bench/run.sh --versions [--only 200|2000] [--keep]                             (bench_versions.mjs)
+#   bash bench/run.sh --lancefile [ROWS] [RUNS]                                         (lancefile_bench)
+#   bash bench/run.sh --report                                                          (report.mjs)
+# Run it on a quiet machine: the figures are wall-clock times.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=${LV_BENCH_BUILD_DIR:-$src/build-bench}
+out=$src/bench/out
 gen=()
 command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
-mode=versions
-if [ "${1:-}" = "--checkpoint" ]; then mode=checkpoint; shift; fi
-if [ "${1:-}" = "--cleanup" ]; then mode=cleanup; shift; fi
-if [ "${1:-}" = "--s3" ]; then mode=s3; shift; fi
+mode=${1:---versions}
+[ $# -gt 0 ] && shift
+
 "$src/tests/interop/setup.sh"
-cmake -S "$src" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DLV_BUILD_TESTS=OFF \
-  >/dev/null
-if [ "$mode" = checkpoint ]; then
-  cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" --target lancever_cli gen_dataset time_versions
-  LANCEVER_BIN="$build/lancever" LANCEVER_BUILD_DIR="$build" \
-    exec node "$src/bench/bench_checkpoint.mjs" "$@"
+if ! command -v gnuplot >/dev/null 2>&1; then
+  if [ "$(id -u)" = 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gnuplot-nox </dev/null >/dev/null
+  else
+    echo "bench: gnuplot not found (apt-get install gnuplot-nox); charts will be missing" >&2
+  fi
 fi
-if [ "$mode" = cleanup ]; then
-  cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" --target lancever_cli gen_dataset
-  LANCEVER_BIN="$build/lancever" LANCEVER_BUILD_DIR="$build" \
-    exec node "$src/bench/bench_cleanup.mjs" "$@"
-fi
-if [ "$mode" = s3 ]; then
-  cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" --target lancever_cli gen_dataset s3_upload
-  LANCEVER_BIN="$build/lancever" LANCEVER_BUILD_DIR="$build" \
-    exec node "$src/bench/bench_s3.mjs" "$@"
-fi
-cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" --target lancever_cli
-LANCEVER_BIN="$build/lancever" exec node "$src/bench/bench_versions.mjs" "$@"
+cmake -S "$src" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DLV_BUILD_TESTS=OFF >/dev/null
+cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" --target lancever_cli gen_dataset time_versions rusage \
+  s3_upload lancefile_bench >/dev/null
+export LANCEVER_BIN="$build/lancever" LANCEVER_BUILD_DIR="$build"
+
+node_bench() { node "$src/bench/$1" "${@:2}"; }
+lancefile() {
+  mkdir -p "$out/lancefile"
+  "$build/lancefile_bench" "$@" | tee "$out/lancefile/results.md"
+}
+
+case "$mode" in
+  --grid) node_bench bench_grid.mjs "$@" ;;
+  --history) node_bench bench_history.mjs "$@" ;;
+  --cleanup) node_bench bench_cleanup.mjs "$@" ;;
+  --versions) node_bench bench_versions.mjs "$@" ;;
+  --lancefile) lancefile "$@" ;;
+  --report) node_bench report.mjs "$@" ;;
+  --all)
+    quick=0
+    [ "${1:-}" = --quick ] && quick=1
+    start=$(date +%s)
+    rm -rf "$out/grid-local" "$out/grid-s3" "$out/history" "$out/cleanup/results.json" "$out/versions" "$out/lancefile"
+    if [ $quick = 1 ]; then
+      node_bench bench_versions.mjs --only 200
+      node_bench bench_grid.mjs --backend local --fragments 1000,10000 --big 10000x1000
+      node_bench bench_grid.mjs --backend s3 --versions 2,8,32,128 --fragments 1000
+      node_bench bench_history.mjs --sizes 10000,100000
+      node_bench bench_cleanup.mjs --shapes 64x10000,512x1000
+      lancefile 100000 5
+      node_bench report.mjs --command "bash bench/run.sh --all --quick"
+    else
+      node_bench bench_versions.mjs
+      node_bench bench_grid.mjs --backend local --big 10000x1000,10000x10000
+      node_bench bench_grid.mjs --backend s3
+      node_bench bench_history.mjs --sizes 10000,1000000
+      node_bench bench_cleanup.mjs
+      lancefile 100000 7
+      node_bench report.mjs --command "bash bench/run.sh --all"
+    fi
+    echo "bench: --all finished in $(( $(date +%s) - start )) s" >&2
+    ;;
+  *) echo "usage: bash bench/run.sh --all [--quick] | --grid | --history | --cleanup | --versions | --lancefile | --report [ARGS]" >&2
+     exit 2 ;;
+esac

@@ -5,17 +5,19 @@
  *       R times (default 9, after one warm-up): lv_dataset_open + lv_versions +
  *       free, and lv_versions alone on one open handle.  Prints one JSON line:
  *       {"versions":N,"rung":"...","manifests_read":M,"open_versions_ms":median,
- *        "versions_ms":median,"min_ms":min}
+ *        "versions_ms":median,"min_ms":min,"maxrss_kb":peak RSS of the process}
  *   time_versions DATASET --asof [--lookups L] [--repeat R]
  *       lv_timeline_load (median of R), then L (default 1,000,000) lookups at
  *       uniformly random times in [first - 1 s, last + 1 s], inclusive and strict,
- *       each checked against a linear scan for the first 2,000.  Prints
- *       {"versions":N,"load_ms":median,"lookup_ns":per lookup,"lookups":L,"checked":K}
+ *       each checked against a linear scan for the first 2,000 (200 above 100,000
+ *       versions).  Prints {"versions":N,"load_ms":median,"lookup_ns":per lookup,
+ *       "lookups":L,"checked":K,"mismatches":0,"maxrss_kb":peak RSS}
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <lancever/lancever.h>
@@ -25,6 +27,13 @@ static double now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Peak resident set size of this process so far, KiB. */
+static long maxrss_kb(void)
+{
+	struct rusage ru;
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : -1;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -104,8 +113,8 @@ static int run_asof(const char *path, int repeat, long lookups)
 	uint64_t s = 0x9E3779B97F4A7C15ull;
 	for (long i = 0; i < lookups; i++)
 		q[i] = lo + (int64_t)(rng(&s) % span);
-	long checked = 0, bad = 0;
-	for (long i = 0; i < lookups && i < 2000; i++, checked++) {
+	long checked = 0, bad = 0, to_check = n > 100000 ? 200 : 2000;
+	for (long i = 0; i < lookups && i < to_check; i++, checked++) {
 		for (int strict = 0; strict < 2; strict++) {
 			const lv_version_info *v = lv_timeline_as_of(tl, q[i], strict);
 			uint64_t want = scan(hist, q[i], strict);
@@ -123,8 +132,9 @@ static int run_asof(const char *path, int repeat, long lookups)
 	}
 	double total = now_ms() - t0;
 	printf("{\"versions\":%zu,\"load_ms\":%.4f,\"lookup_ns\":%.2f,\"lookups\":%ld,\"checked\":%ld,"
-	       "\"mismatches\":%ld,\"sink\":%" PRIu64 "}\n",
-	       n, median(t, repeat), total * 1e6 / (double)lookups, lookups, checked, bad, sink);
+	       "\"mismatches\":%ld,\"sink\":%" PRIu64 ",\"maxrss_kb\":%ld}\n",
+	       n, median(t, repeat), total * 1e6 / (double)lookups, lookups, checked, bad, sink,
+	       maxrss_kb());
 	lv_version_list_free(hist);
 	lv_timeline_free(tl);
 	lv_dataset_free(ds);
@@ -194,8 +204,9 @@ int main(int argc, char **argv)
 	for (int r = 1; r < repeat; r++)
 		mn = fresh[r] < mn ? fresh[r] : mn;
 	printf("{\"versions\":%zu,\"rung\":\"%s\",\"manifests_read\":%" PRIu64 ",\"open_versions_ms\":%.4f,"
-	       "\"versions_ms\":%.4f,\"min_ms\":%.4f}\n",
-	       count, rung_name(rep.rung), rep.manifests_read, median(fresh, repeat), median(warm, repeat), mn);
+	       "\"versions_ms\":%.4f,\"min_ms\":%.4f,\"maxrss_kb\":%ld}\n",
+	       count, rung_name(rep.rung), rep.manifests_read, median(fresh, repeat), median(warm, repeat), mn,
+	       maxrss_kb());
 	free(fresh);
 	free(warm);
 	return 0;

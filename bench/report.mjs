@@ -1,0 +1,260 @@
+// Turns the harness's results (bench/out/*/results.json) into bench/RESULTS.md and PNG charts
+// (bench/charts/, drawn with gnuplot), with the proposal's figures alongside and the issue's
+// acceptance ratios computed from the same run.
+//   node bench/report.mjs [--in DIR] [--md FILE] [--charts DIR] [--command "..."]
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { here, repo, parseArgs, fk, fms, fx, fmb } from './lib.mjs';
+import { PROPOSAL_LOCAL, PROPOSAL_S3, PROPOSAL_S3_TAIL, proposalRow } from './proposal.mjs';
+
+const a = parseArgs();
+const inDir = path.resolve(a.get('--in', path.join(here, 'out')));
+const mdPath = path.resolve(a.get('--md', path.join(here, 'RESULTS.md')));
+const chartDir = path.resolve(a.get('--charts', path.join(here, 'charts')));
+const command = a.get('--command', 'bash bench/run.sh --all');
+const load = (name) => { const p = path.join(inDir, name, 'results.json');
+  return fs.existsSync(p) ? JSON.parse(fs.readFileSync(p, 'utf8')) : null; };
+const local = load('grid-local'), s3 = load('grid-s3'), hist = load('history'), clean = load('cleanup'),
+  vers = load('versions');
+const any = local || s3 || hist || clean || vers;
+if (!any) { console.error(`report: no results under ${inDir}`); process.exit(1); }
+fs.mkdirSync(chartDir, { recursive: true });
+
+const git = (...x) => { try { return execFileSync('git', ['-C', repo, ...x], { encoding: 'utf8' }).trim(); } catch { return '?'; } };
+const L = [];
+const P = (...x) => L.push(...x);
+const ok = (b) => (b ? 'met' : '**not met**');
+const mainCells = (g) => g.cells.filter((c) => c.versions <= 512);
+const FR = (g) => [...new Set(mainCells(g).map((c) => c.fragments))];
+const byF = (g, f) => mainCells(g).filter((c) => c.fragments === f).sort((x, y) => x.versions - y.versions);
+
+// ---------------------------------------------------------------- acceptance
+const acc = [];
+if (local) {
+  const withP = mainCells(local).filter((c) => c.lance && proposalRow(PROPOSAL_LOCAL, c.versions, c.fragments));
+  const beat = withP.filter((c) => c.lance.median_ms / c.cp.inproc_ms >= proposalRow(PROPOSAL_LOCAL, c.versions, c.fragments)[4]);
+  const worst = withP.map((c) => ({ c, r: (c.lance.median_ms / c.cp.inproc_ms) / proposalRow(PROPOSAL_LOCAL, c.versions, c.fragments)[4] }))
+    .sort((x, y) => x.r - y.r)[0];
+  acc.push(['Checkpointed versions() at least the proposal\'s local speedup (vs Lance\'s own versions(): LanceDB listVersions)',
+    `${beat.length} of ${withP.length} cells${worst ? `; smallest margin ${worst.r.toFixed(1)}x the proposal's (${worst.c.versions} x ${fk(worst.c.fragments)})` : ''}`,
+    ok(withP.length && beat.length === withP.length)]);
+  for (const f of FR(local)) {
+    const cs = byF(local, f);
+    if (cs.length < 2) continue;
+    const t = cs.map((c) => c.cp.inproc_ms);
+    const spread = Math.max(...t) / Math.min(...t);
+    const tp = cs.map((c) => c.cp.proc_ms);
+    acc.push([`Flat within 2x from ${cs[0].versions} to ${cs[cs.length - 1].versions} versions, ${fk(f)} fragments (checkpoint, in-process)`,
+      `${fms(Math.min(...t))}-${fms(Math.max(...t))} ms: ${spread.toFixed(2)}x (whole process ${fms(Math.min(...tp))}-${fms(Math.max(...tp))} ms: ${(Math.max(...tp) / Math.min(...tp)).toFixed(2)}x)`,
+      ok(spread <= 2)]);
+  }
+  const nc = mainCells(local).filter((c) => c.lance).map((c) => ({ c, r: c.lance.median_ms / c.none.inproc_ms })).sort((x, y) => x.r - y.r);
+  if (nc.length)
+    acc.push(['No-checkpoint path at least 5x faster than LanceDB (every cell, in-process)',
+      `smallest ${nc[0].r.toFixed(1)}x (${nc[0].c.versions} x ${fk(nc[0].c.fragments)}), largest ${nc[nc.length - 1].r.toFixed(0)}x`, ok(nc[0].r >= 5)]);
+}
+if (s3) {
+  const rows = mainCells(s3).map((c) => ({ c, p: proposalRow(PROPOSAL_S3_TAIL, c.versions, c.fragments) })).filter((x) => x.p);
+  if (rows.length) {
+    const r = rows.map(({ c, p }) => {
+      const theirs = (p[4] - p[2]) / p[2], ours = Math.max(c.t16.inproc_ms - c.cp.inproc_ms, 0) / c.cp.inproc_ms;
+      return { c, theirs, ours, better: theirs / Math.max(ours, 1e-9) };
+    }).sort((x, y) => x.better - y.better);
+    acc.push(['S3, 16-version tail: relative cost of the tail ((+16 - checkpoint) / checkpoint) at least 10x smaller than the proposal\'s',
+      `worst ${r[0].better.toFixed(1)}x smaller (${r[0].c.versions} x ${fk(r[0].c.fragments)}: ours ${(100 * r[0].ours).toFixed(0)}%, proposal ${(100 * r[0].theirs).toFixed(0)}%), ${rows.length} cells`,
+      ok(r[0].better >= 10)]);
+  }
+  const sp = mainCells(s3).filter((c) => c.lance).map((c) => c.lance.median_ms / c.cp.inproc_ms);
+  if (sp.length)
+    acc.push(['S3 checkpointed versions() vs LanceDB on the same server', `${Math.min(...sp).toFixed(1)}x-${Math.max(...sp).toFixed(0)}x`, 'reported']);
+}
+if (hist) {
+  for (const h of hist.sizes)
+    acc.push([`As-of after loading ${h.versions.toLocaleString('en-US')} recorded versions: lookup <= 1 us`,
+      `${h.timeline.lookup_ns.toFixed(0)} ns per lookup, load ${fms(h.timeline.load_ms)} ms, ${h.timeline.mismatches} mismatches in ${h.timeline.checked * 2} checked`,
+      ok(h.timeline.lookup_ns <= 1000 && !h.timeline.mismatches)]);
+  const h10 = hist.sizes.find((h) => h.versions === 10000);
+  if (h10) acc.push(['Checkpoint size at 10,000 entries (proposal: ~200 B/version)',
+    `${h10.cp_write.bytes_per_version.toFixed(1)} B/version (${h10.cp_write.bytes.toLocaleString('en-US')} bytes), written in ${fms(h10.cp_write.ms)} ms`,
+    ok(h10.cp_write.bytes_per_version <= 200)]);
+}
+if (clean) {
+  const sp = clean.cells.map((c) => c.lance_ms / c.lancever_ms);
+  acc.push(['Cleanup vs LanceDB\'s own on twin copies (same files deleted)',
+    `${Math.min(...sp).toFixed(1)}x-${Math.max(...sp).toFixed(1)}x faster; same files in ${clean.cells.filter((c) => c.same_files).length} of ${clean.cells.length}`,
+    ok(clean.cells.every((c) => c.same_files))]);
+}
+
+// ---------------------------------------------------------------- charts
+const gp = [];
+const dat = (name, rows) => { const p = path.join(os.tmpdir(), `lv-report-${process.pid}-${name}.dat`);
+  fs.writeFileSync(p, rows.map((r) => r.join(' ')).join('\n') + '\n'); gp.push(p); return p; };
+const COLORS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd', '#ff7f0e'];
+function plot(file, script, size = '1100,700') {
+  const s = path.join(os.tmpdir(), `lv-report-${process.pid}.gp`);
+  fs.writeFileSync(s, `set terminal pngcairo size ${size} font "DejaVu Sans,11"\nset output "${file}"\n` +
+    'set grid\nset logscale x 2\nset logscale y 10\nset key outside right top\nset format y "%g"\n' + script);
+  try { execFileSync('gnuplot', [s], { stdio: ['ignore', 'ignore', 'pipe'] }); } finally { fs.rmSync(s, { force: true }); }
+}
+const charts = [];
+function speedupChart(g, proposal, name, title) {
+  const lines = [];
+  FR(g).forEach((f, i) => {
+    const cs = byF(g, f).filter((c) => c.lance);
+    if (!cs.length) return;
+    const d1 = dat(`${name}-o-${f}`, cs.map((c) => [c.versions, c.lance.median_ms / c.cp.inproc_ms]));
+    lines.push(`"${d1}" using 1:2 with linespoints lw 2 pt 7 lc rgb "${COLORS[i]}" title "lancever, ${fk(f)} fragments"`);
+    const pr = proposal.filter((r) => r[1] === f).sort((x, y) => x[0] - y[0]);
+    if (pr.length) {
+      const d2 = dat(`${name}-p-${f}`, pr.map((r) => [r[0], r[4]]));
+      lines.push(`"${d2}" using 1:2 with linespoints lw 1 dt 2 pt 6 lc rgb "${COLORS[i]}" title "proposal, ${fk(f)} fragments"`);
+    }
+  });
+  if (!lines.length) return;
+  const file = path.join(chartDir, `${name}.png`);
+  plot(file, `set title "${title}"\nset xlabel "versions"\nset ylabel "speedup of versions() from a checkpoint (x)"\nplot ${lines.join(', \\\n  ')}\n`);
+  charts.push([name, title]);
+}
+function timeChart(g, name, title) {
+  const fr = FR(g);
+  if (!fr.length) return;
+  let s = `set multiplot layout 1,${fr.length} title "${title}"\nset key inside left top font ",9"\nset xlabel "versions"\nset ylabel "ms"\n`;
+  for (const f of fr) {
+    const cs = byF(g, f);
+    const series = [['LanceDB listVersions', (c) => c.lance?.median_ms], ['no checkpoint', (c) => c.none.inproc_ms],
+      ['checkpoint', (c) => c.cp.inproc_ms], ['checkpoint + 8', (c) => c.t8.inproc_ms], ['checkpoint + 16', (c) => c.t16.inproc_ms]];
+    const parts = [];
+    series.forEach(([label, get], i) => {
+      const rows = cs.filter((c) => get(c)).map((c) => [c.versions, get(c)]);
+      if (rows.length) parts.push(`"${dat(`${name}-${f}-${i}`, rows)}" using 1:2 with linespoints lw 2 pt 7 lc rgb "${COLORS[i]}" title "${label}"`);
+    });
+    s += `set title "${fk(f)} fragments per manifest"\nplot ${parts.join(', \\\n  ')}\n`;
+  }
+  s += 'unset multiplot\n';
+  const file = path.join(chartDir, `${name}.png`);
+  plot(file, s, `${500 * fr.length},520`);
+  charts.push([name, title]);
+}
+let chartError = null;
+try {
+  if (local) { speedupChart(local, PROPOSAL_LOCAL, 'local-speedup', 'versions(): speedup from a checkpoint vs no checkpoint, local disk');
+    timeChart(local, 'local-time', 'versions() response time, local disk (in-process)'); }
+  if (s3) { speedupChart(s3, PROPOSAL_S3, 's3-speedup', `versions(): speedup from a checkpoint vs no checkpoint, S3 (${s3.delay_ms} ms/request)`);
+    timeChart(s3, 's3-time', `versions() response time, S3 (s3rver, ${s3.delay_ms} ms added per request)`); }
+} catch (e) { chartError = e.message; }
+for (const p of gp) fs.rmSync(p, { force: true });
+
+// ---------------------------------------------------------------- markdown
+const m = any.machine;
+P('# Benchmark results', '',
+  `Produced by \`${command}\` (bench/run.sh → bench/*.mjs → bench/report.mjs) on ${any.date.slice(0, 10)} at commit ` +
+  `\`${git('rev-parse', '--short', 'HEAD')}\`${git('status', '--porcelain', '--untracked-files=no') ? ' (with local changes)' : ''}. ` +
+  'Every figure below comes from that one run; LanceDB is measured in the same run on the same files.', '',
+  '## Machine', '', '| | |', '|---|---|',
+  `| CPU | ${m.cpu}, ${m.cores} cores |`, `| memory | ${m.mem_gb} GiB |`, `| OS | ${m.os}, Linux ${m.kernel} |`,
+  `| file system | ${m.fs} (warm page cache) |`, `| Node.js | ${m.node} |`, `| LanceDB | ${m.lancedb} |`,
+  `| lancever | Release build (-O3), bench/ binaries |`, '',
+  'How to read the figures: "in-process" is `lv_dataset_open` + `lv_versions` inside one process (bench/time_versions), ' +
+  'comparable with LanceDB\'s `connect` + `openTable` + `listVersions()` timed inside its Node process ' +
+  '(bench/lance_child.mjs, one process per case so its peak RSS is the case\'s own; Node + LanceDB alone ' +
+  `take ~${local?.cells?.[0]?.lance ? fmb(local.cells[0].lance.base_rss_kb) : '?'} MB). "Process" is a whole \`lancever\` run timed with bench/rusage ` +
+  '(fork to exit, peak RSS from wait4). Medians; slow cases get fewer runs (counts in results.json). ' +
+  'The proposal\'s figures come from its Rust implementation on an Apple M3 Pro (local) and Volcengine TOS (S3), ' +
+  'so absolute times differ; its speedups are against Lance\'s own versions(), which is what LanceDB\'s listVersions() runs.', '');
+if (acc.length) {
+  P('## Acceptance (issue 7)', '', '| goal | measured | |', '|---|---|---|');
+  for (const [g, v, r] of acc) P(`| ${g} | ${v} | ${r} |`);
+  P('');
+}
+if (chartError) P(`Charts could not be drawn: ${chartError}`, '');
+for (const [name, title] of charts) P(`![${title}](charts/${name}.png)`, '');
+
+function gridTable(g, proposal, label) {
+  P(`## versions() on ${label}`, '');
+  if (g.backend === 's3')
+    P(`s3rver on 127.0.0.1 behind the test harness (SigV4 verified, atomic PUTs), ${g.delay_ms} ms added by the server to every ` +
+      'request as a stand-in for network latency (not `tc netem`). Requests per call in parentheses (lancever: its own count; ' +
+      'LanceDB: the server log).', '');
+  P('Datasets from `bench/gen_dataset`: N versions, each manifest with the same F fragments (~84 bytes each, like Lance\'s own), ' +
+    'an inline transaction, V2 names. In-process milliseconds:', '');
+  const s3c = g.backend === 's3';
+  P(`| versions | fragments | manifest KB | LanceDB | no checkpoint | checkpoint | +8 tail | +16 tail | vs LanceDB | proposal | vs no checkpoint |`,
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const rq = (x, r) => (s3c && r !== undefined ? `${fms(x)} (${Math.round(r)})` : fms(x));
+  for (const c of g.cells) {
+    const p = proposalRow(proposal, c.versions, c.fragments);
+    P(`| ${c.versions.toLocaleString('en-US')} | ${fk(c.fragments)} | ${(c.manifest_bytes / 1024).toFixed(0)} | ${rq(c.lance?.median_ms, c.lance?.requests)} | ` +
+      `${rq(c.none.inproc_ms, c.none.stats.requests)} | ${rq(c.cp.inproc_ms, c.cp.stats.requests)} | ${rq(c.t8.inproc_ms, c.t8.stats.requests)} | ` +
+      `${rq(c.t16.inproc_ms, c.t16.stats.requests)} | ${fx(c.lance?.median_ms, c.cp.inproc_ms)} | ${p ? `${p[4]}x` : '-'} | ${fx(c.none.inproc_ms, c.cp.inproc_ms)} |`);
+  }
+  P('', 'Whole `lancever versions` process (ms) and peak RSS (MB); LanceDB\'s RSS is its whole Node process; checkpoint write = `lancever checkpoint` from nothing:', '',
+    '| versions | fragments | no checkpoint ms | checkpoint ms | +16 tail ms | RSS LanceDB | RSS no checkpoint | RSS checkpoint | checkpoint write ms (bytes, RSS) |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const c of g.cells)
+    P(`| ${c.versions.toLocaleString('en-US')} | ${fk(c.fragments)} | ${fms(c.none.proc_ms)} | ${fms(c.cp.proc_ms)} | ${fms(c.t16.proc_ms)} | ` +
+      `${fmb(c.lance?.maxrss_kb)} | ${fmb(c.none.proc_rss_kb)} | ${fmb(c.cp.proc_rss_kb)} | ${fms(c.cp_write.ms)} (${c.cp_write.bytes.toLocaleString('en-US')}, ${fmb(c.cp_write.rss_kb)}) |`);
+  P('');
+}
+if (local) gridTable(local, PROPOSAL_LOCAL, 'local disk');
+if (s3) gridTable(s3, PROPOSAL_S3, 'S3 (s3rver)');
+if (s3) {
+  const rows = mainCells(s3).map((c) => ({ c, p: proposalRow(PROPOSAL_S3_TAIL, c.versions, c.fragments) })).filter((x) => x.p);
+  if (rows.length) {
+    P('### The 16-version tail on S3, next to the proposal\'s', '',
+      'The proposal reads the manifests newer than the checkpoint one after another; lancever reads them in parallel. ' +
+      'Relative tail cost = (+16 − checkpoint) / checkpoint:', '',
+      '| base versions | fragments | proposal checkpoint / +16 ms | proposal tail cost | lancever checkpoint / +16 ms | lancever tail cost | smaller by |',
+      '|---:|---:|---:|---:|---:|---:|---:|');
+    for (const { c, p } of rows) {
+      const th = (p[4] - p[2]) / p[2], ou = Math.max(c.t16.inproc_ms - c.cp.inproc_ms, 0) / c.cp.inproc_ms;
+      P(`| ${c.versions} | ${fk(c.fragments)} | ${p[2]} / ${p[4]} | ${(100 * th).toFixed(0)}% | ${fms(c.cp.inproc_ms)} / ${fms(c.t16.inproc_ms)} | ` +
+        `${(100 * ou).toFixed(0)}% | ${(th / Math.max(ou, 1e-9)).toFixed(1)}x |`);
+    }
+    P('');
+  }
+}
+if (hist) {
+  P('## Long histories: checkpoint write, cleanup, as-of', '',
+    'N versions × 1 fragment (bench/gen_dataset); `lancever checkpoint --max-entries N` from nothing; then `lancever cleanup ' +
+    '--older-than 0s --retain-versions 16 --max-entries N` (checkpoint first, then N − 16 versions removed, history kept); ' +
+    'then the timeline is loaded and 1,000,000 as-of lookups run at random times (inclusive and strict), checked against a linear scan.', '',
+    '| versions | LanceDB listVersions ms | versions() no checkpoint / checkpoint ms | checkpoint write ms | bytes per version | write RSS MB | cleanup to 16 ms (RSS MB) | history ms (RSS MB) | timeline load ms (RSS MB) | as-of lookup ns | `lancever asof` ms |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const h of hist.sizes)
+    P(`| ${h.versions.toLocaleString('en-US')} | ${fms(h.lance?.median_ms)} | ${fms(h.none.inproc.open_versions_ms)} / ${fms(h.cp.inproc.open_versions_ms)} | ` +
+      `${fms(h.cp_write.ms)} | ${h.cp_write.bytes_per_version.toFixed(1)} | ${fmb(h.cp_write.rss_kb)} | ${fms(h.cleanup.ms)} (${fmb(h.cleanup.rss_kb)}) | ` +
+      `${fms(h.history.median_ms)} (${fmb(h.history.maxrss_kb)}) | ${fms(h.timeline.load_ms)} (${fmb(h.timeline.maxrss_kb)}) | ${h.timeline.lookup_ns.toFixed(1)} | ${fms(h.asof_cli.median_ms)} |`);
+  P('', 'LanceDB is not run on a million live manifests (it would read them one by one for many minutes).', '');
+}
+if (clean) {
+  P('## Cleanup vs LanceDB\'s own cleanup (twin copies)', '',
+    `bench/gen_dataset datasets whose fragments point at one real data file, plus ${clean.strays} stray data files; each run on fresh \`cp -a\` twins: ` +
+    '`lancever cleanup --older-than 0s --delete-unverified` (whole process) vs LanceDB `optimize({cleanupOlderThan, deleteUnverified: true})` ' +
+    '(connect + open + optimize in its process; it compacts nothing here, checked). The sets of deleted files are compared on every run.', '',
+    '| versions × fragments | dataset MB | lancever ms | LanceDB ms | speedup | removed (versions / files / MB) | same files | peak RSS MB lancever / LanceDB |',
+    '|---|---:|---:|---:|---:|---|---|---:|');
+  for (const c of clean.cells)
+    P(`| ${c.versions} × ${fk(c.fragments)} | ${(c.dataset_bytes / 1048576).toFixed(1)} | ${fms(c.lancever_ms)} | ${fms(c.lance_ms)} | ${fx(c.lance_ms, c.lancever_ms)} | ` +
+      `${c.versions_removed} / ${c.files_removed} / ${(c.bytes_removed / 1048576).toFixed(1)} | ${c.same_files ? 'yes' : '**no**'} | ${fmb(c.lancever_rss_kb)} / ${fmb(c.lance_rss_kb)} |`);
+  P('');
+}
+if (vers) {
+  P('## versions() on datasets LanceDB wrote itself (no checkpoint)', '',
+    '| case | manifests MiB (largest KB) | LanceDB ms (same handle) | lancever in-process ms | lancever process ms (--threads 1) | speedup in-process / process | RSS MB LanceDB / lancever |',
+    '|---|---:|---:|---:|---:|---:|---:|');
+  for (const r of vers.cases)
+    P(`| ${r.case} | ${(r.manifest_bytes / 1048576).toFixed(1)} (${(r.max_manifest_bytes / 1024).toFixed(0)}) | ${fms(r.lance.median_ms)} (${fms(r.lance.same_handle_ms)}) | ` +
+      `${fms(r.inproc.open_versions_ms)} | ${fms(r.proc.median_ms)} (${fms(r.proc1.median_ms)}) | ${fx(r.lance.median_ms, r.inproc.open_versions_ms)} / ` +
+      `${fx(r.lance.median_ms, r.proc.median_ms)} | ${fmb(r.lance.maxrss_kb)} / ${fmb(r.proc.maxrss_kb)} |`);
+  P('');
+}
+const lfPath = path.join(inDir, 'lancefile', 'results.md');
+if (fs.existsSync(lfPath))
+  P('## Lance file layer', '', 'bench/lancefile_bench: the 15-column checkpoint schema written and read with lancever\'s own Lance ' +
+    'file writer/reader (throughput in MB/s of file bytes, median):', '', fs.readFileSync(lfPath, 'utf8').trim(), '');
+const secs = [local, s3, hist, clean, vers].filter(Boolean).map((x) => `${x.kind}${x.backend ? `-${x.backend}` : ''} ${Math.round(x.seconds / 60)} min`);
+P(`Harness time: ${secs.join(', ')}.`);
+fs.writeFileSync(mdPath, L.join('\n') + '\n');
+console.log(`report: wrote ${path.relative(process.cwd(), mdPath)} and ${charts.length} chart(s) in ${path.relative(process.cwd(), chartDir)}`);
