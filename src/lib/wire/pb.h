@@ -32,7 +32,7 @@ typedef struct lv_pb_field {
 
 static inline lv_pb lv_pb_make(const uint8_t *p, size_t n)
 {
-	lv_pb r = { p, p + n };
+	lv_pb r = { p, p ? p + n : p }; /* NULL + 0 is undefined behaviour in C */
 	return r;
 }
 
