@@ -1,0 +1,26 @@
+/*
+ * Internal entry points of the checkpoint codec (core/checkpoint.c), for
+ * unit tests and the checkpoint fuzz target.  No I/O.
+ */
+#ifndef LV_CORE_CHECKPOINT_INTERNAL_H
+#define LV_CORE_CHECKPOINT_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "lancever/checkpoint.h"
+
+/*
+ * Decodes and validates a checkpoint file's bytes exactly as the history
+ * ladder does (schema, nulls, metadata, strictly increasing versions, and the
+ * checksum unless `verify_checksum` is false, which only the fuzz target
+ * uses to reach past it).  *rows is a new list (free with
+ * lv_version_list_free); *created (may be NULL) receives dataset_created.
+ */
+int lv__checkpoint_decode(const uint8_t *data, size_t size, const char *path, bool verify_checksum,
+			  lv_version_list **rows, int64_t *created, lv_error *err);
+
+/* Encodes rows (sorted by version) as a checkpoint file, as lv_checkpoint_write does. */
+int lv__checkpoint_encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf *out,
+			  lv_error *err);
+
+#endif
