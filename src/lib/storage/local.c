@@ -4,6 +4,27 @@
  * The handle holds only its (absolute) root, so every operation is
  * independent and the backend is thread-safe without locks.
  *
+ * Symbolic links.  The root itself is resolved once, when the handle is opened
+ * (realpath), so a dataset path may be or go through a symlink.  Below the
+ * root, no operation ever follows one:
+ * - every directory component of a path is opened one at a time from the
+ *   root with openat(O_DIRECTORY | O_NOFOLLOW), and the final step (open,
+ *   fstatat, create, rename, link, unlinkat) is done relative to the last
+ *   directory's descriptor, so a component swapped for a symlink between two
+ *   steps is refused too, not followed;
+ * - a component that is a symlink ("data" -> /elsewhere, "tree/b" -> ..,
+ *   "_versions" -> a loop) makes the operation fail with LV_EINVALID and a
+ *   message naming the link: lists, reads and heads as well as writes and
+ *   deletes, so that a cleanup fails while listing, before it deletes anything;
+ * - a final component that is a symlink is not an object: listings skip it,
+ *   reads and heads refuse it, a delete removes the link itself (which is
+ *   inside the root), never its target;
+ * - reads open with O_NONBLOCK, so a FIFO put where a file is expected is
+ *   refused by the regular-file check instead of blocking forever.
+ * Nothing outside the root can therefore be read, written or removed through
+ * a path the front end passed (those never contain "..", a leading "/", a
+ * backslash or a control character: lv__storage_check_path).
+ *
  * - Writes are atomic: the bytes go to a temporary file ".tmp-lancever-<random>"
  *   in the target directory, are fsync'ed and then renamed over the target.
  * - Create-if-absent uses the same temporary file and link(2)s it to the
@@ -12,8 +33,7 @@
  *   renameat2(RENAME_NOREPLACE).
  * - Listings skip symbolic links entirely (files and directories, found with
  *   lstat semantics) so a recursive walk can never leave the root or loop, and
- *   hide our own in-flight temporary files.  Reads and heads of a named path
- *   do follow symlinks: whoever created them controls the filesystem anyway.
+ *   hide our own in-flight temporary files.
  * - Directories are created on demand by writes and never removed by deletes.
  */
 #include "storage/storage_int.h"
@@ -55,14 +75,127 @@ static int sys_err(lv_error *err, int e, bool missing_is_notfound, const char *w
 	return lv__err(err, code, "%s %s: %s", what, rel[0] ? rel : ".", errstr(e, buf, sizeof buf));
 }
 
-/* root + "/" + rel; NULL on OOM. */
-static char *full_path(const local *l, const char *rel)
+/* mkdir -p of an absolute path. */
+static int mkdirs(char *path)
 {
-	if (!rel[0])
-		return lv__strdup(l->root);
-	if (strcmp(l->root, "/") == 0)
-		return lv__sprintf("/%s", rel);
-	return lv__sprintf("%s/%s", l->root, rel);
+	for (char *p = path + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		int r = mkdir(path, 0777);
+		int e = errno;
+		*p = '/';
+		if (r != 0 && e != EEXIST)
+			return e;
+	}
+	if (mkdir(path, 0777) != 0 && errno != EEXIST)
+		return errno;
+	return 0;
+}
+
+/* ---- path walking: no symlink below the root is followed (see the top) ---- */
+
+/* The component rel[0, end) ends in a symbolic link. */
+static int symlink_err(lv_error *err, const char *what, const char *rel, size_t end)
+{
+	return lv__err(err, LV_EINVALID,
+		       "%s %.512s: '%.*s' is a symbolic link; lancever never follows symbolic links "
+		       "below the dataset root", what, rel, (int)(end > 512 ? 512 : end), rel);
+}
+
+/* Opens the root directory, creating it (mkdir -p) first when `create`. */
+static int open_root(const local *l, bool create, const char *what, const char *rel, int *out,
+		     lv_error *err)
+{
+	int fd = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create) {
+		char *r = lv__strdup(l->root);
+		if (!r)
+			return lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, rel);
+		int me = mkdirs(r);
+		free(r);
+		if (me != 0)
+			return sys_err(err, me, false, what, rel);
+		fd = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return sys_err(err, errno, true, what, rel);
+	*out = fd;
+	return 0;
+}
+
+/*
+ * Opens the directory rel[0, upto) (upto = 0: the root) by walking its
+ * components from the root with O_NOFOLLOW; missing components are created
+ * when `create`.  A missing component is LV_ENOTFOUND, a symlinked one
+ * LV_EINVALID naming it.
+ */
+static int open_dirs(const local *l, const char *rel, size_t upto, bool create, const char *what,
+		     int *out, lv_error *err)
+{
+	int fd = -1;
+	LV_TRY(open_root(l, create, what, rel, &fd, err));
+	char seg[NAME_MAX + 1];
+	size_t s = 0;
+	while (s < upto) {
+		const char *slash = memchr(rel + s, '/', upto - s);
+		size_t e = slash ? (size_t)(slash - rel) : upto;
+		size_t n = e - s;
+		if (n > NAME_MAX) {
+			close(fd);
+			return sys_err(err, ENAMETOOLONG, false, what, rel);
+		}
+		memcpy(seg, rel + s, n);
+		seg[n] = 0;
+		int nfd = openat(fd, seg, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0 && errno == ENOENT && create) {
+			if (mkdirat(fd, seg, 0777) != 0 && errno != EEXIST) {
+				int me = errno;
+				close(fd);
+				return sys_err(err, me, false, what, rel);
+			}
+			nfd = openat(fd, seg, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (nfd < 0) {
+			int oe = errno;
+			struct stat sb;
+			bool link = (oe == ELOOP || oe == ENOTDIR) &&
+				    fstatat(fd, seg, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode);
+			close(fd);
+			if (link)
+				return symlink_err(err, what, rel, e);
+			/* Reading a path under a file is "not found"; writing there is an error. */
+			return sys_err(err, oe, !create, what, rel);
+		}
+		close(fd);
+		fd = nfd;
+		s = e + 1;
+	}
+	*out = fd;
+	return 0;
+}
+
+/* Opens the directory that holds rel's last component; *leaf points into rel. */
+static int open_parent(const local *l, const char *rel, bool create, const char *what, int *dfd,
+		       const char **leaf, lv_error *err)
+{
+	const char *slash = strrchr(rel, '/');
+	*leaf = slash ? slash + 1 : rel;
+	return open_dirs(l, rel, slash ? (size_t)(slash - rel) : 0, create, what, dfd, err);
+}
+
+/* Opens directory `dir` for listing: a missing one is *fd = -1 (lists as empty). */
+static int open_list_dir(const local *l, const char *dir, int *fd, lv_error *err)
+{
+	lv_error tmp = { 0 };
+	int rc = open_dirs(l, dir, strlen(dir), false, "list", fd, &tmp);
+	if (rc == LV_ENOTFOUND) {
+		*fd = -1;
+		return 0;
+	}
+	if (rc < 0 && err)
+		*err = tmp;
+	return rc;
 }
 
 static int64_t stat_mtime_ms(const struct stat *sb)
@@ -203,18 +336,11 @@ static int local_list(void *impl, const char *dir, bool recursive, lv_list_cb cb
 {
 	local *l = impl;
 	entvec ev = { 0 };
-	int rc = 0;
-	char *full = full_path(l, dir);
-	if (!full)
-		return lv__err(err, LV_ENOMEM, "list %s: out of memory", dir);
-	int fd = open(full, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0) {
-		int e = errno;
-		/* A missing directory (or a file where one was expected) lists as empty. */
-		if (e != ENOENT && e != ENOTDIR)
-			rc = sys_err(err, e, false, "list", dir);
-		goto out;
-	}
+	int fd;
+	/* A missing directory (or a file where one was expected) lists as empty. */
+	int rc = open_list_dir(l, dir, &fd, err);
+	if (rc < 0 || fd < 0)
+		return rc;
 	rc = walk(fd, dir, recursive, 0, &ev, err);
 	if (rc < 0)
 		goto out;
@@ -228,7 +354,6 @@ static int local_list(void *impl, const char *dir, bool recursive, lv_list_cb cb
 	}
 out:
 	entvec_free(&ev);
-	free(full);
 	return rc;
 }
 
@@ -243,15 +368,14 @@ static int local_list_names(void *impl, const char *dir, lv_list_cb cb, void *pa
 {
 	local *l = impl;
 	char ebuf[128];
-	int rc = 0;
-	char *full = full_path(l, dir);
-	if (!full)
-		return lv__err(err, LV_ENOMEM, "list %s: out of memory", dir);
-	DIR *d = opendir(full);
-	free(full);
+	int rc, fd;
+	if ((rc = open_list_dir(l, dir, &fd, err)) < 0 || fd < 0)
+		return rc;
+	DIR *d = fdopendir(fd);
 	if (!d) {
 		int e = errno;
-		return e == ENOENT || e == ENOTDIR ? 0 : sys_err(err, e, false, "list", dir);
+		close(fd);
+		return sys_err(err, e, false, "list", dir);
 	}
 	size_t dl = strlen(dir);
 	char path[LV__PATH_MAX + 1];
@@ -298,14 +422,22 @@ static int local_list_names(void *impl, const char *dir, lv_list_cb cb, void *pa
 static int open_regular(const local *l, const char *rel, const char *what, int *fd_out,
 			struct stat *sb, lv_error *err)
 {
-	char *full = full_path(l, rel);
-	if (!full)
-		return lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, rel);
-	int fd = open(full, O_RDONLY | O_CLOEXEC);
+	int dfd;
+	const char *leaf;
+	LV_TRY(open_parent(l, rel, false, what, &dfd, &leaf, err));
+	/* O_NONBLOCK: a FIFO must not block the open; it is refused as not regular below. */
+	int fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	int e = errno;
-	free(full);
-	if (fd < 0)
+	if (fd < 0) {
+		struct stat lb;
+		bool link = (e == ELOOP || e == ENOTDIR) &&
+			    fstatat(dfd, leaf, &lb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lb.st_mode);
+		close(dfd);
+		if (link)
+			return symlink_err(err, what, rel, strlen(rel));
 		return sys_err(err, e, true, what, rel);
+	}
+	close(dfd);
 	if (fstat(fd, sb) != 0) {
 		e = errno;
 		close(fd);
@@ -386,15 +518,17 @@ static int local_read_range(void *impl, const char *path, uint64_t offset, uint6
 static int local_head(void *impl, const char *path, uint64_t *size, int64_t *mtime_ms,
 		      lv_error *err)
 {
-	char *full = full_path(impl, path);
-	if (!full)
-		return lv__err(err, LV_ENOMEM, "head %s: out of memory", path);
+	int dfd;
+	const char *leaf;
+	LV_TRY(open_parent(impl, path, false, "head", &dfd, &leaf, err));
 	struct stat sb;
-	int r = stat(full, &sb);
+	int r = fstatat(dfd, leaf, &sb, AT_SYMLINK_NOFOLLOW);
 	int e = errno;
-	free(full);
+	close(dfd);
 	if (r != 0)
 		return sys_err(err, e, true, "head", path);
+	if (S_ISLNK(sb.st_mode))
+		return symlink_err(err, "head", path, strlen(path));
 	if (!S_ISREG(sb.st_mode))
 		return lv__err(err, S_ISDIR(sb.st_mode) ? LV_ENOTFOUND : LV_EIO,
 			       "head %s: not a regular file", path);
@@ -417,85 +551,31 @@ static uint64_t tmp_random(void)
 	return v;
 }
 
-/* mkdir -p of an absolute path. */
-static int mkdirs(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		int r = mkdir(path, 0777);
-		int e = errno;
-		*p = '/';
-		if (r != 0 && e != EEXIST)
-			return e;
-	}
-	if (mkdir(path, 0777) != 0 && errno != EEXIST)
-		return errno;
-	return 0;
-}
-
-static int fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	/* Some filesystems refuse fsync on directories; the rename is then as durable as it gets. */
-	(void)fsync(fd);
-	close(fd);
-	return 0;
-}
-
 /*
- * Writes data to a new fsync'ed temporary file next to `full`.  On success
- * *tmp_out is its malloc'ed path and *dir_out the directory's.
+ * Writes data to a new fsync'ed temporary file in the directory `dfd`.  On
+ * success tmp[] holds its name (relative to dfd).
  */
-static int write_temp(const char *full, const char *rel, const char *what, const void *data,
-		      size_t size, char **tmp_out, char **dir_out, lv_error *err)
+static int write_temp(int dfd, const char *rel, const char *what, const void *data, size_t size,
+		      char tmp[static 64], lv_error *err)
 {
 	char ebuf[128];
 	int rc = 0;
 	int fd = -1;
-	bool created = false; /* tmp names our file (only then may it be unlinked) */
-	char *tmp = NULL;
 	const uint8_t *p = data;
 	size_t done = 0;
-	const char *slash = strrchr(full, '/');
-	char *dir = lv__strndup(full, slash == full ? 1 : (size_t)(slash - full));
-	if (!dir)
-		return lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, rel);
-	bool made_dirs = false;
 	for (int attempt = 0; attempt < 16; attempt++) {
-		free(tmp);
-		tmp = lv__sprintf("%s%s%s%016llx", dir, strcmp(dir, "/") ? "/" : "", LV__TMP_PREFIX,
-				  (unsigned long long)tmp_random());
-		if (!tmp) {
-			rc = lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, rel);
-			goto out;
-		}
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd >= 0) {
-			created = true;
+		snprintf(tmp, 64, "%s%016llx", LV__TMP_PREFIX, (unsigned long long)tmp_random());
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd >= 0)
 			break;
-		}
 		int e = errno;
 		if (e == EEXIST)
 			continue;
-		if (e == ENOENT && !made_dirs) {
-			made_dirs = true;
-			int me = mkdirs(dir);
-			if (me == 0)
-				continue;
-			e = me;
-		}
-		rc = lv__err(err, e == ENOMEM ? LV_ENOMEM : LV_EIO, "%s %s: %s", what, rel,
-			     errstr(e, ebuf, sizeof ebuf));
-		goto out;
+		return lv__err(err, e == ENOMEM ? LV_ENOMEM : LV_EIO, "%s %s: %s", what, rel,
+			       errstr(e, ebuf, sizeof ebuf));
 	}
-	if (fd < 0) {
-		rc = lv__err(err, LV_EIO, "%s %s: could not create a temporary file", what, rel);
-		goto out;
-	}
+	if (fd < 0)
+		return lv__err(err, LV_EIO, "%s %s: could not create a temporary file", what, rel);
 	while (done < size) {
 		size_t want = size - done;
 		if (want > ((size_t)1 << 30))
@@ -517,24 +597,15 @@ static int write_temp(const char *full, const char *rel, const char *what, const
 	}
 	int cr = close(fd);
 	fd = -1;
-	if (cr != 0) {
+	if (cr != 0)
 		rc = lv__err(err, LV_EIO, "%s %s: close: %s", what, rel,
 			     errstr(errno, ebuf, sizeof ebuf));
-		goto out;
-	}
 out:
 	if (fd >= 0)
 		close(fd);
-	if (rc < 0) {
-		if (created)
-			(void)unlink(tmp);
-		free(tmp);
-		free(dir);
-		return rc;
-	}
-	*tmp_out = tmp;
-	*dir_out = dir;
-	return 0;
+	if (rc < 0)
+		(void)unlinkat(dfd, tmp, 0);
+	return rc;
 }
 
 static int local_put(void *impl, const char *path, const void *data, size_t size, bool create,
@@ -542,38 +613,38 @@ static int local_put(void *impl, const char *path, const void *data, size_t size
 {
 	char ebuf[128];
 	const char *what = create ? "create" : "write";
-	char *tmp = NULL, *dir = NULL;
-	int rc = 0;
-	char *full = full_path(impl, path);
-	if (!full)
-		return lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, path);
-	rc = write_temp(full, path, what, data, size, &tmp, &dir, err);
+	char tmp[64];
+	int dfd;
+	const char *leaf;
+	LV_TRY(open_parent(impl, path, true, what, &dfd, &leaf, err));
+	int rc = write_temp(dfd, path, what, data, size, tmp, err);
 	if (rc < 0)
 		goto out;
 	if (!create) {
-		if (rename(tmp, full) != 0) {
+		/* A symlink at the target is replaced itself; its target is never written. */
+		if (renameat(dfd, tmp, dfd, leaf) != 0) {
 			int e = errno;
-			(void)unlink(tmp);
+			(void)unlinkat(dfd, tmp, 0);
 			rc = lv__err(err, LV_EIO, "%s %s: %s", what, path,
 				     errstr(e, ebuf, sizeof ebuf));
 			goto out;
 		}
 	} else {
-		int r = link(tmp, full);
+		int r = linkat(dfd, tmp, dfd, leaf, 0);
 		int e = errno;
 		if (r != 0 && (e == EPERM || e == EOPNOTSUPP || e == ENOSYS || e == EMLINK)) {
 			/* No hard links here (some FUSE and network filesystems). */
-			r = renameat2(AT_FDCWD, tmp, AT_FDCWD, full, RENAME_NOREPLACE);
+			r = renameat2(dfd, tmp, dfd, leaf, RENAME_NOREPLACE);
 			e = errno;
 			if (r != 0 && (e == EINVAL || e == ENOSYS)) {
-				(void)unlink(tmp);
+				(void)unlinkat(dfd, tmp, 0);
 				rc = lv__err(err, LV_EUNSUPPORTED,
 					     "%s %s: the filesystem supports neither link(2) nor "
 					     "RENAME_NOREPLACE", what, path);
 				goto out;
 			}
 		}
-		(void)unlink(tmp); /* after a successful rename this is a harmless ENOENT */
+		(void)unlinkat(dfd, tmp, 0); /* after a successful rename this is a harmless ENOENT */
 		if (r != 0) {
 			if (e == EEXIST)
 				rc = lv__err(err, LV_EEXISTS, "%s %s: already exists", what, path);
@@ -583,11 +654,10 @@ static int local_put(void *impl, const char *path, const void *data, size_t size
 			goto out;
 		}
 	}
-	(void)fsync_dir(dir);
+	/* Some filesystems refuse fsync on directories; the rename is then as durable as it gets. */
+	(void)fsync(dfd);
 out:
-	free(tmp);
-	free(dir);
-	free(full);
+	close(dfd);
 	return rc;
 }
 
@@ -603,14 +673,16 @@ static int local_create(void *impl, const char *path, const void *data, size_t s
 	return local_put(impl, path, data, size, true, err);
 }
 
+/* unlinkat relative to the parent directory: a symlink at `path` is removed itself, never
+ * its target, and no directory on the way may be a symlink. */
 static int local_del(void *impl, const char *path, lv_error *err)
 {
-	char *full = full_path(impl, path);
-	if (!full)
-		return lv__err(err, LV_ENOMEM, "delete %s: out of memory", path);
-	int r = unlink(full);
+	int dfd;
+	const char *leaf;
+	LV_TRY(open_parent(impl, path, false, "delete", &dfd, &leaf, err));
+	int r = unlinkat(dfd, leaf, 0);
 	int e = errno;
-	free(full);
+	close(dfd);
 	if (r == 0)
 		return 0;
 	if (e == EISDIR)

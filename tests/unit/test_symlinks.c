@@ -1,0 +1,430 @@
+/*
+ * Unit tests: symbolic links and other hostile filesystem objects in a dataset
+ * on local disk.  Whatever the links point at, `cleanup` (with
+ * delete_unverified) and checkpoint writes must never delete or modify
+ * anything outside the dataset root; every outside tree is compared byte for
+ * byte before and after.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lancever/lancever.h>
+
+#include "support/synth.h"
+#include "support/testutil.h"
+#include "util/util.h"
+
+static lv_error err;
+#define CHECK(expr)                                                         \
+	do {                                                                \
+		int rc_ = (expr);                                           \
+		if (rc_ != 0)                                               \
+			fail_msg("%s -> %d: %s", #expr, rc_, err.message);   \
+	} while (0)
+
+#define DAY (86400000LL)
+#define T_LATEST_MS 1796232069996LL /* newest commit of fixtures/lance8/t.lance */
+
+/* ---- on-disk helpers ---- */
+
+static char base[4096]; /* per-test scratch: base/ds (the dataset), base/outside */
+
+static char *pathf(const char *fmt, ...)
+{
+	static char bufs[8][4200];
+	static int k;
+	char *b = bufs[k++ & 7];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof bufs[0], fmt, ap);
+	va_end(ap);
+	return b;
+}
+
+static void sh(const char *cmd)
+{
+	if (system(cmd) != 0)
+		fail_msg("command failed: %s", cmd);
+}
+
+/* base/ds = a copy of the LanceDB-written fixture; base/outside = an empty directory. */
+static void setup_tree(void)
+{
+	snprintf(base, sizeof base, "%s", tu_tmpdir());
+	sh(pathf("cp -r '%s' '%s/ds' && mkdir '%s/outside'", tu_fixture("lance8/t.lance"), base, base));
+}
+
+/* Moves base/ds/<sub> to base/outside/<sub> and leaves a symlink to it in its place. */
+static void move_out(const char *sub)
+{
+	sh(pathf("mv '%s/ds/%s' '%s/outside/%s' && ln -s '%s/outside/%s' '%s/ds/%s'", base, sub, base, sub,
+		 base, sub, base, sub));
+}
+
+/* Every object under a tree (no symlink followed): "path type size fnv1a" lines. */
+static lv_dbuf snapbuf;
+static size_t snap_skip;
+
+static int snap_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)flag;
+	(void)ftw;
+	uint64_t h = 1469598103934665603ull;
+	char kind = S_ISDIR(sb->st_mode) ? 'd' : S_ISLNK(sb->st_mode) ? 'l' : S_ISREG(sb->st_mode) ? 'f' : '?';
+	if (kind == 'f') {
+		size_t n = 0;
+		uint8_t *b = tu_read_file(p, &n);
+		for (size_t i = 0; i < n; i++)
+			h = (h ^ b[i]) * 1099511628211ull;
+		free(b);
+	} else if (kind == 'l') {
+		char t[4096];
+		ssize_t n = readlink(p, t, sizeof t);
+		for (ssize_t i = 0; i < n; i++)
+			h = (h ^ (uint8_t)t[i]) * 1099511628211ull;
+	}
+	lv_dbuf_printf(&snapbuf, "%s %c %lld %016llx\n", p + snap_skip, kind, (long long)sb->st_size,
+		       (unsigned long long)h);
+	return 0;
+}
+
+static char *snapshot(const char *dir)
+{
+	lv_dbuf_init(&snapbuf, 0);
+	snap_skip = strlen(dir);
+	if (nftw(dir, snap_cb, 16, FTW_PHYS) != 0)
+		fail_msg("snapshot %s failed", dir);
+	char *s = lv_dbuf_take_str(&snapbuf);
+	assert_non_null(s);
+	return s;
+}
+
+static lv_dataset *open_path(const char *p)
+{
+	lv_dataset *ds = NULL;
+	CHECK(lv_dataset_open(&ds, p, NULL, &err));
+	return ds;
+}
+
+static int cleanup_all(lv_dataset *ds, lv_cleanup_stats *stats)
+{
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.older_than_ms = 0;
+	p.error_if_tagged_old_versions = false;
+	p.delete_unverified = true;
+	p.now_ms = T_LATEST_MS + 30 * DAY;
+	return lv_cleanup(ds, &p, stats, &err);
+}
+
+/*
+ * A directory of the dataset replaced by a symlink to the real one outside:
+ * cleanup refuses, naming the link, before it changes anything; the outside
+ * tree and the dataset are byte-identical afterwards.
+ */
+static void symlinked_dir_refused(const char *sub, bool versions_fail)
+{
+	setup_tree();
+	move_out(sub);
+	char *out0 = snapshot(pathf("%s/outside", base));
+	char *ds0 = snapshot(pathf("%s/ds", base));
+	lv_dataset *ds = open_path(pathf("%s/ds", base));
+
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	int rc = lv_versions(&l, ds, &rep, &err);
+	if (versions_fail) {
+		assert_int_equal(rc, LV_EINVALID);
+		assert_non_null(strstr(err.message, "symbolic link"));
+		assert_non_null(strstr(err.message, sub));
+	} else {
+		CHECK(rc);
+		assert_int_equal(lv_version_list_count(l), 6);
+	}
+	lv_version_list_free(l);
+
+	lv_cleanup_stats stats;
+	rc = cleanup_all(ds, &stats);
+	assert_int_equal(rc, LV_EINVALID);
+	assert_non_null(strstr(err.message, "symbolic link"));
+	assert_non_null(strstr(err.message, sub));
+
+	char *out1 = snapshot(pathf("%s/outside", base));
+	char *ds1 = snapshot(pathf("%s/ds", base));
+	assert_string_equal(out0, out1);
+	assert_string_equal(ds0, ds1);
+	free(out0);
+	free(out1);
+	free(ds0);
+	free(ds1);
+	lv_dataset_free(ds);
+	tu_rmrf(base);
+}
+
+static void test_symlinked_data_dir(void **state)
+{
+	(void)state;
+	symlinked_dir_refused("data", false);
+}
+
+static void test_symlinked_deletions_dir(void **state)
+{
+	(void)state;
+	symlinked_dir_refused("_deletions", false);
+}
+
+static void test_symlinked_indices_dir(void **state)
+{
+	(void)state;
+	symlinked_dir_refused("_indices", false);
+}
+
+static void test_symlinked_transactions_dir(void **state)
+{
+	(void)state;
+	/* Lance 8.0.0 manifests carry their transaction inline: versions() never opens _transactions/ */
+	symlinked_dir_refused("_transactions", false);
+}
+
+static void test_symlinked_versions_dir(void **state)
+{
+	(void)state;
+	symlinked_dir_refused("_versions", true);
+}
+
+/* _checkpoints/ as a symlink to an outside directory: nothing is ever written there. */
+static void test_symlinked_checkpoints_dir(void **state)
+{
+	(void)state;
+	setup_tree();
+	sh(pathf("mkdir '%s/outside/ck' && ln -s '%s/outside/ck' '%s/ds/_checkpoints'", base, base, base));
+	char *out0 = snapshot(pathf("%s/outside", base));
+	lv_dataset *ds = open_path(pathf("%s/ds", base));
+	lv_checkpoint_result r;
+	int rc = lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err);
+	assert_int_equal(rc, LV_EINVALID);
+	assert_non_null(strstr(err.message, "_checkpoints"));
+	assert_non_null(strstr(err.message, "symbolic link"));
+	lv_cleanup_stats stats;
+	assert_int_equal(cleanup_all(ds, &stats), LV_EINVALID);
+	char *out1 = snapshot(pathf("%s/outside", base));
+	assert_string_equal(out0, out1);
+	/* every manifest is still there: the cleanup stopped at its checkpoint */
+	char **names = tu_list_dir(pathf("%s/ds/_versions", base));
+	size_t n = 0;
+	while (names[n])
+		n++;
+	assert_int_equal(n, 7); /* 6 manifests + latest_version_hint.json */
+	tu_free_list(names);
+	free(out0);
+	free(out1);
+	lv_dataset_free(ds);
+	tu_rmrf(base);
+}
+
+/*
+ * Data files that are symlinks to outside files (one in place of a file an old
+ * version used, one stray): cleanup runs, removes what it should, and never
+ * touches the targets; a symlink is not an object, so it is not deleted either.
+ */
+static void test_symlinked_data_files(void **state)
+{
+	(void)state;
+	setup_tree();
+	char **names = tu_list_dir(pathf("%s/ds/data", base));
+	assert_non_null(names[0]);
+	/* the first data file (sorted) is replaced by a link to an outside copy */
+	sh(pathf("mv '%s/ds/data/%s' '%s/outside/victim.lance' && ln -s '%s/outside/victim.lance' '%s/ds/data/%s'",
+		 base, names[0], base, base, base, names[0]));
+	sh(pathf("echo precious > '%s/outside/stray.lance' && ln -s '%s/outside/stray.lance' '%s/ds/data/stray.lance'",
+		 base, base, base));
+	sh(pathf("echo precious > '%s/outside/del.arrow' && ln -s '%s/outside/del.arrow' '%s/ds/_deletions/9-9-9.arrow'",
+		 base, base, base));
+	char *out0 = snapshot(pathf("%s/outside", base));
+	lv_dataset *ds = open_path(pathf("%s/ds", base));
+	lv_cleanup_stats stats;
+	CHECK(cleanup_all(ds, &stats));
+	assert_true(stats.versions_removed >= 4);
+	char *out1 = snapshot(pathf("%s/outside", base));
+	assert_string_equal(out0, out1);
+	struct stat sb;
+	assert_int_equal(lstat(pathf("%s/ds/data/%s", base, names[0]), &sb), 0);
+	assert_true(S_ISLNK(sb.st_mode));
+	assert_int_equal(lstat(pathf("%s/ds/data/stray.lance", base), &sb), 0);
+	assert_int_equal(lstat(pathf("%s/ds/_deletions/9-9-9.arrow", base), &sb), 0);
+	tu_free_list(names);
+	free(out0);
+	free(out1);
+	lv_dataset_free(ds);
+	tu_rmrf(base);
+}
+
+/* Symlink loops: a directory that links to itself, and links back up inside data/. */
+static void test_symlink_loops(void **state)
+{
+	(void)state;
+	setup_tree();
+	sh(pathf("ln -s ../data '%s/ds/data/up' && ln -s '%s/ds' '%s/ds/_indices/root' && "
+		 "ln -s loop '%s/ds/loop' && rm -rf '%s/ds/_deletions' && ln -s _deletions '%s/ds/_deletions'",
+		 base, base, base, base, base, base));
+	lv_dataset *ds = open_path(pathf("%s/ds", base));
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	CHECK(lv_versions(&l, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(l), 6);
+	lv_version_list_free(l);
+	char *ds0 = snapshot(pathf("%s/ds", base));
+	lv_cleanup_stats stats;
+	assert_int_equal(cleanup_all(ds, &stats), LV_EINVALID);
+	assert_non_null(strstr(err.message, "_deletions"));
+	char *ds1 = snapshot(pathf("%s/ds", base));
+	assert_string_equal(ds0, ds1);
+	/* without the self-loop, the links inside data/ and _indices/ are just skipped */
+	sh(pathf("rm '%s/ds/_deletions'", base));
+	CHECK(cleanup_all(ds, &stats));
+	struct stat sb;
+	assert_int_equal(lstat(pathf("%s/ds/data/up", base), &sb), 0);
+	assert_int_equal(lstat(pathf("%s/ds/_indices/root", base), &sb), 0);
+	free(ds0);
+	free(ds1);
+	lv_dataset_free(ds);
+	tu_rmrf(base);
+}
+
+/*
+ * tree/<branch> as a symlink to a dataset outside: the branch cannot be read
+ * through it, and a cleanup of the root leaves the outside dataset alone.
+ */
+static void test_symlinked_branch(void **state)
+{
+	(void)state;
+	setup_tree();
+	sh(pathf("cp -r '%s' '%s/outside/other' && mkdir '%s/ds/tree' && ln -s '%s/outside/other' '%s/ds/tree/feat'",
+		 tu_fixture("lance8/t.lance"), base, base, base, base));
+	char *out0 = snapshot(pathf("%s/outside", base));
+	lv_dataset *br = NULL;
+	lv_open_options o = LV_OPEN_OPTIONS_INIT;
+	o.branch = "feat";
+	CHECK(lv_dataset_open(&br, pathf("%s/ds", base), &o, &err));
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	assert_int_equal(lv_versions(&l, br, &rep, &err), LV_EINVALID);
+	assert_non_null(strstr(err.message, "tree/feat"));
+	lv_dataset_free(br);
+	lv_dataset *ds = open_path(pathf("%s/ds", base));
+	lv_cleanup_stats stats;
+	CHECK(cleanup_all(ds, &stats));
+	char *out1 = snapshot(pathf("%s/outside", base));
+	assert_string_equal(out0, out1);
+	free(out0);
+	free(out1);
+	lv_dataset_free(ds);
+	tu_rmrf(base);
+}
+
+/* The dataset root itself may be reached through a symlink (resolved once, at open). */
+static void test_symlinked_root_is_fine(void **state)
+{
+	(void)state;
+	setup_tree();
+	sh(pathf("ln -s '%s/ds' '%s/link.lance'", base, base));
+	lv_dataset *ds = open_path(pathf("%s/link.lance", base));
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	CHECK(lv_versions(&l, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(l), 6);
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+	tu_rmrf(base);
+}
+
+/* Storage-level: every operation refuses a path through a symlinked directory. */
+static void test_storage_ops_refuse_links(void **state)
+{
+	(void)state;
+	setup_tree();
+	sh(pathf("mkdir -p '%s/outside/d' && echo secret > '%s/outside/d/f' && ln -s '%s/outside/d' '%s/ds/lnk' && "
+		 "ln -s '%s/outside/d/f' '%s/ds/flink'", base, base, base, base, base, base));
+	char *out0 = snapshot(pathf("%s/outside", base));
+	lv_storage *st = NULL;
+	CHECK(lv_storage_open(&st, pathf("%s/ds", base), NULL, &err));
+	lv_buf b = { 0 };
+	uint64_t sz;
+	assert_int_equal(lv_storage_read(st, "lnk/f", &b, &err), LV_EINVALID);
+	assert_non_null(strstr(err.message, "'lnk' is a symbolic link"));
+	assert_int_equal(lv_storage_head(st, "lnk/f", &sz, NULL, &err), LV_EINVALID);
+	assert_int_equal(lv_storage_write(st, "lnk/f", "x", 1, &err), LV_EINVALID);
+	assert_int_equal(lv_storage_write(st, "lnk/new", "x", 1, &err), LV_EINVALID);
+	assert_int_equal(lv_storage_create(st, "lnk/new", "x", 1, &err), LV_EINVALID);
+	assert_int_equal(lv_storage_delete(st, "lnk/f", &err), LV_EINVALID);
+	const char *one[] = { "lnk/f" };
+	int rcs[1];
+	if (lv_storage_delete_many(st, one, 1, rcs, &err) == 0)
+		assert_true(rcs[0] < 0);
+	assert_true(rcs[0] < 0);
+	assert_int_equal(lv_storage_read(st, "flink", &b, &err), LV_EINVALID);
+	assert_int_equal(lv_storage_head(st, "flink", &sz, NULL, &err), LV_EINVALID);
+	/* overwriting or deleting the link itself touches only the link */
+	CHECK(lv_storage_write(st, "flink", "mine", 4, &err));
+	CHECK(lv_storage_delete(st, "flink", &err));
+	char *out1 = snapshot(pathf("%s/outside", base));
+	assert_string_equal(out0, out1);
+	free(out0);
+	free(out1);
+	lv_storage_free(st);
+	tu_rmrf(base);
+}
+
+/* A FIFO where the transaction file should be: an error, not a hang. */
+static void test_fifo_transaction_file(void **state)
+{
+	(void)state;
+	snprintf(base, sizeof base, "%s", tu_tmpdir());
+	lv_storage *st = NULL;
+	CHECK(lv_storage_open(&st, base, NULL, &err));
+	synth_commit c = { .version = 1, .ts_ms = 1700000001000, .txn_file_only = 1 };
+	CHECK(synth_write(st, &c));
+	char **names = tu_list_dir(pathf("%s/_transactions", base));
+	assert_non_null(names[0]);
+	char *txn = pathf("%s/_transactions/%s", base, names[0]);
+	assert_int_equal(unlink(txn), 0);
+	assert_int_equal(mkfifo(txn, 0600), 0);
+	lv_dataset *ds = NULL;
+	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	assert_true(lv_versions(&l, ds, &rep, &err) < 0);
+	assert_non_null(strstr(err.message, names[0]));
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+	tu_free_list(names);
+	tu_rmrf(base);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_symlinked_data_dir),
+		cmocka_unit_test(test_symlinked_deletions_dir),
+		cmocka_unit_test(test_symlinked_indices_dir),
+		cmocka_unit_test(test_symlinked_transactions_dir),
+		cmocka_unit_test(test_symlinked_versions_dir),
+		cmocka_unit_test(test_symlinked_checkpoints_dir),
+		cmocka_unit_test(test_symlinked_data_files),
+		cmocka_unit_test(test_symlink_loops),
+		cmocka_unit_test(test_symlinked_branch),
+		cmocka_unit_test(test_symlinked_root_is_fine),
+		cmocka_unit_test(test_storage_ops_refuse_links),
+		cmocka_unit_test(test_fifo_transaction_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
