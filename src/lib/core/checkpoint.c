@@ -142,31 +142,37 @@ static uint32_t crc_u64(uint32_t c, uint64_t v)
 	return lv_crc32c(c, b, 8);
 }
 
-static uint32_t crc_str(uint32_t c, const char *s)
+/* Appends a string field's canonical form (presence byte, u64 length, bytes) to b. */
+static size_t put_str(uint8_t *b, const char *s, size_t n)
 {
-	uint8_t flag = s != NULL;
-	c = lv_crc32c(c, &flag, 1);
+	b[0] = s != NULL;
 	if (!s)
-		return c;
-	size_t n = strlen(s);
-	c = crc_u64(c, n);
-	return lv_crc32c(c, s, n);
+		return 1;
+	for (int j = 0; j < 8; j++)
+		b[1 + j] = (uint8_t)((uint64_t)n >> (8 * j));
+	memcpy(b + 9, s, n);
+	return 9 + n;
 }
 
-/* CRC-32C over a canonical serialisation of the rows: independent of the file encoding. */
+/*
+ * CRC-32C over a canonical serialisation of the rows: independent of the file
+ * encoding.  Per row: the nine counters and timestamp (u64 LE), is_tagged,
+ * is_cleaned_up, has_read_version, read_version, then uuid, operation and
+ * properties as (present, u64 length, bytes).  A row is serialised into one
+ * buffer and hashed with one call when it fits (the CRC is a stream, so this
+ * equals hashing field by field).
+ */
 static uint32_t rows_checksum(const lv_version_info *r, size_t n, int64_t created)
 {
 	uint32_t c = crc_u64(0, (uint64_t)created);
 	c = crc_u64(c, n);
+	uint8_t b[1024];
 	for (size_t i = 0; i < n; i++) {
 		const lv_version_info *v = &r[i];
-		/* The fixed fields serialised into one buffer: one CRC call per row (the
-		 * CRC is a stream, so this equals hashing them field by field). */
 		uint64_t f[10] = { v->version, (uint64_t)v->timestamp_millis, v->total_fragments,
 				   v->total_data_files, v->total_files_size, v->total_deletion_files,
 				   v->total_data_file_rows, v->total_deletion_file_rows, v->total_rows,
 				   v->has_read_version ? v->read_version : 0 };
-		uint8_t b[83];
 		for (int k = 0; k < 9; k++)
 			for (int j = 0; j < 8; j++)
 				b[8 * k + j] = (uint8_t)(f[k] >> (8 * j));
@@ -175,10 +181,29 @@ static uint32_t rows_checksum(const lv_version_info *r, size_t n, int64_t create
 		b[74] = v->has_read_version;
 		for (int j = 0; j < 8; j++)
 			b[75 + j] = (uint8_t)(f[9] >> (8 * j));
-		c = lv_crc32c(c, b, sizeof b);
-		c = crc_str(c, v->transaction_uuid);
-		c = crc_str(c, v->operation_type);
-		c = crc_str(c, v->transaction_properties);
+		const char *s[3] = { v->transaction_uuid, v->operation_type, v->transaction_properties };
+		size_t len[3], total = 83;
+		for (int k = 0; k < 3; k++) {
+			len[k] = s[k] ? strlen(s[k]) : 0;
+			total += 9 + len[k];
+		}
+		if (total <= sizeof b) {
+			size_t at = 83;
+			for (int k = 0; k < 3; k++)
+				at += put_str(b + at, s[k], len[k]);
+			c = lv_crc32c(c, b, at);
+			continue;
+		}
+		c = lv_crc32c(c, b, 83);
+		for (int k = 0; k < 3; k++) {
+			size_t h = put_str(b, s[k], 0); /* the presence byte and (placeholder) length */
+			if (s[k])
+				for (int j = 0; j < 8; j++)
+					b[1 + j] = (uint8_t)((uint64_t)len[k] >> (8 * j));
+			c = lv_crc32c(c, b, h);
+			if (s[k])
+				c = lv_crc32c(c, s[k], len[k]);
+		}
 	}
 	return c;
 }
@@ -376,7 +401,14 @@ static int cp_decode(const uint8_t *data, size_t size, const char *path, bool ve
 		goto out;
 	}
 	lv_arena *a = &out->rows->arenas[0];
-	lv_arena_init(a, 65536);
+	/* One block that holds every string and its NUL (more only if a property text is wrapped). */
+	size_t sbytes = 3 * n + 64;
+	for (int c = C_UUID; c <= C_PROPS; c++) {
+		const lv_column *sc = lv_lancefile_column(lf, (size_t)c);
+		if (sc->type == LV_COL_UTF8)
+			sbytes += (size_t)sc->str_offsets[n] + 8 * n;
+	}
+	lv_arena_init(a, sbytes);
 	out->rows->narenas = 1;
 	const lv_column *col[C_NCOLS];
 	for (int c = 0; c < C_NCOLS; c++)
@@ -537,44 +569,59 @@ static bool entry_live(const lv_manifest_entry *e, size_t n, uint64_t version)
 	return lo < n && e[lo].version == version;
 }
 
+/* A first, small probe; a bigger one only when a section runs past it. */
+#define HEAD_PROBE_SMALL 4096
 #define HEAD_PROBE_BYTES 65536
+
+/* Scans up to three "u32 len + message" sections of a manifest head for the
+ * row's transaction.  1 found, 0 not found, -1 a section runs past the head. */
+static int head_scan(const lv_buf *h, const char *path, const lv_version_info *row)
+{
+	size_t off = 0;
+	for (int k = 0; k < 3 && h->size - off >= 4; k++) {
+		uint32_t len = lv_le32(h->ptr + off);
+		if (len > h->size - off - 4)
+			return -1;
+		lv_txn t;
+		lv_error ignored = { 0 };
+		if (lv__txn_parse(h->ptr + off + 4, len, path, &t, &ignored) == 0 &&
+		    t.uuid.n == strlen(row->transaction_uuid) &&
+		    !memcmp(t.uuid.p, row->transaction_uuid, t.uuid.n) &&
+		    t.read_version == row->read_version)
+			return 1;
+		off += 4 + (size_t)len;
+	}
+	return 0;
+}
 
 /*
  * Fast identity probe: Lance writes the transaction as one of the first
  * "u32 len + message" sections of the manifest file (first, or right after
- * the index section), so a ranged read of the head usually holds it.  Returns
- * 1 if a section there parses as a transaction with the row's uuid and
- * read_version (a random 36-character uuid cannot match by chance), 0 if the
- * head does not settle it, or a negative error.  The head is never
- * interpreted any further.
+ * the index section), so a ranged read of the head usually holds it: 4 KiB
+ * first, 64 KiB if a section runs past that.  Returns 1 if a section there
+ * parses as a transaction with the row's uuid and read_version (a random
+ * 36-character uuid cannot match by chance), 0 if the head does not settle
+ * it, or a negative error.  The head is never interpreted any further.
  */
 static int head_confirms(lv_storage *st, const char *path, const lv_version_info *row,
 			 uint64_t *bytes, lv_error *err)
 {
 	if (!row->transaction_uuid || !row->has_read_version)
 		return 0;
-	lv_buf h = { 0 };
-	int rc = lv_storage_read_range(st, path, 0, HEAD_PROBE_BYTES, &h, err);
-	if (rc < 0)
-		return rc;
-	*bytes += h.size;
-	int found = 0;
-	size_t off = 0;
-	for (int k = 0; k < 3 && !found && h.size - off >= 4; k++) {
-		uint32_t len = lv_le32(h.ptr + off);
-		if (len > h.size - off - 4)
-			break;
-		lv_txn t;
-		lv_error ignored = { 0 };
-		if (lv__txn_parse(h.ptr + off + 4, len, path, &t, &ignored) == 0 &&
-		    t.uuid.n == strlen(row->transaction_uuid) &&
-		    !memcmp(t.uuid.p, row->transaction_uuid, t.uuid.n) &&
-		    t.read_version == row->read_version)
-			found = 1;
-		off += 4 + (size_t)len;
+	int found = -1;
+	for (uint64_t probe = HEAD_PROBE_SMALL; found < 0 && probe <= HEAD_PROBE_BYTES; probe *= 16) {
+		lv_buf h = { 0 };
+		int rc = lv_storage_read_range(st, path, 0, probe, &h, err);
+		if (rc < 0)
+			return rc;
+		*bytes += h.size;
+		found = head_scan(&h, path, row);
+		bool whole = h.size < probe; /* the file ends inside the probe */
+		lv_buf_dispose(&h);
+		if (found < 0 && whole)
+			found = 0;
 	}
-	lv_buf_dispose(&h);
-	return found;
+	return found < 0 ? 0 : found;
 }
 
 /*
@@ -760,27 +807,23 @@ static int assemble(lv_dataset *ds, bool history, lv_version_list **out, lv_hist
 	}
 	/* live versions the checkpoint lacks: the tail (and any trimmed by max_entries) */
 	size_t ntail = 0;
-	tail = lv__calloc(nlive, sizeof *tail);
+	tail = lv__calloc(nlive ? nlive : 1, sizeof *tail);
 	if (!tail) {
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 		goto out;
 	}
-	if (!(l = lv__version_list_new(cp.rows->n + nlive, 1 + nlive))) {
-		rc = lv__err(err, LV_ENOMEM, "out of memory");
-		goto out;
-	}
-	/* Take over the checkpoint's string arena. */
-	l->arenas[0] = cp.rows->arenas[0];
-	l->narenas = 1;
-	cp.rows->narenas = 0;
 	/*
 	 * One merge walk over the two sorted sequences (rows and live manifests):
 	 * a row is live iff its manifest is listed; a live manifest without a row
-	 * is in the tail and is read below.
+	 * is in the tail and is read below.  The checkpoint's rows are filtered in
+	 * place and its list (with its string arena) becomes the answer: no second
+	 * copy of the rows.
 	 */
-	size_t li = 0;
-	for (size_t i = 0; i < cp.rows->n; i++) {
-		lv_version_info v = cp.rows->items[i];
+	l = cp.rows;
+	cp.rows = NULL;
+	size_t li = 0, w = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		lv_version_info v = l->items[i];
 		while (li < nlive && live[li].version < v.version)
 			tail[ntail++] = live[li++].path;
 		bool is_live = li < nlive && live[li].version == v.version;
@@ -790,10 +833,23 @@ static int assemble(lv_dataset *ds, bool history, lv_version_list **out, lv_hist
 			continue;
 		v.is_cleaned_up = !is_live;
 		v.is_tagged = false;
-		l->items[l->n++] = v;
+		l->items[w++] = v;
 	}
+	l->n = w;
 	while (li < nlive)
 		tail[ntail++] = live[li++].path;
+	if (ntail) {
+		/* room for the tail's rows and one arena per tail manifest */
+		lv_version_info *items = lv__reallocarray(l->items, l->n + ntail, sizeof *items);
+		if (items)
+			l->items = items;
+		lv_arena *arenas = items ? lv__reallocarray(l->arenas, l->narenas + ntail, sizeof *arenas) : NULL;
+		if (!arenas) {
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+			goto out;
+		}
+		l->arenas = arenas;
+	}
 	if ((rc = lv__read_into_list(l, ds->st, ds->threads, tail, ntail, err)) < 0)
 		goto out;
 	rep.manifests_read += ntail;

@@ -24,8 +24,9 @@ static int list_cb(const lv_list_entry *e, void *payload)
 {
 	list_ctx *c = payload;
 	uint64_t version;
-	int scheme = lv__version_name_parse(lv__basename(e->path), &version);
 	size_t n = strlen(e->path);
+	const char *base = memrchr(e->path, '/', n);
+	int scheme = lv__version_name_parse(base ? base + 1 : e->path, &version);
 	if (scheme == LV_NAME_NONE || n >= sizeof c->v[0].path)
 		return 0;
 	lv_manifest_entry *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 64);
@@ -458,7 +459,8 @@ lv_version_list *lv__version_list_new(size_t cap_items, size_t cap_arenas)
 	lv_version_list *l = calloc(1, sizeof *l);
 	if (!l)
 		return NULL;
-	l->items = lv__calloc(cap_items, sizeof *l->items);
+	/* Not zeroed: every producer writes an item whole before counting it in n. */
+	l->items = lv__reallocarray(NULL, cap_items, sizeof *l->items);
 	l->arenas = lv__calloc(cap_arenas, sizeof *l->arenas);
 	if (!l->items || !l->arenas) {
 		lv_version_list_free(l);

@@ -138,10 +138,29 @@ static int need_buf(lf_dctx *c, uint64_t idx, const uint8_t **p, size_t *n)
 
 static inline uint64_t load_le(const uint8_t *p, unsigned bytes)
 {
+	switch (bytes) {
+	case 8: return lv_le64(p);
+	case 4: return lv_le32(p);
+	case 2: return lv_le16(p);
+	case 1: return p[0];
+	default: break;
+	}
 	uint64_t v = 0;
 	for (unsigned i = 0; i < bytes; i++)
 		v |= (uint64_t)p[i] << (8 * i);
 	return v;
+}
+
+/* n values of width w (bytes) into out; each width gets its own constant-width loop. */
+static void load_le_n(const uint8_t *p, unsigned w, size_t n, uint64_t *out)
+{
+	switch (w) {
+	case 8: for (size_t i = 0; i < n; i++) out[i] = lv_le64(p + 8 * i); break;
+	case 4: for (size_t i = 0; i < n; i++) out[i] = lv_le32(p + 4 * i); break;
+	case 2: for (size_t i = 0; i < n; i++) out[i] = lv_le16(p + 2 * i); break;
+	case 1: for (size_t i = 0; i < n; i++) out[i] = p[i]; break;
+	default: for (size_t i = 0; i < n; i++) out[i] = load_le(p + i * w, w); break;
+	}
 }
 
 void lf_fastlanes_unpack(unsigned t, unsigned w, const uint8_t *in, uint64_t *out)
@@ -698,8 +717,7 @@ static int fixed21(lf_dctx *c, const cenc *ce, const uint8_t *p, size_t n, size_
 		size_t w = (size_t)ce->bits / 8;
 		if (n / w < cnt)
 			return CORRUPT(c, "flat buffer of %zu bytes for %zu values", n, cnt);
-		for (size_t i = 0; i < cnt; i++)
-			out[i] = load_le(p + i * w, (unsigned)w);
+		load_le_n(p, (unsigned)w, cnt, out);
 		return 0;
 	}
 	if (ce->kind == CE_INLINE_BITPACK) {
@@ -849,6 +867,14 @@ static int store_fixed(lf_dctx *c, size_t row, size_t cnt, const uint64_t *v, co
 		       const dict21 *dict)
 {
 	lf_colbuf *b = c->cb;
+	if (!def && !dict) { /* no nulls, no dictionary: a straight copy */
+		if (b->type == LV_COL_BOOL)
+			for (size_t i = 0; i < cnt; i++)
+				b->bools[row + i] = (uint8_t)(v[i] != 0);
+		else if (cnt)
+			memcpy(b->u64 + row, v, cnt * sizeof *v);
+		return 0;
+	}
 	for (size_t i = 0; i < cnt; i++) {
 		int dn = def_null(c, row, def, i);
 		if (dn < 0)
@@ -1000,6 +1026,7 @@ static int miniblock21(lf_dctx *c, const uint8_t *p, size_t n)
 	const uint8_t *meta = c->buf[0], *chunks = c->buf[1];
 	size_t mlen = c->buflen[0], clen = c->buflen[1];
 	uint64_t *vals = NULL, *def = NULL;
+	size_t scratch = 0;
 	rc = 0;
 	if (mlen % 2)
 		rc = CORRUPT(c, "chunk metadata of odd size %zu", mlen);
@@ -1041,13 +1068,17 @@ static int miniblock21(lf_dctx *c, const uint8_t *p, size_t n)
 			rc = CORRUPT(c, "chunk %zu has %zu levels for %zu values", k, nlev, cnt);
 			break;
 		}
-		free(vals);
-		free(def);
-		vals = lv__calloc(cnt ? cnt : 1, sizeof *vals);
-		def = have_def ? lv__calloc(cnt ? cnt : 1, sizeof *def) : NULL;
-		if (!vals || (have_def && !def)) {
-			rc = NOMEM(c);
-			break;
+		/* scratch for this chunk's values and levels (every entry is written before use) */
+		if (cnt > scratch || !vals) {
+			free(vals);
+			free(def);
+			scratch = cnt ? cnt : 1;
+			vals = lv__malloc(scratch * sizeof *vals);
+			def = have_def ? lv__malloc(scratch * sizeof *def) : NULL;
+			if (!vals || (have_def && !def)) {
+				rc = NOMEM(c);
+				break;
+			}
 		}
 		if (have_def)
 			rc = levels21(c, &cdef, ch + doff, dsz, cnt, def);

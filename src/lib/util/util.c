@@ -308,11 +308,18 @@ bool lv_parse_u64(const char *s, size_t n, uint64_t *out)
 {
 	if (n == 0 || n > 20)
 		return false;
+	/* Up to 19 digits cannot overflow (10^19 - 1 < 2^64); only a 20th is checked. */
+	size_t fast = n < 19 ? n : 19;
 	uint64_t v = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
+	for (size_t i = 0; i < fast; i++) {
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+		if (d > 9)
 			return false;
-		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(s[i] - '0'), &v))
+		v = v * 10 + d;
+	}
+	if (n == 20) {
+		unsigned d = (unsigned)(unsigned char)s[19] - '0';
+		if (d > 9 || __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)d, &v))
 			return false;
 	}
 	*out = v;

@@ -7,6 +7,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 #include <stdint.h>
 #include <stdbool.h>
 
@@ -52,11 +53,8 @@ void *lv__grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first);
 /* The last '/'-separated component of a path (borrowed pointer into it). */
 static inline const char *lv__basename(const char *path)
 {
-	const char *s = path;
-	for (const char *p = path; *p; p++)
-		if (*p == '/')
-			s = p + 1;
-	return s;
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
 }
 
 /* A growable byte buffer with a hard cap (dynbuf-style). */
