@@ -492,7 +492,7 @@ static int read_at(int fd, uint64_t offset, uint64_t n, const char *what, const 
 
 static int local_read(void *impl, const char *path, lv_buf *out, lv_error *err)
 {
-	int fd;
+	int fd = -1; /* set by open_regular on success (initialised for -O3's flow analysis) */
 	struct stat sb;
 	LV_TRY(open_regular(impl, path, "read", &fd, &sb, err));
 	int rc = read_at(fd, 0, (uint64_t)sb.st_size, "read", path, out, err);
@@ -503,7 +503,7 @@ static int local_read(void *impl, const char *path, lv_buf *out, lv_error *err)
 static int local_read_range(void *impl, const char *path, uint64_t offset, uint64_t len,
 			    lv_buf *out, lv_error *err)
 {
-	int fd;
+	int fd = -1; /* as in local_read */
 	struct stat sb;
 	LV_TRY(open_regular(impl, path, "read", &fd, &sb, err));
 	uint64_t size = (uint64_t)sb.st_size;
