@@ -197,8 +197,8 @@ int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena, lv_
 
 	info->version = m.version;
 	/* Lance: timestamp_nanos = seconds*1e9 + nanos; listVersions reports ms. */
-	info->timestamp_nanos = m.ts_seconds * 1000000000LL + m.ts_nanos;
-	info->timestamp_millis = m.ts_seconds * 1000LL + m.ts_nanos / 1000000;
+	info->timestamp_nanos = lv__manifest_ts_nanos(&m);
+	info->timestamp_millis = lv__manifest_ts_millis(&m);
 	info->total_fragments = m.summary.total_fragments;
 	info->total_data_files = m.summary.total_data_files;
 	info->total_files_size = m.summary.total_files_size;
@@ -297,20 +297,42 @@ out:
 
 /* ---- the parallel listing ---- */
 
+/*
+ * Manifests are read in chunks of consecutive items: one worker reads a
+ * chunk's manifests one after another into one arena, and keeps the chunk's
+ * first hard error.  Small batches (a tail) get chunks of one, so every
+ * manifest is in flight at once; long ones (a whole history) share arenas
+ * instead of paying a block and an error buffer per version.
+ */
+typedef struct chunk {
+	int first_err;         /* index of the chunk's first hard error, or -1 */
+	lv_error err;
+} chunk;
+
 typedef struct job {
 	const char *const *paths;
 	lv_version_info *infos;
-	lv_arena *arenas;
+	lv_arena *arenas; /* one per chunk */
 	int *rcs;
-	lv_error *errs;
+	chunk *chunks;
+	size_t n, per;
 	lv_storage *st;
 } job;
 
-static void read_one(size_t i, void *arg)
+static void read_chunk(size_t c, void *arg)
 {
 	job *j = arg;
-	j->rcs[i] = lv__read_version_info(j->st, j->paths[i], &j->arenas[i], &j->infos[i],
-					  &j->errs[i]);
+	chunk *ch = &j->chunks[c];
+	ch->first_err = -1;
+	size_t end = (c + 1) * j->per < j->n ? (c + 1) * j->per : j->n;
+	for (size_t i = c * j->per; i < end; i++) {
+		lv_error e = { 0 };
+		j->rcs[i] = lv__read_version_info(j->st, j->paths[i], &j->arenas[c], &j->infos[i], &e);
+		if (j->rcs[i] < 0 && j->rcs[i] != LV_ENOTFOUND && ch->first_err < 0) {
+			ch->first_err = (int)(i - c * j->per);
+			ch->err = e;
+		}
+	}
 }
 
 void lv_version_list_free(lv_version_list *l)
@@ -413,20 +435,29 @@ int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const ch
 		       size_t n, lv_error *err)
 {
 	/* l->items must have room for n more entries; l->arenas for n more arenas. */
+	if (n == 0)
+		return 0;
+	size_t t = threads > 0 ? (size_t)threads : 1;
+	size_t per = n / (4 * t);
+	per = per < 1 ? 1 : per > 64 ? 64 : per;
+	size_t nchunks = (n + per - 1) / per;
 	int *rcs = lv__calloc(n, sizeof *rcs);
-	lv_error *errs = lv__calloc(n, sizeof *errs);
-	lv_version_info *tmp = lv__calloc(n, sizeof *tmp);
+	chunk *chunks = lv__calloc(nchunks, sizeof *chunks);
 	int rc = 0;
-	if (!rcs || !errs || !tmp) {
+	if (!rcs || !chunks) {
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 		goto out;
 	}
+	/* ~384 bytes of strings per manifest (paths, uuid, operation, properties, writer) */
+	size_t block = 384 * per < 1024 ? 1024 : 384 * per > 16384 ? 16384 : 384 * per;
 	lv_arena *arenas = l->arenas + l->narenas;
-	for (size_t i = 0; i < n; i++)
-		lv_arena_init(&arenas[i], 1024);
-	l->narenas += n;
-	job j = { paths, tmp, arenas, rcs, errs, st };
-	lv_parallel_for(n, threads, read_one, &j);
+	for (size_t c = 0; c < nchunks; c++)
+		lv_arena_init(&arenas[c], block);
+	l->narenas += nchunks;
+	/* read straight into the list's free slots, then close the gaps of vanished ones */
+	lv_version_info *slots = l->items + l->n;
+	job j = { paths, slots, arenas, rcs, chunks, n, per, st };
+	lv_parallel_for(nchunks, threads, read_chunk, &j);
 	/*
 	 * LV_ENOTFOUND can only mean the manifest itself vanished (a missing
 	 * transaction file is not an error): skip and report it.  Anything else
@@ -434,7 +465,7 @@ int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const ch
 	 */
 	for (size_t i = 0; i < n; i++) {
 		if (rcs[i] == 0) {
-			l->items[l->n++] = tmp[i];
+			l->items[l->n++] = slots[i]; /* l->n <= slot i: moves down or stays */
 		} else if (rcs[i] == LV_ENOTFOUND) {
 			if ((rc = lv__add_vanished(l, paths[i])) < 0) {
 				lv__err(err, rc, "out of memory");
@@ -443,14 +474,13 @@ int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const ch
 		} else {
 			rc = rcs[i];
 			if (err)
-				*err = errs[i];
+				*err = chunks[i / per].err;
 			goto out;
 		}
 	}
 out:
 	free(rcs);
-	free(errs);
-	free(tmp);
+	free(chunks);
 	return rc;
 }
 

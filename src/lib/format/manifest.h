@@ -102,6 +102,23 @@ typedef struct lv_manifest {
 } lv_manifest;
 
 /*
+ * Commit time of a manifest.  Lance computes seconds * 1e9 + nanos in wide
+ * integer arithmetic and converts with Rust `as` casts, which wrap; a corrupt or
+ * hostile manifest can hold any int64 seconds, so these wrap the same way
+ * (two's complement, well defined here) instead of overflowing.
+ */
+static inline int64_t lv__manifest_ts_nanos(const lv_manifest *m)
+{
+	uint64_t v = (uint64_t)m->ts_seconds * 1000000000u + (uint64_t)(int64_t)m->ts_nanos;
+	return (int64_t)v;
+}
+static inline int64_t lv__manifest_ts_millis(const lv_manifest *m)
+{
+	uint64_t v = (uint64_t)m->ts_seconds * 1000u + (uint64_t)(int64_t)(m->ts_nanos / 1000000);
+	return (int64_t)v;
+}
+
+/*
  * Parses a whole manifest file.  `name` is used in error messages.  Unknown
  * reader feature flags are LV_EUNSUPPORTED; malformed bytes LV_ECORRUPT.
  * `vis` may be NULL.
