@@ -681,21 +681,32 @@ static int cp_verify_identity(lv_dataset *ds, const cp_file *f, const lv_manifes
 	return 0;
 }
 
+/*
+ * Races the ladder can see (a concurrent cleanup or checkpoint): a listed
+ * checkpoint was pruned before it could be read, or one covers versions
+ * committed after the manifests were listed.  Either way an older file may
+ * answer, one that lacks versions whose manifests are already gone.
+ */
+#define RACE_VANISHED 1
+#define RACE_AHEAD 2
+
 /* Loads the newest usable checkpoint.  out->rows stays NULL when none is usable. */
 static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifest_entry *live,
-				size_t nlive, cp_file *out, lv_history_report *rep, lv_error *err);
+				size_t nlive, cp_file *out, lv_history_report *rep, int *races,
+				lv_error *err);
 
 static int cp_load_ladder(lv_dataset *ds, const lv_manifest_entry *live, size_t nlive, cp_file *out,
-			  lv_history_report *rep, lv_error *err)
+			  lv_history_report *rep, int *races, lv_error *err)
 {
 	cp_names names;
 	LV_TRY(cp_list(ds->st, &names, err));
-	return cp_load_ladder_names(ds, names, live, nlive, out, rep, err);
+	return cp_load_ladder_names(ds, names, live, nlive, out, rep, races, err);
 }
 
 /* As cp_load_ladder, over an existing listing (which it frees). */
 static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifest_entry *live,
-				size_t nlive, cp_file *out, lv_history_report *rep, lv_error *err)
+				size_t nlive, cp_file *out, lv_history_report *rep, int *races,
+				lv_error *err)
 {
 	memset(out, 0, sizeof *out);
 	int rc;
@@ -706,6 +717,8 @@ static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifes
 		memset(&f, 0, sizeof f);
 		snprintf(f.path, sizeof f.path, "%s", names.v[i].path);
 		rc = lv_storage_read(ds->st, names.v[i].path, &b, &e);
+		if (rc == LV_ENOTFOUND)
+			*races |= RACE_VANISHED;
 		if (rc == 0 && b.size > CP_MAX_FILE_BYTES)
 			rc = lv__err(&e, LV_ELIMIT, "checkpoint %s too large", names.v[i].path);
 		if (rc == 0)
@@ -714,6 +727,8 @@ static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifes
 		if (rc == 0 && f.latest != names.v[i].version)
 			rc = lv__err(&e, LV_ECORRUPT, "checkpoint %s: covers version %" PRIu64
 				     " but is named for %" PRIu64, names.v[i].path, f.latest, names.v[i].version);
+		if (rc == 0 && nlive && f.latest > live[nlive - 1].version)
+			*races |= RACE_AHEAD;
 		if (rc == 0)
 			rc = cp_verify_identity(ds, &f, live, nlive, &rep->identity_bytes, &e);
 		if (rc == 0) {
@@ -765,8 +780,8 @@ static void round1_job(size_t i, void *arg)
 		r->rc[2] = lv__refs_load_storage(&r->refs, r->ds->root, &r->err[2]);
 }
 
-static int assemble(lv_dataset *ds, bool history, lv_version_list **out, lv_history_report *report,
-		    lv_error *err)
+static int assemble_once(lv_dataset *ds, bool history, lv_version_list **out,
+			 lv_history_report *report, int *races, lv_error *err)
 {
 	lv_history_report rep;
 	lv_storage_stats s0;
@@ -790,7 +805,7 @@ static int assemble(lv_dataset *ds, bool history, lv_version_list **out, lv_hist
 		free(r1.names.v);
 		goto out;
 	}
-	if ((rc = cp_load_ladder_names(ds, r1.names, live, nlive, &cp, &rep, err)) < 0)
+	if ((rc = cp_load_ladder_names(ds, r1.names, live, nlive, &cp, &rep, races, err)) < 0)
 		goto out;
 	if (!cp.rows) {
 		if (nlive == 0) {
@@ -870,6 +885,38 @@ out:
 	free(tail);
 	lv_refs_free(r1.refs);
 	return rc;
+}
+
+/*
+ * A cleanup records the versions it removes in a checkpoint before it deletes
+ * their manifests, and checkpoints are pruned only once newer ones exist.  So
+ * when a pass finds a listed manifest or checkpoint gone, the versions it was
+ * about to miss are in a checkpoint written meanwhile: history lists again
+ * (taking "gone" as "skip it" lost them).  A checkpoint ahead of the listed
+ * manifests is looked at again once (it may also mean another history).
+ * versions() needs no retry: a vanished manifest is no longer live.
+ */
+#define RACE_RETRIES 8
+
+static int assemble(lv_dataset *ds, bool history, lv_version_list **out, lv_history_report *report,
+		    lv_error *err)
+{
+	lv_history_report rep;
+	for (int attempt = 0;; attempt++) {
+		int races = 0;
+		int rc = assemble_once(ds, history, out, &rep, &races, err);
+		if (rc < 0)
+			return rc;
+		bool again = (races & RACE_VANISHED) || rep.manifests_vanished ||
+			     ((races & RACE_AHEAD) && attempt == 0);
+		if (!history || !again || attempt == RACE_RETRIES)
+			break;
+		lv_version_list_free(*out);
+		*out = NULL;
+	}
+	if (report)
+		*report = rep;
+	return 0;
 }
 
 int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)
@@ -1056,16 +1103,18 @@ int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg_in, cons
 	lv_buf file = { 0 }, old = { 0 };
 	char **props = NULL;
 	size_t nrows = 0;
-	int rc;
+	int rc, attempt = 0, races;
 
+again: /* see assemble(): a manifest or checkpoint that vanishes means "list again" */
+	races = 0;
 	if ((rc = lv__list_manifests(ds->st, &live, &nlive, err)) < 0)
-		return rc;
+		goto out;
 	if (nlive == 0) {
 		rc = lv__err(err, LV_ENOTFOUND, "%s: not a Lance dataset (no manifests in _versions/)",
 			     lv_storage_describe(ds->st));
 		goto out;
 	}
-	if ((rc = cp_load_ladder(ds, live, nlive, &cp, &r.report, err)) < 0)
+	if ((rc = cp_load_ladder(ds, live, nlive, &cp, &r.report, &races, err)) < 0)
 		goto out;
 
 	/* Live versions the previous checkpoint lacks are read now (concurrently). */
@@ -1083,8 +1132,28 @@ int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg_in, cons
 	}
 	if ((rc = lv__read_into_list(fresh, ds->st, ds->threads, paths, nnew, err)) < 0)
 		goto out;
-	r.report.manifests_read = nnew;
-	r.report.manifests_vanished = fresh->nvanished;
+	r.report.manifests_read += nnew;
+	r.report.manifests_vanished += fresh->nvanished;
+	if (fresh->nvanished || (races & RACE_VANISHED) || ((races & RACE_AHEAD) && attempt == 0)) {
+		if (attempt++ < RACE_RETRIES) {
+			free(live);
+			live = NULL;
+			cp_file_dispose(&cp);
+			free(paths);
+			paths = NULL;
+			lv_version_list_free(fresh);
+			fresh = NULL;
+			goto again;
+		}
+		if (fresh->nvanished || (races & RACE_VANISHED)) {
+			/* A file written now could lack versions a cleanup just removed. */
+			rc = lv__err(err, LV_ECONFLICT,
+				     "checkpoint: manifests kept vanishing while being read (%d attempts; "
+				     "concurrent cleanups?); nothing written",
+				     attempt);
+			goto out;
+		}
+	}
 	lv__sort_infos(fresh->items, fresh->n);
 	r.new_entries = fresh->n;
 

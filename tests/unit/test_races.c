@@ -1,0 +1,342 @@
+/*
+ * Unit tests: history and checkpoints racing a concurrent cleanup, made
+ * deterministic.  A "hook" storage backend forwards every call to an inner
+ * in-memory store and, at the first read of a chosen path, runs what a
+ * concurrent `lancever cleanup` would do at that moment (write its checkpoint
+ * marking versions cleaned up, then delete their manifests, and prune an
+ * older checkpoint) before the read proceeds, so the read finds the file gone.
+ *
+ * A cleanup always records the versions it removes in a checkpoint before it
+ * deletes their manifests, so a reader that finds a manifest (or a checkpoint
+ * file) gone must look again: the history is in a checkpoint written
+ * meanwhile.  Taking the vanished manifest as "skip it" lost those versions
+ * from history; a checkpoint written that way lost them for good.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <pthread.h>
+
+#include <lancever/lancever.h>
+#include <lancever/sys/storage.h>
+
+#include "support/synth.h"
+
+static lv_error err;
+
+#define CHECK(expr)                                                       \
+	do {                                                              \
+		int rc_ = (expr);                                         \
+		if (rc_ != 0)                                             \
+			fail_msg("%s -> %d: %s", #expr, rc_, err.message); \
+	} while (0)
+
+#define BASE_MS 1700000000000LL
+
+/* ---- the hook backend ---- */
+
+typedef struct hook {
+	lv_storage *inner; /* borrowed */
+	const char *trigger;
+	void (*fire)(struct hook *h);
+	void *arg;
+	int skip; /* reads of `trigger` to let through before firing */
+	pthread_mutex_t mu;
+	int seen;
+} hook;
+
+static void maybe_fire(hook *h, const char *path)
+{
+	pthread_mutex_lock(&h->mu);
+	if (h->trigger && !strcmp(path, h->trigger) && h->seen++ == h->skip)
+		h->fire(h);
+	pthread_mutex_unlock(&h->mu);
+}
+
+static int h_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
+		  lv_error *e)
+{
+	return lv_storage_list(((hook *)impl)->inner, dir, recursive, cb, payload, e);
+}
+
+static int h_read(void *impl, const char *path, lv_buf *out, lv_error *e)
+{
+	maybe_fire(impl, path);
+	return lv_storage_read(((hook *)impl)->inner, path, out, e);
+}
+
+static int h_read_range(void *impl, const char *path, uint64_t off, uint64_t len, lv_buf *out,
+			lv_error *e)
+{
+	maybe_fire(impl, path);
+	return lv_storage_read_range(((hook *)impl)->inner, path, off, len, out, e);
+}
+
+static int h_head(void *impl, const char *path, uint64_t *size, int64_t *mtime, lv_error *e)
+{
+	return lv_storage_head(((hook *)impl)->inner, path, size, mtime, e);
+}
+
+static int h_write(void *impl, const char *path, const void *d, size_t n, lv_error *e)
+{
+	return lv_storage_write(((hook *)impl)->inner, path, d, n, e);
+}
+
+static int h_create(void *impl, const char *path, const void *d, size_t n, lv_error *e)
+{
+	return lv_storage_create(((hook *)impl)->inner, path, d, n, e);
+}
+
+static int h_del(void *impl, const char *path, lv_error *e)
+{
+	return lv_storage_delete(((hook *)impl)->inner, path, e);
+}
+
+static void h_close(void *impl)
+{
+	hook *h = impl;
+	pthread_mutex_destroy(&h->mu);
+	free(h);
+}
+
+static const lv_storage_ops hook_ops = {
+	.version = LV_STORAGE_OPS_VERSION, .list = h_list, .read = h_read,
+	.read_range = h_read_range, .head = h_head, .write = h_write, .create = h_create,
+	.del = h_del, .close = h_close,
+};
+
+static lv_storage *hook_new(lv_storage *inner, const char *trigger, int skip, void (*fire)(hook *),
+			    void *arg)
+{
+	hook *h = calloc(1, sizeof *h);
+	assert_non_null(h);
+	h->inner = inner;
+	h->trigger = trigger;
+	h->fire = fire;
+	h->arg = arg;
+	h->skip = skip;
+	pthread_mutex_init(&h->mu, NULL);
+	lv_storage *st = NULL;
+	CHECK(lv_storage_new(&st, &hook_ops, h, "hook", &err));
+	return st;
+}
+
+/* ---- helpers ---- */
+
+static lv_dataset *open_ds(lv_storage *st)
+{
+	lv_open_options o = LV_OPEN_OPTIONS_INIT;
+	o.threads = 1; /* manifests read in version order: the hook fires at a known point */
+	lv_dataset *ds = NULL;
+	CHECK(lv_dataset_open_storage(&ds, st, &o, &err));
+	return ds;
+}
+
+/* The checkpoint a cleanup of versions 1..upto (cleaned = 1..cleaned_upto) writes: its name and bytes. */
+typedef struct cp_bytes {
+	char path[64];
+	lv_buf bytes;
+} cp_bytes;
+
+static cp_bytes cleanup_checkpoint(uint64_t upto, uint64_t cleaned_upto)
+{
+	lv_storage *st = NULL;
+	CHECK(lv_storage_mem_new(&st, &err));
+	CHECK(synth_series(st, upto, BASE_MS));
+	lv_dataset *ds = open_ds(st);
+	uint64_t cleaned[64];
+	for (uint64_t v = 1; v <= cleaned_upto; v++)
+		cleaned[v - 1] = v;
+	lv_checkpoint_result r;
+	CHECK(lv_checkpoint_write(ds, NULL, cleaned, cleaned_upto, &r, &err));
+	assert_true(r.written);
+	cp_bytes c;
+	memset(&c, 0, sizeof c);
+	snprintf(c.path, sizeof c.path, "%s", r.path);
+	CHECK(lv_storage_read(st, r.path, &c.bytes, &err));
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+	return c;
+}
+
+/* What the concurrent cleanup does when the hook fires. */
+typedef struct cleanup_sim {
+	cp_bytes cp;          /* its checkpoint */
+	uint64_t delete_upto; /* then deletes manifests 1..delete_upto */
+	const char *prune;    /* and prunes this checkpoint file (NULL = none) */
+} cleanup_sim;
+
+static void fire_cleanup(hook *h)
+{
+	cleanup_sim *s = h->arg;
+	lv_error e = { 0 };
+	assert_int_equal(lv_storage_create(h->inner, s->cp.path, s->cp.bytes.ptr, s->cp.bytes.size, &e), 0);
+	for (uint64_t v = 1; v <= s->delete_upto; v++) {
+		char p[64];
+		assert_int_equal(lv_storage_delete(h->inner, synth_manifest_path(p, sizeof p, v), &e), 0);
+	}
+	if (s->prune)
+		assert_int_equal(lv_storage_delete(h->inner, s->prune, &e), 0);
+}
+
+/* History of `st` read without any hook: every version 1..n, cleaned up exactly for 1..cleaned. */
+static void assert_history_complete(lv_storage *st, uint64_t n, uint64_t cleaned)
+{
+	lv_dataset *ds = open_ds(st);
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	CHECK(lv_history(&l, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(l), n);
+	for (size_t i = 0; i < n; i++) {
+		const lv_version_info *v = lv_version_list_get(l, i);
+		assert_int_equal(v->version, i + 1);
+		assert_int_equal(v->is_cleaned_up, v->version <= cleaned);
+	}
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+}
+
+/*
+ * A checkpoint writer lists manifests 1..10 (no checkpoint yet) and starts
+ * reading them; meanwhile a cleanup that planned before version 10 landed
+ * writes its checkpoint _checkpoints/…09 (versions 1..9, 1..5 cleaned up) and
+ * deletes manifests 1..5.  The writer's checkpoint …10 must still hold
+ * versions 1..5: it is the newest file, so readers use it, and it makes …09
+ * prunable.
+ */
+static void test_checkpoint_write_vs_cleanup(void **state)
+{
+	(void)state;
+	lv_storage *mem = NULL;
+	CHECK(lv_storage_mem_new(&mem, &err));
+	CHECK(synth_series(mem, 10, BASE_MS));
+	char trig[64];
+	cleanup_sim sim = { cleanup_checkpoint(9, 5), 5, NULL };
+	lv_storage *st = hook_new(mem, synth_manifest_path(trig, sizeof trig, 1), 0, fire_cleanup, &sim);
+	lv_dataset *ds = open_ds(st);
+	lv_checkpoint_result r;
+	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
+	assert_true(r.written);
+	assert_string_equal(r.path, "_checkpoints/00000000000000000010.lance");
+	assert_int_equal(r.entries, 10);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+	/* Even once the cleanup's own checkpoint is pruned, history is whole. */
+	CHECK(lv_storage_delete(mem, sim.cp.path, &err));
+	assert_history_complete(mem, 10, 5);
+	lv_buf_dispose(&sim.cp.bytes);
+	lv_storage_free(mem);
+}
+
+/*
+ * The same race inside a cleanup: after planning (every manifest read once),
+ * its checkpoint step lists and reads the manifests again, and another
+ * cleanup removes versions 1..3 in between.  Ours removes 1..4; afterwards
+ * history must still hold 1..10 (1..4 cleaned up).
+ */
+static void test_cleanup_vs_cleanup(void **state)
+{
+	(void)state;
+	lv_storage *mem = NULL;
+	CHECK(lv_storage_mem_new(&mem, &err));
+	CHECK(synth_series(mem, 10, BASE_MS));
+	char trig[64];
+	cleanup_sim sim = { cleanup_checkpoint(9, 3), 3, NULL };
+	/* The planning read of v1 passes; the checkpoint step's read fires. */
+	lv_storage *st = hook_new(mem, synth_manifest_path(trig, sizeof trig, 1), 1, fire_cleanup, &sim);
+	lv_dataset *ds = open_ds(st);
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.retain_versions = 6;
+	p.now_ms = BASE_MS + 100000;
+	lv_cleanup_stats cs;
+	CHECK(lv_cleanup(ds, &p, &cs, &err));
+	assert_int_equal(cs.versions_removed, 4);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+	CHECK(lv_storage_delete(mem, sim.cp.path, &err)); /* pruned later by someone */
+	assert_history_complete(mem, 10, 4);
+	lv_buf_dispose(&sim.cp.bytes);
+	lv_storage_free(mem);
+}
+
+/*
+ * history: the newest checkpoint is …03; while history reads the tail
+ * (manifests 4..10), a cleanup writes …09 (1..9, 1..5 cleaned up) and deletes
+ * manifests 1..5.  History must list 1..10.
+ */
+static void test_history_vs_cleanup(void **state)
+{
+	(void)state;
+	lv_storage *mem = NULL;
+	CHECK(lv_storage_mem_new(&mem, &err));
+	CHECK(synth_series(mem, 10, BASE_MS));
+	cp_bytes c3 = cleanup_checkpoint(3, 0);
+	CHECK(lv_storage_create(mem, c3.path, c3.bytes.ptr, c3.bytes.size, &err));
+	char trig[64];
+	cleanup_sim sim = { cleanup_checkpoint(9, 5), 5, NULL };
+	lv_storage *st = hook_new(mem, synth_manifest_path(trig, sizeof trig, 4), 0, fire_cleanup, &sim);
+	lv_dataset *ds = open_ds(st);
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	CHECK(lv_history(&l, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(l), 10);
+	for (size_t i = 0; i < 10; i++) {
+		const lv_version_info *v = lv_version_list_get(l, i);
+		assert_int_equal(v->version, i + 1);
+		assert_int_equal(v->is_cleaned_up, v->version <= 5);
+	}
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+	lv_buf_dispose(&c3.bytes);
+	lv_buf_dispose(&sim.cp.bytes);
+	lv_storage_free(mem);
+}
+
+/*
+ * history: it lists checkpoints …06 and …03; before it reads …06, a cleanup
+ * writes …09 (1..9, 1..7 cleaned up), prunes …06 and deletes manifests
+ * 1..7.  Falling back to …03 and the manifests it listed would miss 4..7.
+ */
+static void test_history_checkpoint_pruned(void **state)
+{
+	(void)state;
+	lv_storage *mem = NULL;
+	CHECK(lv_storage_mem_new(&mem, &err));
+	CHECK(synth_series(mem, 10, BASE_MS));
+	cp_bytes c3 = cleanup_checkpoint(3, 0), c6 = cleanup_checkpoint(6, 0);
+	CHECK(lv_storage_create(mem, c3.path, c3.bytes.ptr, c3.bytes.size, &err));
+	CHECK(lv_storage_create(mem, c6.path, c6.bytes.ptr, c6.bytes.size, &err));
+	cleanup_sim sim = { cleanup_checkpoint(9, 7), 7, c6.path };
+	lv_storage *st = hook_new(mem, c6.path, 0, fire_cleanup, &sim);
+	lv_dataset *ds = open_ds(st);
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	CHECK(lv_history(&l, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(l), 10);
+	for (size_t i = 0; i < 10; i++)
+		assert_int_equal(lv_version_list_get(l, i)->version, i + 1);
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+	lv_buf_dispose(&c3.bytes);
+	lv_buf_dispose(&c6.bytes);
+	lv_buf_dispose(&sim.cp.bytes);
+	lv_storage_free(mem);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_checkpoint_write_vs_cleanup),
+		cmocka_unit_test(test_cleanup_vs_cleanup),
+		cmocka_unit_test(test_history_vs_cleanup),
+		cmocka_unit_test(test_history_checkpoint_pruned),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
