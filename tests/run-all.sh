@@ -31,6 +31,10 @@ cmake -S "$src" -B "$src/build" "${gen[@]}" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 cmake --build "$src/build" -j "$jobs"
 ctest --test-dir "$src/build" --output-on-failure -j2
 
+stage "build-release/ (Release -O3: compile only, so -Werror holds for the bench/ build too)"
+cmake -S "$src" -B "$src/build-release" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DLV_BUILD_TESTS=OFF
+cmake --build "$src/build-release" -j "$jobs"
+
 if [ "${LV_SKIP_ASAN:-0}" != 1 ]; then
   stage "build-asan/ (ASan+UBSan, no interop)"
   cmake -S "$src" -B "$src/build-asan" "${gen[@]}" -DCMAKE_BUILD_TYPE=Debug -DLV_SANITIZE=ON
