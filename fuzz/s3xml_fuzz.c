@@ -2,9 +2,13 @@
  * libFuzzer target: S3 response parsing (src/lib/s3/s3xml.c), the code every
  * S3 LIST, DeleteObjects and error answer goes through.  Each input is parsed
  * as a ListObjectsV2 page, as a DeleteObjects result for a fixed batch of
- * keys, and as an error body.  Properties: results are bounded by the input
- * (objects, text lengths), per-key results are only ever the documented
- * codes, and the error code is short, NUL-terminated and printable.
+ * keys, and as an error body; every listed key goes through the filter that
+ * decides what a listing delivers, for several prefixes.  Properties: results
+ * are bounded by the input (objects, text lengths); a delivered path is the
+ * key minus the store prefix, lies below the listed prefix and is a valid
+ * relative path (no "..", ".", empty segments or control characters: it cannot
+ * lead outside the prefix); per-key delete results are only ever the
+ * documented codes; the error code is short, NUL-terminated and printable.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -12,6 +16,7 @@
 #include <string.h>
 
 #include "s3/s3xml.h"
+#include "storage/storage_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -32,6 +37,39 @@ static const char *const batch[] = {
 };
 #define NBATCH (sizeof batch / sizeof batch[0])
 
+/* Listings as s3.c makes them: (key prefix listed, bytes of the store prefix + '/'). */
+static const struct { const char *kprefix; size_t strip; } listings[] = {
+	{ "db/t.lance/_versions/", 11 },
+	{ "db/t.lance/", 11 },
+	{ "", 0 },
+	{ "_versions/", 0 },
+};
+
+static void check_rel(const char *key)
+{
+	for (size_t i = 0; i < sizeof listings / sizeof listings[0]; i++)
+		for (int recursive = 0; recursive < 2; recursive++) {
+			const char *kp = listings[i].kprefix, *rel = NULL;
+			size_t kl = strlen(kp);
+			lv_error err = { 0 };
+			int k = lv__s3xml_list_rel(key, kp, listings[i].strip, recursive, "S3 LIST fuzz",
+						   &rel, &err);
+			CHECK(k == 1 || k == 0 || (k == LV_ECORRUPT && err.message[0]));
+			for (const char *m = err.message; *m; m++)
+				CHECK((unsigned char)*m >= 0x20 && (unsigned char)*m < 0x7f);
+			if (k == 0) {
+				size_t n = strlen(key);
+				CHECK(!strncmp(key, kp, kl));
+				CHECK(n == kl || key[n - 1] == '/' || (!recursive && strchr(key + kl, '/')));
+			} else if (k == 1) {
+				CHECK(!strncmp(key, kp, kl) && strlen(key) > kl);
+				CHECK(rel == key + listings[i].strip);
+				CHECK(recursive || !strchr(key + kl, '/'));
+				CHECK(lv__storage_check_path(rel, false, "fuzz", &err) == 0);
+			}
+		}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* Exact-size heap copy, not NUL-terminated, so ASan sees any read past the end. */
@@ -44,8 +82,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lv_error err = { 0 };
 	if (lv__s3xml_parse_list(body, size, "S3 LIST fuzz", &pg, &err) == 0) {
 		CHECK(pg.n <= size / 8); /* "<Contents><Key></Key></Contents>" at least */
-		for (size_t i = 0; i < pg.n; i++)
+		for (size_t i = 0; i < pg.n; i++) {
 			CHECK(pg.objs[i].key && strlen(pg.objs[i].key) <= LV_S3XML_TEXT_MAX);
+			check_rel(pg.objs[i].key);
+		}
 		CHECK(!pg.next_token || strlen(pg.next_token) <= LV_S3XML_TEXT_MAX);
 		lv__s3xml_list_page_dispose(&pg);
 	} else {
@@ -68,6 +108,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(code, 'x', sizeof code);
 	lv__s3xml_error_code(body, size, code, sizeof code);
 	CHECK(memchr(code, 0, sizeof code) != NULL);
+	for (const char *c = code; *c; c++)
+		CHECK((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+		      *c == '.' || *c == '_' || *c == '-');
+
+	/* the raw input as a key, too (NUL-terminated copy, first 512 bytes) */
+	char key[513];
+	size_t kn = size < 512 ? size : 512;
+	memcpy(key, data, kn);
+	key[kn] = 0;
+	check_rel(key);
 	free(body);
 	return 0;
 }

@@ -22,8 +22,32 @@
 #include "util/util.h"
 
 #define S3_POOL 64
-#define S3_RETRIES 5
-#define S3_LIST_MAX_PAGES 1000000
+/* Bodies lancever keeps: error bodies (for the code in messages) and the 2xx bodies of
+ * PUT/DELETE/HEAD are cut after 64 KiB; a ListObjectsV2 page or DeleteObjects result
+ * over 32 MiB is refused (1000 keys of 1 KiB, escaped, take ~6 MiB). */
+#define S3_SMALL_BODY_MAX (64u << 10)
+#define S3_LIST_BODY_MAX ((uint64_t)32 << 20)
+/* At most this many objects in one listing (about 1 GB of memory at the limit). */
+#define S3_LIST_MAX_KEYS 10000000u
+
+/*
+ * Limits, each overridable through the environment (read when the store is
+ * opened; an invalid value is an error naming the variable).  The tests of
+ * hostile servers (tests/interop/test_s3_hostile.mjs) lower them so that a
+ * stalled or endless server fails in seconds instead of minutes:
+ *   LANCEVER_S3_STALL_SECONDS      abort a transfer slower than 1 KB/s for this long (30)
+ *   LANCEVER_S3_CONNECT_TIMEOUT_MS connect timeout (10000)
+ *   LANCEVER_S3_MAX_ATTEMPTS       tries per request, retries of 5xx/429/connection errors (5)
+ *   LANCEVER_S3_MAX_OBJECT_BYTES   largest object a whole GET returns (4 GiB, as local files)
+ *   LANCEVER_S3_LIST_MAX_PAGES     ListObjectsV2 pages per listing (100000)
+ */
+typedef struct s3_limits {
+	long stall_s;
+	long connect_ms;
+	int attempts;
+	uint64_t max_object;
+	long list_max_pages;
+} s3_limits;
 
 typedef struct s3 {
 	char *bucket, *prefix;      /* prefix without leading/trailing '/'; "" = bucket root */
@@ -31,6 +55,7 @@ typedef struct s3 {
 	char *host;                 /* Host header value */
 	bool path_style;
 	char *region, *akid, *secret, *token;
+	s3_limits lim;
 	pthread_mutex_t mu;
 	CURL *pool[S3_POOL];
 	int npool;
@@ -68,17 +93,54 @@ static void give_handle(s3 *s, CURL *c)
 /* ---- one HTTP exchange ---- */
 
 typedef struct resp {
+	/* set by the caller before perform() */
+	uint64_t max_ok;        /* a 2xx body (or its Content-Length) over this is an error */
+	uint64_t keep_ok;       /* != 0: keep this much of a 2xx body, then stop (not an error) */
+	bool ranged;            /* a ranged GET of [range_off, range_off + range_len) */
+	uint64_t range_off, range_len;
+	/* results */
 	long status;
 	lv_dbuf body;
 	uint64_t content_length;
 	bool has_length;
+	bool has_range;         /* Content-Range: bytes <range_start>-... */
+	uint64_t range_start;
 	int64_t last_modified_ms;
+	long hstatus;           /* status line of the response being received */
+	bool too_large;         /* stopped: the 2xx body is over max_ok */
+	bool enough;            /* stopped on purpose: all the bytes wanted were received */
 } resp;
+
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
+
+/* How much of the body being received is kept before the transfer is stopped (not an error). */
+static uint64_t keep_limit(const resp *r)
+{
+	if (r->hstatus < 200 || r->hstatus > 299)
+		return S3_SMALL_BODY_MAX; /* an error body: its first bytes carry the code */
+	if (r->ranged) /* 206: the range; 200 (Range ignored): the object up to its end */
+		return r->hstatus == 206 ? r->range_len : sat_add(r->range_off, r->range_len);
+	return r->keep_ok ? r->keep_ok : UINT64_MAX;
+}
 
 static size_t on_body(char *p, size_t sz, size_t n, void *u)
 {
 	resp *r = u;
-	return lv_dbuf_add(&r->body, p, sz * n) == 0 ? sz * n : 0;
+	size_t k = sz * n;
+	uint64_t keep = keep_limit(r);
+	uint64_t room = keep > r->body.len ? keep - r->body.len : 0;
+	if (k > room) { /* only what is wanted, then stop the transfer */
+		if (lv_dbuf_add(&r->body, p, (size_t)room) < 0)
+			return 0;
+		r->enough = true;
+		return 0;
+	}
+	if (r->hstatus >= 200 && r->hstatus <= 299 && !r->ranged && !r->keep_ok &&
+	    r->body.len + k > r->max_ok) {
+		r->too_large = true;
+		return 0;
+	}
+	return lv_dbuf_add(&r->body, p, k) == 0 ? k : 0;
 }
 
 static int64_t parse_http_date(const char *v)
@@ -100,7 +162,14 @@ static size_t on_header(char *p, size_t sz, size_t n, void *u)
 	line[l] = 0;
 	while (l && (line[l - 1] == '\r' || line[l - 1] == '\n'))
 		line[--l] = 0;
-	if (!strncasecmp(line, "content-length:", 15)) {
+	if (!strncmp(line, "HTTP/", 5)) {
+		/* a new response (after a 1xx): what came before does not count */
+		const char *sp = strchr(line, ' ');
+		r->hstatus = sp ? strtol(sp + 1, NULL, 10) : 0;
+		r->has_length = r->has_range = false;
+		r->content_length = r->range_start = 0;
+		r->last_modified_ms = 0;
+	} else if (!strncasecmp(line, "content-length:", 15)) {
 		uint64_t v;
 		const char *x = line + 15;
 		while (*x == ' ')
@@ -108,6 +177,25 @@ static size_t on_header(char *p, size_t sz, size_t n, void *u)
 		if (lv_parse_u64(x, strlen(x), &v)) {
 			r->content_length = v;
 			r->has_length = true;
+			/* refuse an oversized body before receiving it */
+			if (r->hstatus >= 200 && r->hstatus <= 299 && !r->ranged && !r->keep_ok &&
+			    v > r->max_ok) {
+				r->too_large = true;
+				return 0;
+			}
+		}
+	} else if (!strncasecmp(line, "content-range:", 14)) {
+		const char *x = line + 14;
+		while (*x == ' ')
+			x++;
+		if (!strncmp(x, "bytes ", 6)) {
+			x += 6;
+			const char *dash = strchr(x, '-');
+			uint64_t v;
+			if (dash && lv_parse_u64(x, (size_t)(dash - x), &v)) {
+				r->range_start = v;
+				r->has_range = true;
+			}
 		}
 	} else if (!strncasecmp(line, "last-modified:", 14)) {
 		const char *x = line + 14;
@@ -232,9 +320,10 @@ static int perform_once(s3 *s, const req *q, resp *r, lv_error *err, bool *retry
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, s->lim.connect_ms);
+	/* a stalled server (no answer, or a trickle): abort, then retry */
 	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, 30L);
+	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, s->lim.stall_s);
 	if (!strcmp(q->method, "HEAD")) {
 		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
 	} else if (!strcmp(q->method, "PUT")) {
@@ -250,6 +339,17 @@ static int perform_once(s3 *s, const req *q, resp *r, lv_error *err, bool *retry
 		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, q->method);
 	}
 	CURLcode cc = curl_easy_perform(c);
+	if (r->too_large) {
+		rc = lv__err(err, LV_ELIMIT,
+			     "S3 %s %s: the response is larger than %llu bytes (the limit%s)", q->what,
+			     q->name, (unsigned long long)r->max_ok,
+			     r->ranged || r->keep_ok || r->max_ok != s->lim.max_object
+				     ? ""
+				     : "; LANCEVER_S3_MAX_OBJECT_BYTES raises it");
+		goto out;
+	}
+	if (cc == CURLE_WRITE_ERROR && r->enough)
+		cc = CURLE_OK; /* stopped on purpose: everything wanted was received */
 	if (cc != CURLE_OK) {
 		*retry = true;
 		rc = lv__err(err, LV_EIO, "S3 %s %s: %s (%s)", q->what, q->name, curl_easy_strerror(cc),
@@ -265,7 +365,7 @@ static int perform_once(s3 *s, const req *q, resp *r, lv_error *err, bool *retry
 			     r->status, code[0] ? " " : "", code);
 		goto out;
 	}
-	if (r->status == 400 && r->body.ptr && strstr((const char *)r->body.ptr, "SlowDown"))
+	if (r->status == 400 && r->body.ptr && memmem(r->body.ptr, r->body.len, "SlowDown", 8))
 		*retry = true;
 	rc = 0;
 out:
@@ -284,12 +384,16 @@ static int perform(s3 *s, const req *q, resp *r, lv_error *err)
 	for (int attempt = 0;; attempt++) {
 		lv_dbuf_dispose(&r->body);
 		lv_dbuf_init(&r->body, (size_t)LV__READ_MAX);
-		r->status = 0;
-		r->has_length = false;
+		r->status = r->hstatus = 0;
+		r->has_length = r->has_range = false;
+		r->content_length = r->range_start = 0;
 		r->last_modified_ms = 0;
+		r->too_large = r->enough = false;
+		if (!r->max_ok)
+			r->max_ok = S3_SMALL_BODY_MAX;
 		bool retry;
 		int rc = perform_once(s, q, r, err, &retry);
-		if (!retry || attempt + 1 >= S3_RETRIES)
+		if (!retry || attempt + 1 >= s->lim.attempts)
 			return rc;
 		/* exponential backoff with full jitter: 50 ms, 100 ms, 200 ms, ... */
 		unsigned cap = 50u << attempt;
@@ -315,25 +419,62 @@ static char *full_key(const s3 *s, const char *path)
 
 /* ---- ops ---- */
 
-static int s3_read_range_impl(s3 *s, const char *path, const char *range, lv_buf *out, lv_error *err)
+/*
+ * A whole GET (ranged == false) or a ranged GET of [offset, offset + len).  A
+ * server that ignores Range answers 200 with the object from byte 0: the range
+ * is cut from that (reading stops at its end); a 206 must start at `offset`.
+ */
+static int s3_get(s3 *s, const char *path, bool ranged, uint64_t offset, uint64_t len, lv_buf *out,
+		  lv_error *err)
 {
+	char range[64] = "";
+	if (ranged) {
+		uint64_t last;
+		if (__builtin_add_overflow(offset, len - 1, &last))
+			snprintf(range, sizeof range, "bytes=%llu-", (unsigned long long)offset);
+		else
+			snprintf(range, sizeof range, "bytes=%llu-%llu", (unsigned long long)offset,
+				 (unsigned long long)last);
+	}
 	char *key = full_key(s, path);
 	if (!key)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	resp r;
 	memset(&r, 0, sizeof r);
-	req q = { "GET", "GET", path, key, "", NULL, 0, range, false, NULL, NULL };
+	r.max_ok = s->lim.max_object;
+	r.ranged = ranged;
+	r.range_off = offset;
+	r.range_len = len;
+	req q = { "GET", "GET", path, key, "", NULL, 0, ranged ? range : NULL, false, NULL, NULL };
 	int rc = perform(s, &q, &r, err);
 	if (rc == 0) {
-		if (r.status == 200 || r.status == 206) {
+		if (r.status == 206 && ranged) {
+			if (r.has_range && r.range_start != offset)
+				rc = lv__err(err, LV_ECORRUPT,
+					     "S3 GET %s: asked for bytes from %llu, the server sent bytes from %llu",
+					     path, (unsigned long long)offset,
+					     (unsigned long long)r.range_start);
+			else if ((rc = lv_dbuf_take(&r.body, out)) == 0 && out->size > len)
+				out->size = len;
+		} else if (r.status == 200) {
+			if (ranged) { /* Range ignored: the body starts at byte 0 */
+				size_t skip = r.body.len < offset ? r.body.len : (size_t)offset;
+				if (skip)
+					memmove(r.body.ptr, r.body.ptr + skip, r.body.len - skip);
+				r.body.len -= skip;
+				if (r.body.len > len)
+					r.body.len = (size_t)len;
+			}
 			rc = lv_dbuf_take(&r.body, out);
-		} else if (r.status == 416) { /* range starts past the end */
+		} else if (r.status == 416 && ranged) { /* range starts past the end */
 			lv_dbuf_dispose(&r.body);
 			lv_dbuf_init(&r.body, 0);
 			rc = lv_dbuf_take(&r.body, out);
 		} else {
 			rc = status_error(s, "GET", path, &r, err);
 		}
+		if (rc == LV_ENOMEM)
+			rc = lv__err(err, rc, "S3 GET %s: out of memory", path);
 	}
 	lv_dbuf_dispose(&r.body);
 	free(key);
@@ -342,7 +483,7 @@ static int s3_read_range_impl(s3 *s, const char *path, const char *range, lv_buf
 
 static int s3_read(void *impl, const char *path, lv_buf *out, lv_error *err)
 {
-	return s3_read_range_impl(impl, path, NULL, out, err);
+	return s3_get(impl, path, false, 0, 0, out, err);
 }
 
 static int s3_read_range(void *impl, const char *path, uint64_t offset, uint64_t len, lv_buf *out,
@@ -353,17 +494,7 @@ static int s3_read_range(void *impl, const char *path, uint64_t offset, uint64_t
 		out->size = 0;
 		return out->ptr ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
 	}
-	char range[64];
-	uint64_t last;
-	if (__builtin_add_overflow(offset, len - 1, &last))
-		snprintf(range, sizeof range, "bytes=%llu-", (unsigned long long)offset);
-	else
-		snprintf(range, sizeof range, "bytes=%llu-%llu", (unsigned long long)offset,
-			 (unsigned long long)last);
-	int rc = s3_read_range_impl(impl, path, range, out, err);
-	if (rc == 0 && out->size > len) /* a server that ignored Range */
-		out->size = len;
-	return rc;
+	return s3_get(impl, path, true, offset, len, out, err);
 }
 
 static int s3_head(void *impl, const char *path, uint64_t *size, int64_t *mtime, lv_error *err)
@@ -374,10 +505,13 @@ static int s3_head(void *impl, const char *path, uint64_t *size, int64_t *mtime,
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	resp r;
 	memset(&r, 0, sizeof r);
+	r.keep_ok = S3_SMALL_BODY_MAX;
 	req q = { "HEAD", "HEAD", path, key, "", NULL, 0, NULL, false, NULL, NULL };
 	int rc = perform(s, &q, &r, err);
 	if (rc == 0 && r.status != 200)
 		rc = status_error(s, "HEAD", path, &r, err);
+	if (rc == 0 && !r.has_length)
+		rc = lv__err(err, LV_ECORRUPT, "S3 HEAD %s: no Content-Length in the answer", path);
 	if (rc == 0) {
 		if (size)
 			*size = r.content_length;
@@ -396,6 +530,7 @@ static int s3_put(s3 *s, const char *path, const void *data, size_t n, bool crea
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	resp r;
 	memset(&r, 0, sizeof r);
+	r.keep_ok = S3_SMALL_BODY_MAX;
 	req q = { "PUT", "PUT", path, key, "", data, n, NULL, create, "application/octet-stream", NULL };
 	int rc = perform(s, &q, &r, err);
 	if (rc == 0 && r.status != 200)
@@ -427,6 +562,7 @@ static int s3_del(void *impl, const char *path, lv_error *err)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	resp r;
 	memset(&r, 0, sizeof r);
+	r.keep_ok = S3_SMALL_BODY_MAX;
 	req q = { "DELETE", "DELETE", path, key, "", NULL, 0, NULL, false, NULL, NULL };
 	int rc = perform(s, &q, &r, err);
 	if (rc == 0 && r.status != 204 && r.status != 200)
@@ -485,6 +621,7 @@ static int delete_batch(s3 *s, const char *const *paths, size_t n, int *rcs, lv_
 	EVP_EncodeBlock((unsigned char *)md5b64, md5, 16);
 	resp r;
 	memset(&r, 0, sizeof r);
+	r.max_ok = S3_LIST_BODY_MAX;
 	req q = { "POST", "DELETE", paths[0], "", "delete=", body.ptr, body.len, NULL, false,
 		  "application/xml", md5b64 };
 	rc = perform(s, &q, &r, err);
@@ -531,31 +668,57 @@ typedef struct ent {
 typedef struct lst {
 	ent *v;
 	size_t n, cap;
-	size_t strip;   /* bytes of "<prefix>/" to strip from keys */
+	const char *kprefix; /* the key prefix listed */
+	size_t strip;        /* bytes of "<prefix>/" to strip from keys */
 	bool recursive;
-	size_t dirlen;  /* bytes of the listed dir (relative) + '/' */
+	uint64_t *tokens;    /* hashes of the continuation tokens seen (pagination loops) */
+	size_t ntokens, tcap;
 } lst;
 
 /* Entries are collected over all pages and delivered sorted by path (as the local backend). */
-static int deliver(lst *l, const lv_s3_obj *o)
+static int deliver(lst *l, const lv_s3_obj *o, const char *what, lv_error *err)
 {
-	if (strlen(o->key) < l->strip)
-		return 0;
-	const char *rel = o->key + l->strip;
-	size_t n = strlen(rel);
-	if (!n || rel[n - 1] == '/')
-		return 0; /* "directory" markers */
-	if (!l->recursive && strchr(rel + l->dirlen, '/'))
-		return 0;
+	const char *rel;
+	int k = lv__s3xml_list_rel(o->key, l->kprefix, l->strip, l->recursive, what, &rel, err);
+	if (k <= 0)
+		return k;
+	if (l->n >= S3_LIST_MAX_KEYS)
+		return lv__err(err, LV_ELIMIT, "%s: more than %u objects", what, S3_LIST_MAX_KEYS);
 	ent *nv = lv__grow(l->v, &l->cap, l->n, sizeof *nv, 256);
 	if (!nv)
-		return LV_ENOMEM;
+		return lv__err(err, LV_ENOMEM, "%s: out of memory", what);
 	l->v = nv;
 	if (!(nv[l->n].path = lv__strdup(rel)))
-		return LV_ENOMEM;
+		return lv__err(err, LV_ENOMEM, "%s: out of memory", what);
 	nv[l->n].size = o->size;
 	nv[l->n].mtime = o->mtime_ms;
 	l->n++;
+	return 0;
+}
+
+/* FNV-1a, 64 bits: tokens are compared by hash (a false "loop" needs a 64-bit collision). */
+static uint64_t token_hash(const char *t)
+{
+	uint64_t h = 14695981039346656037ull;
+	for (; *t; t++)
+		h = (h ^ (unsigned char)*t) * 1099511628211ull;
+	return h;
+}
+
+/* Records a continuation token; LV_ECORRUPT if the server sent it before (pagination loop). */
+static int token_seen(lst *l, const char *token, const char *what, lv_error *err)
+{
+	uint64_t h = token_hash(token);
+	for (size_t i = 0; i < l->ntokens; i++) /* pages are round trips: a scan is cheap enough */
+		if (l->tokens[i] == h)
+			return lv__err(err, LV_ECORRUPT,
+				       "%s: the server sent continuation token of page %zu again at page %zu "
+				       "(pagination loop)", what, i + 1, l->ntokens + 1);
+	uint64_t *nt = lv__grow(l->tokens, &l->tcap, l->ntokens, sizeof *nt, 16);
+	if (!nt)
+		return lv__err(err, LV_ENOMEM, "%s: out of memory", what);
+	l->tokens = nt;
+	l->tokens[l->ntokens++] = h;
 	return 0;
 }
 
@@ -577,15 +740,21 @@ static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, v
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	lst l;
 	memset(&l, 0, sizeof l);
+	l.kprefix = kprefix;
 	l.strip = s->prefix[0] ? strlen(s->prefix) + 1 : 0;
 	l.recursive = recursive;
-	l.dirlen = dir[0] ? strlen(dir) + 1 : 0;
 	const char *dname = dir[0] ? dir : "/";
 	char what[300];
 	snprintf(what, sizeof what, "S3 LIST %.256s", dname);
 	char *token = NULL;
 	int rc = 0;
-	for (long page = 0; page < S3_LIST_MAX_PAGES; page++) {
+	for (long page = 0;; page++) {
+		if (page >= s->lim.list_max_pages) {
+			rc = lv__err(err, LV_ELIMIT,
+				     "%s: more than %ld pages (LANCEVER_S3_LIST_MAX_PAGES raises the limit)",
+				     what, s->lim.list_max_pages);
+			break;
+		}
 		/* canonical query: parameters sorted by name, values AWS-encoded */
 		char *ep = lv_aws_uri_encode(kprefix, strlen(kprefix), 0);
 		char *et = token ? lv_aws_uri_encode(token, strlen(token), 0) : NULL;
@@ -600,6 +769,7 @@ static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, v
 		}
 		resp r;
 		memset(&r, 0, sizeof r);
+		r.max_ok = S3_LIST_BODY_MAX;
 		req q = { "GET", "LIST", dname, "", query, NULL, 0, NULL, false, NULL, NULL };
 		rc = perform(s, &q, &r, err);
 		free(query);
@@ -611,8 +781,7 @@ static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, v
 			rc = lv__s3xml_parse_list((const char *)r.body.ptr, r.body.len, what, &pg, err);
 		lv_dbuf_dispose(&r.body);
 		for (size_t i = 0; i < pg.n && rc == 0; i++)
-			if (deliver(&l, &pg.objs[i]) < 0)
-				rc = lv__err(err, LV_ENOMEM, "%s: out of memory", what);
+			rc = deliver(&l, &pg.objs[i], what, err);
 		bool more = pg.truncated;
 		free(token);
 		token = pg.next_token;
@@ -624,6 +793,8 @@ static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, v
 			rc = lv__err(err, LV_ECORRUPT, "%s: truncated listing without a token", what);
 			break;
 		}
+		if ((rc = token_seen(&l, token, what, err)) < 0)
+			break;
 	}
 	if (rc == 0) {
 		if (l.n > 1)
@@ -636,6 +807,7 @@ static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, v
 	for (size_t i = 0; i < l.n; i++)
 		free(l.v[i].path);
 	free(l.v);
+	free(l.tokens);
 	free(token);
 	free(kprefix);
 	return rc;
@@ -681,9 +853,43 @@ static const char *env(const char *a, const char *b)
 	return v && *v ? v : NULL;
 }
 
+/* An integer limit from the environment, in [lo, hi]; absent = dflt. */
+static int env_limit(const char *name, uint64_t lo, uint64_t hi, uint64_t dflt, uint64_t *out,
+		     lv_error *err)
+{
+	const char *v = getenv(name);
+	*out = dflt;
+	if (!v || !*v)
+		return 0;
+	uint64_t x;
+	if (!lv_parse_u64(v, strlen(v), &x) || x < lo || x > hi)
+		return lv__err(err, LV_EINVALID, "%s: expected an integer from %llu to %llu", name,
+			       (unsigned long long)lo, (unsigned long long)hi);
+	*out = x;
+	return 0;
+}
+
+static int read_limits(s3_limits *l, lv_error *err)
+{
+	uint64_t stall, conn, att, obj, pages;
+	LV_TRY(env_limit("LANCEVER_S3_STALL_SECONDS", 1, 3600, 30, &stall, err));
+	LV_TRY(env_limit("LANCEVER_S3_CONNECT_TIMEOUT_MS", 1, 600000, 10000, &conn, err));
+	LV_TRY(env_limit("LANCEVER_S3_MAX_ATTEMPTS", 1, 20, 5, &att, err));
+	LV_TRY(env_limit("LANCEVER_S3_MAX_OBJECT_BYTES", 1, LV__READ_MAX, LV__READ_MAX, &obj, err));
+	LV_TRY(env_limit("LANCEVER_S3_LIST_MAX_PAGES", 1, 10000000, 100000, &pages, err));
+	l->stall_s = (long)stall;
+	l->connect_ms = (long)conn;
+	l->attempts = (int)att;
+	l->max_object = obj;
+	l->list_max_pages = (long)pages;
+	return 0;
+}
+
 int lv__storage_s3_open(lv_storage **out, const char *rest, const lv_storage_options *opts,
 			lv_error *err)
 {
+	s3_limits lim;
+	LV_TRY(read_limits(&lim, err));
 	pthread_once(&curl_once, curl_init_once);
 	const char *slash = strchr(rest, '/');
 	size_t blen = slash ? (size_t)(slash - rest) : strlen(rest);
@@ -702,6 +908,7 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, const lv_storage_opt
 	if (!s)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	pthread_mutex_init(&s->mu, NULL);
+	s->lim = lim;
 	s->bucket = lv__strndup(rest, blen);
 	const char *p = slash ? slash + 1 : "";
 	size_t plen = strlen(p);

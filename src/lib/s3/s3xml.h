@@ -3,12 +3,14 @@
  * curl, so they can be unit-tested and fuzzed on their own.  s3.c calls them.
  *
  *  - ListObjectsV2 pages: the objects (key, size, mtime), IsTruncated and the
- *    continuation token;
+ *    continuation token; and which listed keys a listing may deliver;
  *  - DeleteObjects results: which keys of a batch failed, and how;
  *  - error bodies: the S3 error code (<Code>…</Code>), for messages.
  *
  * Bodies come from a server and are untrusted: any byte sequence of any
  * length is a valid argument; malformed input is an error, never a crash.
+ * Document type declarations (and so entity definitions) are refused: S3
+ * never sends them, and they are how a small body expands into a large one.
  */
 #ifndef LV_S3_S3XML_H
 #define LV_S3_S3XML_H
@@ -39,8 +41,10 @@ typedef struct lv_s3_list_page {
 
 /*
  * Parses one ListObjectsV2 response body into *page (which it initialises).
- * `what` names the listing in messages ("S3 LIST <dir>").  Returns 0, or
- * LV_ECORRUPT (malformed XML), LV_ELIMIT (an element's text is too long),
+ * The root element must be <ListBucketResult>.  `what` names the listing in
+ * messages ("S3 LIST <dir>").  Returns 0, or LV_ECORRUPT (malformed XML, a
+ * document type declaration, another root element, a <Size> that is not a
+ * number), LV_ELIMIT (an element's text is longer than LV_S3XML_TEXT_MAX),
  * LV_ENOMEM; on error *page is disposed.
  */
 int lv__s3xml_parse_list(const char *body, size_t len, const char *what, lv_s3_list_page *page,
@@ -48,15 +52,39 @@ int lv__s3xml_parse_list(const char *body, size_t len, const char *what, lv_s3_l
 void lv__s3xml_list_page_dispose(lv_s3_list_page *page);
 
 /*
+ * Which listed key a listing delivers.  The listing asked for keys starting
+ * with `kprefix` (the store's prefix + "/" + the listed directory + "/", or ""
+ * at the bucket root); `strip` bytes (the store's prefix + "/", or 0) are cut
+ * from a key to make it relative to the store root.  Returns 1 with *rel
+ * pointing into `key` (the relative path, valid per lv__storage_check_path),
+ * 0 to skip it ("directory" markers ending in '/', and in a non-recursive
+ * listing keys below a sub-directory), or LV_ECORRUPT for a key that does not
+ * start with kprefix or is not a valid relative path (".." or "." segments,
+ * empty segments, control characters, backslashes, too long): a server that
+ * lists such keys is broken or hostile, and they would lead outside the
+ * listed prefix.  `what` names the listing in the message.
+ */
+int lv__s3xml_list_rel(const char *key, const char *kprefix, size_t strip, bool recursive,
+		       const char *what, const char **rel, lv_error *err);
+
+/*
  * Parses a DeleteObjects response body for a batch of `n` full keys: for
  * every <Error> whose <Key> equals keys[i], rcs[i] becomes LV_ENOTFOUND
  * (code NoSuchKey) or LV_EIO; other rcs are left alone.  *failed (may be
- * NULL) receives the number of results set.  Returns 0 or LV_ECORRUPT.
+ * NULL) receives the number of results set.  The root element must be
+ * <DeleteResult>.  Returns 0, LV_ECORRUPT, LV_ELIMIT or LV_ENOMEM.
  */
 int lv__s3xml_parse_delete(const char *body, size_t len, const char *const *keys, size_t n,
 			   int *rcs, size_t *failed, lv_error *err);
 
-/* The S3 error code of an error body (<Code>…</Code>) into out[cap] ("" if none). */
+/*
+ * The S3 error code of an error body (<Code>…</Code>) into out[cap] ("" if
+ * none, or if it is not a plain code of letters, digits, '.', '_' and '-':
+ * the code goes into messages, so nothing else from the server does).
+ */
 void lv__s3xml_error_code(const char *body, size_t len, char *out, size_t cap);
+
+/* Copies at most cap-1 bytes of s into out, control and non-ASCII bytes as '?' (for messages). */
+void lv__s3xml_printable(char *out, size_t cap, const char *s);
 
 #endif
