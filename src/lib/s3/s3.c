@@ -129,18 +129,20 @@ static size_t on_body(char *p, size_t sz, size_t n, void *u)
 	size_t k = sz * n;
 	uint64_t keep = keep_limit(r);
 	uint64_t room = keep > r->body.len ? keep - r->body.len : 0;
-	if (k > room) { /* only what is wanted, then stop the transfer */
-		if (lv_dbuf_add(&r->body, p, (size_t)room) < 0)
-			return 0;
-		r->enough = true;
-		return 0;
-	}
-	if (r->hstatus >= 200 && r->hstatus <= 299 && !r->ranged && !r->keep_ok &&
-	    r->body.len + k > r->max_ok) {
+	size_t take = k > room ? (size_t)room : k; /* only what is wanted, then stop */
+	/* Never more than max_ok of a 2xx body, also of a ranged GET whose server
+	 * ignored Range (the bytes up to the end of the range are needed then). */
+	if (r->hstatus >= 200 && r->hstatus <= 299 && !r->keep_ok && r->body.len + take > r->max_ok) {
 		r->too_large = true;
 		return 0;
 	}
-	return lv_dbuf_add(&r->body, p, k) == 0 ? k : 0;
+	if (lv_dbuf_add(&r->body, p, take) < 0)
+		return 0;
+	if (take < k) {
+		r->enough = true;
+		return 0;
+	}
+	return k;
 }
 
 static int64_t parse_http_date(const char *v)
