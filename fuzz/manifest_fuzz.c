@@ -1,6 +1,13 @@
-/* libFuzzer target: manifest file parser, plus its index section and inline transaction. */
+/*
+ * libFuzzer target: manifest file parser, plus its index section and inline
+ * transaction; and the input's first bytes as a _versions/ file name (the
+ * name a version gets parses back to that version, for both schemes).
+ */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "format/manifest.h"
 
@@ -9,8 +16,30 @@ static int on_del(const lv_deletion_ref *d, void *p) { (void)d; (void)p; return 
 static int on_ext(lv_sv s, void *p) { (void)s; (void)p; return 0; }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void version_names(const uint8_t *data, size_t size)
+{
+	char name[65];
+	size_t n = size < 64 ? size : 64;
+	memcpy(name, data, n);
+	name[n] = 0;
+	uint64_t v;
+	int scheme = lv__version_name_parse(name, &v);
+	if (scheme == LV_NAME_NONE)
+		return;
+	char path[64];
+	lv__version_path(path, sizeof path, v, scheme);
+	uint64_t back;
+	if (strncmp(path, "_versions/", 10) || lv__version_name_parse(path + 10, &back) != scheme ||
+	    back != v) {
+		fprintf(stderr, "manifest_fuzz: version name '%s' -> %s does not round-trip\n", name, path);
+		abort();
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	version_names(data, size);
 	lv_manifest m;
 	lv_error err = { 0 };
 	lv_manifest_visitor vis = { on_data, on_del, on_ext, NULL };
