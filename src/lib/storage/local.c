@@ -25,12 +25,18 @@
  * a path the front end passed (those never contain "..", a leading "/", a
  * backslash or a control character: lv__storage_check_path).
  *
- * - Writes are atomic: the bytes go to a temporary file ".tmp-lancever-<random>"
- *   in the target directory, are fsync'ed and then renamed over the target.
- * - Create-if-absent uses the same temporary file and link(2)s it to the
- *   target: link fails with EEXIST instead of replacing, and the target only
- *   ever appears complete.  Filesystems without hard links fall back to
- *   renameat2(RENAME_NOREPLACE).
+ * - Writes are atomic and leave nothing behind if the process dies: the bytes
+ *   go to an unnamed file in the target directory (O_TMPFILE), are fsync'ed,
+ *   and the file is then given its name.  Create-if-absent links it to the
+ *   target (link fails with EEXIST instead of replacing, and the target only
+ *   ever appears complete); a replacing write links it to a temporary name
+ *   ".tmp-lancever-<random>" and renames that over the target.
+ * - Where O_TMPFILE or linking an unnamed file is not available, the bytes go
+ *   to a named temporary file first (filesystems without hard links: then
+ *   renameat2(RENAME_NOREPLACE) for create-if-absent).
+ * - A process killed while it holds a temporary name leaves that file behind;
+ *   a create in the same directory removes temporary files older than an hour
+ *   (a live writer holds its name for one write + fsync at most).
  * - Listings skip symbolic links entirely (files and directories, found with
  *   lstat semantics) so a recursive walk can never leave the root or loop, and
  *   hide our own in-flight temporary files.
@@ -555,14 +561,150 @@ static uint64_t tmp_random(void)
  * Writes data to a new fsync'ed temporary file in the directory `dfd`.  On
  * success tmp[] holds its name (relative to dfd).
  */
+/* Writes data to fd and fsyncs it. */
+static int fill_fd(int fd, const char *rel, const char *what, const void *data, size_t size,
+		   lv_error *err)
+{
+	char ebuf[128];
+	const uint8_t *p = data;
+	size_t done = 0;
+	while (done < size) {
+		size_t want = size - done;
+		if (want > ((size_t)1 << 30))
+			want = (size_t)1 << 30;
+		ssize_t w = write(fd, p + done, want);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return lv__err(err, LV_EIO, "%s %s: %s", what, rel, errstr(errno, ebuf, sizeof ebuf));
+		}
+		done += (size_t)w;
+	}
+	if (fsync(fd) != 0)
+		return lv__err(err, LV_EIO, "%s %s: fsync: %s", what, rel, errstr(errno, ebuf, sizeof ebuf));
+	return 0;
+}
+
+/* A live writer holds a temporary name for one write + fsync at most; older ones are litter. */
+#define TMP_STALE_MS (60 * 60 * 1000)
+
+/* Removes temporary files older than TMP_STALE_MS from the open directory dfd (best effort). */
+static void sweep_stale_temps(int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
+	int64_t cutoff = lv_now_ms() - TMP_STALE_MS;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		struct stat sb;
+		if (strncmp(de->d_name, LV__TMP_PREFIX, strlen(LV__TMP_PREFIX)) == 0 &&
+		    fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(sb.st_mode) && stat_mtime_ms(&sb) < cutoff)
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
+
+/*
+ * Writes data to a new fsync'ed unnamed file in dfd (O_TMPFILE): 0 and *fd_out,
+ * 1 if the filesystem has no O_TMPFILE, or an error.
+ */
+static int write_unnamed(int dfd, const char *rel, const char *what, const void *data, size_t size,
+			 int *fd_out, lv_error *err)
+{
+	char ebuf[128];
+	int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		int e = errno;
+		if (e == EOPNOTSUPP || e == EISDIR || e == EINVAL || e == ENOSYS)
+			return 1;
+		return lv__err(err, e == ENOMEM ? LV_ENOMEM : LV_EIO, "%s %s: %s", what, rel,
+			       errstr(e, ebuf, sizeof ebuf));
+	}
+	int rc = fill_fd(fd, rel, what, data, size, err);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
+/*
+ * Gives the unnamed file fd the name `leaf` in dfd: through /proc/self/fd (no
+ * privilege needed), else AT_EMPTY_PATH (needs CAP_DAC_READ_SEARCH).  0, or
+ * -1 with errno (EEXIST: the name is taken).
+ */
+static int link_unnamed(int fd, int dfd, const char *leaf)
+{
+	char proc[48];
+	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, dfd, leaf, AT_SYMLINK_FOLLOW) == 0)
+		return 0;
+	if (errno == EEXIST)
+		return -1;
+	return linkat(fd, "", dfd, leaf, AT_EMPTY_PATH);
+}
+
+/* Is errno from linking an unnamed file "this way does not work here" (use a named temporary)? */
+static bool link_unavailable(int e)
+{
+	return e == ENOENT || e == EPERM || e == EACCES || e == EOPNOTSUPP || e == ENOSYS ||
+	       e == EMLINK || e == EXDEV || e == EINVAL;
+}
+
+/*
+ * Puts the unnamed file fd at `leaf` (create-if-absent, or replacing through
+ * a temporary name).  0, 1 if linking unnamed files is unavailable here, or an
+ * error.
+ */
+static int put_unnamed(int fd, int dfd, const char *leaf, const char *rel, const char *what,
+		       bool create, lv_error *err)
+{
+	char ebuf[128];
+	if (create) {
+		if (link_unnamed(fd, dfd, leaf) == 0)
+			return 0;
+		int e = errno;
+		if (e == EEXIST)
+			return lv__err(err, LV_EEXISTS, "%s %s: already exists", what, rel);
+		if (link_unavailable(e))
+			return 1;
+		return lv__err(err, LV_EIO, "%s %s: %s", what, rel, errstr(e, ebuf, sizeof ebuf));
+	}
+	char tmp[64];
+	for (int attempt = 0; attempt < 16; attempt++) {
+		snprintf(tmp, sizeof tmp, "%s%016llx", LV__TMP_PREFIX, (unsigned long long)tmp_random());
+		if (link_unnamed(fd, dfd, tmp) == 0) {
+			/* A symlink at the target is replaced itself; its target is never written. */
+			if (renameat(dfd, tmp, dfd, leaf) == 0)
+				return 0;
+			int e = errno;
+			(void)unlinkat(dfd, tmp, 0);
+			return lv__err(err, LV_EIO, "%s %s: %s", what, rel, errstr(e, ebuf, sizeof ebuf));
+		}
+		int e = errno;
+		if (e == EEXIST)
+			continue;
+		if (link_unavailable(e))
+			return 1;
+		return lv__err(err, LV_EIO, "%s %s: %s", what, rel, errstr(e, ebuf, sizeof ebuf));
+	}
+	return lv__err(err, LV_EIO, "%s %s: could not create a temporary file", what, rel);
+}
+
 static int write_temp(int dfd, const char *rel, const char *what, const void *data, size_t size,
 		      char tmp[static 64], lv_error *err)
 {
 	char ebuf[128];
 	int rc = 0;
 	int fd = -1;
-	const uint8_t *p = data;
-	size_t done = 0;
 	for (int attempt = 0; attempt < 16; attempt++) {
 		snprintf(tmp, 64, "%s%016llx", LV__TMP_PREFIX, (unsigned long long)tmp_random());
 		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
@@ -576,25 +718,8 @@ static int write_temp(int dfd, const char *rel, const char *what, const void *da
 	}
 	if (fd < 0)
 		return lv__err(err, LV_EIO, "%s %s: could not create a temporary file", what, rel);
-	while (done < size) {
-		size_t want = size - done;
-		if (want > ((size_t)1 << 30))
-			want = (size_t)1 << 30;
-		ssize_t w = write(fd, p + done, want);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = lv__err(err, LV_EIO, "%s %s: %s", what, rel,
-				     errstr(errno, ebuf, sizeof ebuf));
-			goto out;
-		}
-		done += (size_t)w;
-	}
-	if (fsync(fd) != 0) {
-		rc = lv__err(err, LV_EIO, "%s %s: fsync: %s", what, rel,
-			     errstr(errno, ebuf, sizeof ebuf));
+	if ((rc = fill_fd(fd, rel, what, data, size, err)) < 0)
 		goto out;
-	}
 	int cr = close(fd);
 	fd = -1;
 	if (cr != 0)
@@ -617,7 +742,20 @@ static int local_put(void *impl, const char *path, const void *data, size_t size
 	int dfd;
 	const char *leaf;
 	LV_TRY(open_parent(impl, path, true, what, &dfd, &leaf, err));
-	int rc = write_temp(dfd, path, what, data, size, tmp, err);
+	if (create)
+		sweep_stale_temps(dfd);
+	int ufd = -1;
+	int rc = write_unnamed(dfd, path, what, data, size, &ufd, err);
+	if (rc == 0) {
+		rc = put_unnamed(ufd, dfd, leaf, path, what, create, err);
+		close(ufd);
+	}
+	if (rc == 0)
+		goto synced;
+	if (rc < 0)
+		goto out;
+	/* No O_TMPFILE, or unnamed files cannot be linked here: a named temporary file. */
+	rc = write_temp(dfd, path, what, data, size, tmp, err);
 	if (rc < 0)
 		goto out;
 	if (!create) {
@@ -654,6 +792,7 @@ static int local_put(void *impl, const char *path, const void *data, size_t size
 			goto out;
 		}
 	}
+synced:
 	/* Some filesystems refuse fsync on directories; the rename is then as durable as it gets. */
 	(void)fsync(dfd);
 out:
