@@ -397,9 +397,11 @@ static int perform(s3 *s, const req *q, resp *r, lv_error *err)
 		int rc = perform_once(s, q, r, err, &retry);
 		if (!retry || attempt + 1 >= s->lim.attempts)
 			return rc;
-		/* exponential backoff with full jitter: 50 ms, 100 ms, 200 ms, ... */
-		unsigned cap = 50u << attempt;
-		usleep((useconds_t)((unsigned)rand() % (cap + 1)) * 1000u);
+		/* exponential backoff with full jitter: 50 ms, 100 ms, 200 ms, ... at most 5 s */
+		unsigned cap = attempt < 6 ? 50u << attempt : 5000u;
+		unsigned ms = (unsigned)rand() % (cap + 1);
+		struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
 	}
 }
 
