@@ -6,8 +6,6 @@
  * (5xx, 429/SlowDown, connection errors) with exponential backoff and jitter.
  * Credentials come from the environment and never appear in messages.
  */
-#include <curl/curl.h>
-#include <openssl/evp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "s3/dl.h"
 #include "s3/s3xml.h"
 #include "s3/sigv4.h"
 #include "storage/storage_int.h"
@@ -59,10 +58,10 @@ typedef struct s3 {
 	pthread_mutex_t mu;
 	CURL *pool[S3_POOL];
 	int npool;
+	const lv_curl_api *cu;   /* libcurl and libcrypto, loaded at open (s3/dl.h) */
+	const lv_crypto_api *k;
 } s3;
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
-static void curl_init_once(void) { curl_global_init(CURL_GLOBAL_DEFAULT); }
 
 static CURL *take_handle(s3 *s)
 {
@@ -72,9 +71,9 @@ static CURL *take_handle(s3 *s)
 		c = s->pool[--s->npool];
 	pthread_mutex_unlock(&s->mu);
 	if (c)
-		curl_easy_reset(c);
+		s->cu->easy_reset(c);
 	else
-		c = curl_easy_init();
+		c = s->cu->easy_init();
 	return c;
 }
 
@@ -87,7 +86,7 @@ static void give_handle(s3 *s, CURL *c)
 	}
 	pthread_mutex_unlock(&s->mu);
 	if (c)
-		curl_easy_cleanup(c);
+		s->cu->easy_cleanup(c);
 }
 
 /* ---- one HTTP exchange ---- */
@@ -284,63 +283,63 @@ static int perform_once(s3 *s, const req *q, resp *r, lv_error *err, bool *retry
 		goto out;
 	}
 	snprintf(line, sizeof line, "Authorization: %s", auth);
-	hl = curl_slist_append(hl, line);
+	hl = s->cu->slist_append(hl, line);
 	snprintf(line, sizeof line, "x-amz-content-sha256: %s", payload);
-	hl = curl_slist_append(hl, line);
+	hl = s->cu->slist_append(hl, line);
 	snprintf(line, sizeof line, "x-amz-date: %s", amz);
-	hl = curl_slist_append(hl, line);
+	hl = s->cu->slist_append(hl, line);
 	if (s->token) {
 		char *t = lv__sprintf("x-amz-security-token: %s", s->token);
 		if (t)
-			hl = curl_slist_append(hl, t);
+			hl = s->cu->slist_append(hl, t);
 		free(t);
 	}
 	if (q->range) {
 		snprintf(line, sizeof line, "Range: %s", q->range);
-		hl = curl_slist_append(hl, line);
+		hl = s->cu->slist_append(hl, line);
 	}
 	if (q->if_none_match)
-		hl = curl_slist_append(hl, "If-None-Match: *");
+		hl = s->cu->slist_append(hl, "If-None-Match: *");
 	if (q->content_type) {
 		snprintf(line, sizeof line, "Content-Type: %s", q->content_type);
-		hl = curl_slist_append(hl, line);
+		hl = s->cu->slist_append(hl, line);
 	}
 	if (q->content_md5) {
 		snprintf(line, sizeof line, "Content-MD5: %s", q->content_md5);
-		hl = curl_slist_append(hl, line);
+		hl = s->cu->slist_append(hl, line);
 	}
-	hl = curl_slist_append(hl, "Expect:"); /* no 100-continue round trip */
+	hl = s->cu->slist_append(hl, "Expect:"); /* no 100-continue round trip */
 	if (!hl)
 		goto out;
 	if (!(c = take_handle(s)))
 		goto out;
 	upload up = { q->body, q->body_len };
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hl);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, r);
-	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(c, CURLOPT_HEADERDATA, r);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, s->lim.connect_ms);
+	s->cu->easy_setopt(c, CURLOPT_URL, url);
+	s->cu->easy_setopt(c, CURLOPT_HTTPHEADER, hl);
+	s->cu->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
+	s->cu->easy_setopt(c, CURLOPT_WRITEDATA, r);
+	s->cu->easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
+	s->cu->easy_setopt(c, CURLOPT_HEADERDATA, r);
+	s->cu->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	s->cu->easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, s->lim.connect_ms);
 	/* a stalled server (no answer, or a trickle): abort, then retry */
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
-	curl_easy_setopt(c, CURLOPT_LOW_SPEED_TIME, s->lim.stall_s);
+	s->cu->easy_setopt(c, CURLOPT_LOW_SPEED_LIMIT, 1024L);
+	s->cu->easy_setopt(c, CURLOPT_LOW_SPEED_TIME, s->lim.stall_s);
 	if (!strcmp(q->method, "HEAD")) {
-		curl_easy_setopt(c, CURLOPT_NOBODY, 1L);
+		s->cu->easy_setopt(c, CURLOPT_NOBODY, 1L);
 	} else if (!strcmp(q->method, "PUT")) {
-		curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
-		curl_easy_setopt(c, CURLOPT_READFUNCTION, on_read);
-		curl_easy_setopt(c, CURLOPT_READDATA, &up);
-		curl_easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)q->body_len);
+		s->cu->easy_setopt(c, CURLOPT_UPLOAD, 1L);
+		s->cu->easy_setopt(c, CURLOPT_READFUNCTION, on_read);
+		s->cu->easy_setopt(c, CURLOPT_READDATA, &up);
+		s->cu->easy_setopt(c, CURLOPT_INFILESIZE_LARGE, (curl_off_t)q->body_len);
 	} else if (!strcmp(q->method, "POST")) {
-		curl_easy_setopt(c, CURLOPT_POST, 1L);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, (const char *)q->body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->body_len);
+		s->cu->easy_setopt(c, CURLOPT_POST, 1L);
+		s->cu->easy_setopt(c, CURLOPT_POSTFIELDS, (const char *)q->body);
+		s->cu->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)q->body_len);
 	} else if (strcmp(q->method, "GET")) {
-		curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, q->method);
+		s->cu->easy_setopt(c, CURLOPT_CUSTOMREQUEST, q->method);
 	}
-	CURLcode cc = curl_easy_perform(c);
+	CURLcode cc = s->cu->easy_perform(c);
 	if (r->too_large) {
 		rc = lv__err(err, LV_ELIMIT,
 			     "S3 %s %s: the response is larger than %llu bytes (the limit%s)", q->what,
@@ -354,11 +353,11 @@ static int perform_once(s3 *s, const req *q, resp *r, lv_error *err, bool *retry
 		cc = CURLE_OK; /* stopped on purpose: everything wanted was received */
 	if (cc != CURLE_OK) {
 		*retry = true;
-		rc = lv__err(err, LV_EIO, "S3 %s %s: %s (%s)", q->what, q->name, curl_easy_strerror(cc),
+		rc = lv__err(err, LV_EIO, "S3 %s %s: %s (%s)", q->what, q->name, s->cu->easy_strerror(cc),
 			     s->host);
 		goto out;
 	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	s->cu->easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	if (r->status >= 500 || r->status == 429) {
 		*retry = true;
 		char code[64];
@@ -373,7 +372,7 @@ static int perform_once(s3 *s, const req *q, resp *r, lv_error *err, bool *retry
 out:
 	if (c)
 		give_handle(s, c);
-	curl_slist_free_all(hl);
+	s->cu->slist_free_all(hl);
 	free(url);
 	free(curi);
 	free(ekey);
@@ -620,9 +619,9 @@ static int delete_batch(s3 *s, const char *const *paths, size_t n, int *rcs, lv_
 	}
 	uint8_t md5[16];
 	unsigned ml = 0;
-	EVP_Digest(body.ptr, body.len, md5, &ml, EVP_md5(), NULL);
+	s->k->digest(body.ptr, body.len, md5, &ml, s->k->md5(), NULL);
 	char md5b64[32];
-	EVP_EncodeBlock((unsigned char *)md5b64, md5, 16);
+	s->k->encode_block((unsigned char *)md5b64, md5, 16);
 	resp r;
 	memset(&r, 0, sizeof r);
 	r.max_ok = S3_LIST_BODY_MAX;
@@ -821,7 +820,7 @@ static void s3_close(void *impl)
 {
 	s3 *s = impl;
 	for (int i = 0; i < s->npool; i++)
-		curl_easy_cleanup(s->pool[i]);
+		s->cu->easy_cleanup(s->pool[i]);
 	pthread_mutex_destroy(&s->mu);
 	if (s->secret)
 		memset(s->secret, 0, strlen(s->secret));
@@ -894,7 +893,10 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, const lv_storage_opt
 {
 	s3_limits lim;
 	LV_TRY(read_limits(&lim, err));
-	pthread_once(&curl_once, curl_init_once);
+	const lv_curl_api *cu = lv__curl_api(err);
+	const lv_crypto_api *k = cu ? lv__crypto_api(err) : NULL;
+	if (!k)
+		return err ? err->code : LV_EUNSUPPORTED;
 	const char *slash = strchr(rest, '/');
 	size_t blen = slash ? (size_t)(slash - rest) : strlen(rest);
 	if (blen == 0 || blen > 255)
@@ -912,6 +914,8 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, const lv_storage_opt
 	if (!s)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	pthread_mutex_init(&s->mu, NULL);
+	s->cu = cu;
+	s->k = k;
 	s->lim = lim;
 	s->bucket = lv__strndup(rest, blen);
 	const char *p = slash ? slash + 1 : "";
