@@ -11,7 +11,9 @@
 // 60 s is killed and fails), a message naming the operation and the object, the secret key
 // and session token never echoed, and a bounded peak RSS (VmHWM < 256 MiB, polled from
 // /proc while the process runs). Limits are lowered through the environment so that stalls
-// and retries cost seconds (see the LANCEVER_S3_* comment in src/lib/s3/s3.c).
+// and retries cost seconds (see the LANCEVER_S3_* comment in src/lib/s3/s3.c): 2 tries,
+// 1 MiB objects, 50 pages, a 2 s stall timeout for the stall case. The listing body limit
+// (32 MiB) and the error body cut (64 KiB) are the built-in ones.
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -37,7 +39,12 @@ const baseEnv = {
   AWS_ACCESS_KEY_ID: AKID, AWS_SECRET_ACCESS_KEY: SECRET, AWS_SESSION_TOKEN: TOKEN,
   AWS_ENDPOINT_URL: s3.endpoint, AWS_ALLOW_HTTP: 'true', AWS_REGION: 'us-east-1',
   AWS_EC2_METADATA_DISABLED: 'true',
-  LANCEVER_S3_STALL_SECONDS: '2', LANCEVER_S3_MAX_ATTEMPTS: '2', LANCEVER_S3_CONNECT_TIMEOUT_MS: '2000',
+};
+// For the hostile cases: fewer tries, small object and page limits; a short stall timeout
+// only where a stall is the case (elsewhere a loaded CI machine could trip it).
+const hostileEnv = {
+  ...baseEnv,
+  LANCEVER_S3_MAX_ATTEMPTS: '2', LANCEVER_S3_CONNECT_TIMEOUT_MS: '5000',
   LANCEVER_S3_MAX_OBJECT_BYTES: String(1 << 20), LANCEVER_S3_LIST_MAX_PAGES: '50',
 };
 
@@ -325,6 +332,7 @@ const cases = [
   {
     name: 'server accepts and never answers (stall)',
     hook: (req, sock) => { if (!isList(req, '_versions')) return false; stalled.add(sock); return true; },
+    env: { LANCEVER_S3_STALL_SECONDS: '2' },
     err: /S3 LIST _versions: (Timeout was reached|Operation too slow)/,
     minRequests: 2,
   },
@@ -360,7 +368,7 @@ const cases = [
 for (const c of cases) {
   s3.reset();
   s3.hook = c.hook;
-  const r = await run(['versions', c.uri || PLAIN, '--stats']);
+  const r = await run(['versions', c.uri || PLAIN, '--stats'], { env: { ...hostileEnv, ...(c.env || {}) } });
   for (const s of stalled) s.destroy();
   stalled.clear();
   const reqs = s3.requests();
@@ -381,10 +389,10 @@ for (const c of cases) {
 
 // Configuration errors name the variable.
 {
-  const r = await run(['versions', URI], { env: { ...baseEnv, LANCEVER_S3_STALL_SECONDS: '0' } });
+  const r = await run(['versions', URI], { env: { ...hostileEnv, LANCEVER_S3_STALL_SECONDS: '0' } });
   check(r.status === 1 && /LANCEVER_S3_STALL_SECONDS: expected an integer from 1 to 3600/.test(r.stderr),
     `invalid LANCEVER_S3_STALL_SECONDS: exit ${r.status}: ${r.stderr}`);
-  const r2 = await run(['versions', URI], { env: { ...baseEnv, LANCEVER_S3_MAX_OBJECT_BYTES: 'lots' } });
+  const r2 = await run(['versions', URI], { env: { ...hostileEnv, LANCEVER_S3_MAX_OBJECT_BYTES: 'lots' } });
   check(r2.status === 1 && /LANCEVER_S3_MAX_OBJECT_BYTES: expected an integer/.test(r2.stderr),
     `invalid LANCEVER_S3_MAX_OBJECT_BYTES: exit ${r2.status}: ${r2.stderr}`);
 }
