@@ -603,21 +603,40 @@ static int head_scan(const lv_buf *h, const char *path, const lv_version_info *r
  * 36-character uuid cannot match by chance), 0 if the head does not settle
  * it, or a negative error.  The head is never interpreted any further.
  */
+/* The small head of one manifest, read ahead of need (see cp_load_ladder_names). */
+typedef struct head_pre {
+	const char *path; /* NULL = nothing read ahead */
+	int rc;
+	lv_buf buf;
+	lv_error err;
+} head_pre;
+
 static int head_confirms(lv_storage *st, const char *path, const lv_version_info *row,
-			 uint64_t *bytes, lv_error *err)
+			 const head_pre *pre, uint64_t *bytes, lv_error *err)
 {
 	if (!row->transaction_uuid || !row->has_read_version)
 		return 0;
 	int found = -1;
 	for (uint64_t probe = HEAD_PROBE_SMALL; found < 0 && probe <= HEAD_PROBE_BYTES; probe *= 16) {
 		lv_buf h = { 0 };
-		int rc = lv_storage_read_range(st, path, 0, probe, &h, err);
-		if (rc < 0)
-			return rc;
+		bool mine = !(probe == HEAD_PROBE_SMALL && pre && pre->path && !strcmp(pre->path, path));
+		if (!mine) { /* the read-ahead copy of this head */
+			if (pre->rc < 0) {
+				if (err)
+					*err = pre->err;
+				return pre->rc;
+			}
+			h = pre->buf;
+		} else {
+			int rc = lv_storage_read_range(st, path, 0, probe, &h, err);
+			if (rc < 0)
+				return rc;
+		}
 		*bytes += h.size;
 		found = head_scan(&h, path, row);
 		bool whole = h.size < probe; /* the file ends inside the probe */
-		lv_buf_dispose(&h);
+		if (mine)
+			lv_buf_dispose(&h);
 		if (found < 0 && whole)
 			found = 0;
 	}
@@ -632,7 +651,7 @@ static int head_confirms(lv_storage *st, const char *path, const lv_version_info
  * whole manifest (uuid and timestamp).
  */
 static int cp_verify_identity(lv_dataset *ds, const cp_file *f, const lv_manifest_entry *live,
-			      size_t nlive, uint64_t *bytes, lv_error *err)
+			      size_t nlive, const head_pre *pre, uint64_t *bytes, lv_error *err)
 {
 	if (nlive && f->latest > live[nlive - 1].version)
 		return lv__err(err, LV_ECONFLICT,
@@ -645,7 +664,7 @@ static int cp_verify_identity(lv_dataset *ds, const cp_file *f, const lv_manifes
 		const lv_version_info *row = find_row(f->rows, live[k].version);
 		if (!row)
 			continue;
-		int hc = head_confirms(ds->st, live[k].path, row, bytes, err);
+		int hc = head_confirms(ds->st, live[k].path, row, pre, bytes, err);
 		if (hc == LV_ENOTFOUND) /* vanished meanwhile: try an older one */
 			continue;
 		if (hc < 0)
@@ -690,6 +709,26 @@ static int cp_verify_identity(lv_dataset *ds, const cp_file *f, const lv_manifes
 #define RACE_VANISHED 1
 #define RACE_AHEAD 2
 
+/* Job 0 reads a checkpoint file, job 1 the small head of a manifest (into pre). */
+typedef struct pre_read {
+	lv_storage *st;
+	const char *cp_path, *head_path;
+	lv_buf *cp_buf;
+	int rc;
+	lv_error *cp_err;
+	head_pre *pre;
+} pre_read;
+
+static void pre_read_job(size_t i, void *arg)
+{
+	pre_read *p = arg;
+	if (i == 0)
+		p->rc = lv_storage_read(p->st, p->cp_path, p->cp_buf, p->cp_err);
+	else
+		p->pre->rc = lv_storage_read_range(p->st, p->head_path, 0, HEAD_PROBE_SMALL, &p->pre->buf,
+						   &p->pre->err);
+}
+
 /* Loads the newest usable checkpoint.  out->rows stays NULL when none is usable. */
 static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifest_entry *live,
 				size_t nlive, cp_file *out, lv_history_report *rep, int *races,
@@ -710,13 +749,30 @@ static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifes
 {
 	memset(out, 0, sizeof *out);
 	int rc;
+	head_pre pre;
+	memset(&pre, 0, sizeof pre);
 	for (size_t i = 0; i < names.n; i++) {
 		lv_buf b = { 0 };
 		lv_error e = { 0 };
 		cp_file f;
 		memset(&f, 0, sizeof f);
 		snprintf(f.path, sizeof f.path, "%s", names.v[i].path);
-		rc = lv_storage_read(ds->st, names.v[i].path, &b, &e);
+		if (i == 0 && ds->remote) {
+			/*
+			 * On an object store the newest file and the head of the manifest
+			 * that will confirm its identity (the newest live one it covers, by
+			 * its name) are read at once: one round trip instead of two.
+			 */
+			size_t k = nlive;
+			while (k > 0 && live[k - 1].version > names.v[0].version)
+				k--;
+			pre_read pr = { ds->st, names.v[0].path, k ? live[k - 1].path : NULL, &b, 0, &e, &pre };
+			pre.path = pr.head_path;
+			lv_parallel_for(pre.path ? 2 : 1, 2, pre_read_job, &pr);
+			rc = pr.rc;
+		} else {
+			rc = lv_storage_read(ds->st, names.v[i].path, &b, &e);
+		}
 		if (rc == LV_ENOTFOUND)
 			*races |= RACE_VANISHED;
 		if (rc == 0 && b.size > CP_MAX_FILE_BYTES)
@@ -730,7 +786,8 @@ static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifes
 		if (rc == 0 && nlive && f.latest > live[nlive - 1].version)
 			*races |= RACE_AHEAD;
 		if (rc == 0)
-			rc = cp_verify_identity(ds, &f, live, nlive, &rep->identity_bytes, &e);
+			rc = cp_verify_identity(ds, &f, live, nlive, i == 0 ? &pre : NULL,
+						&rep->identity_bytes, &e);
 		if (rc == 0) {
 			snprintf(f.path, sizeof f.path, "%s", names.v[i].path);
 			*out = f;
@@ -741,6 +798,7 @@ static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifes
 		if (rc == LV_ENOMEM) {
 			free(names.v);
 			cp_file_dispose(&f);
+			lv_buf_dispose(&pre.buf);
 			return lv__err(err, rc, "%s", e.message);
 		}
 		cp_file_dispose(&f);
@@ -749,6 +807,7 @@ static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifes
 			snprintf(rep->note, sizeof rep->note, "rejected %.230s", e.message);
 	}
 	free(names.v);
+	lv_buf_dispose(&pre.buf);
 	return 0;
 }
 
@@ -777,7 +836,8 @@ static void round1_job(size_t i, void *arg)
 	else if (i == 1)
 		r->rc[1] = cp_list(r->ds->st, &r->names, &r->err[1]);
 	else
-		r->rc[2] = lv__refs_load_storage(&r->refs, r->ds->root, &r->err[2]);
+		r->rc[2] = lv__refs_load_storage_conc(&r->refs, r->ds->root,
+						      r->ds->remote ? r->ds->threads : 1, &r->err[2]);
 }
 
 static int assemble_once(lv_dataset *ds, bool history, lv_version_list **out,
@@ -1246,7 +1306,7 @@ again: /* see assemble(): a manifest or checkpoint that vanishes means "list aga
 		 */
 		if (cp_decode(old.ptr, old.size, r.path, true, &existing, &e2) == 0) {
 			int vr = existing.latest == r.latest_version
-					 ? cp_verify_identity(ds, &existing, live, nlive,
+					 ? cp_verify_identity(ds, &existing, live, nlive, NULL,
 							      &r.report.identity_bytes, &e2)
 					 : LV_ECONFLICT;
 			if (vr == LV_ECONFLICT) {

@@ -295,37 +295,56 @@ static int parse_branch_slot(const uint8_t *data, size_t size, const char *stem,
  * listing is skipped; any other failure names the file.  *arr is set as soon
  * as it is allocated, so on failure the caller disposes the *count parsed slots.
  */
+typedef struct ref_reads {
+	lv_storage *st;
+	const char *dir;
+	char **names;
+	lv_buf *bufs;
+	int *rcs;
+	lv_error *errs;
+} ref_reads;
+
+static void read_one_ref(size_t i, void *arg)
+{
+	ref_reads *r = arg;
+	char *path = lv__sprintf("%s/%s", r->dir, r->names[i]);
+	r->rcs[i] = path ? read_ref(r->st, path, &r->bufs[i], &r->errs[i])
+			 : lv__err(&r->errs[i], LV_ENOMEM, "%s: out of memory", r->dir);
+	free(path);
+}
+
 static int load_dir(lv_storage *st, const char *dir, size_t elem, ref_parse_fn parse,
-		    int (*cmp)(const void *, const void *), void **arr, size_t *count, lv_error *err)
+		    int (*cmp)(const void *, const void *), int threads, void **arr, size_t *count,
+		    lv_error *err)
 {
 	namevec nv = { 0 };
-	char *path = NULL;
-	lv_buf buf = { 0 };
+	ref_reads rr = { st, dir, NULL, NULL, NULL, NULL };
 	int rc = list_names(st, dir, &nv, err);
 	if (rc < 0 || nv.n == 0)
 		goto out;
-	if (!(*arr = lv__calloc(nv.n, elem))) {
+	rr.names = nv.v;
+	rr.bufs = lv__calloc(nv.n, sizeof *rr.bufs);
+	rr.rcs = lv__calloc(nv.n, sizeof *rr.rcs);
+	rr.errs = lv__calloc(nv.n, sizeof *rr.errs);
+	if (!(*arr = lv__calloc(nv.n, elem)) || !rr.bufs || !rr.rcs || !rr.errs) {
 		rc = lv__err(err, LV_ENOMEM, "%s: out of memory", dir);
 		goto out;
 	}
+	/* The files are read at once (on an object store each read is a round trip), then parsed in order. */
+	lv_parallel_for(nv.n, threads, read_one_ref, &rr);
 	for (size_t i = 0; i < nv.n; i++) {
-		free(path);
-		if (!(path = lv__sprintf("%s/%s", dir, nv.v[i]))) {
-			rc = lv__err(err, LV_ENOMEM, "%s: out of memory", dir);
+		if (rr.rcs[i] < 0) {
+			rc = rr.rcs[i];
+			if (err)
+				*err = rr.errs[i];
 			goto out;
 		}
-		rc = read_ref(st, path, &buf, err);
-		if (rc < 0)
-			goto out;
-		if (rc == 1) {
-			rc = 0;
-			continue;
-		}
+		if (rr.rcs[i] == 1)
+			continue; /* deleted since the listing */
 		nv.v[i][strlen(nv.v[i]) - 5] = 0; /* strip ".json" */
-		rc = parse(buf.ptr, buf.size, nv.v[i], (char *)*arr + *count * elem, err);
-		lv_buf_dispose(&buf);
+		rc = parse(rr.bufs[i].ptr, rr.bufs[i].size, nv.v[i], (char *)*arr + *count * elem, err);
 		if (rc < 0) {
-			rc = lv__err_prefix(err, rc, "%s", path);
+			rc = lv__err_prefix(err, rc, "%s/%s.json", dir, nv.v[i]);
 			goto out;
 		}
 		(*count)++;
@@ -333,13 +352,37 @@ static int load_dir(lv_storage *st, const char *dir, size_t elem, ref_parse_fn p
 	if (*count > 1)
 		qsort(*arr, *count, elem, cmp);
 out:
-	lv_buf_dispose(&buf);
-	free(path);
+	for (size_t i = 0; rr.bufs && i < nv.n; i++)
+		lv_buf_dispose(&rr.bufs[i]);
+	free(rr.bufs);
+	free(rr.rcs);
+	free(rr.errs);
 	namevec_free(&nv);
 	return rc;
 }
 
-int lv__refs_load_storage(lv_refs **out, lv_storage *st, lv_error *err)
+/* Tags and branches: two directories, loaded at once when threads > 1. */
+typedef struct ref_dirs {
+	lv_storage *st;
+	int threads;
+	void *tags, *branches;
+	size_t ntags, nbranches;
+	int rc[2];
+	lv_error err[2];
+} ref_dirs;
+
+static void load_one_dir(size_t i, void *arg)
+{
+	ref_dirs *d = arg;
+	if (i == 0)
+		d->rc[0] = load_dir(d->st, LV_REFS_TAGS_DIR, sizeof(lv_tag), parse_tag_slot, cmp_tag,
+				    d->threads, &d->tags, &d->ntags, &d->err[0]);
+	else
+		d->rc[1] = load_dir(d->st, LV_REFS_BRANCHES_DIR, sizeof(lv_branch), parse_branch_slot,
+				    cmp_branch, d->threads, &d->branches, &d->nbranches, &d->err[1]);
+}
+
+int lv__refs_load_storage_conc(lv_refs **out, lv_storage *st, int threads, lv_error *err)
 {
 	if (!out)
 		return lv__err(err, LV_EINVALID, "refs: NULL output");
@@ -349,21 +392,29 @@ int lv__refs_load_storage(lv_refs **out, lv_storage *st, lv_error *err)
 	lv_refs *r = lv__calloc(1, sizeof *r);
 	if (!r)
 		return lv__err(err, LV_ENOMEM, "refs: out of memory");
-	void *tags = NULL, *branches = NULL;
-	int rc = load_dir(st, LV_REFS_TAGS_DIR, sizeof *r->tags, parse_tag_slot, cmp_tag, &tags,
-			  &r->ntags, err);
-	r->tags = tags;
-	if (rc == 0) {
-		rc = load_dir(st, LV_REFS_BRANCHES_DIR, sizeof *r->branches, parse_branch_slot,
-			      cmp_branch, &branches, &r->nbranches, err);
-		r->branches = branches;
-	}
-	if (rc < 0) {
+	ref_dirs d;
+	memset(&d, 0, sizeof d);
+	d.st = st;
+	d.threads = threads > 1 ? threads : 1;
+	lv_parallel_for(2, d.threads > 1 ? 2 : 1, load_one_dir, &d);
+	r->tags = d.tags;
+	r->ntags = d.ntags;
+	r->branches = d.branches;
+	r->nbranches = d.nbranches;
+	int k = d.rc[0] < 0 ? 0 : d.rc[1] < 0 ? 1 : -1;
+	if (k >= 0) {
+		if (err)
+			*err = d.err[k];
 		lv_refs_free(r);
-		return rc;
+		return d.rc[k];
 	}
 	*out = r;
 	return 0;
+}
+
+int lv__refs_load_storage(lv_refs **out, lv_storage *st, lv_error *err)
+{
+	return lv__refs_load_storage_conc(out, st, 1, err);
 }
 
 size_t lv_refs_tag_count(const lv_refs *r) { return r ? r->ntags : 0; }

@@ -40,5 +40,7 @@ char *lv__branch_name_decode(const char *stem, size_t n);
  * reading is skipped; any other bad file fails the load with a message naming it.
  */
 int lv__refs_load_storage(lv_refs **out, lv_storage *st, lv_error *err);
+/* The same with up to `threads` reads in flight (for object stores). */
+int lv__refs_load_storage_conc(lv_refs **out, lv_storage *st, int threads, lv_error *err);
 
 #endif
