@@ -25,6 +25,7 @@
 #include <lancever/lancever.h>
 #include <lancever/sys/storage.h>
 
+#include "core/checkpoint_internal.h"
 #include "support/synth.h"
 
 static lv_error err;
@@ -42,7 +43,8 @@ static lv_error err;
 
 typedef struct hook {
 	lv_storage *inner; /* borrowed */
-	const char *trigger;
+	const char *trigger; /* fires on reads of this path... */
+	const char *trigger_write; /* ...or on writes (replacements) of this one */
 	void (*fire)(struct hook *h);
 	void *arg;
 	int skip; /* reads of `trigger` to let through before firing */
@@ -84,6 +86,9 @@ static int h_head(void *impl, const char *path, uint64_t *size, int64_t *mtime, 
 
 static int h_write(void *impl, const char *path, const void *d, size_t n, lv_error *e)
 {
+	hook *h = impl;
+	if (h->trigger_write && !strcmp(path, h->trigger_write) && h->seen++ == h->skip)
+		h->fire(h);
 	return lv_storage_write(((hook *)impl)->inner, path, d, n, e);
 }
 
@@ -110,6 +115,8 @@ static const lv_storage_ops hook_ops = {
 	.del = h_del, .close = h_close,
 };
 
+static hook *last_hook; /* the impl of the handle hook_new made last */
+
 static lv_storage *hook_new(lv_storage *inner, const char *trigger, int skip, void (*fire)(hook *),
 			    void *arg)
 {
@@ -123,7 +130,16 @@ static lv_storage *hook_new(lv_storage *inner, const char *trigger, int skip, vo
 	pthread_mutex_init(&h->mu, NULL);
 	lv_storage *st = NULL;
 	CHECK(lv_storage_new(&st, &hook_ops, h, "hook", &err));
+	last_hook = h;
 	return st;
+}
+
+/* Makes the hook fire on the first write (replacement) of `path` instead of a read. */
+
+static void hook_arm_write(lv_storage *st, const char *path)
+{
+	(void)st; /* the impl of the handle hook_new just made */
+	last_hook->trigger_write = path;
 }
 
 /* ---- helpers ---- */
@@ -330,6 +346,84 @@ static void test_history_checkpoint_pruned(void **state)
 	lv_storage_free(mem);
 }
 
+/*
+ * Two writers replace the same checkpoint at once (merge): A, a cleanup of
+ * versions 1..2, and C, a cleanup of 3..4, both find _checkpoints/…10 written
+ * by a plain checkpoint (nothing cleaned up).  C runs while A is about to
+ * write its merge.  Unserialised, C read the old file too, and A's write then
+ * dropped C's flags (a lost update); under the merge lock C waits for A and
+ * merges into A's file.  The file must end with versions 1..4 cleaned up.
+ */
+typedef struct writer_arg {
+	lv_storage *st;
+	uint64_t cleaned[2];
+	int rc;
+	pthread_t th;
+	int started;
+} writer_arg;
+
+static void *writer_main(void *p)
+{
+	writer_arg *w = p;
+	lv_open_options o = LV_OPEN_OPTIONS_INIT;
+	lv_dataset *ds = NULL;
+	lv_error e = { 0 };
+	lv_checkpoint_result r;
+	w->rc = lv_dataset_open_storage(&ds, w->st, &o, &e);
+	if (!w->rc)
+		w->rc = lv_checkpoint_write(ds, NULL, w->cleaned, 2, &r, &e);
+	if (w->rc)
+		fprintf(stderr, "writer: %s\n", e.message);
+	lv_dataset_free(ds);
+	return NULL;
+}
+
+static void fire_second_writer(hook *h)
+{
+	writer_arg *c = h->arg;
+	c->started = 1;
+	assert_int_equal(pthread_create(&c->th, NULL, writer_main, c), 0);
+	/* Give C time to finish (unserialised) or to block on the lock (serialised). */
+	struct timespec ts = { 0, 300 * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+static void test_concurrent_merges(void **state)
+{
+	(void)state;
+	lv_storage *mem = NULL;
+	CHECK(lv_storage_mem_new(&mem, &err));
+	CHECK(synth_series(mem, 10, BASE_MS));
+	lv_dataset *ds0 = open_ds(mem);
+	lv_checkpoint_result r0;
+	CHECK(lv_checkpoint_write(ds0, NULL, NULL, 0, &r0, &err));
+	lv_dataset_free(ds0);
+	writer_arg c = { mem, { 3, 4 }, 0, 0, 0 };
+	/* A writes through the hook: its replacement of …10 starts C first. */
+	lv_storage *st = hook_new(mem, NULL, 0, fire_second_writer, &c);
+	hook_arm_write(st, r0.path);
+	writer_arg a = { st, { 1, 2 }, 0, 0, 0 };
+	writer_main(&a);
+	assert_int_equal(a.rc, 0);
+	assert_true(c.started);
+	pthread_join(c.th, NULL);
+	assert_int_equal(c.rc, 0);
+	lv_buf b = { 0 };
+	CHECK(lv_storage_read(mem, r0.path, &b, &err));
+	lv_version_list *rows = NULL;
+	int64_t created;
+	CHECK(lv__checkpoint_decode(b.ptr, b.size, r0.path, true, &rows, &created, &err));
+	assert_int_equal(lv_version_list_count(rows), 10);
+	for (size_t i = 0; i < 10; i++) {
+		const lv_version_info *v = lv_version_list_get(rows, i);
+		assert_int_equal(v->is_cleaned_up, v->version <= 4);
+	}
+	lv_version_list_free(rows);
+	lv_buf_dispose(&b);
+	lv_storage_free(st);
+	lv_storage_free(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -337,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_cleanup_vs_cleanup),
 		cmocka_unit_test(test_history_vs_cleanup),
 		cmocka_unit_test(test_history_checkpoint_pruned),
+		cmocka_unit_test(test_concurrent_merges),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

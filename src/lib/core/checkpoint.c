@@ -14,12 +14,16 @@
  */
 #include "lancever/checkpoint.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/checkpoint_internal.h"
 #include "core/crc32c.h"
@@ -1122,11 +1126,131 @@ static int merge_rows(const lv_version_info *a, size_t na, const lv_version_info
 	return 0;
 }
 
+/* ---- the merge lock ---- */
+
+/*
+ * Replacing a checkpoint (the merge in lv_checkpoint_write) is read, merge,
+ * write: two writers doing it at once each wrote a merge of what they had
+ * read, and the last one dropped the other's is_cleaned_up flags (a lost
+ * update; seen on S3 by tests/interop/test_concurrency.mjs).  So it runs
+ * under a lock: the object "<checkpoint>.lock", taken with create-if-absent
+ * (atomic on every backend) and deleted afterwards.  Its text names the holder
+ * ("<host> <pid> <ms>"); a lock whose holder died on this host, or older than
+ * LOCK_LEASE_MS, is broken.  Readers never look at lock objects; prune_old
+ * removes stale ones a killed writer left.
+ */
+#define LOCK_SUFFIX ".lock"
+#define LOCK_LEASE_MS 30000
+#define LOCK_WAIT_MS 120000
+
+static void lock_holder(char *buf, size_t cap)
+{
+	char host[256] = "";
+	if (gethostname(host, sizeof host - 1) != 0 || !host[0] || strchr(host, ' '))
+		snprintf(host, sizeof host, "-");
+	snprintf(buf, cap, "%s %ld %" PRId64 "\n", host, (long)getpid(), lv_now_ms());
+}
+
+/* Is the lock text `b` stale at `now`: its holder is gone from this host, or its lease is over? */
+static bool lock_stale(const lv_buf *b, int64_t now)
+{
+	char text[512], host[256], mine[300];
+	size_t n = b->size < sizeof text - 1 ? b->size : sizeof text - 1;
+	memcpy(text, b->ptr, n);
+	text[n] = 0;
+	long long pid, ms;
+	if (sscanf(text, "%255s %lld %lld", host, &pid, &ms) != 3)
+		return true; /* not ours: only complete lock texts are ever created */
+	if (now - ms > LOCK_LEASE_MS)
+		return true;
+	lock_holder(mine, sizeof mine);
+	size_t hl = strlen(host);
+	bool same_host = !strncmp(mine, host, hl) && mine[hl] == ' ';
+	return same_host && pid != (long long)getpid() && pid > 0 && kill((pid_t)pid, 0) != 0 &&
+	       errno == ESRCH;
+}
+
+static int lock_take(lv_storage *st, const char *path, lv_error *err)
+{
+	int64_t start = lv_now_ms();
+	for (unsigned spin = 0;; spin++) {
+		char text[300];
+		lock_holder(text, sizeof text);
+		int rc = lv_storage_create(st, path, text, strlen(text), err);
+		if (rc != LV_EEXISTS)
+			return rc;
+		lv_buf b = { 0 };
+		lv_error e = { 0 };
+		bool held = false;
+		rc = lv_storage_read(st, path, &b, &e);
+		if (rc == 0) {
+			held = !lock_stale(&b, lv_now_ms());
+			if (!held) /* its writer died: break it */
+				rc = lv_storage_delete(st, path, &e);
+		}
+		lv_buf_dispose(&b);
+		if (rc < 0 && rc != LV_ENOTFOUND) /* not found: released meanwhile */
+			return lv__err(err, rc, "%s", e.message);
+		if (lv_now_ms() - start > LOCK_WAIT_MS)
+			return lv__err(err, LV_ECONFLICT, "%s: held by another writer for %d s; giving up",
+				       path, LOCK_WAIT_MS / 1000);
+		if (held) {
+			struct timespec ts = { 0, (long)(spin < 10 ? 1 + spin : 20) * 1000000L };
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+/* Removes lock objects left in _checkpoints/ by killed writers. */
+typedef struct lock_names {
+	char **v;
+	size_t n, cap;
+	int rc;
+} lock_names;
+
+static int lock_list_cb(const lv_list_entry *e, void *payload)
+{
+	lock_names *l = payload;
+	size_t n = strlen(e->path), sl = strlen(LOCK_SUFFIX);
+	if (n <= sl || strcmp(e->path + n - sl, LOCK_SUFFIX))
+		return 0;
+	char **nv = lv__grow(l->v, &l->cap, l->n, sizeof *nv, 4);
+	if (!nv || !(nv[l->n] = lv__strdup(e->path))) {
+		if (nv)
+			l->v = nv;
+		l->rc = LV_ENOMEM;
+		return 1;
+	}
+	l->v = nv;
+	l->n++;
+	return 0;
+}
+
+static void sweep_stale_locks(lv_storage *st)
+{
+	lock_names l = { 0 };
+	lv_error e = { 0 };
+	if (lv_storage_list(st, CP_DIR, false, lock_list_cb, &l, &e) >= 0) {
+		for (size_t i = 0; i < l.n; i++) {
+			lv_buf b = { 0 };
+			if (lv_storage_read(st, l.v[i], &b, &e) == 0 && lock_stale(&b, lv_now_ms()) &&
+			    lv_storage_delete(st, l.v[i], &e) < 0) {
+				/* best effort: the next prune tries again */
+			}
+			lv_buf_dispose(&b);
+		}
+	}
+	for (size_t i = 0; i < l.n; i++)
+		free(l.v[i]);
+	free(l.v);
+}
+
 static int prune_old(lv_dataset *ds, int64_t keep, const char *written, uint64_t *pruned,
 		     lv_error *err)
 {
 	cp_names names;
 	LV_TRY(cp_list(ds->st, &names, err));
+	sweep_stale_locks(ds->st);
 	int rc = 0;
 	for (size_t i = (size_t)keep; i < names.n; i++) {
 		if (!strcmp(names.v[i].path, written))
@@ -1161,6 +1285,7 @@ int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg_in, cons
 	uint64_t *cleaned = NULL;
 	lv_version_info *rows = NULL, *merged = NULL;
 	lv_buf file = { 0 }, old = { 0 };
+	char lock[96] = "";
 	char **props = NULL;
 	size_t nrows = 0;
 	int rc, attempt = 0, races;
@@ -1295,6 +1420,19 @@ again: /* see assemble(): a manifest or checkpoint that vanishes means "list aga
 			r.already_present = true;
 			goto written;
 		}
+		/* Compare and replace under the merge lock, on what is there now. */
+		snprintf(lock, sizeof lock, "%s" LOCK_SUFFIX, r.path);
+		if ((rc = lock_take(ds->st, lock, err)) < 0) {
+			lock[0] = 0;
+			goto out;
+		}
+		lv_buf_dispose(&old);
+		if ((rc = lv_storage_read(ds->st, r.path, &old, err)) < 0)
+			goto out;
+		if (old.size == file.size && !memcmp(old.ptr, file.ptr, file.size)) {
+			r.already_present = true;
+			goto written;
+		}
 		lv_error e2 = { 0 };
 		bool covers = false;
 		/*
@@ -1356,6 +1494,12 @@ report:
 		*res = r;
 	rc = 0;
 out:
+	if (lock[0]) {
+		lv_error e = { 0 };
+		if (lv_storage_delete(ds->st, lock, &e) < 0) {
+			/* left behind: broken once stale (prune_old sweeps those) */
+		}
+	}
 	if (props)
 		for (size_t i = 0; i < nrows; i++)
 			free(props[i]);
