@@ -605,7 +605,12 @@ static void test_deep_protobuf(void **state)
 	lv_dbuf field;
 	lv_dbuf_init(&field, 0);
 	lv_pbw_bytes(&field, 99, inner.ptr, inner.len);           /* unknown manifest field */
-	lv_pbw_bytes(&field, 1, inner.ptr, inner.len);            /* schema (never decoded) */
+	lv_dbuf schema;                                           /* a schema Field with it in an unknown field */
+	lv_dbuf_init(&schema, 0);
+	lv_pbw_str(&schema, 2, "id");
+	lv_pbw_bytes(&schema, 50, inner.ptr, inner.len);
+	lv_pbw_bytes(&field, 1, schema.ptr, schema.len);
+	lv_dbuf_dispose(&schema);
 	lv_storage *st = NULL;
 	CHECK(lv_storage_mem_new(&st, &err));
 	raw_frag f = { .physical_rows = 3 };
@@ -616,7 +621,15 @@ static void test_deep_protobuf(void **state)
 	CHECK(versions_rc(st, &l));
 	assert_int_equal(lv_version_list_get(l, 0)->total_rows, 3);
 	lv_version_list_free(l);
-	/* the same nesting as the inline transaction's operation: skipped as well */
+	/* the nesting where a schema Field's varint `type` (field 1) should be: malformed, as for prost */
+	lv_dbuf_dispose(&field);
+	lv_dbuf_init(&field, 0);
+	lv_pbw_bytes(&field, 1, inner.ptr, inner.len);
+	raw_manifest m2 = { .version = 1, .ts_seconds = 1700000001, .frags = &f, .nfrags = 1,
+			    .extra = field.ptr, .extra_len = field.len };
+	put_manifest(st, &m2);
+	assert_int_equal(versions_rc(st, &l), LV_ECORRUPT);
+	assert_non_null(strstr(err.message, "18446744073709551614.manifest"));
 	lv_dbuf_dispose(&field);
 	lv_dbuf_dispose(&inner);
 	lv_storage_free(st);

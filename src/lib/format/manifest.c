@@ -26,6 +26,91 @@ static lv_sv sv_of(const lv_pb_field *f)
 	return s;
 }
 
+/*
+ * Lance decodes manifests with prost, which refuses a `string` field that is
+ * not UTF-8, a known field with the wrong wire type and a packed list whose
+ * last varint runs past its end.  We check the same for every field we know,
+ * including the schema (which we otherwise never need), so that a corrupt
+ * manifest Lance cannot open is an error here too rather than a plausible
+ * answer.  Unknown fields are skipped, as prost does.
+ */
+static bool is_utf8(const lv_pb_field *f) { return lv_utf8_valid(f->data, f->len); }
+
+/* A LEN field that must hold a well-formed message: every field parses. */
+static bool message_ok(const lv_pb_field *f)
+{
+	lv_pb r = lv_pb_sub(f);
+	lv_pb_field g;
+	int rc;
+	while ((rc = lv_pb_next(&r, &g)) > 0) {
+	}
+	return rc == 0;
+}
+
+/* Packed varints: each at most 10 bytes, the last one complete. */
+static bool packed_ok(const lv_pb_field *f)
+{
+	if (f->wire != LV_PB_LEN)
+		return true;
+	size_t run = 0;
+	for (size_t i = 0; i < f->len; i++) {
+		if (f->data[i] & 0x80) {
+			if (++run >= 10)
+				return false;
+		} else {
+			run = 0;
+		}
+	}
+	return run == 0;
+}
+
+/* A map entry {1: key, 2: value} (or any message of string fields); `strings` is a bit
+ * mask of the field numbers (1..31) that are `string` and must be UTF-8; others are bytes. */
+static bool strings_ok(const lv_pb_field *f, uint32_t strings)
+{
+	lv_pb r = lv_pb_sub(f);
+	lv_pb_field g;
+	int rc;
+	while ((rc = lv_pb_next(&r, &g)) > 0) {
+		if (g.num < 32 && (strings >> g.num) & 1) {
+			if (g.wire != LV_PB_LEN || !is_utf8(&g))
+				return false;
+		}
+	}
+	return rc == 0;
+}
+
+/* One lance.file.Field (LANCE-TABLE-FORMAT.md 2.7). */
+static bool schema_field_ok(const lv_pb_field *f)
+{
+	lv_pb r = lv_pb_sub(f);
+	lv_pb_field g;
+	int rc;
+	while ((rc = lv_pb_next(&r, &g)) > 0) {
+		switch (g.num) {
+		case 1: case 3: case 4: case 6: case 7: case 12:
+			if (g.wire != LV_PB_VARINT)
+				return false;
+			break;
+		case 2: case 5: case 9:
+			if (g.wire != LV_PB_LEN || !is_utf8(&g))
+				return false;
+			break;
+		case 8:
+			if (g.wire != LV_PB_LEN || !message_ok(&g))
+				return false;
+			break;
+		case 10: /* metadata map<string, bytes> */
+			if (g.wire != LV_PB_LEN || !strings_ok(&g, 1u << 1))
+				return false;
+			break;
+		default:
+			break;
+		}
+	}
+	return rc == 0;
+}
+
 #define EXPECT(f, w, what)                              \
 	do {                                            \
 		if ((f)->wire != (w))                   \
@@ -73,13 +158,19 @@ static int parse_data_file(const lv_pb_field *df, const char *name, lv_data_file
 	memset(d, 0, sizeof *d);
 	while ((rc = lv_pb_next(&r, &f)) > 0) {
 		switch (f.num) {
-		case 1: EXPECT(&f, LV_PB_LEN, "bad DataFile.path"); d->path = sv_of(&f); break;
+		case 1:
+			EXPECT(&f, LV_PB_LEN, "bad DataFile.path");
+			if (!is_utf8(&f))
+				return corrupt(err, name, "DataFile.path is not UTF-8");
+			d->path = sv_of(&f);
+			break;
 		case 2:
 		case 3:
-			/* field ids / column indices: not needed for summaries; type-checked only */
-			if (f.wire != LV_PB_LEN && f.wire != LV_PB_VARINT)
+			/* field ids / column indices: not needed for summaries; checked only */
+			if ((f.wire != LV_PB_LEN && f.wire != LV_PB_VARINT) || !packed_ok(&f))
 				return corrupt(err, name, "bad DataFile field list");
 			break;
+		case 4: case 5: EXPECT(&f, LV_PB_VARINT, "bad DataFile file version"); break;
 		case 6: EXPECT(&f, LV_PB_VARINT, "bad DataFile.file_size_bytes"); d->file_size_bytes = f.u; break;
 		case 7:
 			EXPECT(&f, LV_PB_VARINT, "bad DataFile.base_id");
@@ -103,6 +194,8 @@ static int external_path(const lv_pb_field *ef, const char *name, const lv_manif
 	while ((rc = lv_pb_next(&r, &f)) > 0) {
 		if (f.num == 1) {
 			EXPECT(&f, LV_PB_LEN, "bad ExternalFile.path");
+			if (!is_utf8(&f))
+				return corrupt(err, name, "ExternalFile.path is not UTF-8");
 			if (vis && vis->external_file) {
 				int v = vis->external_file(sv_of(&f), vis->payload);
 				if (v < 0)
@@ -153,6 +246,7 @@ static int parse_fragment(const lv_pb_field *ff, const char *name, const lv_mani
 		case 6: case 8: case 10:
 			LV_TRY(external_path(&f, name, vis, err));
 			break;
+		case 5: case 7: case 9: EXPECT(&f, LV_PB_LEN, "bad DataFragment row sequence"); break;
 		default: break;
 		}
 	}
@@ -208,7 +302,21 @@ static int parse_message(const lv_pb_field *top, const char *name, const lv_mani
 	int rc;
 	while ((rc = lv_pb_next(&r, &f)) > 0) {
 		switch (f.num) {
-		case 1: EXPECT(&f, LV_PB_LEN, "bad fields"); m->num_fields++; break;
+		case 1:
+			EXPECT(&f, LV_PB_LEN, "bad fields");
+			if (!schema_field_ok(&f))
+				return corrupt(err, name, "malformed schema Field");
+			m->num_fields++;
+			break;
+		case 4: EXPECT(&f, LV_PB_VARINT, "bad version_aux_data"); break;
+		case 5:
+			if (f.wire != LV_PB_LEN || !strings_ok(&f, 1u << 1))
+				return corrupt(err, name, "bad schema_metadata");
+			break;
+		case 19:
+			if (f.wire != LV_PB_LEN || !strings_ok(&f, 1u << 1 | 1u << 2))
+				return corrupt(err, name, "bad table_metadata");
+			break;
 		case 2:
 			EXPECT(&f, LV_PB_LEN, "bad fragments");
 			LV_TRY(parse_fragment(&f, name, vis, &m->summary, err));
@@ -239,7 +347,12 @@ static int parse_message(const lv_pb_field *top, const char *name, const lv_mani
 				return corrupt(err, name, "truncated timestamp");
 			break;
 		}
-		case 8: EXPECT(&f, LV_PB_LEN, "bad tag"); m->tag = sv_of(&f); break;
+		case 8:
+			EXPECT(&f, LV_PB_LEN, "bad tag");
+			if (!is_utf8(&f))
+				return corrupt(err, name, "tag is not UTF-8");
+			m->tag = sv_of(&f);
+			break;
 		case 9: EXPECT(&f, LV_PB_VARINT, "bad reader_feature_flags"); m->reader_flags = f.u; break;
 		case 10: EXPECT(&f, LV_PB_VARINT, "bad writer_feature_flags"); m->writer_flags = f.u; break;
 		case 11:
@@ -247,29 +360,43 @@ static int parse_message(const lv_pb_field *top, const char *name, const lv_mani
 			m->has_max_fragment_id = true;
 			m->max_fragment_id = (uint32_t)f.u;
 			break;
-		case 12: EXPECT(&f, LV_PB_LEN, "bad transaction_file"); m->transaction_file = sv_of(&f); break;
+		case 12:
+			EXPECT(&f, LV_PB_LEN, "bad transaction_file");
+			if (!is_utf8(&f))
+				return corrupt(err, name, "transaction_file is not UTF-8");
+			m->transaction_file = sv_of(&f);
+			break;
 		case 13:
 			EXPECT(&f, LV_PB_LEN, "bad writer_version");
-			if (parse_pair(&f, &m->writer_library, &m->writer_version, 1, 2) < 0)
-				return corrupt(err, name, "truncated writer_version");
+			if (parse_pair(&f, &m->writer_library, &m->writer_version, 1, 2) < 0 ||
+			    !strings_ok(&f, 1u << 1 | 1u << 2 | 1u << 3 | 1u << 4))
+				return corrupt(err, name, "malformed writer_version");
 			break;
 		case 14: EXPECT(&f, LV_PB_VARINT, "bad next_row_id"); m->next_row_id = f.u; break;
 		case 15:
 			EXPECT(&f, LV_PB_LEN, "bad data_format");
-			if (parse_pair(&f, &m->data_format_file, &m->data_format_version, 1, 2) < 0)
-				return corrupt(err, name, "truncated data_format");
+			if (parse_pair(&f, &m->data_format_file, &m->data_format_version, 1, 2) < 0 ||
+			    !strings_ok(&f, 1u << 1 | 1u << 2))
+				return corrupt(err, name, "malformed data_format");
 			break;
 		case 16: {
 			EXPECT(&f, LV_PB_LEN, "bad config");
 			lv_sv k, v;
-			if (parse_pair(&f, &k, &v, 1, 2) < 0)
-				return corrupt(err, name, "truncated config entry");
+			if (parse_pair(&f, &k, &v, 1, 2) < 0 || !strings_ok(&f, 1u << 1 | 1u << 2))
+				return corrupt(err, name, "malformed config entry");
 			m->num_config++;
 			break;
 		}
-		case 18: EXPECT(&f, LV_PB_LEN, "bad base_paths"); m->num_base_paths++; break;
+		case 18:
+			EXPECT(&f, LV_PB_LEN, "bad base_paths");
+			if (!strings_ok(&f, 1u << 2 | 1u << 4))
+				return corrupt(err, name, "malformed base_paths entry");
+			m->num_base_paths++;
+			break;
 		case 20:
 			EXPECT(&f, LV_PB_LEN, "bad branch");
+			if (!is_utf8(&f))
+				return corrupt(err, name, "branch is not UTF-8");
 			m->has_branch = true;
 			m->branch = sv_of(&f);
 			break;
@@ -490,11 +617,13 @@ int lv__txn_parse(const uint8_t *msg, size_t len, const char *name, lv_txn *out,
 		case 2:
 			if (f.wire != LV_PB_LEN)
 				goto bad;
+			if (!is_utf8(&f))
+				goto bad;
 			out->uuid.p = (const char *)f.data;
 			out->uuid.n = f.len;
 			break;
 		case 3:
-			if (f.wire != LV_PB_LEN)
+			if (f.wire != LV_PB_LEN || !is_utf8(&f))
 				goto bad;
 			out->tag.p = (const char *)f.data;
 			out->tag.n = f.len;
@@ -503,7 +632,7 @@ int lv__txn_parse(const uint8_t *msg, size_t len, const char *name, lv_txn *out,
 			if (f.wire != LV_PB_LEN)
 				goto bad;
 			lv_sv k, v;
-			if (parse_pair(&f, &k, &v, 1, 2) < 0)
+			if (parse_pair(&f, &k, &v, 1, 2) < 0 || !strings_ok(&f, 1u << 1 | 1u << 2))
 				goto bad;
 			out->num_properties++;
 			break;

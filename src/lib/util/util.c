@@ -266,6 +266,29 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
+bool lv_utf8_valid(const void *s, size_t n)
+{
+	const unsigned char *p = s;
+	size_t i = 0;
+	while (i < n) {
+		/* ASCII runs, 8 bytes at a time: paths and names are nearly always ASCII */
+		while (i + 8 <= n) {
+			uint64_t w;
+			memcpy(&w, p + i, 8);
+			if (w & 0x8080808080808080ull)
+				break;
+			i += 8;
+		}
+		if (i >= n)
+			break;
+		size_t l = utf8_seq(p + i, n - i);
+		if (l == 0)
+			return false;
+		i += l;
+	}
+	return true;
+}
+
 int lv_json_escape(lv_dbuf *b, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;

@@ -84,6 +84,8 @@ char *lv_dbuf_take_str(lv_dbuf *b);
 
 /* JSON string escaping (RFC 8259): invalid UTF-8 bytes become U+FFFD. */
 int lv_json_escape(lv_dbuf *b, const char *s, size_t n);
+/* True if s[0, n) is valid UTF-8 (what protobuf `string` fields must hold). */
+bool lv_utf8_valid(const void *s, size_t n);
 
 /* Little-endian loads (no alignment requirement). */
 static inline uint16_t lv_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
