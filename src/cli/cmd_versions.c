@@ -65,11 +65,21 @@ void lvcli_print_version_json(FILE *f, const lv_version_info *v)
 
 void lvcli_format_time(char *buf, size_t cap, int64_t ms)
 {
-	time_t s = (time_t)(ms / 1000);
+	/* floor division: -1 ms is 1969-12-31T23:59:59.999Z */
+	int64_t sec = ms / 1000, frac = ms % 1000;
+	if (frac < 0) {
+		sec--;
+		frac += 1000;
+	}
+	time_t s = (time_t)sec;
 	struct tm tm;
-	gmtime_r(&s, &tm);
-	size_t n = strftime(buf, cap, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, cap - n, ".%03dZ", (int)(ms % 1000 < 0 ? 0 : ms % 1000));
+	size_t n = 0;
+	/* A corrupt manifest can hold any time: beyond what gmtime represents, print the number. */
+	if (gmtime_r(&s, &tm) == NULL || (n = strftime(buf, cap, "%Y-%m-%dT%H:%M:%S", &tm)) == 0) {
+		snprintf(buf, cap, "%lld ms", (long long)ms);
+		return;
+	}
+	snprintf(buf + n, cap - n, ".%03dZ", (int)frac);
 }
 
 void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned)

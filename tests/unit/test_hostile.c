@@ -27,6 +27,7 @@
 #include "support/memcopy.h"
 #include "support/synth.h"
 #include "support/testutil.h"
+#include "format/manifest.h"
 #include "util/util.h"
 #include "wire/pb.h"
 
@@ -531,6 +532,31 @@ static void test_absurd_timestamps(void **state)
 	lv_storage_free(st);
 }
 
+/* Commit times exactly as LanceDB's listVersions() reported them for the same crafted
+ * manifests (tests/interop/test_corruption.mjs, "absurd timestamps"). */
+static void test_timestamps_like_lance(void **state)
+{
+	(void)state;
+	const struct { int64_t s; int32_t ns; int64_t want; } c[] = {
+		{ -1, 0, 0 }, { -1, 999999999, 0 }, { -62135596800LL, 0, 0 },
+		{ 253402300800LL, 0, 253402300800000LL }, { 8640000000000LL, 0, 0 },
+		{ 1LL << 40, 5, (1LL << 40) * 1000 }, { -(1LL << 40), 0, 0 }, { INT64_MAX, 999999999, 0 },
+		{ INT64_MIN, 0, 0 }, { 8210266876799LL, 999999999, 8210266876800000LL }, { 8210266876800LL, 0, 0 },
+		{ 9223372036LL, 854775807, 9223372036854LL }, { 0, INT32_MAX, 2147 },
+		{ 1796232069, INT32_MIN, 1796232066852LL }, { 1796232069, 999999999, 1796232069999LL },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+		lv_manifest m;
+		memset(&m, 0, sizeof m);
+		m.ts_seconds = c[i].s;
+		m.ts_nanos = c[i].ns;
+		int64_t got = lv__manifest_ts_millis(&m, NULL);
+		if (got != c[i].want)
+			fail_msg("%lld s %d ns: %lld ms, Lance says %lld", (long long)c[i].s, c[i].ns, (long long)got,
+				 (long long)c[i].want);
+	}
+}
+
 /* Versions at the top of the u64 range: listing, show, checkpoint, history, cleanup. */
 static void test_version_u64_max(void **state)
 {
@@ -731,6 +757,7 @@ int main(void)
 		cmocka_unit_test(test_million_fragments),
 		cmocka_unit_test(test_counter_overflow),
 		cmocka_unit_test(test_absurd_timestamps),
+		cmocka_unit_test(test_timestamps_like_lance),
 		cmocka_unit_test(test_version_u64_max),
 		cmocka_unit_test(test_deep_protobuf),
 		cmocka_unit_test(test_deep_json_tag),

@@ -202,7 +202,7 @@ static void read_refs(size_t i, void *arg)
 		m->rc = m->err.code;
 	if (m->rc == 0) {
 		m->version = man.version;
-		m->ts_ms = lv__manifest_ts_millis(&man);
+		m->ts_ms = lv__manifest_ts_millis(&man, NULL);
 		long k = lv__manifest_indices(&man, m->path, on_index, m, &m->err);
 		if (k < 0)
 			m->rc = m->err.code < 0 ? m->err.code : (int)k;

@@ -197,8 +197,7 @@ int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena, lv_
 
 	info->version = m.version;
 	/* Lance: timestamp_nanos = seconds*1e9 + nanos; listVersions reports ms. */
-	info->timestamp_nanos = lv__manifest_ts_nanos(&m);
-	info->timestamp_millis = lv__manifest_ts_millis(&m);
+	info->timestamp_millis = lv__manifest_ts_millis(&m, &info->timestamp_nanos);
 	info->total_fragments = m.summary.total_fragments;
 	info->total_data_files = m.summary.total_data_files;
 	info->total_files_size = m.summary.total_files_size;

@@ -673,6 +673,49 @@ int lv__txn_property_next(const lv_txn *t, size_t *cursor, lv_sv *key, lv_sv *va
 	return rc < 0 ? -1 : 0;
 }
 
+/* ---- commit time ---- */
+
+/* Days from 1970-01-01 to the proleptic Gregorian date y-m-d (m 1..12). */
+static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int64_t lv__manifest_ts_millis(const lv_manifest *m, int64_t *nanos)
+{
+	/* chrono's NaiveDateTime range: -262143-01-01T00:00:00 .. +262142-12-31T23:59:59 */
+	static int64_t min_s, max_s;
+	if (!max_s) {
+		min_s = days_from_civil(-262143, 1, 1) * 86400;
+		max_s = days_from_civil(262143, 1, 1) * 86400 - 1;
+	}
+	unsigned __int128 total = (unsigned __int128)(__int128)m->ts_seconds * 1000000000u +
+				  (unsigned __int128)(__int128)m->ts_nanos;
+	int64_t sec = (int64_t)(uint64_t)(total / 1000000000u);
+	int64_t sub = (int64_t)(total % 1000000000u);
+	if (nanos)
+		*nanos = (int64_t)(uint64_t)total;
+	if (sec < min_s || sec > max_s) {
+		if (nanos)
+			*nanos = 0;
+		return 0;
+	}
+	/*
+	 * LanceDB hands JavaScript a Date made from the time in microseconds as a
+	 * double, divided by 1000; Date truncates the fraction.  Up to year ~2255
+	 * that is exactly floor(nanos / 1e6); beyond, the microseconds no longer
+	 * fit a double exactly and can round up to the next millisecond, which
+	 * listVersions() shows (crafted manifests in tests/interop/test_corruption.mjs).
+	 */
+	int64_t micros = sec * 1000000 + sub / 1000; /* |sec| <= 8.3e12: no overflow */
+	return (int64_t)((double)micros / 1000.0);
+}
+
 /* ---- version file names ---- */
 
 int lv__version_name_parse(const char *name, uint64_t *version)

@@ -102,21 +102,16 @@ typedef struct lv_manifest {
 } lv_manifest;
 
 /*
- * Commit time of a manifest.  Lance computes seconds * 1e9 + nanos in wide
- * integer arithmetic and converts with Rust `as` casts, which wrap; a corrupt or
- * hostile manifest can hold any int64 seconds, so these wrap the same way
- * (two's complement, well defined here) instead of overflowing.
+ * Commit time of a manifest, exactly as Lance 8.0.0 reports it (checked against
+ * LanceDB's listVersions() on crafted timestamps, tests/interop/test_corruption.mjs):
+ * Lance sums seconds * 1e9 + nanos in u128 (negative values sign-extended, so
+ * they wrap to huge numbers), splits the sum back into seconds (truncated to
+ * i64) and sub-second nanos, and if chrono cannot represent that time (years
+ * beyond +-262,000) reports the Unix epoch.  So a negative or absurd timestamp
+ * in a corrupt manifest reads as 0, like in Lance, and nothing here overflows.
+ * `nanos` may be NULL; it receives the full-precision time, wrapped to int64.
  */
-static inline int64_t lv__manifest_ts_nanos(const lv_manifest *m)
-{
-	uint64_t v = (uint64_t)m->ts_seconds * 1000000000u + (uint64_t)(int64_t)m->ts_nanos;
-	return (int64_t)v;
-}
-static inline int64_t lv__manifest_ts_millis(const lv_manifest *m)
-{
-	uint64_t v = (uint64_t)m->ts_seconds * 1000u + (uint64_t)(int64_t)(m->ts_nanos / 1000000);
-	return (int64_t)v;
-}
+int64_t lv__manifest_ts_millis(const lv_manifest *m, int64_t *nanos);
 
 /*
  * Parses a whole manifest file.  `name` is used in error messages.  Unknown
