@@ -13,21 +13,21 @@ static uint64_t next(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-size_t cm_cases(size_t size, uint64_t seed, size_t nbits, size_t trunc_stride, cm_case **out)
+size_t cm_cases(size_t size, uint64_t seed, size_t nbits, size_t stride, cm_case **out)
 {
 	size_t bits = size * 8;
 	if (nbits > bits)
 		nbits = bits;
-	if (trunc_stride == 0)
-		trunc_stride = 1;
-	size_t cap = size + nbits + size / trunc_stride + 1;
+	if (stride == 0)
+		stride = 1;
+	size_t cap = 2 * (size / stride + 1) + nbits;
 	cm_case *v = calloc(cap ? cap : 1, sizeof *v);
 	if (!v) {
 		*out = NULL;
 		return 0;
 	}
 	size_t n = 0;
-	for (size_t i = 0; i < size; i++)
+	for (size_t i = 0; i < size; i += stride)
 		v[n++] = (cm_case){ CM_XOR, i, 0 };
 	if (nbits == bits) {
 		for (size_t b = 0; b < bits; b++)
@@ -52,7 +52,7 @@ size_t cm_cases(size_t size, uint64_t seed, size_t nbits, size_t trunc_stride, c
 		}
 		free(idx);
 	}
-	for (size_t len = 0; len < size; len += trunc_stride)
+	for (size_t len = 0; len < size; len += stride)
 		v[n++] = (cm_case){ CM_TRUNC, len, 0 };
 	*out = v;
 	return n;
@@ -87,5 +87,11 @@ const char *cm_name(const cm_case *c, char *buf, size_t cap)
 int cm_dense(void)
 {
 	const char *e = getenv("LV_CORRUPTION_DENSE");
+	return e && e[0] && strcmp(e, "0") != 0;
+}
+
+int cm_quick(void)
+{
+	const char *e = getenv("LV_CORRUPTION_QUICK");
 	return e && e[0] && strcmp(e, "0") != 0;
 }

@@ -18,17 +18,19 @@ typedef struct cm_case {
 } cm_case;
 
 /*
- * The cases for a file of `size` bytes: every byte XOR 0xFF; `nbits` distinct
+ * The cases for a file of `size` bytes: every `stride`-th byte XOR 0xFF; `nbits` distinct
  * single-bit flips drawn with a fixed seed (all 8*size of them when nbits >=
  * 8*size); every truncation length 0..size-1 that is a multiple of
- * `trunc_stride` (1 = all).  Returns the count; *out is malloc'ed.
+ * `stride` (1 = all).  Returns the count; *out is malloc'ed.
  */
-size_t cm_cases(size_t size, uint64_t seed, size_t nbits, size_t trunc_stride, cm_case **out);
+size_t cm_cases(size_t size, uint64_t seed, size_t nbits, size_t stride, cm_case **out);
 /* Writes the corrupted file into dst (capacity >= size); returns its length. */
 size_t cm_apply(const uint8_t *orig, size_t size, const cm_case *c, uint8_t *dst);
 /* "xor@12", "bit@12.3", "trunc@12" */
 const char *cm_name(const cm_case *c, char *buf, size_t cap);
 /* The environment variable LV_CORRUPTION_DENSE=1 asks for every bit flip. */
 int cm_dense(void);
+/* LV_CORRUPTION_QUICK=1 (tests/valgrind.sh) asks for every 7th byte and 64 bit flips. */
+int cm_quick(void);
 
 #endif
