@@ -746,6 +746,85 @@ static void test_deep_json_property(void **state)
 	lv_storage_free(st);
 }
 
+/* ---- Lance files with absurd counts and positions ---- */
+
+static void put_le(uint8_t *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/*
+ * A valid Lance file (2.0 and 2.1, several pages per column) whose footer, CMO
+ * and GBO tables claim 2^32-1 columns or buffers, positions near 2^63 and sizes
+ * of 2^60 (not the footer's CMO position, which Lance's reader ignores, and so
+ * does ours): every one is an error naming the file, with no huge allocation
+ * (ASan would report one) and no out-of-bounds read.  The same bytes as the
+ * newest checkpoint of a dataset are rejected and the answer comes from the
+ * manifests.
+ */
+static void test_absurd_lance_files(void **state)
+{
+	(void)state;
+	uint64_t vals[300];
+	for (size_t i = 0; i < 300; i++)
+		vals[i] = i * 7;
+	lv_column col = { .name = "version", .type = LV_COL_UINT64, .u64 = vals };
+	for (int ver = 0; ver < 2; ver++) {
+		lv_lancefile_write_options o = LV_LANCEFILE_WRITE_OPTIONS_INIT;
+		o.file_version = ver ? LV_LANCEFILE_V2_1 : LV_LANCEFILE_V2_0;
+		o.max_page_rows = 50;
+		lv_buf good = { 0 };
+		CHECK(lv_lancefile_write(&good, &col, 1, 300, NULL, 0, &o, &err));
+		size_t n = good.size;
+		const uint8_t *f = good.ptr + n - 40;
+		uint64_t cmo = 0, gbo = 0;
+		for (int i = 7; i >= 0; i--) {
+			cmo = cmo << 8 | f[8 + i];
+			gbo = gbo << 8 | f[16 + i];
+		}
+		const struct { size_t off; uint64_t v; int w; } patch[] = {
+			{ n - 40 + 28, 0xffffffffu, 4 },              /* columns */
+			{ n - 40 + 24, 0xffffffffu, 4 },              /* global buffers */
+			{ n - 40 + 24, 0, 4 },                        /* no schema buffer */
+			{ n - 40 + 0, (uint64_t)1 << 63, 8 },         /* column metadata start */
+			{ n - 40 + 16, UINT64_MAX - 7, 8 },           /* GBO table position */
+			{ cmo, (uint64_t)1 << 62, 8 },                /* column 0 metadata position */
+			{ cmo + 8, (uint64_t)1 << 60, 8 },            /* column 0 metadata size */
+			{ gbo, UINT64_MAX, 8 },                       /* schema buffer position */
+			{ gbo + 8, (uint64_t)1 << 60, 8 },            /* schema buffer size */
+			{ n - 40 + 32, 0xffff, 2 },                   /* major version */
+		};
+		uint8_t *bad = malloc(n);
+		for (size_t i = 0; i < sizeof patch / sizeof patch[0]; i++) {
+			memcpy(bad, good.ptr, n);
+			put_le(bad + patch[i].off, patch[i].v, patch[i].w);
+			lv_lancefile *lf = NULL;
+			lv_error e = { 0 };
+			int rc = lv_lancefile_read(&lf, bad, n, "absurd.lance", &e);
+			if (rc == 0)
+				fail_msg("v2.%d patch #%zu read OK", ver, i);
+			assert_non_null(strstr(e.message, "absurd.lance"));
+			/* as the newest checkpoint: rejected, the manifests answer */
+			lv_storage *st = NULL;
+			CHECK(lv_storage_mem_new(&st, &err));
+			CHECK(synth_series(st, 3, 1700000000000));
+			CHECK(lv_storage_write(st, "_checkpoints/00000000000000000003.lance", bad, n, &err));
+			lv_dataset *ds = open_ds(st);
+			lv_version_list *l = NULL;
+			lv_history_report rep;
+			CHECK(lv_history(&l, ds, &rep, &err));
+			assert_int_equal(rep.rung, LV_RUNG_MANIFESTS);
+			assert_int_equal(lv_version_list_count(l), 3);
+			lv_version_list_free(l);
+			lv_dataset_free(ds);
+			lv_storage_free(st);
+		}
+		free(bad);
+		lv_buf_dispose(&good);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -762,6 +841,7 @@ int main(void)
 		cmocka_unit_test(test_deep_protobuf),
 		cmocka_unit_test(test_deep_json_tag),
 		cmocka_unit_test(test_deep_json_property),
+		cmocka_unit_test(test_absurd_lance_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
