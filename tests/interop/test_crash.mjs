@@ -538,17 +538,25 @@ async function runS3() {
   const cases = [
     { label: 'S3 cleanup --older-than 0s', cmd: CLEAN, expectRemoved: '>0' },
     { label: 'S3 checkpoint', cmd: ['checkpoint', '--json'], expectRemoved: 0 },
+    // The same state checkpointed first: the cleanup's checkpoint replaces it under the merge
+    // lock (create lock, read, PUT, delete lock: kill points on each).
+    { label: 'S3 checkpointed, then cleanup (checkpoint merge)', cmd: CLEAN, expectRemoved: '>0', prep: ['checkpoint', '--json'] },
   ];
   if (FULL) cases.push({ label: 'S3 cleanup --retain-versions 3', cmd: ['cleanup', '--retain-versions', '3', '--no-error-if-tagged-old-versions', '--json'], expectRemoved: '>0' });
   for (const c of cases) {
     totals.s3Cases++;
     const L0 = `[${c.label}]`;
     const fails0 = failCount();
-    c.ref = await lanceSnapshot(async () => (await connect()).openTable('base'));
-    c.ref.hist = await lvS3(`${L0} reference history`, ['history', uri('base')]);
-    c.pristineFiles = s3FileSet(s3, prefixOf('base'));
+    const src = copyOf('base');
+    if (c.prep) {
+      const r = await run(lanceverBin, cmdLine(c.prep, uri(src)), { env: direct });
+      if (!ok(r.status === 0, `${L0} preparation ${c.prep.join(' ')}: ${r.stderr}`)) continue;
+    }
+    c.ref = await lanceSnapshot(async () => (await connect()).openTable(src));
+    c.ref.hist = await lvS3(`${L0} reference history`, ['history', uri(src)]);
+    c.pristineFiles = s3FileSet(s3, prefixOf(src));
     // Uninterrupted twin through the tap: its mutating requests are the kill points.
-    const twin = copyOf('base');
+    const twin = copyOf(src);
     const seq = [];
     let nreq = 0;
     const tr = await runTap(c, twin, (info, ph) => {
@@ -566,6 +574,7 @@ async function runS3() {
     totals.s3KillPoints += K;
     const afterKillS3 = async (L, name) => {
       const now = new Set(listPrefix(s3, prefixOf(name)));
+      totals.locksLeft += [...now].filter((p) => p.endsWith('.lance.lock')).length;
       const deletionStarted = c.pristineFiles.some((f) => !now.has(f.path) && !f.path.startsWith('_checkpoints/'));
       await checkKilledState(c, L, envOf(name), deletionStarted);
       const rr = await run(lanceverBin, cmdLine(c.cmd, uri(name)), { env: direct });
@@ -577,7 +586,7 @@ async function runS3() {
     // Kill at mutating request i, before the server sees it or after it executed it.
     for (let i = 1; i <= K; i++) {
       for (const when of ['before', 'after']) {
-        const name = copyOf('base');
+        const name = copyOf(src);
         const L = `${L0} kill ${when} request ${i}/${K} ${seq[i - 1]}`;
         let n = 0, hit = null;
         const r = await runTap(c, name, (info, phase, child) => {
@@ -599,7 +608,7 @@ async function runS3() {
     const anyN = FULL ? Array.from({ length: nreq }, (_, i) => i + 1)
       : sampleOrdered(rng, Array.from({ length: nreq }, (_, i) => i + 1), 4);
     for (const i of anyN) {
-      const name = copyOf('base');
+      const name = copyOf(src);
       const L = `${L0} kill before request ${i}/${nreq} (any kind)`;
       let n = 0;
       const r = await runTap(c, name, (info, ph, child) => {
@@ -613,13 +622,13 @@ async function runS3() {
       await afterKillS3(L, name);
     }
     // Seeded time-based kills.
-    const pn = copyOf('base');
+    const pn = copyOf(src);
     const pr = await run(lanceverBin, cmdLine(c.cmd, uri(pn)), { env: direct });
     ok(pr.status === 0, `${L0} plain run exited ${pr.status}: ${pr.stderr}`);
     drop(pn);
     for (let j = 0; j < TIMED * 2; j++) {
       const delay = Math.round(rng() * pr.ms * 10) / 10;
-      const name = copyOf('base');
+      const name = copyOf(src);
       const L = `${L0} timed kill after ${delay} ms`;
       const r = await run(lanceverBin, cmdLine(c.cmd, uri(name)), { env: direct, killAfterMs: delay });
       totals.runs++;
@@ -627,6 +636,7 @@ async function runS3() {
       else { totals.s3TimedCompleted++; ok(r.status === 0, `${L}: exited ${r.status}: ${r.stderr}`); }
       await afterKillS3(L, name);
     }
+    drop(src);
     const nf = failCount() - fails0;
     if (nf) failuresAt.push(`${c.label}: ${nf}`);
     console.log(`${L0} ${nreq} requests, ${K} mutating (${seq.join(', ')}); ${2 * K} kills at mutating requests, ` +
