@@ -11,6 +11,8 @@
 //   cp_write     `lancever checkpoint` (one run: time, file size, peak RSS)
 //   cp           lancever answered from the checkpoint
 //   t8, t16      the checkpoint plus 8 / 16 newer versions (their manifests read)
+// (cp also in-process with a steady heap: glibc's trimming of freed memory switched off, so
+// the pages a call uses are not faulted in again by the next one)
 // and for each lancever case: in-process time (bench/time_versions: lv_dataset_open + lv_versions,
 // median of up to 9), whole-process time and peak RSS (bench/rusage: `lancever versions`, median
 // of up to 5), and the `--stats` line (rung, manifests read, requests, bytes read).  Slow cases get
@@ -64,6 +66,9 @@ async function base(n, f) {
 const manifestBytes = (dir) => fs.statSync(path.join(dir, '_versions',
   `${(U64_MAX - 1n).toString().padStart(20, '0')}.manifest`)).size;
 
+// glibc tunables for the steady-heap variant: no trimming, no mmap for blocks under 32 MiB.
+const STEADY_HEAP = 'glibc.malloc.trim_threshold=4294967296:glibc.malloc.mmap_threshold=33554432';
+
 // Number of runs that keeps a case near the budget, given one run's time.
 const fit = (ms, max, min) => Math.max(min, Math.min(max, Math.floor(budget / Math.max(ms, 1e-3))));
 
@@ -96,6 +101,11 @@ async function measure(ctx, n, f) {
   fs.rmSync(outFile, { force: true });
   c.cp_write = { ms: w.median_ms, rss_kb: w.maxrss_kb, bytes: cj.file_size, entries: cj.entries };
   c.cp = await lvCase(ctx.uri, ctx.env);
+  // The same with a heap that stays allocated between calls (glibc returns freed memory at the
+  // top of the heap above 128 KiB to the kernel, so each call faults it in again; a long-running
+  // process with a raised trim threshold, or another allocator, does not pay that).
+  c.cp.inproc_steady_ms = (await timeInProcess(ctx.uri, { repeat: 9,
+    env: { ...(ctx.env || process.env), GLIBC_TUNABLES: STEADY_HEAP } })).open_versions_ms;
   ctx.end?.();
   await ctx.addTail(n + 1, 8);
   ctx.begin?.();

@@ -46,8 +46,10 @@ if (local) {
     const t = cs.map((c) => c.cp.inproc_ms);
     const spread = Math.max(...t) / Math.min(...t);
     const tp = cs.map((c) => c.cp.proc_ms);
+    const ts = cs.map((c) => c.cp.inproc_steady_ms).filter((x) => x);
+    const sp = (v) => `${fms(Math.min(...v))}-${fms(Math.max(...v))} ms: ${(Math.max(...v) / Math.min(...v)).toFixed(2)}x`;
     acc.push([`Flat within 2x from ${cs[0].versions} to ${cs[cs.length - 1].versions} versions, ${fk(f)} fragments (checkpoint, in-process)`,
-      `${fms(Math.min(...t))}-${fms(Math.max(...t))} ms: ${spread.toFixed(2)}x (whole process ${fms(Math.min(...tp))}-${fms(Math.max(...tp))} ms: ${(Math.max(...tp) / Math.min(...tp)).toFixed(2)}x)`,
+      `${sp(t)}; steady heap ${ts.length === cs.length ? sp(ts) : '-'}; whole process ${sp(tp)}`,
       ok(spread <= 2)]);
   }
   const nc = mainCells(local).filter((c) => c.lance).map((c) => ({ c, r: c.lance.median_ms / c.none.inproc_ms })).sort((x, y) => x.r - y.r);
@@ -178,15 +180,18 @@ function gridTable(g, proposal, label) {
       'request as a stand-in for network latency (not `tc netem`). Requests per call in parentheses (lancever: its own count; ' +
       'LanceDB: the server log).', '');
   P('Datasets from `bench/gen_dataset`: N versions, each manifest with the same F fragments (~84 bytes each, like Lance\'s own), ' +
-    'an inline transaction, V2 names. In-process milliseconds:', '');
+    'an inline transaction, V2 names. In-process milliseconds. "Steady heap": the same call with glibc\'s trimming of ' +
+    'freed heap memory switched off (GLIBC_TUNABLES), as in a long-running process whose heap stays allocated; by default ' +
+    'glibc hands freed memory above 128 KiB back to the kernel after every call and the next call faults it in again, ' +
+    'which on this virtual machine costs several microseconds per 4 KiB page:', '');
   const s3c = g.backend === 's3';
-  P(`| versions | fragments | manifest KB | LanceDB | no checkpoint | checkpoint | +8 tail | +16 tail | vs LanceDB | proposal | vs no checkpoint |`,
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  P(`| versions | fragments | manifest KB | LanceDB | no checkpoint | checkpoint | checkpoint, steady heap | +8 tail | +16 tail | vs LanceDB | proposal | vs no checkpoint |`,
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const rq = (x, r) => (s3c && r !== undefined ? `${fms(x)} (${Math.round(r)})` : fms(x));
   for (const c of g.cells) {
     const p = proposalRow(proposal, c.versions, c.fragments);
     P(`| ${c.versions.toLocaleString('en-US')} | ${fk(c.fragments)} | ${(c.manifest_bytes / 1024).toFixed(0)} | ${rq(c.lance?.median_ms, c.lance?.requests)} | ` +
-      `${rq(c.none.inproc_ms, c.none.stats.requests)} | ${rq(c.cp.inproc_ms, c.cp.stats.requests)} | ${rq(c.t8.inproc_ms, c.t8.stats.requests)} | ` +
+      `${rq(c.none.inproc_ms, c.none.stats.requests)} | ${rq(c.cp.inproc_ms, c.cp.stats.requests)} | ${fms(c.cp.inproc_steady_ms)} | ${rq(c.t8.inproc_ms, c.t8.stats.requests)} | ` +
       `${rq(c.t16.inproc_ms, c.t16.stats.requests)} | ${fx(c.lance?.median_ms, c.cp.inproc_ms)} | ${p ? `${p[4]}x` : '-'} | ${fx(c.none.inproc_ms, c.cp.inproc_ms)} |`);
   }
   P('', 'Whole `lancever versions` process (ms) and peak RSS (MB); LanceDB\'s RSS is its whole Node process; checkpoint write = `lancever checkpoint` from nothing:', '',
