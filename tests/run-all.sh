@@ -7,7 +7,9 @@
 # Exits non-zero on the first failure.  Environment knobs:
 #   LV_JOBS (build parallelism, default nproc), LV_FUZZ_RUNS (inputs per target,
 #   default 100000; 0 skips stage 3), LV_FUZZ_SEED (default 1), LV_SKIP_ASAN=1
-#   (local use only).  The fuzz stage uses a fixed seed and a fixed number of
+#   (local use only), LV_VALGRIND=1 (adds tests/valgrind.sh on build/: every
+#   unit test, corpus replay and CLI command under memcheck; about 6.5 min on
+#   2 cores, over the CI budget, so it is opt-in).  The fuzz stage uses a fixed seed and a fixed number of
 #   runs, so it is reproducible: what passes here passes in CI.  Open-ended
 #   campaigns are run by hand (-max_total_time).
 set -euo pipefail
@@ -34,6 +36,11 @@ ctest --test-dir "$src/build" --output-on-failure -j2
 stage "build-release/ (Release -O3: compile only, so -Werror holds for the bench/ build too)"
 cmake -S "$src" -B "$src/build-release" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DLV_BUILD_TESTS=OFF
 cmake --build "$src/build-release" -j "$jobs"
+
+if [ "${LV_VALGRIND:-0}" = 1 ]; then
+  stage "valgrind (tests/valgrind.sh on build/)"
+  "$src/tests/valgrind.sh" "$src/build"
+fi
 
 if [ "${LV_SKIP_ASAN:-0}" != 1 ]; then
   stage "build-asan/ (ASan+UBSan, no interop)"
