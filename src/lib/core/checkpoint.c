@@ -152,11 +152,19 @@ static size_t put_str(uint8_t *b, const char *s, size_t n)
 	b[0] = s != NULL;
 	if (!s)
 		return 1;
-	for (int j = 0; j < 8; j++)
-		b[1 + j] = (uint8_t)((uint64_t)n >> (8 * j));
+	lv_put_le64(b + 1, n);
 	memcpy(b + 9, s, n);
 	return 9 + n;
 }
+
+/* One row's fields as the checksum sees them (strings with their lengths; NULL = null). */
+typedef struct row_view {
+	uint64_t f[9]; /* version, timestamp, the seven counters */
+	bool tagged, cleaned, has_rv;
+	uint64_t rv;
+	const char *s[3]; /* uuid, operation, properties */
+	size_t len[3];
+} row_view;
 
 /*
  * CRC-32C over a canonical serialisation of the rows: independent of the file
@@ -166,48 +174,56 @@ static size_t put_str(uint8_t *b, const char *s, size_t n)
  * buffer and hashed with one call when it fits (the CRC is a stream, so this
  * equals hashing field by field).
  */
+static uint32_t row_crc(uint32_t c, const row_view *v)
+{
+	uint8_t b[1024];
+	for (int k = 0; k < 9; k++)
+		lv_put_le64(b + 8 * k, v->f[k]);
+	b[72] = v->tagged;
+	b[73] = v->cleaned;
+	b[74] = v->has_rv;
+	lv_put_le64(b + 75, v->has_rv ? v->rv : 0);
+	size_t total = 83;
+	for (int k = 0; k < 3; k++)
+		total += 9 + (v->s[k] ? v->len[k] : 0);
+	if (total <= sizeof b) {
+		size_t at = 83;
+		for (int k = 0; k < 3; k++)
+			at += put_str(b + at, v->s[k], v->s[k] ? v->len[k] : 0);
+		return lv_crc32c(c, b, at);
+	}
+	c = lv_crc32c(c, b, 83);
+	for (int k = 0; k < 3; k++) {
+		size_t h = put_str(b, v->s[k], 0); /* the presence byte and (placeholder) length */
+		if (v->s[k])
+			lv_put_le64(b + 1, v->len[k]);
+		c = lv_crc32c(c, b, h);
+		if (v->s[k])
+			c = lv_crc32c(c, v->s[k], v->len[k]);
+	}
+	return c;
+}
+
+static uint32_t checksum_start(int64_t created, size_t n)
+{
+	return crc_u64(crc_u64(0, (uint64_t)created), n);
+}
+
+/* The checksum of rows held as lv_version_info (what a writer has). */
 static uint32_t rows_checksum(const lv_version_info *r, size_t n, int64_t created)
 {
-	uint32_t c = crc_u64(0, (uint64_t)created);
-	c = crc_u64(c, n);
-	uint8_t b[1024];
+	uint32_t c = checksum_start(created, n);
 	for (size_t i = 0; i < n; i++) {
 		const lv_version_info *v = &r[i];
-		uint64_t f[10] = { v->version, (uint64_t)v->timestamp_millis, v->total_fragments,
-				   v->total_data_files, v->total_files_size, v->total_deletion_files,
-				   v->total_data_file_rows, v->total_deletion_file_rows, v->total_rows,
-				   v->has_read_version ? v->read_version : 0 };
-		for (int k = 0; k < 9; k++)
-			for (int j = 0; j < 8; j++)
-				b[8 * k + j] = (uint8_t)(f[k] >> (8 * j));
-		b[72] = v->is_tagged;
-		b[73] = v->is_cleaned_up;
-		b[74] = v->has_read_version;
-		for (int j = 0; j < 8; j++)
-			b[75 + j] = (uint8_t)(f[9] >> (8 * j));
-		const char *s[3] = { v->transaction_uuid, v->operation_type, v->transaction_properties };
-		size_t len[3], total = 83;
-		for (int k = 0; k < 3; k++) {
-			len[k] = s[k] ? strlen(s[k]) : 0;
-			total += 9 + len[k];
-		}
-		if (total <= sizeof b) {
-			size_t at = 83;
-			for (int k = 0; k < 3; k++)
-				at += put_str(b + at, s[k], len[k]);
-			c = lv_crc32c(c, b, at);
-			continue;
-		}
-		c = lv_crc32c(c, b, 83);
-		for (int k = 0; k < 3; k++) {
-			size_t h = put_str(b, s[k], 0); /* the presence byte and (placeholder) length */
-			if (s[k])
-				for (int j = 0; j < 8; j++)
-					b[1 + j] = (uint8_t)((uint64_t)len[k] >> (8 * j));
-			c = lv_crc32c(c, b, h);
-			if (s[k])
-				c = lv_crc32c(c, s[k], len[k]);
-		}
+		row_view w = { { v->version, (uint64_t)v->timestamp_millis, v->total_fragments,
+				 v->total_data_files, v->total_files_size, v->total_deletion_files,
+				 v->total_data_file_rows, v->total_deletion_file_rows, v->total_rows },
+			       v->is_tagged, v->is_cleaned_up, v->has_read_version, v->read_version,
+			       { v->transaction_uuid, v->operation_type, v->transaction_properties },
+			       { 0, 0, 0 } };
+		for (int k = 0; k < 3; k++)
+			w.len[k] = w.s[k] ? strlen(w.s[k]) : 0;
+		c = row_crc(c, &w);
 	}
 	return c;
 }
@@ -364,9 +380,41 @@ static const char *col_str(lv_arena *a, const lv_column *c, size_t i)
 	return lv_arena_strndup(a, c->str_data + s, (size_t)(e - s));
 }
 
-/* Decodes and validates one checkpoint file's bytes (no I/O). */
+/* Row i of the decoded columns as the checksum sees it (strings as they will read back:
+ * up to a NUL, like the C strings a reader gets). */
+static void col_row(const lv_column *const *col, size_t i, row_view *w)
+{
+	static const int fixed[9] = { C_VERSION, C_TS, C_FRAGS, C_DFILES, C_FSIZE, C_DELFILES,
+				      C_DFROWS, C_DELROWS, C_ROWS };
+	for (int k = 0; k < 9; k++)
+		w->f[k] = col[fixed[k]]->u64[i];
+	w->tagged = col[C_TAGGED]->bools[i] != 0;
+	w->cleaned = col[C_CLEANED]->bools[i] != 0;
+	w->has_rv = !col[C_READV]->validity || col[C_READV]->validity[i];
+	w->rv = w->has_rv ? col[C_READV]->u64[i] : 0;
+	static const int str[3] = { C_UUID, C_OP, C_PROPS };
+	for (int k = 0; k < 3; k++) {
+		const lv_column *c = col[str[k]];
+		if (c->validity && !c->validity[i]) {
+			w->s[k] = k == 2 ? "{}" : NULL; /* properties are never null */
+			w->len[k] = k == 2 ? 2 : 0;
+			continue;
+		}
+		uint64_t b = c->str_offsets[i], e = c->str_offsets[i + 1];
+		w->s[k] = c->str_data + b;
+		w->len[k] = strnlen(w->s[k], (size_t)(e - b));
+	}
+}
+
+/*
+ * Decodes and validates one checkpoint file's bytes (no I/O).  Every row is
+ * checked (order, checksum); only the rows whose versions are in `keep`
+ * (sorted ascending; NULL = all) are materialised, so versions() on a long
+ * history with few live versions builds few rows.  out->latest is the newest
+ * row of the file either way.
+ */
 static int cp_decode(const uint8_t *data, size_t size, const char *path, bool verify_checksum,
-		     cp_file *out, lv_error *err)
+		     const lv_manifest_entry *keep, size_t nkeep, cp_file *out, lv_error *err)
 {
 	lv_lancefile *lf = NULL;
 	int rc = lv_lancefile_read(&lf, data, size, path, err);
@@ -378,19 +426,20 @@ static int cp_decode(const uint8_t *data, size_t size, const char *path, bool ve
 			     lv_lancefile_num_columns(lf), C_NCOLS);
 		goto out;
 	}
+	const lv_column *col[C_NCOLS];
 	for (int c = 0; c < C_NCOLS; c++) {
-		const lv_column *col = lv_lancefile_column(lf, (size_t)c);
-		if (strcmp(col->name, schema[c].name) || col->type != schema[c].type ||
-		    (!schema[c].nullable && col->nullable)) {
+		col[c] = lv_lancefile_column(lf, (size_t)c);
+		if (strcmp(col[c]->name, schema[c].name) || col[c]->type != schema[c].type ||
+		    (!schema[c].nullable && col[c]->nullable)) {
 			rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: column %d is '%s', expected '%s'",
-				     path, c, col->name, schema[c].name);
+				     path, c, col[c]->name, schema[c].name);
 			goto out;
 		}
-		if (!schema[c].nullable && col->validity) {
+		if (!schema[c].nullable && col[c]->validity) {
 			for (size_t i = 0; i < n; i++)
-				if (!col->validity[i]) {
+				if (!col[c]->validity[i]) {
 					rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: null in column '%s'",
-						     path, col->name);
+						     path, col[c]->name);
 					goto out;
 				}
 		}
@@ -400,27 +449,61 @@ static int cp_decode(const uint8_t *data, size_t size, const char *path, bool ve
 			     KEY_CREATED_AT);
 		goto out;
 	}
-	if (!(out->rows = lv__version_list_new(n, 1))) {
+	/* Every row: strictly increasing versions, and the checksum over the stored text. */
+	const uint64_t *ver = col[C_VERSION]->u64;
+	uint32_t crc = checksum_start(out->created, n);
+	size_t want = 0, ki = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && ver[i] <= ver[i - 1]) {
+			rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: versions not strictly increasing at row %zu",
+				     path, i);
+			goto out;
+		}
+		row_view w;
+		col_row(col, i, &w);
+		crc = row_crc(crc, &w);
+		if (keep) {
+			while (ki < nkeep && keep[ki].version < ver[i])
+				ki++;
+			want += ki < nkeep && keep[ki].version == ver[i];
+		}
+	}
+	if (!keep)
+		want = n;
+	const lv_kv *ck = lv_lancefile_metadata_find(lf, KEY_CHECKSUM);
+	char expect[32];
+	snprintf(expect, sizeof expect, "crc32c:%08x", crc);
+	if (verify_checksum &&
+	    (!ck || ck->value_len != strlen(expect) || memcmp(ck->value, expect, ck->value_len))) {
+		rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: checksum mismatch", path);
+		goto out;
+	}
+	if (!(out->rows = lv__version_list_new(want, 1))) {
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 		goto out;
 	}
 	lv_arena *a = &out->rows->arenas[0];
-	/* One block that holds every string and its NUL (more only if a property text is wrapped). */
-	size_t sbytes = 3 * n + 64;
-	for (int c = C_UUID; c <= C_PROPS; c++) {
-		const lv_column *sc = lv_lancefile_column(lf, (size_t)c);
-		if (sc->type == LV_COL_UTF8)
-			sbytes += (size_t)sc->str_offsets[n] + 8 * n;
-	}
+	/* One block that holds every kept string and its NUL (more only if a property text is
+	 * wrapped), sized from the columns when all rows are kept. */
+	size_t sbytes = 3 * want + 64;
+	for (int c = C_UUID; c <= C_PROPS && want == n; c++)
+		if (col[c]->type == LV_COL_UTF8)
+			sbytes += (size_t)col[c]->str_offsets[n] + 8 * n;
+	if (want < n)
+		sbytes += 160 * want;
 	lv_arena_init(a, sbytes);
 	out->rows->narenas = 1;
-	const lv_column *col[C_NCOLS];
-	for (int c = 0; c < C_NCOLS; c++)
-		col[c] = lv_lancefile_column(lf, (size_t)c);
-	for (size_t i = 0; i < n; i++) {
-		lv_version_info *v = &out->rows->items[i];
+	ki = 0;
+	for (size_t i = 0; i < n && out->rows->n < want; i++) {
+		if (keep) {
+			while (ki < nkeep && keep[ki].version < ver[i])
+				ki++;
+			if (ki >= nkeep || keep[ki].version != ver[i])
+				continue;
+		}
+		lv_version_info *v = &out->rows->items[out->rows->n];
 		memset(v, 0, sizeof *v);
-		v->version = col[C_VERSION]->u64[i];
+		v->version = ver[i];
 		v->timestamp_millis = col[C_TS]->i64[i];
 		v->total_fragments = col[C_FRAGS]->u64[i];
 		v->total_data_files = col[C_DFILES]->u64[i];
@@ -434,36 +517,20 @@ static int cp_decode(const uint8_t *data, size_t size, const char *path, bool ve
 		v->has_read_version = !col[C_READV]->validity || col[C_READV]->validity[i];
 		v->read_version = v->has_read_version ? col[C_READV]->u64[i] : 0;
 		v->transaction_uuid = col_str(a, col[C_UUID], i);
-		const char *op = col_str(a, col[C_OP], i);
-		v->operation_type = op;
+		v->operation_type = col_str(a, col[C_OP], i);
 		const char *props = col_str(a, col[C_PROPS], i);
-		v->transaction_properties = props ? props : "{}";
-		if (i > 0 && v->version <= out->rows->items[i - 1].version) {
-			rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: versions not strictly increasing at row %zu",
-				     path, i);
+		v->transaction_properties = props ? normalize_properties(a, props, strlen(props)) : "{}";
+		if ((col[C_UUID]->validity ? col[C_UUID]->validity[i] : 1) && !v->transaction_uuid) {
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
 			goto out;
 		}
-		out->rows->n++;
-	}
-	/* The checksum is over the stored text, before any normalisation. */
-	const lv_kv *ck = lv_lancefile_metadata_find(lf, KEY_CHECKSUM);
-	char want[32];
-	snprintf(want, sizeof want, "crc32c:%08x", rows_checksum(out->rows->items, n, out->created));
-	if (verify_checksum &&
-	    (!ck || ck->value_len != strlen(want) || memcmp(ck->value, want, ck->value_len))) {
-		rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: checksum mismatch", path);
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++) {
-		lv_version_info *v = &out->rows->items[i];
-		v->transaction_properties =
-			normalize_properties(a, v->transaction_properties, strlen(v->transaction_properties));
 		if (!v->transaction_properties) {
 			rc = lv__err(err, LV_ENOMEM, "out of memory");
 			goto out;
 		}
+		out->rows->n++;
 	}
-	out->latest = n ? out->rows->items[n - 1].version : 0;
+	out->latest = n ? ver[n - 1] : 0;
 	rc = 0;
 out:
 	if (rc < 0)
@@ -478,7 +545,7 @@ int lv__checkpoint_decode(const uint8_t *data, size_t size, const char *path, bo
 	cp_file f;
 	memset(&f, 0, sizeof f);
 	*rows = NULL;
-	LV_TRY(cp_decode(data, size, path, verify_checksum, &f, err));
+	LV_TRY(cp_decode(data, size, path, verify_checksum, NULL, 0, &f, err));
 	*rows = f.rows;
 	if (created)
 		*created = f.created;
@@ -735,21 +802,22 @@ static void pre_read_job(size_t i, void *arg)
 
 /* Loads the newest usable checkpoint.  out->rows stays NULL when none is usable. */
 static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifest_entry *live,
-				size_t nlive, cp_file *out, lv_history_report *rep, int *races,
-				lv_error *err);
+				size_t nlive, bool all_rows, cp_file *out, lv_history_report *rep,
+				int *races, lv_error *err);
 
 static int cp_load_ladder(lv_dataset *ds, const lv_manifest_entry *live, size_t nlive, cp_file *out,
 			  lv_history_report *rep, int *races, lv_error *err)
 {
 	cp_names names;
 	LV_TRY(cp_list(ds->st, &names, err));
-	return cp_load_ladder_names(ds, names, live, nlive, out, rep, races, err);
+	return cp_load_ladder_names(ds, names, live, nlive, true, out, rep, races, err);
 }
 
-/* As cp_load_ladder, over an existing listing (which it frees). */
+/* As cp_load_ladder, over an existing listing (which it frees); !all_rows keeps only the
+ * rows of live versions (what versions() needs). */
 static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifest_entry *live,
-				size_t nlive, cp_file *out, lv_history_report *rep, int *races,
-				lv_error *err)
+				size_t nlive, bool all_rows, cp_file *out, lv_history_report *rep,
+				int *races, lv_error *err)
 {
 	memset(out, 0, sizeof *out);
 	int rc;
@@ -782,7 +850,8 @@ static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifes
 		if (rc == 0 && b.size > CP_MAX_FILE_BYTES)
 			rc = lv__err(&e, LV_ELIMIT, "checkpoint %s too large", names.v[i].path);
 		if (rc == 0)
-			rc = cp_decode(b.ptr, b.size, names.v[i].path, true, &f, &e);
+			rc = cp_decode(b.ptr, b.size, names.v[i].path, true, all_rows ? NULL : live,
+				       all_rows ? 0 : nlive, &f, &e);
 		lv_buf_dispose(&b);
 		if (rc == 0 && f.latest != names.v[i].version)
 			rc = lv__err(&e, LV_ECORRUPT, "checkpoint %s: covers version %" PRIu64
@@ -869,7 +938,7 @@ static int assemble_once(lv_dataset *ds, bool history, lv_version_list **out,
 		free(r1.names.v);
 		goto out;
 	}
-	if ((rc = cp_load_ladder_names(ds, r1.names, live, nlive, &cp, &rep, races, err)) < 0)
+	if ((rc = cp_load_ladder_names(ds, r1.names, live, nlive, history, &cp, &rep, races, err)) < 0)
 		goto out;
 	if (!cp.rows) {
 		if (nlive == 0) {
@@ -1442,7 +1511,7 @@ again: /* see assemble(): a manifest or checkpoint that vanishes means "list aga
 		 * merging its rows into ours, would leave a checkpoint every reader
 		 * rejects (found by fuzz/checkpoint_fuzz.c).
 		 */
-		if (cp_decode(old.ptr, old.size, r.path, true, &existing, &e2) == 0) {
+		if (cp_decode(old.ptr, old.size, r.path, true, NULL, 0, &existing, &e2) == 0) {
 			int vr = existing.latest == r.latest_version
 					 ? cp_verify_identity(ds, &existing, live, nlive, NULL,
 							      &r.report.identity_bytes, &e2)

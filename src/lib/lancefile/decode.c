@@ -103,6 +103,13 @@ static int oneof(const uint8_t *p, size_t n, lv_pb_field *out)
 int lf_col_put_str(lf_dctx *c, size_t row, const uint8_t *p, size_t n)
 {
 	lf_colbuf *b = c->cb;
+	if (!b->data.oom && n < b->data.cap - b->data.len) { /* room reserved: just copy */
+		memcpy(b->data.ptr + b->data.len, p, n);
+		b->data.len += n;
+		b->data.ptr[b->data.len] = 0;
+		b->offs[row + 1] = b->data.len;
+		return 0;
+	}
 	int rc = lv_dbuf_add(&b->data, p, n);
 	if (rc < 0)
 		return lf_perr(c, rc, rc == LV_ELIMIT ? "decoded strings exceed the size limit"
@@ -901,6 +908,14 @@ static int store_var(lf_dctx *c, size_t row, size_t cnt, const uint8_t *p, uint6
 		     const uint64_t *def, const fsst *f)
 {
 	size_t w = (size_t)ob / 8;
+	if (!f && cnt) {
+		/* offsets were checked (var_offsets): the chunk's bytes, reserved once */
+		uint64_t first = load_le(p, (unsigned)w), last = load_le(p + cnt * w, (unsigned)w);
+		int rc = lv_dbuf_reserve(&c->cb->data, (size_t)(last - first));
+		if (rc < 0)
+			return lf_perr(c, rc, rc == LV_ELIMIT ? "decoded strings exceed the size limit"
+							      : "out of memory");
+	}
 	for (size_t i = 0; i < cnt; i++) {
 		int dn = def_null(c, row, def, i);
 		if (dn < 0)

@@ -97,6 +97,16 @@ static inline uint64_t lv_le64(const uint8_t *p)
 {
 	return (uint64_t)lv_le32(p) | ((uint64_t)lv_le32(p + 4) << 32);
 }
+/* Stores v little-endian at p (one store on little-endian hosts). */
+static inline void lv_put_le64(uint8_t *p, uint64_t v)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	memcpy(p, &v, 8);
+#else
+	for (int j = 0; j < 8; j++)
+		p[j] = (uint8_t)(v >> (8 * j));
+#endif
+}
 
 /* Parses an unsigned decimal of exactly [s, s+n) without sign/space; false on overflow/junk. */
 bool lv_parse_u64(const char *s, size_t n, uint64_t *out);
