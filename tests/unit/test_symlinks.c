@@ -322,8 +322,24 @@ static void test_symlinked_branch(void **state)
 	lv_dataset_free(br);
 	lv_dataset *ds = open_path(pathf("%s/ds", base));
 	lv_cleanup_stats stats;
+	/* an unregistered directory under tree/ is not a branch: skipped, the cleanup runs */
 	CHECK(cleanup_all(ds, &stats));
 	char *out1 = snapshot(pathf("%s/outside", base));
+	assert_string_equal(out0, out1);
+	free(out1);
+	/* a registered branch whose directory is a symlink: its manifests (which may use our
+	 * files) cannot be read, so the cleanup refuses before deleting anything */
+	sh(pathf("mkdir -p '%s/ds/_refs/branches' && printf '{\"parentBranch\": null, \"parentVersion\": 6, "
+		 "\"createAt\": 1, \"manifestSize\": 1}' > '%s/ds/_refs/branches/feat.json'", base, base));
+	char *ds0 = snapshot(pathf("%s/ds", base));
+	assert_int_equal(cleanup_all(ds, &stats), LV_EINVALID);
+	assert_non_null(strstr(err.message, "branch feat"));
+	assert_non_null(strstr(err.message, "symbolic link"));
+	char *ds1 = snapshot(pathf("%s/ds", base));
+	assert_string_equal(ds0, ds1);
+	free(ds0);
+	free(ds1);
+	out1 = snapshot(pathf("%s/outside", base));
 	assert_string_equal(out0, out1);
 	free(out0);
 	free(out1);

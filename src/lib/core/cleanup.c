@@ -367,6 +367,13 @@ out:
 	return rc;
 }
 
+static int ignore_entry(const lv_list_entry *e, void *payload)
+{
+	(void)e;
+	(void)payload;
+	return 0;
+}
+
 /* References of manifests committed after `latest` (concurrent writers), added to `referenced`. */
 static int newer_refs(lv_dataset *ds, uint64_t latest, strset *referenced, lv_error *err)
 {
@@ -505,6 +512,23 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	/* 1. Tags and branches (refs errors abort: a tag we cannot read may protect a version). */
 	if ((rc = lv__refs_load_storage(&refs, ds->root, err)) < 0)
 		goto out;
+	/*
+	 * Every branch's manifests must be visible: the recursive listing of tree/
+	 * skips a branch directory that is a symlink (or unreadable), and its
+	 * manifests may use our files.  Listing each branch's _versions/ directly
+	 * fails on such a path (the local backend never crosses a symlink).
+	 */
+	for (size_t b = 0; b < lv_refs_branch_count(refs); b++) {
+		char bp[LV_ERROR_MESSAGE_MAX];
+		snprintf(bp, sizeof bp, "tree/%s/_versions", lv_refs_branch(refs, b)->name);
+		if ((rc = lv_storage_list_names(ds->root, bp, ignore_entry, NULL, err)) < 0) {
+			char why[LV_ERROR_MESSAGE_MAX];
+			snprintf(why, sizeof why, "%s", err ? err->message : "");
+			rc = lv__err(err, rc, "branch %s cannot be read (%s); refusing to clean up",
+				     lv_refs_branch(refs, b)->name, why);
+			goto out;
+		}
+	}
 	/* 2. Every manifest, read concurrently; any failure aborts. */
 	progress(pol, "reading manifests", 0, 0);
 	if ((rc = lv__list_manifests(ds->st, &live, &nlive, err)) < 0)
