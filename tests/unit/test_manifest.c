@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "format/manifest.h"
+#include "support/corrupt.h"
 #include "support/testutil.h"
 #include "util/util.h"
 #include "wire/pb.h"
@@ -296,28 +297,30 @@ static void test_real_operations(void **state)
 	free_manifests(m, n);
 }
 
-/* Every truncation and every single-byte corruption: an error or a parse, never a crash. */
+/*
+ * Every truncation, every byte XOR 0xFF and 1024 seeded bit flips (support/corrupt.h,
+ * shared with the public-API sweep in test_corruption.c): an error or a parse, never
+ * a crash; every truncation is an error naming the file.
+ */
 static void test_truncated_and_flipped(void **state)
 {
 	(void)state;
 	fx_manifest m[32];
 	size_t n = load_manifests("t.lance", m, 32);
 	for (size_t i = 0; i < n; i++) {
-		for (size_t len = 0; len < m[i].size; len++) {
-			lv_manifest man;
-			lv_error err = { 0 };
-			int rc = lv__manifest_parse(m[i].bytes, len, "trunc", NULL, &man, &err);
-			assert_true(rc < 0);
-			assert_true(strstr(err.message, "trunc") != NULL);
-		}
+		cm_case *cases = NULL;
+		size_t nc = cm_cases(m[i].size, 20261203u + i, 1024, 1, &cases);
+		assert_true(nc >= 2 * m[i].size);
 		uint8_t *copy = malloc(m[i].size);
-		for (size_t pos = 0; pos < m[i].size; pos++) {
-			memcpy(copy, m[i].bytes, m[i].size);
-			copy[pos] ^= 0xff;
+		for (size_t k = 0; k < nc; k++) {
+			size_t len = cm_apply(m[i].bytes, m[i].size, &cases[k], copy);
 			lv_manifest man;
 			lv_error err = { 0 };
-			int rc = lv__manifest_parse(copy, m[i].size, "flip", NULL, &man, &err);
-			if (rc == 0) {
+			int rc = lv__manifest_parse(copy, len, "flip", NULL, &man, &err);
+			if (cases[k].kind == CM_TRUNC) {
+				assert_true(rc < 0);
+				assert_true(strstr(err.message, "flip") != NULL);
+			} else if (rc == 0) {
 				const uint8_t *tp;
 				size_t tn;
 				lv_txn t;
@@ -329,6 +332,7 @@ static void test_truncated_and_flipped(void **state)
 			}
 		}
 		free(copy);
+		free(cases);
 	}
 	free_manifests(m, n);
 }
