@@ -18,6 +18,7 @@ const load = (name) => { const p = path.join(inDir, name, 'results.json');
   return fs.existsSync(p) ? JSON.parse(fs.readFileSync(p, 'utf8')) : null; };
 const local = load('grid-local'), s3 = load('grid-s3'), hist = load('history'), clean = load('cleanup'),
   vers = load('versions');
+for (const g of [local, s3]) if (g) g.cells.sort((x, y) => x.fragments - y.fragments || x.versions - y.versions);
 const any = local || s3 || hist || clean || vers;
 if (!any) { console.error(`report: no results under ${inDir}`); process.exit(1); }
 fs.mkdirSync(chartDir, { recursive: true });
@@ -259,6 +260,39 @@ const lfPath = path.join(inDir, 'lancefile', 'results.md');
 if (fs.existsSync(lfPath))
   P('## Lance file layer', '', 'bench/lancefile_bench: the 15-column checkpoint schema written and read with lancever\'s own Lance ' +
     'file writer/reader (throughput in MB/s of file bytes, median):', '', fs.readFileSync(lfPath, 'utf8').trim(), '');
+// ---------------------------------------------------------------- README headline (bench/out/headline.md)
+{
+  const H = [];
+  const pick = (g, ns) => mainCells(g).filter((c) => ns.includes(c.versions));
+  if (local) {
+    H.push('| local disk | versions × fragments | LanceDB ms | lancever, no checkpoint | from checkpoint | + 16-version tail | speedup vs LanceDB | proposal\'s speedup |',
+      '|---|---|---:|---:|---:|---:|---:|---:|');
+    for (const c of pick(local, [2, 32, 512])) {
+      const p = proposalRow(PROPOSAL_LOCAL, c.versions, c.fragments);
+      H.push(`| | ${c.versions} × ${fk(c.fragments)} | ${fms(c.lance?.median_ms)} | ${fms(c.none.inproc_ms)} | ${fms(c.cp.inproc_ms)} | ` +
+        `${fms(c.t16.inproc_ms)} | ${fx(c.lance?.median_ms, c.cp.inproc_ms)} | ${p ? `${p[4]}x` : '-'} |`);
+    }
+    for (const c of local.cells.filter((x) => x.versions > 512))
+      H.push(`| | ${c.versions.toLocaleString('en-US')} × ${fk(c.fragments)} | ${fms(c.lance?.median_ms)} | ${fms(c.none.inproc_ms)} | ${fms(c.cp.inproc_ms)} | ` +
+        `${fms(c.t16.inproc_ms)} | ${fx(c.lance?.median_ms, c.cp.inproc_ms)} | - |`);
+  }
+  if (s3) {
+    H.push('', `| S3 (${s3.delay_ms} ms/request) | versions × fragments | LanceDB ms (requests) | no checkpoint | from checkpoint | + 16-version tail | speedup vs LanceDB | proposal\'s speedup |`,
+      '|---|---|---:|---:|---:|---:|---:|---:|');
+    for (const c of pick(s3, [2, 32, 512])) {
+      const p = proposalRow(PROPOSAL_S3, c.versions, c.fragments);
+      const r = (x, q) => `${fms(x)} (${Math.round(q)})`;
+      H.push(`| | ${c.versions} × ${fk(c.fragments)} | ${c.lance ? r(c.lance.median_ms, c.lance.requests) : '-'} | ${r(c.none.inproc_ms, c.none.stats.requests)} | ` +
+        `${r(c.cp.inproc_ms, c.cp.stats.requests)} | ${r(c.t16.inproc_ms, c.t16.stats.requests)} | ${fx(c.lance?.median_ms, c.cp.inproc_ms)} | ${p ? `${p[4]}x` : '-'} |`);
+    }
+  }
+  if (acc.length) {
+    H.push('', '| goal (issue 7) | measured | |', '|---|---|---|');
+    for (const [g, v, r] of acc) H.push(`| ${g} | ${v} | ${r} |`);
+  }
+  fs.writeFileSync(path.join(inDir, 'headline.md'), H.join('\n') + '\n');
+}
+
 const secs = [local, s3, hist, clean, vers].filter(Boolean).map((x) => `${x.kind}${x.backend ? `-${x.backend}` : ''} ${Math.round(x.seconds / 60)} min`);
 P(`Harness time: ${secs.join(', ')}.`);
 fs.writeFileSync(mdPath, L.join('\n') + '\n');
