@@ -126,18 +126,18 @@ typedef struct mref {
 	uint64_t size;
 	lv_dbuf refs;       /* NUL-separated root-relative paths ("_indices/<uuid>" for indices) */
 	int rc;
-	lv_error err;
+	lv_error *err;      /* while reading: the reader's own; afterwards a copy only if rc < 0 */
 } mref;
 
 static int add_ref(mref *m, const char *fmt_prefix, const char *p, size_t n)
 {
 	if (!safe_rel(p, n))
-		return lv__err(&m->err, LV_ECORRUPT,
+		return lv__err(m->err, LV_ECORRUPT,
 			       "manifest %s: file path '%.*s' would leave the dataset root; refusing to clean up",
 			       m->path, (int)(n > 200 ? 200 : n), p);
 	if (lv_dbuf_adds(&m->refs, fmt_prefix) < 0 || lv_dbuf_add(&m->refs, p, n) < 0 ||
 	    lv_dbuf_addc(&m->refs, 0) < 0)
-		return lv__err(&m->err, LV_ENOMEM, "out of memory");
+		return lv__err(m->err, LV_ENOMEM, "out of memory");
 	return 0;
 }
 
@@ -190,29 +190,35 @@ static void read_refs(size_t i, void *arg)
 	lv_buf b = { 0 };
 	lv_manifest man;
 	lv_manifest_visitor vis = { on_data, on_deletion, on_external, m };
-	m->rc = lv_storage_read(st, m->path, &b, &m->err);
+	lv_error e = { 0 };
+	m->err = &e; /* a 512-byte message per manifest is kept only if it failed */
+	m->rc = lv_storage_read(st, m->path, &b, m->err);
 	if (m->rc == LV_ENOTFOUND)
-		m->rc = lv__err(&m->err, LV_EIO,
+		m->rc = lv__err(m->err, LV_EIO,
 				"manifest %s vanished during cleanup (a concurrent cleanup?); aborting", m->path);
 	if (m->rc < 0)
-		return;
+		goto out;
 	m->size = b.size;
-	m->rc = lv__manifest_parse(b.ptr, b.size, m->path, &vis, &man, &m->err);
-	if (m->rc == 0 && m->err.code < 0) /* a visitor refusal */
-		m->rc = m->err.code;
+	m->rc = lv__manifest_parse(b.ptr, b.size, m->path, &vis, &man, m->err);
+	if (m->rc == 0 && m->err->code < 0) /* a visitor refusal */
+		m->rc = m->err->code;
 	if (m->rc == 0) {
 		m->version = man.version;
 		m->ts_ms = lv__manifest_ts_millis(&man, NULL);
-		long k = lv__manifest_indices(&man, m->path, on_index, m, &m->err);
+		long k = lv__manifest_indices(&man, m->path, on_index, m, m->err);
 		if (k < 0)
-			m->rc = m->err.code < 0 ? m->err.code : (int)k;
+			m->rc = m->err->code < 0 ? m->err->code : (int)k;
 	}
 	if (m->rc == 0 && man.transaction_file.n && !m->branch)
 		m->rc = add_ref(m, "_transactions/", man.transaction_file.p, man.transaction_file.n);
 	if (m->rc == 0 && man.transaction_file.n &&
 	    memchr(man.transaction_file.p, '/', man.transaction_file.n))
-		m->rc = lv__err(&m->err, LV_ECORRUPT, "manifest %s: unsafe transaction_file name", m->path);
+		m->rc = lv__err(m->err, LV_ECORRUPT, "manifest %s: unsafe transaction_file name", m->path);
+out:
 	lv_buf_dispose(&b);
+	m->err = NULL;
+	if (m->rc < 0 && (m->err = malloc(sizeof *m->err)) != NULL)
+		*m->err = e;
 }
 
 /* ---- listing ---- */
@@ -291,8 +297,12 @@ static int read_all(lv_dataset *ds, mref *m, size_t n, lv_error *err)
 	lv_parallel_for(n, ds->threads, read_refs, arg);
 	for (size_t i = 0; i < n; i++)
 		if (m[i].rc < 0) {
-			if (err)
-				*err = m[i].err;
+			if (err) {
+				if (m[i].err)
+					*err = *m[i].err;
+				else
+					lv__err(err, m[i].rc, "manifest %s: out of memory", m[i].path);
+			}
 			return m[i].rc;
 		}
 	return 0;
@@ -313,6 +323,7 @@ static void mrefs_dispose(mref *m, size_t n)
 	for (size_t i = 0; m && i < n; i++) {
 		lv_dbuf_dispose(&m[i].refs);
 		free((char *)m[i].path);
+		free(m[i].err);
 	}
 	free(m);
 }
