@@ -81,6 +81,51 @@ try {
   };
 }
 
+// s3rver 3.7.1 quirk: PUT streams the body straight into the object's file, so a client that
+// dies mid-upload leaves a truncated object (S3 stores nothing unless the whole body arrived;
+// test_crash.mjs kills lancever mid-PUT). Here the body goes to a side file that is renamed
+// over the object only once the request has ended complete.
+{
+  const FilesystemStore = require('s3rver/lib/stores/filesystem.js');
+  const crypto = require('node:crypto');
+  FilesystemStore.prototype.putObject = async function putObject(object) {
+    const objectPath = this.getResourcePath(object.bucket, object.key, 'object');
+    await fs.promises.mkdir(path.dirname(objectPath), { recursive: true });
+    const side = `${objectPath}.partial-${crypto.randomBytes(8).toString('hex')}`;
+    let size, md5;
+    try {
+      if (Buffer.isBuffer(object.content)) {
+        await fs.promises.writeFile(side, object.content);
+        size = object.content.length;
+        md5 = crypto.createHash('md5').update(object.content).digest('hex');
+      } else {
+        [size, md5] = await new Promise((resolve, reject) => {
+          const src = object.content, hash = crypto.createHash('md5'), out = fs.createWriteStream(side);
+          let n = 0, ended = false, failed = false;
+          const fail = (e) => { if (!failed) { failed = true; out.destroy(); reject(e); } };
+          src.on('data', (c) => {
+            hash.update(c);
+            n += c.length;
+            if (!out.write(c)) { src.pause(); out.once('drain', () => src.resume()); }
+          });
+          src.on('end', () => { ended = true; out.end(); });
+          src.on('error', fail);
+          src.on('aborted', () => fail(new Error('upload aborted')));
+          src.on('close', () => { if (!ended) fail(new Error('upload aborted')); });
+          out.on('error', fail);
+          out.on('finish', () => { if (ended && !failed) resolve([n, hash.digest('hex')]); });
+        });
+      }
+      await fs.promises.rename(side, objectPath);
+    } catch (e) {
+      await fs.promises.rm(side, { force: true });
+      throw e;
+    }
+    await this.putMetadata(object.bucket, object.key, object.metadata, md5);
+    return { size, md5 };
+  };
+}
+
 export const BUCKET = 'bucket';
 export const ACCESS_KEY = 'S3RVER';
 export const SECRET_KEY = 'S3RVER';
