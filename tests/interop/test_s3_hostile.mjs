@@ -51,14 +51,14 @@ const hostileEnv = {
 
 // lancever (asynchronously: the server runs in this process), with its peak RSS as far as
 // polling /proc sees it (a process that exits within the first poll reports 0). With
-// `vmemKb`, the address space is capped (bash ulimit -v; two malloc arenas, so that
+// `vmemKb`, the address space is capped (sh ulimit -v; two malloc arenas, so that
 // threads' arena reservations stay small): memory that grew without bound would end in
 // "out of memory", not in the expected message, whatever the polling saw.
 function run(args, { env = baseEnv, bin = lanceverBin, timeout = HANG_MS, vmemKb = 0 } = {}) {
   return new Promise((resolve) => {
     const t0 = Date.now();
     const p = vmemKb
-      ? spawn('bash', ['-c', `ulimit -v ${vmemKb} && exec "$0" "$@"`, bin, ...args], { env: { ...env, MALLOC_ARENA_MAX: '2' } })
+      ? spawn('/bin/sh', ['-c', `ulimit -v ${vmemKb} && exec "$0" "$@"`, bin, ...args], { env: { ...env, MALLOC_ARENA_MAX: '2' } })
       : spawn(bin, args, { env });
     let stdout = '', stderr = '', hwm = 0, killed = false;
     p.stdout.on('data', (d) => { stdout += d; });
