@@ -1,8 +1,8 @@
 // Concurrency of lancever with itself and with a LanceDB writer (issue 8), on local disk and on
 // S3 (s3rver behind the test wrapper): for a fixed number of rounds, at the same time,
 //   * a LanceDB 0.31.0 writer commits batches of rows with known ids (appends, plus deletes and
-//     updates of known id ranges, and a tag every 10 rounds), keeping a model of the rows of
-//     every version it committed;
+//     updates of known id ranges, a compaction (optimize) every 12 rounds and a tag every 10),
+//     keeping a model of the rows of every version it committed;
 //   * 4 loops of `lancever cleanup --older-than 0s --retain-versions K` (K = 2, 3, 5, 8);
 //   * 2 loops of `lancever checkpoint` (default and --max-files 3);
 //   * 1 loop of `lancever history --json`, each answer checked: versions 1..n with no gap,
@@ -66,7 +66,11 @@ async function writer(t, rounds, rng, state) {
   for (let i = 0; i < rounds; i++) {
     const ids = [...model.keys()].sort((a, b) => a - b);
     let op;
-    if (i % 6 === 5 && ids.length > 8) {
+    if (i % 12 === 11) {
+      // Compaction (with LanceDB's own prune, cutoff far in the past: it removes nothing).
+      op = 'optimize';
+      await t.optimize({ cleanupOlderThan: new Date(0) });
+    } else if (i % 6 === 5 && ids.length > 8) {
       const lo = ids[Math.floor(rng() * (ids.length - 3))];
       op = `delete id >= ${lo} AND id < ${lo + 3}`;
       await t.delete(`id >= ${lo} AND id < ${lo + 3}`);
@@ -84,9 +88,12 @@ async function writer(t, rounds, rng, state) {
       next += n;
     }
     const nv = await t.version();
-    if (nv !== v + 1) throw new Error(`writer: ${op} went from version ${v} to ${nv}`);
+    // optimize commits ReserveFragments + Rewrite (+ CreateIndex with an index), or nothing
+    // if there is nothing to compact: the rows stay the same.
+    if (op === 'optimize' ? nv < v || nv > v + 3 : nv !== v + 1)
+      throw new Error(`writer: ${op} went from version ${v} to ${nv}`);
+    for (let k = v + 1; k <= nv; k++) modelAt[k] = snap();
     v = nv;
-    modelAt[v] = snap();
     state.committed = v;
     if (i % 10 === 9) {
       await (await t.tags()).create(`w${v}`, v);
