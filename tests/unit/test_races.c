@@ -424,6 +424,56 @@ static void test_concurrent_merges(void **state)
 	lv_storage_free(mem);
 }
 
+/*
+ * A writer finds its checkpoint's name taken (EEXISTS) and, before it reads
+ * that file, another writer prunes it (newer checkpoints exist).  The writer
+ * must create its file again, not fail with "not found" (seen on S3 by
+ * tests/interop/test_concurrency.mjs: a cleanup aborted on a 404).
+ */
+typedef struct prune_sim {
+	const char *path;
+} prune_sim;
+
+static void fire_prune(hook *h)
+{
+	prune_sim *p = h->arg;
+	lv_error e = { 0 };
+	assert_int_equal(lv_storage_delete(h->inner, p->path, &e), 0);
+}
+
+static void test_checkpoint_pruned_after_exists(void **state)
+{
+	(void)state;
+	lv_storage *mem = NULL;
+	CHECK(lv_storage_mem_new(&mem, &err));
+	CHECK(synth_series(mem, 10, BASE_MS));
+	lv_dataset *ds0 = open_ds(mem);
+	lv_checkpoint_result r0;
+	CHECK(lv_checkpoint_write(ds0, NULL, NULL, 0, &r0, &err));
+	lv_dataset_free(ds0);
+	/* Reads of …10: the ladder's (passes), then the one after EEXISTS (fires). */
+	prune_sim ps = { r0.path };
+	lv_storage *st = hook_new(mem, r0.path, 1, fire_prune, &ps);
+	lv_dataset *ds = open_ds(st);
+	uint64_t cleaned[1] = { 1 };
+	lv_checkpoint_result r;
+	CHECK(lv_checkpoint_write(ds, NULL, cleaned, 1, &r, &err));
+	assert_true(r.written);
+	assert_string_equal(r.path, r0.path);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+	lv_buf b = { 0 };
+	CHECK(lv_storage_read(mem, r0.path, &b, &err));
+	lv_version_list *rows = NULL;
+	int64_t created;
+	CHECK(lv__checkpoint_decode(b.ptr, b.size, r0.path, true, &rows, &created, &err));
+	assert_int_equal(lv_version_list_count(rows), 10);
+	assert_true(lv_version_list_get(rows, 0)->is_cleaned_up);
+	lv_version_list_free(rows);
+	lv_buf_dispose(&b);
+	lv_storage_free(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,6 +482,7 @@ int main(void)
 		cmocka_unit_test(test_history_vs_cleanup),
 		cmocka_unit_test(test_history_checkpoint_pruned),
 		cmocka_unit_test(test_concurrent_merges),
+		cmocka_unit_test(test_checkpoint_pruned_after_exists),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

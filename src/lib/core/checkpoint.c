@@ -1355,6 +1355,7 @@ int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg_in, cons
 	lv_version_info *rows = NULL, *merged = NULL;
 	lv_buf file = { 0 }, old = { 0 };
 	char lock[96] = "";
+	int recreate = 0;
 	char **props = NULL;
 	size_t nrows = 0;
 	int rc, attempt = 0, races;
@@ -1476,15 +1477,21 @@ again: /* see assemble(): a manifest or checkpoint that vanishes means "list aga
 	r.entries = nkeep;
 	r.file_size = file.size;
 	snprintf(r.path, sizeof r.path, CP_DIR "/%020" PRIu64 ".lance", r.latest_version);
+create:
 	rc = lv_storage_create(ds->st, r.path, file.ptr, file.size, err);
 	if (rc == LV_EEXISTS) {
 		/*
 		 * Someone wrote this name first.  Identical bytes: idempotent
 		 * success.  Otherwise keep theirs if it already says everything
-		 * ours does; else merge both and replace it (atomically).
+		 * ours does; else merge both and replace it (atomically).  If it is
+		 * gone by the time we read it (pruned: newer checkpoints exist),
+		 * create ours again.
 		 */
-		if ((rc = lv_storage_read(ds->st, r.path, &old, err)) < 0)
+		if ((rc = lv_storage_read(ds->st, r.path, &old, err)) < 0) {
+			if (rc == LV_ENOTFOUND && recreate++ < 4)
+				goto create;
 			goto out;
+		}
 		if (old.size == file.size && !memcmp(old.ptr, file.ptr, file.size)) {
 			r.already_present = true;
 			goto written;
@@ -1496,8 +1503,17 @@ again: /* see assemble(): a manifest or checkpoint that vanishes means "list aga
 			goto out;
 		}
 		lv_buf_dispose(&old);
-		if ((rc = lv_storage_read(ds->st, r.path, &old, err)) < 0)
+		if ((rc = lv_storage_read(ds->st, r.path, &old, err)) < 0) {
+			if (rc == LV_ENOTFOUND && recreate++ < 4) {
+				lv_error e = { 0 };
+				if (lv_storage_delete(ds->st, lock, &e) < 0) {
+					/* left behind: broken once stale */
+				}
+				lock[0] = 0;
+				goto create;
+			}
 			goto out;
+		}
 		if (old.size == file.size && !memcmp(old.ptr, file.ptr, file.size)) {
 			r.already_present = true;
 			goto written;
