@@ -18,14 +18,7 @@
 #include "support/synth.h"
 #include "support/testutil.h"
 
-#define CHECK(expr)                                                          \
-	do {                                                                 \
-		lv_error e_ = { 0 };                                         \
-		(void)e_;                                                    \
-		int rc_ = (expr);                                            \
-		if (rc_ != 0)                                                \
-			fail_msg("%s -> %d: %s", #expr, rc_, err.message);    \
-	} while (0)
+#define CHECK(expr) TU_CHECK(err, expr)
 
 static lv_error err;
 

@@ -17,12 +17,7 @@
 #include "util/util.h"
 
 static lv_error err;
-#define CHECK(expr)                                                         \
-	do {                                                                \
-		int rc_ = (expr);                                           \
-		if (rc_ != 0)                                               \
-			fail_msg("%s -> %d: %s", #expr, rc_, err.message);   \
-	} while (0)
+#define CHECK(expr) TU_CHECK(err, expr)
 
 #define DAY (86400000LL)
 /* t.lance (Lance 8.0.0): v1 Overwrite, v2 Append, v3 Delete (tag keep3), v4 Update,

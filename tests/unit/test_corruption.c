@@ -37,12 +37,7 @@
 #include "util/util.h"
 
 static lv_error err;
-#define CHECK(expr)                                                         \
-	do {                                                                \
-		int rc_ = (expr);                                           \
-		if (rc_ != 0)                                               \
-			fail_msg("%s -> %d: %s", #expr, rc_, err.message);   \
-	} while (0)
+#define CHECK(expr) TU_CHECK(err, expr)
 
 #define SEED 20261203u
 #define NBITS 1024 /* seeded single-bit flips per file (all of them when dense) */

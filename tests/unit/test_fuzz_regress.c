@@ -17,6 +17,7 @@
 #include "core/checkpoint_internal.h"
 #include "core/dataset_internal.h"
 #include "support/memcopy.h"
+#include "support/testutil.h"
 #include "util/util.h"
 #include "wire/pb.h"
 
@@ -24,12 +25,7 @@
 
 static lv_error err;
 
-#define CHECK(expr)                                                       \
-	do {                                                              \
-		int rc_ = (expr);                                         \
-		if (rc_ != 0)                                             \
-			fail_msg("%s -> %d: %s", #expr, rc_, err.message); \
-	} while (0)
+#define CHECK(expr) TU_CHECK(err, expr)
 
 static lv_dataset *open_ds(lv_storage *st)
 {

@@ -32,12 +32,7 @@
 #include "wire/pb.h"
 
 static lv_error err;
-#define CHECK(expr)                                                         \
-	do {                                                                \
-		int rc_ = (expr);                                           \
-		if (rc_ != 0)                                               \
-			fail_msg("%s -> %d: %s", #expr, rc_, err.message);   \
-	} while (0)
+#define CHECK(expr) TU_CHECK(err, expr)
 
 #define DAY (86400000LL)
 

@@ -27,15 +27,11 @@
 
 #include "core/checkpoint_internal.h"
 #include "support/synth.h"
+#include "support/testutil.h"
 
 static lv_error err;
 
-#define CHECK(expr)                                                       \
-	do {                                                              \
-		int rc_ = (expr);                                         \
-		if (rc_ != 0)                                             \
-			fail_msg("%s -> %d: %s", #expr, rc_, err.message); \
-	} while (0)
+#define CHECK(expr) TU_CHECK(err, expr)
 
 #define BASE_MS 1700000000000LL
 

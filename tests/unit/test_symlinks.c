@@ -25,12 +25,7 @@
 #include "util/util.h"
 
 static lv_error err;
-#define CHECK(expr)                                                         \
-	do {                                                                \
-		int rc_ = (expr);                                           \
-		if (rc_ != 0)                                               \
-			fail_msg("%s -> %d: %s", #expr, rc_, err.message);   \
-	} while (0)
+#define CHECK(expr) TU_CHECK(err, expr)
 
 #define DAY (86400000LL)
 #define T_LATEST_MS 1796232069996LL /* newest commit of fixtures/lance8/t.lance */

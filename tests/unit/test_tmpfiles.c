@@ -28,12 +28,7 @@
 
 static lv_error err;
 
-#define CHECK(expr)                                                       \
-	do {                                                              \
-		int rc_ = (expr);                                         \
-		if (rc_ != 0)                                             \
-			fail_msg("%s -> %d: %s", #expr, rc_, err.message); \
-	} while (0)
+#define CHECK(expr) TU_CHECK(err, expr)
 
 static void touch(const char *path, const char *text, int64_t age_s)
 {

@@ -675,24 +675,13 @@ int lv__txn_property_next(const lv_txn *t, size_t *cursor, lv_sv *key, lv_sv *va
 
 /* ---- commit time ---- */
 
-/* Days from 1970-01-01 to the proleptic Gregorian date y-m-d (m 1..12). */
-static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
-{
-	y -= m <= 2;
-	int64_t era = (y >= 0 ? y : y - 399) / 400;
-	int64_t yoe = y - era * 400;
-	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 int64_t lv__manifest_ts_millis(const lv_manifest *m, int64_t *nanos)
 {
 	/* chrono's NaiveDateTime range: -262143-01-01T00:00:00 .. +262142-12-31T23:59:59 */
 	static int64_t min_s, max_s;
 	if (!max_s) {
-		min_s = days_from_civil(-262143, 1, 1) * 86400;
-		max_s = days_from_civil(262143, 1, 1) * 86400 - 1;
+		min_s = lv_days_from_civil(-262143, 1, 1) * 86400;
+		max_s = lv_days_from_civil(262143, 1, 1) * 86400 - 1;
 	}
 	unsigned __int128 total = (unsigned __int128)(__int128)m->ts_seconds * 1000000000u +
 				  (unsigned __int128)(__int128)m->ts_nanos;

@@ -500,19 +500,29 @@ static int s3_read_range(void *impl, const char *path, uint64_t offset, uint64_t
 	return s3_get(impl, path, true, offset, len, out, err);
 }
 
-static int s3_head(void *impl, const char *path, uint64_t *size, int64_t *mtime, lv_error *err)
+/* A HEAD, PUT or DELETE of one object: the answer's status and small body are
+ * left in *r (the caller disposes r->body, also on failure). */
+static int object_request(s3 *s, const char *method, const char *path, const void *data, size_t n,
+			  bool create, resp *r, lv_error *err)
 {
-	s3 *s = impl;
+	memset(r, 0, sizeof *r);
+	r->keep_ok = S3_SMALL_BODY_MAX;
 	char *key = full_key(s, path);
 	if (!key)
 		return lv__err(err, LV_ENOMEM, "out of memory");
+	req q = { method, method, path, key, "", data, n, NULL, create,
+		  data ? "application/octet-stream" : NULL, NULL };
+	int rc = perform(s, &q, r, err);
+	free(key);
+	return rc;
+}
+
+static int s3_head(void *impl, const char *path, uint64_t *size, int64_t *mtime, lv_error *err)
+{
 	resp r;
-	memset(&r, 0, sizeof r);
-	r.keep_ok = S3_SMALL_BODY_MAX;
-	req q = { "HEAD", "HEAD", path, key, "", NULL, 0, NULL, false, NULL, NULL };
-	int rc = perform(s, &q, &r, err);
+	int rc = object_request(impl, "HEAD", path, NULL, 0, false, &r, err);
 	if (rc == 0 && r.status != 200)
-		rc = status_error(s, "HEAD", path, &r, err);
+		rc = status_error(impl, "HEAD", path, &r, err);
 	if (rc == 0 && !r.has_length)
 		rc = lv__err(err, LV_ECORRUPT, "S3 HEAD %s: no Content-Length in the answer", path);
 	if (rc == 0) {
@@ -522,26 +532,19 @@ static int s3_head(void *impl, const char *path, uint64_t *size, int64_t *mtime,
 			*mtime = r.last_modified_ms;
 	}
 	lv_dbuf_dispose(&r.body);
-	free(key);
 	return rc;
 }
 
 static int s3_put(s3 *s, const char *path, const void *data, size_t n, bool create, lv_error *err)
 {
-	char *key = full_key(s, path);
-	if (!key)
-		return lv__err(err, LV_ENOMEM, "out of memory");
 	resp r;
-	memset(&r, 0, sizeof r);
-	r.keep_ok = S3_SMALL_BODY_MAX;
-	req q = { "PUT", "PUT", path, key, "", data, n, NULL, create, "application/octet-stream", NULL };
-	int rc = perform(s, &q, &r, err);
+	/* a zero-length object still sends a (non-NULL) body and its content type */
+	int rc = object_request(s, "PUT", path, data ? data : "", n, create, &r, err);
 	if (rc == 0 && r.status != 200)
 		rc = (create && (r.status == 412 || r.status == 409))
 			     ? lv__err(err, LV_EEXISTS, "S3 PUT %s: already exists", path)
 			     : status_error(s, "PUT", path, &r, err);
 	lv_dbuf_dispose(&r.body);
-	free(key);
 	return rc;
 }
 
@@ -559,19 +562,11 @@ static int s3_del(void *impl, const char *path, lv_error *err)
 {
 	/* S3 deletes of absent keys succeed silently; HEAD first keeps LV_ENOTFOUND meaningful. */
 	LV_TRY(s3_head(impl, path, NULL, NULL, err));
-	s3 *s = impl;
-	char *key = full_key(s, path);
-	if (!key)
-		return lv__err(err, LV_ENOMEM, "out of memory");
 	resp r;
-	memset(&r, 0, sizeof r);
-	r.keep_ok = S3_SMALL_BODY_MAX;
-	req q = { "DELETE", "DELETE", path, key, "", NULL, 0, NULL, false, NULL, NULL };
-	int rc = perform(s, &q, &r, err);
+	int rc = object_request(impl, "DELETE", path, NULL, 0, false, &r, err);
 	if (rc == 0 && r.status != 204 && r.status != 200)
-		rc = status_error(s, "DELETE", path, &r, err);
+		rc = status_error(impl, "DELETE", path, &r, err);
 	lv_dbuf_dispose(&r.body);
-	free(key);
 	return rc;
 }
 

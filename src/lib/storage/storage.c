@@ -431,7 +431,9 @@ out:
 	return rc;
 }
 
-int lv_storage_read(lv_storage *st, const char *path, lv_buf *out, lv_error *err)
+/* A whole read (ranged false) or a range read, counted in the stats. */
+static int storage_read(lv_storage *st, const char *path, bool ranged, uint64_t offset, uint64_t len,
+			lv_buf *out, lv_error *err)
 {
 	if (out) {
 		out->ptr = NULL;
@@ -443,7 +445,8 @@ int lv_storage_read(lv_storage *st, const char *path, lv_buf *out, lv_error *err
 	char full[LV__PATH_MAX + 1];
 	LV_TRY(lv__storage_join(full, st->prefix, path, "read", err));
 	count(st, 1, 0, 0);
-	int rc = st->ops.read(st->impl, full, out, err);
+	int rc = ranged ? st->ops.read_range(st->impl, full, offset, len, out, err)
+			: st->ops.read(st->impl, full, out, err);
 	if (rc < 0) {
 		lv_buf_dispose(out);
 		return rc;
@@ -452,26 +455,15 @@ int lv_storage_read(lv_storage *st, const char *path, lv_buf *out, lv_error *err
 	return 0;
 }
 
+int lv_storage_read(lv_storage *st, const char *path, lv_buf *out, lv_error *err)
+{
+	return storage_read(st, path, false, 0, 0, out, err);
+}
+
 int lv_storage_read_range(lv_storage *st, const char *path, uint64_t offset, uint64_t len,
 			  lv_buf *out, lv_error *err)
 {
-	if (out) {
-		out->ptr = NULL;
-		out->size = 0;
-	}
-	if (!st || !out)
-		return lv__err(err, LV_EINVALID, "read: NULL argument");
-	LV_TRY(lv__storage_check_path(path, false, "read", err));
-	char full[LV__PATH_MAX + 1];
-	LV_TRY(lv__storage_join(full, st->prefix, path, "read", err));
-	count(st, 1, 0, 0);
-	int rc = st->ops.read_range(st->impl, full, offset, len, out, err);
-	if (rc < 0) {
-		lv_buf_dispose(out);
-		return rc;
-	}
-	count(st, 0, out->size, 0);
-	return 0;
+	return storage_read(st, path, true, offset, len, out, err);
 }
 
 int lv_storage_head(lv_storage *st, const char *path, uint64_t *size_out, int64_t *mtime_ms_out,

@@ -18,8 +18,7 @@ static bool digits(const char **p, int n, int *out)
 	return true;
 }
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
-static int64_t days_from_civil(int64_t y, int m, int d)
+int64_t lv_days_from_civil(int64_t y, int64_t m, int64_t d)
 {
 	y -= m <= 2;
 	int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -92,7 +91,7 @@ int lv_parse_time(const char *s, int64_t *out, lv_error *err)
 	}
 	if (*p)
 		goto bad;
-	int64_t days = days_from_civil(y, mo, d);
+	int64_t days = lv_days_from_civil(y, mo, d);
 	*out = ((days * 24 + h) * 60 + mi - off_min) * 60000 + (int64_t)sec * 1000 + frac_ms;
 	return 0;
 bad:

@@ -111,6 +111,10 @@ static inline void lv_put_le64(uint8_t *p, uint64_t v)
 /* Parses an unsigned decimal of exactly [s, s+n) without sign/space; false on overflow/junk. */
 bool lv_parse_u64(const char *s, size_t n, uint64_t *out);
 
+/* Days from 1970-01-01 to the proleptic Gregorian date y-m-d (m 1..12)
+ * (util/timeparse.c). */
+int64_t lv_days_from_civil(int64_t y, int64_t m, int64_t d);
+
 /* Current wall-clock time in ms. */
 int64_t lv_now_ms(void);
 /* Monotonic time in ns. */

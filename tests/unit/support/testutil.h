@@ -5,6 +5,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Fails the current cmocka test, with the lv_error's message, when EXPR (a
+ * lancever call returning an int status) is not 0.  ERR is the lv_error the
+ * call was given. */
+#define TU_CHECK(err, expr)                                                  \
+	do {                                                                 \
+		int rc_ = (expr);                                            \
+		if (rc_ != 0)                                                \
+			fail_msg("%s -> %d: %s", #expr, rc_, (err).message); \
+	} while (0)
+
 /* Reads a whole file (malloc'ed, caller frees); fails the test if unreadable. */
 uint8_t *tu_read_file(const char *path, size_t *size);
 /* Path of a fixture under tests/fixtures (static buffer, rotates among 4). */
