@@ -41,6 +41,7 @@ typedef struct hook {
 	lv_storage *inner; /* borrowed */
 	const char *trigger; /* fires on reads of this path... */
 	const char *trigger_write; /* ...or on writes (replacements) of this one */
+	const char *trigger_list; /* ...or on the first listing of this directory */
 	void (*fire)(struct hook *h);
 	void *arg;
 	int skip; /* reads of `trigger` to let through before firing */
@@ -59,7 +60,14 @@ static void maybe_fire(hook *h, const char *path)
 static int h_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
 		  lv_error *e)
 {
-	return lv_storage_list(((hook *)impl)->inner, dir, recursive, cb, payload, e);
+	hook *h = impl;
+	pthread_mutex_lock(&h->mu);
+	if (h->trigger_list && !strcmp(dir, h->trigger_list)) {
+		h->trigger_list = NULL;
+		h->fire(h);
+	}
+	pthread_mutex_unlock(&h->mu);
+	return lv_storage_list(h->inner, dir, recursive, cb, payload, e);
 }
 
 static int h_read(void *impl, const char *path, lv_buf *out, lv_error *e)
@@ -247,9 +255,11 @@ static void test_checkpoint_write_vs_cleanup(void **state)
 
 /*
  * The same race inside a cleanup: after planning (every manifest read once),
- * its checkpoint step lists and reads the manifests again, and another
- * cleanup removes versions 1..3 in between.  Ours removes 1..4; afterwards
- * history must still hold 1..10 (1..4 cleaned up).
+ * its checkpoint step lists the manifests and the checkpoints again, and
+ * another cleanup writes its checkpoint and removes versions 1..3 in between.
+ * Ours removes 1..4; afterwards history must still hold 1..10 (1..4 cleaned
+ * up).  The checkpoint step builds its rows from the planning reads: each
+ * manifest is read once in the whole run.
  */
 static void test_cleanup_vs_cleanup(void **state)
 {
@@ -259,8 +269,10 @@ static void test_cleanup_vs_cleanup(void **state)
 	CHECK(synth_series(mem, 10, BASE_MS));
 	char trig[64];
 	cleanup_sim sim = { cleanup_checkpoint(9, 3), 3, NULL };
-	/* The planning read of v1 passes; the checkpoint step's read fires. */
-	lv_storage *st = hook_new(mem, synth_manifest_path(trig, sizeof trig, 1), 1, fire_cleanup, &sim);
+	/* Fires when the checkpoint step lists _checkpoints/; reads of v10 are only counted. */
+	lv_storage *st = hook_new(mem, synth_manifest_path(trig, sizeof trig, 10), 1000, fire_cleanup, &sim);
+	last_hook->trigger_list = "_checkpoints";
+	hook *h = last_hook;
 	lv_dataset *ds = open_ds(st);
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 	p.retain_versions = 6;
@@ -268,6 +280,8 @@ static void test_cleanup_vs_cleanup(void **state)
 	lv_cleanup_stats cs;
 	CHECK(lv_cleanup(ds, &p, &cs, &err));
 	assert_int_equal(cs.versions_removed, 4);
+	assert_null(h->trigger_list); /* the race happened */
+	assert_int_equal(h->seen, 1); /* v10's manifest was read once */
 	lv_dataset_free(ds);
 	lv_storage_free(st);
 	CHECK(lv_storage_delete(mem, sim.cp.path, &err)); /* pruned later by someone */

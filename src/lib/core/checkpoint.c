@@ -1338,7 +1338,33 @@ static int prune_old(lv_dataset *ds, int64_t keep, const char *written, uint64_t
 int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,
 			size_t ncleaned, lv_checkpoint_result *res, lv_error *err)
 {
-	if (!ds)
+	return lv__checkpoint_write_pre(ds, cfg_in, cleaned_in, ncleaned, NULL, 0, res, err);
+}
+
+/* The row of `pre` (sorted by version) for this version and manifest file, or NULL. */
+static const lv_version_info *pre_row(const lv_version_info *const *pre, size_t npre,
+				      uint64_t version, const char *path)
+{
+	size_t lo = 0, hi = npre;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pre[mid]->version < version)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < npre && pre[lo]->version == version && pre[lo]->manifest_path &&
+	    !strcmp(pre[lo]->manifest_path, path))
+		return pre[lo];
+	return NULL;
+}
+
+int lv__checkpoint_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
+			     const uint64_t *cleaned_in, size_t ncleaned,
+			     const lv_version_info *const *pre, size_t npre, lv_checkpoint_result *res,
+			     lv_error *err)
+{
+	if (!ds || (npre && !pre))
 		return lv__err(err, LV_EINVALID, "lv_checkpoint_write: NULL argument");
 	lv_checkpoint_result r;
 	memset(&r, 0, sizeof r);
@@ -1377,17 +1403,28 @@ again: /* see assemble(): a manifest or checkpoint that vanishes means "list aga
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 		goto out;
 	}
-	size_t nnew = 0;
+	size_t nnew = 0, nreuse = 0;
 	for (size_t i = 0; i < nlive; i++)
-		if (!cp.rows || !find_row(cp.rows, live[i].version))
-			paths[nnew++] = live[i].path;
-	if (!(fresh = lv__version_list_new(nnew, nnew))) {
+		if (!cp.rows || !find_row(cp.rows, live[i].version)) {
+			if (pre_row(pre, npre, live[i].version, live[i].path))
+				nreuse++;
+			else
+				paths[nnew++] = live[i].path;
+		}
+	if (!(fresh = lv__version_list_new(nnew + nreuse, nnew))) {
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 		goto out;
 	}
 	if ((rc = lv__read_into_list(fresh, ds->st, ds->threads, paths, nnew, err)) < 0)
 		goto out;
 	r.report.manifests_read += nnew;
+	/* Rows the caller built from these very manifest files (strings stay theirs). */
+	for (size_t i = 0; i < nlive && nreuse; i++)
+		if (!cp.rows || !find_row(cp.rows, live[i].version)) {
+			const lv_version_info *p = pre_row(pre, npre, live[i].version, live[i].path);
+			if (p)
+				fresh->items[fresh->n++] = *p;
+		}
 	r.report.manifests_vanished += fresh->nvanished;
 	if (fresh->nvanished || (races & RACE_VANISHED) || ((races & RACE_AHEAD) && attempt == 0)) {
 		if (attempt++ < RACE_RETRIES) {

@@ -23,4 +23,16 @@ int lv__checkpoint_decode(const uint8_t *data, size_t size, const char *path, bo
 int lv__checkpoint_encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf *out,
 			  lv_error *err);
 
+/*
+ * lv_checkpoint_write with rows its caller has already built from the same
+ * manifests (cleanup reads every manifest anyway): `pre`, pointers sorted by version,
+ * each with manifest_path set.  A live version the previous checkpoint lacks
+ * takes its row from `pre` when one has the same version and manifest path,
+ * instead of reading its manifest again.  The strings of `pre` must outlive
+ * the call.
+ */
+int lv__checkpoint_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg,
+			     const uint64_t *cleaned, size_t ncleaned,
+			     const lv_version_info *const *pre, size_t npre, lv_checkpoint_result *res, lv_error *err);
+
 #endif

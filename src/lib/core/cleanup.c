@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checkpoint_internal.h"
 #include "core/dataset_internal.h"
 #include "format/manifest.h"
 #include "format/refs.h"
@@ -127,6 +128,10 @@ typedef struct mref {
 	lv_dbuf refs;       /* NUL-separated root-relative paths ("_indices/<uuid>" for indices) */
 	int rc;
 	lv_error *err;      /* while reading: the reader's own; afterwards a copy only if rc < 0 */
+	bool want_info;     /* a version of main: also build its history row (for the checkpoint) */
+	bool have_info;     /* info is built (not for a transaction kept in _transactions/) */
+	lv_version_info info;
+	lv_arena arena;     /* info's strings */
 } mref;
 
 static int add_ref(mref *m, const char *fmt_prefix, const char *p, size_t n)
@@ -214,6 +219,19 @@ static void read_refs(size_t i, void *arg)
 	if (m->rc == 0 && man.transaction_file.n &&
 	    memchr(man.transaction_file.p, '/', man.transaction_file.n))
 		m->rc = lv__err(m->err, LV_ECORRUPT, "manifest %s: unsafe transaction_file name", m->path);
+	/*
+	 * The checkpoint written before anything is deleted needs this version's
+	 * row; build it from the bytes in hand rather than have the checkpoint
+	 * writer read the manifest again.  Best effort: on any failure (or a
+	 * transaction in its own file) the writer reads the manifest itself.
+	 */
+	if (m->rc == 0 && m->want_info) {
+		lv_error ie = { 0 };
+		lv_arena_init(&m->arena, 512);
+		m->have_info = lv__version_info_from_bytes(st, m->path, b.ptr, b.size, false, &m->arena,
+							   &m->info, &ie) == 0 &&
+			       m->info.version == m->version;
+	}
 out:
 	lv_buf_dispose(&b);
 	m->err = NULL;
@@ -322,6 +340,7 @@ static void mrefs_dispose(mref *m, size_t n)
 {
 	for (size_t i = 0; m && i < n; i++) {
 		lv_dbuf_dispose(&m[i].refs);
+		lv_arena_dispose(&m[i].arena);
 		free((char *)m[i].path);
 		free(m[i].err);
 	}
@@ -515,6 +534,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	size_t nlive = 0;
 	lv_refs *refs = NULL;
 	uint64_t *cleaned = NULL;
+	const lv_version_info **pre = NULL;
 	file_vec fv = { 0 };
 	lv_dbuf tagmsg;
 	lv_dbuf_init(&tagmsg, 0);
@@ -559,6 +579,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	}
 	for (size_t i = 0; i < nlive; i++) {
 		P.m[i].path = lv__strdup(live[i].path);
+		P.m[i].want_info = true;
 		lv_dbuf_init(&P.m[i].refs, 0);
 		if (!P.m[i].path) {
 			rc = lv__err(err, LV_ENOMEM, "out of memory");
@@ -663,7 +684,17 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	if (!pol->dry_run && nold) {
 		lv_checkpoint_result cr;
 		progress(pol, "writing checkpoint", 0, 1);
-		if ((rc = lv_checkpoint_write(ds, &pol->checkpoint, cleaned, nold, &cr, err)) < 0)
+		/* P.m is sorted by version: so are the rows built while reading it. */
+		if (!(pre = lv__calloc(P.nm, sizeof *pre))) {
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+			goto out;
+		}
+		size_t npre = 0;
+		for (size_t i = 0; i < P.nm; i++)
+			if (P.m[i].have_info)
+				pre[npre++] = &P.m[i].info;
+		if ((rc = lv__checkpoint_write_pre(ds, &pol->checkpoint, cleaned, nold, pre, npre, &cr,
+						   err)) < 0)
 			goto out;
 		s.checkpoint_written = cr.written;
 		s.versions_archived = cr.written ? cr.entries : 0;
@@ -735,6 +766,7 @@ out:
 	lv_refs_free(refs);
 	free(live);
 	free(cleaned);
+	free(pre);
 	mrefs_dispose(P.m, P.nm);
 	free(P.old);
 	strset_dispose(&P.referenced);

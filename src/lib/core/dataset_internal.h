@@ -45,6 +45,15 @@ int lv__list_manifests(lv_storage *st, lv_manifest_entry **out, size_t *n, lv_er
  */
 int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena,
 			  lv_version_info *info, lv_error *err);
+/*
+ * The same from a manifest's bytes already read (`path` names it in errors
+ * and in info->manifest_path).  A transaction kept in _transactions/ is read
+ * only if `read_txn_file`; otherwise such a manifest returns 1 and `info` is
+ * not to be used.
+ */
+int lv__version_info_from_bytes(lv_storage *st, const char *path, const uint8_t *data, size_t size,
+				bool read_txn_file, lv_arena *arena, lv_version_info *info,
+				lv_error *err);
 
 /* Builds the transaction_properties JSON object (sorted keys) from a parsed transaction. */
 struct lv_txn;

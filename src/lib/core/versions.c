@@ -184,15 +184,27 @@ static bool safe_txn_name(lv_sv s)
 int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena, lv_version_info *info,
 			  lv_error *err)
 {
-	lv_buf file = { 0 }, txnfile = { 0 };
+	lv_buf file = { 0 };
+	memset(info, 0, sizeof *info);
+	int rc = lv_storage_read(st, path, &file, err);
+	if (rc < 0)
+		return rc;
+	rc = lv__version_info_from_bytes(st, path, file.ptr, file.size, true, arena, info, err);
+	lv_buf_dispose(&file);
+	return rc;
+}
+
+int lv__version_info_from_bytes(lv_storage *st, const char *path, const uint8_t *data, size_t size,
+				bool read_txn_file, lv_arena *arena, lv_version_info *info,
+				lv_error *err)
+{
+	lv_buf txnfile = { 0 };
 	lv_manifest m;
 	lv_txn t;
 	int rc;
 	memset(info, 0, sizeof *info);
 
-	if ((rc = lv_storage_read(st, path, &file, err)) < 0)
-		return rc;
-	if ((rc = lv__manifest_parse(file.ptr, file.size, path, NULL, &m, err)) < 0)
+	if ((rc = lv__manifest_parse(data, size, path, NULL, &m, err)) < 0)
 		goto out;
 
 	info->version = m.version;
@@ -207,7 +219,7 @@ int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena, lv_
 	info->total_rows = m.summary.total_rows;
 	info->has_manifest_details = true;
 	info->manifest_path = lv_arena_strdup(arena, path);
-	info->manifest_size = file.size;
+	info->manifest_size = size;
 	info->writer_library = m.writer_library.n ? arena_sv(arena, m.writer_library) : NULL;
 	info->writer_version = m.writer_version.n ? arena_sv(arena, m.writer_version) : NULL;
 	info->data_format = m.data_format_version.n ? arena_sv(arena, m.data_format_version) : NULL;
@@ -255,6 +267,9 @@ int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena, lv_
 		snprintf(txn_name, sizeof txn_name, "%s (inline transaction)", path);
 	} else if (rc != LV_ENOTFOUND) {
 		goto out;
+	} else if (m.transaction_file.n && !read_txn_file) {
+		rc = 1; /* the caller reads this manifest the ordinary way when it needs the row */
+		goto out;
 	} else if (m.transaction_file.n) {
 		if (!safe_txn_name(m.transaction_file)) {
 			rc = lv__err(err, LV_ECORRUPT, "manifest %s: unsafe transaction_file name", path);
@@ -289,7 +304,6 @@ int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena, lv_
 	if (!info->manifest_path || (m.writer_library.n && !info->writer_library))
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 out:
-	lv_buf_dispose(&file);
 	lv_buf_dispose(&txnfile);
 	return rc;
 }
