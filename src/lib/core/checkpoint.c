@@ -612,6 +612,19 @@ static int cp_list(lv_storage *st, cp_names *out, lv_error *err)
 	return 0;
 }
 
+int lv__checkpoint_newest_name(lv_storage *st, uint64_t *version, lv_error *err)
+{
+	cp_names names;
+	*version = 0;
+	int rc = cp_list(st, &names, err);
+	if (rc < 0)
+		return rc;
+	if (names.n)
+		*version = names.v[0].version;
+	free(names.v);
+	return 0;
+}
+
 /* ---- the ladder ---- */
 
 static const lv_version_info *find_row(const lv_version_list *l, uint64_t version)
