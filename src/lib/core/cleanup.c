@@ -119,6 +119,12 @@ static bool safe_rel(const char *p, size_t n)
 	return true;
 }
 
+/* A version's history row built from the manifest bytes cleanup reads anyway. */
+typedef struct mrow {
+	lv_version_info info;
+	lv_arena arena; /* info's strings */
+} mrow;
+
 typedef struct mref {
 	const char *path;   /* manifest path */
 	bool branch;        /* a branch's manifest: only its base_id files concern the root */
@@ -129,9 +135,7 @@ typedef struct mref {
 	int rc;
 	lv_error *err;      /* while reading: the reader's own; afterwards a copy only if rc < 0 */
 	bool want_info;     /* a version of main: also build its history row (for the checkpoint) */
-	bool have_info;     /* info is built (not for a transaction kept in _transactions/) */
-	lv_version_info info;
-	lv_arena arena;     /* info's strings */
+	struct mrow *row;   /* that row, when built (not for a transaction in _transactions/) */
 } mref;
 
 static int add_ref(mref *m, const char *fmt_prefix, const char *p, size_t n)
@@ -227,10 +231,18 @@ static void read_refs(size_t i, void *arg)
 	 */
 	if (m->rc == 0 && m->want_info) {
 		lv_error ie = { 0 };
-		lv_arena_init(&m->arena, 512);
-		m->have_info = lv__version_info_from_bytes(st, m->path, b.ptr, b.size, false, &m->arena,
-							   &m->info, &ie) == 0 &&
-			       m->info.version == m->version;
+		mrow *r = malloc(sizeof *r);
+		if (r) {
+			lv_arena_init(&r->arena, 512);
+			if (lv__version_info_from_bytes(st, m->path, b.ptr, b.size, false, &r->arena,
+							&r->info, &ie) == 0 &&
+			    r->info.version == m->version) {
+				m->row = r;
+			} else {
+				lv_arena_dispose(&r->arena);
+				free(r);
+			}
+		}
 	}
 out:
 	lv_buf_dispose(&b);
@@ -340,7 +352,10 @@ static void mrefs_dispose(mref *m, size_t n)
 {
 	for (size_t i = 0; m && i < n; i++) {
 		lv_dbuf_dispose(&m[i].refs);
-		lv_arena_dispose(&m[i].arena);
+		if (m[i].row) {
+			lv_arena_dispose(&m[i].row->arena);
+			free(m[i].row);
+		}
 		free((char *)m[i].path);
 		free(m[i].err);
 	}
@@ -703,8 +718,8 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		}
 		size_t npre = 0;
 		for (size_t i = 0; i < P.nm; i++)
-			if (P.m[i].have_info)
-				pre[npre++] = &P.m[i].info;
+			if (P.m[i].row)
+				pre[npre++] = &P.m[i].row->info;
 		if ((rc = lv__checkpoint_write_pre(ds, &pol->checkpoint, cleaned, nold, pre, npre, &cr,
 						   err)) < 0)
 			goto out;
