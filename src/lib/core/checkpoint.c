@@ -1416,28 +1416,25 @@ again: /* see assemble(): a manifest or checkpoint that vanishes means "list aga
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 		goto out;
 	}
-	size_t nnew = 0, nreuse = 0;
-	for (size_t i = 0; i < nlive; i++)
-		if (!cp.rows || !find_row(cp.rows, live[i].version)) {
-			if (pre_row(pre, npre, live[i].version, live[i].path))
-				nreuse++;
-			else
-				paths[nnew++] = live[i].path;
-		}
-	if (!(fresh = lv__version_list_new(nnew + nreuse, nnew))) {
+	/* Room for every live version; pages of slots never written are never touched. */
+	if (!(fresh = lv__version_list_new(nlive, nlive))) {
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 		goto out;
+	}
+	size_t nnew = 0;
+	for (size_t i = 0; i < nlive; i++) {
+		if (cp.rows && find_row(cp.rows, live[i].version))
+			continue;
+		/* A row the caller built from this very manifest file (its strings stay theirs). */
+		const lv_version_info *p = pre_row(pre, npre, live[i].version, live[i].path);
+		if (p)
+			fresh->items[fresh->n++] = *p;
+		else
+			paths[nnew++] = live[i].path;
 	}
 	if ((rc = lv__read_into_list(fresh, ds->st, ds->threads, paths, nnew, err)) < 0)
 		goto out;
 	r.report.manifests_read += nnew;
-	/* Rows the caller built from these very manifest files (strings stay theirs). */
-	for (size_t i = 0; i < nlive && nreuse; i++)
-		if (!cp.rows || !find_row(cp.rows, live[i].version)) {
-			const lv_version_info *p = pre_row(pre, npre, live[i].version, live[i].path);
-			if (p)
-				fresh->items[fresh->n++] = *p;
-		}
 	r.report.manifests_vanished += fresh->nvanished;
 	if (fresh->nvanished || (races & RACE_VANISHED) || ((races & RACE_AHEAD) && attempt == 0)) {
 		if (attempt++ < RACE_RETRIES) {

@@ -597,16 +597,15 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	 * newest checkpoint's name: it normally holds the older ones already, and
 	 * a million rows built for nothing cost ~0.8 KB each.  If that file turns
 	 * out unusable, the checkpoint step reads what it lacks, as without rows.
+	 * A dry run writes no checkpoint and builds none.
 	 */
 	uint64_t cp_newest = 0;
-	{
-		lv_error ce = { 0 };
-		if (lv__checkpoint_newest_name(ds->st, &cp_newest, &ce) < 0)
-			cp_newest = 0;
-	}
+	lv_error ce = { 0 };
+	if (!pol->dry_run && lv__checkpoint_newest_name(ds->st, &cp_newest, &ce) < 0)
+		cp_newest = 0;
 	for (size_t i = 0; i < nlive; i++) {
 		P.m[i].path = lv__strdup(live[i].path);
-		P.m[i].want_info = live[i].version > cp_newest;
+		P.m[i].want_info = !pol->dry_run && live[i].version > cp_newest;
 		lv_dbuf_init(&P.m[i].refs, 0);
 		if (!P.m[i].path) {
 			rc = lv__err(err, LV_ENOMEM, "out of memory");
