@@ -22,9 +22,11 @@ extern const char *lvcli_branch;
 /* --s3-endpoint, --s3-region, --s3-allow-http (main.c strips them). */
 extern const char *lvcli_s3_endpoint, *lvcli_s3_region;
 extern bool lvcli_s3_allow_http;
+/* --quiet / -q (main.c strips it): silence warnings on stderr. */
+extern bool lvcli_quiet;
 
 /* "DATASET [positional...] [--json] [--stats] [--strict] [--max-entries N] [--max-files N]
- * [--disable]" arguments (cmd_history.c).  Returns 0, or the exit code of a usage error. */
+ * [--disable]" arguments (args.c).  Returns 0, or the exit code of a usage error. */
 typedef struct lvcli_args {
 	const char *pos[4];
 	int npos;
@@ -33,8 +35,16 @@ typedef struct lvcli_args {
 	int enabled;
 } lvcli_args;
 int lvcli_parse_args(int argc, char **argv, lvcli_args *a, int want_pos, const char *usage);
-/* A positive integer option value; 0, or the exit code of a usage error. */
+/* The one number rule of the CLI (args.c): decimal digits only -- no sign, no spaces, not
+ * empty, no 0x/exponent -- and at most max.  True and *out set, or false. */
+bool lvcli_parse_u64_strict(const char *s, uint64_t max, uint64_t *out);
+/* A number argument in min..max; 0, or prints a usage error naming `what` (the option, or
+ * "show: VERSION") and returns its exit code, 2. */
+int lvcli_parse_number(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* A positive integer option value (1..INT64_MAX); 0, or the exit code of a usage error. */
 int lvcli_parse_i64_pos(const char *opt, const char *v, int64_t *out);
+/* "missing value for OPT" (an option given last without its value); returns 2. */
+int lvcli_missing_value(const char *opt);
 
 /* Shared printers (cmd_versions.c). */
 void lvcli_print_version_json(FILE *f, const lv_version_info *v);

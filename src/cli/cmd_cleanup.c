@@ -1,6 +1,5 @@
 /* lancever cleanup / info */
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -48,30 +47,34 @@ int lvcli_cleanup(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!strcmp(a, "--older-than") && v) {
+		bool takes_value = !strcmp(a, "--older-than") || !strcmp(a, "--retain-versions") ||
+				   !strcmp(a, "--max-entries") || !strcmp(a, "--max-files") ||
+				   !strcmp(a, "--before-version");
+		if (takes_value && !v)
+			return lvcli_missing_value(a);
+		if (!strcmp(a, "--older-than")) {
 			if (lv_parse_duration(v, &p.older_than_ms, &err) < 0)
-				return lvcli_fail(&err);
+				return lvcli_usage_error("--older-than wants a duration such as 7d, 36h, 90m or "
+							 "1d12h, got '%s'", v);
 			i++;
-		} else if (!strcmp(a, "--retain-versions") && v) {
+		} else if (!strcmp(a, "--retain-versions")) {
 			if (lvcli_parse_i64_pos(a, v, &p.retain_versions))
 				return 2;
 			i++;
-		} else if (!strcmp(a, "--max-entries") && v) {
+		} else if (!strcmp(a, "--max-entries")) {
 			if (lvcli_parse_i64_pos(a, v, &p.checkpoint.max_entries))
 				return 2;
 			i++;
-		} else if (!strcmp(a, "--max-files") && v) {
+		} else if (!strcmp(a, "--max-files")) {
 			if (lvcli_parse_i64_pos(a, v, &p.checkpoint.max_checkpoint_files))
 				return 2;
 			i++;
 		} else if (!strcmp(a, "--no-checkpoint")) {
 			p.checkpoint.enabled = 0;
-		} else if (!strcmp(a, "--before-version") && v) {
-			char *end;
-			unsigned long long n = strtoull(v, &end, 10);
-			if (*end || n < 1 || v[0] == '-')
-				return lvcli_usage_error("--before-version wants a version number, got '%s'", v);
-			p.before_version = n;
+		} else if (!strcmp(a, "--before-version")) {
+			/* 1.. : 0 would mean "unset" to lv_cleanup */
+			if (lvcli_parse_number(a, v, 1, UINT64_MAX, &p.before_version))
+				return 2;
 			i++;
 		} else if (!strcmp(a, "--delete-unverified")) {
 			p.delete_unverified = true;

@@ -5,49 +5,6 @@
 
 #include "cli.h"
 
-int lvcli_parse_i64_pos(const char *opt, const char *v, int64_t *out)
-{
-	char *end;
-	long long x = strtoll(v, &end, 10);
-	if (*end || x <= 0)
-		return lvcli_usage_error("%s wants a positive integer, got '%s'", opt, v);
-	*out = x;
-	return 0;
-}
-
-int lvcli_parse_args(int argc, char **argv, lvcli_args *a, int want_pos, const char *usage)
-{
-	memset(a, 0, sizeof *a);
-	a->max_entries = a->max_files = -1;
-	a->enabled = -1;
-	for (int i = 1; i < argc; i++) {
-		const char *s = argv[i];
-		if (!strcmp(s, "--json"))
-			a->json = true;
-		else if (!strcmp(s, "--stats"))
-			a->stats = true;
-		else if (!strcmp(s, "--strict"))
-			a->strict = true;
-		else if (!strcmp(s, "--max-entries") && i + 1 < argc) {
-			if (lvcli_parse_i64_pos(s, argv[++i], &a->max_entries))
-				return 2;
-		} else if (!strcmp(s, "--max-files") && i + 1 < argc) {
-			if (lvcli_parse_i64_pos(s, argv[++i], &a->max_files))
-				return 2;
-		} else if (!strcmp(s, "--disable"))
-			a->enabled = 0;
-		else if (s[0] == '-' && s[1] && !(s[1] >= '0' && s[1] <= '9'))
-			return lvcli_usage_error("unknown option '%s'\nusage: lancever %s", s, usage);
-		else if (a->npos < 4)
-			a->pos[a->npos++] = s;
-		else
-			return lvcli_usage_error("too many arguments\nusage: lancever %s", usage);
-	}
-	if (a->npos != want_pos)
-		return lvcli_usage_error("usage: lancever %s", usage);
-	return 0;
-}
-
 static void print_list_json(const lv_version_list *l)
 {
 	fputc('[', stdout);
@@ -138,8 +95,17 @@ int lvcli_asof(int argc, char **argv)
 		return rc;
 	lv_error err = { 0 };
 	int64_t ts;
-	if (lv_parse_time(a.pos[1], &ts, &err) < 0)
-		return lvcli_fail(&err);
+	const char *when = a.pos[1];
+	if (when[0] >= '0' && when[0] <= '9' && strspn(when, "0123456789") == strlen(when)) {
+		/* milliseconds: digits only, at most INT64_MAX */
+		uint64_t ms;
+		if (lvcli_parse_number("asof: TIME (milliseconds)", when, 0, INT64_MAX, &ms))
+			return 2;
+		ts = (int64_t)ms;
+	} else if (lv_parse_time(when, &ts, &err) < 0) {
+		return lvcli_usage_error("asof: TIME wants milliseconds since the epoch or ISO 8601 "
+					 "(2026-12-02T17:00:00Z), got '%s'", when);
+	}
 	lv_dataset *ds = NULL;
 	lv_version_list *l = NULL;
 	lv_history_report rep;
@@ -167,14 +133,11 @@ int lvcli_asof(int argc, char **argv)
 	return 0;
 }
 
-static int parse_version(const char *s, uint64_t *out)
+static int parse_version(const char *cmd, const char *what, const char *s, uint64_t *out)
 {
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (!*s || *end || s[0] == '-')
-		return lvcli_usage_error("not a version number: '%s'", s);
-	*out = v;
-	return 0;
+	char name[64];
+	snprintf(name, sizeof name, "%s: %s", cmd, what);
+	return lvcli_parse_number(name, s, 0, UINT64_MAX, out);
 }
 
 /* Finds version v in a history list. */
@@ -193,7 +156,7 @@ int lvcli_show(int argc, char **argv)
 	if (rc)
 		return rc;
 	uint64_t ver = 0;
-	if (parse_version(a.pos[1], &ver))
+	if (parse_version("show", "VERSION", a.pos[1], &ver))
 		return 2;
 	lv_error err = { 0 };
 	lv_dataset *ds = NULL;
@@ -263,7 +226,7 @@ int lvcli_diff(int argc, char **argv)
 	if (rc)
 		return rc;
 	uint64_t va = 0, vb = 0;
-	if (parse_version(a.pos[1], &va) || parse_version(a.pos[2], &vb))
+	if (parse_version("diff", "A", a.pos[1], &va) || parse_version("diff", "B", a.pos[2], &vb))
 		return 2;
 	lv_error err = { 0 };
 	lv_dataset *ds = NULL;

@@ -1,12 +1,8 @@
 /*
  * lancever inspect FILE.lance [--json|--csv]
  *   Shows a Lance v2 data file: version, row count, schema, metadata, rows.
- *
- * lancever inspect --write-test OUT.lance --rows N [--version 2.0|2.1] [--seed S]
- *                  [--nulls none|some|all] [--strings short|long|huge] [--max-page-rows N]
- *   Testing aid: writes a deterministic file with columns u64 (UInt64), i64 (Int64,
- *   nullable), b (Boolean), s (Utf8, nullable) through the public lv_lancefile_write.
- *   The interop tests regenerate the same values (same xorshift64 sequence) in JS.
+ *   Read-only: it never writes a file.  (The test-file writer that used to hide here as
+ *   --write-test is bench/write_lancefile.c.)
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -189,146 +185,8 @@ static void print_text(FILE *o, const char *path, const lv_lancefile *f)
 	}
 }
 
-/* ---- --write-test ---- */
-
-static uint64_t next_rand(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
-
-static bool parse_size(const char *s, uint64_t *v)
-{
-	char *end;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (errno || end == s || *end || *s == '-')
-		return false;
-	*v = x;
-	return true;
-}
-
-static int write_test(int argc, char **argv)
-{
-	const char *out = NULL, *ver = "2.1", *nulls = "some", *strs = "short";
-	uint64_t rows = 0, seed = 1, page_rows = 0;
-	bool have_rows = false;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		if (!v)
-			return lvcli_usage_error("inspect --write-test: %s needs a value", a);
-		if (!strcmp(a, "--write-test"))
-			out = v;
-		else if (!strcmp(a, "--rows")) {
-			if (!parse_size(v, &rows))
-				return lvcli_usage_error("inspect: bad --rows '%s'", v);
-			have_rows = true;
-		} else if (!strcmp(a, "--seed")) {
-			if (!parse_size(v, &seed))
-				return lvcli_usage_error("inspect: bad --seed '%s'", v);
-		} else if (!strcmp(a, "--max-page-rows")) {
-			if (!parse_size(v, &page_rows))
-				return lvcli_usage_error("inspect: bad --max-page-rows '%s'", v);
-		} else if (!strcmp(a, "--version"))
-			ver = v;
-		else if (!strcmp(a, "--nulls"))
-			nulls = v;
-		else if (!strcmp(a, "--strings"))
-			strs = v;
-		else
-			return lvcli_usage_error("inspect --write-test: unknown option '%s'", a);
-		i++;
-	}
-	int fv = !strcmp(ver, "2.0") ? LV_LANCEFILE_V2_0 : !strcmp(ver, "2.1") ? LV_LANCEFILE_V2_1 : 0;
-	int nm = !strcmp(nulls, "none") ? 0 : !strcmp(nulls, "some") ? 1 : !strcmp(nulls, "all") ? 2 : -1;
-	int sm = !strcmp(strs, "short") ? 0 : !strcmp(strs, "long") ? 1 : !strcmp(strs, "huge") ? 2 : -1;
-	if (!out || !have_rows || !fv || nm < 0 || sm < 0 || rows > 10000000)
-		return lvcli_usage_error("usage: inspect --write-test OUT --rows N [--version 2.0|2.1] "
-					 "[--seed S] [--nulls none|some|all] [--strings short|long|huge]");
-	static const char alpha[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-	static const char utf8[] = "h\xc3\xa9llo \xe2\x9c\x93";
-	size_t n = (size_t)rows, m = n ? n : 1;
-	uint64_t *u = calloc(m, 8), *so = calloc(n + 1, 8);
-	int64_t *i64 = calloc(m, 8);
-	uint8_t *iv = calloc(m, 1), *b = calloc(m, 1), *sv = calloc(m, 1);
-	size_t cap = 1 << 16, len = 0;
-	char *sd = malloc(cap);
-	int rc = 1;
-	if (!u || !so || !i64 || !iv || !b || !sv || !sd) {
-		fprintf(stderr, "lancever: out of memory\n");
-		goto done;
-	}
-	uint64_t st = seed * 0x9E3779B97F4A7C15ull + 1;
-	for (size_t r = 0; r < n; r++) {
-		u[r] = next_rand(&st);
-		i64[r] = (int64_t)next_rand(&st);
-		iv[r] = !(nm == 2 || (nm == 1 && next_rand(&st) % 7 == 0));
-		b[r] = next_rand(&st) & 1;
-		sv[r] = !(nm == 2 || (nm == 1 && next_rand(&st) % 5 == 0));
-		if (sv[r]) {
-			uint64_t h = next_rand(&st);
-			size_t l = sm == 0 ? h % 31 : sm == 1 ? h % 2000 : (r % 50 == 0 ? 70000 + r : h % 31);
-			if (len + l + 16 > cap) {
-				while (len + l + 16 > cap)
-					cap *= 2;
-				char *ns = realloc(sd, cap);
-				if (!ns) {
-					fprintf(stderr, "lancever: out of memory\n");
-					goto done;
-				}
-				sd = ns;
-			}
-			if (r == 1) {
-				memcpy(sd + len, utf8, sizeof utf8 - 1);
-				len += sizeof utf8 - 1;
-			} else {
-				unsigned base = (unsigned)((h >> 11) % 62);
-				for (size_t k = 0; k < l; k++)
-					sd[len++] = alpha[(base + 7 * k) % 62];
-			}
-		}
-		so[r + 1] = len;
-	}
-	lv_column cols[4] = {
-		{ .name = "u64", .type = LV_COL_UINT64, .u64 = u },
-		{ .name = "i64", .type = LV_COL_INT64, .nullable = true, .i64 = i64, .validity = iv },
-		{ .name = "b", .type = LV_COL_BOOL, .bools = b },
-		{ .name = "s", .type = LV_COL_UTF8, .nullable = true, .str_offsets = so, .str_data = sd,
-		  .validity = sv },
-	};
-	char seedbuf[32], rowsbuf[32];
-	snprintf(seedbuf, sizeof seedbuf, "%" PRIu64, seed);
-	snprintf(rowsbuf, sizeof rowsbuf, "%zu", n);
-	lv_kv meta[2] = { { "lancever.test.seed", seedbuf, strlen(seedbuf) },
-			  { "lancever.test.rows", rowsbuf, strlen(rowsbuf) } };
-	lv_lancefile_write_options o = LV_LANCEFILE_WRITE_OPTIONS_INIT;
-	o.file_version = fv;
-	o.max_page_rows = (size_t)page_rows;
-	lv_buf buf = { 0 };
-	lv_error e = { 0 };
-	if (lv_lancefile_write(&buf, cols, 4, n, meta, 2, &o, &e) != 0) {
-		rc = lvcli_fail(&e);
-		goto done;
-	}
-	FILE *f = fopen(out, "wb");
-	if (!f || fwrite(buf.ptr, 1, buf.size, f) != buf.size || fclose(f) != 0) {
-		fprintf(stderr, "lancever: cannot write %s: %s\n", out, strerror(errno));
-	} else {
-		rc = 0;
-	}
-	lv_buf_dispose(&buf);
-done:
-	free(u), free(so), free(i64), free(iv), free(b), free(sv), free(sd);
-	return rc;
-}
-
 int lvcli_inspect(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--write-test"))
-			return write_test(argc, argv);
 	const char *path = NULL;
 	int mode = 0;
 	for (int i = 1; i < argc; i++) {
@@ -364,7 +222,5 @@ int lvcli_inspect(int argc, char **argv)
 	else
 		print_text(stdout, path, f);
 	lv_lancefile_free(f);
-	if (fflush(stdout) != 0)
-		return 1;
-	return 0;
+	return 0; /* main() checks that stdout was written */
 }

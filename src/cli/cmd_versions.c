@@ -143,11 +143,12 @@ int lvcli_versions(int argc, char **argv)
 			json = true;
 		else if (!strcmp(argv[i], "--stats"))
 			stats = true;
-		else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
-			char *end;
-			long t = strtol(argv[++i], &end, 10);
-			if (*end || t < 1 || t > 256)
-				return lvcli_usage_error("--threads wants 1..256, got '%s'", argv[i]);
+		else if (!strcmp(argv[i], "--threads")) {
+			uint64_t t;
+			if (i + 1 >= argc)
+				return lvcli_missing_value(argv[i]);
+			if (lvcli_parse_number("--threads", argv[++i], 1, 256, &t))
+				return 2;
 			threads = (int)t;
 		} else if (argv[i][0] == '-' && argv[i][1])
 			return lvcli_usage_error("versions: unknown option '%s'", argv[i]);

@@ -1,4 +1,5 @@
 /* lancever - command-line front end. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,7 +35,9 @@ static void usage(FILE *f)
 		   "--branch NAME (a path <root>/tree/<branch> is opened as that branch) and, for S3,\n"
 		   "--s3-endpoint URL, --s3-region R, --s3-allow-http; credentials come from AWS_ACCESS_KEY_ID,\n"
 		   "AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN (also AWS_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP).\n"
-		   "lancever --version prints the version.\n");
+		   "--quiet (-q), also anywhere: silence warnings on stderr.\n"
+		   "Numbers are plain decimal digits (no sign, spaces, 0x or exponent) within the option's range.\n"
+		   "Exit status: 0 success, 1 error, 2 usage error.  lancever --version prints the version.\n");
 }
 
 int lvcli_fail(const lv_error *err)
@@ -84,25 +87,29 @@ void lvcli_json_str(FILE *f, const char *s)
 		lvcli_json_strn(f, s, strlen(s));
 }
 
-int main(int argc, char **argv)
+bool lvcli_quiet; /* set by a global --quiet / -q option */
+
+/* Parses the global options and runs the command; returns the exit status. */
+static int run(int argc, char **argv)
 {
-	/* Global options (--branch, --s3-*) may appear anywhere, before or after the command:
-	 * strip them first. */
+	/* Global options (--branch, --s3-*, --quiet) may appear anywhere, before or after the
+	 * command: strip them first. */
 	int w = 1;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--branch")) {
+		if (!strcmp(argv[i], "--branch") || !strcmp(argv[i], "--s3-endpoint") ||
+		    !strcmp(argv[i], "--s3-region")) {
 			if (i + 1 >= argc)
-				return lvcli_usage_error("--branch needs a branch name");
-			lvcli_branch = argv[++i];
-		} else if (!strcmp(argv[i], "--s3-endpoint") || !strcmp(argv[i], "--s3-region")) {
-			if (i + 1 >= argc)
-				return lvcli_usage_error("%s needs a value", argv[i]);
-			if (argv[i][5] == 'e')
+				return lvcli_missing_value(argv[i]);
+			if (!strcmp(argv[i], "--branch"))
+				lvcli_branch = argv[++i];
+			else if (!strcmp(argv[i], "--s3-endpoint"))
 				lvcli_s3_endpoint = argv[++i];
 			else
 				lvcli_s3_region = argv[++i];
 		} else if (!strcmp(argv[i], "--s3-allow-http")) {
 			lvcli_s3_allow_http = true;
+		} else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
+			lvcli_quiet = true;
 		} else {
 			argv[w++] = argv[i];
 		}
@@ -124,4 +131,26 @@ int main(int argc, char **argv)
 	fprintf(stderr, "lancever: unknown command '%s'\n", argv[1]);
 	usage(stderr);
 	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	int rc = run(argc, argv);
+	/* Output that did not reach its destination (a full disk, /dev/full, a closed pipe
+	 * reported as EPIPE) is an error, not a success.  glibc keeps unwritten bytes buffered
+	 * after a failed write, so the fflush retries them and leaves the real errno. */
+	int had_error = ferror(stdout);
+	errno = 0;
+	int bad = fflush(stdout) != 0;
+	int e = errno;
+	if (fclose(stdout) != 0) {
+		bad = 1;
+		if (!e)
+			e = errno;
+	}
+	if ((bad || had_error) && rc == 0) {
+		fprintf(stderr, "lancever: error writing output: %s\n", strerror(e ? e : EIO));
+		rc = 1;
+	}
+	return rc;
 }

@@ -1,15 +1,24 @@
 // Real Lance (LanceDB 0.31 / Lance 8.0.0) reads data files written by lancever.
 //
-// For each case, `lancever inspect --write-test` writes a deterministic file (columns u64,
-// i64 nullable, b, s nullable) through the public lv_lancefile_write.  The file becomes the
+// For each case, the test-file writer bench/write_lancefile (built next to lancever, found
+// through LANCEVER_BUILD_DIR) writes a deterministic file (columns u64, i64 nullable, b,
+// s nullable) through the public lv_lancefile_write.  The file becomes the
 // only data file of a one-fragment dataset with a hand-written manifest
 // (LANCEDB-NODE-PEER.md §7), LanceDB reads every row back, and the rows are compared with
 // what the generator intended (re-derived here) and with `lancever inspect --json`.
 import fs from 'node:fs';
 import path from 'node:path';
-import { lancedb, scratch, lv, check, checkEq, finish } from './lib.mjs';
+import { spawnSync } from 'node:child_process';
+import { lancedb, lanceverBin, scratch, lv, check, checkEq, finish } from './lib.mjs';
 
-// ---- the generator of cmd_inspect.c --write-test, mirrored ----
+const buildDir = process.env.LANCEVER_BUILD_DIR || path.dirname(lanceverBin);
+const writer = path.join(buildDir, 'write_lancefile');
+if (!fs.existsSync(writer)) {
+  console.error(`FAIL: write_lancefile not found at ${writer} (set LANCEVER_BUILD_DIR)`);
+  process.exit(1);
+}
+
+// ---- the generator of bench/write_lancefile.c, mirrored ----
 const M = (1n << 64n) - 1n;
 const ALPHA = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
 const UTF8 = 'h\u00e9llo \u2713';
@@ -98,11 +107,11 @@ for (const c of cases) {
   const tag = `v${c.version} rows=${c.rows} nulls=${c.nulls} strings=${c.strings}` +
     (c.pageRows ? ` pages<=${c.pageRows}` : '');
   const file = path.join(root, `t${idx}.lance`);
-  const args = ['inspect', '--write-test', file, '--rows', String(c.rows), '--version', c.version,
+  const args = [file, '--rows', String(c.rows), '--version', c.version,
     '--seed', String(c.seed), '--nulls', c.nulls, '--strings', c.strings];
   if (c.pageRows) args.push('--max-page-rows', String(c.pageRows));
-  const w = lv(args);
-  if (!check(w.status === 0, `${tag}: write-test failed: ${w.stderr}`)) continue;
+  const w = spawnSync(writer, args, { encoding: 'utf8' });
+  if (!check(w.status === 0, `${tag}: write_lancefile failed (${w.status}): ${w.stderr}`)) continue;
   const want = expected(c.seed, c.rows, c.nulls, c.strings);
 
   // what our own reader says
