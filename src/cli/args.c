@@ -24,7 +24,7 @@ bool lvcli_parse_u64_strict(const char *s, uint64_t max, uint64_t *out)
 
 int lvcli_parse_number(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
-	uint64_t v;
+	uint64_t v = 0;
 	if (lvcli_parse_u64_strict(s, max, &v) && v >= min) {
 		*out = v;
 		return 0;
@@ -39,7 +39,7 @@ int lvcli_parse_number(const char *what, const char *s, uint64_t min, uint64_t m
 
 int lvcli_parse_i64_pos(const char *opt, const char *v, int64_t *out)
 {
-	uint64_t x;
+	uint64_t x = 0;
 	int rc = lvcli_parse_number(opt, v, 1, INT64_MAX, &x);
 	if (rc == 0)
 		*out = (int64_t)x;
