@@ -6,7 +6,8 @@
  * `lv_error *err` that may be NULL; on failure it receives the same code and a
  * human readable message that names the file or object involved.  No
  * allocation happens on the error path and no global or thread-local state is
- * used, so an lv_error can live on the caller's stack.
+ * used, so an lv_error can live on the caller's stack.  (The one process-wide
+ * setting is the optional log handler, lv_set_log_handler below.)
  */
 #ifndef LANCEVER_COMMON_H
 #define LANCEVER_COMMON_H
@@ -76,6 +77,29 @@ LV_EXTERN int lv_parse_time(const char *s, int64_t *ms_out, lv_error *err) LV_WA
 
 /** Parses a duration such as "7d", "36h", "90m", "45s", "500ms", "1w" (sums allowed: "1d12h"). */
 LV_EXTERN int lv_parse_duration(const char *s, int64_t *ms_out, lv_error *err) LV_WARN_UNUSED;
+
+/** Levels of the messages given to an lv_log_fn. */
+enum lv_log_level {
+	LV_LOG_WARN = 1, /**< something went wrong and is being handled (e.g. an S3 request is retried) */
+	LV_LOG_INFO = 2  /**< progress worth knowing about, not a problem */
+};
+
+/**
+ * Receives the library's notices: one line of text without a trailing newline
+ * (never containing credentials) and the `ctx` given to lv_set_log_handler.  The
+ * library prints nothing itself; without a handler the notices are dropped.  It may
+ * be called from several library threads at once, so it must be thread-safe; the
+ * message is only valid during the call.
+ */
+typedef void (*lv_log_fn)(int level, const char *message, void *ctx);
+
+/**
+ * Installs `fn` (NULL: none) as the process-wide log handler.  Thread-safe; a
+ * notice already being delivered on another thread may still reach the previous
+ * handler.  Example, S3 retries: "s3: GET s3://bucket/key: HTTP 503, retrying
+ * (attempt 2 of 5, 27.4 s left of 30 s)".
+ */
+LV_EXTERN void lv_set_log_handler(lv_log_fn fn, void *ctx);
 
 /** Library version string, e.g. "0.1.0". */
 LV_EXTERN const char *lv_version_string(void);

@@ -413,3 +413,33 @@ int lv_parallel_for(size_t n, int threads, lv_parallel_fn fn, void *arg)
 	pthread_mutex_destroy(&s.mu);
 	return 0;
 }
+
+/* ---- log hook (lancever/common.h): the one piece of process-wide state ---- */
+
+static pthread_mutex_t lv_log_mu = PTHREAD_MUTEX_INITIALIZER;
+static lv_log_fn lv_log_handler;
+static void *lv_log_ctx;
+
+void lv_set_log_handler(lv_log_fn fn, void *ctx)
+{
+	pthread_mutex_lock(&lv_log_mu);
+	lv_log_handler = fn;
+	lv_log_ctx = fn ? ctx : NULL;
+	pthread_mutex_unlock(&lv_log_mu);
+}
+
+void lv__log(int level, const char *fmt, ...)
+{
+	pthread_mutex_lock(&lv_log_mu);
+	lv_log_fn fn = lv_log_handler;
+	void *ctx = lv_log_ctx;
+	pthread_mutex_unlock(&lv_log_mu);
+	if (!fn)
+		return;
+	char msg[LV_ERROR_MESSAGE_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	fn(level, msg, ctx); /* outside the lock: a handler may log or replace itself */
+}

@@ -125,4 +125,8 @@ typedef void (*lv_parallel_fn)(size_t i, void *arg);
 /* Runs all items; returns 0, or LV_ENOMEM if threads could not be started (then runs serially). */
 int lv_parallel_for(size_t n, int threads, lv_parallel_fn fn, void *arg);
 
+/* Delivers a message (formatted, cut at LV_ERROR_MESSAGE_MAX) to the handler installed with
+ * lv_set_log_handler (lancever/common.h); nothing when none is.  Never include credentials. */
+void lv__log(int level, const char *fmt, ...) LV_PRINTF(2, 3);
+
 #endif
