@@ -109,6 +109,8 @@ typedef struct lv_history_report {
 	uint64_t requests;            /**< storage requests made */
 	uint64_t bytes_read;          /**< bytes read from storage */
 	char note[256];               /**< e.g. why a checkpoint was rejected */
+	uint64_t unrecorded_versions; /**< history: versions in gaps (no record anywhere readable) */
+	uint64_t warnings;            /**< warnings this call added to the dataset */
 } lv_history_report;
 
 /**
@@ -128,11 +130,51 @@ LV_EXTERN const lv_version_info *lv_version_list_get(const lv_version_list *list
 /** Names of manifests skipped because they vanished (borrowed), count in the report. */
 LV_EXTERN const char *lv_version_list_vanished(const lv_version_list *list, size_t i);
 LV_EXTERN size_t lv_version_list_vanished_count(const lv_version_list *list);
+/*
+ * Gaps of a history list: ranges of version numbers that no readable
+ * checkpoint or manifest records (cleaned up before any checkpoint recorded
+ * them, trimmed by max_entries, or only in a damaged checkpoint).  Sorted.
+ * Lists from lv_versions() have none (only live versions are asked for).
+ */
+LV_EXTERN size_t lv_version_list_gap_count(const lv_version_list *list);
+LV_EXTERN bool lv_version_list_gap(const lv_version_list *list, size_t i, uint64_t *first,
+				   uint64_t *last);
 LV_EXTERN void lv_version_list_free(lv_version_list *list);
 
 /** Reads one live version's record from its manifest (LV_ENOTFOUND if gone). */
 LV_EXTERN int lv_version_get(lv_version_list **out, lv_dataset *ds, uint64_t version,
 			     lv_error *err) LV_WARN_UNUSED;
+
+/* ---- warnings ---- */
+
+/*
+ * Every input that a call rejected or skipped (a checkpoint, a manifest, a
+ * tag), and every range of history it cannot account for, is recorded on the
+ * dataset as a warning: an answer that may be incomplete says so.  Warnings
+ * accumulate over calls (duplicates folded) until lv_dataset_clear_warnings().
+ * Only the final attempt of a call that retried after a race records any.
+ */
+enum lv_warning_kind {
+	LV_WARN_CHECKPOINT_REJECTED = 1, /**< a checkpoint file could not be used (path, message says why) */
+	LV_WARN_CHECKPOINT_DAMAGED = 2,  /**< a damaged checkpoint kept aside as <name>.damaged-<crc> (path) */
+	LV_WARN_MANIFEST_VANISHED = 3,   /**< listed, gone before it could be read (concurrent cleanup) */
+	LV_WARN_TAG_UNREADABLE = 4,      /**< a tag file that does not parse; the other tags still count */
+	LV_WARN_BRANCH_UNREADABLE = 5,   /**< a branch file that does not parse */
+	LV_WARN_HISTORY_GAP = 6,         /**< versions first..last have no record anywhere readable */
+	LV_WARN_ANSWER_UNCERTAIN = 7     /**< an as-of answer that a version in a gap could change */
+};
+
+typedef struct lv_warning {
+	int kind;            /**< enum lv_warning_kind */
+	const char *path;    /**< the file, relative to the dataset root; NULL if none */
+	uint64_t first, last;/**< version range (HISTORY_GAP, ANSWER_UNCERTAIN), else 0 */
+	const char *message; /**< one line that names the file or the range */
+} lv_warning;
+
+LV_EXTERN size_t lv_dataset_warning_count(const lv_dataset *ds);
+/** Borrowed; valid until the next call on `ds` or lv_dataset_clear_warnings(). */
+LV_EXTERN const lv_warning *lv_dataset_warning(const lv_dataset *ds, size_t i);
+LV_EXTERN void lv_dataset_clear_warnings(lv_dataset *ds);
 
 /* ---- tags and branches ---- */
 
@@ -161,6 +203,14 @@ LV_EXTERN size_t lv_refs_tag_count(const lv_refs *r);
 LV_EXTERN const lv_tag *lv_refs_tag(const lv_refs *r, size_t i);
 LV_EXTERN size_t lv_refs_branch_count(const lv_refs *r);
 LV_EXTERN const lv_branch *lv_refs_branch(const lv_refs *r, size_t i);
+/* A tag or branch file that lv_refs_load skipped because it could not be read or parsed. */
+typedef struct lv_refs_bad {
+	int kind;      /**< LV_WARN_TAG_UNREADABLE or LV_WARN_BRANCH_UNREADABLE */
+	char *path;    /**< "_refs/tags/x.json" */
+	char *message; /**< why */
+} lv_refs_bad;
+LV_EXTERN size_t lv_refs_unreadable_count(const lv_refs *r);
+LV_EXTERN const lv_refs_bad *lv_refs_unreadable(const lv_refs *r, size_t i);
 LV_EXTERN void lv_refs_free(lv_refs *r);
 
 #ifdef __cplusplus

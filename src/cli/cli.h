@@ -52,6 +52,8 @@ void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned);
 void lvcli_print_report(const lv_history_report *r, const lv_version_list *l);
 void lvcli_format_time(char *buf, size_t cap, int64_t ms);
 int lvcli_open_dataset(lv_dataset **ds, const char *uri, int threads, lv_error *err);
+/* Prints the dataset's warnings on stderr ("lancever: warning: ...", unless --quiet), then frees it. */
+void lvcli_close(lv_dataset *ds);
 
 /* Prints "lancever: <message>" to stderr and returns exit code 1. */
 int lvcli_fail(const lv_error *err);

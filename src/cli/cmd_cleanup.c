@@ -115,7 +115,7 @@ int lvcli_cleanup(int argc, char **argv)
 		fputs("{\"files\":[", stdout);
 	lv_cleanup_stats s;
 	int rc = lv_cleanup(ds, &p, &s, &err);
-	lv_dataset_free(ds);
+	lvcli_close(ds);
 	if (rc < 0) {
 		if (o.json)
 			fputs("]}\n", stdout);
@@ -173,7 +173,7 @@ int lvcli_info(int argc, char **argv)
 	size_t n = rc == 0 ? lv_version_list_count(l) : 0;
 	if (rc == 0)
 		rc = lv_version_get(&latest, ds, lv_version_list_get(l, n - 1)->version, &err);
-	lv_dataset_free(ds);
+	lvcli_close(ds);
 	if (rc < 0) {
 		lv_version_list_free(l);
 		return lvcli_fail(&err);

@@ -29,7 +29,7 @@ int lvcli_history(int argc, char **argv)
 	if (lvcli_open_dataset(&ds, a.pos[0], 0, &err) < 0)
 		return lvcli_fail(&err);
 	if (lv_history(&l, ds, &rep, &err) < 0) {
-		lv_dataset_free(ds);
+		lvcli_close(ds);
 		return lvcli_fail(&err);
 	}
 	if (a.json)
@@ -39,7 +39,7 @@ int lvcli_history(int argc, char **argv)
 	if (a.stats)
 		lvcli_print_report(&rep, l);
 	lv_version_list_free(l);
-	lv_dataset_free(ds);
+	lvcli_close(ds);
 	return 0;
 }
 
@@ -60,7 +60,7 @@ int lvcli_checkpoint(int argc, char **argv)
 	cfg.max_checkpoint_files = a.max_files;
 	lv_checkpoint_result r;
 	if (lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err) < 0) {
-		lv_dataset_free(ds);
+		lvcli_close(ds);
 		return lvcli_fail(&err);
 	}
 	if (a.json) {
@@ -83,7 +83,7 @@ int lvcli_checkpoint(int argc, char **argv)
 	if (r.report.checkpoints_rejected)
 		fprintf(stderr, "lancever: %" PRIu64 " checkpoint file(s) unusable: %s\n",
 			r.report.checkpoints_rejected, r.report.note);
-	lv_dataset_free(ds);
+	lvcli_close(ds);
 	return 0;
 }
 
@@ -112,7 +112,7 @@ int lvcli_asof(int argc, char **argv)
 	if (lvcli_open_dataset(&ds, a.pos[0], 0, &err) < 0)
 		return lvcli_fail(&err);
 	rc = lv_version_as_of(&l, ds, ts, a.strict, &rep, &err);
-	lv_dataset_free(ds);
+	lvcli_close(ds);
 	if (rc < 0)
 		return lvcli_fail(&err);
 	const lv_version_info *v = lv_version_list_get(l, 0);
@@ -177,7 +177,7 @@ int lvcli_show(int argc, char **argv)
 			err.code = rc;
 		}
 	}
-	lv_dataset_free(ds);
+	lvcli_close(ds);
 	if (rc < 0) {
 		lv_version_list_free(l);
 		return lvcli_fail(&err);
@@ -234,7 +234,7 @@ int lvcli_diff(int argc, char **argv)
 	if (lvcli_open_dataset(&ds, a.pos[0], 0, &err) < 0)
 		return lvcli_fail(&err);
 	rc = lv_history(&l, ds, NULL, &err);
-	lv_dataset_free(ds);
+	lvcli_close(ds);
 	if (rc < 0)
 		return lvcli_fail(&err);
 	const lv_version_info *x = find(l, va), *y = find(l, vb);

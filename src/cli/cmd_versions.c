@@ -86,8 +86,19 @@ void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned)
 {
 	fprintf(f, "%8s  %-24s  %-16s  %8s  %9s  %6s  %-6s%s\n", "VERSION", "TIMESTAMP (UTC)",
 		"OPERATION", "READ_VER", "ROWS", "FRAGS", "TAGGED", show_cleaned ? "  CLEANED_UP" : "");
+	size_t g = 0, ngaps = lv_version_list_gap_count(l);
+	uint64_t gf = 0, gl = 0;
 	for (size_t i = 0; i < lv_version_list_count(l); i++) {
 		const lv_version_info *v = lv_version_list_get(l, i);
+		/* History marks each range it cannot account for, in place. */
+		while (g < ngaps && lv_version_list_gap(l, g, &gf, &gl) && gf < v->version) {
+			char range[48];
+			snprintf(range, sizeof range, gf == gl ? "%llu" : "%llu-%llu", (unsigned long long)gf,
+				 (unsigned long long)gl);
+			fprintf(f, "%8s  (no record of %s: see the warning on stderr)\n", range,
+				gf == gl ? "this version" : "these versions");
+			g++;
+		}
 		char ts[40], rv[24];
 		lvcli_format_time(ts, sizeof ts, v->timestamp_millis);
 		if (v->has_read_version)
@@ -133,6 +144,13 @@ int lvcli_open_dataset(lv_dataset **ds, const char *uri, int threads, lv_error *
 	return lv_dataset_open(ds, uri, &o, err);
 }
 
+void lvcli_close(lv_dataset *ds)
+{
+	for (size_t i = 0; ds && !lvcli_quiet && i < lv_dataset_warning_count(ds); i++)
+		fprintf(stderr, "lancever: warning: %s\n", lv_dataset_warning(ds, i)->message);
+	lv_dataset_free(ds);
+}
+
 int lvcli_versions(int argc, char **argv)
 {
 	const char *uri = NULL;
@@ -166,7 +184,7 @@ int lvcli_versions(int argc, char **argv)
 	if (lvcli_open_dataset(&ds, uri, threads, &err) < 0)
 		return lvcli_fail(&err);
 	if (lv_versions(&l, ds, &rep, &err) < 0) {
-		lv_dataset_free(ds);
+		lvcli_close(ds);
 		return lvcli_fail(&err);
 	}
 	if (json) {
@@ -183,7 +201,7 @@ int lvcli_versions(int argc, char **argv)
 	if (stats || lv_version_list_vanished_count(l))
 		lvcli_print_report(&rep, l);
 	lv_version_list_free(l);
-	lv_dataset_free(ds);
+	lvcli_close(ds);
 	return 0;
 }
 
@@ -201,7 +219,7 @@ int lvcli_tags(int argc, char **argv)
 	if (lvcli_open_dataset(&ds, uri, 0, &err) < 0)
 		return lvcli_fail(&err);
 	if (lv_refs_load(&r, ds, &err) < 0) {
-		lv_dataset_free(ds);
+		lvcli_close(ds);
 		return lvcli_fail(&err);
 	}
 	size_t nt = lv_refs_tag_count(r), nb = lv_refs_branch_count(r);
@@ -245,6 +263,6 @@ int lvcli_tags(int argc, char **argv)
 		}
 	}
 	lv_refs_free(r);
-	lv_dataset_free(ds);
+	lvcli_close(ds);
 	return 0;
 }

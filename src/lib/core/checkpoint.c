@@ -569,14 +569,46 @@ typedef struct cp_names {
 	cp_name *v;
 	size_t n, cap;
 	int rc;
+	cp_name *damaged; /* "<name>.lance" DAMAGED_SUFFIX "<crc>": kept aside, never read as checkpoints */
+	size_t ndamaged, capdamaged;
 } cp_names;
+
+/*
+ * A checkpoint file that could not be read as one is never deleted or
+ * replaced: a writer moves it aside to "<name>.lance.damaged-<crc32c of its
+ * bytes>", a name no reader takes for a checkpoint and no prune removes, so
+ * the rows it may hold stay recoverable (lancever check --salvage).
+ */
+#define DAMAGED_SUFFIX ".damaged-"
+
+static void cp_names_free(cp_names *c)
+{
+	free(c->v);
+	free(c->damaged);
+	c->v = c->damaged = NULL;
+	c->n = c->ndamaged = 0;
+}
 
 static int cp_list_cb(const lv_list_entry *e, void *payload)
 {
 	cp_names *c = payload;
 	const char *name = lv__basename(e->path);
 	uint64_t v;
-	if (strlen(name) != 26 || strcmp(name + 20, ".lance") || !lv_parse_u64(name, 20, &v))
+	size_t len = strlen(name), sl = strlen(DAMAGED_SUFFIX);
+	if (len > 26 + sl && !strncmp(name + 20, ".lance" DAMAGED_SUFFIX, 6 + sl) &&
+	    lv_parse_u64(name, 20, &v) && len < sizeof c->v[0].path - sizeof CP_DIR) {
+		cp_name *nd = lv__grow(c->damaged, &c->capdamaged, c->ndamaged, sizeof *nd, 4);
+		if (!nd) {
+			c->rc = LV_ENOMEM;
+			return 1;
+		}
+		c->damaged = nd;
+		nd[c->ndamaged].version = v;
+		snprintf(nd[c->ndamaged].path, sizeof nd[c->ndamaged].path, CP_DIR "/%s", name);
+		c->ndamaged++;
+		return 0;
+	}
+	if (len != 26 || strcmp(name + 20, ".lance") || !lv_parse_u64(name, 20, &v))
 		return 0;
 	cp_name *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 8);
 	if (!nv) {
@@ -603,12 +635,13 @@ static int cp_list(lv_storage *st, cp_names *out, lv_error *err)
 	if (rc >= 0 && out->rc < 0)
 		rc = lv__err(err, out->rc, "out of memory");
 	if (rc < 0) {
-		free(out->v);
-		out->v = NULL;
+		cp_names_free(out);
 		return rc;
 	}
 	if (out->n > 1)
 		qsort(out->v, out->n, sizeof *out->v, cmp_name_desc);
+	if (out->ndamaged > 1)
+		qsort(out->damaged, out->ndamaged, sizeof *out->damaged, cmp_name_desc);
 	return 0;
 }
 
@@ -621,7 +654,7 @@ int lv__checkpoint_newest_name(lv_storage *st, uint64_t *version, lv_error *err)
 		return rc;
 	if (names.n)
 		*version = names.v[0].version;
-	free(names.v);
+	cp_names_free(&names);
 	return 0;
 }
 
@@ -813,35 +846,120 @@ static void pre_read_job(size_t i, void *arg)
 						   &p->pre->err);
 }
 
-/* Loads the newest usable checkpoint.  out->rows stays NULL when none is usable. */
-static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifest_entry *live,
-				size_t nlive, bool all_rows, cp_file *out, lv_history_report *rep,
-				int *races, lv_error *err);
+/*
+ * Why a checkpoint file was not used.  Only DAMAGED and FOREIGN files are
+ * moved aside by a writer; the others are kept where they are.
+ */
+enum cp_class {
+	CP_USABLE = 0,
+	CP_VANISHED,   /* gone since the listing (a concurrent prune) */
+	CP_AHEAD,      /* covers versions beyond the listed manifests (a race, or another history) */
+	CP_DAMAGED,    /* does not decode, fails its checksum, or is misnamed */
+	CP_FOREIGN,    /* decodes, but a live manifest contradicts it (another history) */
+	CP_UNREADABLE  /* could not be read or verified (I/O): nothing is known of it */
+};
 
-static int cp_load_ladder(lv_dataset *ds, const lv_manifest_entry *live, size_t nlive, cp_file *out,
-			  lv_history_report *rep, int *races, lv_error *err)
+static int classify_read_error(int rc)
 {
-	cp_names names;
-	LV_TRY(cp_list(ds->st, &names, err));
-	return cp_load_ladder_names(ds, names, live, nlive, true, out, rep, races, err);
+	return rc == LV_ENOTFOUND ? CP_VANISHED : CP_UNREADABLE;
 }
 
-/* As cp_load_ladder, over an existing listing (which it frees); !all_rows keeps only the
- * rows of live versions (what versions() needs). */
-static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifest_entry *live,
-				size_t nlive, bool all_rows, cp_file *out, lv_history_report *rep,
-				int *races, lv_error *err)
+static int classify_decode_error(int rc)
+{
+	return rc == LV_ECORRUPT || rc == LV_ELIMIT || rc == LV_EUNSUPPORTED || rc == LV_EINVALID
+		       ? CP_DAMAGED
+		       : CP_UNREADABLE;
+}
+
+/*
+ * Reads and validates one checkpoint file.  Returns 0 (usable: *f filled) or
+ * the error that rejected it (e names the file), with *cls saying which kind
+ * of rejection; LV_ENOMEM is returned as itself.  With `keep`, the bytes read
+ * are handed back there (a writer moves damaged files aside byte for byte).
+ * `pre` (may be NULL) is a manifest head read ahead of need.
+ */
+static int cp_try(lv_dataset *ds, const cp_name *name, const lv_manifest_entry *live, size_t nlive,
+		  bool all_rows, const head_pre *pre, lv_buf *keep, cp_file *f, int *cls,
+		  uint64_t *id_bytes, lv_buf *pre_read_cp, lv_error *e)
+{
+	lv_buf b = { 0 };
+	int rc = 0;
+	memset(f, 0, sizeof *f);
+	snprintf(f->path, sizeof f->path, "%s", name->path);
+	if (pre_read_cp) { /* read already, with the manifest head (see cp_load_ladder) */
+		b = *pre_read_cp;
+		memset(pre_read_cp, 0, sizeof *pre_read_cp);
+	} else {
+		rc = lv_storage_read(ds->st, name->path, &b, e);
+	}
+	*cls = CP_USABLE;
+	if (rc < 0) {
+		*cls = classify_read_error(rc);
+		return rc;
+	}
+	if (b.size > CP_MAX_FILE_BYTES)
+		rc = lv__err(e, LV_ELIMIT, "checkpoint %s too large", name->path);
+	if (rc == 0)
+		rc = cp_decode(b.ptr, b.size, name->path, true, all_rows ? NULL : live,
+			       all_rows ? 0 : nlive, f, e);
+	if (rc == 0 && f->latest != name->version)
+		rc = lv__err(e, LV_ECORRUPT, "checkpoint %s: covers version %" PRIu64
+			     " but is named for %" PRIu64, name->path, f->latest, name->version);
+	if (rc < 0 && rc != LV_ENOMEM)
+		*cls = classify_decode_error(rc);
+	if (rc == 0 && nlive && f->latest > live[nlive - 1].version) {
+		*cls = CP_AHEAD;
+		rc = lv__err(e, LV_ECONFLICT,
+			     "checkpoint %s covers version %" PRIu64 " but the dataset's latest is %" PRIu64
+			     " (written after the manifests were listed, or another history)",
+			     name->path, f->latest, live[nlive - 1].version);
+	}
+	if (rc == 0) {
+		rc = cp_verify_identity(ds, f, live, nlive, pre, id_bytes, e);
+		if (rc < 0 && rc != LV_ENOMEM)
+			*cls = rc == LV_ECONFLICT ? CP_FOREIGN : CP_UNREADABLE;
+	}
+	if (rc < 0)
+		cp_file_dispose(f);
+	if (keep)
+		*keep = b;
+	else
+		lv_buf_dispose(&b);
+	return rc;
+}
+
+/* The ladder's record of the files it rejected (for warnings and gap reasons). */
+static void note_rejected(lv__warnlog *wl, lv_history_report *rep, const cp_name *name, int cls,
+			  const lv_error *e, uint64_t *max_rejected)
+{
+	rep->checkpoints_rejected++;
+	if (rep->checkpoints_rejected == 1)
+		snprintf(rep->note, sizeof rep->note, "rejected %.230s", e->message);
+	if (cls != CP_AHEAD && name->version > *max_rejected)
+		*max_rejected = name->version;
+	lv__warn(wl, LV_WARN_CHECKPOINT_REJECTED, name->path, 0, 0, "checkpoint %s rejected: %s",
+		 name->path, e->message);
+}
+
+/*
+ * Loads the newest usable checkpoint of `names` (newest first; not freed
+ * here).  out->rows stays NULL when none is usable.  Each rejected file is a
+ * warning in `wl`; *max_rejected is the newest version a rejected file (other
+ * than one ahead of the manifests) may record.  !all_rows keeps only the
+ * rows of live versions (what versions() needs).
+ */
+static int cp_load_ladder(lv_dataset *ds, const cp_names *names, const lv_manifest_entry *live,
+			  size_t nlive, bool all_rows, cp_file *out, lv_history_report *rep,
+			  int *races, lv__warnlog *wl, uint64_t *max_rejected, lv_error *err)
 {
 	memset(out, 0, sizeof *out);
-	int rc;
 	head_pre pre;
 	memset(&pre, 0, sizeof pre);
-	for (size_t i = 0; i < names.n; i++) {
-		lv_buf b = { 0 };
+	int rc = 0;
+	for (size_t i = 0; i < names->n; i++) {
 		lv_error e = { 0 };
-		cp_file f;
-		memset(&f, 0, sizeof f);
-		snprintf(f.path, sizeof f.path, "%s", names.v[i].path);
+		lv_buf first = { 0 };
+		bool have_first = false;
 		if (i == 0 && ds->remote) {
 			/*
 			 * On an object store the newest file and the head of the manifest
@@ -849,51 +967,45 @@ static int cp_load_ladder_names(lv_dataset *ds, cp_names names, const lv_manifes
 			 * its name) are read at once: one round trip instead of two.
 			 */
 			size_t k = nlive;
-			while (k > 0 && live[k - 1].version > names.v[0].version)
+			while (k > 0 && live[k - 1].version > names->v[0].version)
 				k--;
-			pre_read pr = { ds->st, names.v[0].path, k ? live[k - 1].path : NULL, &b, 0, &e, &pre };
+			pre_read pr = { ds->st, names->v[0].path, k ? live[k - 1].path : NULL, &first, 0, &e, &pre };
 			pre.path = pr.head_path;
 			lv_parallel_for(pre.path ? 2 : 1, 2, pre_read_job, &pr);
-			rc = pr.rc;
-		} else {
-			rc = lv_storage_read(ds->st, names.v[i].path, &b, &e);
+			if (pr.rc < 0) {
+				int cls = classify_read_error(pr.rc);
+				if (cls == CP_VANISHED)
+					*races |= RACE_VANISHED;
+				else
+					note_rejected(wl, rep, &names->v[0], cls, &e, max_rejected);
+				continue;
+			}
+			have_first = true;
 		}
-		if (rc == LV_ENOTFOUND)
-			*races |= RACE_VANISHED;
-		if (rc == 0 && b.size > CP_MAX_FILE_BYTES)
-			rc = lv__err(&e, LV_ELIMIT, "checkpoint %s too large", names.v[i].path);
-		if (rc == 0)
-			rc = cp_decode(b.ptr, b.size, names.v[i].path, true, all_rows ? NULL : live,
-				       all_rows ? 0 : nlive, &f, &e);
-		lv_buf_dispose(&b);
-		if (rc == 0 && f.latest != names.v[i].version)
-			rc = lv__err(&e, LV_ECORRUPT, "checkpoint %s: covers version %" PRIu64
-				     " but is named for %" PRIu64, names.v[i].path, f.latest, names.v[i].version);
-		if (rc == 0 && nlive && f.latest > live[nlive - 1].version)
-			*races |= RACE_AHEAD;
-		if (rc == 0)
-			rc = cp_verify_identity(ds, &f, live, nlive, i == 0 ? &pre : NULL,
-						&rep->identity_bytes, &e);
+		cp_file f;
+		int cls;
+		rc = cp_try(ds, &names->v[i], live, nlive, all_rows, i == 0 ? &pre : NULL, NULL, &f, &cls,
+			    &rep->identity_bytes, have_first ? &first : NULL, &e);
+		lv_buf_dispose(&first);
+		if (rc == LV_ENOMEM)
+			break;
 		if (rc == 0) {
-			snprintf(f.path, sizeof f.path, "%s", names.v[i].path);
 			*out = f;
 			rep->rung = i == 0 ? LV_RUNG_NEWEST_CHECKPOINT : LV_RUNG_OLDER_CHECKPOINT;
 			rep->checkpoint_version = f.latest;
 			break;
 		}
-		if (rc == LV_ENOMEM) {
-			free(names.v);
-			cp_file_dispose(&f);
-			lv_buf_dispose(&pre.buf);
-			return lv__err(err, rc, "%s", e.message);
+		if (cls == CP_VANISHED) {
+			*races |= RACE_VANISHED;
+			continue;
 		}
-		cp_file_dispose(&f);
-		rep->checkpoints_rejected++;
-		if (rep->checkpoints_rejected == 1)
-			snprintf(rep->note, sizeof rep->note, "rejected %.230s", e.message);
+		if (cls == CP_AHEAD)
+			*races |= RACE_AHEAD;
+		note_rejected(wl, rep, &names->v[i], cls, &e, max_rejected);
 	}
-	free(names.v);
 	lv_buf_dispose(&pre.buf);
+	if (rc == LV_ENOMEM)
+		return lv__err(err, rc, "out of memory");
 	return 0;
 }
 
@@ -922,12 +1034,59 @@ static void round1_job(size_t i, void *arg)
 	else if (i == 1)
 		r->rc[1] = cp_list(r->ds->st, &r->names, &r->err[1]);
 	else
-		r->rc[2] = lv__refs_load_storage_conc(&r->refs, r->ds->root,
-						      r->ds->remote ? r->ds->threads : 1, &r->err[2]);
+		r->rc[2] = lv__refs_load_lenient(&r->refs, r->ds->root,
+						 r->ds->remote ? r->ds->threads : 1, &r->err[2]);
+}
+
+/* Why versions first..last have no record, for the warning that says so. */
+static void warn_gap(lv__warnlog *wl, const cp_names *names, uint64_t max_rejected, uint64_t first,
+		     uint64_t last)
+{
+	char range[64];
+	lv__format_range(range, sizeof range, first, last);
+	const cp_name *aside = NULL; /* the oldest damaged file that may hold the range */
+	for (size_t i = names->ndamaged; i-- > 0 && !aside;)
+		if (names->damaged[i].version >= first)
+			aside = &names->damaged[i];
+	if (max_rejected >= first)
+		lv__warn(wl, LV_WARN_HISTORY_GAP, NULL, first, last,
+			 "%s: no record in any usable checkpoint; a rejected checkpoint (see above) may hold them",
+			 range);
+	else if (aside)
+		lv__warn(wl, LV_WARN_HISTORY_GAP, aside->path, first, last,
+			 "%s: no record; the damaged checkpoint kept as %s may hold them "
+			 "(lancever check --salvage)", range, aside->path);
+	else
+		lv__warn(wl, LV_WARN_HISTORY_GAP, NULL, first, last,
+			 "%s: no record (cleaned up before any checkpoint recorded them, or trimmed "
+			 "by max_entries)", range);
+}
+
+/* Gaps of a history list, each a warning; the first version of main is 1. */
+static int history_gaps(lv_dataset *ds, lv_version_list *l, const cp_names *names,
+			uint64_t max_rejected, lv_history_report *rep, lv__warnlog *wl)
+{
+	if (l->n == 0)
+		return 0;
+	uint64_t start = ds->branch ? l->items[0].version : 1;
+	if (lv__list_find_gaps(l, start) < 0)
+		return LV_ENOMEM;
+	for (size_t g = 0; g < l->ngaps; g++)
+		warn_gap(wl, names, max_rejected, l->gaps[g][0], l->gaps[g][1]);
+	rep->unrecorded_versions = lv__list_gap_versions(l);
+	return 0;
+}
+
+static void warn_vanished(lv__warnlog *wl, const lv_version_list *l)
+{
+	for (size_t i = 0; i < l->nvanished; i++)
+		lv__warn(wl, LV_WARN_MANIFEST_VANISHED, l->vanished[i], 0, 0,
+			 "manifest %s vanished while being read (a concurrent cleanup?); skipped",
+			 l->vanished[i]);
 }
 
 static int assemble_once(lv_dataset *ds, bool history, lv_version_list **out,
-			 lv_history_report *report, int *races, lv_error *err)
+			 lv_history_report *report, int *races, lv__warnlog *wl, lv_error *err)
 {
 	lv_history_report rep;
 	lv_storage_stats s0;
@@ -944,14 +1103,16 @@ static int assemble_once(lv_dataset *ds, bool history, lv_version_list **out,
 	lv_parallel_for(3, ds->remote ? 3 : 1, round1_job, &r1);
 	live = r1.live;
 	nlive = r1.nlive;
+	uint64_t max_rejected = 0;
 	int rc = r1.rc[0] < 0 ? r1.rc[0] : r1.rc[1];
 	if (rc < 0) {
 		if (err)
 			*err = r1.err[r1.rc[0] < 0 ? 0 : 1];
-		free(r1.names.v);
 		goto out;
 	}
-	if ((rc = cp_load_ladder_names(ds, r1.names, live, nlive, history, &cp, &rep, races, err)) < 0)
+	lv__warn_refs(wl, r1.refs);
+	if ((rc = cp_load_ladder(ds, &r1.names, live, nlive, history, &cp, &rep, races, wl,
+				 &max_rejected, err)) < 0)
 		goto out;
 	if (!cp.rows) {
 		if (nlive == 0) {
@@ -1018,6 +1179,11 @@ static int assemble_once(lv_dataset *ds, bool history, lv_version_list **out,
 	lv__sort_infos(l->items, l->n);
 	lv__mark_tags_with(ds, r1.refs, &r1.err[2], l->items, l->n, &rep);
 done:
+	warn_vanished(wl, l);
+	if (history && (rc = history_gaps(ds, l, &r1.names, max_rejected, &rep, wl)) < 0) {
+		rc = lv__err(err, rc, "out of memory");
+		goto out;
+	}
 	lv__report_end(ds, &rep, &s0);
 	if (report)
 		*report = rep;
@@ -1029,6 +1195,7 @@ out:
 	cp_file_dispose(&cp);
 	free(live);
 	free(tail);
+	cp_names_free(&r1.names);
 	lv_refs_free(r1.refs);
 	return rc;
 }
@@ -1048,11 +1215,15 @@ static int assemble(lv_dataset *ds, bool history, lv_version_list **out, lv_hist
 		    lv_error *err)
 {
 	lv_history_report rep;
+	lv__warnlog wl = { 0 };
 	for (int attempt = 0;; attempt++) {
 		int races = 0;
-		int rc = assemble_once(ds, history, out, &rep, &races, err);
-		if (rc < 0)
+		lv__warnlog_dispose(&wl); /* only the final attempt's warnings count */
+		int rc = assemble_once(ds, history, out, &rep, &races, &wl, err);
+		if (rc < 0) {
+			lv__warnlog_dispose(&wl);
 			return rc;
+		}
 		bool again = (races & RACE_VANISHED) || rep.manifests_vanished ||
 			     ((races & RACE_AHEAD) && attempt == 0);
 		if (!history || !again || attempt == RACE_RETRIES)
@@ -1060,6 +1231,7 @@ static int assemble(lv_dataset *ds, bool history, lv_version_list **out, lv_hist
 		lv_version_list_free(*out);
 		*out = NULL;
 	}
+	rep.warnings = lv__warn_commit(ds, &wl);
 	if (report)
 		*report = rep;
 	return 0;
@@ -1398,6 +1570,9 @@ int lv__checkpoint_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
 	char **props = NULL;
 	size_t nrows = 0;
 	int rc, attempt = 0, races;
+	cp_names names = { 0 };
+	lv__warnlog wl = { 0 };
+	uint64_t max_rejected = 0;
 
 again: /* see assemble(): a manifest or checkpoint that vanishes means "list again" */
 	races = 0;
@@ -1408,7 +1583,12 @@ again: /* see assemble(): a manifest or checkpoint that vanishes means "list aga
 			     lv_storage_describe(ds->st));
 		goto out;
 	}
-	if ((rc = cp_load_ladder(ds, live, nlive, &cp, &r.report, &races, err)) < 0)
+	cp_names_free(&names);
+	if ((rc = cp_list(ds->st, &names, err)) < 0)
+		goto out;
+	lv__warnlog_dispose(&wl); /* only the final attempt's warnings count */
+	if ((rc = cp_load_ladder(ds, &names, live, nlive, true, &cp, &r.report, &races, &wl,
+				 &max_rejected, err)) < 0)
 		goto out;
 
 	/* Live versions the previous checkpoint lacks are read now (concurrently). */
@@ -1646,6 +1826,12 @@ out:
 	lv_version_list_free(fresh);
 	cp_file_dispose(&cp);
 	cp_file_dispose(&existing);
+	cp_names_free(&names);
+	if (rc == 0)
+		r.report.warnings = lv__warn_commit(ds, &wl);
+	lv__warnlog_dispose(&wl);
+	if (rc == 0 && res)
+		res->report.warnings = r.report.warnings;
 	return rc;
 }
 
@@ -1729,10 +1915,31 @@ int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool 
 	lv_timeline *t = NULL;
 	LV_TRY(lv_timeline_load(&t, ds, report, err));
 	const lv_version_info *v = lv_timeline_as_of(t, ts_ms, strict);
+	/*
+	 * A version with no record could have been committed in time for T: the
+	 * answer is certain only if every unrecorded version is older than it.
+	 */
+	const lv_version_list *h = t->owned;
+	if (h->ngaps && (!v || h->gaps[h->ngaps - 1][1] > v->version)) {
+		lv__warnlog wl = { 0 };
+		uint64_t first = h->gaps[0][0], last = h->gaps[h->ngaps - 1][1];
+		for (size_t g = 0; v && g < h->ngaps && h->gaps[g][1] < v->version; g++)
+			first = h->gaps[g + 1][0];
+		char range[64];
+		lv__format_range(range, sizeof range, first, last);
+		lv__warn(&wl, LV_WARN_ANSWER_UNCERTAIN, NULL, first, last,
+			 "as-of answer may be wrong: %s have no record, and any of them may have been "
+			 "committed %s %" PRId64 " ms", range, strict ? "before" : "at or before", ts_ms);
+		size_t added = lv__warn_commit(ds, &wl);
+		if (report)
+			report->warnings += added;
+	}
 	if (!v) {
+		bool gaps = h->ngaps > 0;
 		lv_timeline_free(t);
-		return lv__err(err, LV_ENOTFOUND, "no version committed %s %" PRId64 " ms",
-			       strict ? "before" : "at or before", ts_ms);
+		return lv__err(err, LV_ENOTFOUND, "no version committed %s %" PRId64 " ms%s",
+			       strict ? "before" : "at or before", ts_ms,
+			       gaps ? " among the recorded versions (some versions have no record)" : "");
 	}
 	/* Hand back a one-item list sharing the history's arenas. */
 	lv_version_list *l = t->owned;

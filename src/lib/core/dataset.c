@@ -62,16 +62,46 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	return 0;
 }
 
-static bool is_dir(const char *p)
+static bool is_file(const char *p)
 {
 	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* Is `branch` (the rest of the path after "/tree/") registered in <root>/_refs/branches? */
+static bool branch_registered(const char *root, size_t rootlen, const char *branch)
+{
+	size_t n = strlen(branch);
+	while (n && branch[n - 1] == '/')
+		n--;
+	if (n == 0)
+		return false;
+	/* Lance names the file after the branch with '/' written as %2F. */
+	char *enc = lv__calloc(3 * n + 1, 1);
+	if (!enc)
+		return false;
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (branch[i] == '/') {
+			memcpy(enc + j, "%2F", 3);
+			j += 3;
+		} else {
+			enc[j++] = branch[i];
+		}
+	}
+	char *probe = lv__sprintf("%.*s/_refs/branches/%s.json", (int)rootlen, root, enc);
+	bool ok = probe && is_file(probe);
+	free(probe);
+	free(enc);
+	return ok;
 }
 
 /*
- * "<root>/tree/<branch>" on local disk, where <root> is a dataset: open it as
- * that branch, so tags (which live at the root) apply.  Returns the split
- * position in `path` or 0.
+ * "<root>/tree/<branch>" on local disk, where <root>'s _refs/branches
+ * registers <branch>: open it as that branch, so tags (which live at the
+ * root) apply.  Any other path is a dataset of its own, even under a
+ * directory that happens to hold _versions/.  Returns the split position in
+ * `path` or 0.
  */
 static size_t detect_branch_path(const char *path)
 {
@@ -82,9 +112,7 @@ static size_t detect_branch_path(const char *path)
 		return 0;
 	for (const char *t = strstr(p, "/tree/"); t; t = strstr(t + 1, "/tree/")) {
 		size_t rootlen = (size_t)(t - path);
-		char *probe = lv__sprintf("%.*s/_versions", (int)(t - p), p);
-		bool ok = probe && is_dir(probe) && t[6] && t[6] != '/';
-		free(probe);
+		bool ok = t[6] && t[6] != '/' && branch_registered(p, (size_t)(t - p), t + 6);
 		if (ok)
 			return rootlen;
 	}
@@ -137,6 +165,7 @@ void lv_dataset_free(lv_dataset *ds)
 {
 	if (!ds)
 		return;
+	lv__warnlog_dispose(&ds->warnings);
 	lv_storage_free(ds->owned_sub);
 	lv_storage_free(ds->owned_root);
 	free(ds->branch);
@@ -158,5 +187,9 @@ int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err)
 	if (n == 0)
 		return lv__err(err, LV_ENOTFOUND, "%s: not a Lance dataset (no manifests in _versions/)",
 			       lv_storage_describe(ds->st));
-	return lv__refs_load_storage(out, ds->root, err);
+	LV_TRY(lv__refs_load_lenient(out, ds->root, ds->remote ? ds->threads : 1, err));
+	lv__warnlog wl = { 0 };
+	lv__warn_refs(&wl, *out);
+	lv__warn_commit(ds, &wl);
+	return 0;
 }

@@ -4,6 +4,32 @@
 #include "lancever/dataset.h"
 #include "util/arena.h"
 
+/*
+ * A list of warnings.  A call collects into its own log per attempt and
+ * commits the final attempt's to the dataset (lv__warn_commit), so a race
+ * that a retry resolved leaves no warning behind.
+ */
+typedef struct lv__warnlog {
+	lv_warning *v;
+	size_t n, cap;
+} lv__warnlog;
+
+/* Adds a warning (message formatted; path copied, may be NULL).  Out of memory drops it. */
+void lv__warn(lv__warnlog *wl, int kind, const char *path, uint64_t first, uint64_t last,
+	      const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* Moves wl's warnings onto ds (folding duplicates); wl is left empty.  Returns how many were new. */
+size_t lv__warn_commit(lv_dataset *ds, lv__warnlog *wl);
+void lv__warnlog_dispose(lv__warnlog *wl);
+
+/* Records l's gaps: versions in [start, newest row] that no row holds.  LV_ENOMEM or 0. */
+struct lv_version_list;
+int lv__list_find_gaps(struct lv_version_list *l, uint64_t start);
+uint64_t lv__list_gap_versions(const struct lv_version_list *l);
+/* One warning per tag or branch file a lenient refs load skipped. */
+void lv__warn_refs(lv__warnlog *wl, const lv_refs *refs);
+/* "version 7" or "versions 3-9". */
+void lv__format_range(char *buf, size_t cap, uint64_t first, uint64_t last);
+
 struct lv_dataset {
 	lv_storage *st;      /* where _versions/ lives: the root, or tree/<branch> */
 	lv_storage *root;    /* the root dataset (tags, branches); == st on main */
@@ -12,6 +38,7 @@ struct lv_dataset {
 	char *branch;        /* NULL = main */
 	int threads;
 	bool remote;         /* an object store: each request is a round trip */
+	lv__warnlog warnings; /* accumulated over calls; see lv_dataset_warning() */
 };
 
 struct lv_version_list {
@@ -21,6 +48,8 @@ struct lv_version_list {
 	size_t narenas;
 	char **vanished;
 	size_t nvanished;
+	uint64_t (*gaps)[2]; /* history lists: unrecorded version ranges [first, last] */
+	size_t ngaps;
 };
 
 /* Marks is_tagged from the main branch's tags (items sorted by version). */

@@ -359,6 +359,7 @@ void lv_version_list_free(lv_version_list *l)
 	free(l->arenas);
 	free(l->items);
 	free(l->vanished);
+	free(l->gaps);
 	free(l);
 }
 
@@ -381,7 +382,7 @@ void lv__mark_tags(lv_dataset *ds, lv_version_info *items, size_t n, lv_history_
 {
 	lv_refs *refs = NULL;
 	lv_error e = { 0 };
-	int rc = lv__refs_load_storage(&refs, ds->root, &e);
+	int rc = lv__refs_load_lenient(&refs, ds->root, 1, &e);
 	lv__mark_tags_with(ds, rc < 0 ? NULL : refs, &e, items, n, rep);
 	lv_refs_free(refs);
 }

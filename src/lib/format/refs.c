@@ -16,6 +16,8 @@ struct lv_refs {
 	size_t ntags;
 	lv_branch *branches;
 	size_t nbranches;
+	lv_refs_bad *bad; /* files skipped by a lenient load */
+	size_t nbad, capbad;
 };
 
 /* ---- parsing ---- */
@@ -313,9 +315,30 @@ static void read_one_ref(size_t i, void *arg)
 	free(path);
 }
 
+/* Records a file a lenient load skipped.  Only out of memory fails. */
+static int add_bad(lv_refs *r, int kind, const char *dir, const char *name, const lv_error *e)
+{
+	lv_refs_bad *nv = lv__grow(r->bad, &r->capbad, r->nbad, sizeof *nv, 4);
+	if (!nv)
+		return LV_ENOMEM;
+	r->bad = nv;
+	lv_refs_bad *b = &r->bad[r->nbad];
+	b->kind = kind;
+	b->path = lv__sprintf("%s/%s", dir, name);
+	b->message = lv__strdup(e->message[0] ? e->message : "unreadable");
+	if (!b->path || !b->message) {
+		free(b->path);
+		free(b->message);
+		return LV_ENOMEM;
+	}
+	r->nbad++;
+	return 0;
+}
+
+/* With `lenient` (non-NULL), a file that cannot be read or parsed is recorded there and skipped. */
 static int load_dir(lv_storage *st, const char *dir, size_t elem, ref_parse_fn parse,
 		    int (*cmp)(const void *, const void *), int threads, void **arr, size_t *count,
-		    lv_error *err)
+		    lv_refs *lenient, int bad_kind, lv_error *err)
 {
 	namevec nv = { 0 };
 	ref_reads rr = { st, dir, NULL, NULL, NULL, NULL };
@@ -333,6 +356,13 @@ static int load_dir(lv_storage *st, const char *dir, size_t elem, ref_parse_fn p
 	/* The files are read at once (on an object store each read is a round trip), then parsed in order. */
 	lv_parallel_for(nv.n, threads, read_one_ref, &rr);
 	for (size_t i = 0; i < nv.n; i++) {
+		if (rr.rcs[i] < 0 && rr.rcs[i] != LV_ENOMEM && lenient) {
+			if ((rc = add_bad(lenient, bad_kind, dir, nv.v[i], &rr.errs[i])) < 0) {
+				rc = lv__err(err, rc, "%s: out of memory", dir);
+				goto out;
+			}
+			continue;
+		}
 		if (rr.rcs[i] < 0) {
 			rc = rr.rcs[i];
 			if (err)
@@ -343,6 +373,17 @@ static int load_dir(lv_storage *st, const char *dir, size_t elem, ref_parse_fn p
 			continue; /* deleted since the listing */
 		nv.v[i][strlen(nv.v[i]) - 5] = 0; /* strip ".json" */
 		rc = parse(rr.bufs[i].ptr, rr.bufs[i].size, nv.v[i], (char *)*arr + *count * elem, err);
+		if (rc < 0 && rc != LV_ENOMEM && lenient) {
+			lv_error pe = *err;
+			char *full = lv__sprintf("%s.json", nv.v[i]);
+			rc = full ? add_bad(lenient, bad_kind, dir, full, &pe) : LV_ENOMEM;
+			free(full);
+			if (rc < 0) {
+				rc = lv__err(err, rc, "%s: out of memory", dir);
+				goto out;
+			}
+			continue;
+		}
 		if (rc < 0) {
 			rc = lv__err_prefix(err, rc, "%s/%s.json", dir, nv.v[i]);
 			goto out;
@@ -365,6 +406,7 @@ out:
 typedef struct ref_dirs {
 	lv_storage *st;
 	int threads;
+	lv_refs *lenient[2];
 	void *tags, *branches;
 	size_t ntags, nbranches;
 	int rc[2];
@@ -376,13 +418,15 @@ static void load_one_dir(size_t i, void *arg)
 	ref_dirs *d = arg;
 	if (i == 0)
 		d->rc[0] = load_dir(d->st, LV_REFS_TAGS_DIR, sizeof(lv_tag), parse_tag_slot, cmp_tag,
-				    d->threads, &d->tags, &d->ntags, &d->err[0]);
+				    d->threads, &d->tags, &d->ntags, d->lenient[0], LV_WARN_TAG_UNREADABLE,
+				    &d->err[0]);
 	else
 		d->rc[1] = load_dir(d->st, LV_REFS_BRANCHES_DIR, sizeof(lv_branch), parse_branch_slot,
-				    cmp_branch, d->threads, &d->branches, &d->nbranches, &d->err[1]);
+				    cmp_branch, d->threads, &d->branches, &d->nbranches, d->lenient[1],
+				    LV_WARN_BRANCH_UNREADABLE, &d->err[1]);
 }
 
-int lv__refs_load_storage_conc(lv_refs **out, lv_storage *st, int threads, lv_error *err)
+static int refs_load(lv_refs **out, lv_storage *st, int threads, bool lenient, lv_error *err)
 {
 	if (!out)
 		return lv__err(err, LV_EINVALID, "refs: NULL output");
@@ -396,12 +440,33 @@ int lv__refs_load_storage_conc(lv_refs **out, lv_storage *st, int threads, lv_er
 	memset(&d, 0, sizeof d);
 	d.st = st;
 	d.threads = threads > 1 ? threads : 1;
+	/* Tags and branches are recorded apart (they load concurrently), then joined. */
+	lv_refs side = { 0 };
+	if (lenient) {
+		d.lenient[0] = r;
+		d.lenient[1] = &side;
+	}
 	lv_parallel_for(2, d.threads > 1 ? 2 : 1, load_one_dir, &d);
 	r->tags = d.tags;
 	r->ntags = d.ntags;
 	r->branches = d.branches;
 	r->nbranches = d.nbranches;
 	int k = d.rc[0] < 0 ? 0 : d.rc[1] < 0 ? 1 : -1;
+	for (size_t i = 0; i < side.nbad; i++) {
+		lv_refs_bad *nv = k < 0 ? lv__grow(r->bad, &r->capbad, r->nbad, sizeof *nv, 4) : NULL;
+		if (nv) {
+			r->bad = nv;
+			r->bad[r->nbad++] = side.bad[i];
+		} else {
+			free(side.bad[i].path);
+			free(side.bad[i].message);
+			if (k < 0) {
+				k = 1;
+				d.rc[1] = lv__err(&d.err[1], LV_ENOMEM, "refs: out of memory");
+			}
+		}
+	}
+	free(side.bad);
 	if (k >= 0) {
 		if (err)
 			*err = d.err[k];
@@ -410,6 +475,23 @@ int lv__refs_load_storage_conc(lv_refs **out, lv_storage *st, int threads, lv_er
 	}
 	*out = r;
 	return 0;
+}
+
+int lv__refs_load_storage_conc(lv_refs **out, lv_storage *st, int threads, lv_error *err)
+{
+	return refs_load(out, st, threads, false, err);
+}
+
+int lv__refs_load_lenient(lv_refs **out, lv_storage *st, int threads, lv_error *err)
+{
+	return refs_load(out, st, threads, true, err);
+}
+
+size_t lv_refs_unreadable_count(const lv_refs *r) { return r ? r->nbad : 0; }
+
+const lv_refs_bad *lv_refs_unreadable(const lv_refs *r, size_t i)
+{
+	return r && i < r->nbad ? &r->bad[i] : NULL;
 }
 
 int lv__refs_load_storage(lv_refs **out, lv_storage *st, lv_error *err)
@@ -439,6 +521,11 @@ void lv_refs_free(lv_refs *r)
 		lv__tag_dispose(&r->tags[i]);
 	for (size_t i = 0; i < r->nbranches; i++)
 		lv__branch_dispose(&r->branches[i]);
+	for (size_t i = 0; i < r->nbad; i++) {
+		free(r->bad[i].path);
+		free(r->bad[i].message);
+	}
+	free(r->bad);
 	free(r->tags);
 	free(r->branches);
 	free(r);

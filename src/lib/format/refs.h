@@ -42,5 +42,12 @@ char *lv__branch_name_decode(const char *stem, size_t n);
 int lv__refs_load_storage(lv_refs **out, lv_storage *st, lv_error *err);
 /* The same with up to `threads` reads in flight (for object stores). */
 int lv__refs_load_storage_conc(lv_refs **out, lv_storage *st, int threads, lv_error *err);
+/*
+ * For readers: a tag or branch file that cannot be read or parsed is skipped
+ * and recorded (lv_refs_unreadable), so one bad file does not hide the others.
+ * Listing failures and out of memory still fail.  Writers that must know every
+ * tag (cleanup) use the strict loaders above.
+ */
+int lv__refs_load_lenient(lv_refs **out, lv_storage *st, int threads, lv_error *err);
 
 #endif

@@ -1,0 +1,175 @@
+/*
+ * Warnings and gaps: how an answer says it may be incomplete.
+ *
+ * Invariants:
+ *  - A warning names the input it is about (a path relative to the dataset
+ *    root) or the version range it cannot account for; its message is one
+ *    line with no control characters.
+ *  - The dataset's log holds each (kind, path, first, last) once.
+ *  - A history list's gaps are the version numbers in [start, newest] that no
+ *    row records, as sorted disjoint ranges.
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/dataset_internal.h"
+#include "util/util.h"
+
+static pthread_mutex_t warn_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void warning_free(lv_warning *w)
+{
+	free((char *)w->path);
+	free((char *)w->message);
+}
+
+void lv__warn(lv__warnlog *wl, int kind, const char *path, uint64_t first, uint64_t last,
+	      const char *fmt, ...)
+{
+	if (!wl)
+		return;
+	char msg[768];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	for (char *c = msg; *c; c++) /* one line: a file name may hold anything */
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	lv_warning *nv = lv__grow(wl->v, &wl->cap, wl->n, sizeof *nv, 4);
+	if (!nv)
+		return;
+	wl->v = nv;
+	lv_warning w = { kind, path ? lv__strdup(path) : NULL, first, last, lv__strdup(msg) };
+	if ((path && !w.path) || !w.message) {
+		warning_free(&w);
+		return;
+	}
+	wl->v[wl->n++] = w;
+}
+
+static bool same_warning(const lv_warning *a, const lv_warning *b)
+{
+	return a->kind == b->kind && a->first == b->first && a->last == b->last &&
+	       (a->path == b->path || (a->path && b->path && !strcmp(a->path, b->path)));
+}
+
+size_t lv__warn_commit(lv_dataset *ds, lv__warnlog *wl)
+{
+	size_t added = 0;
+	pthread_mutex_lock(&warn_mu);
+	for (size_t i = 0; i < wl->n; i++) {
+		bool dup = false;
+		for (size_t j = 0; j < ds->warnings.n && !dup; j++)
+			dup = same_warning(&ds->warnings.v[j], &wl->v[i]);
+		lv_warning *nv = dup ? NULL : lv__grow(ds->warnings.v, &ds->warnings.cap, ds->warnings.n,
+						       sizeof *nv, 4);
+		if (nv) {
+			ds->warnings.v = nv;
+			ds->warnings.v[ds->warnings.n++] = wl->v[i];
+			added++;
+		} else {
+			warning_free(&wl->v[i]);
+		}
+	}
+	pthread_mutex_unlock(&warn_mu);
+	free(wl->v);
+	memset(wl, 0, sizeof *wl);
+	return added;
+}
+
+void lv__warnlog_dispose(lv__warnlog *wl)
+{
+	if (!wl)
+		return;
+	for (size_t i = 0; i < wl->n; i++)
+		warning_free(&wl->v[i]);
+	free(wl->v);
+	memset(wl, 0, sizeof *wl);
+}
+
+size_t lv_dataset_warning_count(const lv_dataset *ds) { return ds ? ds->warnings.n : 0; }
+
+const lv_warning *lv_dataset_warning(const lv_dataset *ds, size_t i)
+{
+	return ds && i < ds->warnings.n ? &ds->warnings.v[i] : NULL;
+}
+
+void lv_dataset_clear_warnings(lv_dataset *ds)
+{
+	if (ds) {
+		pthread_mutex_lock(&warn_mu);
+		lv__warnlog_dispose(&ds->warnings);
+		pthread_mutex_unlock(&warn_mu);
+	}
+}
+
+/* ---- gaps ---- */
+
+int lv__list_find_gaps(lv_version_list *l, uint64_t start)
+{
+	free(l->gaps);
+	l->gaps = NULL;
+	l->ngaps = 0;
+	size_t cap = 0;
+	uint64_t next = start; /* the lowest version not yet accounted for */
+	for (size_t i = 0; i <= l->n; i++) {
+		uint64_t v = i < l->n ? l->items[i].version : next;
+		if (v > next) {
+			uint64_t(*g)[2] = lv__grow(l->gaps, &cap, l->ngaps, sizeof *g, 4);
+			if (!g)
+				return LV_ENOMEM;
+			l->gaps = g;
+			l->gaps[l->ngaps][0] = next;
+			l->gaps[l->ngaps][1] = v - 1;
+			l->ngaps++;
+		}
+		if (i < l->n && v >= next)
+			next = v + 1;
+	}
+	return 0;
+}
+
+uint64_t lv__list_gap_versions(const lv_version_list *l)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < l->ngaps; i++)
+		n += l->gaps[i][1] - l->gaps[i][0] + 1;
+	return n;
+}
+
+size_t lv_version_list_gap_count(const lv_version_list *l) { return l ? l->ngaps : 0; }
+
+bool lv_version_list_gap(const lv_version_list *l, size_t i, uint64_t *first, uint64_t *last)
+{
+	if (!l || i >= l->ngaps)
+		return false;
+	if (first)
+		*first = l->gaps[i][0];
+	if (last)
+		*last = l->gaps[i][1];
+	return true;
+}
+
+void lv__format_range(char *buf, size_t cap, uint64_t first, uint64_t last)
+{
+	if (first == last)
+		snprintf(buf, cap, "version %llu", (unsigned long long)first);
+	else
+		snprintf(buf, cap, "versions %llu-%llu", (unsigned long long)first,
+			 (unsigned long long)last);
+}
+
+void lv__warn_refs(lv__warnlog *wl, const lv_refs *refs)
+{
+	for (size_t i = 0; i < lv_refs_unreadable_count(refs); i++) {
+		const lv_refs_bad *b = lv_refs_unreadable(refs, i);
+		bool tag = b->kind == LV_WARN_TAG_UNREADABLE;
+		lv__warn(wl, b->kind, b->path, 0, 0, "%s %s skipped: %s%s", tag ? "tag" : "branch",
+			 b->path, b->message,
+			 tag ? " (the version it names is not marked tagged; other tags still count)" : "");
+	}
+}
