@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/checkpoint_internal.h"
+#include "core/checkpoint/checkpoint_internal.h"
 #include "lancever/checkpoint.h"
 #include "lancever/storage.h"
 #include "util/util.h"

@@ -2,7 +2,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "core/dataset_internal.h"
+#include "core/dataset.h"
+#include "core/manifests.h"
+#include "core/versions.h"
+#include "core/vlist.h"
 #include "format/manifest.h"
 #include "util/arena.h"
 

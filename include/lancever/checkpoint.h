@@ -50,11 +50,13 @@ typedef struct lv_checkpoint_result {
 	bool already_present;      /**< an identical file was already there (idempotent success) */
 	uint64_t latest_version;   /**< newest version covered */
 	uint64_t entries;          /**< rows in the file */
-	uint64_t new_entries;      /**< versions added that the previous checkpoint lacked */
+	uint64_t new_entries;      /**< rows in the file that the previous checkpoint lacked (0 if already present) */
 	uint64_t file_size;
 	uint64_t files_pruned;     /**< old checkpoint files deleted */
 	char path[64];             /**< "_checkpoints/<name>.lance" */
 	lv_history_report report;  /**< how the previous checkpoint was loaded */
+	uint64_t files_quarantined;   /**< damaged checkpoints moved aside (never deleted) */
+	uint64_t unrecorded_versions; /**< versions in [first, latest] the file has no row for */
 } lv_checkpoint_result;
 
 /**
@@ -62,6 +64,14 @@ typedef struct lv_checkpoint_result {
  * `cleaned` lists versions about to be removed by a cleanup: they are recorded
  * with is_cleaned_up = true even though their manifests still exist
  * (may be NULL / 0).  `cfg` may be NULL.
+ *
+ * Never loses history it can read: a checkpoint that cannot be decoded is
+ * moved aside to "<name>.damaged-<crc32c>" (byte for byte; never deleted,
+ * never pruned, read by lv_checkpoint_check), and the rows of every usable
+ * checkpoint are merged into the new file; one that cannot be read at all is
+ * left in place, nothing is pruned while it exists, and its name is never
+ * written over (LV_EIO naming it).  Versions the new file has no row for are
+ * warnings on the dataset (LV_WARN_HISTORY_GAP).
  */
 LV_EXTERN int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg,
 				  const uint64_t *cleaned, size_t ncleaned,

@@ -13,7 +13,10 @@
 #include <lancever/lancever.h>
 
 #include "core/crc32c.h"
-#include "core/dataset_internal.h"
+#include "core/dataset.h"
+#include "core/manifests.h"
+#include "core/versions.h"
+#include "core/vlist.h"
 #include "support/memcopy.h"
 #include "support/synth.h"
 #include "support/testutil.h"

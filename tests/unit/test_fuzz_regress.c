@@ -14,8 +14,11 @@
 
 #include <lancever/lancever.h>
 
-#include "core/checkpoint_internal.h"
-#include "core/dataset_internal.h"
+#include "core/checkpoint/checkpoint_internal.h"
+#include "core/dataset.h"
+#include "core/manifests.h"
+#include "core/versions.h"
+#include "core/vlist.h"
 #include "support/memcopy.h"
 #include "support/testutil.h"
 #include "util/util.h"

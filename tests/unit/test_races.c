@@ -25,7 +25,7 @@
 #include <lancever/lancever.h>
 #include <lancever/sys/storage.h>
 
-#include "core/checkpoint_internal.h"
+#include "core/checkpoint/checkpoint_internal.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 

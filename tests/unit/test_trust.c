@@ -211,12 +211,169 @@ static void test_tree_path_is_branch_only_when_registered(void **state)
 	tu_rmrf(root);
 }
 
+/* Versions that some readable file (checkpoint, kept-aside file or manifest) records. */
+static size_t recorded_versions(lv_storage *st)
+{
+	lv_dataset *ds = open_ds(st);
+	lv_version_list *h = NULL;
+	CHECK(lv_history(&h, ds, NULL, &err));
+	size_t n = lv_version_list_count(h);
+	lv_version_list_free(h);
+	lv_dataset_free(ds);
+	return n;
+}
+
+static bool same_bytes(lv_storage *st, const char *path, const lv_buf *want)
+{
+	lv_buf b = { 0 };
+	if (lv_storage_read(st, path, &b, &err) != 0)
+		return false;
+	bool same = b.size == want->size && !memcmp(b.ptr, want->ptr, b.size);
+	lv_buf_dispose(&b);
+	return same;
+}
+
+typedef struct names { char v[16][128]; size_t n; } names;
+
+static int name_cb(const lv_list_entry *e, void *p)
+{
+	names *n = p;
+	if (n->n < 16)
+		snprintf(n->v[n->n++], sizeof n->v[0], "%s", e->path);
+	return 0;
+}
+
+static const char *find_aside(lv_storage *st, names *n)
+{
+	n->n = 0;
+	CHECK(lv_storage_list(st, "_checkpoints", false, name_cb, n, &err));
+	for (size_t i = 0; i < n->n; i++)
+		if (strstr(n->v[i], ".damaged-"))
+			return n->v[i];
+	return NULL;
+}
+
+/* The issue's repro: the damaged only record of versions 6-12 is moved aside byte for byte,
+ * never replaced; the new file keeps every row still readable (1-10 from the older
+ * checkpoint, 13-15 from manifests) and the gap 11-12 is a warning.  Before: the damaged
+ * file was overwritten, and with it the only record of 11-12. */
+static void test_writer_keeps_damaged_checkpoint(void **state)
+{
+	(void)state;
+	lv_storage *st = two_cleanups();
+	truncate_obj(st, CP15, 1000);
+	lv_buf damaged = { 0 };
+	CHECK(lv_storage_read(st, CP15, &damaged, &err));
+	size_t before = recorded_versions(st);
+	assert_int_equal(before, 13); /* 1-10 and 13-15 */
+
+	lv_dataset *ds = open_ds(st);
+	lv_checkpoint_result r;
+	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
+	assert_true(r.written);
+	assert_int_equal(r.files_quarantined, 1);
+	assert_int_equal(r.unrecorded_versions, 2);
+	assert_int_equal(r.entries, 13);
+	assert_non_null(find_warning(ds, LV_WARN_CHECKPOINT_DAMAGED));
+	const lv_warning *g = find_warning(ds, LV_WARN_HISTORY_GAP);
+	assert_non_null(g);
+	assert_int_equal(g->first, 11);
+	assert_int_equal(g->last, 12);
+	names n;
+	const char *aside = find_aside(st, &n);
+	assert_non_null(aside);
+	assert_true(same_bytes(st, aside, &damaged));
+	assert_true(recorded_versions(st) >= before);
+
+	/* Later writes and cleanups never remove the kept file, whatever max_checkpoint_files. */
+	commit_range(st, 16, 20);
+	lv_checkpoint_config cfg = LV_CHECKPOINT_CONFIG_INIT;
+	cfg.max_checkpoint_files = 1;
+	CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
+	assert_true(r.files_pruned >= 1);
+	cleanup_retain(ds, 2);
+	assert_true(same_bytes(st, aside, &damaged));
+	assert_int_equal(recorded_versions(st), 18); /* 1-10, 13-20 */
+	lv_buf_dispose(&damaged);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+/* A checkpoint that cannot be read at all (I/O): its name is never written over, and nothing
+ * is pruned while it exists.  Before: the writer replaced it and pruned the older file. */
+static void test_writer_never_replaces_unreadable(void **state)
+{
+	(void)state;
+	lv_storage *mem = two_cleanups();
+	lv_buf orig = { 0 };
+	CHECK(lv_storage_read(mem, CP15, &orig, &err));
+	lv_storage *st = NULL;
+	lv_fault_spec f = { LV_FAULT_READ, 1, true, LV_FAULT_FAIL, "00000000000000000015.lance" };
+	CHECK(lv_storage_fault_wrap(&st, mem, &f, &err));
+	lv_dataset *ds = open_ds(st);
+	lv_checkpoint_result r;
+	lv_error e = { 0 };
+	/* Same latest version: the file would be written over.  Refused, naming it. */
+	assert_int_equal(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &e), LV_EIO);
+	assert_non_null(strstr(e.message, CP15));
+	/* Newer versions: a new file is written, and neither 15 nor 10 is pruned. */
+	commit_range(st, 16, 17);
+	lv_checkpoint_config cfg = LV_CHECKPOINT_CONFIG_INIT;
+	cfg.max_checkpoint_files = 1;
+	CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
+	assert_true(r.written);
+	assert_int_equal(r.files_pruned, 0);
+	lv_fault_spec none = { 0, 0, false, LV_FAULT_FAIL, NULL };
+	CHECK(lv_storage_fault_set(st, &none, &err));
+	assert_true(same_bytes(st, CP15, &orig));
+	uint64_t size;
+	CHECK(lv_storage_head(st, "_checkpoints/00000000000000000010.lance", &size, NULL, &err));
+	lv_buf_dispose(&orig);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+/* Rows of every usable checkpoint are merged when a newer one is rejected (here an older
+ * file holds rows the newest usable one trimmed). */
+static void test_writer_merges_older_usable(void **state)
+{
+	(void)state;
+	lv_storage *st = NULL;
+	CHECK(lv_storage_mem_new(&st, &err));
+	commit_range(st, 1, 10);
+	lv_dataset *ds = open_ds(st);
+	lv_checkpoint_result r;
+	lv_checkpoint_config keep = LV_CHECKPOINT_CONFIG_INIT;
+	keep.max_checkpoint_files = 10;
+	CHECK(lv_checkpoint_write(ds, &keep, NULL, 0, &r, &err)); /* 10: rows 1-10 */
+	commit_range(st, 11, 12);
+	lv_checkpoint_config small = keep;
+	small.max_entries = 6;
+	CHECK(lv_checkpoint_write(ds, &small, NULL, 0, &r, &err)); /* 12: rows 7-12 */
+	assert_int_equal(r.entries, 6);
+	commit_range(st, 13, 15);
+	CHECK(lv_checkpoint_write(ds, &keep, NULL, 0, &r, &err)); /* 15: rows 7-15 */
+	for (uint64_t v = 1; v <= 12; v++) { /* Lance's own cleanup: manifests gone, no record */
+		char path[96];
+		CHECK(lv_storage_delete(st, synth_manifest_path(path, sizeof path, v), &err));
+	}
+	truncate_obj(st, CP15, 500);
+	CHECK(lv_checkpoint_write(ds, &keep, NULL, 0, &r, &err));
+	assert_int_equal(r.entries, 15); /* 1-6 from 10, 7-12 from 12, 13-15 from manifests */
+	assert_int_equal(r.unrecorded_versions, 0);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_history_warns_on_damaged_checkpoint),
 		cmocka_unit_test(test_malformed_tag_keeps_other_tags),
 		cmocka_unit_test(test_tree_path_is_branch_only_when_registered),
+		cmocka_unit_test(test_writer_keeps_damaged_checkpoint),
+		cmocka_unit_test(test_writer_never_replaces_unreadable),
+		cmocka_unit_test(test_writer_merges_older_usable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,14 @@
-#include "core/dataset_internal.h"
+/*
+ * Opening a dataset: its root storage, the branch (by option, or a local
+ * "<root>/tree/<branch>" path that <root> registers), the thread default,
+ * and the dataset's refs.
+ */
+#include "core/dataset.h"
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
+#include "core/manifests.h"
 #include "format/refs.h"
 #include "util/util.h"
 
@@ -62,12 +67,6 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	return 0;
 }
 
-static bool is_file(const char *p)
-{
-	struct stat sb;
-	return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
 /* Is `branch` (the rest of the path after "/tree/") registered in <root>/_refs/branches? */
 static bool branch_registered(const char *root, size_t rootlen, const char *branch)
 {
@@ -78,20 +77,27 @@ static bool branch_registered(const char *root, size_t rootlen, const char *bran
 		return false;
 	/* Lance names the file after the branch with '/' written as %2F. */
 	char *enc = lv__calloc(3 * n + 1, 1);
-	if (!enc)
-		return false;
-	size_t j = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (branch[i] == '/') {
-			memcpy(enc + j, "%2F", 3);
-			j += 3;
-		} else {
-			enc[j++] = branch[i];
+	char *dir = lv__strndup(root, rootlen);
+	bool ok = false;
+	if (enc && dir) {
+		size_t j = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (branch[i] == '/') {
+				memcpy(enc + j, "%2F", 3);
+				j += 3;
+			} else {
+				enc[j++] = branch[i];
+			}
 		}
+		char *probe = lv__sprintf(LV_REFS_BRANCHES_DIR "/%s.json", enc);
+		lv_storage *st = NULL;
+		lv_error e = { 0 };
+		if (probe && lv_storage_open(&st, dir, NULL, &e) == 0)
+			ok = lv_storage_head(st, probe, NULL, NULL, &e) == 0;
+		lv_storage_free(st);
+		free(probe);
 	}
-	char *probe = lv__sprintf("%.*s/_refs/branches/%s.json", (int)rootlen, root, enc);
-	bool ok = probe && is_file(probe);
-	free(probe);
+	free(dir);
 	free(enc);
 	return ok;
 }
@@ -185,11 +191,30 @@ int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err)
 	LV_TRY(lv__list_manifests(ds->st, &e, &n, err));
 	free(e);
 	if (n == 0)
-		return lv__err(err, LV_ENOTFOUND, "%s: not a Lance dataset (no manifests in _versions/)",
-			       lv_storage_describe(ds->st));
+		return lv__not_a_dataset(ds, err);
 	LV_TRY(lv__refs_load_lenient(out, ds->root, ds->remote ? ds->threads : 1, err));
 	lv__warnlog wl = { 0 };
 	lv__warn_refs(&wl, *out);
 	lv__warn_commit(ds, &wl);
 	return 0;
+}
+
+void lv__report_begin(lv_dataset *ds, lv_history_report *rep, lv_storage_stats *s0)
+{
+	memset(rep, 0, sizeof *rep);
+	lv_storage_get_stats(ds->st, s0);
+}
+
+void lv__report_end(lv_dataset *ds, lv_history_report *rep, const lv_storage_stats *s0)
+{
+	lv_storage_stats s1;
+	lv_storage_get_stats(ds->st, &s1);
+	rep->requests = s1.requests - s0->requests;
+	rep->bytes_read = s1.bytes_read - s0->bytes_read;
+}
+
+int lv__not_a_dataset(const lv_dataset *ds, lv_error *err)
+{
+	return lv__err(err, LV_ENOTFOUND, "%s: not a Lance dataset (no manifests in _versions/)",
+		       lv_storage_describe(ds->st));
 }

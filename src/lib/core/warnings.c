@@ -1,23 +1,22 @@
 /*
- * Warnings and gaps: how an answer says it may be incomplete.
+ * Warnings: how an answer says it may be incomplete.
  *
  * Invariants:
  *  - A warning names the input it is about (a path relative to the dataset
  *    root) or the version range it cannot account for; its message is one
  *    line with no control characters.
  *  - The dataset's log holds each (kind, path, first, last) once.
- *  - A history list's gaps are the version numbers in [start, newest] that no
- *    row records, as sorted disjoint ranges.
  */
+#include "core/warnings.h"
+
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/dataset_internal.h"
+#include "core/dataset.h"
 #include "util/util.h"
-
 static pthread_mutex_t warn_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void warning_free(lv_warning *w)
@@ -105,53 +104,6 @@ void lv_dataset_clear_warnings(lv_dataset *ds)
 		lv__warnlog_dispose(&ds->warnings);
 		pthread_mutex_unlock(&warn_mu);
 	}
-}
-
-/* ---- gaps ---- */
-
-int lv__list_find_gaps(lv_version_list *l, uint64_t start)
-{
-	free(l->gaps);
-	l->gaps = NULL;
-	l->ngaps = 0;
-	size_t cap = 0;
-	uint64_t next = start; /* the lowest version not yet accounted for */
-	for (size_t i = 0; i <= l->n; i++) {
-		uint64_t v = i < l->n ? l->items[i].version : next;
-		if (v > next) {
-			uint64_t(*g)[2] = lv__grow(l->gaps, &cap, l->ngaps, sizeof *g, 4);
-			if (!g)
-				return LV_ENOMEM;
-			l->gaps = g;
-			l->gaps[l->ngaps][0] = next;
-			l->gaps[l->ngaps][1] = v - 1;
-			l->ngaps++;
-		}
-		if (i < l->n && v >= next)
-			next = v + 1;
-	}
-	return 0;
-}
-
-uint64_t lv__list_gap_versions(const lv_version_list *l)
-{
-	uint64_t n = 0;
-	for (size_t i = 0; i < l->ngaps; i++)
-		n += l->gaps[i][1] - l->gaps[i][0] + 1;
-	return n;
-}
-
-size_t lv_version_list_gap_count(const lv_version_list *l) { return l ? l->ngaps : 0; }
-
-bool lv_version_list_gap(const lv_version_list *l, size_t i, uint64_t *first, uint64_t *last)
-{
-	if (!l || i >= l->ngaps)
-		return false;
-	if (first)
-		*first = l->gaps[i][0];
-	if (last)
-		*last = l->gaps[i][1];
-	return true;
 }
 
 void lv__format_range(char *buf, size_t cap, uint64_t first, uint64_t last)

@@ -125,6 +125,13 @@ typedef void (*lv_parallel_fn)(size_t i, void *arg);
 /* Runs all items; returns 0, or LV_ENOMEM if threads could not be started (then runs serially). */
 int lv_parallel_for(size_t n, int threads, lv_parallel_fn fn, void *arg);
 
+/*
+ * Binary search over n elements of `size` bytes, each holding a uint64_t key
+ * `off` bytes in (e.g. a struct's version field): the index of the first
+ * element whose key is >= `key` (n if none).  The elements must be sorted.
+ */
+size_t lv__lower_bound_u64(const void *base, size_t n, size_t size, size_t off, uint64_t key);
+
 /* Delivers a message (formatted, cut at LV_ERROR_MESSAGE_MAX) to the handler installed with
  * lv_set_log_handler (lancever/common.h); nothing when none is.  Never include credentials. */
 void lv__log(int level, const char *fmt, ...) LV_PRINTF(2, 3);

@@ -1,9 +1,9 @@
 /*
- * Internal entry points of the checkpoint codec (core/checkpoint.c), for
+ * Internal entry points of the checkpoint codec (core/checkpoint/), for
  * unit tests and the checkpoint fuzz target.  No I/O.
  */
-#ifndef LV_CORE_CHECKPOINT_INTERNAL_H
-#define LV_CORE_CHECKPOINT_INTERNAL_H
+#ifndef LV_CORE_CHECKPOINT_CHECKPOINT_INTERNAL_H
+#define LV_CORE_CHECKPOINT_CHECKPOINT_INTERNAL_H
 
 #include <stdbool.h>
 

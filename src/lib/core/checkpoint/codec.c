@@ -1,0 +1,543 @@
+/*
+ * The checkpoint file codec: the proposal's 15 columns (one table, below),
+ * transaction-properties wrapping, the lancever checksum, and encode/decode
+ * of a checkpoint file's bytes.  No I/O.
+ *
+ * Invariants:
+ *  - A checkpoint's content is a pure function of (its rows, dataset_created);
+ *    created_at is the newest covered commit's timestamp, never the wall
+ *    clock, so identical states give identical bytes.
+ *  - Decode checks every row (schema, nulls, strictly increasing versions,
+ *    checksum) even when it materialises only some of them.
+ */
+#include "core/checkpoint/codec.h"
+
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/checkpoint/checkpoint_internal.h"
+#include "core/crc32c.h"
+#include "core/vlist.h"
+#include "lancever/lancefile.h"
+#include "util/util.h"
+#define KEY_CREATED "lance:checkpoint:dataset_created"
+
+#define KEY_CREATED_AT "lance:checkpoint:created_at"
+
+#define KEY_CHECKSUM "lancever:checksum"
+
+#define KEY_IDENTITY "lancever:dataset_id"
+
+#define KEY_FORMAT "lancever:format"
+
+#define KEY_LATEST "lancever:latest_version"
+enum {
+	C_VERSION, C_TS, C_FRAGS, C_DFILES, C_FSIZE, C_DELFILES, C_DFROWS, C_DELROWS, C_ROWS,
+	C_TAGGED, C_CLEANED, C_UUID, C_READV, C_OP, C_PROPS, C_NCOLS
+};
+
+static const struct {
+	const char *name;
+	int type;
+	bool nullable;
+} schema[C_NCOLS] = {
+	{ "version", LV_COL_UINT64, false },
+	{ "timestamp_millis", LV_COL_INT64, false },
+	{ "total_fragments", LV_COL_UINT64, false },
+	{ "total_data_files", LV_COL_UINT64, false },
+	{ "total_files_size", LV_COL_UINT64, false },
+	{ "total_deletion_files", LV_COL_UINT64, false },
+	{ "total_data_file_rows", LV_COL_UINT64, false },
+	{ "total_deletion_file_rows", LV_COL_UINT64, false },
+	{ "total_rows", LV_COL_UINT64, false },
+	{ "is_tagged", LV_COL_BOOL, false },
+	{ "is_cleaned_up", LV_COL_BOOL, false },
+	{ "transaction_uuid", LV_COL_UTF8, true },
+	{ "read_version", LV_COL_UINT64, true },
+	{ "operation_type", LV_COL_UTF8, true },
+	{ "transaction_properties", LV_COL_UTF8, false },
+};
+
+/* ---- transaction properties ---- */
+
+/* Bytes `n` of s as a JSON string body would take (without quotes). */
+static size_t escaped_len(const unsigned char *s, size_t n)
+{
+	size_t t = 0;
+	for (size_t i = 0; i < n; i++)
+		t += (s[i] == '"' || s[i] == '\\') ? 2 : s[i] < 0x20 ? 6 : 1;
+	return t;
+}
+
+/* Length of the UTF-8 sequence starting at lead byte c (1 for invalid/continuation). */
+static size_t utf8_len(unsigned char c)
+{
+	return c < 0xC0 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+}
+
+char *lv_properties_truncate(const char *json, size_t limit)
+{
+	size_t n = strlen(json);
+	if (n <= limit)
+		return lv__strdup(json);
+	char head[96];
+	int hl = snprintf(head, sizeof head, "{\"_truncated\":true,\"_size\":%zu,\"_data\":\"", n);
+	/* The wrapper itself stays within `limit`, so wrapping is idempotent. */
+	size_t budget = limit > (size_t)hl + 2 ? limit - (size_t)hl - 2 : 0;
+	const unsigned char *s = (const unsigned char *)json;
+	size_t take = 0, used = 0;
+	while (take < n) {
+		size_t l = utf8_len(s[take]);
+		if (take + l > n)
+			break;
+		size_t e = escaped_len(s + take, l);
+		if (used + e > budget)
+			break;
+		take += l;
+		used += e;
+	}
+	lv_dbuf b;
+	lv_dbuf_init(&b, 0);
+	lv_dbuf_add(&b, head, (size_t)hl - 1); /* without the opening quote: escape adds it */
+	lv_json_escape(&b, json, take);
+	lv_dbuf_addc(&b, '}');
+	return lv_dbuf_take_str(&b);
+}
+
+/* Text stored in a checkpoint, as returned to callers: a JSON object, or the raw text wrapped. */
+static const char *normalize_properties(lv_arena *a, const char *s, size_t n)
+{
+	if (n == 2 && s[0] == '{' && s[1] == '}')
+		return "{}";
+	json_error_t je;
+	json_t *j = json_loadb(s, n, JSON_REJECT_DUPLICATES, &je);
+	bool ok = j && json_is_object(j);
+	json_decref(j);
+	if (ok)
+		return lv_arena_strndup(a, s, n);
+	lv_dbuf b;
+	lv_dbuf_init(&b, 0);
+	lv_dbuf_adds(&b, "{\"transaction_properties\":");
+	lv_json_escape(&b, s, n);
+	lv_dbuf_addc(&b, '}');
+	const char *r = b.oom ? NULL : lv_arena_strndup(a, (const char *)b.ptr, b.len);
+	lv_dbuf_dispose(&b);
+	return r;
+}
+
+/* ---- checksum and identity ---- */
+
+static uint32_t crc_u64(uint32_t c, uint64_t v)
+{
+	uint8_t b[8];
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	return lv_crc32c(c, b, 8);
+}
+
+/* Appends a string field's canonical form (presence byte, u64 length, bytes) to b. */
+static size_t put_str(uint8_t *b, const char *s, size_t n)
+{
+	b[0] = s != NULL;
+	if (!s)
+		return 1;
+	lv_put_le64(b + 1, n);
+	memcpy(b + 9, s, n);
+	return 9 + n;
+}
+
+/* One row's fields as the checksum sees them (strings with their lengths; NULL = null). */
+typedef struct row_view {
+	uint64_t f[9]; /* version, timestamp, the seven counters */
+	bool tagged, cleaned, has_rv;
+	uint64_t rv;
+	const char *s[3]; /* uuid, operation, properties */
+	size_t len[3];
+} row_view;
+
+/*
+ * CRC-32C over a canonical serialisation of the rows: independent of the file
+ * encoding.  Per row: the nine counters and timestamp (u64 LE), is_tagged,
+ * is_cleaned_up, has_read_version, read_version, then uuid, operation and
+ * properties as (present, u64 length, bytes).  A row is serialised into one
+ * buffer and hashed with one call when it fits (the CRC is a stream, so this
+ * equals hashing field by field).
+ */
+static uint32_t row_crc(uint32_t c, const row_view *v)
+{
+	uint8_t b[1024];
+	for (int k = 0; k < 9; k++)
+		lv_put_le64(b + 8 * k, v->f[k]);
+	b[72] = v->tagged;
+	b[73] = v->cleaned;
+	b[74] = v->has_rv;
+	lv_put_le64(b + 75, v->has_rv ? v->rv : 0);
+	size_t total = 83;
+	for (int k = 0; k < 3; k++)
+		total += 9 + (v->s[k] ? v->len[k] : 0);
+	if (total <= sizeof b) {
+		size_t at = 83;
+		for (int k = 0; k < 3; k++)
+			at += put_str(b + at, v->s[k], v->s[k] ? v->len[k] : 0);
+		return lv_crc32c(c, b, at);
+	}
+	c = lv_crc32c(c, b, 83);
+	for (int k = 0; k < 3; k++) {
+		size_t h = put_str(b, v->s[k], 0); /* the presence byte and (placeholder) length */
+		if (v->s[k])
+			lv_put_le64(b + 1, v->len[k]);
+		c = lv_crc32c(c, b, h);
+		if (v->s[k])
+			c = lv_crc32c(c, v->s[k], v->len[k]);
+	}
+	return c;
+}
+
+static uint32_t checksum_start(int64_t created, size_t n)
+{
+	return crc_u64(crc_u64(0, (uint64_t)created), n);
+}
+
+/* The checksum of rows held as lv_version_info (what a writer has). */
+static uint32_t rows_checksum(const lv_version_info *r, size_t n, int64_t created)
+{
+	uint32_t c = checksum_start(created, n);
+	for (size_t i = 0; i < n; i++) {
+		const lv_version_info *v = &r[i];
+		row_view w = { { v->version, (uint64_t)v->timestamp_millis, v->total_fragments,
+				 v->total_data_files, v->total_files_size, v->total_deletion_files,
+				 v->total_data_file_rows, v->total_deletion_file_rows, v->total_rows },
+			       v->is_tagged, v->is_cleaned_up, v->has_read_version, v->read_version,
+			       { v->transaction_uuid, v->operation_type, v->transaction_properties },
+			       { 0, 0, 0 } };
+		for (int k = 0; k < 3; k++)
+			w.len[k] = w.s[k] ? strlen(w.s[k]) : 0;
+		c = row_crc(c, &w);
+	}
+	return c;
+}
+
+static void identity_of(char *buf, size_t cap, int64_t created, const lv_version_info *first)
+{
+	snprintf(buf, cap, "%" PRId64 "/%" PRIu64 "/%s", created, first ? first->version : 0,
+		 first && first->transaction_uuid ? first->transaction_uuid : "-");
+}
+
+/* ---- encode ---- */
+
+int lv__cp_encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf *out,
+		  lv_error *err)
+{
+	int rc = LV_ENOMEM;
+	uint64_t *u[C_NCOLS] = { 0 };
+	int64_t *ts = lv__calloc(n, sizeof *ts);
+	uint8_t *tagged = lv__calloc(n, 1), *cleaned = lv__calloc(n, 1);
+	uint8_t *v_uuid = lv__calloc(n, 1), *v_rv = lv__calloc(n, 1), *v_op = lv__calloc(n, 1);
+	uint64_t *o_uuid = lv__calloc(n + 1, 8), *o_op = lv__calloc(n + 1, 8), *o_props = lv__calloc(n + 1, 8);
+	lv_dbuf s_uuid, s_op, s_props;
+	lv_dbuf_init(&s_uuid, 0);
+	lv_dbuf_init(&s_op, 0);
+	lv_dbuf_init(&s_props, 0);
+	static const int ucols[] = { C_VERSION, C_FRAGS, C_DFILES, C_FSIZE, C_DELFILES, C_DFROWS,
+				     C_DELROWS, C_ROWS, C_READV };
+	for (size_t k = 0; k < sizeof ucols / sizeof ucols[0]; k++)
+		if (!(u[ucols[k]] = lv__calloc(n, sizeof(uint64_t))))
+			goto out;
+	if (!ts || !tagged || !cleaned || !v_uuid || !v_rv || !v_op || !o_uuid || !o_op || !o_props)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const lv_version_info *v = &rows[i];
+		u[C_VERSION][i] = v->version;
+		ts[i] = v->timestamp_millis;
+		u[C_FRAGS][i] = v->total_fragments;
+		u[C_DFILES][i] = v->total_data_files;
+		u[C_FSIZE][i] = v->total_files_size;
+		u[C_DELFILES][i] = v->total_deletion_files;
+		u[C_DFROWS][i] = v->total_data_file_rows;
+		u[C_DELROWS][i] = v->total_deletion_file_rows;
+		u[C_ROWS][i] = v->total_rows;
+		tagged[i] = v->is_tagged;
+		cleaned[i] = v->is_cleaned_up;
+		v_uuid[i] = v->transaction_uuid != NULL;
+		if (v->transaction_uuid && lv_dbuf_adds(&s_uuid, v->transaction_uuid) < 0)
+			goto out;
+		o_uuid[i + 1] = s_uuid.len;
+		v_rv[i] = v->has_read_version;
+		u[C_READV][i] = v->has_read_version ? v->read_version : 0;
+		v_op[i] = v->operation_type != NULL;
+		if (v->operation_type && lv_dbuf_adds(&s_op, v->operation_type) < 0)
+			goto out;
+		o_op[i + 1] = s_op.len;
+		if (lv_dbuf_adds(&s_props, v->transaction_properties ? v->transaction_properties : "{}") < 0)
+			goto out;
+		o_props[i + 1] = s_props.len;
+	}
+	lv_column cols[C_NCOLS];
+	memset(cols, 0, sizeof cols);
+	for (int c = 0; c < C_NCOLS; c++) {
+		cols[c].name = schema[c].name;
+		cols[c].type = schema[c].type;
+		cols[c].nullable = schema[c].nullable;
+		cols[c].u64 = u[c];
+	}
+	cols[C_TS].i64 = ts;
+	cols[C_TAGGED].bools = tagged;
+	cols[C_CLEANED].bools = cleaned;
+	cols[C_UUID].str_offsets = o_uuid;
+	cols[C_UUID].str_data = s_uuid.ptr ? (const char *)s_uuid.ptr : "";
+	cols[C_UUID].validity = v_uuid;
+	cols[C_READV].validity = v_rv;
+	cols[C_OP].str_offsets = o_op;
+	cols[C_OP].str_data = s_op.ptr ? (const char *)s_op.ptr : "";
+	cols[C_OP].validity = v_op;
+	cols[C_PROPS].str_offsets = o_props;
+	cols[C_PROPS].str_data = s_props.ptr ? (const char *)s_props.ptr : "";
+
+	char created_s[32], created_at_s[32], crc_s[32], latest_s[32], ident[256];
+	int64_t created_at = n ? rows[n - 1].timestamp_millis : 0;
+	snprintf(created_s, sizeof created_s, "%" PRId64, created);
+	snprintf(created_at_s, sizeof created_at_s, "%" PRId64, created_at);
+	snprintf(crc_s, sizeof crc_s, "crc32c:%08x", rows_checksum(rows, n, created));
+	snprintf(latest_s, sizeof latest_s, "%" PRIu64, n ? rows[n - 1].version : 0);
+	identity_of(ident, sizeof ident, created, n ? &rows[0] : NULL);
+	lv_kv meta[] = {
+		{ KEY_CREATED, created_s, strlen(created_s) },
+		{ KEY_CREATED_AT, created_at_s, strlen(created_at_s) },
+		{ KEY_FORMAT, "1", 1 },
+		{ KEY_LATEST, latest_s, strlen(latest_s) },
+		{ KEY_IDENTITY, ident, strlen(ident) },
+		{ KEY_CHECKSUM, crc_s, strlen(crc_s) },
+	};
+	lv_lancefile_write_options wo = LV_LANCEFILE_WRITE_OPTIONS_INIT;
+	wo.file_version = LV_LANCEFILE_V2_1;
+	rc = lv_lancefile_write(out, cols, C_NCOLS, n, meta, sizeof meta / sizeof meta[0], &wo, err);
+	goto done;
+out:
+	rc = lv__err(err, LV_ENOMEM, "out of memory encoding checkpoint");
+done:
+	for (int c = 0; c < C_NCOLS; c++)
+		free(u[c]);
+	free(ts);
+	free(tagged);
+	free(cleaned);
+	free(v_uuid);
+	free(v_rv);
+	free(v_op);
+	free(o_uuid);
+	free(o_op);
+	free(o_props);
+	lv_dbuf_dispose(&s_uuid);
+	lv_dbuf_dispose(&s_op);
+	lv_dbuf_dispose(&s_props);
+	return rc;
+}
+
+/* ---- decode ---- */
+
+void lv__cp_file_dispose(lv__cp_file *f)
+{
+	lv_version_list_free(f->rows);
+	f->rows = NULL;
+}
+
+static bool meta_i64(const lv_lancefile *lf, const char *key, int64_t *out)
+{
+	const lv_kv *kv = lv_lancefile_metadata_find(lf, key);
+	if (!kv || kv->value_len == 0 || kv->value_len > 20)
+		return false;
+	bool neg = kv->value[0] == '-';
+	uint64_t v;
+	if (!lv_parse_u64(kv->value + neg, kv->value_len - neg, &v) || v > INT64_MAX)
+		return false;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+static const char *col_str(lv_arena *a, const lv_column *c, size_t i)
+{
+	if (c->validity && !c->validity[i])
+		return NULL;
+	uint64_t s = c->str_offsets[i], e = c->str_offsets[i + 1];
+	return lv_arena_strndup(a, c->str_data + s, (size_t)(e - s));
+}
+
+/* Row i of the decoded columns as the checksum sees it (strings as they will read back:
+ * up to a NUL, like the C strings a reader gets). */
+static void col_row(const lv_column *const *col, size_t i, row_view *w)
+{
+	static const int fixed[9] = { C_VERSION, C_TS, C_FRAGS, C_DFILES, C_FSIZE, C_DELFILES,
+				      C_DFROWS, C_DELROWS, C_ROWS };
+	for (int k = 0; k < 9; k++)
+		w->f[k] = col[fixed[k]]->u64[i];
+	w->tagged = col[C_TAGGED]->bools[i] != 0;
+	w->cleaned = col[C_CLEANED]->bools[i] != 0;
+	w->has_rv = !col[C_READV]->validity || col[C_READV]->validity[i];
+	w->rv = w->has_rv ? col[C_READV]->u64[i] : 0;
+	static const int str[3] = { C_UUID, C_OP, C_PROPS };
+	for (int k = 0; k < 3; k++) {
+		const lv_column *c = col[str[k]];
+		if (c->validity && !c->validity[i]) {
+			w->s[k] = k == 2 ? "{}" : NULL; /* properties are never null */
+			w->len[k] = k == 2 ? 2 : 0;
+			continue;
+		}
+		uint64_t b = c->str_offsets[i], e = c->str_offsets[i + 1];
+		w->s[k] = c->str_data + b;
+		w->len[k] = strnlen(w->s[k], (size_t)(e - b));
+	}
+}
+
+/*
+ * Decodes and validates one checkpoint file's bytes (no I/O).  Every row is
+ * checked (order, checksum); only the rows whose versions are in `keep`
+ * (sorted ascending; NULL = all) are materialised, so versions() on a long
+ * history with few live versions builds few rows.  out->latest is the newest
+ * row of the file either way.
+ */
+int lv__cp_decode(const uint8_t *data, size_t size, const char *path, bool verify_checksum,
+		     const lv_manifest_entry *keep, size_t nkeep, lv__cp_file *out, lv_error *err)
+{
+	lv_lancefile *lf = NULL;
+	int rc = lv_lancefile_read(&lf, data, size, path, err);
+	if (rc < 0)
+		return rc;
+	size_t n = lv_lancefile_num_rows(lf);
+	if (lv_lancefile_num_columns(lf) != C_NCOLS) {
+		rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: %zu columns, expected %d", path,
+			     lv_lancefile_num_columns(lf), C_NCOLS);
+		goto out;
+	}
+	const lv_column *col[C_NCOLS];
+	for (int c = 0; c < C_NCOLS; c++) {
+		col[c] = lv_lancefile_column(lf, (size_t)c);
+		if (strcmp(col[c]->name, schema[c].name) || col[c]->type != schema[c].type ||
+		    (!schema[c].nullable && col[c]->nullable)) {
+			rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: column %d is '%s', expected '%s'",
+				     path, c, col[c]->name, schema[c].name);
+			goto out;
+		}
+		if (!schema[c].nullable && col[c]->validity) {
+			for (size_t i = 0; i < n; i++)
+				if (!col[c]->validity[i]) {
+					rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: null in column '%s'",
+						     path, col[c]->name);
+					goto out;
+				}
+		}
+	}
+	if (!meta_i64(lf, KEY_CREATED, &out->created) || !meta_i64(lf, KEY_CREATED_AT, &out->created_at)) {
+		rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: missing %s / %s metadata", path, KEY_CREATED,
+			     KEY_CREATED_AT);
+		goto out;
+	}
+	/* Every row: strictly increasing versions, and the checksum over the stored text. */
+	const uint64_t *ver = col[C_VERSION]->u64;
+	uint32_t crc = checksum_start(out->created, n);
+	size_t want = 0, ki = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && ver[i] <= ver[i - 1]) {
+			rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: versions not strictly increasing at row %zu",
+				     path, i);
+			goto out;
+		}
+		row_view w;
+		col_row(col, i, &w);
+		crc = row_crc(crc, &w);
+		if (keep) {
+			while (ki < nkeep && keep[ki].version < ver[i])
+				ki++;
+			want += ki < nkeep && keep[ki].version == ver[i];
+		}
+	}
+	if (!keep)
+		want = n;
+	const lv_kv *ck = lv_lancefile_metadata_find(lf, KEY_CHECKSUM);
+	char expect[32];
+	snprintf(expect, sizeof expect, "crc32c:%08x", crc);
+	if (verify_checksum &&
+	    (!ck || ck->value_len != strlen(expect) || memcmp(ck->value, expect, ck->value_len))) {
+		rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: checksum mismatch", path);
+		goto out;
+	}
+	if (!(out->rows = lv__version_list_new(want, 1))) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	lv_arena *a = &out->rows->arenas[0];
+	/* One block that holds every kept string and its NUL (more only if a property text is
+	 * wrapped), sized from the columns when all rows are kept. */
+	size_t sbytes = 3 * want + 64;
+	for (int c = C_UUID; c <= C_PROPS && want == n; c++)
+		if (col[c]->type == LV_COL_UTF8)
+			sbytes += (size_t)col[c]->str_offsets[n] + 8 * n;
+	if (want < n)
+		sbytes += 160 * want;
+	lv_arena_init(a, sbytes);
+	out->rows->narenas = 1;
+	ki = 0;
+	for (size_t i = 0; i < n && out->rows->n < want; i++) {
+		if (keep) {
+			while (ki < nkeep && keep[ki].version < ver[i])
+				ki++;
+			if (ki >= nkeep || keep[ki].version != ver[i])
+				continue;
+		}
+		lv_version_info *v = &out->rows->items[out->rows->n];
+		memset(v, 0, sizeof *v);
+		v->version = ver[i];
+		v->timestamp_millis = col[C_TS]->i64[i];
+		v->total_fragments = col[C_FRAGS]->u64[i];
+		v->total_data_files = col[C_DFILES]->u64[i];
+		v->total_files_size = col[C_FSIZE]->u64[i];
+		v->total_deletion_files = col[C_DELFILES]->u64[i];
+		v->total_data_file_rows = col[C_DFROWS]->u64[i];
+		v->total_deletion_file_rows = col[C_DELROWS]->u64[i];
+		v->total_rows = col[C_ROWS]->u64[i];
+		v->is_tagged = col[C_TAGGED]->bools[i] != 0;
+		v->is_cleaned_up = col[C_CLEANED]->bools[i] != 0;
+		v->has_read_version = !col[C_READV]->validity || col[C_READV]->validity[i];
+		v->read_version = v->has_read_version ? col[C_READV]->u64[i] : 0;
+		v->transaction_uuid = col_str(a, col[C_UUID], i);
+		v->operation_type = col_str(a, col[C_OP], i);
+		const char *props = col_str(a, col[C_PROPS], i);
+		v->transaction_properties = props ? normalize_properties(a, props, strlen(props)) : "{}";
+		if ((col[C_UUID]->validity ? col[C_UUID]->validity[i] : 1) && !v->transaction_uuid) {
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+			goto out;
+		}
+		if (!v->transaction_properties) {
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+			goto out;
+		}
+		out->rows->n++;
+	}
+	out->latest = n ? ver[n - 1] : 0;
+	rc = 0;
+out:
+	if (rc < 0)
+		lv__cp_file_dispose(out);
+	lv_lancefile_free(lf);
+	return rc;
+}
+
+int lv__checkpoint_decode(const uint8_t *data, size_t size, const char *path, bool verify_checksum,
+			  lv_version_list **rows, int64_t *created, lv_error *err)
+{
+	lv__cp_file f;
+	memset(&f, 0, sizeof f);
+	*rows = NULL;
+	LV_TRY(lv__cp_decode(data, size, path, verify_checksum, NULL, 0, &f, err));
+	*rows = f.rows;
+	if (created)
+		*created = f.created;
+	return 0;
+}
+
+int lv__checkpoint_encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf *out,
+			  lv_error *err)
+{
+	return lv__cp_encode(rows, n, created, out, err);
+}

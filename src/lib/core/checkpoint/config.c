@@ -1,0 +1,96 @@
+/*
+ * Checkpoint configuration: explicit fields win, then the latest manifest's
+ * lance.version_checkpoint.* keys, then defaults.  Invalid values are errors
+ * naming the key.
+ */
+#include "core/checkpoint/config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/dataset.h"
+#include "core/manifests.h"
+#include "util/util.h"
+/* ---- configuration ---- */
+
+static int parse_cfg_bool(const char *key, const char *v, int *out, lv_error *err)
+{
+	if (!strcasecmp(v, "true") || !strcmp(v, "1"))
+		*out = 1;
+	else if (!strcasecmp(v, "false") || !strcmp(v, "0"))
+		*out = 0;
+	else
+		return lv__err(err, LV_EINVALID, "dataset config %s = '%s': expected true or false", key, v);
+	return 0;
+}
+
+static int parse_cfg_pos(const char *key, const char *v, int64_t *out, lv_error *err)
+{
+	uint64_t x;
+	if (!lv_parse_u64(v, strlen(v), &x) || x == 0 || x > INT64_MAX)
+		return lv__err(err, LV_EINVALID, "dataset config %s = '%s': expected a positive integer",
+			       key, v);
+	*out = (int64_t)x;
+	return 0;
+}
+
+/* Resolves config from `in` and the config map of `latest` (may be NULL). */
+int lv__cp_config_from_info(lv_checkpoint_config *out, const lv_version_info *latest,
+			  const lv_checkpoint_config *in, lv_error *err)
+{
+	lv_checkpoint_config c = { LV_CHECKPOINT_CONFIG_VERSION, 1, 10000, 2 };
+	for (size_t i = 0; latest && i < latest->num_config; i++) {
+		const char *k = latest->config_keys[i], *v = latest->config_values[i];
+		if (!strcmp(k, LV_CONFIG_ENABLED))
+			LV_TRY(parse_cfg_bool(k, v, &c.enabled, err));
+		else if (!strcmp(k, LV_CONFIG_MAX_ENTRIES))
+			LV_TRY(parse_cfg_pos(k, v, &c.max_entries, err));
+		else if (!strcmp(k, LV_CONFIG_MAX_FILES))
+			LV_TRY(parse_cfg_pos(k, v, &c.max_checkpoint_files, err));
+	}
+	if (in) {
+		if (in->enabled < -1 || in->enabled > 1)
+			return lv__err(err, LV_EINVALID, "checkpoint enabled must be 0 or 1");
+		if (in->max_entries == 0 || in->max_entries < -1)
+			return lv__err(err, LV_EINVALID, "max_entries must be a positive integer");
+		if (in->max_checkpoint_files == 0 || in->max_checkpoint_files < -1)
+			return lv__err(err, LV_EINVALID, "max_checkpoint_files must be a positive integer");
+		if (in->enabled != -1)
+			c.enabled = in->enabled;
+		if (in->max_entries != -1)
+			c.max_entries = in->max_entries;
+		if (in->max_checkpoint_files != -1)
+			c.max_checkpoint_files = in->max_checkpoint_files;
+	}
+	*out = c;
+	return 0;
+}
+
+int lv_checkpoint_config_resolve(lv_checkpoint_config *out, lv_dataset *ds,
+				 const lv_checkpoint_config *in, lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "lv_checkpoint_config_resolve: NULL argument");
+	lv_manifest_entry *live = NULL;
+	size_t n = 0;
+	LV_TRY(lv__list_manifests(ds->st, &live, &n, err));
+	lv_arena a;
+	lv_arena_init(&a, 1024);
+	lv_version_info info;
+	int rc = 0;
+	bool have = false;
+	if (n) {
+		rc = lv__read_version_info(ds->st, live[n - 1].path, &a, &info, err);
+		have = rc == 0;
+		if (rc == LV_ENOTFOUND)
+			rc = 0;
+	}
+	if (rc == 0)
+		rc = lv__cp_config_from_info(out, have ? &info : NULL, in, err);
+	lv_arena_dispose(&a);
+	free(live);
+	return rc;
+}

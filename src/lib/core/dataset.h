@@ -1,0 +1,29 @@
+/*
+ * The dataset handle (internal view) and the report helpers every history
+ * call uses.  Public API: lancever/dataset.h.
+ */
+#ifndef LV_CORE_DATASET_H
+#define LV_CORE_DATASET_H
+
+#include "core/warnings.h"
+#include "lancever/dataset.h"
+
+struct lv_dataset {
+	lv_storage *st;        /* where _versions/ lives: the root, or tree/<branch> */
+	lv_storage *root;      /* the root dataset (tags, branches); == st on main */
+	lv_storage *owned_root;
+	lv_storage *owned_sub;
+	char *branch;          /* NULL = main */
+	int threads;
+	bool remote;           /* an object store: each request is a round trip */
+	lv__warnlog warnings;  /* accumulated over calls; see lv_dataset_warning() */
+};
+
+/* Starts / ends a report: zeroes it and counts the requests and bytes in between. */
+void lv__report_begin(lv_dataset *ds, lv_history_report *rep, lv_storage_stats *s0);
+void lv__report_end(lv_dataset *ds, lv_history_report *rep, const lv_storage_stats *s0);
+
+/* The one "not a Lance dataset" error: LV_ENOTFOUND naming the dataset. */
+int lv__not_a_dataset(const lv_dataset *ds, lv_error *err);
+
+#endif

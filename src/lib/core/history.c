@@ -1,0 +1,270 @@
+/*
+ * lv_versions() and lv_history(): where the rows come from.  The newest
+ * usable checkpoint (the ladder) plus the manifests it lacks; with no usable
+ * checkpoint, every manifest.
+ *
+ * Invariants:
+ *  - Liveness is never taken from a checkpoint: a covered version is live iff
+ *    its manifest is listed now; readers OR is_cleaned_up with "manifest gone".
+ *  - Only the final attempt of a call that retried after a race records
+ *    warnings.
+ */
+#include "lancever/checkpoint.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/checkpoint/ladder.h"
+#include "core/checkpoint/store.h"
+#include "core/dataset.h"
+#include "core/manifests.h"
+#include "core/versions.h"
+#include "core/vlist.h"
+#include "core/warnings.h"
+#include "format/refs.h"
+#include "util/util.h"
+/* ---- assembling versions / history ---- */
+
+/*
+ * The first round of a history call: the three listings it needs do not
+ * depend on each other, so on an object store they run at once (one round
+ * trip instead of four).  On local disk a thread costs more than it saves.
+ */
+typedef struct round1 {
+	lv_dataset *ds;
+	lv_manifest_entry *live;
+	size_t nlive;
+	lv__cp_names names;
+	lv_refs *refs;
+	int rc[3];
+	lv_error err[3];
+} round1;
+
+static void round1_job(size_t i, void *arg)
+{
+	round1 *r = arg;
+	if (i == 0)
+		r->rc[0] = lv__list_manifests(r->ds->st, &r->live, &r->nlive, &r->err[0]);
+	else if (i == 1)
+		r->rc[1] = lv__cp_list(r->ds->st, &r->names, &r->err[1]);
+	else
+		r->rc[2] = lv__refs_load_lenient(&r->refs, r->ds->root,
+						 r->ds->remote ? r->ds->threads : 1, &r->err[2]);
+}
+
+/* Why versions first..last have no record, for the warning that says so. */
+static void warn_gap(lv__warnlog *wl, const lv__cp_names *names, uint64_t max_rejected, uint64_t first,
+		     uint64_t last)
+{
+	char range[64];
+	lv__format_range(range, sizeof range, first, last);
+	const lv__cp_name *aside = NULL; /* the oldest damaged file that may hold the range */
+	for (size_t i = names->ndamaged; i-- > 0 && !aside;)
+		if (names->damaged[i].version >= first)
+			aside = &names->damaged[i];
+	if (max_rejected >= first)
+		lv__warn(wl, LV_WARN_HISTORY_GAP, NULL, first, last,
+			 "%s: no record in any usable checkpoint; a rejected checkpoint (see above) may hold them",
+			 range);
+	else if (aside)
+		lv__warn(wl, LV_WARN_HISTORY_GAP, aside->path, first, last,
+			 "%s: no record; the damaged checkpoint kept as %s may hold them "
+			 "(lancever check --salvage)", range, aside->path);
+	else
+		lv__warn(wl, LV_WARN_HISTORY_GAP, NULL, first, last,
+			 "%s: no record (cleaned up before any checkpoint recorded them, or trimmed "
+			 "by max_entries)", range);
+}
+
+/* Gaps of a history list, each a warning; the first version of main is 1. */
+static int history_gaps(lv_dataset *ds, lv_version_list *l, const lv__cp_names *names,
+			uint64_t max_rejected, lv_history_report *rep, lv__warnlog *wl)
+{
+	if (l->n == 0)
+		return 0;
+	uint64_t start = ds->branch ? l->items[0].version : 1;
+	if (lv__list_find_gaps(l, start) < 0)
+		return LV_ENOMEM;
+	for (size_t g = 0; g < l->ngaps; g++)
+		warn_gap(wl, names, max_rejected, l->gaps[g][0], l->gaps[g][1]);
+	rep->unrecorded_versions = lv__list_gap_versions(l);
+	return 0;
+}
+
+static void warn_vanished(lv__warnlog *wl, const lv_version_list *l)
+{
+	for (size_t i = 0; i < l->nvanished; i++)
+		lv__warn(wl, LV_WARN_MANIFEST_VANISHED, l->vanished[i], 0, 0,
+			 "manifest %s vanished while being read (a concurrent cleanup?); skipped",
+			 l->vanished[i]);
+}
+
+static int assemble_once(lv_dataset *ds, bool history, lv_version_list **out,
+			 lv_history_report *report, int *races, lv__warnlog *wl, lv_error *err)
+{
+	lv_history_report rep;
+	lv_storage_stats s0;
+	lv__report_begin(ds, &rep, &s0);
+	lv_manifest_entry *live = NULL;
+	size_t nlive = 0;
+	lv__cp_file cp;
+	memset(&cp, 0, sizeof cp);
+	lv_version_list *l = NULL;
+	const char **tail = NULL;
+	round1 r1;
+	memset(&r1, 0, sizeof r1);
+	r1.ds = ds;
+	lv_parallel_for(3, ds->remote ? 3 : 1, round1_job, &r1);
+	live = r1.live;
+	nlive = r1.nlive;
+	uint64_t max_rejected = 0;
+	int rc = r1.rc[0] < 0 ? r1.rc[0] : r1.rc[1];
+	if (rc < 0) {
+		if (err)
+			*err = r1.err[r1.rc[0] < 0 ? 0 : 1];
+		goto out;
+	}
+	lv__warn_refs(wl, r1.refs);
+	if ((rc = lv__cp_load_ladder(ds, &r1.names, live, nlive, history, &cp, &rep, races, wl,
+				 &max_rejected, NULL, err)) < 0)
+		goto out;
+	if (!cp.rows) {
+		if (nlive == 0) {
+			rc = lv__err(err, LV_ENOTFOUND,
+				     "%s: not a Lance dataset (no manifests in _versions/)",
+				     lv_storage_describe(ds->st));
+			goto out;
+		}
+		rc = lv__versions_from_manifests(&l, ds, live, nlive, r1.refs, &r1.err[2], &rep, err);
+		if (rc < 0)
+			goto out;
+		rep.rung = LV_RUNG_MANIFESTS;
+		goto done;
+	}
+	/* live versions the checkpoint lacks: the tail (and any trimmed by max_entries) */
+	size_t ntail = 0;
+	tail = lv__calloc(nlive ? nlive : 1, sizeof *tail);
+	if (!tail) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	/*
+	 * One merge walk over the two sorted sequences (rows and live manifests):
+	 * a row is live iff its manifest is listed; a live manifest without a row
+	 * is in the tail and is read below.  The checkpoint's rows are filtered in
+	 * place and its list (with its string arena) becomes the answer: no second
+	 * copy of the rows.
+	 */
+	l = cp.rows;
+	cp.rows = NULL;
+	size_t li = 0, w = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		lv_version_info v = l->items[i];
+		while (li < nlive && live[li].version < v.version)
+			tail[ntail++] = live[li++].path;
+		bool is_live = li < nlive && live[li].version == v.version;
+		if (is_live)
+			li++;
+		else if (!history)
+			continue;
+		v.is_cleaned_up = !is_live;
+		v.is_tagged = false;
+		l->items[w++] = v;
+	}
+	l->n = w;
+	while (li < nlive)
+		tail[ntail++] = live[li++].path;
+	if (ntail) {
+		/* room for the tail's rows and one arena per tail manifest */
+		lv_version_info *items = lv__reallocarray(l->items, l->n + ntail, sizeof *items);
+		if (items)
+			l->items = items;
+		lv_arena *arenas = items ? lv__reallocarray(l->arenas, l->narenas + ntail, sizeof *arenas) : NULL;
+		if (!arenas) {
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+			goto out;
+		}
+		l->arenas = arenas;
+	}
+	if ((rc = lv__read_into_list(l, ds->st, ds->threads, tail, ntail, err)) < 0)
+		goto out;
+	rep.manifests_read += ntail;
+	rep.manifests_vanished += l->nvanished;
+	lv__sort_infos(l->items, l->n);
+	lv__mark_tags_with(ds, r1.refs, &r1.err[2], l->items, l->n, &rep);
+done:
+	warn_vanished(wl, l);
+	if (history && (rc = history_gaps(ds, l, &r1.names, max_rejected, &rep, wl)) < 0) {
+		rc = lv__err(err, rc, "out of memory");
+		goto out;
+	}
+	lv__report_end(ds, &rep, &s0);
+	if (report)
+		*report = rep;
+	*out = l;
+	l = NULL;
+	rc = 0;
+out:
+	lv_version_list_free(l);
+	lv__cp_file_dispose(&cp);
+	free(live);
+	free(tail);
+	lv__cp_names_free(&r1.names);
+	lv_refs_free(r1.refs);
+	return rc;
+}
+
+/*
+ * A cleanup records the versions it removes in a checkpoint before it deletes
+ * their manifests, and checkpoints are pruned only once newer ones exist.  So
+ * when a pass finds a listed manifest or checkpoint gone, the versions it was
+ * about to miss are in a checkpoint written meanwhile: history lists again
+ * (taking "gone" as "skip it" lost them).  A checkpoint ahead of the listed
+ * manifests is looked at again once (it may also mean another history).
+ * versions() needs no retry: a vanished manifest is no longer live.
+ */
+#define LV__RACE_RETRIES 8
+
+static int assemble(lv_dataset *ds, bool history, lv_version_list **out, lv_history_report *report,
+		    lv_error *err)
+{
+	lv_history_report rep;
+	lv__warnlog wl = { 0 };
+	for (int attempt = 0;; attempt++) {
+		int races = 0;
+		lv__warnlog_dispose(&wl); /* only the final attempt's warnings count */
+		int rc = assemble_once(ds, history, out, &rep, &races, &wl, err);
+		if (rc < 0) {
+			lv__warnlog_dispose(&wl);
+			return rc;
+		}
+		bool again = (races & LV__RACE_VANISHED) || rep.manifests_vanished ||
+			     ((races & LV__RACE_AHEAD) && attempt == 0);
+		if (!history || !again || attempt == LV__RACE_RETRIES)
+			break;
+		lv_version_list_free(*out);
+		*out = NULL;
+	}
+	rep.warnings = lv__warn_commit(ds, &wl);
+	if (report)
+		*report = rep;
+	return 0;
+}
+
+int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "lv_versions: NULL argument");
+	*out = NULL;
+	return assemble(ds, false, out, report, err);
+}
+
+int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "lv_history: NULL argument");
+	*out = NULL;
+	return assemble(ds, true, out, report, err);
+}

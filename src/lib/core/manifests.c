@@ -1,0 +1,413 @@
+/*
+ * Manifests: listing _versions/, turning one manifest into its version
+ * record, and the concurrent reader every caller uses.
+ *
+ * Invariants:
+ *  - A listed manifest is identified by its name (V1 or V2 scheme); a
+ *    version present under both names is read once (V2).
+ *  - A manifest that vanishes between listing and reading is LV_ENOTFOUND:
+ *    skipped and recorded by the caller, never an error.
+ */
+#include "core/manifests.h"
+
+#include <stdio.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/vlist.h"
+#include "format/manifest.h"
+#include "util/util.h"
+/* ---- listing ---- */
+
+typedef struct list_ctx {
+	lv_manifest_entry *v;
+	size_t n, cap;
+	int rc;
+} list_ctx;
+
+static int list_cb(const lv_list_entry *e, void *payload)
+{
+	list_ctx *c = payload;
+	uint64_t version;
+	size_t n = strlen(e->path);
+	const char *base = memrchr(e->path, '/', n);
+	int scheme = lv__version_name_parse(base ? base + 1 : e->path, &version);
+	if (scheme == LV_NAME_NONE || n >= sizeof c->v[0].path)
+		return 0;
+	lv_manifest_entry *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 64);
+	if (!nv) {
+		c->rc = LV_ENOMEM;
+		return 1;
+	}
+	c->v = nv;
+	lv_manifest_entry *m = &c->v[c->n++];
+	m->version = version;
+	m->scheme = scheme;
+	memcpy(m->path, e->path, n + 1);
+	return 0;
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const lv_manifest_entry *x = a, *y = b;
+	if (x->version != y->version)
+		return x->version < y->version ? -1 : 1;
+	return y->scheme - x->scheme; /* V2 first */
+}
+
+/*
+ * Versions usually form one contiguous run [min, min+n): then each entry's
+ * place is version - min, an O(n) sort.  Returns false (array untouched) if
+ * they do not, or if one version appears twice (both schemes).
+ */
+static bool place_contiguous(lv_manifest_entry *v, size_t n)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		lo = v[i].version < lo ? v[i].version : lo;
+		hi = v[i].version > hi ? v[i].version : hi;
+	}
+	if (hi - lo != n - 1)
+		return false;
+	lv_manifest_entry *tmp = lv__malloc(n * sizeof *tmp);
+	bool *seen = lv__calloc(n, sizeof *seen);
+	bool ok = tmp && seen;
+	for (size_t i = 0; ok && i < n; i++) {
+		size_t k = (size_t)(v[i].version - lo);
+		ok = !seen[k];
+		seen[k] = true;
+		tmp[k] = v[i];
+	}
+	if (ok)
+		memcpy(v, tmp, n * sizeof *tmp);
+	free(tmp);
+	free(seen);
+	return ok;
+}
+
+int lv__list_manifests(lv_storage *st, lv_manifest_entry **out, size_t *n, lv_error *err)
+{
+	list_ctx c = { 0 };
+	/* Names only: a manifest's size comes with its read, so no stat per entry. */
+	int rc = lv_storage_list_names(st, "_versions", list_cb, &c, err);
+	if (rc >= 0 && c.rc < 0)
+		rc = lv__err(err, c.rc, "out of memory listing _versions");
+	if (rc < 0) {
+		free(c.v);
+		return rc;
+	}
+	if (c.n > 1 && !place_contiguous(c.v, c.n))
+		qsort(c.v, c.n, sizeof *c.v, cmp_entry);
+	/* Fold a version present under both schemes (mid-migration): keep the V2 name. */
+	size_t w = 0;
+	for (size_t i = 0; i < c.n; i++)
+		if (w == 0 || c.v[w - 1].version != c.v[i].version)
+			c.v[w++] = c.v[i];
+	*out = c.v;
+	*n = w;
+	return 0;
+}
+
+/* ---- one manifest -> one record ---- */
+
+static const char *arena_sv(lv_arena *a, lv_sv s)
+{
+	return lv_arena_strndup(a, s.p ? s.p : "", s.n);
+}
+
+int lv__txn_properties_json(const lv_txn *t, lv_arena *arena, const char **out)
+{
+	/* Sorted keys make the text deterministic whatever order the writer used. */
+	size_t n = t->num_properties, k = 0, cursor = 0;
+	lv_sv *keys = NULL, *vals = NULL;
+	lv_dbuf b;
+	int rc = LV_ENOMEM;
+	lv_dbuf_init(&b, 0);
+	if (n) {
+		keys = lv__calloc(n, sizeof *keys);
+		vals = lv__calloc(n, sizeof *vals);
+		if (!keys || !vals)
+			goto out;
+		lv_sv kk, vv;
+		while (k < n && lv__txn_property_next(t, &cursor, &kk, &vv) == 1) {
+			keys[k] = kk;
+			vals[k] = vv;
+			k++;
+		}
+		/* insertion sort: property maps are small */
+		for (size_t i = 1; i < k; i++) {
+			lv_sv ki = keys[i], vi = vals[i];
+			size_t j = i;
+			while (j > 0) {
+				lv_sv kj = keys[j - 1];
+				size_t m = kj.n < ki.n ? kj.n : ki.n;
+				int c = memcmp(kj.p, ki.p, m);
+				if (c < 0 || (c == 0 && kj.n <= ki.n))
+					break;
+				keys[j] = keys[j - 1];
+				vals[j] = vals[j - 1];
+				j--;
+			}
+			keys[j] = ki;
+			vals[j] = vi;
+		}
+	}
+	if ((rc = lv_dbuf_addc(&b, '{')) < 0)
+		goto out;
+	for (size_t i = 0; i < k; i++) {
+		/* proto3 maps: a repeated key keeps the last value; drop earlier duplicates */
+		if (i + 1 < k && keys[i].n == keys[i + 1].n && !memcmp(keys[i].p, keys[i + 1].p, keys[i].n))
+			continue;
+		if (b.len > 1 && (rc = lv_dbuf_addc(&b, ',')) < 0)
+			goto out;
+		if ((rc = lv_json_escape(&b, keys[i].p, keys[i].n)) < 0 ||
+		    (rc = lv_dbuf_addc(&b, ':')) < 0 ||
+		    (rc = lv_json_escape(&b, vals[i].p, vals[i].n)) < 0)
+			goto out;
+	}
+	if ((rc = lv_dbuf_addc(&b, '}')) < 0)
+		goto out;
+	*out = lv_arena_strndup(arena, (const char *)b.ptr, b.len);
+	rc = *out ? 0 : LV_ENOMEM;
+out:
+	free(keys);
+	free(vals);
+	lv_dbuf_dispose(&b);
+	return rc;
+}
+
+static bool safe_txn_name(lv_sv s)
+{
+	if (s.n == 0 || s.n > 255)
+		return false;
+	for (size_t i = 0; i < s.n; i++)
+		if (s.p[i] == '/' || s.p[i] == '\\' || s.p[i] == 0)
+			return false;
+	return !(s.n <= 2 && s.p[0] == '.');
+}
+
+int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena, lv_version_info *info,
+			  lv_error *err)
+{
+	lv_buf file = { 0 };
+	memset(info, 0, sizeof *info);
+	int rc = lv_storage_read(st, path, &file, err);
+	if (rc < 0)
+		return rc;
+	rc = lv__version_info_from_bytes(st, path, file.ptr, file.size, true, arena, info, err);
+	lv_buf_dispose(&file);
+	return rc;
+}
+
+int lv__version_info_from_bytes(lv_storage *st, const char *path, const uint8_t *data, size_t size,
+				bool read_txn_file, lv_arena *arena, lv_version_info *info,
+				lv_error *err)
+{
+	lv_buf txnfile = { 0 };
+	lv_manifest m;
+	lv_txn t;
+	int rc;
+	memset(info, 0, sizeof *info);
+
+	if ((rc = lv__manifest_parse(data, size, path, NULL, &m, err)) < 0)
+		goto out;
+
+	info->version = m.version;
+	/* Lance: timestamp_nanos = seconds*1e9 + nanos; listVersions reports ms. */
+	info->timestamp_millis = lv__manifest_ts_millis(&m, &info->timestamp_nanos);
+	info->total_fragments = m.summary.total_fragments;
+	info->total_data_files = m.summary.total_data_files;
+	info->total_files_size = m.summary.total_files_size;
+	info->total_deletion_files = m.summary.total_deletion_files;
+	info->total_data_file_rows = m.summary.total_data_file_rows;
+	info->total_deletion_file_rows = m.summary.total_deletion_file_rows;
+	info->total_rows = m.summary.total_rows;
+	info->has_manifest_details = true;
+	info->manifest_path = lv_arena_strdup(arena, path);
+	info->manifest_size = size;
+	info->writer_library = m.writer_library.n ? arena_sv(arena, m.writer_library) : NULL;
+	info->writer_version = m.writer_version.n ? arena_sv(arena, m.writer_version) : NULL;
+	info->data_format = m.data_format_version.n ? arena_sv(arena, m.data_format_version) : NULL;
+	info->transaction_file = m.transaction_file.n ? arena_sv(arena, m.transaction_file) : NULL;
+	info->reader_feature_flags = m.reader_flags;
+	info->writer_feature_flags = m.writer_flags;
+	info->branch = m.has_branch ? arena_sv(arena, m.branch) : NULL;
+
+	long nidx = lv__manifest_indices(&m, path, NULL, NULL, err);
+	if (nidx < 0) {
+		rc = (int)nidx;
+		goto out;
+	}
+	info->num_indices = (size_t)nidx;
+
+	info->num_config = m.num_config;
+	if (m.num_config) {
+		const char **keys = lv_arena_alloc(arena, m.num_config * sizeof *keys);
+		const char **vals = lv_arena_alloc(arena, m.num_config * sizeof *vals);
+		if (!keys || !vals) {
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+			goto out;
+		}
+		size_t cursor = 0, i = 0;
+		lv_sv k, v;
+		while (i < m.num_config && lv__manifest_config_next(&m, &cursor, &k, &v) == 1) {
+			keys[i] = arena_sv(arena, k);
+			vals[i] = arena_sv(arena, v);
+			i++;
+		}
+		info->num_config = i;
+		info->config_keys = keys;
+		info->config_values = vals;
+	}
+
+	/* Transaction: the inline section first, else _transactions/<file>. */
+	const uint8_t *tp = NULL;
+	size_t tn = 0;
+	bool have_txn = false;
+	char txn_name[320];
+	rc = lv__manifest_inline_txn(&m, path, &tp, &tn, err);
+	if (rc == 0) {
+		have_txn = true;
+		info->transaction_inline = true;
+		snprintf(txn_name, sizeof txn_name, "%s (inline transaction)", path);
+	} else if (rc != LV_ENOTFOUND) {
+		goto out;
+	} else if (m.transaction_file.n && !read_txn_file) {
+		rc = 1; /* the caller reads this manifest the ordinary way when it needs the row */
+		goto out;
+	} else if (m.transaction_file.n) {
+		if (!safe_txn_name(m.transaction_file)) {
+			rc = lv__err(err, LV_ECORRUPT, "manifest %s: unsafe transaction_file name", path);
+			goto out;
+		}
+		snprintf(txn_name, sizeof txn_name, "_transactions/%.*s", (int)m.transaction_file.n,
+			 m.transaction_file.p);
+		rc = lv_storage_read(st, txn_name, &txnfile, err);
+		if (rc == 0) {
+			have_txn = true;
+			tp = txnfile.ptr;
+			tn = txnfile.size;
+		} else if (rc != LV_ENOTFOUND) {
+			goto out;
+		}
+	}
+	rc = 0;
+	if (have_txn) {
+		if ((rc = lv__txn_parse(tp, tn, txn_name, &t, err)) < 0)
+			goto out;
+		info->transaction_uuid = t.uuid.n ? arena_sv(arena, t.uuid) : NULL;
+		info->has_read_version = true;
+		info->read_version = t.read_version;
+		info->operation_type = t.op_name;
+		if ((rc = lv__txn_properties_json(&t, arena, &info->transaction_properties)) < 0) {
+			lv__err(err, rc, "out of memory");
+			goto out;
+		}
+	} else {
+		info->transaction_properties = "{}";
+	}
+	if (!info->manifest_path || (m.writer_library.n && !info->writer_library))
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+out:
+	lv_buf_dispose(&txnfile);
+	return rc;
+}
+
+/* ---- the parallel listing ---- */
+
+/*
+ * Manifests are read in chunks of consecutive items: one worker reads a
+ * chunk's manifests one after another into one arena, and keeps the chunk's
+ * first hard error.  Small batches (a tail) get chunks of one, so every
+ * manifest is in flight at once; long ones (a whole history) share arenas
+ * instead of paying a block and an error buffer per version.
+ */
+typedef struct chunk {
+	int first_err;         /* index of the chunk's first hard error, or -1 */
+	lv_error err;
+} chunk;
+
+typedef struct job {
+	const char *const *paths;
+	lv_version_info *infos;
+	lv_arena *arenas; /* one per chunk */
+	int *rcs;
+	chunk *chunks;
+	size_t n, per;
+	lv_storage *st;
+} job;
+
+static void read_chunk(size_t c, void *arg)
+{
+	job *j = arg;
+	chunk *ch = &j->chunks[c];
+	ch->first_err = -1;
+	size_t end = (c + 1) * j->per < j->n ? (c + 1) * j->per : j->n;
+	for (size_t i = c * j->per; i < end; i++) {
+		lv_error e = { 0 };
+		j->rcs[i] = lv__read_version_info(j->st, j->paths[i], &j->arenas[c], &j->infos[i], &e);
+		if (j->rcs[i] < 0 && j->rcs[i] != LV_ENOTFOUND && ch->first_err < 0) {
+			ch->first_err = (int)(i - c * j->per);
+			ch->err = e;
+		}
+	}
+}
+int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const char *const *paths,
+		       size_t n, lv_error *err)
+{
+	/* l->items must have room for n more entries; l->arenas for n more arenas. */
+	if (n == 0)
+		return 0;
+	size_t t = threads > 0 ? (size_t)threads : 1;
+	size_t per = n / (4 * t);
+	per = per < 1 ? 1 : per > 64 ? 64 : per;
+	size_t nchunks = (n + per - 1) / per;
+	int *rcs = lv__calloc(n, sizeof *rcs);
+	chunk *chunks = lv__calloc(nchunks, sizeof *chunks);
+	int rc = 0;
+	if (!rcs || !chunks) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	/* ~384 bytes of strings per manifest (paths, uuid, operation, properties, writer) */
+	size_t block = 384 * per < 1024 ? 1024 : 384 * per > 16384 ? 16384 : 384 * per;
+	lv_arena *arenas = l->arenas + l->narenas;
+	for (size_t c = 0; c < nchunks; c++)
+		lv_arena_init(&arenas[c], block);
+	l->narenas += nchunks;
+	/* read straight into the list's free slots, then close the gaps of vanished ones */
+	lv_version_info *slots = l->items + l->n;
+	job j = { paths, slots, arenas, rcs, chunks, n, per, st };
+	lv_parallel_for(nchunks, threads, read_chunk, &j);
+	/*
+	 * LV_ENOTFOUND can only mean the manifest itself vanished (a missing
+	 * transaction file is not an error): skip and report it.  Anything else
+	 * fails the call, lowest version first.
+	 */
+	for (size_t i = 0; i < n; i++) {
+		if (rcs[i] == 0) {
+			l->items[l->n++] = slots[i]; /* l->n <= slot i: moves down or stays */
+		} else if (rcs[i] == LV_ENOTFOUND) {
+			if ((rc = lv__add_vanished(l, paths[i])) < 0) {
+				lv__err(err, rc, "out of memory");
+				goto out;
+			}
+		} else {
+			rc = rcs[i];
+			if (err)
+				*err = chunks[i / per].err;
+			goto out;
+		}
+	}
+out:
+	free(rcs);
+	free(chunks);
+	return rc;
+}
+
+bool lv__entries_has(const lv_manifest_entry *e, size_t n, uint64_t version)
+{
+	size_t i = lv__lower_bound_u64(e, n, sizeof *e, offsetof(lv_manifest_entry, version), version);
+	return i < n && e[i].version == version;
+}

@@ -1,0 +1,47 @@
+/*
+ * Manifests of _versions/: the listing, one manifest's version record, and
+ * the concurrent reader.
+ */
+#ifndef LV_CORE_MANIFESTS_H
+#define LV_CORE_MANIFESTS_H
+
+#include "lancever/dataset.h"
+#include "util/arena.h"
+
+/* A listed manifest of _versions/. */
+typedef struct lv_manifest_entry {
+	uint64_t version;
+	int scheme;      /* LV_NAME_V1 / LV_NAME_V2 */
+	char path[64];   /* "_versions/<name>" */
+} lv_manifest_entry;
+
+/* Lists _versions/, sorted by version ascending, duplicates (V1+V2 of one version) folded. */
+int lv__list_manifests(lv_storage *st, lv_manifest_entry **out, size_t *n, lv_error *err);
+/* Is `version` among the sorted entries? */
+bool lv__entries_has(const lv_manifest_entry *e, size_t n, uint64_t version);
+
+/*
+ * Reads and parses one manifest (and its transaction) into `info`, strings in `arena`.
+ * LV_ENOTFOUND means the manifest vanished.
+ */
+int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena,
+			  lv_version_info *info, lv_error *err);
+/*
+ * The same from a manifest's bytes already read (`path` names it in errors
+ * and in info->manifest_path).  A transaction kept in _transactions/ is read
+ * only if `read_txn_file`; otherwise such a manifest returns 1 and `info` is
+ * not to be used.
+ */
+int lv__version_info_from_bytes(lv_storage *st, const char *path, const uint8_t *data, size_t size,
+				bool read_txn_file, lv_arena *arena, lv_version_info *info,
+				lv_error *err);
+
+/* Builds the transaction_properties JSON object (sorted keys) from a parsed transaction. */
+struct lv_txn;
+int lv__txn_properties_json(const struct lv_txn *t, lv_arena *arena, const char **out);
+
+/* Reads manifests into l (room for n items and n arenas must exist); vanished ones are recorded. */
+int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const char *const *paths,
+		       size_t n, lv_error *err);
+
+#endif

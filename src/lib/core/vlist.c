@@ -1,0 +1,136 @@
+/*
+ * lv_version_list: the container every history call returns.  Items are
+ * sorted by version; strings live in the list's arenas; a history list
+ * also carries its gaps (version ranges no readable record accounts for).
+ */
+#include "core/vlist.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+void lv_version_list_free(lv_version_list *l)
+{
+	if (!l)
+		return;
+	for (size_t i = 0; i < l->narenas; i++)
+		lv_arena_dispose(&l->arenas[i]);
+	for (size_t i = 0; i < l->nvanished; i++)
+		free(l->vanished[i]);
+	free(l->arenas);
+	free(l->items);
+	free(l->vanished);
+	free(l->gaps);
+	free(l);
+}
+
+size_t lv_version_list_count(const lv_version_list *l) { return l ? l->n : 0; }
+
+const lv_version_info *lv_version_list_get(const lv_version_list *l, size_t i)
+{
+	return l && i < l->n ? &l->items[i] : NULL;
+}
+
+size_t lv_version_list_vanished_count(const lv_version_list *l) { return l ? l->nvanished : 0; }
+
+const char *lv_version_list_vanished(const lv_version_list *l, size_t i)
+{
+	return l && i < l->nvanished ? l->vanished[i] : NULL;
+}
+
+static int cmp_info(const void *a, const void *b)
+{
+	const lv_version_info *x = a, *y = b;
+	return x->version < y->version ? -1 : x->version > y->version;
+}
+
+void lv__sort_infos(lv_version_info *v, size_t n)
+{
+	/* Lists built from a checkpoint are usually sorted already: check first. */
+	size_t i = 1;
+	while (i < n && v[i - 1].version <= v[i].version)
+		i++;
+	if (i < n)
+		qsort(v, n, sizeof *v, cmp_info);
+}
+
+int lv__add_vanished(lv_version_list *l, const char *path)
+{
+	char **nv = lv__reallocarray(l->vanished, l->nvanished + 1, sizeof *nv);
+	if (!nv)
+		return LV_ENOMEM;
+	l->vanished = nv;
+	if (!(nv[l->nvanished] = lv__strdup(path)))
+		return LV_ENOMEM;
+	l->nvanished++;
+	return 0;
+}
+
+lv_version_list *lv__version_list_new(size_t cap_items, size_t cap_arenas)
+{
+	lv_version_list *l = calloc(1, sizeof *l);
+	if (!l)
+		return NULL;
+	/* Not zeroed: every producer writes an item whole before counting it in n. */
+	l->items = lv__reallocarray(NULL, cap_items, sizeof *l->items);
+	l->arenas = lv__calloc(cap_arenas, sizeof *l->arenas);
+	if (!l->items || !l->arenas) {
+		lv_version_list_free(l);
+		return NULL;
+	}
+	return l;
+}
+/* ---- gaps ---- */
+
+int lv__list_find_gaps(lv_version_list *l, uint64_t start)
+{
+	free(l->gaps);
+	l->gaps = NULL;
+	l->ngaps = 0;
+	size_t cap = 0;
+	uint64_t next = start; /* the lowest version not yet accounted for */
+	for (size_t i = 0; i <= l->n; i++) {
+		uint64_t v = i < l->n ? l->items[i].version : next;
+		if (v > next) {
+			uint64_t(*g)[2] = lv__grow(l->gaps, &cap, l->ngaps, sizeof *g, 4);
+			if (!g)
+				return LV_ENOMEM;
+			l->gaps = g;
+			l->gaps[l->ngaps][0] = next;
+			l->gaps[l->ngaps][1] = v - 1;
+			l->ngaps++;
+		}
+		if (i < l->n && v >= next)
+			next = v + 1;
+	}
+	return 0;
+}
+
+uint64_t lv__list_gap_versions(const lv_version_list *l)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < l->ngaps; i++)
+		n += l->gaps[i][1] - l->gaps[i][0] + 1;
+	return n;
+}
+
+size_t lv_version_list_gap_count(const lv_version_list *l) { return l ? l->ngaps : 0; }
+
+bool lv_version_list_gap(const lv_version_list *l, size_t i, uint64_t *first, uint64_t *last)
+{
+	if (!l || i >= l->ngaps)
+		return false;
+	if (first)
+		*first = l->gaps[i][0];
+	if (last)
+		*last = l->gaps[i][1];
+	return true;
+}
+
+const lv_version_info *lv__vlist_find(const lv_version_list *l, uint64_t version)
+{
+	size_t i = lv__lower_bound_u64(l->items, l->n, sizeof *l->items,
+				       offsetof(lv_version_info, version), version);
+	return i < l->n && l->items[i].version == version ? &l->items[i] : NULL;
+}

@@ -1,0 +1,32 @@
+/*
+ * The version list (struct lv_version_list) and its helpers.  Items are
+ * sorted by version once a producer calls lv__sort_infos.
+ */
+#ifndef LV_CORE_VLIST_H
+#define LV_CORE_VLIST_H
+
+#include "lancever/dataset.h"
+#include "util/arena.h"
+
+struct lv_version_list {
+	lv_version_info *items;
+	size_t n;
+	lv_arena *arenas;
+	size_t narenas;
+	char **vanished;
+	size_t nvanished;
+	uint64_t (*gaps)[2]; /* history lists: unrecorded version ranges [first, last] */
+	size_t ngaps;
+};
+
+/* Room for cap_items items and cap_arenas arenas (not initialised); NULL on OOM. */
+lv_version_list *lv__version_list_new(size_t cap_items, size_t cap_arenas);
+int lv__add_vanished(lv_version_list *l, const char *path);
+void lv__sort_infos(lv_version_info *v, size_t n);
+/* The item of `version` in a sorted list, or NULL. */
+const lv_version_info *lv__vlist_find(const lv_version_list *l, uint64_t version);
+/* Records l's gaps: versions in [start, newest row] that no row holds.  LV_ENOMEM or 0. */
+int lv__list_find_gaps(lv_version_list *l, uint64_t start);
+uint64_t lv__list_gap_versions(const lv_version_list *l);
+
+#endif
