@@ -11,38 +11,45 @@
 
 #include "cli.h"
 
-static int read_all(const char *path, uint8_t **out, size_t *len)
+/* A file larger than this is not inspected (the whole file is decoded in memory). */
+#define INSPECT_MAX_BYTES ((uint64_t)2 << 30)
+
+/*
+ * Reads a local file through the storage layer, which reads regular files
+ * only (a device such as /dev/zero or a FIFO is refused, never read), after
+ * checking its size.
+ */
+static int read_file(const char *path, lv_buf *out, lv_error *err)
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -1;
-	size_t cap = 1 << 16, n = 0;
-	uint8_t *b = malloc(cap);
-	while (b) {
-		if (n == cap) {
-			uint8_t *nb = cap > SIZE_MAX / 2 ? NULL : realloc(b, cap * 2);
-			if (!nb) {
-				free(b);
-				b = NULL;
-				break;
-			}
-			b = nb;
-			cap *= 2;
-		}
-		size_t k = fread(b + n, 1, cap - n, f);
-		n += k;
-		if (k == 0)
-			break;
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	const char *name = slash ? slash + 1 : path;
+	lv_storage *st = NULL;
+	uint64_t size = 0;
+	int rc = dir ? lv_storage_open(&st, dir, NULL, err) : -1;
+	if (!dir) {
+		snprintf(err->message, sizeof err->message, "out of memory");
+		err->code = rc = LV_ENOMEM;
 	}
-	int bad = ferror(f);
-	fclose(f);
-	if (!b || bad) {
-		free(b);
-		return -1;
+	if (rc == 0)
+		rc = lv_storage_head(st, name, &size, NULL, err);
+	if (rc == 0 && size > INSPECT_MAX_BYTES) {
+		snprintf(err->message, sizeof err->message,
+			 "%s: %" PRIu64 " bytes; inspect reads files of at most %" PRIu64 " bytes", path,
+			 size, INSPECT_MAX_BYTES);
+		err->code = rc = LV_ELIMIT;
 	}
-	*out = b;
-	*len = n;
-	return 0;
+	if (rc == 0)
+		rc = lv_storage_read(st, name, out, err);
+	if (rc < 0 && rc != LV_ELIMIT) { /* name the file as the user gave it */
+		char why[sizeof err->message];
+		const char *m = strstr(err->message, ": ");
+		snprintf(why, sizeof why, "%s", m ? m + 2 : err->message);
+		snprintf(err->message, sizeof err->message, "%.200s: %.300s", path, why);
+	}
+	lv_storage_free(st);
+	free(dir);
+	return rc;
 }
 
 static bool is_null(const lv_column *c, size_t r) { return c->validity && !c->validity[r]; }
@@ -203,16 +210,13 @@ int lvcli_inspect(int argc, char **argv)
 	}
 	if (!path)
 		return lvcli_usage_error("usage: lancever inspect FILE.lance [--json|--csv]");
-	uint8_t *data;
-	size_t size;
-	if (read_all(path, &data, &size) != 0) {
-		fprintf(stderr, "lancever: cannot read %s: %s\n", path, strerror(errno));
-		return 1;
-	}
-	lv_lancefile *f;
 	lv_error e = { 0 };
-	int rc = lv_lancefile_read(&f, data, size, path, &e);
-	free(data);
+	lv_buf data = { 0 };
+	if (read_file(path, &data, &e) != 0)
+		return lvcli_fail(&e);
+	lv_lancefile *f;
+	int rc = lv_lancefile_read(&f, data.ptr, data.size, path, &e);
+	lv_buf_dispose(&data);
 	if (rc != 0)
 		return lvcli_fail(&e);
 	if (mode == 1)

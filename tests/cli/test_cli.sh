@@ -166,6 +166,20 @@ printf keep >"$T/existing.ref"
 row "inspect --write-test EXISTING" 2 $USAGE "unknown option '--write-test'" inspect --write-test "$T/existing.lance" --rows 3
 check "inspect --write-test leaves an existing file alone" cmp -s "$T/existing.lance" "$T/existing.ref"
 
+# ---- only regular files are read, sizes checked first (issue 13) ----
+mkfifo "$T/fifo"
+run "inspect a FIFO does not hang" 1 - "$T/fifo: not a regular file" "$T/stdout" timeout 20 "$LV" inspect "$T/fifo"
+run "inspect /dev/zero is refused, not read" 1 - "/dev/zero: not a regular file" "$T/stdout" timeout 20 "$LV" inspect /dev/zero
+truncate -s 50G "$T/sparse.lance"
+row "inspect a 50 GB file is refused before reading" 1 - "sparse.lance: 53687091200 bytes; inspect reads files of at most" inspect "$T/sparse.lance"
+rm -f "$T/sparse.lance"
+cp -r "$SRC" "$T/junk.lance"
+truncate -s 3G "$T/junk.lance/_versions/18446744073709551000.manifest"
+row "a 3 GiB junk manifest is refused by size" 1 - "18446744073709551000.manifest: 3221225472 bytes, more than the" versions "$T/junk.lance"
+truncate -s 900M "$T/junk.lance/_versions/18446744073709551000.manifest"
+row "a 900 MB junk manifest is refused by its footer" 1 - "18446744073709551000.manifest: no Lance footer at its end" versions "$T/junk.lance"
+rm -rf "$T/junk.lance"
+
 # ---- the test-file writer that replaced it (bench/write_lancefile) ----
 if [ -n "$WL" ]; then
 	run "write_lancefile writes" 0 - - "$T/stdout" "$WL" "$T/w.lance" --rows 3 --version 2.0

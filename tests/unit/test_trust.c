@@ -365,6 +365,36 @@ static void test_writer_merges_older_usable(void **state)
 	lv_storage_free(st);
 }
 
+/* A manifest whose name and content disagree (v1's bytes under v15's name) is corrupt, named
+ * in the error, and cleanup stops.  Before: version 1 was listed twice and a dry run planned
+ * to delete the file. */
+static void test_manifest_name_must_match_content(void **state)
+{
+	(void)state;
+	lv_storage *st = NULL;
+	CHECK(lv_storage_mem_new(&st, &err));
+	commit_range(st, 1, 14);
+	char p1[96], p15[96];
+	lv_buf b = { 0 };
+	CHECK(lv_storage_read(st, synth_manifest_path(p1, sizeof p1, 1), &b, &err));
+	CHECK(lv_storage_write(st, synth_manifest_path(p15, sizeof p15, 15), b.ptr, b.size, &err));
+	lv_buf_dispose(&b);
+	lv_dataset *ds = open_ds(st);
+	lv_version_list *l = NULL;
+	lv_error e = { 0 };
+	assert_int_equal(lv_versions(&l, ds, NULL, &e), LV_ECORRUPT);
+	assert_non_null(strstr(e.message, p15));
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.retain_versions = 2;
+	p.dry_run = true;
+	p.now_ms = 1800000000000LL;
+	memset(&e, 0, sizeof e);
+	assert_int_equal(lv_cleanup(ds, &p, NULL, &e), LV_ECORRUPT);
+	assert_non_null(strstr(e.message, p15));
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_writer_keeps_damaged_checkpoint),
 		cmocka_unit_test(test_writer_never_replaces_unreadable),
 		cmocka_unit_test(test_writer_merges_older_usable),
+		cmocka_unit_test(test_manifest_name_must_match_content),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

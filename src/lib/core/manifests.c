@@ -15,9 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fetch.h"
 #include "core/vlist.h"
 #include "format/manifest.h"
 #include "util/util.h"
+
+/* A transaction file larger than this is refused (Lance's are a few KB). */
+#define LV__TXN_MAX ((uint64_t)64 << 20)
 /* ---- listing ---- */
 
 typedef struct list_ctx {
@@ -191,8 +195,9 @@ int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena, lv_
 			  lv_error *err)
 {
 	lv_buf file = { 0 };
+	uint64_t held;
 	memset(info, 0, sizeof *info);
-	int rc = lv_storage_read(st, path, &file, err);
+	int rc = lv__fetch_footered(st, path, LV__FETCH_MAX, NULL, &file, &held, err);
 	if (rc < 0)
 		return rc;
 	rc = lv__version_info_from_bytes(st, path, file.ptr, file.size, true, arena, info, err);
@@ -283,7 +288,7 @@ int lv__version_info_from_bytes(lv_storage *st, const char *path, const uint8_t 
 		}
 		snprintf(txn_name, sizeof txn_name, "_transactions/%.*s", (int)m.transaction_file.n,
 			 m.transaction_file.p);
-		rc = lv_storage_read(st, txn_name, &txnfile, err);
+		rc = lv__fetch_capped(st, txn_name, LV__TXN_MAX, &txnfile, err);
 		if (rc == 0) {
 			have_txn = true;
 			tp = txnfile.ptr;
@@ -314,62 +319,123 @@ out:
 	return rc;
 }
 
-/* ---- the parallel listing ---- */
+/* ---- the concurrent reader ---- */
 
 /*
  * Manifests are read in chunks of consecutive items: one worker reads a
- * chunk's manifests one after another into one arena, and keeps the chunk's
- * first hard error.  Small batches (a tail) get chunks of one, so every
- * manifest is in flight at once; long ones (a whole history) share arenas
- * instead of paying a block and an error buffer per version.
+ * chunk's manifests one after another (footer-first, within the budget of
+ * bytes in flight) and hands each to the visitor with its chunk's index, so a
+ * visitor can keep one arena per chunk; the chunk keeps its first hard error.
+ * Small batches (a tail) get chunks of one, so every manifest is in flight at
+ * once; long ones (a whole history) share arenas instead of paying a block
+ * and an error buffer per version.
  */
 typedef struct chunk {
-	int first_err;         /* index of the chunk's first hard error, or -1 */
+	int first_err; /* index of the chunk's first hard error, or -1 */
 	lv_error err;
 } chunk;
 
-typedef struct job {
+typedef struct each_job {
+	lv_storage *st;
 	const char *const *paths;
-	lv_version_info *infos;
-	lv_arena *arenas; /* one per chunk */
+	size_t n, per;
+	lv__manifest_fn fn;
+	void *ctx;
 	int *rcs;
 	chunk *chunks;
-	size_t n, per;
-	lv_storage *st;
-} job;
+	lv__budget budget;
+} each_job;
 
-static void read_chunk(size_t c, void *arg)
+static void each_chunk(size_t c, void *arg)
 {
-	job *j = arg;
+	each_job *j = arg;
 	chunk *ch = &j->chunks[c];
 	ch->first_err = -1;
 	size_t end = (c + 1) * j->per < j->n ? (c + 1) * j->per : j->n;
 	for (size_t i = c * j->per; i < end; i++) {
 		lv_error e = { 0 };
-		j->rcs[i] = lv__read_version_info(j->st, j->paths[i], &j->arenas[c], &j->infos[i], &e);
-		if (j->rcs[i] < 0 && j->rcs[i] != LV_ENOTFOUND && ch->first_err < 0) {
+		lv_buf b = { 0 };
+		uint64_t held = 0;
+		int rc = lv__fetch_footered(j->st, j->paths[i], LV__FETCH_MAX, &j->budget, &b, &held, &e);
+		if (rc == 0)
+			rc = j->fn(j->ctx, c, i, j->paths[i], b.ptr, b.size, &e);
+		lv_buf_dispose(&b);
+		lv__budget_release(&j->budget, held);
+		j->rcs[i] = rc;
+		if (rc < 0 && rc != LV_ENOTFOUND && ch->first_err < 0) {
 			ch->first_err = (int)(i - c * j->per);
 			ch->err = e;
 		}
 	}
 }
+
+size_t lv__manifests_per_chunk(size_t n, int threads)
+{
+	size_t t = threads > 0 ? (size_t)threads : 1;
+	size_t per = n / (4 * t);
+	return per < 1 ? 1 : per > 64 ? 64 : per;
+}
+
+int lv__manifests_each(lv_storage *st, int threads, const char *const *paths, size_t n, size_t per,
+		       lv__manifest_fn fn, void *ctx, int *rcs, lv_error *err)
+{
+	if (n == 0)
+		return 0;
+	size_t nchunks = (n + per - 1) / per;
+	chunk *chunks = lv__calloc(nchunks, sizeof *chunks);
+	if (!chunks)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	each_job j;
+	memset(&j, 0, sizeof j);
+	j.st = st;
+	j.paths = paths;
+	j.n = n;
+	j.per = per;
+	j.fn = fn;
+	j.ctx = ctx;
+	j.rcs = rcs;
+	j.chunks = chunks;
+	lv__budget_init(&j.budget, LV__FETCH_INFLIGHT);
+	lv_parallel_for(nchunks, threads, each_chunk, &j);
+	lv__budget_dispose(&j.budget);
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (rcs[i] < 0 && rcs[i] != LV_ENOTFOUND) {
+			rc = rcs[i];
+			if (err)
+				*err = chunks[i / per].err;
+		}
+	free(chunks);
+	return rc;
+}
+
+/* ---- manifests into a version list ---- */
+
+typedef struct into_list {
+	lv_storage *st;
+	lv_version_info *slots;
+	lv_arena *arenas; /* one per chunk */
+} into_list;
+
+static int info_visit(void *ctx, size_t c, size_t i, const char *path, const uint8_t *data,
+		      size_t size, lv_error *err)
+{
+	into_list *t = ctx;
+	return lv__version_info_from_bytes(t->st, path, data, size, true, &t->arenas[c], &t->slots[i],
+					   err);
+}
+
 int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const char *const *paths,
 		       size_t n, lv_error *err)
 {
 	/* l->items must have room for n more entries; l->arenas for n more arenas. */
 	if (n == 0)
 		return 0;
-	size_t t = threads > 0 ? (size_t)threads : 1;
-	size_t per = n / (4 * t);
-	per = per < 1 ? 1 : per > 64 ? 64 : per;
+	size_t per = lv__manifests_per_chunk(n, threads);
 	size_t nchunks = (n + per - 1) / per;
 	int *rcs = lv__calloc(n, sizeof *rcs);
-	chunk *chunks = lv__calloc(nchunks, sizeof *chunks);
-	int rc = 0;
-	if (!rcs || !chunks) {
-		rc = lv__err(err, LV_ENOMEM, "out of memory");
-		goto out;
-	}
+	if (!rcs)
+		return lv__err(err, LV_ENOMEM, "out of memory");
 	/* ~384 bytes of strings per manifest (paths, uuid, operation, properties, writer) */
 	size_t block = 384 * per < 1024 ? 1024 : 384 * per > 16384 ? 16384 : 384 * per;
 	lv_arena *arenas = l->arenas + l->narenas;
@@ -378,31 +444,20 @@ int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const ch
 	l->narenas += nchunks;
 	/* read straight into the list's free slots, then close the gaps of vanished ones */
 	lv_version_info *slots = l->items + l->n;
-	job j = { paths, slots, arenas, rcs, chunks, n, per, st };
-	lv_parallel_for(nchunks, threads, read_chunk, &j);
+	into_list t = { st, slots, arenas };
+	int rc = lv__manifests_each(st, threads, paths, n, per, info_visit, &t, rcs, err);
 	/*
 	 * LV_ENOTFOUND can only mean the manifest itself vanished (a missing
 	 * transaction file is not an error): skip and report it.  Anything else
 	 * fails the call, lowest version first.
 	 */
-	for (size_t i = 0; i < n; i++) {
-		if (rcs[i] == 0) {
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (rcs[i] == 0)
 			l->items[l->n++] = slots[i]; /* l->n <= slot i: moves down or stays */
-		} else if (rcs[i] == LV_ENOTFOUND) {
-			if ((rc = lv__add_vanished(l, paths[i])) < 0) {
-				lv__err(err, rc, "out of memory");
-				goto out;
-			}
-		} else {
-			rc = rcs[i];
-			if (err)
-				*err = chunks[i / per].err;
-			goto out;
-		}
+		else if ((rc = lv__add_vanished(l, paths[i])) < 0)
+			lv__err(err, rc, "out of memory");
 	}
-out:
 	free(rcs);
-	free(chunks);
 	return rc;
 }
 

@@ -40,6 +40,22 @@ int lv__version_info_from_bytes(lv_storage *st, const char *path, const uint8_t 
 struct lv_txn;
 int lv__txn_properties_json(const struct lv_txn *t, lv_arena *arena, const char **out);
 
+/*
+ * The one concurrent manifest reader.  paths[0..n) are read footer-first
+ * (core/fetch.h) by `threads` workers, in chunks of `per` consecutive items,
+ * with a cap on bytes of large manifests in flight; each is handed to `fn`
+ * (on a worker thread; `data` valid during the call) with its chunk index.
+ * rcs[i] gets each item's result: 0, LV_ENOTFOUND (the manifest vanished:
+ * the caller decides) or an error.  Returns 0, or the error of the lowest
+ * failed item (its message in *err).
+ */
+typedef int (*lv__manifest_fn)(void *ctx, size_t chunk, size_t i, const char *path,
+			       const uint8_t *data, size_t size, lv_error *err);
+int lv__manifests_each(lv_storage *st, int threads, const char *const *paths, size_t n, size_t per,
+		       lv__manifest_fn fn, void *ctx, int *rcs, lv_error *err);
+/* The chunk size lv__read_into_list uses for n manifests. */
+size_t lv__manifests_per_chunk(size_t n, int threads);
+
 /* Reads manifests into l (room for n items and n arenas must exist); vanished ones are recorded. */
 int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const char *const *paths,
 		       size_t n, lv_error *err);

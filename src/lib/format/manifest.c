@@ -439,6 +439,15 @@ int lv__manifest_parse(const uint8_t *file, size_t size, const char *name,
 	out->msg_len = len;
 	lv_pb_field top = { .num = 0, .wire = LV_PB_LEN, .data = out->msg, .len = len };
 	LV_TRY(parse_message(&top, name, vis, out, err));
+	/* A manifest named for a version must hold that version (a copy under another
+	 * version's name would list one version twice, and a cleanup would plan on it). */
+	const char *slash = name ? strrchr(name, '/') : NULL;
+	uint64_t named;
+	if (name && lv__version_name_parse(slash ? slash + 1 : name, &named) != LV_NAME_NONE &&
+	    named != out->version)
+		return lv__err(err, LV_ECORRUPT,
+			       "manifest %s: holds version %llu but its name says %llu", name,
+			       (unsigned long long)out->version, (unsigned long long)named);
 	if (out->reader_flags & ~(uint64_t)LV_READER_FLAGS_KNOWN)
 		return lv__err(err, LV_EUNSUPPORTED,
 			       "manifest %s: unknown reader feature flags 0x%llx (lancever knows 0x%x)",

@@ -178,8 +178,10 @@ static size_t on_header(char *p, size_t sz, size_t n, void *u)
 		if (lv_parse_u64(x, strlen(x), &v)) {
 			r->content_length = v;
 			r->has_length = true;
-			/* refuse an oversized body before receiving it */
-			if (r->hstatus >= 200 && r->hstatus <= 299 && !r->ranged && !r->keep_ok &&
+			/* refuse an oversized body before receiving it (also the whole object a
+			 * server sends when it ignores Range) */
+			bool whole = !r->ranged || r->hstatus == 200;
+			if (r->hstatus >= 200 && r->hstatus <= 299 && whole && !r->keep_ok &&
 			    v > r->max_ok) {
 				r->too_large = true;
 				return 0;

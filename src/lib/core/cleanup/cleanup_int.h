@@ -1,0 +1,101 @@
+/*
+ * Internals shared by the files of lv_cleanup (core/cleanup/): what each
+ * manifest references, the plan, the file listing and the deleter.
+ */
+#ifndef LV_CORE_CLEANUP_INT_H
+#define LV_CORE_CLEANUP_INT_H
+
+#include "core/cleanup/strset.h"
+#include "core/dataset.h"
+#include "lancever/cleanup.h"
+#include "util/arena.h"
+#include "util/util.h"
+
+/* ---- what a manifest references (mrefs.c) ---- */
+
+/* A referenced path longer than this is refused; a key adds at most a directory prefix. */
+#define LV__REF_PATH_MAX 4000
+#define LV__CLEANUP_KEY_MAX (LV__REF_PATH_MAX + 64)
+
+/* A version's history row built from the manifest bytes cleanup reads anyway. */
+typedef struct lv__mrow {
+	lv_version_info info;
+	lv_arena arena; /* info's strings */
+} lv__mrow;
+
+typedef struct lv__mref {
+	const char *path;   /* manifest path (owned) */
+	bool branch;        /* a branch's manifest: only its base_id files concern the root */
+	uint64_t version;
+	int64_t ts_ms;
+	uint64_t size;
+	lv_dbuf refs;       /* NUL-separated root-relative paths ("_indices/<uuid>" for indices) */
+	lv_error *err;      /* while its manifest is parsed: where a refusal is written */
+	bool want_info;     /* a version of main: also build its history row (for the checkpoint) */
+	lv__mrow *row;      /* that row, when built (not for a transaction in _transactions/) */
+} lv__mref;
+
+typedef struct lv__mrefs_job {
+	lv_storage *st;
+	lv__mref *m;
+} lv__mrefs_job;
+
+/* Reads the manifests of m[0..n) concurrently; fails with the first error (lowest index). */
+int lv__mrefs_read(lv_dataset *ds, lv__mref *m, size_t n, lv_error *err);
+/* Adds every path m references to s.  0 or LV_ENOMEM. */
+int lv__mrefs_add_to(lv__strset *s, const lv__mref *m);
+void lv__mrefs_dispose(lv__mref *m, size_t n);
+/* References of every branch's manifests and of detached versions, added to `referenced`. */
+int lv__refs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err);
+/* References of manifests committed after `latest` (concurrent writers), added to `referenced`. */
+int lv__refs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, lv_error *err);
+
+/* ---- listing (files.c) ---- */
+
+typedef struct lv__file_ent {
+	char *path;
+	uint64_t size;
+	int64_t mtime_ms;
+} lv__file_ent;
+
+typedef struct lv__file_vec {
+	lv__file_ent *v;
+	size_t n, cap;
+	int rc;
+} lv__file_vec;
+
+/* A listing callback appending to an lv__file_vec (payload). */
+int lv__collect_file(const lv_list_entry *e, void *payload);
+void lv__file_vec_dispose(lv__file_vec *fv);
+bool lv__ends_with(const char *s, const char *suf);
+
+/* ---- deleting (sweep.c) ---- */
+
+/* Deletions are queued and sent in batches (one DeleteObjects request per 1000 on S3). */
+#define LV__DEL_BATCH 1000
+
+typedef struct lv__deleter {
+	lv_dataset *ds;
+	const lv_cleanup_policy *p;
+	lv_cleanup_stats *s;
+	const char *path[LV__DEL_BATCH];
+	int kind[LV__DEL_BATCH];
+	uint64_t size[LV__DEL_BATCH];
+	int rcs[LV__DEL_BATCH];
+	size_t n;
+	uint64_t manifests_deleted; /* old manifests this process deleted */
+} lv__deleter;
+
+/* Sends the queued deletes. */
+int lv__del_flush(lv__deleter *d, lv_error *err);
+/* Queues `path` (which must stay valid until the next flush); reports it to on_file. */
+int lv__remove_file(lv__deleter *d, const char *path, int kind, uint64_t size, const char *reason,
+		    lv_error *err);
+/*
+ * Which rule a listed file falls under (an LV_KIND_*), or -1: never touched
+ * by the listing pass.  `key` receives the name it is referenced by (an
+ * index's directory for files under _indices/).
+ */
+int lv__classify(const char *path, char *key, size_t cap);
+
+#endif

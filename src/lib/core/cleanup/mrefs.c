@@ -1,0 +1,281 @@
+/*
+ * What each manifest references (data, deletion, index, transaction and
+ * external files), collected by the one concurrent manifest reader.
+ *
+ * Invariants:
+ *  - A referenced path is relative to the dataset root and can never leave
+ *    it: an absolute path, a scheme, a backslash or a "."/".." segment makes
+ *    the whole cleanup refuse.
+ *  - A manifest that vanishes while cleanup reads it aborts the cleanup (a
+ *    concurrent cleanup): nothing is deleted on a partial picture.
+ */
+#include "core/cleanup/cleanup_int.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/manifests.h"
+#include "format/manifest.h"
+#include "util/util.h"
+
+/* ---- per-manifest reference collection ---- */
+
+/* A path from a manifest, relative to the dataset root: refuse anything that could leave it. */
+static bool safe_rel(const char *p, size_t n)
+{
+	if (n == 0 || n > LV__REF_PATH_MAX || p[0] == '/' || p[0] == '\\')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (p[i] == 0 || p[i] == '\\' || (p[i] == ':' && i + 2 < n && p[i + 1] == '/' && p[i + 2] == '/'))
+			return false;
+	/* no "." or ".." segment */
+	size_t s = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n || p[i] == '/') {
+			size_t l = i - s;
+			if (l == 0 || (l == 1 && p[s] == '.') || (l == 2 && p[s] == '.' && p[s + 1] == '.'))
+				return false;
+			s = i + 1;
+		}
+	}
+	return true;
+}
+
+static int add_ref(lv__mref *m, const char *fmt_prefix, const char *p, size_t n)
+{
+	if (!safe_rel(p, n))
+		return lv__err(m->err, LV_ECORRUPT,
+			       "manifest %s: file path '%.*s' would leave the dataset root; refusing to clean up",
+			       m->path, (int)(n > 200 ? 200 : n), p);
+	if (lv_dbuf_adds(&m->refs, fmt_prefix) < 0 || lv_dbuf_add(&m->refs, p, n) < 0 ||
+	    lv_dbuf_addc(&m->refs, 0) < 0)
+		return lv__err(m->err, LV_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int on_data(const lv_data_file_ref *f, void *payload)
+{
+	lv__mref *m = payload;
+	/* Own files live under data/; a base_id file lives under another root (a branch's parent,
+	 * a clone source).  In a branch's manifest, base_id files are the ones in *our* root:
+	 * protect them all (over-protecting only ever keeps a file). */
+	if (f->has_base_id != m->branch)
+		return 0;
+	return add_ref(m, "data/", f->path.p, f->path.n);
+}
+
+static int on_deletion(const lv_deletion_ref *d, void *payload)
+{
+	lv__mref *m = payload;
+	if (d->has_base_id != m->branch)
+		return 0;
+	char name[96];
+	int n = snprintf(name, sizeof name, "%" PRIu64 "-%" PRIu64 "-%" PRIu64 ".%s", d->fragment_id,
+			 d->read_version, d->id, d->file_type == 1 ? "bin" : "arrow");
+	return add_ref(m, "_deletions/", name, (size_t)n);
+}
+
+static int on_external(lv_sv path, void *payload)
+{
+	lv__mref *m = payload;
+	return m->branch ? 0 : add_ref(m, "", path.p, path.n);
+}
+
+static int on_index(const lv_index_ref *idx, void *payload)
+{
+	lv__mref *m = payload;
+	if (idx->has_base_id != m->branch)
+		return 0;
+	char u[40];
+	const uint8_t *b = idx->uuid;
+	int n = snprintf(u, sizeof u,
+			 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
+			 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+			 b[13], b[14], b[15]);
+	return add_ref(m, "_indices/", u, (size_t)n);
+}
+
+/* Collects one manifest's references (and, if wanted, its history row): a reader visitor. */
+static int refs_visit(void *ctx, size_t chunk, size_t i, const char *path, const uint8_t *data,
+		      size_t size, lv_error *err)
+{
+	(void)chunk;
+	(void)path;
+	lv__mrefs_job *j = ctx;
+	lv__mref *m = &j->m[i];
+	lv_manifest man;
+	m->err = err;
+	lv_manifest_visitor vis = { on_data, on_deletion, on_external, m };
+	m->size = size;
+	int rc = lv__manifest_parse(data, size, m->path, &vis, &man, err);
+	if (rc == 0 && err->code < 0) /* a visitor refusal */
+		rc = err->code;
+	if (rc == 0) {
+		m->version = man.version;
+		m->ts_ms = lv__manifest_ts_millis(&man, NULL);
+		long k = lv__manifest_indices(&man, m->path, on_index, m, err);
+		if (k < 0)
+			rc = err->code < 0 ? err->code : (int)k;
+	}
+	if (rc == 0 && man.transaction_file.n && !m->branch)
+		rc = add_ref(m, "_transactions/", man.transaction_file.p, man.transaction_file.n);
+	if (rc == 0 && man.transaction_file.n &&
+	    memchr(man.transaction_file.p, '/', man.transaction_file.n))
+		rc = lv__err(err, LV_ECORRUPT, "manifest %s: unsafe transaction_file name", m->path);
+	m->err = NULL;
+	/*
+	 * The checkpoint written before anything is deleted needs this version's
+	 * row; build it from the bytes in hand rather than have the checkpoint
+	 * writer read the manifest again.  Best effort: on any failure (or a
+	 * transaction in its own file) the writer reads the manifest itself.
+	 */
+	if (rc == 0 && m->want_info) {
+		lv_error ie = { 0 };
+		lv__mrow *r = malloc(sizeof *r);
+		if (r) {
+			lv_arena_init(&r->arena, 512);
+			if (lv__version_info_from_bytes(j->st, m->path, data, size, false, &r->arena,
+							&r->info, &ie) == 0 &&
+			    r->info.version == m->version) {
+				m->row = r;
+			} else {
+				lv_arena_dispose(&r->arena);
+				free(r);
+			}
+		}
+	}
+	return rc;
+}
+
+int lv__mrefs_read(lv_dataset *ds, lv__mref *m, size_t n, lv_error *err)
+{
+	if (n == 0)
+		return 0;
+	const char **paths = lv__calloc(n, sizeof *paths);
+	int *rcs = lv__calloc(n, sizeof *rcs);
+	int rc = 0;
+	if (!paths || !rcs)
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && rc == 0; i++)
+		paths[i] = m[i].path;
+	lv__mrefs_job j = { ds->root, m };
+	if (rc == 0)
+		rc = lv__manifests_each(ds->root, ds->threads, paths, n,
+					 lv__manifests_per_chunk(n, ds->threads), refs_visit, &j, rcs, err);
+	/* A manifest gone while cleanup reads it: a concurrent cleanup; stop before deleting. */
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if (rcs[i] == LV_ENOTFOUND)
+			rc = lv__err(err, LV_EIO,
+				     "manifest %s vanished during cleanup (a concurrent cleanup?); aborting",
+				     m[i].path);
+	free(paths);
+	free(rcs);
+	return rc;
+}
+
+int lv__mrefs_add_to(lv__strset *s, const lv__mref *m)
+{
+	for (size_t off = 0; off < m->refs.len;) {
+		const char *p = (const char *)m->refs.ptr + off;
+		LV_TRY(lv__strset_add(s, p));
+		off += strlen(p) + 1;
+	}
+	return 0;
+}
+
+void lv__mrefs_dispose(lv__mref *m, size_t n)
+{
+	for (size_t i = 0; m && i < n; i++) {
+		lv_dbuf_dispose(&m[i].refs);
+		if (m[i].row) {
+			lv_arena_dispose(&m[i].row->arena);
+			free(m[i].row);
+		}
+		free((char *)m[i].path);
+	}
+	free(m);
+}
+
+/*
+ * Manifests that are not versions of this dataset but may use its files:
+ * every branch's (any tree/ ** /_versions/ *.manifest: their base_id files are
+ * ours) and detached versions (_versions/d*.manifest).  Their references are
+ * all kept.
+ */
+int lv__refs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err)
+{
+	lv__file_vec fv = { 0 };
+	int rc = lv_storage_list(ds->root, "tree", true, lv__collect_file, &fv, err);
+	size_t nbranch = fv.n;
+	if (rc >= 0 && fv.rc == 0)
+		rc = lv_storage_list_names(ds->root, "_versions", lv__collect_file, &fv, err);
+	if (rc >= 0 && fv.rc < 0)
+		rc = lv__err(err, fv.rc, "out of memory");
+	lv__mref *m = NULL;
+	size_t n = 0;
+	if (rc < 0)
+		goto out;
+	m = lv__calloc(fv.n ? fv.n : 1, sizeof *m);
+	if (!m) {
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < fv.n; i++) {
+		const char *base = lv__basename(fv.v[i].path);
+		uint64_t v;
+		size_t pl = strlen(fv.v[i].path), bl = strlen(base);
+		bool branch = i < nbranch;
+		if (branch ? lv__version_name_parse(base, &v) == LV_NAME_NONE || pl < bl + 10 ||
+				     memcmp(fv.v[i].path + pl - bl - 10, "_versions/", 10)
+			   : base[0] != 'd' || !lv__ends_with(base, ".manifest"))
+			continue;
+		m[n].path = fv.v[i].path;
+		fv.v[i].path = NULL;
+		m[n].branch = branch;
+		lv_dbuf_init(&m[n].refs, 0);
+		n++;
+	}
+	if ((rc = lv__mrefs_read(ds, m, n, err)) < 0)
+		goto out;
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if ((rc = lv__mrefs_add_to(referenced, &m[i])) < 0)
+			lv__err(err, rc, "out of memory");
+out:
+	lv__mrefs_dispose(m, n);
+	lv__file_vec_dispose(&fv);
+	return rc;
+}
+
+/* References of manifests committed after `latest` (concurrent writers), added to `referenced`. */
+int lv__refs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, lv_error *err)
+{
+	lv_manifest_entry *e = NULL;
+	size_t ne = 0;
+	int rc = lv__list_manifests(ds->st, &e, &ne, err);
+	if (rc < 0)
+		return rc;
+	size_t first = ne;
+	while (first > 0 && e[first - 1].version > latest)
+		first--;
+	size_t n = ne - first;
+	lv__mref *m = n ? lv__calloc(n, sizeof *m) : NULL;
+	if (n && !m) {
+		free(e);
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		lv_dbuf_init(&m[i].refs, 0);
+		if (!(m[i].path = lv__strdup(e[first + i].path)))
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	if (rc == 0)
+		rc = lv__mrefs_read(ds, m, n, err);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		if ((rc = lv__mrefs_add_to(referenced, &m[i])) < 0)
+			lv__err(err, rc, "out of memory");
+	lv__mrefs_dispose(m, n);
+	free(e);
+	return rc;
+}

@@ -1,0 +1,67 @@
+/*
+ * Deleting: the rule each listed file falls under, and batched deletes
+ * (one DeleteObjects request per 1000 on S3).  Stats count only what this
+ * process deleted.
+ */
+#include "core/cleanup/cleanup_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+int lv__del_flush(lv__deleter *d, lv_error *err)
+{
+	if (!d->n)
+		return 0;
+	int rc = d->p->dry_run ? 0 : lv_storage_delete_many(d->ds->root, d->path, d->n, d->rcs, err);
+	for (size_t i = 0; i < d->n; i++) {
+		/* Only what this process removed counts: LV_ENOTFOUND is a concurrent cleanup's. */
+		if (d->p->dry_run || d->rcs[i] == 0) {
+			d->s->files_removed[d->kind[i]]++;
+			d->s->bytes_removed[d->kind[i]] += d->size[i];
+			d->manifests_deleted += d->kind[i] == LV_KIND_MANIFEST;
+		}
+	}
+	d->n = 0;
+	return rc;
+}
+
+int lv__remove_file(lv__deleter *d, const char *path, int kind, uint64_t size, const char *reason,
+		       lv_error *err)
+{
+	if (d->p->on_file)
+		d->p->on_file(path, kind, size, reason, d->p->payload);
+	d->path[d->n] = path;
+	d->kind[d->n] = kind;
+	d->size[d->n] = size;
+	d->n++;
+	return d->n == LV__DEL_BATCH ? lv__del_flush(d, err) : 0;
+}
+
+int lv__classify(const char *path, char *key, size_t cap)
+{
+	snprintf(key, cap, "%s", path);
+	if (!strncmp(path, "data/", 5))
+		return lv__ends_with(path, ".lance") ? LV_KIND_DATA : -1;
+	if (!strncmp(path, "_deletions/", 11))
+		return lv__ends_with(path, ".arrow") || lv__ends_with(path, ".bin") ? LV_KIND_DELETION : -1;
+	if (!strncmp(path, "_transactions/", 14))
+		return lv__ends_with(path, ".txn") ? LV_KIND_TRANSACTION : -1;
+	if (!strncmp(path, "_indices/", 9)) {
+		const char *u = path + 9, *slash = strchr(u, '/');
+		if (!slash || slash == u)
+			return -1;
+		snprintf(key, cap, "_indices/%.*s", (int)(slash - u), u);
+		return LV_KIND_INDEX;
+	}
+	if (!strncmp(path, "_versions/", 10)) {
+		const char *b = path + 10;
+		/* rename-commit temp manifests: "<n>.manifest-<uuid>" or ".tmp*" */
+		if (!strchr(b, '/') && (!strncmp(b, ".tmp", 4) || strstr(b, ".manifest-")))
+			return LV_KIND_TEMP;
+		return -1;
+	}
+	return -1;
+}

@@ -1,0 +1,120 @@
+/*
+ * Bounded reads (see fetch.h).
+ *
+ * Invariants:
+ *  - No buffer larger than LV__FETCH_SMALL is allocated for a file before its
+ *    size is known to be within the caller's limit and, for footered files,
+ *    its last 16 bytes are a LANC footer.
+ *  - Every byte read comes through the storage layer (which reads regular
+ *    files only).
+ */
+#include "core/fetch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/util.h"
+
+void lv__budget_init(lv__budget *b, uint64_t cap)
+{
+	pthread_mutex_init(&b->mu, NULL);
+	pthread_cond_init(&b->cv, NULL);
+	b->cap = cap;
+	b->used = 0;
+}
+
+void lv__budget_dispose(lv__budget *b)
+{
+	pthread_cond_destroy(&b->cv);
+	pthread_mutex_destroy(&b->mu);
+}
+
+void lv__budget_acquire(lv__budget *b, uint64_t n)
+{
+	pthread_mutex_lock(&b->mu);
+	while (b->used > 0 && b->used + n > b->cap)
+		pthread_cond_wait(&b->cv, &b->mu);
+	b->used += n;
+	pthread_mutex_unlock(&b->mu);
+}
+
+void lv__budget_release(lv__budget *b, uint64_t n)
+{
+	if (!b || !n)
+		return;
+	pthread_mutex_lock(&b->mu);
+	b->used -= n;
+	pthread_cond_broadcast(&b->cv);
+	pthread_mutex_unlock(&b->mu);
+}
+
+/* Size and footer of a file known to be larger than the first read. */
+static int check_large(lv_storage *st, const char *path, uint64_t max, uint64_t *size, lv_error *err)
+{
+	LV_TRY(lv_storage_head(st, path, size, NULL, err));
+	if (*size > max)
+		return lv__err(err, LV_ELIMIT, "%s: %llu bytes, more than the %llu bytes accepted", path,
+			       (unsigned long long)*size, (unsigned long long)max);
+	lv_buf tail = { 0 };
+	LV_TRY(lv_storage_read_range(st, path, *size - 16, 16, &tail, err));
+	bool ok = tail.size == 16 && !memcmp(tail.ptr + 12, "LANC", 4) &&
+		  lv_le64(tail.ptr) < *size - 16;
+	lv_buf_dispose(&tail);
+	if (!ok)
+		return lv__err(err, LV_ECORRUPT, "%s: no Lance footer at its end (%llu bytes); not read",
+			       path, (unsigned long long)*size);
+	return 0;
+}
+
+int lv__fetch_footered(lv_storage *st, const char *path, uint64_t max, lv__budget *budget,
+		       lv_buf *out, uint64_t *held, lv_error *err)
+{
+	*held = 0;
+	lv_buf first = { 0 };
+	LV_TRY(lv_storage_read_range(st, path, 0, LV__FETCH_SMALL, &first, err));
+	if (first.size < LV__FETCH_SMALL) {
+		*out = first;
+		return 0;
+	}
+	uint64_t size;
+	int rc = check_large(st, path, max, &size, err);
+	if (rc < 0) {
+		lv_buf_dispose(&first);
+		return rc;
+	}
+	if (budget)
+		lv__budget_acquire(budget, size);
+	*held = budget ? size : 0;
+	lv_buf rest = { 0 };
+	uint8_t *all = NULL;
+	if ((rc = lv_storage_read_range(st, path, first.size, size - first.size, &rest, err)) == 0 &&
+	    !(all = lv__malloc((size_t)(first.size + rest.size) + 1)))
+		rc = lv__err(err, LV_ENOMEM, "%s: out of memory (%llu bytes)", path,
+			     (unsigned long long)size);
+	if (rc == 0) {
+		memcpy(all, first.ptr, first.size);
+		memcpy(all + first.size, rest.ptr, rest.size);
+		all[first.size + rest.size] = 0;
+		out->ptr = all;
+		out->size = first.size + rest.size;
+	}
+	lv_buf_dispose(&first);
+	lv_buf_dispose(&rest);
+	if (rc < 0) {
+		lv__budget_release(budget, *held);
+		*held = 0;
+	}
+	return rc;
+}
+
+int lv__fetch_capped(lv_storage *st, const char *path, uint64_t max, lv_buf *out, lv_error *err)
+{
+	LV_TRY(lv_storage_read_range(st, path, 0, max + 1, out, err));
+	if (out->size > max) {
+		lv_buf_dispose(out);
+		return lv__err(err, LV_ELIMIT, "%s: more than the %llu bytes accepted", path,
+			       (unsigned long long)max);
+	}
+	return 0;
+}
