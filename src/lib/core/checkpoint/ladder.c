@@ -10,8 +10,16 @@
 #include <string.h>
 
 #include "core/checkpoint/identity.h"
+#include "core/fetch.h"
 #include "core/warnings.h"
 #include "util/util.h"
+
+/* A checkpoint file, footer-first, refused beyond LV__CP_MAX_FILE_BYTES before it is read. */
+static int read_cp(lv_storage *st, const char *path, lv_buf *out, lv_error *err)
+{
+	uint64_t held;
+	return lv__fetch_footered(st, path, LV__CP_MAX_FILE_BYTES, NULL, out, &held, err);
+}
 
 /* Job 0 reads a checkpoint file, job 1 the small head of a manifest (into pre). */
 typedef struct pre_read {
@@ -27,7 +35,7 @@ static void pre_read_job(size_t i, void *arg)
 {
 	pre_read *p = arg;
 	if (i == 0)
-		p->rc = lv_storage_read(p->st, p->cp_path, p->cp_buf, p->cp_err);
+		p->rc = read_cp(p->st, p->cp_path, p->cp_buf, p->cp_err);
 	else
 		p->pre->rc = lv_storage_read_range(p->st, p->head_path, 0, LV__HEAD_PROBE_SMALL, &p->pre->buf,
 						   &p->pre->err);
@@ -65,17 +73,14 @@ int lv__cp_try(lv_dataset *ds, const lv__cp_name *name, const lv_manifest_entry 
 		b = *pre_read_cp;
 		memset(pre_read_cp, 0, sizeof *pre_read_cp);
 	} else {
-		rc = lv_storage_read(ds->st, name->path, &b, e);
+		rc = read_cp(ds->st, name->path, &b, e);
 	}
 	*cls = LV__CP_USABLE;
 	if (rc < 0) {
 		*cls = classify_read_error(rc);
 		return rc;
 	}
-	if (b.size > LV__CP_MAX_FILE_BYTES)
-		rc = lv__err(e, LV_ELIMIT, "checkpoint %s too large", name->path);
-	if (rc == 0)
-		rc = lv__cp_decode(b.ptr, b.size, name->path, true, all_rows ? NULL : live,
+	rc = lv__cp_decode(b.ptr, b.size, name->path, true, all_rows ? NULL : live,
 			       all_rows ? 0 : nlive, f, e);
 	if (rc == 0 && f->latest != name->version)
 		rc = lv__err(e, LV_ECORRUPT, "checkpoint %s: covers version %" PRIu64
