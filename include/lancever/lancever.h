@@ -7,4 +7,5 @@
 #include "lancefile.h"
 #include "checkpoint.h"
 #include "cleanup.h"
+#include "check.h"
 #endif

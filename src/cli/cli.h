@@ -16,6 +16,7 @@ int lvcli_show(int argc, char **argv);
 int lvcli_diff(int argc, char **argv);
 int lvcli_cleanup(int argc, char **argv);
 int lvcli_info(int argc, char **argv);
+int lvcli_check(int argc, char **argv);
 
 /* --branch NAME, accepted by every dataset command (main.c strips it). */
 extern const char *lvcli_branch;

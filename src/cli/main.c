@@ -22,6 +22,7 @@ static const struct {
 	  "                 [--max-entries N] [--max-files N] [--no-checkpoint]\n"
 	  "                                                     remove old versions, keeping their history" },
 	{ "info", lvcli_info, "info DATASET [--json]                              latest version, checkpoint and auto-cleanup config" },
+	{ "check", lvcli_check, "check DATASET [--salvage] [--json]                 verify every history record; --salvage recovers rows" },
 	{ "tags", lvcli_tags, "tags DATASET [--json]                              list tags and branches" },
 	{ "inspect", lvcli_inspect, "inspect FILE.lance [--json|--csv]                  show a Lance data file" },
 };

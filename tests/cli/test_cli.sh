@@ -180,6 +180,21 @@ truncate -s 900M "$T/junk.lance/_versions/18446744073709551000.manifest"
 row "a 900 MB junk manifest is refused by its footer" 1 - "18446744073709551000.manifest: no Lance footer at its end" versions "$T/junk.lance"
 rm -rf "$T/junk.lance"
 
+# ---- check (issue 13) ----
+row "check a healthy dataset" 0 '(^|[^0-9])0 problem' - check "$DS"
+cp -r "$SRC" "$T/dmg.lance"
+"$LV" -q checkpoint "$T/dmg.lance" >/dev/null
+cp_file=$(ls "$T/dmg.lance/_checkpoints/"*.lance | tail -1)
+truncate -s 100 "$cp_file"
+row "check names a damaged checkpoint" 1 'checkpoint +REJECTED +_checkpoints/[0-9]{20}\.lance.*missing LANC magic' "*" check "$T/dmg.lance"
+row "check --json" 1 '"problems":1' "*" check "$T/dmg.lance" --json
+row "history warns about it on stderr" 0 'VERSION' 'warning: checkpoint _checkpoints/[0-9]{20}\.lance rejected' history "$T/dmg.lance"
+row "--quiet silences the warning" 0 'VERSION' - history "$T/dmg.lance" --quiet
+row "checkpoint moves it aside" 0 'wrote' 'kept as _checkpoints/[0-9]{20}\.lance\.damaged-[0-9a-f]{8}' checkpoint "$T/dmg.lance"
+row "check lists the file kept aside" 1 'kept-aside +REJECTED' "*" check "$T/dmg.lance"
+row "check: unknown option" 2 - "check: unknown option '--x'" check "$T/dmg.lance" --x
+rm -rf "$T/dmg.lance"
+
 # ---- the test-file writer that replaced it (bench/write_lancefile) ----
 if [ -n "$WL" ]; then
 	run "write_lancefile writes" 0 - - "$T/stdout" "$WL" "$T/w.lance" --rows 3 --version 2.0

@@ -35,6 +35,16 @@ int lv__checkpoint_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg,
 			     const uint64_t *cleaned, size_t ncleaned,
 			     const lv_version_info *const *pre, size_t npre, lv_checkpoint_result *res, lv_error *err);
 
+/*
+ * lv_checkpoint_write with rows recovered from damaged files (lancever check
+ * --salvage): rows of `extra` (sorted by version) whose versions no usable
+ * checkpoint and no live manifest holds are added.  Their strings must
+ * outlive the call.
+ */
+int lv__checkpoint_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
+			       const lv_version_info *extra, size_t nextra, lv_checkpoint_result *res,
+			       lv_error *err);
+
 /* The version in the name of the newest file in _checkpoints/ (0: none); its content is not read. */
 int lv__checkpoint_newest_name(lv_storage *st, uint64_t *version, lv_error *err);
 

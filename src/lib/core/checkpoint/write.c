@@ -72,6 +72,8 @@ typedef struct writer {
 	size_t ncleaned;
 	const lv_version_info *const *pre; /* rows built by the caller, sorted by version */
 	size_t npre;
+	const lv_version_info *extra; /* salvaged rows (lv__checkpoint_write_extra), sorted */
+	size_t nextra;
 	lv_checkpoint_result r;
 } writer;
 
@@ -349,6 +351,15 @@ static int build_rows(writer *w, seen *s, lv_version_info **rows, size_t *nrows,
 	size_t nb = s->base.rows ? s->base.rows->n : 0;
 	if (merge_rows(nb ? s->base.rows->items : NULL, nb, s->fresh->items, s->fresh->n, rows, nrows) < 0)
 		return lv__err(err, LV_ENOMEM, "out of memory");
+	if (w->nextra) { /* salvaged rows fill only versions nothing readable holds */
+		lv_version_info *with;
+		size_t nwith;
+		if (merge_rows(*rows, *nrows, w->extra, w->nextra, &with, &nwith) < 0)
+			return lv__err(err, LV_ENOMEM, "out of memory");
+		free(*rows);
+		*rows = with;
+		*nrows = nwith;
+	}
 	if (*nrows == 0)
 		return lv__err(err, LV_ENOTFOUND, "nothing to checkpoint: every manifest vanished");
 	if (!(*props = lv__calloc(*nrows, sizeof **props)))
@@ -636,10 +647,10 @@ static int resolve(writer *w, seen *s, lv_checkpoint_config *cfg, lv_error *err)
 	return lv_checkpoint_config_resolve(cfg, w->ds, w->cfg_in, err);
 }
 
-int lv__checkpoint_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
-			     const uint64_t *cleaned_in, size_t ncleaned,
-			     const lv_version_info *const *pre, size_t npre, lv_checkpoint_result *res,
-			     lv_error *err)
+static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,
+		      size_t ncleaned, const lv_version_info *const *pre, size_t npre,
+		      const lv_version_info *extra, size_t nextra, lv_checkpoint_result *res,
+		      lv_error *err)
 {
 	if (!ds || (npre && !pre) || (ncleaned && !cleaned_in))
 		return lv__err(err, LV_EINVALID, "lv_checkpoint_write: NULL argument");
@@ -649,6 +660,8 @@ int lv__checkpoint_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
 	w.cfg_in = cfg_in;
 	w.pre = pre;
 	w.npre = npre;
+	w.extra = extra;
+	w.nextra = nextra;
 	uint64_t *cleaned = ncleaned ? lv__calloc(ncleaned, sizeof *cleaned) : NULL;
 	if (ncleaned && !cleaned)
 		return lv__err(err, LV_ENOMEM, "out of memory");
@@ -679,6 +692,21 @@ int lv__checkpoint_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
 	seen_dispose(&s);
 	free(cleaned);
 	return rc;
+}
+
+int lv__checkpoint_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
+			     const uint64_t *cleaned_in, size_t ncleaned,
+			     const lv_version_info *const *pre, size_t npre, lv_checkpoint_result *res,
+			     lv_error *err)
+{
+	return write_with(ds, cfg_in, cleaned_in, ncleaned, pre, npre, NULL, 0, res, err);
+}
+
+int lv__checkpoint_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
+			       const lv_version_info *extra, size_t nextra, lv_checkpoint_result *res,
+			       lv_error *err)
+{
+	return write_with(ds, cfg, NULL, 0, NULL, 0, extra, nextra, res, err);
 }
 
 int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,

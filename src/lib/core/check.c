@@ -1,0 +1,363 @@
+/*
+ * lv_check_run: every record of a dataset's history, verified, and what a
+ * damaged checkpoint could still give back.
+ *
+ * Invariants:
+ *  - Read-only, except with `salvage`, which only ever adds a checkpoint
+ *    (through the writer, which deletes nothing it could not read).
+ *  - A salvaged row comes from a file that decodes with its checksum
+ *    ignored, carries the dataset_created of the dataset's usable
+ *    checkpoints, and fills a version no readable record holds.
+ */
+#include "lancever/check.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/checkpoint/checkpoint_internal.h"
+#include "core/checkpoint/codec.h"
+#include "core/checkpoint/ladder.h"
+#include "core/checkpoint/store.h"
+#include "core/dataset.h"
+#include "core/fetch.h"
+#include "core/manifests.h"
+#include "core/vlist.h"
+#include "format/manifest.h"
+#include "format/refs.h"
+#include "util/arena.h"
+#include "util/util.h"
+
+struct lv_check {
+	lv_check_item *v;
+	size_t n, cap;
+	lv_arena strings;
+	uint64_t salvaged;
+	/* decoded damaged files, kept while their rows may be salvaged */
+	lv__cp_file *files;
+	size_t nfiles, capfiles;
+	bool have_created;
+	int64_t created;     /* dataset_created of the usable checkpoints */
+	lv_version_list *history;
+};
+
+static int add(lv_check *c, int kind, const char *path, int status, const char *msg, uint64_t rows,
+	       uint64_t first, uint64_t last)
+{
+	lv_check_item *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 16);
+	if (!nv)
+		return LV_ENOMEM;
+	c->v = nv;
+	lv_check_item *it = &c->v[c->n];
+	memset(it, 0, sizeof *it);
+	it->kind = kind;
+	it->path = path ? lv_arena_strdup(&c->strings, path) : NULL;
+	it->message = lv_arena_strdup(&c->strings, msg ? msg : "");
+	if ((path && !it->path) || !it->message)
+		return LV_ENOMEM;
+	it->status = status;
+	it->rows = rows;
+	it->first = first;
+	it->last = last;
+	c->n++;
+	return 0;
+}
+
+/* ---- manifests and refs ---- */
+
+static int parse_only(void *ctx, size_t chunk, size_t i, const char *path, const uint8_t *data,
+		      size_t size, lv_error *err)
+{
+	(void)ctx;
+	(void)chunk;
+	(void)i;
+	lv_manifest m;
+	return lv__manifest_parse(data, size, path, NULL, &m, err);
+}
+
+/* Every manifest parses; each one that does not is an item with its own message. */
+static int check_manifests(lv_check *c, lv_dataset *ds, const lv_manifest_entry *live, size_t n,
+			   lv_error *err)
+{
+	const char **paths = lv__calloc(n ? n : 1, sizeof *paths);
+	int *rcs = lv__calloc(n ? n : 1, sizeof *rcs);
+	int rc = paths && rcs ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && rc == 0; i++)
+		paths[i] = live[i].path;
+	/* Chunks of one: each failure keeps its own message. */
+	lv_error first = { 0 };
+	if (rc == 0 && lv__manifests_each(ds->st, ds->threads, paths, n, 1, parse_only, NULL, rcs,
+					  &first) == LV_ENOMEM)
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (rcs[i] == 0 || rcs[i] == LV_ENOTFOUND)
+			continue;
+		/* Read again alone for its message (failures are rare). */
+		lv_buf b = { 0 };
+		lv_error e = { 0 };
+		uint64_t held;
+		int r = lv__fetch_footered(ds->st, paths[i], LV__FETCH_MAX, NULL, &b, &held, &e);
+		if (r == 0)
+			r = parse_only(NULL, 0, i, paths[i], b.ptr, b.size, &e);
+		lv_buf_dispose(&b);
+		if (add(c, LV_CHECK_MANIFEST, paths[i], rcs[i], e.message, 0, live[i].version,
+			live[i].version) < 0)
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	free(paths);
+	free(rcs);
+	return rc;
+}
+
+static int check_refs(lv_check *c, lv_dataset *ds, lv_error *err)
+{
+	lv_refs *refs = NULL;
+	LV_TRY(lv__refs_load_lenient(&refs, ds->root, ds->remote ? ds->threads : 1, err));
+	int rc = 0;
+	for (size_t i = 0; i < lv_refs_unreadable_count(refs) && rc == 0; i++) {
+		const lv_refs_bad *b = lv_refs_unreadable(refs, i);
+		if (add(c, LV_CHECK_REF, b->path, LV_ECORRUPT, b->message, 0, 0, 0) < 0)
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	lv_refs_free(refs);
+	return rc;
+}
+
+/* ---- checkpoints ---- */
+
+/* Keeps a decoded damaged file (its rows may be salvaged). */
+static int keep_file(lv_check *c, lv__cp_file *f)
+{
+	lv__cp_file *nv = lv__grow(c->files, &c->capfiles, c->nfiles, sizeof *nv, 4);
+	if (!nv)
+		return LV_ENOMEM;
+	c->files = nv;
+	c->files[c->nfiles++] = *f;
+	memset(f, 0, sizeof *f);
+	return 0;
+}
+
+/* A damaged file's rows, decoded with the checksum ignored (into c->files), or why not. */
+static int decode_damaged(lv_check *c, lv_dataset *ds, const lv__cp_name *name, uint64_t *rows,
+			  uint64_t *first, uint64_t *last, lv_error *why)
+{
+	lv_buf b = { 0 };
+	uint64_t held;
+	int rc = lv__fetch_footered(ds->st, name->path, LV__CP_MAX_FILE_BYTES, NULL, &b, &held, why);
+	lv__cp_file f;
+	memset(&f, 0, sizeof f);
+	if (rc == 0)
+		rc = lv__cp_decode(b.ptr, b.size, name->path, false, NULL, 0, &f, why);
+	lv_buf_dispose(&b);
+	if (rc < 0)
+		return rc == LV_ENOMEM ? rc : 0;
+	snprintf(f.path, sizeof f.path, "%s", name->path);
+	*rows = f.rows->n;
+	*first = f.rows->n ? f.rows->items[0].version : 0;
+	*last = f.latest;
+	rc = keep_file(c, &f);
+	lv__cp_file_dispose(&f);
+	return rc;
+}
+
+static int check_one(lv_check *c, lv_dataset *ds, const lv__cp_name *name, int kind,
+		     const lv_manifest_entry *live, size_t nlive, lv_error *err)
+{
+	lv__cp_file f;
+	lv_error e = { 0 };
+	int cls;
+	uint64_t idb = 0, rows = 0, first = 0, last = 0;
+	int rc = lv__cp_try(ds, name, live, nlive, true, NULL, NULL, &f, &cls, &idb, NULL, &e);
+	if (rc == LV_ENOMEM)
+		return lv__err(err, rc, "out of memory");
+	if (rc == 0) {
+		rows = f.rows->n;
+		first = rows ? f.rows->items[0].version : 0;
+		last = f.latest;
+		if (kind == LV_CHECK_CHECKPOINT && !c->have_created) {
+			c->have_created = true;
+			c->created = f.created;
+		}
+		lv__cp_file_dispose(&f);
+		snprintf(e.message, sizeof e.message, "%s",
+			 kind == LV_CHECK_KEPT_ASIDE ? "decodes (kept aside by a writer that could not use it)"
+						     : "");
+	} else if (cls != LV__CP_VANISHED) {
+		lv_error why = { 0 };
+		if (decode_damaged(c, ds, name, &rows, &first, &last, &why) == LV_ENOMEM)
+			return lv__err(err, LV_ENOMEM, "out of memory");
+	} else {
+		return 0;
+	}
+	if (add(c, kind, name->path, rc, e.message, rows, first, last) < 0)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	return 0;
+}
+
+static int check_checkpoints(lv_check *c, lv_dataset *ds, const lv_manifest_entry *live,
+			     size_t nlive, lv_error *err)
+{
+	lv__cp_names names;
+	LV_TRY(lv__cp_list(ds->st, &names, err));
+	int rc = 0;
+	for (size_t i = 0; i < names.n && rc == 0; i++)
+		rc = check_one(c, ds, &names.v[i], LV_CHECK_CHECKPOINT, live, nlive, err);
+	for (size_t i = 0; i < names.ndamaged && rc == 0; i++)
+		rc = check_one(c, ds, &names.damaged[i], LV_CHECK_KEPT_ASIDE, live, nlive, err);
+	lv__cp_names_free(&names);
+	return rc;
+}
+
+/* ---- history gaps and salvage ---- */
+
+static bool in_gap(const lv_version_list *h, uint64_t v)
+{
+	for (size_t g = 0; g < h->ngaps; g++)
+		if (v >= h->gaps[g][0] && v <= h->gaps[g][1])
+			return true;
+	return false;
+}
+
+/* May a row of damaged file f fill version v's gap? */
+static bool salvageable(const lv_check *c, const lv__cp_file *f, uint64_t v)
+{
+	return (!c->have_created || f->created == c->created) && in_gap(c->history, v);
+}
+
+static int check_gaps(lv_check *c, lv_dataset *ds, lv_error *err)
+{
+	lv_history_report rep;
+	LV_TRY(lv_history(&c->history, ds, &rep, err));
+	const lv_version_list *h = c->history;
+	for (size_t g = 0; g < h->ngaps; g++) {
+		char msg[96];
+		snprintf(msg, sizeof msg, "no readable record of versions %" PRIu64 "-%" PRIu64,
+			 h->gaps[g][0], h->gaps[g][1]);
+		if (add(c, LV_CHECK_GAP, NULL, LV_ENOTFOUND, msg, 0, h->gaps[g][0], h->gaps[g][1]) < 0)
+			return lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	/* Which rows the damaged files could give back (counted per item, by path). */
+	for (size_t k = 0; k < c->nfiles; k++) {
+		const lv__cp_file *f = &c->files[k];
+		uint64_t n = 0;
+		for (size_t i = 0; i < f->rows->n; i++)
+			n += salvageable(c, f, f->rows->items[i].version);
+		for (size_t i = 0; i < c->n; i++)
+			if (c->v[i].path && !strcmp(c->v[i].path, f->path))
+				c->v[i].salvageable = n;
+	}
+	return 0;
+}
+
+typedef struct cand {
+	lv_version_info row;
+	size_t order; /* files are newest first: the first file that has a version wins */
+} cand;
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const cand *x = a, *y = b;
+	if (x->row.version != y->row.version)
+		return x->row.version < y->row.version ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Writes the salvageable rows (one per version, the first file that has it) into a checkpoint. */
+static int salvage(lv_check *c, lv_dataset *ds, const lv_checkpoint_config *cfg, lv_error *err)
+{
+	size_t cap = 0;
+	for (size_t k = 0; k < c->nfiles; k++)
+		cap += c->files[k].rows->n;
+	cand *cd = lv__calloc(cap ? cap : 1, sizeof *cd);
+	lv_version_info *rows = lv__calloc(cap ? cap : 1, sizeof *rows);
+	if (!cd || !rows) {
+		free(cd);
+		free(rows);
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	size_t nc = 0, n = 0;
+	for (size_t k = 0; k < c->nfiles; k++)
+		for (size_t i = 0; i < c->files[k].rows->n; i++) {
+			const lv_version_info *r = &c->files[k].rows->items[i];
+			if (salvageable(c, &c->files[k], r->version))
+				cd[nc++] = (cand){ *r, nc };
+		}
+	qsort(cd, nc, sizeof *cd, cmp_cand);
+	for (size_t i = 0; i < nc; i++)
+		if (i == 0 || cd[i].row.version != cd[i - 1].row.version)
+			rows[n++] = cd[i].row;
+	int rc = 0;
+	if (n) {
+		lv_checkpoint_result res;
+		rc = lv__checkpoint_write_extra(ds, cfg, rows, n, &res, err);
+		if (rc == 0)
+			c->salvaged = n;
+	}
+	free(cd);
+	free(rows);
+	return rc;
+}
+
+int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "lv_check_run: NULL argument");
+	*out = NULL;
+	lv_check *c = calloc(1, sizeof *c);
+	if (!c)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	lv_arena_init(&c->strings, 4096);
+	lv_manifest_entry *live = NULL;
+	size_t nlive = 0;
+	int rc = lv__list_manifests(ds->st, &live, &nlive, err);
+	if (rc == 0 && nlive == 0)
+		rc = lv__not_a_dataset(ds, err);
+	if (rc == 0)
+		rc = check_manifests(c, ds, live, nlive, err);
+	if (rc == 0)
+		rc = check_refs(c, ds, err);
+	if (rc == 0)
+		rc = check_checkpoints(c, ds, live, nlive, err);
+	if (rc == 0)
+		rc = check_gaps(c, ds, err);
+	if (rc == 0 && opts && opts->salvage)
+		rc = salvage(c, ds, &opts->checkpoint, err);
+	free(live);
+	if (rc < 0) {
+		lv_check_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+size_t lv_check_count(const lv_check *c) { return c ? c->n : 0; }
+
+const lv_check_item *lv_check_get(const lv_check *c, size_t i)
+{
+	return c && i < c->n ? &c->v[i] : NULL;
+}
+
+size_t lv_check_problems(const lv_check *c)
+{
+	size_t n = 0;
+	for (size_t i = 0; c && i < c->n; i++)
+		n += c->v[i].status != 0 || c->v[i].kind == LV_CHECK_KEPT_ASIDE;
+	return n;
+}
+
+uint64_t lv_check_salvaged(const lv_check *c) { return c ? c->salvaged : 0; }
+
+void lv_check_free(lv_check *c)
+{
+	if (!c)
+		return;
+	for (size_t k = 0; k < c->nfiles; k++)
+		lv__cp_file_dispose(&c->files[k]);
+	free(c->files);
+	lv_version_list_free(c->history);
+	lv_arena_dispose(&c->strings);
+	free(c->v);
+	free(c);
+}
