@@ -11,6 +11,7 @@
 #include "core/dataset.h"
 #include "core/manifests.h"
 #include "core/vlist.h"
+#include "core/warnings.h"
 #include "format/manifest.h"
 #include "format/refs.h"
 #include "util/util.h"
@@ -21,6 +22,11 @@ void lv__mark_tags(lv_dataset *ds, lv_version_info *items, size_t n, lv_history_
 	lv_error e = { 0 };
 	int rc = lv__refs_load_lenient(&refs, ds->root, 1, &e);
 	lv__mark_tags_with(ds, rc < 0 ? NULL : refs, &e, items, n, rep);
+	if (rc == 0) { /* a tag file skipped: its version is not marked, and the answer says so */
+		lv__warnlog wl = { 0 };
+		lv__warn_refs(&wl, refs);
+		lv__warn_commit(ds, &wl);
+	}
 	lv_refs_free(refs);
 }
 
@@ -31,6 +37,11 @@ void lv__mark_tags_with(lv_dataset *ds, const lv_refs *refs, const lv_error *loa
 		if (rep)
 			snprintf(rep->note, sizeof rep->note, "tags unreadable, is_tagged may be incomplete: %.200s",
 				 load_err ? load_err->message : "");
+		lv__warnlog wl = { 0 };
+		lv__warn(&wl, LV_WARN_TAG_UNREADABLE, LV_REFS_TAGS_DIR, 0, 0,
+			 "tags could not be read (%s); is_tagged may be incomplete",
+			 load_err ? load_err->message : "unknown error");
+		lv__warn_commit(ds, &wl);
 		return;
 	}
 	size_t nt = lv_refs_tag_count(refs);
