@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The exported symbol set of liblancever.so must equal the functions the public headers declare
+# with LV_EXTERN (include/lancever/**/*.h): nothing internal leaks, nothing declared is missing.
+#   test_exports.sh LIBLANCEVER_SO INCLUDE_DIR
+set -euo pipefail
+lib=${1:?usage: test_exports.sh LIBLANCEVER_SO INCLUDE_DIR}
+inc=${2:?usage: test_exports.sh LIBLANCEVER_SO INCLUDE_DIR}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+nm -D --defined-only "$lib" | awk '$2 ~ /^[TDBR]$/ {print $3}' | sort -u >"$tmp/exported"
+# Declarations may span lines: join each header, then take the name before the '(' that follows
+# LV_EXTERN (variables would be 'LV_EXTERN type name;').
+for h in $(find "$inc" -name '*.h' | sort); do
+	grep -v '^[[:space:]]*#' "$h" | tr '\n' ' ' | grep -oE 'LV_EXTERN[^;(]*[(;]' |
+		sed -E 's/[[:space:]]*[(;]$//; s/.*[^A-Za-z0-9_]([A-Za-z_][A-Za-z0-9_]*)$/\1/'  || true
+done | sort -u >"$tmp/declared"
+status=0
+if ! comm -23 "$tmp/exported" "$tmp/declared" | grep -q .; then :; else
+	echo "exported but not declared in include/lancever/ (internals leaking):"
+	comm -23 "$tmp/exported" "$tmp/declared" | sed 's/^/  /'
+	status=1
+fi
+if comm -13 "$tmp/exported" "$tmp/declared" | grep -q .; then
+	echo "declared LV_EXTERN but not exported:"
+	comm -13 "$tmp/exported" "$tmp/declared" | sed 's/^/  /'
+	status=1
+fi
+echo "$(wc -l <"$tmp/exported") exported, $(wc -l <"$tmp/declared") declared"
+exit $status
