@@ -101,70 +101,24 @@ static void warn_vanished(lv__warnlog *wl, const lv_version_list *l)
 			 l->vanished[i]);
 }
 
-static int assemble_once(lv_dataset *ds, bool history, lv_version_list **out,
-			 lv_history_report *report, int *races, lv__warnlog *wl, lv_error *err)
+/*
+ * One merge walk over the two sorted sequences (the checkpoint's rows and the
+ * live manifests): a row is live iff its manifest is listed (its path is
+ * filled in from the listing); a live manifest without a row goes to `tail`.
+ * The rows are filtered in place (versions() keeps live ones only).
+ */
+static int walk(lv_version_list *l, const lv_manifest_entry *live, size_t nlive, bool history,
+		const char **tail, size_t *ntail)
 {
-	lv_history_report rep;
-	lv_storage_stats s0;
-	lv__report_begin(ds, &rep, &s0);
-	lv_manifest_entry *live = NULL;
-	size_t nlive = 0;
-	lv__cp_file cp;
-	memset(&cp, 0, sizeof cp);
-	lv_version_list *l = NULL;
-	const char **tail = NULL;
-	round1 r1;
-	memset(&r1, 0, sizeof r1);
-	r1.ds = ds;
-	lv_parallel_for(3, ds->remote ? 3 : 1, round1_job, &r1);
-	live = r1.live;
-	nlive = r1.nlive;
-	uint64_t max_rejected = 0;
-	int rc = r1.rc[0] < 0 ? r1.rc[0] : r1.rc[1];
-	if (rc < 0) {
-		if (err)
-			*err = r1.err[r1.rc[0] < 0 ? 0 : 1];
-		goto out;
-	}
-	lv__warn_refs(wl, r1.refs);
-	if ((rc = lv__cp_load_ladder(ds, &r1.names, live, nlive, history, &cp, &rep, races, wl,
-				 &max_rejected, NULL, err)) < 0)
-		goto out;
-	if (!cp.rows) {
-		if (nlive == 0) {
-			rc = lv__err(err, LV_ENOTFOUND,
-				     "%s: not a Lance dataset (no manifests in _versions/)",
-				     lv_storage_describe(ds->st));
-			goto out;
-		}
-		rc = lv__versions_from_manifests(&l, ds, live, nlive, r1.refs, &r1.err[2], &rep, err);
-		if (rc < 0)
-			goto out;
-		rep.rung = LV_RUNG_MANIFESTS;
-		goto done;
-	}
-	/* live versions the checkpoint lacks: the tail (and any trimmed by max_entries) */
-	size_t ntail = 0;
-	tail = lv__calloc(nlive ? nlive : 1, sizeof *tail);
-	if (!tail) {
-		rc = lv__err(err, LV_ENOMEM, "out of memory");
-		goto out;
-	}
-	/*
-	 * One merge walk over the two sorted sequences (rows and live manifests):
-	 * a row is live iff its manifest is listed; a live manifest without a row
-	 * is in the tail and is read below.  The checkpoint's rows are filtered in
-	 * place and its list (with its string arena) becomes the answer: no second
-	 * copy of the rows.
-	 */
-	l = cp.rows;
-	cp.rows = NULL;
 	size_t li = 0, w = 0;
+	*ntail = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		lv_version_info v = l->items[i];
 		while (li < nlive && live[li].version < v.version)
-			tail[ntail++] = live[li++].path;
+			tail[(*ntail)++] = live[li++].path;
 		bool is_live = li < nlive && live[li].version == v.version;
+		if (is_live && !(v.manifest_path = lv_arena_strdup(&l->arenas[0], live[li].path)))
+			return LV_ENOMEM;
 		if (is_live)
 			li++;
 		else if (!history)
@@ -175,42 +129,93 @@ static int assemble_once(lv_dataset *ds, bool history, lv_version_list **out,
 	}
 	l->n = w;
 	while (li < nlive)
-		tail[ntail++] = live[li++].path;
-	if (ntail) {
-		/* room for the tail's rows and one arena per tail manifest */
-		lv_version_info *items = lv__reallocarray(l->items, l->n + ntail, sizeof *items);
-		if (items)
-			l->items = items;
-		lv_arena *arenas = items ? lv__reallocarray(l->arenas, l->narenas + ntail, sizeof *arenas) : NULL;
-		if (!arenas) {
-			rc = lv__err(err, LV_ENOMEM, "out of memory");
-			goto out;
-		}
-		l->arenas = arenas;
-	}
-	if ((rc = lv__read_into_list(l, ds->st, ds->threads, tail, ntail, err)) < 0)
-		goto out;
-	rep.manifests_read += ntail;
-	rep.manifests_vanished += l->nvanished;
-	lv__sort_infos(l->items, l->n);
-	lv__mark_tags_with(ds, r1.refs, &r1.err[2], l->items, l->n, &rep);
-done:
-	warn_vanished(wl, l);
-	if (history && (rc = history_gaps(ds, l, &r1.names, max_rejected, &rep, wl)) < 0) {
+		tail[(*ntail)++] = live[li++].path;
+	if (*ntail == 0)
+		return 0;
+	/* room for the tail's rows and one arena per tail manifest */
+	lv_version_info *items = lv__reallocarray(l->items, l->n + *ntail, sizeof *items);
+	if (!items)
+		return LV_ENOMEM;
+	l->items = items;
+	lv_arena *arenas = lv__reallocarray(l->arenas, l->narenas + *ntail, sizeof *arenas);
+	if (!arenas)
+		return LV_ENOMEM;
+	l->arenas = arenas;
+	return 0;
+}
+
+/* The checkpoint's rows (taken over: its list and string arena become the answer) plus the
+ * live manifests it lacks, read now. */
+static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const round1 *r1,
+			   lv_history_report *rep, lv_version_list **out, lv_error *err)
+{
+	lv_version_list *l = cp->rows;
+	cp->rows = NULL;
+	const char **tail = lv__calloc(r1->nlive ? r1->nlive : 1, sizeof *tail);
+	size_t ntail = 0;
+	int rc = tail ? walk(l, r1->live, r1->nlive, history, tail, &ntail) : LV_ENOMEM;
+	if (rc < 0)
 		rc = lv__err(err, rc, "out of memory");
-		goto out;
+	if (rc == 0)
+		rc = lv__read_into_list(l, ds->st, ds->threads, tail, ntail, err);
+	free(tail);
+	if (rc < 0) {
+		lv_version_list_free(l);
+		return rc;
 	}
-	lv__report_end(ds, &rep, &s0);
-	if (report)
-		*report = rep;
+	rep->manifests_read += ntail;
+	rep->manifests_vanished += l->nvanished;
+	lv__sort_infos(l->items, l->n);
+	lv__mark_tags_with(ds, r1->refs, &r1->err[2], l->items, l->n, rep);
 	*out = l;
-	l = NULL;
-	rc = 0;
-out:
+	return 0;
+}
+
+static int assemble_once(lv_dataset *ds, bool history, lv_version_list **out,
+			 lv_history_report *report, int *races, lv__warnlog *wl, lv_error *err)
+{
+	lv_history_report rep;
+	lv_storage_stats s0;
+	lv__report_begin(ds, &rep, &s0);
+	lv__cp_file cp;
+	memset(&cp, 0, sizeof cp);
+	lv_version_list *l = NULL;
+	round1 r1;
+	memset(&r1, 0, sizeof r1);
+	r1.ds = ds;
+	lv_parallel_for(3, ds->remote ? 3 : 1, round1_job, &r1);
+	uint64_t max_rejected = 0;
+	int rc = r1.rc[0] < 0 ? r1.rc[0] : r1.rc[1];
+	if (rc < 0 && err)
+		*err = r1.err[r1.rc[0] < 0 ? 0 : 1];
+	if (rc == 0) {
+		lv__warn_refs(wl, r1.refs);
+		rc = lv__cp_load_ladder(ds, &r1.names, r1.live, r1.nlive, history, &cp, &rep, races, wl,
+					&max_rejected, NULL, err);
+	}
+	if (rc == 0 && cp.rows) {
+		rc = from_checkpoint(ds, history, &cp, &r1, &rep, &l, err);
+	} else if (rc == 0 && r1.nlive == 0) {
+		rc = lv__not_a_dataset(ds, err);
+	} else if (rc == 0) {
+		rc = lv__versions_from_manifests(&l, ds, r1.live, r1.nlive, r1.refs, &r1.err[2], &rep, err);
+		rep.rung = LV_RUNG_MANIFESTS;
+	}
+	if (rc == 0) {
+		warn_vanished(wl, l);
+		if (history && history_gaps(ds, l, &r1.names, max_rejected, &rep, wl) < 0)
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	if (rc == 0) {
+		lv__report_end(ds, &rep, &s0);
+		if (report)
+			*report = rep;
+		*out = l;
+		l = NULL;
+	}
 	lv_version_list_free(l);
 	lv__cp_file_dispose(&cp);
-	free(live);
-	free(tail);
+	free(r1.live);
 	lv__cp_names_free(&r1.names);
 	lv_refs_free(r1.refs);
 	return rc;

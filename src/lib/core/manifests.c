@@ -205,116 +205,113 @@ int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena, lv_
 	return rc;
 }
 
+/* The manifest's own fields (counters, writer, config map).  LV_ENOMEM, or an index error. */
+static int info_of_manifest(const lv_manifest *m, const char *path, size_t size, lv_arena *arena,
+			    lv_version_info *info, lv_error *err)
+{
+	info->version = m->version;
+	/* Lance: timestamp_nanos = seconds*1e9 + nanos; listVersions reports ms. */
+	info->timestamp_millis = lv__manifest_ts_millis(m, &info->timestamp_nanos);
+	info->total_fragments = m->summary.total_fragments;
+	info->total_data_files = m->summary.total_data_files;
+	info->total_files_size = m->summary.total_files_size;
+	info->total_deletion_files = m->summary.total_deletion_files;
+	info->total_data_file_rows = m->summary.total_data_file_rows;
+	info->total_deletion_file_rows = m->summary.total_deletion_file_rows;
+	info->total_rows = m->summary.total_rows;
+	info->has_manifest_details = true;
+	info->manifest_path = lv_arena_strdup(arena, path);
+	info->manifest_size = size;
+	info->writer_library = m->writer_library.n ? arena_sv(arena, m->writer_library) : NULL;
+	info->writer_version = m->writer_version.n ? arena_sv(arena, m->writer_version) : NULL;
+	info->data_format = m->data_format_version.n ? arena_sv(arena, m->data_format_version) : NULL;
+	info->transaction_file = m->transaction_file.n ? arena_sv(arena, m->transaction_file) : NULL;
+	info->reader_feature_flags = m->reader_flags;
+	info->writer_feature_flags = m->writer_flags;
+	info->branch = m->has_branch ? arena_sv(arena, m->branch) : NULL;
+	if (!info->manifest_path || (m->writer_library.n && !info->writer_library))
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	long nidx = lv__manifest_indices(m, path, NULL, NULL, err);
+	if (nidx < 0)
+		return (int)nidx;
+	info->num_indices = (size_t)nidx;
+	info->num_config = m->num_config;
+	if (!m->num_config)
+		return 0;
+	const char **keys = lv_arena_alloc(arena, m->num_config * sizeof *keys);
+	const char **vals = lv_arena_alloc(arena, m->num_config * sizeof *vals);
+	if (!keys || !vals)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	size_t cursor = 0, i = 0;
+	lv_sv k, v;
+	while (i < m->num_config && lv__manifest_config_next(m, &cursor, &k, &v) == 1) {
+		keys[i] = arena_sv(arena, k);
+		vals[i] = arena_sv(arena, v);
+		i++;
+	}
+	info->num_config = i;
+	info->config_keys = keys;
+	info->config_values = vals;
+	return 0;
+}
+
+/*
+ * The transaction's bytes: the inline section first, else _transactions/<file>
+ * (read into *file only if read_txn_file; otherwise 1).  LV_ENOTFOUND: none.
+ */
+static int txn_bytes(lv_storage *st, const lv_manifest *m, const char *path, bool read_txn_file,
+		     lv_buf *file, const uint8_t **tp, size_t *tn, char *name, size_t cap,
+		     lv_error *err)
+{
+	int rc = lv__manifest_inline_txn(m, path, tp, tn, err);
+	if (rc == 0) {
+		snprintf(name, cap, "%s (inline transaction)", path);
+		return 0;
+	}
+	if (rc != LV_ENOTFOUND || !m->transaction_file.n)
+		return rc;
+	if (!read_txn_file)
+		return 1; /* the caller reads this manifest the ordinary way when it needs the row */
+	if (!safe_txn_name(m->transaction_file))
+		return lv__err(err, LV_ECORRUPT, "manifest %s: unsafe transaction_file name", path);
+	snprintf(name, cap, "_transactions/%.*s", (int)m->transaction_file.n, m->transaction_file.p);
+	LV_TRY(lv__fetch_capped(st, name, LV__TXN_MAX, file, err));
+	*tp = file->ptr;
+	*tn = file->size;
+	return 0;
+}
+
 int lv__version_info_from_bytes(lv_storage *st, const char *path, const uint8_t *data, size_t size,
 				bool read_txn_file, lv_arena *arena, lv_version_info *info,
 				lv_error *err)
 {
 	lv_buf txnfile = { 0 };
 	lv_manifest m;
-	lv_txn t;
-	int rc;
 	memset(info, 0, sizeof *info);
-
-	if ((rc = lv__manifest_parse(data, size, path, NULL, &m, err)) < 0)
-		goto out;
-
-	info->version = m.version;
-	/* Lance: timestamp_nanos = seconds*1e9 + nanos; listVersions reports ms. */
-	info->timestamp_millis = lv__manifest_ts_millis(&m, &info->timestamp_nanos);
-	info->total_fragments = m.summary.total_fragments;
-	info->total_data_files = m.summary.total_data_files;
-	info->total_files_size = m.summary.total_files_size;
-	info->total_deletion_files = m.summary.total_deletion_files;
-	info->total_data_file_rows = m.summary.total_data_file_rows;
-	info->total_deletion_file_rows = m.summary.total_deletion_file_rows;
-	info->total_rows = m.summary.total_rows;
-	info->has_manifest_details = true;
-	info->manifest_path = lv_arena_strdup(arena, path);
-	info->manifest_size = size;
-	info->writer_library = m.writer_library.n ? arena_sv(arena, m.writer_library) : NULL;
-	info->writer_version = m.writer_version.n ? arena_sv(arena, m.writer_version) : NULL;
-	info->data_format = m.data_format_version.n ? arena_sv(arena, m.data_format_version) : NULL;
-	info->transaction_file = m.transaction_file.n ? arena_sv(arena, m.transaction_file) : NULL;
-	info->reader_feature_flags = m.reader_flags;
-	info->writer_feature_flags = m.writer_flags;
-	info->branch = m.has_branch ? arena_sv(arena, m.branch) : NULL;
-
-	long nidx = lv__manifest_indices(&m, path, NULL, NULL, err);
-	if (nidx < 0) {
-		rc = (int)nidx;
-		goto out;
-	}
-	info->num_indices = (size_t)nidx;
-
-	info->num_config = m.num_config;
-	if (m.num_config) {
-		const char **keys = lv_arena_alloc(arena, m.num_config * sizeof *keys);
-		const char **vals = lv_arena_alloc(arena, m.num_config * sizeof *vals);
-		if (!keys || !vals) {
-			rc = lv__err(err, LV_ENOMEM, "out of memory");
-			goto out;
-		}
-		size_t cursor = 0, i = 0;
-		lv_sv k, v;
-		while (i < m.num_config && lv__manifest_config_next(&m, &cursor, &k, &v) == 1) {
-			keys[i] = arena_sv(arena, k);
-			vals[i] = arena_sv(arena, v);
-			i++;
-		}
-		info->num_config = i;
-		info->config_keys = keys;
-		info->config_values = vals;
-	}
-
-	/* Transaction: the inline section first, else _transactions/<file>. */
+	info->transaction_properties = "{}";
+	LV_TRY(lv__manifest_parse(data, size, path, NULL, &m, err));
+	LV_TRY(info_of_manifest(&m, path, size, arena, info, err));
 	const uint8_t *tp = NULL;
 	size_t tn = 0;
-	bool have_txn = false;
 	char txn_name[320];
-	rc = lv__manifest_inline_txn(&m, path, &tp, &tn, err);
-	if (rc == 0) {
-		have_txn = true;
-		info->transaction_inline = true;
-		snprintf(txn_name, sizeof txn_name, "%s (inline transaction)", path);
-	} else if (rc != LV_ENOTFOUND) {
-		goto out;
-	} else if (m.transaction_file.n && !read_txn_file) {
-		rc = 1; /* the caller reads this manifest the ordinary way when it needs the row */
-		goto out;
-	} else if (m.transaction_file.n) {
-		if (!safe_txn_name(m.transaction_file)) {
-			rc = lv__err(err, LV_ECORRUPT, "manifest %s: unsafe transaction_file name", path);
-			goto out;
-		}
-		snprintf(txn_name, sizeof txn_name, "_transactions/%.*s", (int)m.transaction_file.n,
-			 m.transaction_file.p);
-		rc = lv__fetch_capped(st, txn_name, LV__TXN_MAX, &txnfile, err);
-		if (rc == 0) {
-			have_txn = true;
-			tp = txnfile.ptr;
-			tn = txnfile.size;
-		} else if (rc != LV_ENOTFOUND) {
-			goto out;
-		}
+	int rc = txn_bytes(st, &m, path, read_txn_file, &txnfile, &tp, &tn, txn_name, sizeof txn_name,
+			   err);
+	if (rc == LV_ENOTFOUND) /* no transaction (a missing transaction file is not an error) */
+		return 0;
+	if (rc != 0) {
+		lv_buf_dispose(&txnfile);
+		return rc;
 	}
-	rc = 0;
-	if (have_txn) {
-		if ((rc = lv__txn_parse(tp, tn, txn_name, &t, err)) < 0)
-			goto out;
+	info->transaction_inline = txnfile.ptr == NULL;
+	lv_txn t;
+	if ((rc = lv__txn_parse(tp, tn, txn_name, &t, err)) == 0) {
 		info->transaction_uuid = t.uuid.n ? arena_sv(arena, t.uuid) : NULL;
 		info->has_read_version = true;
 		info->read_version = t.read_version;
 		info->operation_type = t.op_name;
-		if ((rc = lv__txn_properties_json(&t, arena, &info->transaction_properties)) < 0) {
+		if ((rc = lv__txn_properties_json(&t, arena, &info->transaction_properties)) < 0)
 			lv__err(err, rc, "out of memory");
-			goto out;
-		}
-	} else {
-		info->transaction_properties = "{}";
 	}
-	if (!info->manifest_path || (m.writer_library.n && !info->writer_library))
-		rc = lv__err(err, LV_ENOMEM, "out of memory");
-out:
 	lv_buf_dispose(&txnfile);
 	return rc;
 }

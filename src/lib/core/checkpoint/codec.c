@@ -201,20 +201,40 @@ static uint32_t checksum_start(int64_t created, size_t n)
 	return crc_u64(crc_u64(0, (uint64_t)created), n);
 }
 
+/*
+ * The one mapping between the 15 columns and a row: FIXED[k] is the column
+ * of row_view.f[k]; STRS[k] the column of row_view.s[k].  Encode, decode and
+ * the checksum all go through row_view.
+ */
+static const int FIXED[9] = { C_VERSION, C_TS,      C_FRAGS,   C_DFILES, C_FSIZE,
+			      C_DELFILES, C_DFROWS, C_DELROWS, C_ROWS };
+static const int STRS[3] = { C_UUID, C_OP, C_PROPS };
+
+/* A writer's row as the checksum sees it. */
+static void row_of_info(const lv_version_info *v, row_view *w)
+{
+	const uint64_t f[9] = { v->version, (uint64_t)v->timestamp_millis, v->total_fragments,
+				v->total_data_files, v->total_files_size, v->total_deletion_files,
+				v->total_data_file_rows, v->total_deletion_file_rows, v->total_rows };
+	memcpy(w->f, f, sizeof f);
+	w->tagged = v->is_tagged;
+	w->cleaned = v->is_cleaned_up;
+	w->has_rv = v->has_read_version;
+	w->rv = v->read_version;
+	w->s[0] = v->transaction_uuid;
+	w->s[1] = v->operation_type;
+	w->s[2] = v->transaction_properties ? v->transaction_properties : "{}";
+	for (int k = 0; k < 3; k++)
+		w->len[k] = w->s[k] ? strlen(w->s[k]) : 0;
+}
+
 /* The checksum of rows held as lv_version_info (what a writer has). */
 static uint32_t rows_checksum(const lv_version_info *r, size_t n, int64_t created)
 {
 	uint32_t c = checksum_start(created, n);
 	for (size_t i = 0; i < n; i++) {
-		const lv_version_info *v = &r[i];
-		row_view w = { { v->version, (uint64_t)v->timestamp_millis, v->total_fragments,
-				 v->total_data_files, v->total_files_size, v->total_deletion_files,
-				 v->total_data_file_rows, v->total_deletion_file_rows, v->total_rows },
-			       v->is_tagged, v->is_cleaned_up, v->has_read_version, v->read_version,
-			       { v->transaction_uuid, v->operation_type, v->transaction_properties },
-			       { 0, 0, 0 } };
-		for (int k = 0; k < 3; k++)
-			w.len[k] = w.s[k] ? strlen(w.s[k]) : 0;
+		row_view w;
+		row_of_info(&r[i], &w);
 		c = row_crc(c, &w);
 	}
 	return c;
@@ -228,78 +248,103 @@ static void identity_of(char *buf, size_t cap, int64_t created, const lv_version
 
 /* ---- encode ---- */
 
+/* The 15 columns of n rows, as the Lance file writer takes them. */
+typedef struct cp_columns {
+	uint64_t *u[C_NCOLS];  /* the nine fixed columns and read_version (timestamps as bits) */
+	uint8_t *bools[2];     /* is_tagged, is_cleaned_up */
+	uint8_t *valid[3];     /* uuid, operation, read_version present */
+	uint64_t *off[3];      /* string offsets of STRS[k] */
+	lv_dbuf str[3];
+} cp_columns;
+
+static void columns_free(cp_columns *c)
+{
+	for (int k = 0; k < C_NCOLS; k++)
+		free(c->u[k]);
+	for (int k = 0; k < 3; k++) {
+		free(c->valid[k]);
+		free(c->off[k]);
+		lv_dbuf_dispose(&c->str[k]);
+	}
+	free(c->bools[0]);
+	free(c->bools[1]);
+}
+
+static int columns_alloc(cp_columns *c, size_t n)
+{
+	memset(c, 0, sizeof *c);
+	bool ok = true;
+	for (int k = 0; k < 9; k++)
+		ok = ok && (c->u[FIXED[k]] = lv__calloc(n ? n : 1, sizeof(uint64_t)));
+	ok = ok && (c->u[C_READV] = lv__calloc(n ? n : 1, sizeof(uint64_t)));
+	for (int k = 0; k < 3; k++) {
+		lv_dbuf_init(&c->str[k], 0);
+		ok = ok && (c->valid[k] = lv__calloc(n ? n : 1, 1)) && (c->off[k] = lv__calloc(n + 1, 8));
+	}
+	ok = ok && (c->bools[0] = lv__calloc(n ? n : 1, 1)) && (c->bools[1] = lv__calloc(n ? n : 1, 1));
+	return ok ? 0 : LV_ENOMEM;
+}
+
+static int columns_put(cp_columns *c, size_t i, const row_view *w)
+{
+	for (int k = 0; k < 9; k++)
+		c->u[FIXED[k]][i] = w->f[k];
+	c->bools[0][i] = w->tagged;
+	c->bools[1][i] = w->cleaned;
+	c->valid[2][i] = w->has_rv;
+	c->u[C_READV][i] = w->has_rv ? w->rv : 0;
+	for (int k = 0; k < 3; k++) {
+		if (k < 2)
+			c->valid[k][i] = w->s[k] != NULL;
+		if (w->s[k] && lv_dbuf_add(&c->str[k], w->s[k], w->len[k]) < 0)
+			return LV_ENOMEM;
+		c->off[k][i + 1] = c->str[k].len;
+	}
+	return 0;
+}
+
+/* Describes the columns for the writer (views into c). */
+static void columns_describe(cp_columns *c, lv_column cols[C_NCOLS])
+{
+	memset(cols, 0, C_NCOLS * sizeof *cols);
+	for (int k = 0; k < C_NCOLS; k++) {
+		cols[k].name = schema[k].name;
+		cols[k].type = schema[k].type;
+		cols[k].nullable = schema[k].nullable;
+		cols[k].u64 = c->u[k];
+	}
+	cols[C_TS].i64 = (const int64_t *)c->u[C_TS];
+	cols[C_TAGGED].bools = c->bools[0];
+	cols[C_CLEANED].bools = c->bools[1];
+	cols[C_READV].validity = c->valid[2];
+	for (int k = 0; k < 3; k++) {
+		lv_column *col = &cols[STRS[k]];
+		col->str_offsets = c->off[k];
+		col->str_data = c->str[k].ptr ? (const char *)c->str[k].ptr : "";
+		if (k < 2)
+			col->validity = c->valid[k];
+	}
+}
+
 int lv__cp_encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf *out,
 		  lv_error *err)
 {
-	int rc = LV_ENOMEM;
-	uint64_t *u[C_NCOLS] = { 0 };
-	int64_t *ts = lv__calloc(n, sizeof *ts);
-	uint8_t *tagged = lv__calloc(n, 1), *cleaned = lv__calloc(n, 1);
-	uint8_t *v_uuid = lv__calloc(n, 1), *v_rv = lv__calloc(n, 1), *v_op = lv__calloc(n, 1);
-	uint64_t *o_uuid = lv__calloc(n + 1, 8), *o_op = lv__calloc(n + 1, 8), *o_props = lv__calloc(n + 1, 8);
-	lv_dbuf s_uuid, s_op, s_props;
-	lv_dbuf_init(&s_uuid, 0);
-	lv_dbuf_init(&s_op, 0);
-	lv_dbuf_init(&s_props, 0);
-	static const int ucols[] = { C_VERSION, C_FRAGS, C_DFILES, C_FSIZE, C_DELFILES, C_DFROWS,
-				     C_DELROWS, C_ROWS, C_READV };
-	for (size_t k = 0; k < sizeof ucols / sizeof ucols[0]; k++)
-		if (!(u[ucols[k]] = lv__calloc(n, sizeof(uint64_t))))
-			goto out;
-	if (!ts || !tagged || !cleaned || !v_uuid || !v_rv || !v_op || !o_uuid || !o_op || !o_props)
-		goto out;
-	for (size_t i = 0; i < n; i++) {
-		const lv_version_info *v = &rows[i];
-		u[C_VERSION][i] = v->version;
-		ts[i] = v->timestamp_millis;
-		u[C_FRAGS][i] = v->total_fragments;
-		u[C_DFILES][i] = v->total_data_files;
-		u[C_FSIZE][i] = v->total_files_size;
-		u[C_DELFILES][i] = v->total_deletion_files;
-		u[C_DFROWS][i] = v->total_data_file_rows;
-		u[C_DELROWS][i] = v->total_deletion_file_rows;
-		u[C_ROWS][i] = v->total_rows;
-		tagged[i] = v->is_tagged;
-		cleaned[i] = v->is_cleaned_up;
-		v_uuid[i] = v->transaction_uuid != NULL;
-		if (v->transaction_uuid && lv_dbuf_adds(&s_uuid, v->transaction_uuid) < 0)
-			goto out;
-		o_uuid[i + 1] = s_uuid.len;
-		v_rv[i] = v->has_read_version;
-		u[C_READV][i] = v->has_read_version ? v->read_version : 0;
-		v_op[i] = v->operation_type != NULL;
-		if (v->operation_type && lv_dbuf_adds(&s_op, v->operation_type) < 0)
-			goto out;
-		o_op[i + 1] = s_op.len;
-		if (lv_dbuf_adds(&s_props, v->transaction_properties ? v->transaction_properties : "{}") < 0)
-			goto out;
-		o_props[i + 1] = s_props.len;
+	cp_columns c;
+	int rc = columns_alloc(&c, n);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		row_view w;
+		row_of_info(&rows[i], &w);
+		rc = columns_put(&c, i, &w);
+	}
+	if (rc < 0) {
+		columns_free(&c);
+		return lv__err(err, LV_ENOMEM, "out of memory encoding checkpoint");
 	}
 	lv_column cols[C_NCOLS];
-	memset(cols, 0, sizeof cols);
-	for (int c = 0; c < C_NCOLS; c++) {
-		cols[c].name = schema[c].name;
-		cols[c].type = schema[c].type;
-		cols[c].nullable = schema[c].nullable;
-		cols[c].u64 = u[c];
-	}
-	cols[C_TS].i64 = ts;
-	cols[C_TAGGED].bools = tagged;
-	cols[C_CLEANED].bools = cleaned;
-	cols[C_UUID].str_offsets = o_uuid;
-	cols[C_UUID].str_data = s_uuid.ptr ? (const char *)s_uuid.ptr : "";
-	cols[C_UUID].validity = v_uuid;
-	cols[C_READV].validity = v_rv;
-	cols[C_OP].str_offsets = o_op;
-	cols[C_OP].str_data = s_op.ptr ? (const char *)s_op.ptr : "";
-	cols[C_OP].validity = v_op;
-	cols[C_PROPS].str_offsets = o_props;
-	cols[C_PROPS].str_data = s_props.ptr ? (const char *)s_props.ptr : "";
-
+	columns_describe(&c, cols);
 	char created_s[32], created_at_s[32], crc_s[32], latest_s[32], ident[256];
-	int64_t created_at = n ? rows[n - 1].timestamp_millis : 0;
 	snprintf(created_s, sizeof created_s, "%" PRId64, created);
-	snprintf(created_at_s, sizeof created_at_s, "%" PRId64, created_at);
+	snprintf(created_at_s, sizeof created_at_s, "%" PRId64, n ? rows[n - 1].timestamp_millis : 0);
 	snprintf(crc_s, sizeof crc_s, "crc32c:%08x", rows_checksum(rows, n, created));
 	snprintf(latest_s, sizeof latest_s, "%" PRIu64, n ? rows[n - 1].version : 0);
 	identity_of(ident, sizeof ident, created, n ? &rows[0] : NULL);
@@ -314,24 +359,7 @@ int lv__cp_encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf
 	lv_lancefile_write_options wo = LV_LANCEFILE_WRITE_OPTIONS_INIT;
 	wo.file_version = LV_LANCEFILE_V2_1;
 	rc = lv_lancefile_write(out, cols, C_NCOLS, n, meta, sizeof meta / sizeof meta[0], &wo, err);
-	goto done;
-out:
-	rc = lv__err(err, LV_ENOMEM, "out of memory encoding checkpoint");
-done:
-	for (int c = 0; c < C_NCOLS; c++)
-		free(u[c]);
-	free(ts);
-	free(tagged);
-	free(cleaned);
-	free(v_uuid);
-	free(v_rv);
-	free(v_op);
-	free(o_uuid);
-	free(o_op);
-	free(o_props);
-	lv_dbuf_dispose(&s_uuid);
-	lv_dbuf_dispose(&s_op);
-	lv_dbuf_dispose(&s_props);
+	columns_free(&c);
 	return rc;
 }
 
@@ -356,29 +384,18 @@ static bool meta_i64(const lv_lancefile *lf, const char *key, int64_t *out)
 	return true;
 }
 
-static const char *col_str(lv_arena *a, const lv_column *c, size_t i)
-{
-	if (c->validity && !c->validity[i])
-		return NULL;
-	uint64_t s = c->str_offsets[i], e = c->str_offsets[i + 1];
-	return lv_arena_strndup(a, c->str_data + s, (size_t)(e - s));
-}
-
 /* Row i of the decoded columns as the checksum sees it (strings as they will read back:
  * up to a NUL, like the C strings a reader gets). */
 static void col_row(const lv_column *const *col, size_t i, row_view *w)
 {
-	static const int fixed[9] = { C_VERSION, C_TS, C_FRAGS, C_DFILES, C_FSIZE, C_DELFILES,
-				      C_DFROWS, C_DELROWS, C_ROWS };
 	for (int k = 0; k < 9; k++)
-		w->f[k] = col[fixed[k]]->u64[i];
+		w->f[k] = col[FIXED[k]]->u64[i];
 	w->tagged = col[C_TAGGED]->bools[i] != 0;
 	w->cleaned = col[C_CLEANED]->bools[i] != 0;
 	w->has_rv = !col[C_READV]->validity || col[C_READV]->validity[i];
 	w->rv = w->has_rv ? col[C_READV]->u64[i] : 0;
-	static const int str[3] = { C_UUID, C_OP, C_PROPS };
 	for (int k = 0; k < 3; k++) {
-		const lv_column *c = col[str[k]];
+		const lv_column *c = col[STRS[k]];
 		if (c->validity && !c->validity[i]) {
 			w->s[k] = k == 2 ? "{}" : NULL; /* properties are never null */
 			w->len[k] = k == 2 ? 2 : 0;
@@ -390,6 +407,121 @@ static void col_row(const lv_column *const *col, size_t i, row_view *w)
 	}
 }
 
+/* The 15 columns, in order, with the proposal's names, types and nullability. */
+static int check_schema(const lv_lancefile *lf, const char *path, const lv_column *col[C_NCOLS],
+			lv_error *err)
+{
+	size_t n = lv_lancefile_num_rows(lf);
+	if (lv_lancefile_num_columns(lf) != C_NCOLS)
+		return lv__err(err, LV_ECORRUPT, "checkpoint %s: %zu columns, expected %d", path,
+			       lv_lancefile_num_columns(lf), C_NCOLS);
+	for (int c = 0; c < C_NCOLS; c++) {
+		col[c] = lv_lancefile_column(lf, (size_t)c);
+		if (strcmp(col[c]->name, schema[c].name) || col[c]->type != schema[c].type ||
+		    (!schema[c].nullable && col[c]->nullable))
+			return lv__err(err, LV_ECORRUPT, "checkpoint %s: column %d is '%s', expected '%s'",
+				       path, c, col[c]->name, schema[c].name);
+		for (size_t i = 0; !schema[c].nullable && col[c]->validity && i < n; i++)
+			if (!col[c]->validity[i])
+				return lv__err(err, LV_ECORRUPT, "checkpoint %s: null in column '%s'", path,
+					       col[c]->name);
+	}
+	return 0;
+}
+
+/* Is version v in keep (sorted), advancing *ki?  keep == NULL keeps everything. */
+static bool kept(const lv_manifest_entry *keep, size_t nkeep, size_t *ki, uint64_t v)
+{
+	if (!keep)
+		return true;
+	while (*ki < nkeep && keep[*ki].version < v)
+		(*ki)++;
+	return *ki < nkeep && keep[*ki].version == v;
+}
+
+/* Every row: strictly increasing versions, and the checksum over the stored text.  *want
+ * receives how many rows `keep` selects. */
+static int verify_rows(const lv_lancefile *lf, const lv_column *const *col, int64_t created,
+		       bool verify_checksum, const lv_manifest_entry *keep, size_t nkeep,
+		       const char *path, size_t *want, lv_error *err)
+{
+	size_t n = lv_lancefile_num_rows(lf), ki = 0;
+	const uint64_t *ver = col[C_VERSION]->u64;
+	uint32_t crc = checksum_start(created, n);
+	*want = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && ver[i] <= ver[i - 1])
+			return lv__err(err, LV_ECORRUPT,
+				       "checkpoint %s: versions not strictly increasing at row %zu", path, i);
+		row_view w;
+		col_row(col, i, &w);
+		crc = row_crc(crc, &w);
+		*want += kept(keep, nkeep, &ki, ver[i]);
+	}
+	const lv_kv *ck = lv_lancefile_metadata_find(lf, KEY_CHECKSUM);
+	char expect[32];
+	snprintf(expect, sizeof expect, "crc32c:%08x", crc);
+	if (verify_checksum &&
+	    (!ck || ck->value_len != strlen(expect) || memcmp(ck->value, expect, ck->value_len)))
+		return lv__err(err, LV_ECORRUPT, "checkpoint %s: checksum mismatch", path);
+	return 0;
+}
+
+/* A reader's row (strings copied into a, properties normalised).  LV_ENOMEM or 0. */
+static int info_of_row(const row_view *w, lv_arena *a, lv_version_info *v)
+{
+	memset(v, 0, sizeof *v);
+	v->version = w->f[0];
+	v->timestamp_millis = (int64_t)w->f[1];
+	v->total_fragments = w->f[2];
+	v->total_data_files = w->f[3];
+	v->total_files_size = w->f[4];
+	v->total_deletion_files = w->f[5];
+	v->total_data_file_rows = w->f[6];
+	v->total_deletion_file_rows = w->f[7];
+	v->total_rows = w->f[8];
+	v->is_tagged = w->tagged;
+	v->is_cleaned_up = w->cleaned;
+	v->has_read_version = w->has_rv;
+	v->read_version = w->rv;
+	const char *s[3] = { NULL, NULL, NULL };
+	for (int k = 0; k < 3; k++)
+		if (w->s[k] && !(s[k] = lv_arena_strndup(a, w->s[k], w->len[k])))
+			return LV_ENOMEM;
+	v->transaction_uuid = s[0];
+	v->operation_type = s[1];
+	v->transaction_properties = normalize_properties(a, s[2], w->len[2]);
+	return v->transaction_properties ? 0 : LV_ENOMEM;
+}
+
+/* Builds the kept rows (want of them) into out->rows, one arena for their strings. */
+static int materialise(const lv_column *const *col, size_t n, size_t want,
+		       const lv_manifest_entry *keep, size_t nkeep, lv__cp_file *out)
+{
+	if (!(out->rows = lv__version_list_new(want, 1)))
+		return LV_ENOMEM;
+	lv_arena *a = &out->rows->arenas[0];
+	/* One block that holds every kept string and its NUL (more only if a property text is
+	 * wrapped), sized from the columns when all rows are kept. */
+	size_t sbytes = 3 * want + 64;
+	for (int k = 0; k < 3 && want == n; k++)
+		sbytes += (size_t)col[STRS[k]]->str_offsets[n] + 8 * n;
+	if (want < n)
+		sbytes += 160 * want;
+	lv_arena_init(a, sbytes);
+	out->rows->narenas = 1;
+	size_t ki = 0;
+	for (size_t i = 0; i < n && out->rows->n < want; i++) {
+		if (!kept(keep, nkeep, &ki, col[C_VERSION]->u64[i]))
+			continue;
+		row_view w;
+		col_row(col, i, &w);
+		LV_TRY(info_of_row(&w, a, &out->rows->items[out->rows->n]));
+		out->rows->n++;
+	}
+	return 0;
+}
+
 /*
  * Decodes and validates one checkpoint file's bytes (no I/O).  Every row is
  * checked (order, checksum); only the rows whose versions are in `keep`
@@ -398,125 +530,23 @@ static void col_row(const lv_column *const *col, size_t i, row_view *w)
  * row of the file either way.
  */
 int lv__cp_decode(const uint8_t *data, size_t size, const char *path, bool verify_checksum,
-		     const lv_manifest_entry *keep, size_t nkeep, lv__cp_file *out, lv_error *err)
+		  const lv_manifest_entry *keep, size_t nkeep, lv__cp_file *out, lv_error *err)
 {
 	lv_lancefile *lf = NULL;
-	int rc = lv_lancefile_read(&lf, data, size, path, err);
-	if (rc < 0)
-		return rc;
-	size_t n = lv_lancefile_num_rows(lf);
-	if (lv_lancefile_num_columns(lf) != C_NCOLS) {
-		rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: %zu columns, expected %d", path,
-			     lv_lancefile_num_columns(lf), C_NCOLS);
-		goto out;
-	}
+	LV_TRY(lv_lancefile_read(&lf, data, size, path, err));
+	size_t n = lv_lancefile_num_rows(lf), want = 0;
 	const lv_column *col[C_NCOLS];
-	for (int c = 0; c < C_NCOLS; c++) {
-		col[c] = lv_lancefile_column(lf, (size_t)c);
-		if (strcmp(col[c]->name, schema[c].name) || col[c]->type != schema[c].type ||
-		    (!schema[c].nullable && col[c]->nullable)) {
-			rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: column %d is '%s', expected '%s'",
-				     path, c, col[c]->name, schema[c].name);
-			goto out;
-		}
-		if (!schema[c].nullable && col[c]->validity) {
-			for (size_t i = 0; i < n; i++)
-				if (!col[c]->validity[i]) {
-					rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: null in column '%s'",
-						     path, col[c]->name);
-					goto out;
-				}
-		}
-	}
-	if (!meta_i64(lf, KEY_CREATED, &out->created) || !meta_i64(lf, KEY_CREATED_AT, &out->created_at)) {
+	int rc = check_schema(lf, path, col, err);
+	if (rc == 0 &&
+	    (!meta_i64(lf, KEY_CREATED, &out->created) || !meta_i64(lf, KEY_CREATED_AT, &out->created_at)))
 		rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: missing %s / %s metadata", path, KEY_CREATED,
 			     KEY_CREATED_AT);
-		goto out;
-	}
-	/* Every row: strictly increasing versions, and the checksum over the stored text. */
-	const uint64_t *ver = col[C_VERSION]->u64;
-	uint32_t crc = checksum_start(out->created, n);
-	size_t want = 0, ki = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (i > 0 && ver[i] <= ver[i - 1]) {
-			rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: versions not strictly increasing at row %zu",
-				     path, i);
-			goto out;
-		}
-		row_view w;
-		col_row(col, i, &w);
-		crc = row_crc(crc, &w);
-		if (keep) {
-			while (ki < nkeep && keep[ki].version < ver[i])
-				ki++;
-			want += ki < nkeep && keep[ki].version == ver[i];
-		}
-	}
-	if (!keep)
-		want = n;
-	const lv_kv *ck = lv_lancefile_metadata_find(lf, KEY_CHECKSUM);
-	char expect[32];
-	snprintf(expect, sizeof expect, "crc32c:%08x", crc);
-	if (verify_checksum &&
-	    (!ck || ck->value_len != strlen(expect) || memcmp(ck->value, expect, ck->value_len))) {
-		rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: checksum mismatch", path);
-		goto out;
-	}
-	if (!(out->rows = lv__version_list_new(want, 1))) {
-		rc = lv__err(err, LV_ENOMEM, "out of memory");
-		goto out;
-	}
-	lv_arena *a = &out->rows->arenas[0];
-	/* One block that holds every kept string and its NUL (more only if a property text is
-	 * wrapped), sized from the columns when all rows are kept. */
-	size_t sbytes = 3 * want + 64;
-	for (int c = C_UUID; c <= C_PROPS && want == n; c++)
-		if (col[c]->type == LV_COL_UTF8)
-			sbytes += (size_t)col[c]->str_offsets[n] + 8 * n;
-	if (want < n)
-		sbytes += 160 * want;
-	lv_arena_init(a, sbytes);
-	out->rows->narenas = 1;
-	ki = 0;
-	for (size_t i = 0; i < n && out->rows->n < want; i++) {
-		if (keep) {
-			while (ki < nkeep && keep[ki].version < ver[i])
-				ki++;
-			if (ki >= nkeep || keep[ki].version != ver[i])
-				continue;
-		}
-		lv_version_info *v = &out->rows->items[out->rows->n];
-		memset(v, 0, sizeof *v);
-		v->version = ver[i];
-		v->timestamp_millis = col[C_TS]->i64[i];
-		v->total_fragments = col[C_FRAGS]->u64[i];
-		v->total_data_files = col[C_DFILES]->u64[i];
-		v->total_files_size = col[C_FSIZE]->u64[i];
-		v->total_deletion_files = col[C_DELFILES]->u64[i];
-		v->total_data_file_rows = col[C_DFROWS]->u64[i];
-		v->total_deletion_file_rows = col[C_DELROWS]->u64[i];
-		v->total_rows = col[C_ROWS]->u64[i];
-		v->is_tagged = col[C_TAGGED]->bools[i] != 0;
-		v->is_cleaned_up = col[C_CLEANED]->bools[i] != 0;
-		v->has_read_version = !col[C_READV]->validity || col[C_READV]->validity[i];
-		v->read_version = v->has_read_version ? col[C_READV]->u64[i] : 0;
-		v->transaction_uuid = col_str(a, col[C_UUID], i);
-		v->operation_type = col_str(a, col[C_OP], i);
-		const char *props = col_str(a, col[C_PROPS], i);
-		v->transaction_properties = props ? normalize_properties(a, props, strlen(props)) : "{}";
-		if ((col[C_UUID]->validity ? col[C_UUID]->validity[i] : 1) && !v->transaction_uuid) {
-			rc = lv__err(err, LV_ENOMEM, "out of memory");
-			goto out;
-		}
-		if (!v->transaction_properties) {
-			rc = lv__err(err, LV_ENOMEM, "out of memory");
-			goto out;
-		}
-		out->rows->n++;
-	}
-	out->latest = n ? ver[n - 1] : 0;
-	rc = 0;
-out:
+	if (rc == 0)
+		rc = verify_rows(lf, col, out->created, verify_checksum, keep, nkeep, path, &want, err);
+	if (rc == 0 && (rc = materialise(col, n, want, keep, nkeep, out)) < 0)
+		lv__err(err, rc, "out of memory");
+	if (rc == 0)
+		out->latest = n ? col[C_VERSION]->u64[n - 1] : 0;
 	if (rc < 0)
 		lv__cp_file_dispose(out);
 	lv_lancefile_free(lf);
