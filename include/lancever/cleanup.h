@@ -1,7 +1,7 @@
 /*
  * lancever/cleanup.h - cleanup of old versions that keeps their history.
  *
- * Lance's rules (LANCE-TABLE-FORMAT.md §6), with one change in order: the
+ * Lance's cleanup rules (cleanup_old_versions in Lance's table format), with one change in order: the
  * checkpoint that records the versions about to be removed (is_cleaned_up =
  * true) is written *before* anything is deleted, so a crash can never lose
  * their history.  Then the files only old versions referenced are deleted,

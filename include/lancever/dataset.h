@@ -115,11 +115,16 @@ typedef struct lv_history_report {
 
 /**
  * Every live version (one readable manifest in _versions/), sorted by version,
- * with all fields of lv_version_info, exactly as Lance's versions() reports
- * the summary counters.  Manifests are read concurrently.  A manifest that
- * disappears between listing and reading (concurrent cleanup) is skipped and
- * counted in report->manifests_vanished; a manifest that cannot be parsed is
- * an error naming the file.  `report` may be NULL.
+ * with the 15 checkpoint fields exactly as Lance's versions() reports them.
+ * From the newest usable checkpoint plus the manifests it lacks (the ladder);
+ * rows that come from the checkpoint carry manifest_path (from the listing)
+ * but no other manifest details (has_manifest_details is false: read the
+ * manifest with lv_version_get() for those); rows read from a manifest carry
+ * them all.  Manifests are read concurrently.  A manifest that disappears
+ * between listing and reading (concurrent cleanup) is skipped, counted in
+ * report->manifests_vanished and a warning; a manifest that cannot be parsed
+ * is an error naming the file (LV_ECORRUPT).  `report` may be NULL.  The list
+ * is yours: lv_version_list_free().
  */
 LV_EXTERN int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 			  lv_error *err) LV_WARN_UNUSED;

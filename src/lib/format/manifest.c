@@ -80,7 +80,7 @@ static bool strings_ok(const lv_pb_field *f, uint32_t strings)
 	return rc == 0;
 }
 
-/* One lance.file.Field (LANCE-TABLE-FORMAT.md 2.7). */
+/* One lance.file.Field (Lance table format: lance.file.Field). */
 static bool schema_field_ok(const lv_pb_field *f)
 {
 	lv_pb r = lv_pb_sub(f);

@@ -2,7 +2,7 @@
  * Lance manifest and transaction parsers.  Pure: they take bytes and return
  * views into those bytes (valid while the bytes live); no I/O, no allocation.
  *
- * File layout (LANCE-TABLE-FORMAT.md §3):
+ * File layout (Lance table format, the manifest file):
  *   [IndexSection u32+pb][Transaction u32+pb][Manifest u32+pb][i64 pos][u16][u16]["LANC"]
  */
 #ifndef LV_FORMAT_MANIFEST_H
@@ -30,7 +30,7 @@ typedef struct lv_summary {
 	uint64_t total_rows;
 } lv_summary;
 
-/* Feature flags lancever understands (LANCE-TABLE-FORMAT.md §2.9). */
+/* Feature flags lancever understands (reader_feature_flags / writer_feature_flags). */
 #define LV_FLAG_DELETION_FILES 1u
 #define LV_FLAG_STABLE_ROW_IDS 2u
 #define LV_FLAG_USE_V2_FORMAT_DEPRECATED 4u
@@ -124,7 +124,7 @@ int lv__manifest_parse(const uint8_t *file, size_t size, const char *name,
 /* Iterates the config map: *cursor starts at 0; returns 1 with key/value, 0 at end. */
 int lv__manifest_config_next(const lv_manifest *m, size_t *cursor, lv_sv *key, lv_sv *value);
 
-/* A BasePath entry (§2.6). */
+/* A BasePath entry (Manifest.base_paths). */
 typedef struct lv_base_path {
 	uint32_t id;
 	bool has_name;
@@ -134,7 +134,7 @@ typedef struct lv_base_path {
 } lv_base_path;
 int lv__manifest_base_path_next(const lv_manifest *m, size_t *cursor, lv_base_path *out);
 
-/* Index metadata from the index section (§2.6). */
+/* Index metadata from the index section (IndexSection.indices). */
 typedef struct lv_index_ref {
 	uint8_t uuid[16];
 	bool has_uuid;
@@ -174,7 +174,7 @@ int lv__txn_property_next(const lv_txn *t, size_t *cursor, lv_sv *key, lv_sv *va
 /* Operation name for a oneof field number (100..114), NULL otherwise. */
 const char *lv__txn_op_name(uint32_t field);
 
-/* ---- version file names (§4.1) ---- */
+/* ---- version file names: V1 "{v}.manifest", V2 "{u64::MAX - v:020}.manifest" ---- */
 
 enum { LV_NAME_NONE = 0, LV_NAME_V1 = 1, LV_NAME_V2 = 2 };
 /* Classifies a file name in _versions/ (no directory part); sets *version for V1/V2. */
