@@ -27,7 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lv__branch_dispose(&b);
 	}
 	size_t n = size < 256 ? size : 256;
-	char *name = lv__branch_name_decode((const char *)data, n);
+	char *name = lv__ref_name_decode((const char *)data, n);
 	free(name);
 	return 0;
 }

@@ -38,10 +38,14 @@ enum lv_file_kind {
 /** Static name of a kind ("manifest", "data", ...). */
 LV_EXTERN const char *lv_file_kind_name(int kind);
 
-/** Called for every file the cleanup removes (or would remove, in a dry run). */
+/**
+ * Called for every file this cleanup removed, once it is gone (in a dry run: for every file
+ * it would remove).  A file that a concurrent cleanup removed first is not reported.
+ */
 typedef void (*lv_cleanup_file_cb)(const char *path, int kind, uint64_t size, const char *reason,
 				   void *payload);
-/** Progress: phase name, items done, items in the phase. */
+/** Progress: phase name ("reading manifests", "writing checkpoint", "checking files",
+ * "removing old manifests", "done"), items done, items in the phase. */
 typedef void (*lv_cleanup_progress_cb)(const char *phase, uint64_t done, uint64_t total,
 				       void *payload);
 
@@ -73,9 +77,9 @@ typedef struct lv_cleanup_policy {
 
 typedef struct lv_cleanup_stats {
 	uint64_t versions_total;     /**< manifests listed */
-	uint64_t versions_removed;   /**< old manifests deleted (or to delete) */
+	uint64_t versions_removed;   /**< old manifests this call deleted (a dry run: would delete) */
 	uint64_t versions_archived;  /**< rows in the checkpoint written first */
-	uint64_t files_removed[LV_KIND_COUNT];
+	uint64_t files_removed[LV_KIND_COUNT]; /**< by this call: not those a concurrent cleanup took first */
 	uint64_t bytes_removed[LV_KIND_COUNT];
 	bool checkpoint_written;
 	char checkpoint_path[64];

@@ -254,6 +254,15 @@ static void test_checkpoint_write_vs_cleanup(void **state)
 	lv_storage_free(mem);
 }
 
+/* Counts the manifests a cleanup reports through on_file (what `--list` prints). */
+static void count_manifest_files(const char *path, int kind, uint64_t size, const char *reason,
+				 void *payload)
+{
+	(void)path, (void)size, (void)reason;
+	if (kind == LV_KIND_MANIFEST)
+		(*(int *)payload)++;
+}
+
 /*
  * The same race inside a cleanup: after planning (every manifest read once),
  * its checkpoint step lists the manifests and the checkpoints again, and
@@ -282,11 +291,16 @@ static void test_cleanup_vs_cleanup(void **state)
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 	p.retain_versions = 6;
 	p.now_ms = BASE_MS + 100000;
+	int listed = 0;
+	p.on_file = count_manifest_files;
+	p.payload = &listed;
 	lv_cleanup_stats cs;
 	CHECK(lv_cleanup(ds, &p, &cs, &err));
 	/* Only what this process deleted counts: the other cleanup removed 1..3 (issue 14). */
 	assert_int_equal(cs.versions_removed, 1);
 	assert_int_equal(cs.files_removed[LV_KIND_MANIFEST], 1);
+	/* and only that is reported as removed (`cleanup --list`) */
+	assert_int_equal(listed, 1);
 	assert_null(h->trigger_list); /* the race happened */
 	assert_int_equal(h->seen, 1); /* v10's manifest was read once */
 	lv_dataset_free(ds);

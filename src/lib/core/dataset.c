@@ -67,6 +67,27 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	return 0;
 }
 
+/* "_refs/branches/<name>.json": Lance names the file after the branch with '/' written as
+ * %2F (branch names are [A-Za-z0-9._-] segments).  n: the name's length.  malloc'ed. */
+static char *branch_file(const char *branch, size_t n)
+{
+	char *enc = lv__calloc(3 * n + 1, 1);
+	if (!enc)
+		return NULL;
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (branch[i] == '/') {
+			memcpy(enc + j, "%2F", 3);
+			j += 3;
+		} else {
+			enc[j++] = branch[i];
+		}
+	}
+	char *path = lv__sprintf(LV_REFS_BRANCHES_DIR "/%s.json", enc);
+	free(enc);
+	return path;
+}
+
 /* Is `branch` (the rest of the path after "/tree/") registered in <root>/_refs/branches? */
 static bool branch_registered(const char *root, size_t rootlen, const char *branch)
 {
@@ -75,30 +96,18 @@ static bool branch_registered(const char *root, size_t rootlen, const char *bran
 		n--;
 	if (n == 0)
 		return false;
-	/* Lance names the file after the branch with '/' written as %2F. */
-	char *enc = lv__calloc(3 * n + 1, 1);
+	char *probe = branch_file(branch, n);
 	char *dir = lv__strndup(root, rootlen);
 	bool ok = false;
-	if (enc && dir) {
-		size_t j = 0;
-		for (size_t i = 0; i < n; i++) {
-			if (branch[i] == '/') {
-				memcpy(enc + j, "%2F", 3);
-				j += 3;
-			} else {
-				enc[j++] = branch[i];
-			}
-		}
-		char *probe = lv__sprintf(LV_REFS_BRANCHES_DIR "/%s.json", enc);
+	if (probe && dir) {
 		lv_storage *st = NULL;
 		lv_error e = { 0 };
-		if (probe && lv_storage_open(&st, dir, NULL, &e) == 0)
+		if (lv_storage_open(&st, dir, NULL, &e) == 0)
 			ok = lv_storage_head(st, probe, NULL, NULL, &e) == 0;
 		lv_storage_free(st);
-		free(probe);
 	}
+	free(probe);
 	free(dir);
-	free(enc);
 	return ok;
 }
 
@@ -215,6 +224,16 @@ void lv__report_end(lv_dataset *ds, lv_history_report *rep, const lv_storage_sta
 
 int lv__not_a_dataset(const lv_dataset *ds, lv_error *err)
 {
+	/* A branch nobody registered is named as such (asked only here, on the error path). */
+	char *file = ds->branch ? branch_file(ds->branch, strlen(ds->branch)) : NULL;
+	lv_error e = { 0 };
+	if (file && lv_storage_head(ds->root, file, NULL, NULL, &e) == LV_ENOTFOUND) {
+		int rc = lv__err(err, LV_ENOTFOUND, "%s: branch '%s' is not registered (no %s)",
+				 lv_storage_describe(ds->root), ds->branch, file);
+		free(file);
+		return rc;
+	}
+	free(file);
 	return lv__err(err, LV_ENOTFOUND, "%s: not a Lance dataset (no manifests in _versions/)",
 		       lv_storage_describe(ds->st));
 }

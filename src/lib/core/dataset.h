@@ -23,7 +23,8 @@ struct lv_dataset {
 void lv__report_begin(lv_dataset *ds, lv_history_report *rep, lv_storage_stats *s0);
 void lv__report_end(lv_dataset *ds, lv_history_report *rep, const lv_storage_stats *s0);
 
-/* The one "not a Lance dataset" error: LV_ENOTFOUND naming the dataset. */
+/* The one "not a Lance dataset" error: LV_ENOTFOUND naming the dataset, or, on a branch
+ * that _refs/branches does not register, saying so. */
 int lv__not_a_dataset(const lv_dataset *ds, lv_error *err);
 
 #endif

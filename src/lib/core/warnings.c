@@ -4,7 +4,7 @@
  * Invariants:
  *  - A warning names the input it is about (a path relative to the dataset
  *    root) or the version range it cannot account for; its message is one
- *    line with no control characters.
+ *    line with no control characters (they are written as \xNN).
  *  - The dataset's log holds each (kind, path, first, last) once.
  */
 #include "core/warnings.h"
@@ -35,14 +35,21 @@ void lv__warn(lv__warnlog *wl, int kind, const char *path, uint64_t first, uint6
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	for (char *c = msg; *c; c++) /* one line: a file name may hold anything */
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
+	/* One line: a file name may hold anything, so controls are written as \xNN (named,
+	 * not hidden). */
+	char line[sizeof msg * 4];
+	size_t j = 0;
+	for (const unsigned char *c = (const unsigned char *)msg; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			j += (size_t)snprintf(line + j, sizeof line - j, "\\x%02x", *c);
+		else
+			line[j++] = (char)*c;
+	line[j] = 0;
 	lv_warning *nv = lv__grow(wl->v, &wl->cap, wl->n, sizeof *nv, 4);
 	if (!nv)
 		return;
 	wl->v = nv;
-	lv_warning w = { kind, path ? lv__strdup(path) : NULL, first, last, lv__strdup(msg) };
+	lv_warning w = { kind, path ? lv__strdup(path) : NULL, first, last, lv__strdup(line) };
 	if ((path && !w.path) || !w.message) {
 		warning_free(&w);
 		return;

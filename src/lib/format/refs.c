@@ -175,17 +175,30 @@ out:
 	return rc;
 }
 
-char *lv__branch_name_decode(const char *stem, size_t n)
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Bytes object_store's PathPart percent-encodes (its INVALID set, plus non-ASCII). */
+static bool encoded_byte(unsigned c)
+{
+	return c < 0x20 || c >= 0x7f || (c && strchr("/\\{^}%`]\">[~<#|*?", (int)c));
+}
+
+char *lv__ref_name_decode(const char *stem, size_t n)
 {
 	char *s = lv__malloc(n + 1);
 	if (!s)
 		return NULL;
 	size_t j = 0;
 	for (size_t i = 0; i < n; i++) {
-		/* Lance encodes only '/' (branch names are [A-Za-z0-9._-] segments). */
-		if (stem[i] == '%' && i + 2 < n && stem[i + 1] == '2' &&
-		    (stem[i + 2] == 'F' || stem[i + 2] == 'f')) {
-			s[j++] = '/';
+		int hi = stem[i] == '%' && i + 2 < n ? hexval(stem[i + 1]) : -1;
+		int lo = hi >= 0 ? hexval(stem[i + 2]) : -1;
+		unsigned c = lo >= 0 ? (unsigned)(hi * 16 + lo) : 0;
+		if (lo >= 0 && c != 0 && encoded_byte(c)) {
+			s[j++] = (char)c;
 			i += 2;
 		} else {
 			s[j++] = stem[i];
@@ -277,13 +290,18 @@ typedef int (*ref_parse_fn)(const uint8_t *data, size_t size, const char *stem, 
 static int parse_tag_slot(const uint8_t *data, size_t size, const char *stem, void *slot,
 			  lv_error *err)
 {
-	return lv__tag_parse(data, size, stem, slot, err);
+	char *name = lv__ref_name_decode(stem, strlen(stem));
+	if (!name)
+		return lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_TAGS_DIR);
+	int rc = lv__tag_parse(data, size, name, slot, err);
+	free(name);
+	return rc;
 }
 
 static int parse_branch_slot(const uint8_t *data, size_t size, const char *stem, void *slot,
 			     lv_error *err)
 {
-	char *name = lv__branch_name_decode(stem, strlen(stem));
+	char *name = lv__ref_name_decode(stem, strlen(stem));
 	if (!name)
 		return lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_BRANCHES_DIR);
 	int rc = lv__branch_parse(data, size, name, slot, err);

@@ -31,8 +31,14 @@ int lv__branch_parse(const uint8_t *data, size_t size, const char *name, lv_bran
 		     lv_error *err);
 void lv__branch_dispose(lv_branch *b);
 
-/* Decodes a branch file stem ("feat%2Fx" -> "feat/x", %2f too); malloc'ed, NULL on OOM. */
-char *lv__branch_name_decode(const char *stem, size_t n);
+/*
+ * The tag or branch name a ref file stem stands for: Lance names the file through
+ * object_store's path encoding, which percent-encodes '/', '%', controls, every byte of a
+ * non-ASCII character and a few more ("feat%2Fx" -> "feat/x", "%C3%BCn%C3%AFcode" ->
+ * "ünïcode").  Exactly those escapes are decoded (hex in either case); any other '%' is
+ * kept as it is.  malloc'ed, NULL on OOM.
+ */
+char *lv__ref_name_decode(const char *stem, size_t n);
 
 /*
  * Reads every tag and branch file of the dataset rooted at `st`; tags and

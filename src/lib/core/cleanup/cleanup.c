@@ -209,7 +209,7 @@ static int phase_select(plan *P, lv_error *err)
 	if (ntagged && pol->error_if_tagged_old_versions)
 		rc = lv__err(err, LV_ETAGGED,
 			     "%zu tagged version(s) have been marked for cleanup. Either set "
-			     "error_if_tagged_old_versions=false or delete the following tag(s) to enable "
+			     "`error_if_tagged_old_versions=false` or delete the following tag(s) to enable "
 			     "cleanup: {%.300s}",
 			     ntagged, tagmsg.ptr ? (const char *)tagmsg.ptr : "");
 	lv_dbuf_dispose(&tagmsg);
@@ -320,7 +320,7 @@ static int phase_sweep(plan *P, lv__deleter *del, lv_error *err)
 		int kind = lv__classify(f->path, key, sizeof key);
 		if (kind < 0)
 			continue;
-		progress(P, "removing unreferenced files", i + 1, P->files.n);
+		progress(P, "checking files", i + 1, P->files.n);
 		const char *reason = removal_reason(P, f, kind, key);
 		if (reason)
 			LV_TRY(lv__remove_file(del, f->path, kind, f->size, reason, err));

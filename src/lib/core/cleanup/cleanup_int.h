@@ -79,6 +79,7 @@ typedef struct lv__deleter {
 	const lv_cleanup_policy *p;
 	lv_cleanup_stats *s;
 	const char *path[LV__DEL_BATCH];
+	const char *reason[LV__DEL_BATCH];
 	int kind[LV__DEL_BATCH];
 	uint64_t size[LV__DEL_BATCH];
 	int rcs[LV__DEL_BATCH];
@@ -88,7 +89,8 @@ typedef struct lv__deleter {
 
 /* Sends the queued deletes. */
 int lv__del_flush(lv__deleter *d, lv_error *err);
-/* Queues `path` (which must stay valid until the next flush); reports it to on_file. */
+/* Queues `path` and `reason` (which must stay valid until the next flush); the flush reports
+ * it to on_file once it is gone (a dry run: every file). */
 int lv__remove_file(lv__deleter *d, const char *path, int kind, uint64_t size, const char *reason,
 		    lv_error *err);
 /*

@@ -22,6 +22,9 @@ int lv__del_flush(lv__deleter *d, lv_error *err)
 			d->s->files_removed[d->kind[i]]++;
 			d->s->bytes_removed[d->kind[i]] += d->size[i];
 			d->manifests_deleted += d->kind[i] == LV_KIND_MANIFEST;
+			/* reported once gone, so a listing names only what this process removed */
+			if (d->p->on_file)
+				d->p->on_file(d->path[i], d->kind[i], d->size[i], d->reason[i], d->p->payload);
 		}
 	}
 	d->n = 0;
@@ -31,9 +34,8 @@ int lv__del_flush(lv__deleter *d, lv_error *err)
 int lv__remove_file(lv__deleter *d, const char *path, int kind, uint64_t size, const char *reason,
 		       lv_error *err)
 {
-	if (d->p->on_file)
-		d->p->on_file(path, kind, size, reason, d->p->payload);
 	d->path[d->n] = path;
+	d->reason[d->n] = reason;
 	d->kind[d->n] = kind;
 	d->size[d->n] = size;
 	d->n++;
