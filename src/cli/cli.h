@@ -1,67 +1,164 @@
-/* Internal header of the lancever CLI.  The CLI uses only the public API. */
+/*
+ * Internal header of the lancever CLI.  The CLI uses only the public API (include/lancever).
+ *
+ * Layout (each file includes only this header and the public API; no file calls "up"):
+ *   main.c        the command table, global options, dispatch, help/version, output check
+ *   help.c        usage, per-command help and the man page, all rendered from the tables
+ *   common.c      argument parsing, escaping (text and JSON), messages, warnings, dataset open
+ *   records.c     version records: JSON object, table, --stats report
+ *   cmd_*.c       one command each (or a pair that share everything): parse, call, print
+ *
+ * Conventions: a command returns its exit status (0 ok, 1 error, 2 usage error).  With
+ * --json, stdout holds one JSON value on success and nothing on failure (the message is on
+ * stderr).  Every string that comes from disk is printed through lvcli_esc (text) or
+ * lvcli_json_str (JSON).
+ */
 #ifndef LVCLI_H
 #define LVCLI_H
 
+#include <stddef.h>
 #include <stdio.h>
 #include <lancever/lancever.h>
 
-/* Each sub-command: argv[0] is the sub-command name.  Returns the process exit code. */
-int lvcli_versions(int argc, char **argv);
+/* ---- the command and option tables (help.c renders them, common.c parses with them) ---- */
+
+enum lvcli_optkind {
+	LVCLI_FLAG,     /* sets a bool to true */
+	LVCLI_FLAG_OFF, /* sets a bool to false */
+	LVCLI_NUMBER,   /* a strict decimal number in min..max into a uint64_t */
+	LVCLI_DURATION, /* 7d, 36h, 90m, 1d12h into an int64_t of milliseconds */
+};
+
+typedef struct lvcli_opt {
+	const char *name;  /* "--threads" */
+	const char *value; /* the value's name ("N"), NULL for a flag */
+	const char *help;  /* one sentence */
+	int kind;          /* enum lvcli_optkind */
+	uint64_t min, max; /* LVCLI_NUMBER */
+	size_t off;        /* offset of the destination in lvcli_args */
+} lvcli_opt;
+
+typedef struct lvcli_cmd {
+	const char *name;        /* "versions" */
+	const char *args;        /* positional arguments, "DATASET TIME" */
+	const char *summary;     /* one line, for the command list */
+	const char *description; /* a paragraph, for `help CMD` and the man page */
+	const lvcli_opt *opts;   /* terminated by an entry with name NULL */
+	int (*run)(int argc, char **argv);
+	bool dataset;            /* takes DATASET: the global dataset options apply */
+} lvcli_cmd;
+
+/* Each command file defines its table entry. */
+extern const lvcli_cmd lvcli_cmd_versions, lvcli_cmd_history, lvcli_cmd_checkpoint,
+	lvcli_cmd_asof, lvcli_cmd_show, lvcli_cmd_diff, lvcli_cmd_cleanup, lvcli_cmd_info,
+	lvcli_cmd_tags, lvcli_cmd_check, lvcli_cmd_inspect;
+/* cmd_inspect.c's entry point (its table entry names it). */
 int lvcli_inspect(int argc, char **argv);
-int lvcli_tags(int argc, char **argv);
-int lvcli_history(int argc, char **argv);
-int lvcli_checkpoint(int argc, char **argv);
-int lvcli_asof(int argc, char **argv);
-int lvcli_show(int argc, char **argv);
-int lvcli_diff(int argc, char **argv);
-int lvcli_cleanup(int argc, char **argv);
-int lvcli_info(int argc, char **argv);
-int lvcli_check(int argc, char **argv);
 
-/* --branch NAME, accepted by every dataset command (main.c strips it). */
-extern const char *lvcli_branch;
-/* --s3-endpoint, --s3-region, --s3-allow-http (main.c strips them). */
-extern const char *lvcli_s3_endpoint, *lvcli_s3_region;
-extern bool lvcli_s3_allow_http;
-/* --quiet / -q (main.c strips it): silence warnings on stderr. */
-extern bool lvcli_quiet;
+/* The global options (main.c strips them wherever they appear). */
+typedef struct lvcli_global {
+	const char *name, *alias, *value, *help;
+} lvcli_global;
 
-/* "DATASET [positional...] [--json] [--stats] [--strict] [--max-entries N] [--max-files N]
- * [--disable]" arguments (args.c).  Returns 0, or the exit code of a usage error. */
+/* ---- help.c ---- */
+
+/* `lancever help`: the command list with every option, the global options, exit status. */
+void lvcli_help_all(FILE *f, const lvcli_cmd *const *cmds, size_t n, const lvcli_global *g);
+/* `lancever help CMD` / `lancever CMD --help`. */
+void lvcli_help_cmd(FILE *f, const lvcli_cmd *c, const lvcli_global *g);
+/* The one-line synopsis "versions DATASET [--json] ..." (for usage errors). */
+void lvcli_synopsis(FILE *f, const lvcli_cmd *c);
+/* `lancever help --man`: the manual page (roff), from the same tables. */
+void lvcli_man(FILE *f, const lvcli_cmd *const *cmds, size_t n, const lvcli_global *g);
+
+/* ---- common.c: arguments ---- */
+
+/* Every option value a command may take; 0 / false / -1 = not given (see lvcli_parse). */
 typedef struct lvcli_args {
-	const char *pos[4];
+	const char *pos[3];
 	int npos;
-	bool json, stats, strict;
-	int64_t max_entries, max_files;
-	int enabled;
+	bool json, csv, stats, strict, disable, dry_run, list, delete_unverified, no_checkpoint;
+	bool salvage;
+	bool error_if_tagged; /* true unless --no-error-if-tagged-old-versions */
+	uint64_t threads, retain_versions, before_version, max_entries, max_files;
+	int64_t older_than_ms; /* -1 = not given */
 } lvcli_args;
-int lvcli_parse_args(int argc, char **argv, lvcli_args *a, int want_pos, const char *usage);
-/* The one number rule of the CLI (args.c): decimal digits only -- no sign, no spaces, not
+
+/*
+ * Parses argv (argv[0] is the command name) against c's options and positional
+ * arguments.  Returns 0, or the exit status of a usage error (2) after printing it:
+ * unknown option (with "did you mean"), missing value, bad number or duration,
+ * missing or extra positional arguments.  "--opt=value" is accepted too.
+ */
+int lvcli_parse(int argc, char **argv, const lvcli_cmd *c, lvcli_args *a);
+/* The one number rule of the CLI: decimal digits only -- no sign, no spaces, not
  * empty, no 0x/exponent -- and at most max.  True and *out set, or false. */
 bool lvcli_parse_u64_strict(const char *s, uint64_t max, uint64_t *out);
 /* A number argument in min..max; 0, or prints a usage error naming `what` (the option, or
- * "show: VERSION") and returns its exit code, 2. */
+ * "show: VERSION") and returns its exit status, 2. */
 int lvcli_parse_number(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out);
-/* A positive integer option value (1..INT64_MAX); 0, or the exit code of a usage error. */
-int lvcli_parse_i64_pos(const char *opt, const char *v, int64_t *out);
 /* "missing value for OPT" (an option given last without its value); returns 2. */
 int lvcli_missing_value(const char *opt);
+/* "CMD: unknown option 'X'" with "did you mean" from c's options; returns 2. */
+int lvcli_unknown_option(const lvcli_cmd *c, const char *opt);
+/* The closest of n names to s, if close enough to be a likely typo; else NULL. */
+const char *lvcli_did_you_mean(const char *s, const char *const *names, size_t n);
 
-/* Shared printers (cmd_versions.c). */
-void lvcli_print_version_json(FILE *f, const lv_version_info *v);
-void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned);
-void lvcli_print_report(const lv_history_report *r, const lv_version_list *l);
-void lvcli_format_time(char *buf, size_t cap, int64_t ms);
-int lvcli_open_dataset(lv_dataset **ds, const char *uri, int threads, lv_error *err);
-/* Prints the dataset's warnings on stderr ("lancever: warning: ...", unless --quiet), then frees it. */
-void lvcli_close(lv_dataset *ds);
+/* ---- common.c: messages and escaping ---- */
 
-/* Prints "lancever: <message>" to stderr and returns exit code 1. */
+/* Prints "lancever: <message> (<LV_CODE>)" on stderr (escaped); returns exit status 1. */
 int lvcli_fail(const lv_error *err);
+/* Prints "lancever: <formatted>" on stderr; returns exit status 2. */
 int lvcli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Writes s as a JSON string literal (escaping as RFC 8259 requires). */
+/*
+ * s made safe for a terminal: control characters, DEL, C1 controls and bytes that are
+ * not UTF-8 become \xNN.  Returns s itself when nothing needs escaping, else a buffer
+ * that stays valid for the next 7 calls.  NULL gives "-".
+ */
+const char *lvcli_esc(const char *s);
+/* s as a JSON string literal (RFC 8259; bytes that are not UTF-8 become U+FFFD); NULL = null. */
 void lvcli_json_str(FILE *f, const char *s);
 void lvcli_json_strn(FILE *f, const char *s, size_t n);
+/* lvcli_esc(s), then spaces up to `width` characters (a table column of names). */
+void lvcli_print_padded(FILE *f, const char *s, int width);
+/* Releases lvcli_esc's buffers (at exit). */
+void lvcli_esc_free(void);
+
+/* ---- common.c: datasets and warnings ---- */
+
+/* Set by main.c from the global options. */
+typedef struct lvcli_globals {
+	const char *branch, *s3_endpoint, *s3_region;
+	bool s3_allow_http, quiet;
+} lvcli_globals;
+extern lvcli_globals lvcli_g;
+
+/*
+ * Opens DATASET with the global options.  A local path that does not exist, or is not
+ * a directory, is named as such.  0, or prints the error and returns exit status 1.
+ */
+int lvcli_open(lv_dataset **ds, const char *uri, int threads);
+/* lvcli_parse, then lvcli_open of DATASET (the first argument): 0, or the exit status. */
+int lvcli_start(int argc, char **argv, const lvcli_cmd *c, lvcli_args *a, lv_dataset **ds);
+/* Prints the dataset's warnings on stderr, once each ("lancever: warning: ...", unless
+ * --quiet; vanished manifests as one summary line), then frees it. */
+void lvcli_close(lv_dataset *ds);
+/* `,"warnings":[...]` for a --json report (the leading comma included). */
+void lvcli_json_warnings(FILE *f, const lv_dataset *ds);
+
+/* ---- records.c ---- */
+
+/* One version as a JSON object: always the same keys (null where unknown). */
+void lvcli_print_version_json(FILE *f, const lv_version_info *v);
+/* The same keys without the braces (for a report that adds its own). */
+void lvcli_print_version_fields(FILE *f, const lv_version_info *v);
+/* A list of versions as a JSON array, one object a line. */
+void lvcli_print_list_json(FILE *f, const lv_version_list *l);
+void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned);
+/* --stats: where a history answer came from and what it cost (stderr). */
+void lvcli_print_report(const lv_history_report *r);
+void lvcli_format_time(char *buf, size_t cap, int64_t ms);
+/* Finds version v in a list (NULL if absent). */
+const lv_version_info *lvcli_find_version(const lv_version_list *l, uint64_t v);
 
 #endif

@@ -2,11 +2,12 @@
  * lancever check DATASET [--salvage] [--json]
  *   Verifies every checkpoint, every file kept aside, every manifest, tag and
  *   branch file, and the history they make up.  Exit 0 when nothing is wrong,
- *   1 when something is (each finding printed), 2 on a usage error.
- *   --salvage writes the rows damaged files still give back for versions no
- *   other record holds into a new checkpoint (nothing is deleted).
+ *   1 when something is (each finding printed: the report is the answer), 2 on
+ *   a usage error.  --salvage writes the rows damaged files still give back for
+ *   versions no other record holds into a new checkpoint (nothing is deleted).
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cli.h"
@@ -27,7 +28,7 @@ static void print_text(const lv_check *c)
 	for (size_t i = 0; i < lv_check_count(c); i++) {
 		const lv_check_item *it = lv_check_get(c, i);
 		const char *state = it->kind == LV_CHECK_GAP ? "MISSING" : it->status ? "REJECTED" : "ok";
-		printf("%-10s  %-8s  %s", kind_name(it->kind), state, it->path ? it->path : "");
+		printf("%-10s  %-8s  %s", kind_name(it->kind), state, it->path ? lvcli_esc(it->path) : "");
 		if (it->kind == LV_CHECK_CHECKPOINT || it->kind == LV_CHECK_KEPT_ASIDE)
 			printf("%s%" PRIu64 " rows", it->path ? "  " : "", it->rows);
 		if (it->rows)
@@ -35,7 +36,7 @@ static void print_text(const lv_check *c)
 		if (it->salvageable)
 			printf(", %" PRIu64 " salvageable", it->salvageable);
 		if (it->message[0])
-			printf("%s%s", it->path || it->rows ? ": " : "", it->message);
+			printf("%s%s", it->path || it->rows ? ": " : "", lvcli_esc(it->message));
 		printf("\n");
 	}
 	printf("%zu problem(s)", lv_check_problems(c));
@@ -44,7 +45,7 @@ static void print_text(const lv_check *c)
 	printf("\n");
 }
 
-static void print_json(const lv_check *c)
+static void print_json(const lv_check *c, const lv_dataset *ds)
 {
 	printf("{\"problems\":%zu,\"salvaged\":%" PRIu64 ",\"items\":[", lv_check_problems(c),
 	       lv_check_salvaged(c));
@@ -59,44 +60,49 @@ static void print_json(const lv_check *c)
 		lvcli_json_str(stdout, it->message);
 		printf("}");
 	}
-	printf("]}\n");
+	printf("]");
+	lvcli_json_warnings(stdout, ds);
+	printf("}\n");
 }
 
-int lvcli_check(int argc, char **argv)
+static const lvcli_opt check_opts[] = {
+	{ "--salvage", NULL, "write the rows damaged files still give back, for versions no other record "
+	  "holds, into a new checkpoint (nothing is deleted)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, salvage) },
+	{ "--json", NULL, "print a JSON object: problems, salvaged, items (kind, path, status, rows, first, "
+	  "last, salvageable, message), warnings", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, json) },
+	{ 0 },
+};
+
+static int run_check(int argc, char **argv)
 {
-	const char *uri = NULL;
-	bool json = false;
-	lv_check_options o = LV_CHECK_OPTIONS_INIT;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--salvage"))
-			o.salvage = true;
-		else if (argv[i][0] == '-' && argv[i][1])
-			return lvcli_usage_error("check: unknown option '%s'\nusage: lancever %s", argv[i],
-						 "check DATASET [--salvage] [--json]");
-		else if (!uri)
-			uri = argv[i];
-		else
-			return lvcli_usage_error("check: too many arguments");
-	}
-	if (!uri)
-		return lvcli_usage_error("usage: lancever check DATASET [--salvage] [--json]");
-	lv_error err = { 0 };
+	lvcli_args a;
 	lv_dataset *ds = NULL;
+	int rc = lvcli_start(argc, argv, &lvcli_cmd_check, &a, &ds);
+	if (rc)
+		return rc;
+	lv_check_options o = LV_CHECK_OPTIONS_INIT;
+	o.salvage = a.salvage;
+	lv_error err = { 0 };
 	lv_check *c = NULL;
-	if (lvcli_open_dataset(&ds, uri, 0, &err) < 0)
-		return lvcli_fail(&err);
 	if (lv_check_run(&c, ds, &o, &err) < 0) {
-		lvcli_close(ds);
-		return lvcli_fail(&err);
+		rc = lvcli_fail(&err);
+	} else {
+		if (a.json)
+			print_json(c, ds);
+		else
+			print_text(c);
+		rc = lv_check_problems(c) ? 1 : 0;
 	}
-	if (json)
-		print_json(c);
-	else
-		print_text(c);
-	int rc = lv_check_problems(c) ? 1 : 0;
 	lv_check_free(c);
 	lvcli_close(ds);
 	return rc;
 }
+
+const lvcli_cmd lvcli_cmd_check = {
+	"check", "DATASET", "verify every history record; exit 1 if anything is wrong",
+	"Verifies every checkpoint, every checkpoint kept aside as damaged, every manifest, tag "
+	"and branch file, and the history they make up, and reports each range of versions that "
+	"no readable record holds, with the rows a damaged file could give back. Exits 1 when it "
+	"finds a problem (after printing its report, also with --json).",
+	check_opts, run_check, true,
+};

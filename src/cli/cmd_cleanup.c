@@ -1,13 +1,60 @@
-/* lancever cleanup / info */
+/*
+ * lancever cleanup: removes old versions by Lance's rules, after a checkpoint has recorded
+ * their history.
+ *
+ * Invariants: the file list and the summary count only what this process removed (the
+ * library reports a file once it is gone, not when it is queued); with --json nothing
+ * reaches stdout until the cleanup has finished, so a failed cleanup prints no JSON; the
+ * progress line (stderr, terminals only) is redrawn at most PROGRESS_HZ times a second.
+ */
 #include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 
+#define PROGRESS_HZ 4
+
+static const lvcli_opt cleanup_opts[] = {
+	{ "--older-than", "DURATION", "remove versions committed before now - DURATION (7d, 36h, 90m, "
+	  "1d12h); with no condition at all, 7d", LVCLI_DURATION, 0, 0, offsetof(lvcli_args, older_than_ms) },
+	{ "--retain-versions", "N", "keep at least the newest N versions", LVCLI_NUMBER, 1, INT64_MAX,
+	  offsetof(lvcli_args, retain_versions) },
+	{ "--before-version", "V", "remove only versions below V", LVCLI_NUMBER, 1, UINT64_MAX,
+	  offsetof(lvcli_args, before_version) },
+	{ "--delete-unverified", NULL, "also remove unreferenced files younger than 7 days (only when no "
+	  "writer is committing)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, delete_unverified) },
+	{ "--no-error-if-tagged-old-versions", NULL, "keep tagged versions the policy selects instead of "
+	  "refusing to run", LVCLI_FLAG_OFF, 0, 0, offsetof(lvcli_args, error_if_tagged) },
+	{ "--error-if-tagged-old-versions", NULL, "refuse to run if the policy selects a tagged version "
+	  "(the default, as in Lance)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, error_if_tagged) },
+	{ "--max-entries", "N", "the checkpoint written first keeps at most the newest N versions "
+	  "(default 10000: older history is dropped)", LVCLI_NUMBER, 1, INT64_MAX,
+	  offsetof(lvcli_args, max_entries) },
+	{ "--max-files", "N", "keep at most N checkpoint files (default 2)", LVCLI_NUMBER, 1, INT64_MAX,
+	  offsetof(lvcli_args, max_files) },
+	{ "--no-checkpoint", NULL, "write no checkpoint first: the removed versions' history is lost",
+	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, no_checkpoint) },
+	{ "--dry-run", NULL, "list what would be removed and why; change nothing", LVCLI_FLAG, 0, 0,
+	  offsetof(lvcli_args, dry_run) },
+	{ "--list", NULL, "list every file removed", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, list) },
+	{ "--json", NULL, "print a JSON object: files (with --list or --dry-run), dry_run, versions_total, "
+	  "versions_removed, versions_archived, checkpoint, files_removed, bytes_removed, by_kind, warnings",
+	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, json) },
+	{ "--stats", NULL, "say on stderr how many manifests were read and the requests and bytes it cost",
+	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, stats) },
+	{ 0 },
+};
+
 typedef struct cl_out {
 	bool dry_run, json, list;
-	int nfiles;
+	FILE *files; /* --json: the "files" array, held back until the cleanup succeeded */
+	size_t nfiles;
+	char phase[64];
+	int64_t last_ms;
 } cl_out;
 
 static void on_file(const char *path, int kind, uint64_t size, const char *reason, void *payload)
@@ -16,208 +63,203 @@ static void on_file(const char *path, int kind, uint64_t size, const char *reaso
 	if (!o->list)
 		return;
 	if (o->json) {
-		fputs(o->nfiles++ ? ",\n{\"path\":" : "{\"path\":", stdout);
-		lvcli_json_str(stdout, path);
-		printf(",\"kind\":\"%s\",\"size\":%" PRIu64 ",\"reason\":", lv_file_kind_name(kind), size);
-		lvcli_json_str(stdout, reason);
-		fputc('}', stdout);
-	} else {
-		printf("%s %-11s %10" PRIu64 "  %s  (%s)\n", o->dry_run ? "would remove" : "removed",
-		       lv_file_kind_name(kind), size, path, reason);
+		fputs(o->nfiles++ ? ",\n{\"path\":" : "{\"path\":", o->files);
+		lvcli_json_str(o->files, path);
+		fprintf(o->files, ",\"kind\":\"%s\",\"size\":%" PRIu64 ",\"reason\":", lv_file_kind_name(kind), size);
+		lvcli_json_str(o->files, reason);
+		fputc('}', o->files);
+		return;
 	}
+	printf("%s %-11s %10" PRIu64 "  %s", o->dry_run ? "would remove" : "removed",
+	       lv_file_kind_name(kind), size, lvcli_esc(path));
+	printf("  (%s)\n", lvcli_esc(reason));
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The progress line: a new phase and a phase's last step are always drawn, the steps
+ * between at most PROGRESS_HZ times a second. */
 static void on_progress(const char *phase, uint64_t done, uint64_t total, void *payload)
 {
-	(void)payload;
-	if (total)
+	cl_out *o = payload;
+	int64_t t = now_ms();
+	bool same = !strncmp(o->phase, phase, sizeof o->phase - 1);
+	if (same && done != total && t - o->last_ms < 1000 / PROGRESS_HZ)
+		return;
+	snprintf(o->phase, sizeof o->phase, "%s", phase);
+	o->last_ms = t;
+	if (!strcmp(phase, "done"))
+		fputs("\r\033[K", stderr);
+	else if (total)
 		fprintf(stderr, "\r\033[K%s %" PRIu64 "/%" PRIu64, phase, done, total);
 	else
 		fprintf(stderr, "\r\033[K%s", phase);
-	if (!strcmp(phase, "done"))
-		fputs("\r\033[K", stderr);
 }
 
-int lvcli_cleanup(int argc, char **argv)
+static void policy_from_args(const lvcli_args *a, lv_cleanup_policy *p)
 {
-	const char *uri = NULL;
-	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
-	cl_out o = { 0 };
-	lv_error err = { 0 };
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		bool takes_value = !strcmp(a, "--older-than") || !strcmp(a, "--retain-versions") ||
-				   !strcmp(a, "--max-entries") || !strcmp(a, "--max-files") ||
-				   !strcmp(a, "--before-version");
-		if (takes_value && !v)
-			return lvcli_missing_value(a);
-		if (!strcmp(a, "--older-than")) {
-			if (lv_parse_duration(v, &p.older_than_ms, &err) < 0)
-				return lvcli_usage_error("--older-than wants a duration such as 7d, 36h, 90m or "
-							 "1d12h, got '%s'", v);
-			i++;
-		} else if (!strcmp(a, "--retain-versions")) {
-			if (lvcli_parse_i64_pos(a, v, &p.retain_versions))
-				return 2;
-			i++;
-		} else if (!strcmp(a, "--max-entries")) {
-			if (lvcli_parse_i64_pos(a, v, &p.checkpoint.max_entries))
-				return 2;
-			i++;
-		} else if (!strcmp(a, "--max-files")) {
-			if (lvcli_parse_i64_pos(a, v, &p.checkpoint.max_checkpoint_files))
-				return 2;
-			i++;
-		} else if (!strcmp(a, "--no-checkpoint")) {
-			p.checkpoint.enabled = 0;
-		} else if (!strcmp(a, "--before-version")) {
-			/* 1.. : 0 would mean "unset" to lv_cleanup */
-			if (lvcli_parse_number(a, v, 1, UINT64_MAX, &p.before_version))
-				return 2;
-			i++;
-		} else if (!strcmp(a, "--delete-unverified")) {
-			p.delete_unverified = true;
-		} else if (!strcmp(a, "--error-if-tagged-old-versions")) {
-			p.error_if_tagged_old_versions = true;
-		} else if (!strcmp(a, "--no-error-if-tagged-old-versions")) {
-			p.error_if_tagged_old_versions = false;
-		} else if (!strcmp(a, "--dry-run")) {
-			p.dry_run = true;
-		} else if (!strcmp(a, "--json")) {
-			o.json = true;
-		} else if (!strcmp(a, "--list")) {
-			o.list = true;
-		} else if (a[0] == '-') {
-			return lvcli_usage_error("cleanup: unknown option '%s'", a);
-		} else if (!uri) {
-			uri = a;
-		} else {
-			return lvcli_usage_error("cleanup: more than one DATASET");
-		}
+	p->older_than_ms = a->older_than_ms;
+	p->retain_versions = a->retain_versions ? (int64_t)a->retain_versions : -1;
+	p->before_version = a->before_version;
+	p->delete_unverified = a->delete_unverified;
+	p->error_if_tagged_old_versions = a->error_if_tagged;
+	p->dry_run = a->dry_run;
+	if (a->no_checkpoint)
+		p->checkpoint.enabled = 0;
+	if (a->max_entries)
+		p->checkpoint.max_entries = (int64_t)a->max_entries;
+	if (a->max_files)
+		p->checkpoint.max_checkpoint_files = (int64_t)a->max_files;
+}
+
+/* Lance's refusal, worded as Lance words it, but naming the CLI's flag for its knob. */
+static int fail_tagged(lv_error *err)
+{
+	static const char lance[] = "set `error_if_tagged_old_versions=false`";
+	static const char ours[] = "pass --no-error-if-tagged-old-versions";
+	char *at = strstr(err->message, lance);
+	if (!at) {
+		fprintf(stderr, "lancever: %s (%s; --no-error-if-tagged-old-versions keeps them instead)\n",
+			lvcli_esc(err->message), lv_strerror(err->code));
+		return 1;
 	}
-	if (!uri)
-		return lvcli_usage_error(
-			"usage: lancever cleanup DATASET [--older-than 7d] [--retain-versions N] "
-			"[--before-version V] [--delete-unverified] [--no-error-if-tagged-old-versions] "
-			"[--max-entries N] [--max-files N] [--no-checkpoint] [--dry-run] [--list] [--json]");
-	o.dry_run = p.dry_run;
-	if (p.dry_run)
-		o.list = true; /* a dry run is for seeing what would go */
+	fprintf(stderr, "lancever: %.*s%s", (int)(at - err->message), err->message, ours);
+	fprintf(stderr, "%s (%s)\n", lvcli_esc(at + strlen(lance)), lv_strerror(err->code));
+	return 1;
+}
+
+/* "removed 9 of 12 versions; ..." -- what happened to the removed versions' history. */
+static void summary_line(const lv_cleanup_policy *p, const lv_cleanup_stats *s, int cp_enabled)
+{
+	printf("%s %" PRIu64 " of %" PRIu64 " versions", p->dry_run ? "would remove" : "removed",
+	       s->versions_removed, s->versions_total);
+	if (!s->versions_removed)
+		fputs("\n", stdout);
+	else if (s->checkpoint_written)
+		printf("; their history is kept in %s (%" PRIu64 " versions recorded)\n",
+		       lvcli_esc(s->checkpoint_path), s->versions_archived);
+	else if (p->dry_run && cp_enabled > 0)
+		fputs("; a checkpoint written first would keep their history\n", stdout);
+	else if (cp_enabled == 0)
+		fputs("; checkpoints are disabled, so their history is not kept\n", stdout);
+	else
+		fputs("; no checkpoint was written\n", stdout);
+}
+
+static void print_json(const cl_out *o, const char *files, const lv_cleanup_policy *p,
+		       const lv_cleanup_stats *s, const lv_dataset *ds)
+{
+	uint64_t nf = 0, nb = 0;
+	for (int k = 0; k < LV_KIND_COUNT; k++) {
+		nf += s->files_removed[k];
+		nb += s->bytes_removed[k];
+	}
+	printf("{\"files\":[%s],\"dry_run\":%s,\"versions_total\":%" PRIu64 ",\"versions_removed\":%" PRIu64
+	       ",\"versions_archived\":%" PRIu64 ",\"checkpoint\":",
+	       o->nfiles ? files : "", p->dry_run ? "true" : "false", s->versions_total,
+	       s->versions_removed, s->versions_archived);
+	lvcli_json_str(stdout, s->checkpoint_written ? s->checkpoint_path : NULL);
+	printf(",\"files_removed\":%" PRIu64 ",\"bytes_removed\":%" PRIu64 ",\"by_kind\":{", nf, nb);
+	for (int k = 0; k < LV_KIND_COUNT; k++)
+		printf("%s\"%s\":{\"files\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", k ? "," : "",
+		       lv_file_kind_name(k), s->files_removed[k], s->bytes_removed[k]);
+	fputc('}', stdout);
+	lvcli_json_warnings(stdout, ds);
+	fputs("}\n", stdout);
+}
+
+static void print_text(const lv_cleanup_policy *p, const lv_cleanup_stats *s, int cp_enabled)
+{
+	uint64_t nf = 0, nb = 0;
+	summary_line(p, s, cp_enabled);
+	printf("%-12s %8s %14s\n", "kind", "files", "bytes");
+	for (int k = 0; k < LV_KIND_COUNT; k++) {
+		printf("%-12s %8" PRIu64 " %14" PRIu64 "\n", lv_file_kind_name(k), s->files_removed[k],
+		       s->bytes_removed[k]);
+		nf += s->files_removed[k];
+		nb += s->bytes_removed[k];
+	}
+	printf("%-12s %8" PRIu64 " %14" PRIu64 "\n", "total", nf, nb);
+}
+
+static void print_stats(lv_dataset *ds, const lv_cleanup_stats *s)
+{
+	lv_storage_stats st;
+	lv_storage_get_stats(lv_dataset_storage(ds), &st);
+	fflush(stdout);
+	fprintf(stderr,
+		"lancever: cleanup read %" PRIu64 " manifests; requests %" PRIu64 ", bytes read %" PRIu64
+		", bytes written %" PRIu64 "\n",
+		s->versions_total, st.requests, st.bytes_read, st.bytes_written);
+}
+
+/* Whether a checkpoint would be written (1), would not (0), or unknown (-1). */
+static int checkpoint_enabled(lv_dataset *ds, const lv_cleanup_policy *p)
+{
+	lv_checkpoint_config cfg;
+	lv_error e = { 0 };
+	return lv_checkpoint_config_resolve(&cfg, ds, &p->checkpoint, &e) < 0 ? -1 : cfg.enabled != 0;
+}
+
+static int run_cleanup(int argc, char **argv)
+{
+	lvcli_args a;
+	int rc = lvcli_parse(argc, argv, &lvcli_cmd_cleanup, &a);
+	if (rc)
+		return rc;
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	policy_from_args(&a, &p);
+	/* a dry run is for seeing what would go */
+	cl_out o = { .dry_run = a.dry_run, .json = a.json, .list = a.list || a.dry_run };
+	char *files = NULL;
+	size_t files_len = 0;
+	if (o.json && o.list && !(o.files = open_memstream(&files, &files_len))) {
+		fputs("lancever: out of memory\n", stderr);
+		return 1;
+	}
 	p.on_file = on_file;
 	p.payload = &o;
 	if (isatty(2))
 		p.on_progress = on_progress;
 	lv_dataset *ds = NULL;
-	if (lvcli_open_dataset(&ds, uri, 0, &err) < 0)
-		return lvcli_fail(&err);
-	if (o.json)
-		fputs("{\"files\":[", stdout);
+	lv_error err = { 0 };
 	lv_cleanup_stats s;
-	int rc = lv_cleanup(ds, &p, &s, &err);
-	lvcli_close(ds);
-	if (rc < 0) {
+	if (lvcli_open(&ds, a.pos[0], 0)) {
+		rc = 1;
+	} else if ((rc = lv_cleanup(ds, &p, &s, &err)) < 0) {
+		rc = rc == LV_ETAGGED ? fail_tagged(&err) : lvcli_fail(&err);
+	} else {
+		if (o.files)
+			fclose(o.files);
+		o.files = NULL;
+		int cp = s.checkpoint_written ? 1 : checkpoint_enabled(ds, &p);
 		if (o.json)
-			fputs("]}\n", stdout);
-		fflush(stdout);
-		return lvcli_fail(&err);
+			print_json(&o, files, &p, &s, ds);
+		else
+			print_text(&p, &s, cp);
+		if (a.stats)
+			print_stats(ds, &s);
 	}
-	uint64_t files = 0, bytes = 0;
-	for (int k = 0; k < LV_KIND_COUNT; k++) {
-		files += s.files_removed[k];
-		bytes += s.bytes_removed[k];
-	}
-	if (o.json) {
-		printf("],\"dry_run\":%s,\"versions_total\":%" PRIu64 ",\"versions_removed\":%" PRIu64
-		       ",\"versions_archived\":%" PRIu64 ",\"checkpoint\":",
-		       p.dry_run ? "true" : "false", s.versions_total, s.versions_removed,
-		       s.versions_archived);
-		lvcli_json_str(stdout, s.checkpoint_written ? s.checkpoint_path : NULL);
-		printf(",\"files_removed\":%" PRIu64 ",\"bytes_removed\":%" PRIu64 ",\"by_kind\":{", files, bytes);
-		for (int k = 0; k < LV_KIND_COUNT; k++)
-			printf("%s\"%s\":{\"files\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", k ? "," : "",
-			       lv_file_kind_name(k), s.files_removed[k], s.bytes_removed[k]);
-		fputs("}}\n", stdout);
-		return 0;
-	}
-	printf("%s %" PRIu64 " of %" PRIu64 " versions; history of %" PRIu64 " versions kept in %s\n",
-	       p.dry_run ? "would remove" : "removed", s.versions_removed, s.versions_total,
-	       s.versions_archived, s.checkpoint_written ? s.checkpoint_path : "(no checkpoint written)");
-	printf("%-12s %8s %14s\n", "kind", "files", "bytes");
-	for (int k = 0; k < LV_KIND_COUNT; k++)
-		printf("%-12s %8" PRIu64 " %14" PRIu64 "\n", lv_file_kind_name(k), s.files_removed[k],
-		       s.bytes_removed[k]);
-	printf("%-12s %8" PRIu64 " %14" PRIu64 "\n", "total", files, bytes);
-	return 0;
+	if (o.files)
+		fclose(o.files);
+	free(files);
+	if (ds)
+		lvcli_close(ds);
+	return rc;
 }
 
-int lvcli_info(int argc, char **argv)
-{
-	lvcli_args a;
-	int prc = lvcli_parse_args(argc, argv, &a, 1, "info DATASET [--json]");
-	if (prc)
-		return prc;
-	const char *uri = a.pos[0];
-	bool json = a.json;
-	lv_error err = { 0 };
-	lv_dataset *ds = NULL;
-	lv_version_list *l = NULL;
-	lv_history_report rep;
-	if (lvcli_open_dataset(&ds, uri, 0, &err) < 0)
-		return lvcli_fail(&err);
-	lv_checkpoint_config cfg;
-	int rc = lv_versions(&l, ds, &rep, &err);
-	if (rc == 0)
-		rc = lv_checkpoint_config_resolve(&cfg, ds, NULL, &err);
-	lv_version_list *latest = NULL;
-	size_t n = rc == 0 ? lv_version_list_count(l) : 0;
-	if (rc == 0)
-		rc = lv_version_get(&latest, ds, lv_version_list_get(l, n - 1)->version, &err);
-	lvcli_close(ds);
-	if (rc < 0) {
-		lv_version_list_free(l);
-		return lvcli_fail(&err);
-	}
-	const lv_version_info *v = lv_version_list_get(latest, 0);
-	if (json) {
-		printf("{\"latest_version\":%" PRIu64 ",\"live_versions\":%zu,\"oldest_live_version\":%" PRIu64
-		       ",\"rows\":%" PRIu64 ",\"writer_version\":",
-		       v->version, n, lv_version_list_get(l, 0)->version, v->total_rows);
-		lvcli_json_str(stdout, v->writer_version);
-		fputs(",\"data_format\":", stdout);
-		lvcli_json_str(stdout, v->data_format);
-		printf(",\"checkpoint\":{\"enabled\":%s,\"max_entries\":%lld,\"max_checkpoint_files\":%lld,"
-		       "\"latest_checkpoint_version\":%" PRIu64 "},\"auto_cleanup\":{",
-		       cfg.enabled ? "true" : "false", (long long)cfg.max_entries,
-		       (long long)cfg.max_checkpoint_files, rep.checkpoint_version);
-		int k = 0;
-		for (size_t i = 0; i < v->num_config; i++)
-			if (!strncmp(v->config_keys[i], "lance.auto_cleanup.", 19)) {
-				fputs(k++ ? "," : "", stdout);
-				lvcli_json_str(stdout, v->config_keys[i] + 19);
-				fputc(':', stdout);
-				lvcli_json_str(stdout, v->config_values[i]);
-			}
-		fputs("}}\n", stdout);
-	} else {
-		printf("latest version        %" PRIu64 " (%" PRIu64 " rows, %" PRIu64 " fragments)\n",
-		       v->version, v->total_rows, v->total_fragments);
-		printf("live versions         %zu (oldest %" PRIu64 ")\n", n, lv_version_list_get(l, 0)->version);
-		printf("writer / data format  %s %s / %s\n", v->writer_library ? v->writer_library : "-",
-		       v->writer_version ? v->writer_version : "-", v->data_format ? v->data_format : "-");
-		printf("checkpoints           %s, max_entries %lld, max_checkpoint_files %lld, newest covers %" PRIu64 "\n",
-		       cfg.enabled ? "enabled" : "disabled", (long long)cfg.max_entries,
-		       (long long)cfg.max_checkpoint_files, rep.checkpoint_version);
-		int k = 0;
-		for (size_t i = 0; i < v->num_config; i++)
-			if (!strncmp(v->config_keys[i], "lance.auto_cleanup.", 19)) {
-				printf("auto cleanup          %s = %s\n", v->config_keys[i] + 19, v->config_values[i]);
-				k++;
-			}
-		if (!k)
-			printf("auto cleanup          (no lance.auto_cleanup.* keys: Lance's automatic cleanup is off)\n");
-	}
-	lv_version_list_free(latest);
-	lv_version_list_free(l);
-	return 0;
-}
+const lvcli_cmd lvcli_cmd_cleanup = {
+	"cleanup", "DATASET", "remove old versions, keeping their history",
+	"Removes the versions the policy selects (every condition given must hold; the latest "
+	"version, tagged versions and branch bases are never removed) and the files only they "
+	"used, by Lance's rules. First every manifest is read (an unreadable one stops the "
+	"cleanup before anything changes), then a checkpoint records the history of the versions "
+	"about to go, then their files are removed, and their manifests last. A checkpoint keeps "
+	"at most --max-entries versions (default 10000): history older than that is not kept.",
+	cleanup_opts, run_cleanup, true,
+};

@@ -202,7 +202,7 @@ int lvcli_inspect(int argc, char **argv)
 		else if (!strcmp(argv[i], "--csv"))
 			mode = 2;
 		else if (argv[i][0] == '-' && argv[i][1])
-			return lvcli_usage_error("inspect: unknown option '%s'", argv[i]);
+			return lvcli_unknown_option(&lvcli_cmd_inspect, argv[i]);
 		else if (path)
 			return lvcli_usage_error("inspect: only one file may be given");
 		else
@@ -228,3 +228,16 @@ int lvcli_inspect(int argc, char **argv)
 	lv_lancefile_free(f);
 	return 0; /* main() checks that stdout was written */
 }
+
+static const lvcli_opt inspect_opts[] = {
+	{ "--json", NULL, "print a JSON object: version, num_rows, schema, metadata, rows", LVCLI_FLAG, 0, 0, 0 },
+	{ "--csv", NULL, "print the rows as CSV (RFC 4180), a header line first", LVCLI_FLAG, 0, 0, 0 },
+	{ 0 },
+};
+
+const lvcli_cmd lvcli_cmd_inspect = {
+	"inspect", "FILE.lance", "schema, metadata and rows of a Lance data file",
+	"Shows a Lance file (format 2.0 or 2.1): its version, row count, schema, schema metadata "
+	"and rows. Read-only: it never writes a file.",
+	inspect_opts, lvcli_inspect, false,
+};

@@ -1,142 +1,150 @@
-/* lancever - command-line front end. */
+/*
+ * lancever - command-line front end: the command table, the global options (stripped
+ * wherever they appear), help and version, dispatch, and the final check that stdout
+ * was written.
+ */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 
-static const struct {
-	const char *name;
-	int (*fn)(int, char **);
-	const char *help;
-} commands[] = {
-	{ "versions", lvcli_versions, "versions DATASET [--json] [--threads N] [--stats]   list live versions" },
-	{ "history", lvcli_history, "history DATASET [--json] [--stats]                 every version ever recorded, cleaned-up ones flagged" },
-	{ "checkpoint", lvcli_checkpoint, "checkpoint DATASET [--max-entries N] [--max-files N] [--json]  write a checkpoint (no cleanup)" },
-	{ "asof", lvcli_asof, "asof DATASET TIME [--strict] [--json]              newest version committed at or before TIME" },
-	{ "show", lvcli_show, "show DATASET VERSION [--json]                      one version's full record" },
-	{ "diff", lvcli_diff, "diff DATASET A B [--json]                          what changed between two versions" },
-	{ "cleanup", lvcli_cleanup, "cleanup DATASET [--older-than 7d] [--retain-versions N] [--before-version V]\n"
-	  "                 [--delete-unverified] [--no-error-if-tagged-old-versions] [--dry-run] [--list] [--json]\n"
-	  "                 [--max-entries N] [--max-files N] [--no-checkpoint]\n"
-	  "                                                     remove old versions, keeping their history" },
-	{ "info", lvcli_info, "info DATASET [--json]                              latest version, checkpoint and auto-cleanup config" },
-	{ "check", lvcli_check, "check DATASET [--salvage] [--json]                 verify every history record; --salvage recovers rows" },
-	{ "tags", lvcli_tags, "tags DATASET [--json]                              list tags and branches" },
-	{ "inspect", lvcli_inspect, "inspect FILE.lance [--json|--csv]                  show a Lance data file" },
+static const lvcli_cmd *const commands[] = {
+	&lvcli_cmd_versions, &lvcli_cmd_history, &lvcli_cmd_checkpoint, &lvcli_cmd_asof,
+	&lvcli_cmd_show,     &lvcli_cmd_diff,    &lvcli_cmd_cleanup,    &lvcli_cmd_info,
+	&lvcli_cmd_check,    &lvcli_cmd_tags,    &lvcli_cmd_inspect,
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static const lvcli_global globals[] = {
+	{ "--branch", NULL, "NAME", "the branch to open (a path <root>/tree/NAME opens that branch too)" },
+	{ "--s3-endpoint", NULL, "URL", "S3-compatible endpoint (overrides AWS_ENDPOINT_URL)" },
+	{ "--s3-region", NULL, "R", "S3 region (overrides AWS_REGION)" },
+	{ "--s3-allow-http", NULL, NULL, "allow a plain-HTTP S3 endpoint" },
+	{ "--quiet", "-q", NULL, "silence warnings on stderr" },
+	{ "--help", "-h", NULL, "this help; after a command, that command's help" },
+	{ "--version", NULL, NULL, "the version and the Lance formats read and written" },
+	{ NULL, NULL, NULL, NULL },
 };
 
-static void usage(FILE *f)
+static const lvcli_cmd *find_command(const char *name)
 {
-	fprintf(f, "usage: lancever COMMAND [ARGS]\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(f, "  %s\n", commands[i].help);
-	fprintf(f, "\nDATASET is a path, file:///path or s3://bucket/path.  Every dataset command takes\n"
-		   "--branch NAME (a path <root>/tree/<branch> is opened as that branch) and, for S3,\n"
-		   "--s3-endpoint URL, --s3-region R, --s3-allow-http; credentials come from AWS_ACCESS_KEY_ID,\n"
-		   "AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN (also AWS_REGION, AWS_ENDPOINT_URL, AWS_ALLOW_HTTP).\n"
-		   "--quiet (-q), also anywhere: silence warnings on stderr.\n"
-		   "Numbers are plain decimal digits (no sign, spaces, 0x or exponent) within the option's range.\n"
-		   "Exit status: 0 success, 1 error, 2 usage error.  lancever --version prints the version.\n");
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(name, commands[i]->name))
+			return commands[i];
+	return NULL;
 }
 
-int lvcli_fail(const lv_error *err)
+static int unknown_command(const char *name)
 {
-	fprintf(stderr, "lancever: %s (%s)\n", err->message[0] ? err->message : "error",
-		lv_strerror(err->code));
-	return 1;
+	const char *names[NCOMMANDS + 1];
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		names[i] = commands[i]->name;
+	names[NCOMMANDS] = "help";
+	const char *hint = lvcli_did_you_mean(name, names, NCOMMANDS + 1);
+	if (name[0] == '-')
+		return lvcli_usage_error("unknown option '%s' (a command's options go after the "
+					 "command; lancever help lists them)", lvcli_esc(name));
+	if (hint)
+		return lvcli_usage_error("unknown command '%s' (did you mean %s?)", lvcli_esc(name), hint);
+	return lvcli_usage_error("unknown command '%s' (lancever help lists the commands)",
+				 lvcli_esc(name));
 }
 
-int lvcli_usage_error(const char *fmt, ...)
+/* lancever --version: this build, and the Lance formats it reads and writes. */
+static int version(void)
 {
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "lancever: ");
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
-	va_end(ap);
-	return 2;
+	printf("lancever %s\n"
+	       "reads:  Lance table format manifests (V1 and V2 file names, reader feature flags "
+	       "below 64), tags, branches; Lance file format %s and %s\n"
+	       "writes: checkpoints (_checkpoints/*.lance) in Lance file format %s; never a table version\n"
+	       "tested: against Lance 8.0.0 (LanceDB 0.31.0)\n",
+	       lv_version_string(), "2.0", "2.1", "2.1");
+	return 0;
 }
 
-void lvcli_json_strn(FILE *f, const char *s, size_t n)
+/* lancever help [COMMAND | --man] */
+static int help(int argc, char **argv)
 {
-	fputc('"', f);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c == '\r')
-			fputs("\\r", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
+	if (argc < 2) {
+		lvcli_help_all(stdout, commands, NCOMMANDS, globals);
+		return 0;
 	}
-	fputc('"', f);
+	if (argc == 2 && !strcmp(argv[1], "--man")) {
+		lvcli_man(stdout, commands, NCOMMANDS, globals);
+		return 0;
+	}
+	const lvcli_cmd *c = find_command(argv[1]);
+	if (argc > 2 || !c)
+		return argc > 2 ? lvcli_usage_error("usage: lancever help [COMMAND]") : unknown_command(argv[1]);
+	lvcli_help_cmd(stdout, c, globals);
+	return 0;
 }
 
-void lvcli_json_str(FILE *f, const char *s)
+/* Strips the global options (anywhere on the line) into lvcli_g; 0 or a usage error. */
+static int strip_globals(int *argcp, char **argv)
 {
-	if (!s)
-		fputs("null", f);
-	else
-		lvcli_json_strn(f, s, strlen(s));
-}
-
-bool lvcli_quiet; /* set by a global --quiet / -q option */
-
-/* Parses the global options and runs the command; returns the exit status. */
-static int run(int argc, char **argv)
-{
-	/* Global options (--branch, --s3-*, --quiet) may appear anywhere, before or after the
-	 * command: strip them first. */
-	int w = 1;
+	int argc = *argcp, w = 1;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--branch") || !strcmp(argv[i], "--s3-endpoint") ||
-		    !strcmp(argv[i], "--s3-region")) {
+		const char *s = argv[i];
+		const char **dst = !strcmp(s, "--branch")        ? &lvcli_g.branch
+				   : !strcmp(s, "--s3-endpoint") ? &lvcli_g.s3_endpoint
+				   : !strcmp(s, "--s3-region")   ? &lvcli_g.s3_region
+								 : NULL;
+		if (dst) {
 			if (i + 1 >= argc)
-				return lvcli_missing_value(argv[i]);
-			if (!strcmp(argv[i], "--branch"))
-				lvcli_branch = argv[++i];
-			else if (!strcmp(argv[i], "--s3-endpoint"))
-				lvcli_s3_endpoint = argv[++i];
-			else
-				lvcli_s3_region = argv[++i];
-		} else if (!strcmp(argv[i], "--s3-allow-http")) {
-			lvcli_s3_allow_http = true;
-		} else if (!strcmp(argv[i], "--quiet") || !strcmp(argv[i], "-q")) {
-			lvcli_quiet = true;
+				return lvcli_missing_value(s);
+			*dst = argv[++i];
+		} else if (!strcmp(s, "--s3-allow-http")) {
+			lvcli_g.s3_allow_http = true;
+		} else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
+			lvcli_g.quiet = true;
 		} else {
 			argv[w++] = argv[i];
 		}
 	}
-	argc = w;
-	argv[argc] = NULL;
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
+	argv[w] = NULL;
+	*argcp = w;
+	return 0;
+}
+
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return true;
+	return false;
+}
+
+/* Parses the global options and runs the command; returns the exit status. */
+static int run(int argc, char **argv)
+{
+	int rc = strip_globals(&argc, argv);
+	if (rc)
+		return rc;
+	if (argc < 2) {
+		lvcli_help_all(stderr, commands, NCOMMANDS, globals);
+		return 2;
 	}
-	if (!strcmp(argv[1], "--version")) {
-		printf("lancever %s\n", lv_version_string());
+	const char *name = argv[1];
+	if (!strcmp(name, "help") || !strcmp(name, "--help") || !strcmp(name, "-h"))
+		return help(argc - 1, argv + 1);
+	if (!strcmp(name, "--version"))
+		return argc == 2 ? version() : lvcli_usage_error("--version takes no arguments");
+	const lvcli_cmd *c = find_command(name);
+	if (!c)
+		return unknown_command(name);
+	if (wants_help(argc - 1, argv + 1)) {
+		lvcli_help_cmd(stdout, c, globals);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "lancever: unknown command '%s'\n", argv[1]);
-	usage(stderr);
-	return 2;
+	return c->run(argc - 1, argv + 1);
 }
 
 int main(int argc, char **argv)
 {
 	int rc = run(argc, argv);
+	lvcli_esc_free();
 	/* Output that did not reach its destination (a full disk, /dev/full, a closed pipe
 	 * reported as EPIPE) is an error, not a success.  glibc keeps unwritten bytes buffered
 	 * after a failed write, so the fflush retries them and leaves the real errno. */

@@ -195,6 +195,136 @@ row "check lists the file kept aside" 1 'kept-aside +REJECTED' "*" check "$T/dmg
 row "check: unknown option" 2 - "check: unknown option '--x'" check "$T/dmg.lance" --x
 rm -rf "$T/dmg.lance"
 
+# ---- help, version, "did you mean" (issue 14) ----
+NL=$'\n'  # (the patterns match the whole output: $NL...$NL is one whole line)
+row "versions --help" 0 '^usage: lancever versions DATASET \[--json\] \[--threads N\] \[--stats\]' - versions --help
+row "versions DS -h" 0 '^usage: lancever versions DATASET' - versions "$DS" -h
+row "help cleanup: that command's usage" 0 '^usage: lancever cleanup DATASET .*--older-than DURATION +remove versions committed' - help cleanup
+row "inspect --help" 0 '^usage: lancever inspect FILE\.lance' - inspect --help
+row "help lists checkpoint --disable" 0 'checkpoint DATASET [^
+]*\[--disable\]' - help
+row "help nope" 2 $USAGE "unknown command 'nope'" help nope
+row "help --man" 0 '^\.TH LANCEVER 1 ' - help --man
+VER=${LV_EXPECT_VERSION:-[0-9]+\.[0-9]+\.[0-9]+}
+row "--version: the version and the formats" 0 "^lancever $VER
+reads: +Lance table format manifests .* Lance file format 2\.0 and 2\.1
+writes: checkpoints .* Lance file format 2\.1" - --version
+row "--version takes no arguments" 2 $USAGE "--version takes no arguments" --version x
+row "a mistyped command" 2 $USAGE "unknown command 'verions' \(did you mean versions\?\)" verions "$DS"
+row "a mistyped option" 2 $USAGE "versions: unknown option '--jsno' \(did you mean --json\?\)" versions "$DS" --jsno
+row "--dryrun" 2 $USAGE "cleanup: unknown option '--dryrun' \(did you mean --dry-run\?\)" cleanup "$DS" --dryrun
+row "an abbreviated option" 2 $USAGE "unknown option '--older' \(did you mean --older-than\?\)" cleanup "$DS" --older 1d
+row "an option before the command" 2 $USAGE "unknown option '--json' \(a command's options go after the command" --json versions "$DS"
+row "--threads=4" 0 '^ +VERSION' - versions "$DS" --threads=4
+row "--json=1" 2 $USAGE "^lancever: --json takes no value, got '--json=1'\$" versions "$DS" --json=1
+row "show without VERSION" 2 $USAGE "^lancever: show: missing VERSION
+usage: lancever show DATASET VERSION \[--json\]\$" show "$DS"
+row "two datasets" 2 $USAGE "versions: unexpected argument 'x'" versions "$DS" x
+
+# ---- messages that name the real problem (issue 14) ----
+row "a path that does not exist" 1 - "^lancever: $T/nope: does not exist\$" versions "$T/nope"
+row "a file:// path that does not exist" 1 - "^lancever: file://$T/nope: does not exist\$" history "file://$T/nope"
+row "a file, not a directory" 1 - "^lancever: $T/existing.ref: is not a directory" versions "$T/existing.ref"
+row "--branch nope" 1 - "branch 'nope' is not registered \(no _refs/branches/nope\.json\) \(LV_ENOTFOUND\)\$" versions "$DS" --branch nope
+cp -r "$SRC" "$T/tag.lance"
+for t in a b; do sed 's/"version": 6/"version": 1/' "$SRC/_refs/tags/indexed.json" >"$T/tag.lance/_refs/tags/$t.json"; done
+row "the tagged refusal: Lance's words and count, the CLI's flag" 1 - "^lancever: 2 tagged version\(s\) have been marked for cleanup\. Either pass --no-error-if-tagged-old-versions or delete the following tag\(s\) to enable cleanup: \{\"a\": 1, \"b\": 1\} \(LV_ETAGGED\)\$" cleanup "$T/tag.lance" --before-version 2
+
+# ---- --json: one shape per command; nothing on stdout on failure (issue 14) ----
+PY=/usr/bin/python3
+# json NAME STATUS CONDITION ARGV...: stdout is strict UTF-8 JSON, `j`, and CONDITION holds.
+json() {
+	local n=$1 s=$2 cond=$3 st
+	shift 3
+	"$LV" "$@" >"$T/stdout" 2>"$T/stderr" </dev/null
+	st=$?
+	if [ "$st" != "$s" ]; then
+		fail=$((fail + 1))
+		printf 'FAIL %s: exit status %s, expected %s\n  stderr: %s\n' "$n" "$st" "$s" "$(head -c 300 "$T/stderr")"
+	elif "$PY" -c "import json, sys
+j = json.load(open(sys.argv[1], encoding='utf-8', errors='strict'))
+sys.exit(0 if ($cond) else 1)" "$T/stdout" 2>"$T/pyerr"; then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		printf 'FAIL %s: %s\n  stdout: %s\n  %s\n' "$n" "$cond" "$(head -c 400 "$T/stdout")" "$(tail -1 "$T/pyerr")"
+	fi
+}
+KEYS="['version', 'timestamp_millis', 'total_fragments', 'total_data_files', 'total_files_size',
+ 'total_deletion_files', 'total_data_file_rows', 'total_deletion_file_rows', 'total_rows', 'is_tagged',
+ 'is_cleaned_up', 'transaction_uuid', 'read_version', 'operation_type', 'transaction_properties',
+ 'manifest_path', 'manifest_size', 'writer_library', 'writer_version', 'data_format', 'transaction_file',
+ 'branch', 'num_indices', 'reader_feature_flags', 'writer_feature_flags', 'config']"
+cp -r "$SRC" "$T/keys.lance"
+json "versions --json from manifests: the 26 keys" 0 "len(j) == 12 and all(list(v) == $KEYS for v in j) and j[0]['writer_version'] == '8.0.0'" versions "$T/keys.lance" --json
+"$LV" checkpoint "$T/keys.lance" >/dev/null 2>&1
+json "versions --json from a checkpoint: the same 26 keys, null where unknown" 0 "len(j) == 12 and all(list(v) == $KEYS for v in j) and j[0]['writer_version'] is None and j[0]['config'] is None and j[0]['manifest_path'].startswith('_versions/') and j[0]['manifest_size'] in (None, 511)" versions "$T/keys.lance" --json
+json "history --json: the same 26 keys" 0 "len(j) == 12 and all(list(v) == $KEYS for v in j)" history "$T/keys.lance" --json
+json "show --json: the record's keys and warnings" 0 "list(j) == $KEYS + ['warnings'] and j['version'] == 3" show "$T/keys.lance" 3 --json
+for args in "show $DS 3" "asof $DS 1796232073003" "diff $DS 1 2" "info $DS" "tags $DS" "checkpoint $DS" "cleanup $DS --dry-run --before-version 3" "check $DS"; do
+	# shellcheck disable=SC2086
+	json "$args --json: an object with warnings" 0 "isinstance(j, dict) and j['warnings'] == []" $args --json
+done
+row "versions --json on a missing path: nothing on stdout" 1 - "does not exist" versions "$T/nope" --json
+row "cleanup --json refused: nothing on stdout" 1 - "2 tagged version\(s\)" cleanup "$T/tag.lance" --before-version 2 --json
+row "show --json of a version never recorded: nothing on stdout" 1 - "neither live nor recorded" show "$DS" 99 --json
+
+# ---- warnings: once each on stderr, and in every JSON report (issues 13, 14) ----
+cp -r "$SRC" "$T/warn.lance"
+"$LV" checkpoint "$T/warn.lance" >/dev/null 2>&1
+printf 'not a checkpoint' >"$T/warn.lance/_checkpoints/00000000000000000012.lance"
+row "a rejected checkpoint: one warning line" 0 '^ +VERSION' "^lancever: warning: checkpoint _checkpoints/0+12\.lance rejected: [^
+]*\$" versions "$T/warn.lance"
+row "-q silences warnings" 0 '^ +VERSION' - -q versions "$T/warn.lance"
+json "info --json lists the warning" 0 "[(w['kind'], w['path'], w['first'], w['last']) for w in j['warnings']] == [('checkpoint_rejected', '_checkpoints/00000000000000000012.lance', None, None)] and 'rejected' in j['warnings'][0]['message']" info "$T/warn.lance" --json
+
+# ---- names as Lance means them, escaped for the terminal and for JSON (issue 14) ----
+cp -r "$SRC" "$T/names.lance"
+TAGS=$T/names.lance/_refs/tags
+mk_tag() { sed 's/"version": 6/"version": 3/' "$SRC/_refs/tags/indexed.json" >"$TAGS/$1.json"; }
+mk_tag '%C3%BCn%C3%AFcode'  # LanceDB 0.31's file for the tag "ünïcode"
+mk_tag '%FFbad'             # decodes to a byte that is not UTF-8
+mk_tag "ctl"$'\x01'"x"      # a control character in the file name: refused, and named
+printf 'not json' >"$TAGS/broken.json"
+row "tags: names decoded; refused files named, escaped" 0 '
+ünïcode +3  main' "^lancever: warning: tag _refs/tags/broken\.json skipped: [^
+]*
+lancever: warning: tag _refs/tags/ctl\\\\x01x\.json skipped: [^
+]*\$" tags "$T/names.lance"
+check "tags: invalid UTF-8 shown as \\xff" grep -q '^\\xffbad ' "$T/stdout"
+check "tags: no control character reaches the terminal" bash -c "! LC_ALL=C grep -q \$'[\\x01-\\x09\\x0b-\\x1f\\x7f]' '$T/stdout'"
+check "tags: the output is UTF-8" iconv -f UTF-8 -t UTF-8 -o /dev/null "$T/stdout"
+json "tags --json: decoded names, strict UTF-8, refused files as warnings" 0 "sorted(t['name'] for t in j['tags']) == sorted(['compacted', 'indexed', '\u00fcn\u00efcode', '\ufffdbad']) and [(w['kind'], w['path']) for w in j['warnings']] == [('tag_unreadable', '_refs/tags/broken.json'), ('tag_unreadable', '_refs/tags/ctl\x01x.json')]" tags "$T/names.lance" --json
+cp -r "$SRC" "$T/esc.lance"
+odd="$T/esc.lance/data/odd"$'\x1b'"[31mname.lance"
+printf x >"$odd"
+touch -d 2020-01-01 "$odd"
+row "cleanup --dry-run: a name with ESC is shown escaped" 0 'would remove data +1  data/odd\\x1b\[31mname\.lance  \(unreferenced and older than 7 days\)' - cleanup "$T/esc.lance" --dry-run --before-version 2
+check "cleanup --dry-run: no raw ESC on stdout" bash -c "! grep -q \$'\\x1b' '$T/stdout'"
+json "cleanup --dry-run --json: the name, exactly" 0 "any(f['path'] == 'data/odd\x1b[31mname.lance' for f in j['files'])" cleanup "$T/esc.lance" --dry-run --before-version 2 --json
+
+# ---- cleanup: --stats, honest counts and summaries, progress (issue 14) ----
+cp -r "$SRC" "$T/stats.lance"
+row "cleanup --stats" 0 '^removed 2 of 12 versions; their history is kept in _checkpoints/0+12\.lance \(12 versions recorded\)' "^lancever: cleanup read 12 manifests; requests [0-9]+, bytes read [0-9]+, bytes written [0-9]+\$" cleanup "$T/stats.lance" --before-version 3 --stats
+row "a dry run's summary" 0 "$NL""would remove 9 of 12 versions; a checkpoint written first would keep their history$NL" - cleanup "$SRC" --dry-run --older-than 0s --no-error-if-tagged-old-versions
+row "a dry run without checkpoints" 0 "$NL""would remove 9 of 12 versions; checkpoints are disabled, so their history is not kept$NL" - cleanup "$SRC" --dry-run --older-than 0s --no-error-if-tagged-old-versions --no-checkpoint
+row "nothing to remove" 0 "^removed 0 of 12 versions$NL" - cleanup "$T/keys.lance" --older-than 3650d
+cp -r "$SRC" "$T/cp.lance"
+row "checkpoint --max-entries 5: 5 new, not 12" 0 '^wrote _checkpoints/0+12\.lance: 5 versions \(5 new\)' '*' checkpoint "$T/cp.lance" --max-entries 5
+cp -r "$SRC" "$T/prog.lance"
+script -qec "'$LV' cleanup '$T/prog.lance' --older-than 0s --no-error-if-tagged-old-versions" /dev/null >"$T/typescript" 2>&1
+redraws=$(grep -o $'\r\033\\[K' "$T/typescript" | wc -l)
+check "progress: a few redraws on a terminal, not one per file ($redraws)" test "$redraws" -ge 3 -a "$redraws" -le 12
+check "progress: the file phase says what it counts" grep -q 'checking files [0-9]*/[0-9]*' "$T/typescript"
+cp -r "$SRC" "$T/link.lance"
+printf outside >"$T/outside.lance"
+ln -s "$T/outside.lance" "$T/link.lance/data/zz-link.lance"
+touch -h -d 2020-01-01 "$T/link.lance/data/zz-link.lance"
+row "cleanup with a symlinked data file" 0 "$NL""removed 9 of 12 versions;" - cleanup "$T/link.lance" --older-than 0s --no-error-if-tagged-old-versions --delete-unverified --list
+check "the symlinked data file is not listed" bash -c "! grep -q zz-link '$T/stdout'"
+check "the link is still there" test -L "$T/link.lance/data/zz-link.lance"
+check "its target is untouched" grep -qx outside "$T/outside.lance"
+
 # ---- the test-file writer that replaced it (bench/write_lancefile) ----
 if [ -n "$WL" ]; then
 	run "write_lancefile writes" 0 - - "$T/stdout" "$WL" "$T/w.lance" --rows 3 --version 2.0

@@ -64,7 +64,8 @@ void lv_buf_dispose(lv_buf *b)
 	b->size = 0;
 }
 
-const char *lv_version_string(void) { return "0.1.0"; }
+/* LV_VERSION_STRING comes from project(VERSION) in CMakeLists.txt, the one place it is written. */
+const char *lv_version_string(void) { return LV_VERSION_STRING; }
 
 void *lv__malloc(size_t n) { return malloc(n ? n : 1); }
 void *lv__calloc(size_t n, size_t size) { return calloc(n ? n : 1, size ? size : 1); }

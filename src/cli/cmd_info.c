@@ -1,0 +1,191 @@
+/*
+ * lancever info / tags: what a dataset is configured with, and its tags and branches.
+ * Tag and branch names are shown as Lance means them (the file names percent-decoded
+ * by the library), escaped for the terminal.
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const lvcli_opt info_opts[] = {
+	{ "--json", NULL, "print a JSON object: latest_version, live_versions, oldest_live_version, rows, "
+	  "writer_version, data_format, checkpoint, auto_cleanup, warnings", LVCLI_FLAG, 0, 0,
+	  offsetof(lvcli_args, json) },
+	{ 0 },
+};
+static const lvcli_opt tags_opts[] = {
+	{ "--json", NULL, "print a JSON object: tags, branches, warnings", LVCLI_FLAG, 0, 0,
+	  offsetof(lvcli_args, json) },
+	{ 0 },
+};
+
+#define AUTO_CLEANUP "lance.auto_cleanup."
+
+static void info_json(const lv_version_info *v, const lv_version_list *l, const lv_checkpoint_config *cfg,
+		      const lv_history_report *rep, const lv_dataset *ds)
+{
+	printf("{\"latest_version\":%" PRIu64 ",\"live_versions\":%zu,\"oldest_live_version\":%" PRIu64
+	       ",\"rows\":%" PRIu64 ",\"writer_version\":",
+	       v->version, lv_version_list_count(l), lv_version_list_get(l, 0)->version, v->total_rows);
+	lvcli_json_str(stdout, v->writer_version);
+	fputs(",\"data_format\":", stdout);
+	lvcli_json_str(stdout, v->data_format);
+	printf(",\"checkpoint\":{\"enabled\":%s,\"max_entries\":%lld,\"max_checkpoint_files\":%lld,"
+	       "\"latest_checkpoint_version\":%" PRIu64 "},\"auto_cleanup\":{",
+	       cfg->enabled ? "true" : "false", (long long)cfg->max_entries,
+	       (long long)cfg->max_checkpoint_files, rep->checkpoint_version);
+	int k = 0;
+	for (size_t i = 0; i < v->num_config; i++)
+		if (!strncmp(v->config_keys[i], AUTO_CLEANUP, strlen(AUTO_CLEANUP))) {
+			fputs(k++ ? "," : "", stdout);
+			lvcli_json_str(stdout, v->config_keys[i] + strlen(AUTO_CLEANUP));
+			fputc(':', stdout);
+			lvcli_json_str(stdout, v->config_values[i]);
+		}
+	fputc('}', stdout);
+	lvcli_json_warnings(stdout, ds);
+	fputs("}\n", stdout);
+}
+
+static void info_text(const lv_version_info *v, const lv_version_list *l, const lv_checkpoint_config *cfg,
+		      const lv_history_report *rep)
+{
+	printf("latest version        %" PRIu64 " (%" PRIu64 " rows, %" PRIu64 " fragments)\n", v->version,
+	       v->total_rows, v->total_fragments);
+	printf("live versions         %zu (oldest %" PRIu64 ")\n", lv_version_list_count(l),
+	       lv_version_list_get(l, 0)->version);
+	printf("writer / data format  %s ", lvcli_esc(v->writer_library));
+	printf("%s / ", lvcli_esc(v->writer_version));
+	printf("%s\n", lvcli_esc(v->data_format));
+	printf("checkpoints           %s, max_entries %lld (history beyond that many versions is "
+	       "dropped), max_checkpoint_files %lld, newest covers %" PRIu64 "\n",
+	       cfg->enabled ? "enabled" : "disabled", (long long)cfg->max_entries,
+	       (long long)cfg->max_checkpoint_files, rep->checkpoint_version);
+	int k = 0;
+	for (size_t i = 0; i < v->num_config; i++)
+		if (!strncmp(v->config_keys[i], AUTO_CLEANUP, strlen(AUTO_CLEANUP))) {
+			printf("auto cleanup          %s = ", lvcli_esc(v->config_keys[i] + strlen(AUTO_CLEANUP)));
+			printf("%s\n", lvcli_esc(v->config_values[i]));
+			k++;
+		}
+	if (!k)
+		printf("auto cleanup          (no lance.auto_cleanup.* keys: Lance's automatic cleanup is off)\n");
+}
+
+static int run_info(int argc, char **argv)
+{
+	lvcli_args a;
+	lv_dataset *ds = NULL;
+	int rc = lvcli_start(argc, argv, &lvcli_cmd_info, &a, &ds);
+	if (rc)
+		return rc;
+	lv_error err = { 0 };
+	lv_version_list *l = NULL, *latest = NULL;
+	lv_history_report rep;
+	lv_checkpoint_config cfg;
+	rc = lv_versions(&l, ds, &rep, &err);
+	if (rc == 0)
+		rc = lv_checkpoint_config_resolve(&cfg, ds, NULL, &err);
+	if (rc == 0)
+		rc = lv_version_get(&latest, ds, lv_version_list_get(l, lv_version_list_count(l) - 1)->version,
+				    &err);
+	if (rc < 0) {
+		rc = lvcli_fail(&err);
+	} else if (a.json) {
+		info_json(lv_version_list_get(latest, 0), l, &cfg, &rep, ds);
+	} else {
+		info_text(lv_version_list_get(latest, 0), l, &cfg, &rep);
+	}
+	lv_version_list_free(latest);
+	lv_version_list_free(l);
+	lvcli_close(ds);
+	return rc;
+}
+
+static void tags_json(const lv_refs *r, const lv_dataset *ds)
+{
+	fputs("{\"tags\":[", stdout);
+	for (size_t i = 0; i < lv_refs_tag_count(r); i++) {
+		const lv_tag *t = lv_refs_tag(r, i);
+		fputs(i ? ",{\"name\":" : "{\"name\":", stdout);
+		lvcli_json_str(stdout, t->name);
+		printf(",\"version\":%" PRIu64 ",\"branch\":", t->version);
+		lvcli_json_str(stdout, t->branch);
+		printf(",\"manifest_size\":%" PRIu64 ",\"created_at\":", t->manifest_size);
+		lvcli_json_str(stdout, t->created_at);
+		fputs(",\"updated_at\":", stdout);
+		lvcli_json_str(stdout, t->updated_at);
+		fputs("}", stdout);
+	}
+	fputs("],\"branches\":[", stdout);
+	for (size_t i = 0; i < lv_refs_branch_count(r); i++) {
+		const lv_branch *b = lv_refs_branch(r, i);
+		fputs(i ? ",{\"name\":" : "{\"name\":", stdout);
+		lvcli_json_str(stdout, b->name);
+		fputs(",\"parent_branch\":", stdout);
+		lvcli_json_str(stdout, b->parent_branch);
+		printf(",\"parent_version\":%" PRIu64 ",\"create_at\":%" PRId64 ",\"manifest_size\":%" PRIu64 "}",
+		       b->parent_version, b->create_at, b->manifest_size);
+	}
+	fputc(']', stdout);
+	lvcli_json_warnings(stdout, ds);
+	fputs("}\n", stdout);
+}
+
+static void tags_text(const lv_refs *r)
+{
+	printf("%-24s %8s  %s\n", "TAG", "VERSION", "BRANCH");
+	for (size_t i = 0; i < lv_refs_tag_count(r); i++) {
+		const lv_tag *t = lv_refs_tag(r, i);
+		lvcli_print_padded(stdout, t->name, 24);
+		printf(" %8" PRIu64 "  %s\n", t->version, t->branch ? lvcli_esc(t->branch) : "main");
+	}
+	if (!lv_refs_branch_count(r))
+		return;
+	printf("\n%-24s %8s  %s\n", "BRANCH", "FROM", "PARENT");
+	for (size_t i = 0; i < lv_refs_branch_count(r); i++) {
+		const lv_branch *b = lv_refs_branch(r, i);
+		lvcli_print_padded(stdout, b->name, 24);
+		printf(" %8" PRIu64 "  %s\n", b->parent_version,
+		       b->parent_branch ? lvcli_esc(b->parent_branch) : "main");
+	}
+}
+
+static int run_tags(int argc, char **argv)
+{
+	lvcli_args a;
+	lv_dataset *ds = NULL;
+	int rc = lvcli_start(argc, argv, &lvcli_cmd_tags, &a, &ds);
+	if (rc)
+		return rc;
+	lv_error err = { 0 };
+	lv_refs *r = NULL;
+	if (lv_refs_load(&r, ds, &err) < 0)
+		rc = lvcli_fail(&err);
+	else if (a.json)
+		tags_json(r, ds);
+	else
+		tags_text(r);
+	lv_refs_free(r);
+	lvcli_close(ds);
+	return rc;
+}
+
+const lvcli_cmd lvcli_cmd_info = {
+	"info", "DATASET", "latest version, checkpoint and lance.auto_cleanup.* config",
+	"Shows the latest version, how many versions are live, the writer, the effective "
+	"checkpoint configuration (explicit, else the dataset's lance.version_checkpoint.* keys, "
+	"else the defaults) and the dataset's lance.auto_cleanup.* keys.",
+	info_opts, run_info, true,
+};
+
+const lvcli_cmd lvcli_cmd_tags = {
+	"tags", "DATASET", "tags and branches",
+	"Lists the tags in _refs/tags/ (both the older and the Lance 8 file shapes) and the "
+	"branches in _refs/branches/, by name as Lance means it: LanceDB stores a tag "
+	"\"\xc3\xbc" "n\xc3\xaf" "code\" as _refs/tags/%C3%BCn%C3%AFcode.json. A tag file that cannot be "
+	"read is skipped with a warning; the other tags still count.",
+	tags_opts, run_tags, true,
+};

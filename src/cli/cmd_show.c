@@ -1,0 +1,262 @@
+/*
+ * lancever asof / show / diff: questions about one or two versions.  Each prints one
+ * record (text or one JSON object with the dataset's warnings).
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define OPT_JSON(what) { "--json", NULL, what, LVCLI_FLAG, 0, 0, offsetof(lvcli_args, json) }
+
+static const lvcli_opt asof_opts[] = {
+	{ "--strict", NULL, "committed strictly before TIME (what Python Lance's asof does); default: at or before",
+	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, strict) },
+	OPT_JSON("print a JSON object: query_millis, strict, checkout_possible, version (a record), warnings"),
+	{ "--stats", NULL, "say on stderr where the answer came from and what it cost", LVCLI_FLAG, 0, 0,
+	  offsetof(lvcli_args, stats) },
+	{ 0 },
+};
+static const lvcli_opt show_opts[] = {
+	OPT_JSON("print the version record as a JSON object, with warnings"), { 0 } };
+static const lvcli_opt diff_opts[] = {
+	OPT_JSON("print a JSON object: from, to, ms_between, each counter's from/to/delta, warnings"), { 0 } };
+
+/* asof's TIME: milliseconds since the epoch, or ISO 8601; 0 or a usage error. */
+static int parse_when(const char *when, int64_t *ts)
+{
+	lv_error err = { 0 };
+	if (when[0] >= '0' && when[0] <= '9' && strspn(when, "0123456789") == strlen(when)) {
+		uint64_t ms;
+		if (lvcli_parse_number("asof: TIME (milliseconds)", when, 0, INT64_MAX, &ms))
+			return 2;
+		*ts = (int64_t)ms;
+		return 0;
+	}
+	if (lv_parse_time(when, ts, &err) < 0)
+		return lvcli_usage_error("asof: TIME wants milliseconds since the epoch or ISO 8601 "
+					 "(2026-12-02T17:00:00Z), got '%s'", lvcli_esc(when));
+	return 0;
+}
+
+static void print_asof(const lvcli_args *a, int64_t ts, const lv_version_info *v, const lv_dataset *ds)
+{
+	if (a->json) {
+		printf("{\"query_millis\":%" PRId64 ",\"strict\":%s,\"checkout_possible\":%s,\"version\":", ts,
+		       a->strict ? "true" : "false", v->is_cleaned_up ? "false" : "true");
+		lvcli_print_version_json(stdout, v);
+		lvcli_json_warnings(stdout, ds);
+		fputs("}\n", stdout);
+		return;
+	}
+	char t[40];
+	lvcli_format_time(t, sizeof t, v->timestamp_millis);
+	printf("version %" PRIu64 " (committed %s)%s\n", v->version, t,
+	       v->is_cleaned_up ? ": cleaned up, history only, cannot be checked out" : "");
+}
+
+static int run_asof(int argc, char **argv)
+{
+	lvcli_args a;
+	int64_t ts = 0;
+	int rc = lvcli_parse(argc, argv, &lvcli_cmd_asof, &a);
+	if (rc || (rc = parse_when(a.pos[1], &ts)))
+		return rc;
+	lv_dataset *ds = NULL;
+	if (lvcli_open(&ds, a.pos[0], 0))
+		return 1;
+	lv_error err = { 0 };
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	if (lv_version_as_of(&l, ds, ts, a.strict, &rep, &err) < 0) {
+		rc = lvcli_fail(&err);
+	} else {
+		print_asof(&a, ts, lv_version_list_get(l, 0), ds);
+		if (a.stats)
+			lvcli_print_report(&rep);
+	}
+	lv_version_list_free(l);
+	lvcli_close(ds);
+	return rc;
+}
+
+static int parse_version(const char *cmd, const char *what, const char *s, uint64_t *out)
+{
+	char name[64];
+	snprintf(name, sizeof name, "%s: %s", cmd, what);
+	return lvcli_parse_number(name, s, 0, UINT64_MAX, out);
+}
+
+static void show_text(const lv_version_info *v)
+{
+	char t[40];
+	lvcli_format_time(t, sizeof t, v->timestamp_millis);
+	printf("version                  %" PRIu64 "\n", v->version);
+	printf("timestamp                %s (%" PRId64 " ms)\n", t, v->timestamp_millis);
+	printf("source                   %s\n", v->has_manifest_details ? lvcli_esc(v->manifest_path) : "checkpoint");
+	printf("cleaned up               %s\n", v->is_cleaned_up ? "yes" : "no");
+	printf("tagged                   %s\n", v->is_tagged ? "yes" : "no");
+	printf("operation                %s\n", lvcli_esc(v->operation_type));
+	if (v->has_read_version)
+		printf("read version             %" PRIu64 "\n", v->read_version);
+	printf("transaction uuid         %s\n", lvcli_esc(v->transaction_uuid));
+	printf("transaction properties   %s\n", lvcli_esc(v->transaction_properties));
+	printf("fragments                %" PRIu64 "\n", v->total_fragments);
+	printf("data files               %" PRIu64 " (%" PRIu64 " bytes)\n", v->total_data_files,
+	       v->total_files_size);
+	printf("deletion files           %" PRIu64 " (%" PRIu64 " rows deleted)\n",
+	       v->total_deletion_files, v->total_deletion_file_rows);
+	printf("rows                     %" PRIu64 " (%" PRIu64 " in data files)\n", v->total_rows,
+	       v->total_data_file_rows);
+	if (!v->has_manifest_details)
+		return;
+	printf("manifest size            %" PRIu64 "\n", v->manifest_size);
+	printf("writer                   %s ", lvcli_esc(v->writer_library));
+	printf("%s\n", lvcli_esc(v->writer_version));
+	printf("data format              %s\n", lvcli_esc(v->data_format));
+	printf("indices                  %zu\n", v->num_indices);
+	for (size_t i = 0; i < v->num_config; i++)
+		printf("config                   %s = %s\n", lvcli_esc(v->config_keys[i]),
+		       lvcli_esc(v->config_values[i]));
+}
+
+/* Version `ver` from its manifest if it is live, else from the history. */
+static int lookup(lv_dataset *ds, uint64_t ver, lv_version_list **l, const lv_version_info **v,
+		  lv_error *err)
+{
+	int rc = lv_version_get(l, ds, ver, err);
+	if (rc == 0) {
+		*v = lv_version_list_get(*l, 0);
+		return 0;
+	}
+	if (rc != LV_ENOTFOUND)
+		return rc;
+	if ((rc = lv_history(l, ds, NULL, err)) < 0)
+		return rc;
+	if ((*v = lvcli_find_version(*l, ver)))
+		return 0;
+	snprintf(err->message, sizeof err->message,
+		 "version %" PRIu64 " is neither live nor recorded in a checkpoint", ver);
+	return err->code = LV_ENOTFOUND;
+}
+
+static int run_show(int argc, char **argv)
+{
+	lvcli_args a;
+	uint64_t ver = 0;
+	int rc = lvcli_parse(argc, argv, &lvcli_cmd_show, &a);
+	if (rc || (rc = parse_version("show", "VERSION", a.pos[1], &ver)))
+		return rc;
+	lv_dataset *ds = NULL;
+	if (lvcli_open(&ds, a.pos[0], 0))
+		return 1;
+	lv_error err = { 0 };
+	lv_version_list *l = NULL;
+	const lv_version_info *v = NULL;
+	if (lookup(ds, ver, &l, &v, &err) < 0) {
+		rc = lvcli_fail(&err);
+	} else if (a.json) {
+		fputc('{', stdout);
+		lvcli_print_version_fields(stdout, v);
+		lvcli_json_warnings(stdout, ds);
+		fputs("}\n", stdout);
+	} else {
+		show_text(v);
+	}
+	lv_version_list_free(l);
+	lvcli_close(ds);
+	return rc;
+}
+
+typedef struct counter {
+	const char *name;
+	uint64_t a, b;
+} counter;
+
+static void print_diff(const lvcli_args *a, const lv_version_info *x, const lv_version_info *y,
+		       const lv_dataset *ds)
+{
+	const counter f[] = {
+		{ "rows", x->total_rows, y->total_rows },
+		{ "fragments", x->total_fragments, y->total_fragments },
+		{ "data_files", x->total_data_files, y->total_data_files },
+		{ "files_size", x->total_files_size, y->total_files_size },
+		{ "deletion_files", x->total_deletion_files, y->total_deletion_files },
+		{ "deleted_rows", x->total_deletion_file_rows, y->total_deletion_file_rows },
+		{ "data_file_rows", x->total_data_file_rows, y->total_data_file_rows },
+	};
+	size_t nf = sizeof f / sizeof f[0];
+	if (a->json) {
+		printf("{\"from\":%" PRIu64 ",\"to\":%" PRIu64 ",\"ms_between\":%" PRId64, x->version,
+		       y->version, y->timestamp_millis - x->timestamp_millis);
+		for (size_t i = 0; i < nf; i++)
+			printf(",\"%s\":{\"from\":%" PRIu64 ",\"to\":%" PRIu64 ",\"delta\":%" PRId64 "}",
+			       f[i].name, f[i].a, f[i].b, (int64_t)(f[i].b - f[i].a));
+		lvcli_json_warnings(stdout, ds);
+		fputs("}\n", stdout);
+		return;
+	}
+	char ha[24], hb[24];
+	snprintf(ha, sizeof ha, "v%" PRIu64, x->version);
+	snprintf(hb, sizeof hb, "v%" PRIu64, y->version);
+	printf("%-16s %14s %14s %14s\n", "", ha, hb, "change");
+	for (size_t i = 0; i < nf; i++)
+		printf("%-16s %14" PRIu64 " %14" PRIu64 " %+14" PRId64 "\n", f[i].name, f[i].a, f[i].b,
+		       (int64_t)(f[i].b - f[i].a));
+	printf("(summaries only: rows added/removed are net changes between %s and %s)\n", ha, hb);
+}
+
+static int run_diff(int argc, char **argv)
+{
+	lvcli_args a;
+	uint64_t va = 0, vb = 0;
+	int rc = lvcli_parse(argc, argv, &lvcli_cmd_diff, &a);
+	if (rc || (rc = parse_version("diff", "A", a.pos[1], &va)) ||
+	    (rc = parse_version("diff", "B", a.pos[2], &vb)))
+		return rc;
+	lv_dataset *ds = NULL;
+	if (lvcli_open(&ds, a.pos[0], 0))
+		return 1;
+	lv_error err = { 0 };
+	lv_version_list *l = NULL;
+	if (lv_history(&l, ds, NULL, &err) < 0) {
+		rc = lvcli_fail(&err);
+	} else {
+		const lv_version_info *x = lvcli_find_version(l, va), *y = lvcli_find_version(l, vb);
+		if (x && y) {
+			print_diff(&a, x, y, ds);
+		} else {
+			snprintf(err.message, sizeof err.message, "version %" PRIu64 " not recorded",
+				 !x ? va : vb);
+			err.code = LV_ENOTFOUND;
+			rc = lvcli_fail(&err);
+		}
+	}
+	lv_version_list_free(l);
+	lvcli_close(ds);
+	return rc;
+}
+
+const lvcli_cmd lvcli_cmd_asof = {
+	"asof", "DATASET TIME", "newest version committed at or before TIME",
+	"TIME is milliseconds since the epoch or ISO 8601 (2026-12-02T17:00:00Z, 2026-12-02 17:00, "
+	"+02:00 offsets; no zone is UTC). The answer may be a cleaned-up version, which can no "
+	"longer be checked out; the output says so. Commit times are not monotonic across "
+	"writers, and the answer accounts for that.",
+	asof_opts, run_asof, true,
+};
+
+const lvcli_cmd lvcli_cmd_show = {
+	"show", "DATASET VERSION", "one version's full record",
+	"Shows one version: from its manifest if it is live (with the writer, data format, "
+	"indices and config), else from the checkpoint that records it.",
+	show_opts, run_show, true,
+};
+
+const lvcli_cmd lvcli_cmd_diff = {
+	"diff", "DATASET A B", "what changed between two versions",
+	"Compares the summary counters (rows, fragments, files, bytes, deletions) of two recorded "
+	"versions, live or cleaned up. These are net changes, not row-level differences.",
+	diff_opts, run_diff, true,
+};

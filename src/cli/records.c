@@ -1,0 +1,198 @@
+/*
+ * Version records as the commands print them: the JSON object (one shape: every key
+ * always present, null where the source did not say), the table, the --stats report.
+ *
+ * Which keys are null when (also in the README): read_version, transaction_uuid and
+ * operation_type when the transaction did not say; the manifest-only keys
+ * (manifest_path ... config) when the record did not come from a manifest read by this
+ * call: rows answered from a checkpoint, and cleaned-up versions -- except manifest_path
+ * of a live row, which the listing gives (and manifest_size, when the listing says it).
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+static void u64_or_null(FILE *f, bool has, uint64_t v)
+{
+	if (has)
+		fprintf(f, "%" PRIu64, v);
+	else
+		fputs("null", f);
+}
+
+static void key(FILE *f, const char *k)
+{
+	fprintf(f, ",\"%s\":", k);
+}
+
+/* The keys only a manifest has; null for a record from a checkpoint. */
+static void manifest_details_json(FILE *f, const lv_version_info *v)
+{
+	bool m = v->has_manifest_details;
+	/* a listed manifest's name and size may be known without reading it */
+	bool listed = m || (!v->is_cleaned_up && v->manifest_path);
+	key(f, "manifest_path");
+	lvcli_json_str(f, listed ? v->manifest_path : NULL);
+	key(f, "manifest_size"); /* a listing may name a file without its size (0) */
+	u64_or_null(f, m || (listed && v->manifest_size), v->manifest_size);
+	key(f, "writer_library");
+	lvcli_json_str(f, m ? v->writer_library : NULL);
+	key(f, "writer_version");
+	lvcli_json_str(f, m ? v->writer_version : NULL);
+	key(f, "data_format");
+	lvcli_json_str(f, m ? v->data_format : NULL);
+	key(f, "transaction_file");
+	lvcli_json_str(f, m ? v->transaction_file : NULL);
+	key(f, "branch");
+	lvcli_json_str(f, m ? v->branch : NULL);
+	key(f, "num_indices");
+	u64_or_null(f, m, v->num_indices);
+	key(f, "reader_feature_flags");
+	u64_or_null(f, m, v->reader_feature_flags);
+	key(f, "writer_feature_flags");
+	u64_or_null(f, m, v->writer_feature_flags);
+	key(f, "config");
+	if (!m) {
+		fputs("null", f);
+		return;
+	}
+	fputc('{', f);
+	for (size_t i = 0; i < v->num_config; i++) {
+		if (i)
+			fputc(',', f);
+		lvcli_json_str(f, v->config_keys[i]);
+		fputc(':', f);
+		lvcli_json_str(f, v->config_values[i]);
+	}
+	fputc('}', f);
+}
+
+void lvcli_print_version_fields(FILE *f, const lv_version_info *v)
+{
+	fprintf(f,
+		"\"version\":%" PRIu64 ",\"timestamp_millis\":%" PRId64 ",\"total_fragments\":%" PRIu64
+		",\"total_data_files\":%" PRIu64 ",\"total_files_size\":%" PRIu64
+		",\"total_deletion_files\":%" PRIu64 ",\"total_data_file_rows\":%" PRIu64
+		",\"total_deletion_file_rows\":%" PRIu64 ",\"total_rows\":%" PRIu64
+		",\"is_tagged\":%s,\"is_cleaned_up\":%s",
+		v->version, v->timestamp_millis, v->total_fragments, v->total_data_files,
+		v->total_files_size, v->total_deletion_files, v->total_data_file_rows,
+		v->total_deletion_file_rows, v->total_rows, v->is_tagged ? "true" : "false",
+		v->is_cleaned_up ? "true" : "false");
+	key(f, "transaction_uuid");
+	lvcli_json_str(f, v->transaction_uuid);
+	key(f, "read_version");
+	u64_or_null(f, v->has_read_version, v->read_version);
+	key(f, "operation_type");
+	lvcli_json_str(f, v->operation_type);
+	/* a JSON object built (and UTF-8 checked) by the library */
+	key(f, "transaction_properties");
+	fputs(v->transaction_properties ? v->transaction_properties : "{}", f);
+	manifest_details_json(f, v);
+}
+
+void lvcli_print_version_json(FILE *f, const lv_version_info *v)
+{
+	fputc('{', f);
+	lvcli_print_version_fields(f, v);
+	fputc('}', f);
+}
+
+void lvcli_print_list_json(FILE *f, const lv_version_list *l)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < lv_version_list_count(l); i++) {
+		if (i)
+			fputs(",\n", f);
+		lvcli_print_version_json(f, lv_version_list_get(l, i));
+	}
+	fputs("]\n", f);
+}
+
+void lvcli_format_time(char *buf, size_t cap, int64_t ms)
+{
+	/* floor division: -1 ms is 1969-12-31T23:59:59.999Z */
+	int64_t sec = ms / 1000, frac = ms % 1000;
+	if (frac < 0) {
+		sec--;
+		frac += 1000;
+	}
+	time_t s = (time_t)sec;
+	struct tm tm;
+	size_t n = 0;
+	/* A corrupt manifest can hold any time: beyond what gmtime represents, print the number. */
+	if (gmtime_r(&s, &tm) == NULL || (n = strftime(buf, cap, "%Y-%m-%dT%H:%M:%S", &tm)) == 0) {
+		snprintf(buf, cap, "%" PRId64 " ms", ms);
+		return;
+	}
+	snprintf(buf + n, cap - n, ".%03dZ", (int)frac);
+}
+
+/* Marks the gaps before version `before` (history lists them in place). */
+static void print_gaps_before(FILE *f, const lv_version_list *l, size_t *g, uint64_t before)
+{
+	uint64_t gf = 0, gl = 0;
+	while (*g < lv_version_list_gap_count(l) && lv_version_list_gap(l, *g, &gf, &gl) &&
+	       gf < before) {
+		char range[48];
+		if (gf == gl)
+			snprintf(range, sizeof range, "%" PRIu64, gf);
+		else
+			snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, gf, gl);
+		fprintf(f, "%8s  (no record of %s: see the warning on stderr)\n", range,
+			gf == gl ? "this version" : "these versions");
+		(*g)++;
+	}
+}
+
+void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned)
+{
+	fprintf(f, "%8s  %-24s  %-16s  %8s  %9s  %6s  %-6s%s\n", "VERSION", "TIMESTAMP (UTC)",
+		"OPERATION", "READ_VER", "ROWS", "FRAGS", "TAGGED", show_cleaned ? "  CLEANED_UP" : "");
+	size_t g = 0;
+	for (size_t i = 0; i < lv_version_list_count(l); i++) {
+		const lv_version_info *v = lv_version_list_get(l, i);
+		print_gaps_before(f, l, &g, v->version);
+		char ts[40], rv[24];
+		lvcli_format_time(ts, sizeof ts, v->timestamp_millis);
+		if (v->has_read_version)
+			snprintf(rv, sizeof rv, "%" PRIu64, v->read_version);
+		else
+			snprintf(rv, sizeof rv, "-");
+		fprintf(f, "%8" PRIu64 "  %-24s  %-16s  %8s  %9" PRIu64 "  %6" PRIu64 "  %-6s%s\n",
+			v->version, ts, lvcli_esc(v->operation_type), rv, v->total_rows,
+			v->total_fragments, v->is_tagged ? "yes" : "",
+			show_cleaned && v->is_cleaned_up ? "  yes" : "");
+	}
+}
+
+void lvcli_print_report(const lv_history_report *r)
+{
+	static const char *rungs[] = { "manifests", "newest checkpoint", "older checkpoint" };
+	fflush(stdout);
+	fprintf(stderr,
+		"lancever: answered from %s; manifests read %" PRIu64 ", vanished %" PRIu64
+		", checkpoints rejected %" PRIu64 ", identity check read %" PRIu64 " bytes, requests %" PRIu64
+		", bytes read %" PRIu64 "%s%s\n",
+		r->rung >= 0 && r->rung <= 2 ? rungs[r->rung] : "?", r->manifests_read,
+		r->manifests_vanished, r->checkpoints_rejected, r->identity_bytes, r->requests,
+		r->bytes_read, r->note[0] ? "; " : "", lvcli_esc(r->note));
+}
+
+const lv_version_info *lvcli_find_version(const lv_version_list *l, uint64_t v)
+{
+	size_t lo = 0, hi = lv_version_list_count(l);
+	while (lo < hi) { /* lists are sorted by version */
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t x = lv_version_list_get(l, mid)->version;
+		if (x == v)
+			return lv_version_list_get(l, mid);
+		if (x < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
