@@ -27,14 +27,9 @@ command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
 mode=${1:---versions}
 [ $# -gt 0 ] && shift
 
+# Debian packages (the build's, node, gnuplot for the charts) from tests/debian-packages.txt.
+bash "$src/tests/install-deps.sh" --bench
 "$src/tests/interop/setup.sh"
-if ! command -v gnuplot >/dev/null 2>&1; then
-  if [ "$(id -u)" = 0 ]; then
-    DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends gnuplot-nox </dev/null >/dev/null
-  else
-    echo "bench: gnuplot not found (apt-get install gnuplot-nox); charts will be missing" >&2
-  fi
-fi
 cmake -S "$src" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DLV_BUILD_TESTS=OFF >/dev/null
 cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" --target lancever_cli gen_dataset time_versions rusage \
   s3_upload lancefile_bench >/dev/null

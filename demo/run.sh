@@ -3,17 +3,16 @@
 # LanceDB 0.31 (Lance 8.0.0): appends, a delete, an update, a btree index, a
 # compaction, two tags and an overwrite.  The demo works on a scratch copy, so
 # the shipped dataset is never modified.
+#
+# It first installs what the build needs and is missing (tests/install-deps.sh --build,
+# from the one list tests/debian-packages.txt; as root on Debian 12), then builds the
+# library and the CLI, without the tests, in build-demo/.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
-if [ "$(id -u)" = 0 ] && ! pkg-config --exists jansson 2>/dev/null; then
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends cmake ninja-build gcc pkg-config \
-    libjansson-dev libcmocka-dev </dev/null >/dev/null
-fi
-cmake -S "$src" -B "$src/build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$src/build" >/dev/null
-lv="$src/build/lancever"
+bash "$src/tests/install-deps.sh" --build
+cmake -S "$src" -B "$src/build-demo" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLV_BUILD_TESTS=OFF >/dev/null
+cmake --build "$src/build-demo" >/dev/null
+lv="$src/build-demo/lancever"
 ds=$(mktemp -d)/demo.lance
 trap 'rm -rf "$(dirname "$ds")"' EXIT
 cp -r "$src/demo/demo.lance" "$ds"

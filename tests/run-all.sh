@@ -22,8 +22,8 @@ command -v ninja >/dev/null 2>&1 && gen=(-G Ninja)
 stage() { printf '\n==== %s ====\n' "$*"; }
 start=$(date +%s)
 
-stage "Debian packages (tests/install-deps.sh)"
-"$src/tests/install-deps.sh"
+stage "Debian packages (tests/install-deps.sh --test, from tests/debian-packages.txt)"
+bash "$src/tests/install-deps.sh" --test
 
 stage "npm peer (tests/interop/setup.sh)"
 "$src/tests/interop/setup.sh"
