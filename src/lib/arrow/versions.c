@@ -1,0 +1,205 @@
+/*
+ * Arrow export of version lists: lv_versions_arrow_stream,
+ * lv_history_arrow_stream, lv_version_list_arrow_stream.
+ *
+ * Invariants: the stream works on its own copy of the rows (the 22 exported
+ * fields, strings in one block), so it never depends on the lv_version_list
+ * it came from; column order, types and nullability are those documented in
+ * lancever/arrow.h, the first 15 being the checkpoint file's schema.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow/arrow_internal.h"
+#include "util/util.h"
+
+enum {
+	C_VERSION, C_TS, C_FRAGS, C_DFILES, C_FSIZE, C_DELFILES, C_DFROWS, C_DELROWS, C_ROWS,
+	C_TAGGED, C_CLEANED, C_UUID, C_READV, C_OP, C_PROPS,
+	C_MPATH, C_MSIZE, C_WLIB, C_WVER, C_DFMT, C_BRANCH, C_NIDX, C_NCOLS
+};
+
+static const lv__acol COLS[C_NCOLS] = {
+	{ "version", LV__A_U64, false },
+	{ "timestamp_millis", LV__A_I64, false },
+	{ "total_fragments", LV__A_U64, false },
+	{ "total_data_files", LV__A_U64, false },
+	{ "total_files_size", LV__A_U64, false },
+	{ "total_deletion_files", LV__A_U64, false },
+	{ "total_data_file_rows", LV__A_U64, false },
+	{ "total_deletion_file_rows", LV__A_U64, false },
+	{ "total_rows", LV__A_U64, false },
+	{ "is_tagged", LV__A_BOOL, false },
+	{ "is_cleaned_up", LV__A_BOOL, false },
+	{ "transaction_uuid", LV__A_UTF8, true },
+	{ "read_version", LV__A_U64, true },
+	{ "operation_type", LV__A_UTF8, true },
+	{ "transaction_properties", LV__A_UTF8, false },
+	{ "manifest_path", LV__A_UTF8, true },
+	{ "manifest_size", LV__A_U64, true },
+	{ "writer_library", LV__A_UTF8, true },
+	{ "writer_version", LV__A_UTF8, true },
+	{ "data_format", LV__A_UTF8, true },
+	{ "branch", LV__A_UTF8, true },
+	{ "num_indices", LV__A_U64, true },
+};
+_Static_assert(C_NCOLS == LV_ARROW_VERSION_COLUMNS, "arrow.h documents 22 columns");
+
+/* The copied rows: lv_version_info structs whose strings point into `strings`. */
+typedef struct vrows {
+	lv_version_info *rows;
+	char *strings;
+} vrows;
+
+static void free_vrows(void *p)
+{
+	vrows *v = p;
+	if (!v)
+		return;
+	lv__arrow_free(v->rows);
+	lv__arrow_free(v->strings);
+	lv__arrow_free(v);
+}
+
+static bool str_cell(const char *s, lv__aval *v)
+{
+	if (!s)
+		return false;
+	v->s = s;
+	v->n = strlen(s);
+	return true;
+}
+
+static bool get_cell(const void *rows, size_t row, size_t col, lv__aval *v)
+{
+	const lv_version_info *r = &((const vrows *)rows)->rows[row];
+	const uint64_t counters[] = { r->total_fragments, r->total_data_files, r->total_files_size,
+				      r->total_deletion_files, r->total_data_file_rows,
+				      r->total_deletion_file_rows, r->total_rows };
+	if (col >= C_MPATH && !r->has_manifest_details)
+		return false;
+	switch (col) {
+	case C_VERSION: v->u = r->version; return true;
+	case C_TS: v->i = r->timestamp_millis; return true;
+	case C_TAGGED: v->b = r->is_tagged; return true;
+	case C_CLEANED: v->b = r->is_cleaned_up; return true;
+	case C_UUID: return str_cell(r->transaction_uuid, v);
+	case C_READV: v->u = r->read_version; return r->has_read_version;
+	case C_OP: return str_cell(r->operation_type, v);
+	case C_PROPS: return str_cell(r->transaction_properties ? r->transaction_properties : "{}", v);
+	case C_MPATH: return str_cell(r->manifest_path, v);
+	case C_MSIZE: v->u = r->manifest_size; return true;
+	case C_WLIB: return str_cell(r->writer_library, v);
+	case C_WVER: return str_cell(r->writer_version, v);
+	case C_DFMT: return str_cell(r->data_format, v);
+	case C_BRANCH: return str_cell(r->branch, v);
+	case C_NIDX: v->u = r->num_indices; return true;
+	default: v->u = counters[col - C_FRAGS]; return true;
+	}
+}
+
+/* The string fields of a row that the export keeps. */
+#define ROW_STRINGS(r)                                                                     \
+	{ &(r)->transaction_uuid, &(r)->operation_type, &(r)->transaction_properties,       \
+	  &(r)->manifest_path, &(r)->writer_library, &(r)->writer_version, &(r)->data_format, \
+	  &(r)->branch }
+
+/* Copies the list's rows (without the config maps); NULL on OOM. */
+static vrows *copy_rows(const lv_version_list *list, size_t n)
+{
+	vrows *v = lv__arrow_alloc(sizeof *v);
+	size_t total = 1, sz;
+	for (size_t i = 0; i < n; i++) {
+		lv_version_info tmp = *lv_version_list_get(list, i);
+		const char **f[] = ROW_STRINGS(&tmp);
+		for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
+			total += *f[k] ? strlen(*f[k]) + 1 : 0;
+	}
+	if (!v || lv__mul_overflow(n, sizeof(lv_version_info), &sz) ||
+	    !(v->rows = lv__arrow_alloc(sz)) || !(v->strings = lv__arrow_alloc(total))) {
+		free_vrows(v);
+		return NULL;
+	}
+	char *p = v->strings;
+	for (size_t i = 0; i < n; i++) {
+		lv_version_info *r = &v->rows[i];
+		*r = *lv_version_list_get(list, i);
+		r->num_config = 0;
+		r->config_keys = r->config_values = NULL;
+		const char **f[] = ROW_STRINGS(r);
+		for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
+			if (!*f[k])
+				continue;
+			size_t l = strlen(*f[k]) + 1;
+			memcpy(p, *f[k], l);
+			*f[k] = p;
+			p += l;
+		}
+	}
+	return v;
+}
+
+/* "[[first,last],...]" for the list's gaps; NULL on OOM. */
+static char *gaps_json(const lv_version_list *list)
+{
+	lv_dbuf b;
+	lv_dbuf_init(&b, 0);
+	lv_dbuf_addc(&b, '[');
+	for (size_t i = 0; i < lv_version_list_gap_count(list); i++) {
+		uint64_t first = 0, last = 0;
+		if (lv_version_list_gap(list, i, &first, &last))
+			lv_dbuf_printf(&b, "%s[%" PRIu64 ",%" PRIu64 "]", i ? "," : "", first, last);
+	}
+	lv_dbuf_addc(&b, ']');
+	return lv_dbuf_take_str(&b);
+}
+
+int lv_version_list_arrow_stream(struct ArrowArrayStream *out, const lv_version_list *list,
+				 const char *kind, const lv_arrow_options *opts, lv_error *err)
+{
+	if (!out || !list)
+		return lv__err(err, LV_EINVALID, "arrow: NULL stream or list");
+	size_t n = lv_version_list_count(list);
+	char *gaps = gaps_json(list);
+	const char *keys[] = { "lancever:kind", "lancever:gaps" };
+	const char *vals[] = { kind ? kind : "versions", gaps ? gaps : "" };
+	lv__asource src = { .cols = COLS, .ncols = C_NCOLS, .get = get_cell,
+			    .rows = copy_rows(list, n), .nrows = n, .free_rows = free_vrows,
+			    .metadata = gaps ? lv__arrow_metadata(keys, vals, 2) : NULL };
+	free(gaps);
+	if (!src.rows || !src.metadata) {
+		lv__arrow_source_dispose(&src);
+		return lv__err(err, LV_ENOMEM, "arrow: out of memory copying %zu versions", n);
+	}
+	return lv__arrow_stream_new(out, &src, opts, err);
+}
+
+typedef int (*list_fn)(lv_version_list **, lv_dataset *, lv_history_report *, lv_error *);
+
+static int export_call(struct ArrowArrayStream *out, lv_dataset *ds, list_fn fn,
+		       const char *kind, const lv_arrow_options *opts, lv_history_report *report,
+		       lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "arrow: NULL stream or dataset");
+	lv_version_list *list = NULL;
+	int rc = fn(&list, ds, report, err);
+	if (rc == 0)
+		rc = lv_version_list_arrow_stream(out, list, kind, opts, err);
+	lv_version_list_free(list);
+	return rc;
+}
+
+int lv_versions_arrow_stream(struct ArrowArrayStream *out, lv_dataset *ds,
+			     const lv_arrow_options *opts, lv_history_report *report, lv_error *err)
+{
+	return export_call(out, ds, lv_versions, "versions", opts, report, err);
+}
+
+int lv_history_arrow_stream(struct ArrowArrayStream *out, lv_dataset *ds,
+			    const lv_arrow_options *opts, lv_history_report *report, lv_error *err)
+{
+	return export_call(out, ds, lv_history, "history", opts, report, err);
+}
