@@ -48,7 +48,7 @@ static bool reserve(lv__fb *b, size_t n)
 
 static void push(lv__fb *b, const void *p, size_t n)
 {
-	if (!reserve(b, n))
+	if (n == 0 || !reserve(b, n))
 		return;
 	b->len += n;
 	if (p)
