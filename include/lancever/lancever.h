@@ -8,4 +8,5 @@
 #include "checkpoint.h"
 #include "cleanup.h"
 #include "check.h"
+#include "arrow.h"
 #endif

@@ -27,6 +27,7 @@ enum lvcli_optkind {
 	LVCLI_FLAG_OFF, /* sets a bool to false */
 	LVCLI_NUMBER,   /* a strict decimal number in min..max into a uint64_t */
 	LVCLI_DURATION, /* 7d, 36h, 90m, 1d12h into an int64_t of milliseconds */
+	LVCLI_FORMAT,   /* json, table, csv or arrow into an int (enum lvcli_format; format.c) */
 };
 
 typedef struct lvcli_opt {
@@ -82,6 +83,7 @@ typedef struct lvcli_args {
 	bool error_if_tagged; /* true unless --no-error-if-tagged-old-versions */
 	uint64_t threads, retain_versions, before_version, max_entries, max_files;
 	int64_t older_than_ms; /* -1 = not given */
+	int format;            /* enum lvcli_format, 0 = not given */
 } lvcli_args;
 
 /*
@@ -145,6 +147,33 @@ int lvcli_start(int argc, char **argv, const lvcli_cmd *c, lvcli_args *a, lv_dat
 void lvcli_close(lv_dataset *ds);
 /* `,"warnings":[...]` for a --json report (the leading comma included). */
 void lvcli_json_warnings(FILE *f, const lv_dataset *ds);
+
+/* ---- format*.c: --format json|table|csv|arrow (versions, history, tags, cleanup) ---- */
+
+/* json is the commands' own --json and table their default; csv and arrow are written from
+ * the library's Arrow C stream export (lancever/arrow.h), so they carry the same columns. */
+enum lvcli_format { LVCLI_FMT_TABLE = 1, LVCLI_FMT_JSON, LVCLI_FMT_CSV, LVCLI_FMT_ARROW };
+#define LVCLI_OPT_FORMAT                                                                          \
+	{ "--format", "F", "output as table (the default), json (the same as --json), csv, or arrow " \
+	  "(an Arrow IPC stream: redirect it to a file or a pipe)", LVCLI_FORMAT, 0, 0,             \
+	  offsetof(lvcli_args, format) }
+
+/* Stores --format's value (common.c's parser); 0 or the exit status of a usage error. */
+int lvcli_format_set(const char *opt, const char *v, int *dst);
+/* After parsing: --json with another format, or arrow to a terminal, is a usage error (2);
+ * --format json sets a->json.  0 otherwise. */
+int lvcli_format_check(const lvcli_cmd *c, lvcli_args *a);
+/* True when a->format is csv or arrow (the command then writes through lvcli_emit_*). */
+bool lvcli_format_stream(const lvcli_args *a);
+/* Export options: batch_rows from LANCEVER_ARROW_BATCH_ROWS (a test knob; unset = default). */
+const lv_arrow_options *lvcli_arrow_options(void);
+/* Writes the stream (taking it) to stdout as a->format says; returns the exit status. */
+int lvcli_emit_stream(const lvcli_args *a, struct ArrowArrayStream *s);
+/* The same for a version list (kind "versions" or "history"). */
+int lvcli_emit_list(const lvcli_args *a, const lv_version_list *l, const char *kind);
+/* The writers: 0 or an LV_* status with err set; both take the stream. */
+int lvcli_write_csv(struct ArrowArrayStream *s, FILE *f, lv_error *err);
+int lvcli_write_arrow(struct ArrowArrayStream *s, FILE *f, lv_error *err);
 
 /* ---- records.c ---- */
 

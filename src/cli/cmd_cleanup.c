@@ -46,6 +46,7 @@ static const lvcli_opt cleanup_opts[] = {
 	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, json) },
 	{ "--stats", NULL, "say on stderr how many manifests were read and the requests and bytes it cost",
 	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, stats) },
+	LVCLI_OPT_FORMAT,
 	{ 0 },
 };
 
@@ -55,11 +56,66 @@ typedef struct cl_out {
 	size_t nfiles;
 	char phase[64];
 	int64_t last_ms;
+	bool collect;           /* --format csv|arrow: every file kept for the Arrow export */
+	lv_cleanup_file *kept;
+	size_t nkept, cap;
+	bool oom;
 } cl_out;
+
+/* Keeps a copy of one file for --format csv|arrow. */
+static void collect(cl_out *o, const char *path, int kind, uint64_t size, const char *reason)
+{
+	if (o->nkept == o->cap) {
+		size_t cap = o->cap ? 2 * o->cap : 64;
+		lv_cleanup_file *f = realloc(o->kept, cap * sizeof *f);
+		if (!f) {
+			o->oom = true;
+			return;
+		}
+		o->kept = f;
+		o->cap = cap;
+	}
+	lv_cleanup_file f = { strdup(path), kind, size, reason ? strdup(reason) : NULL };
+	if (!f.path || (reason && !f.reason)) {
+		free((char *)f.path);
+		free((char *)f.reason);
+		o->oom = true;
+		return;
+	}
+	o->kept[o->nkept++] = f;
+}
+
+static void free_kept(cl_out *o)
+{
+	for (size_t i = 0; i < o->nkept; i++) {
+		free((char *)o->kept[i].path);
+		free((char *)o->kept[i].reason);
+	}
+	free(o->kept);
+}
+
+/* --format csv|arrow: the files as rows, the totals in the Arrow schema metadata. */
+static int emit_files(const lvcli_args *a, const cl_out *o, const lv_cleanup_stats *s)
+{
+	lv_error err = { 0 };
+	struct ArrowArrayStream st;
+	if (o->oom) {
+		fputs("lancever: out of memory listing the files\n", stderr);
+		return 1;
+	}
+	if (lv_cleanup_files_arrow_stream(&st, o->kept, o->nkept, s, o->dry_run, lvcli_arrow_options(),
+					  &err) < 0)
+		return lvcli_fail(&err);
+	return lvcli_emit_stream(a, &st);
+}
 
 static void on_file(const char *path, int kind, uint64_t size, const char *reason, void *payload)
 {
 	cl_out *o = payload;
+	if (o->collect) {
+		collect(o, path, kind, size, reason);
+		return;
+	}
 	if (!o->list)
 		return;
 	if (o->json) {
@@ -215,7 +271,8 @@ static int run_cleanup(int argc, char **argv)
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 	policy_from_args(&a, &p);
 	/* a dry run is for seeing what would go */
-	cl_out o = { .dry_run = a.dry_run, .json = a.json, .list = a.list || a.dry_run };
+	cl_out o = { .dry_run = a.dry_run, .json = a.json, .list = a.list || a.dry_run,
+		     .collect = lvcli_format_stream(&a) };
 	char *files = NULL;
 	size_t files_len = 0;
 	if (o.json && o.list && !(o.files = open_memstream(&files, &files_len))) {
@@ -238,7 +295,9 @@ static int run_cleanup(int argc, char **argv)
 			fclose(o.files);
 		o.files = NULL;
 		int cp = s.checkpoint_written ? 1 : checkpoint_enabled(ds, &p);
-		if (o.json)
+		if (o.collect)
+			rc = emit_files(&a, &o, &s);
+		else if (o.json)
 			print_json(&o, files, &p, &s, ds);
 		else
 			print_text(&p, &s, cp);
@@ -248,6 +307,7 @@ static int run_cleanup(int argc, char **argv)
 	if (o.files)
 		fclose(o.files);
 	free(files);
+	free_kept(&o);
 	if (ds)
 		lvcli_close(ds);
 	return rc;

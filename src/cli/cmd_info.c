@@ -18,6 +18,7 @@ static const lvcli_opt info_opts[] = {
 static const lvcli_opt tags_opts[] = {
 	{ "--json", NULL, "print a JSON object: tags, branches, warnings", LVCLI_FLAG, 0, 0,
 	  offsetof(lvcli_args, json) },
+	LVCLI_OPT_FORMAT,
 	{ 0 },
 };
 
@@ -162,8 +163,12 @@ static int run_tags(int argc, char **argv)
 		return rc;
 	lv_error err = { 0 };
 	lv_refs *r = NULL;
+	struct ArrowArrayStream s;
 	if (lv_refs_load(&r, ds, &err) < 0)
 		rc = lvcli_fail(&err);
+	else if (lvcli_format_stream(&a))
+		rc = lv_refs_arrow_stream(&s, r, lvcli_arrow_options(), &err) < 0 ? lvcli_fail(&err)
+										     : lvcli_emit_stream(&a, &s);
 	else if (a.json)
 		tags_json(r, ds);
 	else

@@ -12,13 +12,14 @@
 
 static const lvcli_opt versions_opts[] = {
 	OPT_JSON,
+	LVCLI_OPT_FORMAT,
 	{ "--threads", "N", "manifests read at once, 1..256 (default 8; 32 on S3)", LVCLI_NUMBER, 1, 256,
 	  offsetof(lvcli_args, threads) },
 	OPT_STATS,
 	{ 0 },
 };
 
-static const lvcli_opt history_opts[] = { OPT_JSON, OPT_STATS, { 0 } };
+static const lvcli_opt history_opts[] = { OPT_JSON, LVCLI_OPT_FORMAT, OPT_STATS, { 0 } };
 
 /* Runs one list call (lv_versions or lv_history) and prints its answer. */
 static int list_command(int argc, char **argv, const lvcli_cmd *c, bool history)
@@ -37,7 +38,9 @@ static int list_command(int argc, char **argv, const lvcli_cmd *c, bool history)
 		lvcli_close(ds);
 		return rc;
 	}
-	if (a.json)
+	if (lvcli_format_stream(&a))
+		rc = lvcli_emit_list(&a, l, history ? "history" : "versions");
+	else if (a.json)
 		lvcli_print_list_json(stdout, l);
 	else
 		lvcli_print_table(stdout, l, history);
@@ -45,7 +48,7 @@ static int list_command(int argc, char **argv, const lvcli_cmd *c, bool history)
 		lvcli_print_report(&rep);
 	lv_version_list_free(l);
 	lvcli_close(ds);
-	return 0;
+	return rc;
 }
 
 static int run_versions(int argc, char **argv)

@@ -139,6 +139,8 @@ static int set_opt(const lvcli_opt *o, const char *v, lvcli_args *a)
 		return 0;
 	case LVCLI_NUMBER:
 		return lvcli_parse_number(o->name, v, o->min, o->max, (uint64_t *)dst);
+	case LVCLI_FORMAT:
+		return lvcli_format_set(o->name, v, (int *)dst);
 	default: {
 		lv_error e = { 0 };
 		if (lv_parse_duration(v, (int64_t *)dst, &e) < 0)
@@ -211,7 +213,8 @@ int lvcli_parse(int argc, char **argv, const lvcli_cmd *c, lvcli_args *a)
 	}
 	if (a->npos > 3) /* only the count matters from here */
 		a->npos = 4;
-	return check_positionals(c, a);
+	int rc = check_positionals(c, a);
+	return rc == 0 && a->format ? lvcli_format_check(c, a) : rc;
 }
 
 /* ---- messages ---- */

@@ -157,6 +157,28 @@ full "--version > /dev/full" 1 "$WERR" --version
 full "a usage error stays exit 2" 2 "^lancever: --threads wants an integer in 1\.\.256, got 'x'\$" versions "$DS" --threads x
 full "a failure stays one message" 1 "^lancever: version 99 is neither live nor recorded in a checkpoint \(LV_ENOTFOUND\)\$" show "$DS" 99
 
+# ---- --format json|table|csv|arrow (versions, history, tags, cleanup) ----
+row "history --format csv" 0 '^version,timestamp_millis,total_fragments,.*,branch,num_indices
+1,1796232072991,' - history "$DS" --format csv
+row "versions --format=csv" 0 '^version,' - versions "$DS" --format=csv
+row "tags --format csv" 0 '^kind,name,version,branch,manifest_size,created_at
+tag,' - tags "$DS" --format csv
+row "cleanup --dry-run --format csv" 0 '^path,kind,size,reason
+' - cleanup "$DS" --dry-run --before-version 3 --format csv
+"$LV" history "$DS" --format arrow >"$T/h.arrows" 2>"$T/stderr"
+check "history --format arrow: exit 0, nothing on stderr" test $? = 0 -a ! -s "$T/stderr"
+check "--format arrow starts with an IPC continuation marker" test "$(head -c 4 "$T/h.arrows" | od -An -tx1 | tr -d ' ')" = ffffffff
+check "--format arrow ends with the end-of-stream marker" test "$(tail -c 8 "$T/h.arrows" | od -An -tx1 | tr -d ' ')" = ffffffff00000000
+row "--format json is --json" 0 '^\[\{"version":1,' - history "$DS" --format json
+row "--format table" 0 '^ +VERSION +TIMESTAMP' - history "$DS" --format table
+row "--format xml" 2 $USAGE "^lancever: --format wants json, table, csv or arrow, got 'xml'\$" history "$DS" --format xml
+row "--format (last)" 2 $USAGE "^lancever: missing value for --format\$" history "$DS" --format
+row "--format twice" 2 $USAGE "^lancever: --format given twice" history "$DS" --format csv --format arrow
+row "--json with --format csv" 2 $USAGE "^lancever: history: --json and --format csv contradict each other\$" history "$DS" --json --format csv
+row "show --format" 2 $USAGE "^lancever: show: unknown option '--format'" show "$DS" 1 --format csv
+full "history --format csv > /dev/full" 1 "$WERR" history "$DS" --format csv
+full "history --format arrow > /dev/full" 1 "$WERR" history "$DS" --format arrow
+
 # ---- inspect never writes ----
 row "inspect reads" 0 'rows:' - inspect "$DATAFILE"
 row "inspect --write-test is gone" 2 $USAGE "inspect: unknown option '--write-test'" inspect --write-test "$T/new.lance" --rows 3
@@ -197,7 +219,7 @@ rm -rf "$T/dmg.lance"
 
 # ---- help, version, "did you mean" (issue 14) ----
 NL=$'\n'  # (the patterns match the whole output: $NL...$NL is one whole line)
-row "versions --help" 0 '^usage: lancever versions DATASET \[--json\] \[--threads N\] \[--stats\]' - versions --help
+row "versions --help" 0 '^usage: lancever versions DATASET \[--json\] \[--format F\] \[--threads N\] \[--stats\]' - versions --help
 row "versions DS -h" 0 '^usage: lancever versions DATASET' - versions "$DS" -h
 row "help cleanup: that command's usage" 0 '^usage: lancever cleanup DATASET .*--older-than DURATION +remove versions committed' - help cleanup
 row "inspect --help" 0 '^usage: lancever inspect FILE\.lance' - inspect --help

@@ -1,0 +1,78 @@
+/*
+ * --format json|table|csv|arrow (versions, history, tags, cleanup): the option's value,
+ * its rules, and the dispatch of csv and arrow to their writers (format_csv.c,
+ * format_arrow.c), which read the library's Arrow C stream export.
+ *
+ * Invariants: json and table are the commands' own printers (--format json is --json);
+ * --json with another --format, and arrow to a terminal, are usage errors found before the
+ * dataset is opened; a write error is reported once, in main()'s words.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char *const NAMES[] = { [LVCLI_FMT_TABLE] = "table", [LVCLI_FMT_JSON] = "json",
+				     [LVCLI_FMT_CSV] = "csv", [LVCLI_FMT_ARROW] = "arrow" };
+
+int lvcli_format_set(const char *opt, const char *v, int *dst)
+{
+	for (int f = LVCLI_FMT_TABLE; f <= LVCLI_FMT_ARROW; f++) {
+		if (strcmp(v, NAMES[f]))
+			continue;
+		if (*dst && *dst != f)
+			return lvcli_usage_error("%s given twice ('%s', '%s')", opt, NAMES[*dst], v);
+		*dst = f;
+		return 0;
+	}
+	return lvcli_usage_error("%s wants json, table, csv or arrow, got '%s'", opt, lvcli_esc(v));
+}
+
+int lvcli_format_check(const lvcli_cmd *c, lvcli_args *a)
+{
+	if (a->json && a->format != LVCLI_FMT_JSON)
+		return lvcli_usage_error("%s: --json and --format %s contradict each other", c->name,
+					 NAMES[a->format]);
+	if (a->format == LVCLI_FMT_JSON)
+		a->json = true;
+	if (a->format == LVCLI_FMT_ARROW && isatty(STDOUT_FILENO))
+		return lvcli_usage_error("%s: --format arrow writes binary Arrow IPC: redirect stdout to "
+					 "a file or a pipe", c->name);
+	return 0;
+}
+
+bool lvcli_format_stream(const lvcli_args *a)
+{
+	return a->format == LVCLI_FMT_CSV || a->format == LVCLI_FMT_ARROW;
+}
+
+const lv_arrow_options *lvcli_arrow_options(void)
+{
+	static lv_arrow_options o = LV_ARROW_OPTIONS_INIT;
+	uint64_t n = 0;
+	const char *e = getenv("LANCEVER_ARROW_BATCH_ROWS");
+	o.batch_rows = e && lvcli_parse_u64_strict(e, 1u << 30, &n) ? (size_t)n : 0;
+	return &o;
+}
+
+int lvcli_emit_stream(const lvcli_args *a, struct ArrowArrayStream *s)
+{
+	lv_error err = { 0 };
+	int rc = a->format == LVCLI_FMT_ARROW ? lvcli_write_arrow(s, stdout, &err)
+					      : lvcli_write_csv(s, stdout, &err);
+	if (rc < 0 && ferror(stdout)) {
+		fprintf(stderr, "lancever: %s\n", err.message);
+		return 1;
+	}
+	return rc < 0 ? lvcli_fail(&err) : 0;
+}
+
+int lvcli_emit_list(const lvcli_args *a, const lv_version_list *l, const char *kind)
+{
+	lv_error err = { 0 };
+	struct ArrowArrayStream s;
+	if (lv_version_list_arrow_stream(&s, l, kind, lvcli_arrow_options(), &err) < 0)
+		return lvcli_fail(&err);
+	return lvcli_emit_stream(a, &s);
+}
