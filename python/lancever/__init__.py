@@ -1,0 +1,47 @@
+"""lancever: fast, durable version history for Lance datasets, from Python.
+
+A pure-Python package over the C library liblancever (ctypes, standard library
+only).  ``lancever.Dataset(path).history()`` returns every version ever recorded
+(what LanceDB's ``listVersions()`` reports, plus versions a cleanup removed);
+results are lists of dicts shaped like pylance's ``LanceDataset.versions()`` and
+Arrow streams (``__arrow_c_stream__``) that pyarrow, polars and DuckDB read
+without copying.
+
+    >>> import lancever
+    >>> ds = lancever.Dataset("/data/t.lance")
+    >>> [v["version"] for v in ds.history() if v["is_cleaned_up"]]
+    [1, 2, 3]
+
+The library is found next to this package (where ``cmake --install`` puts a
+copy), else through ``$LANCEVER_LIBRARY``, else on the system's library path.
+"""
+
+from .dataset import DEFAULT_OLDER_THAN, STORAGE_OPTION_KEYS, Dataset
+from .errors import (ConflictError, CorruptError, Error, ExistsError, InvalidArgumentError,
+                     LanceverWarning, LibraryNotFoundError, LimitError, NotFoundError,
+                     OutOfMemoryError, StorageError, TaggedVersionsError, UnsupportedError)
+from .results import (ArrowStream, CandidateFile, CheckpointResult, CleanupExplanation,
+                      CleanupStats, DatasetWarning, HistoryReport, Tags, VersionList)
+
+__all__ = [
+    "Dataset", "VersionList", "ArrowStream", "HistoryReport", "DatasetWarning", "Tags",
+    "CheckpointResult", "CleanupStats", "CleanupExplanation", "CandidateFile",
+    "Error", "NotFoundError", "CorruptError", "ExistsError", "StorageError",
+    "OutOfMemoryError", "InvalidArgumentError", "UnsupportedError", "LimitError",
+    "ConflictError", "TaggedVersionsError", "LibraryNotFoundError", "LanceverWarning",
+    "DEFAULT_OLDER_THAN", "STORAGE_OPTION_KEYS", "library_version", "library_path",
+]
+
+__version__ = "0.1.0"
+
+
+def library_version() -> str:
+    """The version of the loaded liblancever ("0.1.0")."""
+    from . import _lib
+    return _lib.lib().lv_version_string().decode()
+
+
+def library_path() -> str:
+    """The file liblancever was loaded from."""
+    from . import _lib
+    return _lib.library_path()

@@ -1,0 +1,32 @@
+"""python -m lancever versions|history DATASET [--json]: a small entry point (the C
+`lancever` command is the full CLI)."""
+
+import json
+import sys
+
+from . import Dataset, Error
+
+
+def main(argv: list) -> int:
+    if len(argv) < 2 or argv[0] not in ("versions", "history") or \
+            any(a not in ("--json",) for a in argv[2:]):
+        print("usage: python -m lancever versions|history DATASET [--json]", file=sys.stderr)
+        return 2
+    try:
+        rows = getattr(Dataset(argv[1]), argv[0])()
+    except Error as e:
+        print(f"lancever: {e}", file=sys.stderr)
+        return 1
+    if "--json" in argv:
+        print(json.dumps(rows, default=str, indent=None))
+        return 0
+    print(f"{'VERSION':>8}  {'TIMESTAMP (UTC)':<26}  {'OPERATION':<16}  {'ROWS':>9}  CLEANED_UP")
+    for r in rows:
+        ts = r["timestamp"].isoformat(timespec="milliseconds")
+        print(f"{r['version']:>8}  {ts:<26}  {r['operation_type'] or '-':<16}  "
+              f"{r['total_rows']:>9}  {'yes' if r['is_cleaned_up'] else ''}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,215 @@
+"""Arrow C Stream plumbing: PyCapsules for the Arrow PyCapsule protocol, and a
+reader that turns a stream from the C export into Python columns.
+
+The library exports results as ``struct ArrowArrayStream`` (lancever/arrow.h).
+:func:`stream_capsule` hands one to any Arrow consumer as a PyCapsule named
+``"arrow_array_stream"`` (``__arrow_c_stream__``); :func:`read_columns` reads
+one here, without pyarrow, to build the list-of-dicts results.  Both follow the
+C Stream Interface's ownership rules: whoever holds the struct calls its
+``release`` once; a consumer that moves the stream out of the capsule leaves
+``release`` NULL, and the capsule's destructor then only frees the struct.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from . import _lib
+from .errors import Error
+
+# libc's allocator: the capsule's struct must outlive any Python object.
+_libc = ctypes.CDLL(None)
+_libc.malloc.restype = ctypes.c_void_p
+_libc.malloc.argtypes = [ctypes.c_size_t]
+_libc.free.restype = None
+_libc.free.argtypes = [ctypes.c_void_p]
+
+CAPSULE_NAME = b"arrow_array_stream"
+
+# Private prototypes of the C API functions used: ctypes.pythonapi's attributes are shared
+# objects whose argtypes any other module may change.
+_api = ctypes.pythonapi
+_capsule_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p,
+                                 ctypes.c_void_p)(("PyCapsule_New", _api))
+_capsule_get = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", _api))
+
+# The destructor gets the capsule as a raw pointer: it runs while the capsule is being
+# deallocated, so it must not become a Python reference.  Everything it uses is bound as a
+# default argument, so it still works while the interpreter shuts down.
+_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+
+
+def _destroy(capsule: int, _get=_capsule_get, _name=CAPSULE_NAME,
+             _stream=_lib.ArrowArrayStream, _free=_libc.free, _byref=ctypes.byref) -> None:
+    ptr = _get(capsule, _name)
+    if not ptr:
+        return
+    s = _stream.from_address(ptr)
+    if s.release:
+        s.release(_byref(s))
+    _free(ptr)
+
+
+_destroy_c = _DESTRUCTOR(_destroy)
+
+
+def stream_capsule(fill: Callable[[ctypes.c_void_p], None]) -> Any:
+    """A new PyCapsule "arrow_array_stream" holding the stream that ``fill(ptr)`` exports
+    into a fresh struct (``fill`` raises on failure; the struct is then freed)."""
+    size = ctypes.sizeof(_lib.ArrowArrayStream)
+    ptr = _libc.malloc(size)
+    if not ptr:
+        raise MemoryError("lancever: out of memory for an ArrowArrayStream")
+    ctypes.memset(ptr, 0, size)
+    try:
+        fill(ptr)
+        return _capsule_new(ptr, CAPSULE_NAME, ctypes.cast(_destroy_c, ctypes.c_void_p))
+    except BaseException:
+        s = _lib.ArrowArrayStream.from_address(ptr)
+        if s.release:
+            s.release(ctypes.byref(s))
+        _libc.free(ptr)
+        raise
+
+
+def stream_from_capsule(capsule: Any) -> "ctypes._Pointer[_lib.ArrowArrayStream]":
+    """The ArrowArrayStream inside a capsule (still owned by the capsule)."""
+    ptr = _capsule_get(id(capsule), CAPSULE_NAME)
+    return ctypes.cast(ptr, ctypes.POINTER(_lib.ArrowArrayStream))
+
+
+# ---- reading a stream into Python columns ----
+
+class Columns:
+    """A whole stream read into Python lists: one list per column, None for nulls."""
+
+    def __init__(self) -> None:
+        self.names: List[str] = []
+        self.formats: List[str] = []
+        self.nullable: List[bool] = []
+        self.metadata: Dict[str, str] = {}
+        self.data: List[List[Any]] = []
+        self.num_rows = 0
+        self.num_batches = 0
+
+    def column(self, name: str) -> List[Any]:
+        return self.data[self.names.index(name)]
+
+
+def parse_metadata(ptr: Optional[int]) -> Dict[str, str]:
+    """A C Data Interface metadata blob (int32 count, then length-prefixed pairs)."""
+    if not ptr:
+        return {}
+    out: Dict[str, str] = {}
+    (n,) = ctypes.cast(ptr, ctypes.POINTER(ctypes.c_int32))[:1]
+    at = ptr + 4
+    for _ in range(n):
+        kv = []
+        for _ in range(2):
+            (length,) = ctypes.cast(at, ctypes.POINTER(ctypes.c_int32))[:1]
+            kv.append(ctypes.string_at(at + 4, length).decode("utf-8", "replace"))
+            at += 4 + length
+        out[kv[0]] = kv[1]
+    return out
+
+
+def _bits(addr: int, start: int, n: int) -> List[bool]:
+    raw = ctypes.string_at(addr, (start + n + 7) // 8)
+    return [bool((raw[i >> 3] >> (i & 7)) & 1) for i in range(start, start + n)]
+
+
+def _view(addr: int, nbytes: int, code: str) -> memoryview:
+    return memoryview((ctypes.c_char * nbytes).from_address(addr)).cast("B").cast(code)
+
+
+def _strings(bufs: Any, start: int, n: int) -> List[str]:
+    offsets = _view(bufs[1], 4 * (start + n + 1), "i")[start:start + n + 1].tolist()
+    base = offsets[0]
+    data = ctypes.string_at(bufs[2], offsets[-1] - base) if offsets[-1] > base else b""
+    if data.isascii():  # byte offsets are character offsets: decode once
+        text = data.decode("ascii")
+        return [text[a - base:b - base] for a, b in zip(offsets, offsets[1:])]
+    return [data[a - base:b - base].decode("utf-8", "replace") for a, b in zip(offsets, offsets[1:])]
+
+
+def _column(arr: _lib.ArrowArray, fmt: str, start: int, n: int) -> List[Any]:
+    """Cells [start, start + n) of one column array (start includes every offset)."""
+    bufs = arr.buffers
+    if n == 0:
+        return []
+    if fmt in ("L", "l"):
+        values: List[Any] = _view(bufs[1], 8 * (start + n), "Q" if fmt == "L" else "q")[start:start + n].tolist()
+    elif fmt == "b":
+        values = _bits(bufs[1], start, n)
+    elif fmt == "u":
+        values = _strings(bufs, start, n)
+    else:
+        raise Error(f"lancever: unexpected Arrow format {fmt!r}")
+    if bufs[0] and arr.null_count != 0:
+        valid = _bits(bufs[0], start, n)
+        values = [v if ok else None for v, ok in zip(values, valid)]
+    return values
+
+
+def _check(rc: int, stream: Any, what: str) -> None:
+    if rc != 0:
+        msg = stream.contents.get_last_error(stream)
+        raise Error(f"lancever: Arrow stream {what} failed ({rc}): "
+                    f"{msg.decode('utf-8', 'replace') if msg else 'no message'}")
+
+
+def read_columns(stream: Any) -> Columns:
+    """Reads a stream (a pointer to ArrowArrayStream) to its end and releases it."""
+    out = Columns()
+    try:
+        schema = _lib.ArrowSchema()
+        _check(stream.contents.get_schema(stream, ctypes.byref(schema)), stream, "get_schema")
+        try:
+            for i in range(schema.n_children):
+                child = schema.children[i].contents
+                out.names.append(child.name.decode())
+                out.formats.append(child.format.decode())
+                out.nullable.append(bool(child.flags & 2))
+            out.metadata = parse_metadata(schema.metadata)
+        finally:
+            schema.release(ctypes.byref(schema))
+        out.data = [[] for _ in out.names]
+        while True:
+            batch = _lib.ArrowArray()
+            _check(stream.contents.get_next(stream, ctypes.byref(batch)), stream, "get_next")
+            if not batch.release:
+                break
+            try:
+                for c, fmt in enumerate(out.formats):
+                    child = batch.children[c].contents
+                    out.data[c].extend(_column(child, fmt, child.offset + batch.offset, batch.length))
+                out.num_rows += batch.length
+                out.num_batches += 1
+            finally:
+                batch.release(ctypes.byref(batch))
+    finally:
+        if stream.contents.release:
+            stream.contents.release(stream)
+    return out
+
+
+def walk_batches(stream: Any) -> Tuple[int, int]:
+    """Consumes a stream batch by batch without decoding cells: (rows, batches)."""
+    rows = batches = 0
+    try:
+        schema = _lib.ArrowSchema()
+        _check(stream.contents.get_schema(stream, ctypes.byref(schema)), stream, "get_schema")
+        schema.release(ctypes.byref(schema))
+        while True:
+            batch = _lib.ArrowArray()
+            _check(stream.contents.get_next(stream, ctypes.byref(batch)), stream, "get_next")
+            if not batch.release:
+                return rows, batches
+            rows += batch.length
+            batches += 1
+            batch.release(ctypes.byref(batch))
+    finally:
+        if stream.contents.release:
+            stream.contents.release(stream)

@@ -1,0 +1,439 @@
+"""lancever.Dataset: a Lance dataset's version history, through liblancever."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import warnings as _warnings
+import weakref
+from datetime import datetime, timedelta, timezone
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+
+from . import _arrow, _lib
+from .errors import (Error, InvalidArgumentError, LanceverWarning, NotFoundError,
+                     UnsupportedError, error_for)
+from .results import (EPOCH, SUMMARY_KEYS, ArrowStream, CandidateFile, CheckpointResult,
+                      CleanupExplanation, CleanupStats, DatasetWarning, HistoryReport, ListHandle,
+                      Tags, VersionList, read_list_columns, rows_from_columns, warning_from_c)
+
+PathLike = Union[str, "os.PathLike[str]"]
+TimeLike = Union[datetime, str, int]
+
+#: storage_options keys accepted (the names LanceDB and Lance take).
+STORAGE_OPTION_KEYS = ("aws_access_key_id", "aws_secret_access_key", "aws_session_token",
+                       "region", "aws_region", "aws_endpoint", "endpoint", "allow_http",
+                       "aws_allow_http")
+_CREDENTIAL_KEYS = ("aws_access_key_id", "aws_secret_access_key", "aws_session_token")
+
+#: pylance's default when cleanup_old_versions is given no policy.
+DEFAULT_OLDER_THAN = timedelta(days=14)
+
+# Datasets alive in this process, so that a fork()ed child gets fresh locks (a lock held by
+# another thread at fork time would otherwise stay held in the child forever).
+_LIVE: "weakref.WeakSet[Dataset]" = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    for ds in list(_LIVE):
+        ds._lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def _to_bool(key: str, v: Any) -> bool:
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.lower() in ("true", "false", "1", "0"):
+        return v.lower() in ("true", "1")
+    raise InvalidArgumentError(f"lancever: storage option {key!r} wants true or false, got {v!r}")
+
+
+def _storage_options(opts: Optional[Mapping[str, Any]], keep: List[bytes]) -> _lib.StorageOptions:
+    """Validates storage_options and fills the C struct (strings kept alive in `keep`)."""
+    s = _lib.StorageOptions(_lib.STORAGE_OPTIONS_VERSION, None, None, False, 0)
+    for key, value in (opts or {}).items():
+        if key not in STORAGE_OPTION_KEYS:
+            raise InvalidArgumentError(
+                f"lancever: unknown storage option {key!r}; accepted: {', '.join(STORAGE_OPTION_KEYS)}")
+        if key in _CREDENTIAL_KEYS:
+            # lv_storage_options version 1 has no field for credentials (version 2, with
+            # option_keys/option_values, is pending in the library).
+            raise UnsupportedError(
+                f"lancever: storage option {key!r} is not supported by this build of liblancever "
+                f"(storage options version {_lib.STORAGE_OPTIONS_VERSION}); set "
+                f"{key.upper()} in the environment instead")
+        if key in ("allow_http", "aws_allow_http"):
+            s.s3_allow_http = _to_bool(key, value)
+            continue
+        b = str(value).encode()
+        keep.append(b)
+        if key in ("region", "aws_region"):
+            s.s3_region = b
+        else:
+            s.s3_endpoint = b
+    return s
+
+
+def _ms(when: TimeLike) -> int:
+    """A point in time as ms since the epoch: an int (ms), an ISO 8601 string (no zone =
+    UTC, lancever's rule) or a datetime (aware; naive means local time, as in Python's
+    datetime.timestamp() and pylance)."""
+    if isinstance(when, bool):
+        raise TypeError("lancever: a time, not a bool")
+    if isinstance(when, int):
+        return when
+    if isinstance(when, datetime):
+        aware = when if when.tzinfo else when.astimezone()
+        return (aware - EPOCH) // timedelta(milliseconds=1)
+    if isinstance(when, str):
+        if when.isdigit():
+            return int(when)
+        out = ctypes.c_int64()
+        err = _lib.LvError()
+        rc = _lib.lib().lv_parse_time(when.encode(), ctypes.byref(out), ctypes.byref(err))
+        if rc < 0:
+            raise error_for(rc, err.message.decode("utf-8", "replace"))
+        return out.value
+    raise TypeError(f"lancever: a datetime, ISO 8601 string or ms, not {type(when).__name__}")
+
+
+class Dataset:
+    """A Lance dataset's version history, read by liblancever.
+
+    ``Dataset(uri, *, branch=None, storage_options=None)`` opens the dataset at ``uri``
+    (a path, ``file://``, or ``s3://bucket/path``) on ``branch`` (None = main).  Nothing
+    is read until a method is called.
+
+    Methods that overlap pylance's ``LanceDataset`` have its names and shapes:
+    :meth:`versions`, :attr:`tags`, :meth:`cleanup_old_versions`,
+    :meth:`explain_cleanup_old_versions`.  lancever adds :meth:`history` (every version
+    ever recorded, cleaned-up ones included), :meth:`version_as_of`, :meth:`show`,
+    :meth:`diff` and :meth:`checkpoint`.
+
+    Time zones: timestamps are *aware* UTC datetimes (pylance's ``versions()`` gives
+    naive local-time ones: ``d["timestamp"].astimezone()`` converts).
+
+    Threads and processes: each call releases the GIL while the library works, so
+    several threads can read several datasets in parallel.  Calls on one Dataset are
+    serialized by a lock (the handle is not re-entrant): use one Dataset per thread for
+    parallelism.  After ``fork()`` the child may keep using the Datasets it inherited
+    (their locks are re-created) or open new ones; libcurl and libcrypto are loaded on
+    the first ``s3://`` use in each process, never at import.  Every warning the library
+    records (a rejected checkpoint, a vanished manifest, a gap in history) is issued as
+    a :class:`LanceverWarning` and kept on the result's ``warnings``.
+    """
+
+    def __init__(self, uri: PathLike, *, branch: Optional[str] = None,
+                 storage_options: Optional[Mapping[str, Any]] = None,
+                 threads: Optional[int] = None):
+        self._uri = os.fspath(uri)
+        self._branch = branch
+        self._ptr: Optional[int] = None
+        self._lock = threading.Lock()
+        keep: List[bytes] = []
+        storage = _storage_options(storage_options, keep)
+        b = branch.encode() if branch else None
+        if threads is not None and not 1 <= threads <= 256:
+            raise InvalidArgumentError("lancever: threads must be in 1..256")
+        opts = _lib.OpenOptions(_lib.OPEN_OPTIONS_VERSION, threads or 0, b, storage)
+        lib = _lib.lib()
+        out = ctypes.c_void_p()
+        err = _lib.LvError()
+        rc = lib.lv_dataset_open(ctypes.byref(out), self._uri.encode(), ctypes.byref(opts),
+                                 ctypes.byref(err))
+        if rc < 0:
+            raise error_for(rc, err.message.decode("utf-8", "replace"))
+        self._ptr = out.value
+        self._finalizer = weakref.finalize(self, lib.lv_dataset_free, self._ptr)
+        _LIVE.add(self)
+
+    # ---- plumbing ----
+
+    @property
+    def uri(self) -> str:
+        """The URI the dataset was opened with."""
+        return self._uri
+
+    @property
+    def branch(self) -> Optional[str]:
+        """The branch (None = main)."""
+        return self._branch
+
+    def close(self) -> None:
+        """Releases the C handle now (results already returned stay valid)."""
+        with self._lock:
+            if self._ptr is not None:
+                self._finalizer()
+                self._ptr = None
+
+    def __enter__(self) -> "Dataset":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        br = f", branch={self._branch!r}" if self._branch else ""
+        return f"lancever.Dataset({self._uri!r}{br})"
+
+    def _call(self, fn: Callable[..., int], *args: Any) -> List[DatasetWarning]:
+        """Runs one C call (GIL released) under the lock; raises its error; issues and
+        returns the warnings it recorded."""
+        lib = _lib.lib()
+        err = _lib.LvError()
+        with self._lock:
+            if self._ptr is None:
+                raise Error("lancever: the dataset is closed")
+            lib.lv_dataset_clear_warnings(self._ptr)
+            rc = fn(self._ptr, *args, ctypes.byref(err))
+            found = [warning_from_c(lib.lv_dataset_warning(self._ptr, i).contents)
+                     for i in range(lib.lv_dataset_warning_count(self._ptr))]
+        for w in found:
+            _warnings.warn(LanceverWarning(w.message), stacklevel=3)
+        if rc < 0:
+            e = error_for(rc, err.message.decode("utf-8", "replace"))
+            e.warnings = found  # type: ignore[attr-defined]
+            raise e
+        return found
+
+    def _list(self, fn_name: str, kind: str) -> VersionList:
+        lib = _lib.lib()
+        out = ctypes.c_void_p()
+        rep = _lib.HistoryReport()
+        fn = getattr(lib, fn_name)
+        found = self._call(lambda ds, *a: fn(ctypes.byref(out), ds, ctypes.byref(rep), *a))
+        return self._wrap(out.value, kind, HistoryReport.from_c(rep), found)
+
+    @staticmethod
+    def _wrap(ptr: int, kind: str, report: Optional[HistoryReport],
+              found: List[DatasetWarning]) -> VersionList:
+        lib = _lib.lib()
+        handle = ListHandle(ptr)
+        gaps = []
+        for i in range(lib.lv_version_list_gap_count(ptr)):
+            a, b = ctypes.c_uint64(), ctypes.c_uint64()
+            if lib.lv_version_list_gap(ptr, i, ctypes.byref(a), ctypes.byref(b)):
+                gaps.append((a.value, b.value))
+        vanished = tuple(lib.lv_version_list_vanished(ptr, i).decode()
+                         for i in range(lib.lv_version_list_vanished_count(ptr)))
+        rows = rows_from_columns(read_list_columns(handle, kind))
+        return VersionList(rows, kind=kind, handle=handle, report=report, gaps=tuple(gaps),
+                           vanished=vanished, warnings=tuple(found))
+
+    def _stream(self, fn_name: str, batch_rows: int) -> ArrowStream:
+        lib = _lib.lib()
+        rep = _lib.HistoryReport()
+        found: List[DatasetWarning] = []
+        opts = _lib.ArrowOptions(_lib.ARROW_OPTIONS_VERSION, batch_rows, 0)
+
+        def fill(ptr: int) -> None:
+            fn = getattr(lib, fn_name)
+            s = ctypes.cast(ptr, ctypes.POINTER(_lib.ArrowArrayStream))
+            found.extend(self._call(lambda ds, *a: fn(s, ds, ctypes.byref(opts), ctypes.byref(rep), *a)))
+        cap = _arrow.stream_capsule(fill)
+        return ArrowStream(cap, HistoryReport.from_c(rep), tuple(found))
+
+    # ---- history ----
+
+    def versions(self) -> VersionList:
+        """Every live version (one readable manifest in ``_versions/``), sorted: what
+        pylance's ``versions()`` and LanceDB's ``listVersions()`` report, plus lancever's
+        columns (see :class:`VersionList`).  Answered from the newest checkpoint plus the
+        manifests newer than it when there is one."""
+        return self._list("lv_versions", "versions")
+
+    def history(self) -> VersionList:
+        """Every version ever recorded: checkpoint rows plus live manifests, with
+        ``is_cleaned_up`` set for versions whose manifests a cleanup removed (their
+        manifest columns are None).  ``gaps`` lists ranges nothing recorded."""
+        return self._list("lv_history", "history")
+
+    def versions_stream(self, *, batch_rows: int = 0) -> ArrowStream:
+        """:meth:`versions` as a one-shot Arrow stream, straight from the C export (no
+        Python objects per row): ``pyarrow.table(ds.versions_stream())``."""
+        return self._stream("lv_versions_arrow_stream", batch_rows)
+
+    def history_stream(self, *, batch_rows: int = 0) -> ArrowStream:
+        """:meth:`history` as a one-shot Arrow stream, straight from the C export."""
+        return self._stream("lv_history_arrow_stream", batch_rows)
+
+    def version_as_of(self, when: TimeLike, strict: bool = False) -> Dict[str, Any]:
+        """The newest version committed at or before ``when`` (strictly before with
+        ``strict=True``, what pylance's ``asof`` does), as a row dict; exact even when
+        timestamps go backwards.  ``when``: an aware datetime, a naive one (local time), an
+        ISO 8601 string (no zone = UTC) or ms since the epoch.  A result with
+        ``is_cleaned_up`` can no longer be checked out.  NotFoundError if none qualifies."""
+        ms = _ms(when)
+        out = ctypes.c_void_p()
+        rep = _lib.HistoryReport()
+        fn = _lib.lib().lv_version_as_of
+        found = self._call(lambda ds, *a: fn(ctypes.byref(out), ds, ms, strict, ctypes.byref(rep), *a))
+        rows = self._wrap(out.value, "history", HistoryReport.from_c(rep), found)
+        row = dict(rows[0])
+        row["checkout_possible"] = not row["is_cleaned_up"]
+        return row
+
+    def show(self, version: int) -> Dict[str, Any]:
+        """One version's record: from its manifest when it is live (with the manifest's
+        ``config``, ``transaction_file``, feature flags and ``timestamp_nanos``), else from
+        the checkpoint history (``source`` says which).  NotFoundError if neither has it."""
+        lib = _lib.lib()
+        out = ctypes.c_void_p()
+        try:
+            found = self._call(lambda ds, *a: lib.lv_version_get(ctypes.byref(out), ds, version, *a))
+        except NotFoundError:
+            for row in self.history():
+                if row["version"] == version:
+                    return dict(row, source="checkpoint")
+            raise NotFoundError(f"lancever: version {version} is neither live nor recorded in a checkpoint")
+        rows = self._wrap(out.value, "versions", None, found)
+        row = dict(rows[0], source="manifest")
+        v = lib.lv_version_list_get(out.value, 0).contents
+        row["config"] = {v.config_keys[i].decode(): v.config_values[i].decode() for i in range(v.num_config)}
+        row["transaction_file"] = v.transaction_file.decode() if v.transaction_file else None
+        row["reader_feature_flags"] = v.reader_feature_flags
+        row["writer_feature_flags"] = v.writer_feature_flags
+        row["timestamp_nanos"] = v.timestamp_nanos
+        return row
+
+    def diff(self, a: int, b: int) -> Dict[str, Any]:
+        """What changed between versions ``a`` and ``b`` (both recorded in history): the
+        summary counters ``{"from", "to", "delta"}`` each, and ``ms_between``."""
+        by = {r["version"]: r for r in self.history()}
+        for v in (a, b):
+            if v not in by:
+                raise NotFoundError(f"lancever: version {v} not recorded")
+        x, y = by[a], by[b]
+        out: Dict[str, Any] = {"from": a, "to": b,
+                               "ms_between": y["timestamp_millis"] - x["timestamp_millis"]}
+        for k in SUMMARY_KEYS:
+            out[k] = {"from": x[k], "to": y[k], "delta": y[k] - x[k]}
+        return out
+
+    @property
+    def tags(self) -> Tags:
+        """Tags (and branches), read now: ``ds.tags.list()`` as in pylance."""
+        out = ctypes.c_void_p()
+        found = self._call(lambda ds, *a: _lib.lib().lv_refs_load(ctypes.byref(out), ds, *a))
+        return Tags(out.value, found)
+
+    # ---- writing: checkpoint and cleanup ----
+
+    def checkpoint(self, max_entries: Optional[int] = None, *, max_files: Optional[int] = None,
+                   enabled: Optional[bool] = None) -> CheckpointResult:
+        """Writes a checkpoint of the current history (never a new dataset version).
+        ``max_entries`` / ``max_files`` / ``enabled`` override the dataset's
+        ``lance.version_checkpoint.*`` config (defaults 10000, 2, true)."""
+        cfg = _lib.CheckpointConfig(_lib.CHECKPOINT_CONFIG_VERSION,
+                                    -1 if enabled is None else int(enabled),
+                                    -1 if max_entries is None else max_entries,
+                                    -1 if max_files is None else max_files)
+        res = _lib.CheckpointResult()
+        fn = _lib.lib().lv_checkpoint_write
+        found = self._call(lambda ds, *a: fn(ds, ctypes.byref(cfg), None, 0, ctypes.byref(res), *a))
+        return CheckpointResult(res.written, res.already_present,
+                                res.path.decode() if res.written else None, res.latest_version,
+                                res.entries, res.new_entries, res.file_size, res.files_pruned,
+                                HistoryReport.from_c(res.report), found)
+
+    def _cleanup(self, older_than: Optional[timedelta], retain_versions: Optional[int],
+                 delete_unverified: bool, error_if_tagged_old_versions: bool, dry_run: bool,
+                 before_version: Optional[int], checkpoint: bool,
+                 progress: Optional[Callable[[str, int, int], None]],
+                 on_file: Optional[Callable[[str, str, int, str], None]]) -> CleanupStats:
+        if older_than is not None and not isinstance(older_than, timedelta):
+            raise TypeError("lancever: older_than wants a datetime.timedelta")
+        if retain_versions is not None and retain_versions < 1:
+            raise InvalidArgumentError("lancever: retain_versions must be at least 1")
+        if older_than is None and retain_versions is None and before_version is None:
+            older_than = DEFAULT_OLDER_THAN
+        pol = _lib.CleanupPolicy()
+        pol.version = _lib.CLEANUP_POLICY_VERSION
+        pol.older_than_ms = -1 if older_than is None else older_than // timedelta(milliseconds=1)
+        pol.retain_versions = -1 if retain_versions is None else retain_versions
+        pol.before_version = before_version or 0
+        pol.delete_unverified = delete_unverified
+        pol.error_if_tagged_old_versions = error_if_tagged_old_versions
+        pol.dry_run = dry_run
+        pol.checkpoint = _lib.CheckpointConfig(_lib.CHECKPOINT_CONFIG_VERSION,
+                                               -1 if checkpoint else 0, -1, -1)
+        raised: List[BaseException] = []
+
+        def file_cb(path: bytes, kind: int, size: int, reason: bytes, _p: Any) -> None:
+            try:
+                if on_file is not None:
+                    on_file(path.decode("utf-8", "replace"), _lib.KIND_NAMES[kind], size,
+                            (reason or b"").decode("utf-8", "replace"))
+            except BaseException as e:  # a callback cannot unwind through C
+                raised.append(e)
+
+        def progress_cb(phase: bytes, done: int, total: int, _p: Any) -> None:
+            try:
+                if progress is not None:
+                    progress(phase.decode(), done, total)
+            except BaseException as e:
+                raised.append(e)
+        pol.on_file = _lib.CLEANUP_FILE_CB(file_cb)
+        pol.on_progress = _lib.CLEANUP_PROGRESS_CB(progress_cb)
+        stats = _lib.CleanupStats()
+        fn = _lib.lib().lv_cleanup
+        found = self._call(lambda ds, *a: fn(ds, ctypes.byref(pol), ctypes.byref(stats), *a))
+        if raised:
+            raise raised[0]
+        return CleanupStats.from_c(stats, dry_run, found)
+
+    def cleanup_old_versions(self, older_than: Optional[timedelta] = None,
+                             retain_versions: Optional[int] = None, *,
+                             delete_unverified: bool = False,
+                             error_if_tagged_old_versions: bool = True, dry_run: bool = False,
+                             before_version: Optional[int] = None, checkpoint: bool = True,
+                             progress: Optional[Callable[[str, int, int], None]] = None
+                             ) -> CleanupStats:
+        """Removes old versions with Lance's rules, after recording them in a checkpoint
+        (``is_cleaned_up``), so :meth:`history` keeps them.
+
+        A version goes when every condition given holds: committed before now -
+        ``older_than``, older than the newest ``retain_versions``, below
+        ``before_version``.  With none given, ``older_than`` is 14 days (pylance's default;
+        the ``lancever cleanup`` CLI uses LanceDB optimize()'s 7).  The latest version,
+        tagged versions and branch bases are never removed; a tagged version the policy
+        selects raises :class:`TaggedVersionsError` unless
+        ``error_if_tagged_old_versions=False``.  ``delete_unverified`` also removes
+        unreferenced files younger than 7 days (only when no writer is active).
+        ``dry_run`` changes nothing.  ``checkpoint=False`` skips the checkpoint (history of
+        the removed versions is then lost).  ``progress(phase, done, total)`` is called as
+        the cleanup advances (possibly from a library thread, with the GIL held).
+        Returns a :class:`CleanupStats` (Lance's field names plus lancever's)."""
+        return self._cleanup(older_than, retain_versions, delete_unverified,
+                             error_if_tagged_old_versions, dry_run, before_version, checkpoint,
+                             progress, None)
+
+    def explain_cleanup_old_versions(self, older_than: Optional[timedelta] = None,
+                                     retain_versions: Optional[int] = None, *,
+                                     delete_unverified: bool = False,
+                                     error_if_tagged_old_versions: bool = True,
+                                     before_version: Optional[int] = None,
+                                     include_files: bool = True, max_files: Optional[int] = 1000
+                                     ) -> CleanupExplanation:
+        """What :meth:`cleanup_old_versions` with the same policy would remove, from a dry
+        run (nothing changes): stats, and up to ``max_files`` candidate files (path, kind,
+        size, reason, unverified; ``candidate_files_truncated`` when there were more;
+        ``max_files=None`` for all).  Shaped like Lance's ``CleanupExplanation``."""
+        files: List[CandidateFile] = []
+        total = [0]
+
+        def on_file(path: str, kind: str, size: int, reason: str) -> None:
+            total[0] += 1
+            if include_files and (max_files is None or len(files) < max_files):
+                files.append(CandidateFile(path, kind, size, reason,
+                                           reason.startswith("unreferenced") or kind == "temp"))
+        stats = self._cleanup(older_than, retain_versions, delete_unverified,
+                              error_if_tagged_old_versions, True, before_version, True, None,
+                              on_file)
+        branches = sorted(self.tags.branches())
+        return CleanupExplanation(stats, files, include_files and len(files) < total[0],
+                                  max_files if include_files else None, branches,
+                                  stats.warnings)

@@ -1,0 +1,380 @@
+"""Result types of the lancever package: version lists (list of dicts that are
+also Arrow streams), reports, warnings, tags, checkpoint and cleanup results."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import weakref
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+from . import _arrow, _lib
+from .errors import Error, NotFoundError, error_for
+
+UTC = timezone.utc
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+#: Lance's seven summary counters: the keys of a row's "metadata" dict (as strings, like pylance).
+SUMMARY_KEYS = ("total_fragments", "total_data_files", "total_files_size", "total_deletion_files",
+                "total_data_file_rows", "total_deletion_file_rows", "total_rows")
+
+_RUNGS = {0: "manifests", 1: "newest_checkpoint", 2: "older_checkpoint"}
+_WARNING_KINDS = {1: "checkpoint_rejected", 2: "checkpoint_damaged", 3: "manifest_vanished",
+                  4: "tag_unreadable", 5: "branch_unreadable", 6: "history_gap",
+                  7: "answer_uncertain"}
+
+
+def ms_to_datetime(ms: int) -> datetime:
+    """Milliseconds since the epoch as an aware UTC datetime (exact, no float rounding)."""
+    return EPOCH + timedelta(milliseconds=ms)
+
+
+@dataclass(frozen=True)
+class DatasetWarning:
+    """One warning the library recorded during a call (lancever/dataset.h lv_warning)."""
+
+    kind: str            #: "checkpoint_rejected", "manifest_vanished", "history_gap", ...
+    path: Optional[str]  #: the file, relative to the dataset root, if any
+    first: int           #: version range (history_gap, answer_uncertain), else 0
+    last: int
+    message: str         #: one line naming the file or the range
+
+
+@dataclass(frozen=True)
+class HistoryReport:
+    """How a history call was answered (lancever/dataset.h lv_history_report)."""
+
+    rung: str                  #: "newest_checkpoint", "older_checkpoint" or "manifests"
+    checkpoint_version: int    #: newest version the checkpoint used covers (0 = none)
+    checkpoints_rejected: int
+    manifests_read: int
+    manifests_vanished: int
+    identity_bytes: int
+    requests: int
+    bytes_read: int
+    note: str
+    unrecorded_versions: int   #: versions in gaps (no record anywhere readable)
+
+    @staticmethod
+    def from_c(r: _lib.HistoryReport) -> "HistoryReport":
+        return HistoryReport(_RUNGS.get(r.rung, str(r.rung)), r.checkpoint_version,
+                             r.checkpoints_rejected, r.manifests_read, r.manifests_vanished,
+                             r.identity_bytes, r.requests, r.bytes_read,
+                             r.note.decode("utf-8", "replace"), r.unrecorded_versions)
+
+
+def warning_from_c(w: _lib.Warning_) -> DatasetWarning:
+    return DatasetWarning(_WARNING_KINDS.get(w.kind, str(w.kind)),
+                          w.path.decode("utf-8", "replace") if w.path else None, w.first, w.last,
+                          (w.message or b"").decode("utf-8", "replace"))
+
+
+class ListHandle:
+    """Owns an lv_version_list; freed when the last result using it goes away."""
+
+    def __init__(self, ptr: int):
+        self.ptr = ptr
+        weakref.finalize(self, _lib.lib().lv_version_list_free, ptr)
+
+
+def export_list(handle: ListHandle, kind: str, batch_rows: int = 0) -> Any:
+    """An "arrow_array_stream" PyCapsule over the list (the stream copies the rows)."""
+    def fill(ptr: int) -> None:
+        err = _lib.LvError()
+        opts = _lib.ArrowOptions(_lib.ARROW_OPTIONS_VERSION, batch_rows, 0)
+        rc = _lib.lib().lv_version_list_arrow_stream(
+            ctypes.cast(ptr, ctypes.POINTER(_lib.ArrowArrayStream)), handle.ptr, kind.encode(),
+            ctypes.byref(opts), ctypes.byref(err))
+        if rc < 0:
+            raise error_for(rc, err.message.decode("utf-8", "replace"))
+    return _arrow.stream_capsule(fill)
+
+
+def read_list_columns(handle: ListHandle, kind: str) -> "_arrow.Columns":
+    cap = export_list(handle, kind)
+    return _arrow.read_columns(_arrow.stream_from_capsule(cap))
+
+
+def _props(text: Optional[str]) -> Any:
+    if text == "{}":
+        return {}
+    return json.loads(text) if text is not None else None
+
+
+def rows_from_columns(cols: "_arrow.Columns") -> List[Dict[str, Any]]:
+    """Row dicts: pylance's "version", "timestamp", "metadata", then every Arrow column by
+    name (transaction_properties parsed from its JSON text)."""
+    names = cols.names
+    data = dict(zip(names, cols.data))
+    timestamps = [EPOCH + timedelta(milliseconds=m) for m in data["timestamp_millis"]]
+    metadata = [dict(zip(SUMMARY_KEYS, map(str, t))) for t in zip(*(data[k] for k in SUMMARY_KEYS))]
+    data["transaction_properties"] = [_props(p) for p in data["transaction_properties"]]
+    keys = ["version", "timestamp", "metadata"] + [n for n in names if n != "version"]
+    columns = [data["version"], timestamps, metadata] + [data[n] for n in names if n != "version"]
+    return [dict(zip(keys, row)) for row in zip(*columns)]
+
+
+class VersionList(list):
+    """The answer of :meth:`Dataset.versions` / :meth:`Dataset.history`: a list of dicts,
+    one per version, sorted by version, that is also an Arrow stream.
+
+    Each dict has pylance's keys -- ``"version"`` (int), ``"timestamp"`` (an *aware* UTC
+    :class:`datetime.datetime`; pylance returns a naive local-time one) and ``"metadata"``
+    (Lance's seven summary counters as strings) -- plus every column of the Arrow export
+    under its name: ``timestamp_millis``, the seven counters as ints, ``is_tagged``,
+    ``is_cleaned_up``, ``transaction_uuid``, ``read_version``, ``operation_type``,
+    ``transaction_properties`` (a dict), and the live-manifest details
+    ``manifest_path``, ``manifest_size``, ``writer_library``, ``writer_version``,
+    ``data_format``, ``branch`` (None on main) and ``num_indices`` (None for a version
+    whose manifest is gone).
+
+    Attributes: ``kind`` ("versions" / "history"), ``report`` (:class:`HistoryReport`),
+    ``gaps`` (version ranges no readable record accounts for), ``vanished`` (manifests
+    skipped because a concurrent cleanup removed them), ``warnings``
+    (:class:`DatasetWarning` records, also issued as :class:`LanceverWarning`).
+
+    ``pyarrow.table(result)``, ``polars.DataFrame(result)`` and DuckDB read it through
+    ``__arrow_c_stream__`` (zero-copy from the C library); :meth:`to_pandas` needs pandas.
+    A pickled copy is a plain list of the same dicts (the C data stays in the process).
+    """
+
+    def __init__(self, rows: List[Dict[str, Any]], *, kind: str, handle: Optional[ListHandle],
+                 report: Optional[HistoryReport] = None, gaps: Tuple[Tuple[int, int], ...] = (),
+                 vanished: Tuple[str, ...] = (), warnings: Tuple[DatasetWarning, ...] = ()):
+        super().__init__(rows)
+        self.kind = kind
+        self.report = report
+        self.gaps = list(gaps)
+        self.vanished = list(vanished)
+        self.warnings = list(warnings)
+        self._handle = handle
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """The rows as an Arrow C stream in a PyCapsule named "arrow_array_stream".
+
+        The schema is lancever's (22 columns, see lancever/arrow.h); a requested schema
+        is ignored, as the PyCapsule protocol allows."""
+        if self._handle is None:
+            raise Error("lancever: this list has no C data (an unpickled copy?): "
+                        "call versions()/history() in this process")
+        return export_list(self._handle, self.kind)
+
+    def to_pandas(self) -> Any:
+        """A pandas DataFrame with one column per Arrow column plus ``timestamp``
+        (datetime64[ns, UTC]); nullable integer columns use pandas' ``UInt64``."""
+        import pandas as pd  # optional dependency (Debian: python3-pandas)
+        if self._handle is None:
+            return pd.DataFrame(list(self))
+        cols = read_list_columns(self._handle, self.kind)
+        frame: Dict[str, Any] = {}
+        for name, fmt, nullable, values in zip(cols.names, cols.formats, cols.nullable, cols.data):
+            if fmt == "L":
+                frame[name] = pd.array(values, dtype="UInt64" if nullable else "uint64")
+            elif fmt == "l":
+                frame[name] = pd.array(values, dtype="int64")
+            elif fmt == "b":
+                frame[name] = pd.array(values, dtype="bool")
+            else:
+                frame[name] = pd.array(values, dtype="object")
+            if name == "version":
+                frame["timestamp"] = pd.to_datetime(cols.column("timestamp_millis"), unit="ms", utc=True)
+        return pd.DataFrame(frame)
+
+    def __reduce__(self) -> Any:
+        return (list, (list(self),))
+
+    def __repr__(self) -> str:
+        return f"<lancever.VersionList {self.kind}: {len(self)} versions>"
+
+
+class ArrowStream:
+    """A one-shot Arrow C stream from the library (``Dataset.history_stream()`` and
+    friends): hand it to ``pyarrow.table()``, ``polars.DataFrame()``, DuckDB... once."""
+
+    def __init__(self, capsule: Any, report: Optional[HistoryReport],
+                 warnings: Tuple[DatasetWarning, ...]):
+        self._capsule = capsule
+        self.report = report
+        self.warnings = list(warnings)
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        if self._capsule is None:
+            raise Error("lancever: this ArrowStream was already consumed")
+        cap, self._capsule = self._capsule, None
+        return cap
+
+
+@dataclass(frozen=True)
+class CheckpointResult:
+    """What :meth:`Dataset.checkpoint` did (lancever/checkpoint.h lv_checkpoint_result)."""
+
+    written: bool
+    already_present: bool
+    path: Optional[str]
+    latest_version: int
+    entries: int
+    new_entries: int
+    file_size: int
+    files_pruned: int
+    previous: HistoryReport
+    warnings: List[DatasetWarning] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class CleanupStats:
+    """What a cleanup removed (or, in a dry run, would remove).
+
+    Lance's fields first (``bytes_removed`` counts every removed file, manifests
+    included, as Lance does; ``old_versions`` the removed versions), then lancever's.
+    """
+
+    bytes_removed: int
+    old_versions: int
+    data_files_removed: int
+    transaction_files_removed: int
+    index_files_removed: int
+    deletion_files_removed: int
+    # lancever's own
+    dry_run: bool
+    versions_total: int           #: manifests listed
+    versions_archived: int        #: rows of the checkpoint written before deleting
+    checkpoint_written: bool
+    checkpoint_path: Optional[str]
+    manifests_removed: int
+    temp_files_removed: int
+    files_removed: int            #: every kind
+    files_removed_by_kind: Dict[str, int]
+    bytes_removed_by_kind: Dict[str, int]
+    warnings: List[DatasetWarning] = field(default_factory=list)
+
+    @staticmethod
+    def from_c(s: _lib.CleanupStats, dry_run: bool, warnings: List[DatasetWarning]) -> "CleanupStats":
+        files = {k: s.files_removed[i] for i, k in enumerate(_lib.KIND_NAMES)}
+        nbytes = {k: s.bytes_removed[i] for i, k in enumerate(_lib.KIND_NAMES)}
+        return CleanupStats(
+            bytes_removed=sum(nbytes.values()), old_versions=s.versions_removed,
+            data_files_removed=files["data"], transaction_files_removed=files["transaction"],
+            index_files_removed=files["index"], deletion_files_removed=files["deletion"],
+            dry_run=dry_run, versions_total=s.versions_total,
+            versions_archived=s.versions_archived, checkpoint_written=s.checkpoint_written,
+            checkpoint_path=s.checkpoint_path.decode() if s.checkpoint_written else None,
+            manifests_removed=files["manifest"], temp_files_removed=files["temp"],
+            files_removed=sum(files.values()), files_removed_by_kind=files,
+            bytes_removed_by_kind=nbytes, warnings=warnings)
+
+
+@dataclass(frozen=True)
+class CandidateFile:
+    """A file a cleanup would remove (Lance's CleanupExplanation candidate, plus the reason)."""
+
+    path: str
+    kind: str          #: "manifest", "data", "deletion", "index", "transaction", "temp"
+    size_bytes: int
+    reason: str        #: why it goes, e.g. "referenced only by removed versions"
+    unverified: bool   #: no old manifest references it (removed for its age, or delete_unverified)
+
+
+@dataclass
+class CleanupExplanation:
+    """What :meth:`Dataset.cleanup_old_versions` would do, from a dry run (shaped like
+    Lance's ``CleanupExplanation``).  Also an Arrow stream of the candidate files."""
+
+    stats: CleanupStats
+    candidate_files: List[CandidateFile]
+    candidate_files_truncated: bool
+    candidate_file_limit: Optional[int]
+    referenced_branches: List[str]
+    warnings: List[DatasetWarning]
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        files = (_lib.CleanupFile * max(1, len(self.candidate_files)))()
+        kinds = {k: i for i, k in enumerate(_lib.KIND_NAMES)}
+        keep = []
+        for i, f in enumerate(self.candidate_files):
+            p, r = f.path.encode(), f.reason.encode()
+            keep += [p, r]
+            files[i] = _lib.CleanupFile(p, kinds[f.kind], f.size_bytes, r)
+        stats = _lib.CleanupStats()
+        stats.versions_total = self.stats.versions_total
+        stats.versions_removed = self.stats.old_versions
+        stats.versions_archived = self.stats.versions_archived
+        for i, k in enumerate(_lib.KIND_NAMES):
+            stats.files_removed[i] = self.stats.files_removed_by_kind[k]
+            stats.bytes_removed[i] = self.stats.bytes_removed_by_kind[k]
+
+        def fill(ptr: int) -> None:
+            err = _lib.LvError()
+            rc = _lib.lib().lv_cleanup_files_arrow_stream(
+                ctypes.cast(ptr, ctypes.POINTER(_lib.ArrowArrayStream)), files,
+                len(self.candidate_files), ctypes.byref(stats), True, None, ctypes.byref(err))
+            if rc < 0:
+                    raise error_for(rc, err.message.decode("utf-8", "replace"))
+        return _arrow.stream_capsule(fill)
+
+
+class Tags:
+    """The dataset's tags (``Dataset.tags``), shaped like pylance's ``Tags`` (read-only).
+
+    ``list()`` gives ``{name: {"branch", "version", "created_at", "updated_at",
+    "manifest_size"}}``; the object is also an Arrow stream of tags and branches
+    (columns kind, name, version, branch, manifest_size, created_at)."""
+
+    def __init__(self, refs_ptr: int, warnings: List[DatasetWarning]):
+        self._ptr = refs_ptr
+        self.warnings = warnings
+        weakref.finalize(self, _lib.lib().lv_refs_free, refs_ptr)
+        lib = _lib.lib()
+        self._tags: Dict[str, Dict[str, Any]] = {}
+        for i in range(lib.lv_refs_tag_count(refs_ptr)):
+            t = lib.lv_refs_tag(refs_ptr, i).contents
+            self._tags[t.name.decode()] = {
+                "branch": t.branch.decode() if t.branch else None, "version": t.version,
+                "created_at": t.created_at.decode() if t.created_at else None,
+                "updated_at": t.updated_at.decode() if t.updated_at else None,
+                "manifest_size": t.manifest_size or None}
+        self._branches: Dict[str, Dict[str, Any]] = {}
+        for i in range(lib.lv_refs_branch_count(refs_ptr)):
+            b = lib.lv_refs_branch(refs_ptr, i).contents
+            self._branches[b.name.decode()] = {
+                "parent_branch": b.parent_branch.decode() if b.parent_branch else None,
+                "parent_version": b.parent_version,
+                "create_at": datetime.fromtimestamp(b.create_at, UTC) if b.create_at else None,
+                "manifest_size": b.manifest_size or None}
+
+    def list(self) -> Dict[str, Dict[str, Any]]:
+        """Every tag: {name: {branch, version, created_at, updated_at, manifest_size}}."""
+        return {k: dict(v) for k, v in self._tags.items()}
+
+    def get_version(self, tag: str) -> int:
+        """The version `tag` points at (NotFoundError if there is no such tag)."""
+        if tag not in self._tags:
+            raise NotFoundError(f"lancever: no tag named {tag!r}")
+        return self._tags[tag]["version"]
+
+    def branches(self) -> Dict[str, Dict[str, Any]]:
+        """Every branch: {name: {parent_branch, parent_version, create_at, manifest_size}}."""
+        return {k: dict(v) for k, v in self._branches.items()}
+
+    def __len__(self) -> int:
+        return len(self._tags)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._tags)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tags
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        def fill(ptr: int) -> None:
+            err = _lib.LvError()
+            rc = _lib.lib().lv_refs_arrow_stream(
+                ctypes.cast(ptr, ctypes.POINTER(_lib.ArrowArrayStream)), self._ptr, None,
+                ctypes.byref(err))
+            if rc < 0:
+                    raise error_for(rc, err.message.decode("utf-8", "replace"))
+        return _arrow.stream_capsule(fill)
+
+    def __repr__(self) -> str:
+        return f"<lancever.Tags {sorted(self._tags)}>"

@@ -1,0 +1,108 @@
+"""Every Dataset method on datasets written by real Lance (LanceDB 0.31.0 through the Node
+peer: every scenario of tests/interop/datasets.mjs -- appends, deletes, updates, indices,
+tags, compaction, V1 names, storage 2.0 and legacy, stable row ids, branches, restore,
+concurrent writers), compared with LanceDB's listVersions() and with the C CLI's --json;
+the Arrow capsule of each, consumed from C; and, after a cleanup through the package,
+history() = what listVersions() reported before it, with the removed versions flagged,
+while versions() = what LanceDB lists after it."""
+
+import shutil
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+import lancever
+from conftest import cli_json, lance_list, run_cli
+from test_arrow_capsule import VERSION_SCHEMA, check_rows, consume
+from test_dataset import check_list, check_row
+
+pytestmark = pytest.mark.interop
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
+
+
+def lance_rows(rows):
+    """Our rows in listVersions()'s terms: version, timestamp in ms, metadata (strings)."""
+    return [{"version": r["version"], "timestamp_millis": (r["timestamp"] - EPOCH) // timedelta(milliseconds=1),
+             "metadata": r["metadata"]} for r in rows]
+
+
+def test_every_scenario_matches_lancedb_and_the_cli(lance_datasets):
+    assert len(lance_datasets) >= 9
+    for name, d in lance_datasets.items():
+        ds = lancever.Dataset(d["dir"])
+        v = ds.versions()
+        assert lance_rows(v) == d["list"], name
+        check_list(v, cli_json("versions", d["dir"]))
+        h = ds.history()
+        assert lance_rows(h) == d["list"] and not any(r["is_cleaned_up"] for r in h), name
+        check_list(h, cli_json("history", d["dir"]))
+        want_ops = [(e["version"], e["operation_type"]) for e in d["expectations"]["versions"]]
+        assert [(r["version"], r["operation_type"]) for r in v] == want_ops, name
+        for r in v:
+            assert r["writer_library"] == "lance" and r["writer_version"] == "8.0.0"
+            assert r["data_format"] == d["expectations"]["dataFormat"], name
+        tags = ds.tags.list()
+        main_tags = {k: t for k, t in d["expectations"]["tags"].items()}
+        assert {k: (t["version"], t["branch"]) for k, t in tags.items()} == \
+               {k: (t["version"], t["branch"]) for k, t in main_tags.items()}, name
+        assert {r["version"] for r in v if r["is_tagged"]} == \
+               {t["version"] for t in main_tags.values() if t["branch"] is None}, name
+        fields, md, rows, _ = consume(v)
+        assert fields == [(n, f, null) for n, f, null in VERSION_SCHEMA]
+        check_rows(rows, cli_json("versions", d["dir"]))
+
+
+def test_show_asof_diff_on_lance_data(lance_datasets):
+    for name in ("ten_writes", "compaction", "restore", "concurrent"):
+        d = lance_datasets[name]["dir"]
+        ds = lancever.Dataset(d)
+        rows = ds.history()
+        for r in rows:
+            j = cli_json("show", d, str(r["version"]))
+            s = ds.show(r["version"])
+            assert s["source"] == "manifest" and s["config"] == j["config"]
+            assert s["transaction_file"] == j["transaction_file"]
+            a = cli_json("asof", d, str(r["timestamp_millis"]))
+            assert ds.version_as_of(r["timestamp"])["version"] == a["version"]["version"], name
+        first, last = rows[0]["version"], rows[-1]["version"]
+        j = cli_json("diff", d, str(first), str(last))
+        assert ds.diff(first, last)["total_rows"] == j["rows"]
+
+
+def test_branches(lance_datasets):
+    d = lance_datasets["branches"]
+    exp = d["expectations"]["branches"]
+    root = lancever.Dataset(d["dir"])
+    assert {k: (b["parent_branch"], b["parent_version"]) for k, b in root.tags.branches().items()} == \
+           {k: (b["parent_branch"], b["parent_version"]) for k, b in exp.items()}
+    for br, e in exp.items():
+        ds = lancever.Dataset(d["dir"], branch=br)
+        v = ds.versions()
+        assert [(r["version"], r["operation_type"]) for r in v] == \
+               [(x["version"], x["operation_type"]) for x in e["versions"]], br
+        assert all(r["branch"] == br for r in v)
+        check_list(v, cli_json("versions", d["dir"], "--branch", br))
+
+
+def test_history_after_cleanup_is_listversions_plus_cleaned_up(lance_datasets, tmp_path):
+    for name in ("ten_writes", "compaction", "v1_names", "restore"):
+        src = lance_datasets[name]
+        d = tmp_path / (name + ".lance")
+        shutil.copytree(src["dir"], d, symlinks=True)
+        before = src["list"]
+        ds = lancever.Dataset(d)
+        ex = ds.explain_cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False)
+        j = cli_json("cleanup", d, "--retain-versions", "3", "--no-error-if-tagged-old-versions", "--dry-run")
+        assert [(f.path, f.size_bytes) for f in ex.candidate_files] == [(f["path"], f["size"]) for f in j["files"]]
+        stats = ds.cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False)
+        after = lance_list(d)  # what LanceDB lists now
+        assert stats.old_versions == len(before) - len(after) > 0, name
+        h = ds.history()
+        assert lance_rows(h) == before, name  # every version still there, as LanceDB reported it
+        live = {x["version"] for x in after}
+        assert [r["version"] for r in h if not r["is_cleaned_up"]] == sorted(live), name
+        assert lance_rows(ds.versions()) == after, name
+        check_list(h, cli_json("history", d))
+        for r in h:
+            if r["is_cleaned_up"]:
+                assert r["manifest_path"] is None and ds.show(r["version"])["source"] == "checkpoint"
