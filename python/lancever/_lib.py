@@ -169,6 +169,8 @@ class CheckpointResult(ctypes.Structure):
         ("files_pruned", c_u64),
         ("path", ctypes.c_char * 64),
         ("report", HistoryReport),
+        ("files_quarantined", c_u64),
+        ("unrecorded_versions", c_u64),
     ]
 
 

@@ -337,6 +337,7 @@ class Dataset:
         return CheckpointResult(res.written, res.already_present,
                                 res.path.decode() if res.written else None, res.latest_version,
                                 res.entries, res.new_entries, res.file_size, res.files_pruned,
+                                res.files_quarantined, res.unrecorded_versions,
                                 HistoryReport.from_c(res.report), found)
 
     def _cleanup(self, older_than: Optional[timedelta], retain_versions: Optional[int],

@@ -218,6 +218,8 @@ class CheckpointResult:
     new_entries: int
     file_size: int
     files_pruned: int
+    files_quarantined: int     #: damaged checkpoints moved aside (never deleted)
+    unrecorded_versions: int   #: versions in the covered range the file has no row for
     previous: HistoryReport
     warnings: List[DatasetWarning] = field(default_factory=list)
 

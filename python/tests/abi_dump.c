@@ -77,7 +77,8 @@ int main(void)
 	F(lv_checkpoint_result, already_present); F(lv_checkpoint_result, latest_version);
 	F(lv_checkpoint_result, entries); F(lv_checkpoint_result, new_entries);
 	F(lv_checkpoint_result, file_size); F(lv_checkpoint_result, files_pruned);
-	F(lv_checkpoint_result, path); F(lv_checkpoint_result, report); end();
+	F(lv_checkpoint_result, path); F(lv_checkpoint_result, report);
+	F(lv_checkpoint_result, files_quarantined); F(lv_checkpoint_result, unrecorded_versions); end();
 	S(lv_cleanup_policy); F(lv_cleanup_policy, version); F(lv_cleanup_policy, older_than_ms);
 	F(lv_cleanup_policy, retain_versions); F(lv_cleanup_policy, before_version);
 	F(lv_cleanup_policy, delete_unverified); F(lv_cleanup_policy, error_if_tagged_old_versions);

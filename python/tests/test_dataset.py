@@ -159,6 +159,7 @@ def test_checkpoint(demo):
     assert r.written and not r.already_present and r.path == "_checkpoints/00000000000000000012.lance"
     assert (r.latest_version, r.entries, r.new_entries) == (12, 12, 12)
     assert (demo / r.path).stat().st_size == r.file_size
+    assert r.files_quarantined == 0 and r.unrecorded_versions == 0
     again = ds.checkpoint()
     assert again.already_present and again.previous.checkpoint_version == 12
     off = ds.checkpoint(enabled=False)
