@@ -16,6 +16,7 @@
 #   bash bench/run.sh --cleanup [--shapes 512x10000,..] [--runs N] [--strays K]         (bench_cleanup.mjs)
 #   bash bench/run.sh --versions [--only 200|2000] [--keep]                             (bench_versions.mjs)
 #   bash bench/run.sh --lancefile [ROWS] [RUNS]                                         (lancefile_bench)
+#   bash bench/run.sh --python [--sizes 10000] [--runs N]                               (bench_python.mjs)
 #   bash bench/run.sh --report                                                          (report.mjs)
 # Run it on a quiet machine: the figures are wall-clock times.
 set -euo pipefail
@@ -31,8 +32,9 @@ mode=${1:---versions}
 bash "$src/tests/install-deps.sh" --bench
 "$src/tests/interop/setup.sh"
 cmake -S "$src" -B "$build" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DLV_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" --target lancever_cli gen_dataset time_versions rusage \
-  s3_upload lancefile_bench >/dev/null
+# Everything (tests are off): the CLI, the bench tools and liblancever.so (bench_python.mjs); the
+# shared library's target name, lancever, is also the CLI's file name, which Ninja would build instead.
+cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" >/dev/null
 export LANCEVER_BIN="$build/lancever" LANCEVER_BUILD_DIR="$build"
 
 node_bench() { node "$src/bench/$1" "${@:2}"; }
@@ -47,6 +49,7 @@ case "$mode" in
   --cleanup) node_bench bench_cleanup.mjs "$@" ;;
   --versions) node_bench bench_versions.mjs "$@" ;;
   --lancefile) lancefile "$@" ;;
+  --python) node_bench bench_python.mjs "$@" ;;
   --report) node_bench report.mjs "$@" ;;
   --all)
     quick=0
@@ -72,6 +75,6 @@ case "$mode" in
     fi
     echo "bench: --all finished in $(( $(date +%s) - start )) s" >&2
     ;;
-  *) echo "usage: bash bench/run.sh --all [--quick] | --grid | --history | --cleanup | --versions | --lancefile | --report [ARGS]" >&2
+  *) echo "usage: bash bench/run.sh --all [--quick] | --grid | --history | --cleanup | --versions | --lancefile | --python | --report [ARGS]" >&2
      exit 2 ;;
 esac

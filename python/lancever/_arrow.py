@@ -13,6 +13,7 @@ C Stream Interface's ownership rules: whoever holds the struct calls its
 from __future__ import annotations
 
 import ctypes
+from itertools import chain
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import _lib
@@ -115,9 +116,15 @@ def parse_metadata(ptr: Optional[int]) -> Dict[str, str]:
     return out
 
 
+# Byte -> its 8 bits, least significant first (Arrow bitmaps are LSB-first).
+_BITS = [tuple(bool((x >> i) & 1) for i in range(8)) for x in range(256)]
+
+
 def _bits(addr: int, start: int, n: int) -> List[bool]:
-    raw = ctypes.string_at(addr, (start + n + 7) // 8)
-    return [bool((raw[i >> 3] >> (i & 7)) & 1) for i in range(start, start + n)]
+    first = start >> 3
+    raw = ctypes.string_at(addr + first, ((start + n + 7) >> 3) - first)
+    skip = start & 7
+    return list(chain.from_iterable(map(_BITS.__getitem__, raw)))[skip:skip + n]
 
 
 def _view(addr: int, nbytes: int, code: str) -> memoryview:
@@ -127,11 +134,12 @@ def _view(addr: int, nbytes: int, code: str) -> memoryview:
 def _strings(bufs: Any, start: int, n: int) -> List[str]:
     offsets = _view(bufs[1], 4 * (start + n + 1), "i")[start:start + n + 1].tolist()
     base = offsets[0]
-    data = ctypes.string_at(bufs[2], offsets[-1] - base) if offsets[-1] > base else b""
-    if data.isascii():  # byte offsets are character offsets: decode once
-        text = data.decode("ascii")
-        return [text[a - base:b - base] for a, b in zip(offsets, offsets[1:])]
-    return [data[a - base:b - base].decode("utf-8", "replace") for a, b in zip(offsets, offsets[1:])]
+    data = ctypes.string_at(bufs[2] + base, offsets[-1] - base) if offsets[-1] > base else b""
+    if base:
+        offsets = [o - base for o in offsets]
+    if data.isascii():  # byte offsets are character offsets: decode once, then slice
+        return list(map(data.decode("ascii").__getitem__, map(slice, offsets, offsets[1:])))
+    return [b.decode("utf-8", "replace") for b in map(data.__getitem__, map(slice, offsets, offsets[1:]))]
 
 
 def _column(arr: _lib.ArrowArray, fmt: str, start: int, n: int) -> List[Any]:
@@ -149,6 +157,8 @@ def _column(arr: _lib.ArrowArray, fmt: str, start: int, n: int) -> List[Any]:
         raise Error(f"lancever: unexpected Arrow format {fmt!r}")
     if bufs[0] and arr.null_count != 0:
         valid = _bits(bufs[0], start, n)
+        if not any(valid):
+            return [None] * n
         values = [v if ok else None for v, ok in zip(values, valid)]
     return values
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import json
 import weakref
+from itertools import repeat
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Dict, Iterator, List, Optional, Tuple
@@ -109,11 +110,12 @@ def rows_from_columns(cols: "_arrow.Columns") -> List[Dict[str, Any]]:
     names = cols.names
     data = dict(zip(names, cols.data))
     timestamps = [EPOCH + timedelta(milliseconds=m) for m in data["timestamp_millis"]]
-    metadata = [dict(zip(SUMMARY_KEYS, map(str, t))) for t in zip(*(data[k] for k in SUMMARY_KEYS))]
+    text = [list(map(str, data[k])) for k in SUMMARY_KEYS]
+    metadata = list(map(dict, map(zip, repeat(SUMMARY_KEYS), zip(*text))))
     data["transaction_properties"] = [_props(p) for p in data["transaction_properties"]]
     keys = ["version", "timestamp", "metadata"] + [n for n in names if n != "version"]
     columns = [data["version"], timestamps, metadata] + [data[n] for n in names if n != "version"]
-    return [dict(zip(keys, row)) for row in zip(*columns)]
+    return list(map(dict, map(zip, repeat(keys), zip(*columns))))
 
 
 class VersionList(list):

@@ -1,0 +1,89 @@
+// Python history() on long histories, against LanceDB listVersions() on the same dataset, in
+// the same run (issue 17).
+//
+//   node bench/bench_python.mjs [--sizes 10000] [--runs N] [--out DIR] [--no-lancedb]
+//
+// For each size N: a dataset of N versions x 1 fragment from bench/gen_dataset (cached in
+// bench/out/datasets/, shared with bench_history.mjs), hard-linked into a scratch copy, timed in
+// three states:
+//   live         N live manifests, no checkpoint (LanceDB listVersions() is timed here too)
+//   checkpoint   after `lancever checkpoint --max-entries N`: the same N versions from it
+//   cleaned      after `lancever cleanup --retain-versions 16 --older-than 0s`: N recorded
+//                versions, N - 16 of them known only from the checkpoint (LanceDB lists 16)
+// In each state bench/bench_python.py (Debian's /usr/bin/python3 + python/ + the Release
+// liblancever.so) times: the bare C call through ctypes, history() as a list of dicts, the
+// Arrow path (history_stream() walked batch by batch through the capsule), to_pandas() and
+// versions().  Writes DIR/results.json and DIR/results.md (default bench/out/python/).
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  here, repo, bin, buildDir, tool, requireBinaries, parseArgs, run, lanceChild, machine, fms, fx, nowMs,
+} from './lib.mjs';
+
+const a = parseArgs();
+const SIZES = a.list('--sizes', '10000').map(Number);
+const runs = Math.max(3, Number(a.get('--runs', 7)));
+const noLance = a.has('--no-lancedb');
+const outDir = path.resolve(a.get('--out', path.join(here, 'out', 'python')));
+const dataDir = path.resolve(process.env.LV_BENCH_DATA || path.join(here, 'out', 'datasets'));
+const python = process.env.LV_PYTHON || '/usr/bin/python3';
+const lib = path.join(buildDir, 'liblancever.so');
+requireBinaries('gen_dataset', 'liblancever.so');
+fs.mkdirSync(outDir, { recursive: true });
+fs.mkdirSync(dataDir, { recursive: true });
+
+async function py(work) {
+  const env = { ...process.env, PYTHONPATH: path.join(repo, 'python'), LANCEVER_LIBRARY: lib,
+    PYTHONDONTWRITEBYTECODE: '1' };
+  delete env.PYTHONHOME;
+  const r = await run(python, [path.join(here, 'bench_python.py'), work, '--runs', String(runs)], { env });
+  return JSON.parse(r.stdout.trim().split('\n').pop());
+}
+
+const results = [];
+for (const n of SIZES) {
+  const src = path.join(dataDir, `gen_1f_${n}v.lance`);
+  if (!fs.existsSync(`${src}.complete`)) {
+    fs.rmSync(src, { recursive: true, force: true });
+    await run(tool('gen_dataset'), [src, '--versions', String(n), '--fragments', '1']);
+    fs.writeFileSync(`${src}.complete`, 'ok\n');
+  }
+  const work = path.join(outDir, 'work.lance');
+  fs.rmSync(work, { recursive: true, force: true });
+  await run('cp', ['-al', src, work]);
+  const r = { versions: n };
+  try {
+    if (!noLance) {
+      const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'lv-bench-py-'));
+      fs.symlinkSync(work, path.join(parent, 't.lance'));
+      try {
+        r.lance = await lanceChild(['versions', parent, 't', String(n), '--runs', String(runs), '--budget-ms', '60000']);
+      } finally { fs.rmSync(parent, { recursive: true, force: true }); }
+    }
+    r.live = await py(work);
+    await run(bin, ['checkpoint', work, '--max-entries', String(n)]);
+    r.checkpoint = await py(work);
+    await run(bin, ['cleanup', work, '--retain-versions', '16', '--older-than', '0s', '--max-entries', String(n)]);
+    r.cleaned = await py(work);
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+  results.push(r);
+  console.error(`python ${n}: done`);
+}
+
+const lines = ['| versions | state | LanceDB listVersions ms | C call ms | history() dicts ms | Arrow stream ms | to_pandas ms | versions() ms | dicts vs LanceDB |',
+  '|---:|---|---:|---:|---:|---:|---:|---:|---:|'];
+for (const r of results)
+  for (const st of ['live', 'checkpoint', 'cleaned']) {
+    const p = r[st];
+    const lance = st === 'live' && r.lance ? r.lance.median_ms : null;
+    lines.push(`| ${r.versions} | ${st} (${p.dicts.rows} rows, ${p.versions.rows} live) | ${fms(lance)} | ${fms(p.c_call.median_ms)} | `
+      + `${fms(p.dicts.median_ms)} | ${fms(p.arrow.median_ms)} | ${fms(p.pandas.median_ms)} | ${fms(p.versions.median_ms)} | `
+      + `${lance ? fx(lance, p.dicts.median_ms) + ' faster' : '-'} |`);
+  }
+const md = [`Python ${results[0]?.live?.version} (${results[0]?.live?.python}), medians of ${runs} runs; LanceDB 0.31.0 in Node, connect + openTable + listVersions(); machine: ${JSON.stringify(machine())}`, '', ...lines, ''].join('\n');
+fs.writeFileSync(path.join(outDir, 'results.json'), JSON.stringify({ machine: machine(), runs, results }, null, 1));
+fs.writeFileSync(path.join(outDir, 'results.md'), md);
+console.log(md);
