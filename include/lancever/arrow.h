@@ -92,23 +92,22 @@ typedef struct lv_arrow_options {
 #define LV_ARROW_DEFAULT_BATCH_BYTES ((size_t)64 << 20)
 
 /*
- * Version lists.  The schema (a struct "+s" of these columns, in this order):
+ * Version lists.  The schema is a struct ("+s") of these 22 columns, in this order
+ * ("?" = nullable):
  *
- *   version                  UInt64 "L"          timestamp_millis   Int64 "l"
- *   total_fragments, total_data_files, total_files_size, total_deletion_files,
- *   total_data_file_rows, total_deletion_file_rows, total_rows     UInt64 "L"
- *   is_tagged, is_cleaned_up Boolean "b"
- *   transaction_uuid         Utf8 "u", nullable  read_version       UInt64, nullable
- *   operation_type           Utf8, nullable      transaction_properties  Utf8 (JSON object)
+ *   version UInt64 "L" | timestamp_millis Int64 "l" | total_fragments, total_data_files,
+ *   total_files_size, total_deletion_files, total_data_file_rows, total_deletion_file_rows,
+ *   total_rows UInt64 | is_tagged, is_cleaned_up Boolean "b" | transaction_uuid Utf8 "u" ? |
+ *   read_version UInt64 ? | operation_type Utf8 ? | transaction_properties Utf8 (JSON object)
  *     -- the 15 checkpoint columns, with the checkpoint file's types and nullability --
- *   manifest_path, writer_library, writer_version, data_format, branch   Utf8, nullable
- *   manifest_size, num_indices                                            UInt64, nullable
- *     -- live-manifest details: null on rows that have no live manifest (cleaned-up
- *        versions known only from a checkpoint); branch is also null on main --
+ *   manifest_path Utf8 ? | manifest_size UInt64 ? | writer_library Utf8 ? |
+ *   writer_version Utf8 ? | data_format Utf8 ? | branch Utf8 ? | num_indices UInt64 ?
+ *     -- live-manifest details: null on a row without a live manifest (a cleaned-up
+ *        version known only from a checkpoint); branch is also null on main --
  *
- * Schema metadata: "lancever:kind" ("versions" or "history") and, for history,
- * "lancever:gaps": a JSON array of [first, last] version ranges that no
- * readable record accounts for ("[]" when none).
+ * Schema metadata: "lancever:kind" ("versions", "history", or the caller's kind) and
+ * "lancever:gaps": a JSON array of [first, last] version ranges that no readable
+ * record accounts for ("[]" when none; lv_versions lists have none).
  */
 #define LV_ARROW_VERSION_COLUMNS 22
 
