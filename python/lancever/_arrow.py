@@ -223,3 +223,68 @@ def walk_batches(stream: Any) -> Tuple[int, int]:
     finally:
         if stream.contents.release:
             stream.contents.release(stream)
+
+
+def read_numpy_columns(stream: Any) -> "Tuple[List[str], List[str], List[bool], List[Tuple[Any, Any]]]":
+    """Reads a stream (releasing it) into numpy: per column (values, valid) where values is
+    a numpy array (uint64, int64, bool) or a list of str, and valid a bool array or None
+    when the column has no nulls.  Needs numpy (pandas' dependency)."""
+    import numpy as np
+    names: List[str] = []
+    formats: List[str] = []
+    nullable: List[bool] = []
+    parts: List[List[Tuple[Any, Any]]] = []
+
+    def bits(addr: int, start: int, n: int) -> Any:
+        first = start >> 3
+        raw = np.frombuffer(ctypes.string_at(addr + first, ((start + n + 7) >> 3) - first), np.uint8)
+        return np.unpackbits(raw, bitorder="little")[(start & 7):(start & 7) + n].astype(bool)
+    try:
+        schema = _lib.ArrowSchema()
+        _check(stream.contents.get_schema(stream, ctypes.byref(schema)), stream, "get_schema")
+        try:
+            for i in range(schema.n_children):
+                child = schema.children[i].contents
+                names.append(child.name.decode())
+                formats.append(child.format.decode())
+                nullable.append(bool(child.flags & 2))
+        finally:
+            schema.release(ctypes.byref(schema))
+        parts = [[] for _ in names]
+        while True:
+            batch = _lib.ArrowArray()
+            _check(stream.contents.get_next(stream, ctypes.byref(batch)), stream, "get_next")
+            if not batch.release:
+                break
+            try:
+                n = batch.length
+                for c, fmt in enumerate(formats):
+                    arr = batch.children[c].contents
+                    start, b = arr.offset + batch.offset, arr.buffers
+                    if fmt in ("L", "l"):
+                        dt = np.uint64 if fmt == "L" else np.int64
+                        vals: Any = np.frombuffer(ctypes.string_at(b[1] + 8 * start, 8 * n), dt)
+                    elif fmt == "b":
+                        vals = bits(b[1], start, n)
+                    else:
+                        vals = _strings(b, start, n)
+                    valid = bits(b[0], start, n) if b[0] and arr.null_count != 0 else None
+                    parts[c].append((vals, valid))
+            finally:
+                batch.release(ctypes.byref(batch))
+    finally:
+        if stream.contents.release:
+            stream.contents.release(stream)
+    cols: List[Tuple[Any, Any]] = []
+    for fmt, chunks in zip(formats, parts):
+        if fmt == "u":
+            vals = [v for ch, _ in chunks for v in ch]
+        else:
+            empty = np.zeros(0, np.uint64 if fmt == "L" else np.int64 if fmt == "l" else bool)
+            vals = np.concatenate([ch for ch, _ in chunks]) if chunks else empty
+        if any(valid is not None for _, valid in chunks):
+            valid = np.concatenate([v if v is not None else np.ones(len(ch), bool) for ch, v in chunks])
+        else:
+            valid = None
+        cols.append((vals, valid))
+    return names, formats, nullable, cols

@@ -165,23 +165,31 @@ class VersionList(list):
 
     def to_pandas(self) -> Any:
         """A pandas DataFrame with one column per Arrow column plus ``timestamp``
-        (datetime64[ns, UTC]); nullable integer columns use pandas' ``UInt64``."""
+        (datetime64[ns, UTC]); nullable integer columns use pandas' ``UInt64``.  Built from
+        the C export's buffers (numpy), not from the dicts."""
+        import numpy as np
         import pandas as pd  # optional dependency (Debian: python3-pandas)
         if self._handle is None:
             return pd.DataFrame(list(self))
-        cols = read_list_columns(self._handle, self.kind)
+        cap = export_list(self._handle, self.kind)
+        names, formats, nullable, cols = _arrow.read_numpy_columns(_arrow.stream_from_capsule(cap))
         frame: Dict[str, Any] = {}
-        for name, fmt, nullable, values in zip(cols.names, cols.formats, cols.nullable, cols.data):
-            if fmt == "L":
-                frame[name] = pd.array(values, dtype="UInt64" if nullable else "uint64")
-            elif fmt == "l":
-                frame[name] = pd.array(values, dtype="int64")
-            elif fmt == "b":
-                frame[name] = pd.array(values, dtype="bool")
+        for name, fmt, null, (vals, valid) in zip(names, formats, nullable, cols):
+            if fmt == "u":
+                if valid is not None:
+                    vals = [v if ok else None for v, ok in zip(vals, valid)]
+                frame[name] = pd.array(vals, dtype="object")
+            elif null and fmt in ("L", "l"):
+                mask = ~valid if valid is not None else np.zeros(len(vals), bool)
+                frame[name] = pd.arrays.IntegerArray(vals.copy(), mask)
+            elif null:
+                mask = ~valid if valid is not None else np.zeros(len(vals), bool)
+                frame[name] = pd.arrays.BooleanArray(vals.copy(), mask)
             else:
-                frame[name] = pd.array(values, dtype="object")
+                frame[name] = vals.copy()
             if name == "version":
-                frame["timestamp"] = pd.to_datetime(cols.column("timestamp_millis"), unit="ms", utc=True)
+                ms = cols[names.index("timestamp_millis")][0]
+                frame["timestamp"] = pd.to_datetime(ms, unit="ms", utc=True)
         return pd.DataFrame(frame)
 
     def __reduce__(self) -> Any:
