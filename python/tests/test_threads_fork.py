@@ -1,11 +1,11 @@
 """Threads and processes.
 
-* The GIL is released during library calls: while one thread is inside a long C call
-  (history over thousands of manifests), another thread keeps running Python code.  The
-  check is causal, not a timing threshold: the second thread must log progress strictly
-  inside the middle of the first thread's C call.  The same check run through
-  ctypes.PyDLL (which keeps the GIL) must see no progress there, which shows the check can
-  fail.
+* The GIL is released during library calls, shown causally (no timing threshold): the
+  dataset is an s3:// URI whose S3 endpoint is an HTTP server running in a Python thread of
+  this process, so the library's call can only get its answer ("not a Lance dataset": the
+  bucket is empty) if Python code runs while the call is in progress.  The same call made
+  through ctypes.PyDLL, which keeps the GIL, gets no answer and fails on the stall timeout,
+  which shows the check can fail.
 * Two threads run history() on two datasets in parallel and get the sequential answers.
 * After fork(): a child uses the Dataset it inherited (even one whose lock another thread
   held at fork time) and new ones; a multiprocessing pool (fork context) maps history()
@@ -13,6 +13,7 @@
 """
 
 import ctypes
+import http.server
 import multiprocessing
 import os
 import threading
@@ -24,92 +25,90 @@ import lancever
 from lancever import _lib
 from conftest import gen_dataset
 
+EMPTY_LISTING = (b'<?xml version="1.0" encoding="UTF-8"?>'
+                 b'<ListBucketResult xmlns="http://s3.amazonaws.com/doc/2006-03-01/">'
+                 b"<Name>bucket</Name><KeyCount>0</KeyCount><MaxKeys>1000</MaxKeys>"
+                 b"<IsTruncated>false</IsTruncated></ListBucketResult>")
 
-@pytest.fixture(scope="module")
-def big(tmp_path_factory):
-    """5,000 manifests, no checkpoint: history() reads them all (tens of ms or more)."""
-    return gen_dataset(tmp_path_factory.mktemp("gil") / "big.lance", 5000)
+
+class _EmptyBucket(http.server.BaseHTTPRequestHandler):
+    """Answers every GET with an empty ListObjectsV2 page (and counts the requests)."""
+
+    requests = 0
+
+    def do_GET(self):
+        type(self).requests += 1
+        self.send_response(200)
+        self.send_header("Content-Type", "application/xml")
+        self.send_header("Content-Length", str(len(EMPTY_LISTING)))
+        self.end_headers()
+        self.wfile.write(EMPTY_LISTING)
+
+    def log_message(self, *a):
+        pass
 
 
-def progress_inside_call(lib, path):
-    """Runs lv_history on `path` through `lib` in this thread while another thread logs
-    time.perf_counter(); returns the other thread's samples in the middle 60% of the call."""
-    ds = ctypes.c_void_p()
-    err = _lib.LvError()
-    assert lib.lv_dataset_open(ctypes.byref(ds), str(path).encode(), None, ctypes.byref(err)) == 0
-    samples, stop = [], threading.Event()
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        pass  # the PyDLL control's client gives up before the answer: a broken pipe, expected
 
-    def spin():
-        while not stop.is_set():
-            samples.append(time.perf_counter())
-    t = threading.Thread(target=spin)
+
+@pytest.fixture
+def python_s3(monkeypatch):
+    """An S3 endpoint served by a Python thread on 127.0.0.1 (a free port); yields its URL."""
+    server = _QuietServer(("127.0.0.1", 0), _EmptyBucket)
+    t = threading.Thread(target=server.serve_forever, daemon=True)
     t.start()
-    time.sleep(0.05)  # the spinner is running
-    out = ctypes.c_void_p()
-    t0 = time.perf_counter()
-    rc = lib.lv_history(ctypes.byref(out), ds, None, ctypes.byref(err))
-    t1 = time.perf_counter()
-    stop.set()
-    t.join()
-    assert rc == 0, err.message
-    lib.lv_version_list_free(out)
-    lib.lv_dataset_free(ds)
-    lo, hi = t0 + 0.2 * (t1 - t0), t1 - 0.2 * (t1 - t0)
-    return sum(1 for s in samples if lo < s < hi), t1 - t0
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "example-secret")
+    monkeypatch.setenv("LANCEVER_S3_MAX_ATTEMPTS", "1")
+    monkeypatch.setenv("LANCEVER_S3_STALL_SECONDS", "2")
+    _EmptyBucket.requests = 0
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
 
 
-def declare(lib):
-    lib.lv_dataset_open.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_void_p,
-                                    ctypes.POINTER(_lib.LvError)]
-    lib.lv_history.argtypes = [ctypes.POINTER(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_void_p,
-                               ctypes.POINTER(_lib.LvError)]
-    lib.lv_version_list_free.argtypes = [ctypes.c_void_p]
+def raw_history(lib, uri, endpoint):
+    """lv_dataset_open + lv_history through `lib`; returns (status, message)."""
+    keep = endpoint.encode()
+    storage = _lib.StorageOptions(_lib.STORAGE_OPTIONS_VERSION, keep, b"us-east-1", True, 0)
+    opts = _lib.OpenOptions(_lib.OPEN_OPTIONS_VERSION, 0, None, storage)
+    ds, out, err = ctypes.c_void_p(), ctypes.c_void_p(), _lib.LvError()
+    P = ctypes.POINTER
+    lib.lv_dataset_open.argtypes = [P(ctypes.c_void_p), ctypes.c_char_p, P(_lib.OpenOptions), P(_lib.LvError)]
+    lib.lv_history.argtypes = [P(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_void_p, P(_lib.LvError)]
     lib.lv_dataset_free.argtypes = [ctypes.c_void_p]
-    return lib
+    assert lib.lv_dataset_open(ctypes.byref(ds), uri.encode(), ctypes.byref(opts), ctypes.byref(err)) == 0
+    rc = lib.lv_history(ctypes.byref(out), ds, None, ctypes.byref(err))
+    lib.lv_dataset_free(ds)
+    return rc, err.message.decode()
 
 
-def test_gil_is_released_during_calls(big):
+def test_gil_is_released_during_calls(python_s3):
     path = lancever.library_path()
-    inside, took = progress_inside_call(declare(ctypes.CDLL(path)), big)
-    assert inside > 0, f"no Python progress during a {took * 1000:.0f} ms library call"
-    # Control: through PyDLL the GIL is held for the whole call, and the check sees it.
-    held, took2 = progress_inside_call(declare(ctypes.PyDLL(path)), big)
-    assert held == 0, f"{held} samples inside a GIL-holding call of {took2 * 1000:.0f} ms"
+    rc, msg = raw_history(ctypes.CDLL(path), "s3://bucket/t.lance", python_s3)
+    assert rc == lancever.NotFoundError.code and "not a Lance dataset" in msg, msg
+    assert _EmptyBucket.requests > 0
+    # Control: through PyDLL the GIL stays held, the server thread cannot answer, the call stalls.
+    _EmptyBucket.requests = 0
+    rc, msg = raw_history(ctypes.PyDLL(path), "s3://bucket/u.lance", python_s3)
+    assert rc != 0 and "not a Lance dataset" not in msg, msg
 
 
-def test_package_calls_release_the_gil(big):
-    """The same through the package: Dataset.history() (its C call) lets a spinner run."""
-    ds = lancever.Dataset(big)
-    samples, stop = [], threading.Event()
-    calls = []
-    real = _lib.lib().lv_history
-
-    def traced(*a):
-        t0 = time.perf_counter()
-        rc = real(*a)
-        calls.append((t0, time.perf_counter()))
-        return rc
-
-    def spin():
-        while not stop.is_set():
-            samples.append(time.perf_counter())
-    t = threading.Thread(target=spin)
-    t.start()
-    time.sleep(0.05)
-    _lib.lib().lv_history = traced
-    try:
-        h = ds.history()
-    finally:
-        _lib.lib().lv_history = real
-        stop.set()
-        t.join()
-    assert len(h) == 5000 and len(calls) == 1
-    t0, t1 = calls[0]
-    lo, hi = t0 + 0.2 * (t1 - t0), t1 - 0.2 * (t1 - t0)
-    assert any(lo < s < hi for s in samples)
+def test_package_calls_release_the_gil(python_s3):
+    """The same through the package: every Dataset call is a CDLL call."""
+    ds = lancever.Dataset("s3://bucket/t.lance", storage_options={
+        "endpoint": python_s3, "region": "us-east-1", "allow_http": "true"})
+    for call in (ds.history, ds.versions, ds.history_stream):
+        with pytest.raises(lancever.NotFoundError, match="not a Lance dataset"):
+            call()
+    with pytest.raises(lancever.NotFoundError):
+        ds.cleanup_old_versions(retain_versions=1, dry_run=True)
 
 
-def test_two_threads_in_parallel(tmp_path, big):
+def test_two_threads_in_parallel(tmp_path):
+    big = gen_dataset(tmp_path / "big.lance", 3000)
     small = gen_dataset(tmp_path / "small.lance", 300)
     want = {str(p): [r["version"] for r in lancever.Dataset(p).history()] for p in (big, small)}
     got, errors = {}, []
@@ -149,7 +148,8 @@ def wait_child(pid, timeout=60):
     return "hung"
 
 
-def test_fork_child_uses_inherited_and_new_datasets(tmp_path, big):
+def test_fork_child_uses_inherited_and_new_datasets(tmp_path):
+    big = gen_dataset(tmp_path / "big.lance", 500)
     small = gen_dataset(tmp_path / "small.lance", 50)
     ds = lancever.Dataset(small)
     want = [r["version"] for r in ds.history()]
@@ -166,7 +166,7 @@ def test_fork_child_uses_inherited_and_new_datasets(tmp_path, big):
         try:
             ok = [r["version"] for r in ds.history()] == want
             ok &= [r["version"] for r in lancever.Dataset(small).history()] == want
-            ok &= len(lancever.Dataset(big).versions()) == 5000
+            ok &= len(lancever.Dataset(big).versions()) == 500
             code = 0 if ok else 3
         finally:
             os._exit(code)
