@@ -102,8 +102,10 @@ typedef struct lv_arrow_options {
  *     -- the 15 checkpoint columns, with the checkpoint file's types and nullability --
  *   manifest_path Utf8 ? | manifest_size UInt64 ? | writer_library Utf8 ? |
  *   writer_version Utf8 ? | data_format Utf8 ? | branch Utf8 ? | num_indices UInt64 ?
- *     -- live-manifest details: null on a row without a live manifest (a cleaned-up
- *        version known only from a checkpoint); branch is also null on main --
+ *     -- manifest details: null unless this call read the version's manifest, except
+ *        manifest_path of every live version (from the listing) and manifest_size when
+ *        the listing gives it; so a cleaned-up version has them all null, and a live
+ *        version answered from a checkpoint has only those two; branch is null on main --
  *
  * Schema metadata: "lancever:kind" ("versions", "history", or the caller's kind) and
  * "lancever:gaps": a JSON array of [first, last] version ranges that no readable

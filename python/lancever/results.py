@@ -127,10 +127,11 @@ class VersionList(list):
     (Lance's seven summary counters as strings) -- plus every column of the Arrow export
     under its name: ``timestamp_millis``, the seven counters as ints, ``is_tagged``,
     ``is_cleaned_up``, ``transaction_uuid``, ``read_version``, ``operation_type``,
-    ``transaction_properties`` (a dict), and the live-manifest details
-    ``manifest_path``, ``manifest_size``, ``writer_library``, ``writer_version``,
-    ``data_format``, ``branch`` (None on main) and ``num_indices`` (None for a version
-    whose manifest is gone).
+    ``transaction_properties`` (a dict), and the manifest details ``manifest_path``,
+    ``manifest_size``, ``writer_library``, ``writer_version``, ``data_format``, ``branch``
+    (None on main) and ``num_indices``: None unless the call read that version's manifest,
+    except ``manifest_path`` of every live version (and ``manifest_size`` when the listing
+    gives it) -- as in the CLI's --json.
 
     Attributes: ``kind`` ("versions" / "history"), ``report`` (:class:`HistoryReport`),
     ``gaps`` (version ranges no readable record accounts for), ``vanished`` (manifests

@@ -78,6 +78,15 @@ static bool get_cell(const void *rows, size_t row, size_t col, lv__aval *v)
 	const uint64_t counters[] = { r->total_fragments, r->total_data_files, r->total_files_size,
 				      r->total_deletion_files, r->total_data_file_rows,
 				      r->total_deletion_file_rows, r->total_rows };
+	/* A live row answered from a checkpoint has its manifest's name (and size, when the
+	 * listing gives it) but no other manifest details. */
+	bool listed = r->has_manifest_details || (!r->is_cleaned_up && r->manifest_path);
+	if (col == C_MPATH)
+		return listed && str_cell(r->manifest_path, v);
+	if (col == C_MSIZE) {
+		v->u = r->manifest_size;
+		return r->has_manifest_details || (listed && r->manifest_size);
+	}
 	if (col >= C_MPATH && !r->has_manifest_details)
 		return false;
 	switch (col) {
@@ -89,8 +98,6 @@ static bool get_cell(const void *rows, size_t row, size_t col, lv__aval *v)
 	case C_READV: v->u = r->read_version; return r->has_read_version;
 	case C_OP: return str_cell(r->operation_type, v);
 	case C_PROPS: return str_cell(r->transaction_properties ? r->transaction_properties : "{}", v);
-	case C_MPATH: return str_cell(r->manifest_path, v);
-	case C_MSIZE: v->u = r->manifest_size; return true;
 	case C_WLIB: return str_cell(r->writer_library, v);
 	case C_WVER: return str_cell(r->writer_version, v);
 	case C_DFMT: return str_cell(r->data_format, v);

@@ -87,6 +87,7 @@ static ads_cell str(const char *s)
 ads_cell ads_expect(const lv_version_info *v, size_t col)
 {
 	bool m = v->has_manifest_details;
+	bool listed = m || (!v->is_cleaned_up && v->manifest_path); /* arrow.h: from the listing */
 	switch (col) {
 	case 0: return (ads_cell){ .u = v->version };
 	case 1: return (ads_cell){ .i = v->timestamp_millis };
@@ -103,8 +104,8 @@ ads_cell ads_expect(const lv_version_info *v, size_t col)
 	case 12: return (ads_cell){ .null = !v->has_read_version, .u = v->read_version };
 	case 13: return str(v->operation_type);
 	case 14: return str(v->transaction_properties);
-	case 15: return str(m ? v->manifest_path : NULL);
-	case 16: return (ads_cell){ .null = !m, .u = v->manifest_size };
+	case 15: return str(listed ? v->manifest_path : NULL);
+	case 16: return (ads_cell){ .null = !(m || (listed && v->manifest_size)), .u = v->manifest_size };
 	case 17: return str(m ? v->writer_library : NULL);
 	case 18: return str(m ? v->writer_version : NULL);
 	case 19: return str(m ? v->data_format : NULL);
