@@ -43,6 +43,7 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	ds->root = root;
 	ds->st = root;
+	pthread_mutex_init(&ds->warn_mu, NULL);
 	ds->owned_root = owns_root ? root : NULL;
 	/* Object stores answer each read after a round trip: keep many in flight. */
 	bool remote = !strncmp(lv_storage_describe(root), "s3://", 5);
@@ -181,6 +182,7 @@ void lv_dataset_free(lv_dataset *ds)
 	if (!ds)
 		return;
 	lv__warnlog_dispose(&ds->warnings);
+	pthread_mutex_destroy(&ds->warn_mu);
 	lv_storage_free(ds->owned_sub);
 	lv_storage_free(ds->owned_root);
 	free(ds->branch);

@@ -5,6 +5,8 @@
 #ifndef LV_CORE_DATASET_H
 #define LV_CORE_DATASET_H
 
+#include <pthread.h>
+
 #include "core/warnings.h"
 #include "lancever/dataset.h"
 
@@ -17,6 +19,7 @@ struct lv_dataset {
 	int threads;
 	bool remote;           /* an object store: each request is a round trip */
 	lv__warnlog warnings;  /* accumulated over calls; see lv_dataset_warning() */
+	pthread_mutex_t warn_mu; /* guards `warnings` (calls on one handle may run in threads) */
 };
 
 /* Starts / ends a report: zeroes it and counts the requests and bytes in between. */

@@ -6,6 +6,8 @@
  *    root) or the version range it cannot account for; its message is one
  *    line with no control characters (they are written as \xNN).
  *  - The dataset's log holds each (kind, path, first, last) once.
+ *  - The log is guarded by its dataset's own mutex (no process-wide lock: a
+ *    fork() in another thread cannot leave one held).
  */
 #include "core/warnings.h"
 
@@ -17,7 +19,6 @@
 
 #include "core/dataset.h"
 #include "util/util.h"
-static pthread_mutex_t warn_mu = PTHREAD_MUTEX_INITIALIZER;
 
 static void warning_free(lv_warning *w)
 {
@@ -66,7 +67,7 @@ static bool same_warning(const lv_warning *a, const lv_warning *b)
 size_t lv__warn_commit(lv_dataset *ds, lv__warnlog *wl)
 {
 	size_t added = 0;
-	pthread_mutex_lock(&warn_mu);
+	pthread_mutex_lock(&ds->warn_mu);
 	for (size_t i = 0; i < wl->n; i++) {
 		bool dup = false;
 		for (size_t j = 0; j < ds->warnings.n && !dup; j++)
@@ -81,7 +82,7 @@ size_t lv__warn_commit(lv_dataset *ds, lv__warnlog *wl)
 			warning_free(&wl->v[i]);
 		}
 	}
-	pthread_mutex_unlock(&warn_mu);
+	pthread_mutex_unlock(&ds->warn_mu);
 	free(wl->v);
 	memset(wl, 0, sizeof *wl);
 	return added;
@@ -107,9 +108,9 @@ const lv_warning *lv_dataset_warning(const lv_dataset *ds, size_t i)
 void lv_dataset_clear_warnings(lv_dataset *ds)
 {
 	if (ds) {
-		pthread_mutex_lock(&warn_mu);
+		pthread_mutex_lock(&ds->warn_mu);
 		lv__warnlog_dispose(&ds->warnings);
-		pthread_mutex_unlock(&warn_mu);
+		pthread_mutex_unlock(&ds->warn_mu);
 	}
 }
 

@@ -418,11 +418,27 @@ int lv_parallel_for(size_t n, int threads, lv_parallel_fn fn, void *arg)
 /* ---- log hook (lancever/common.h): the one piece of process-wide state ---- */
 
 static pthread_mutex_t lv_log_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t lv_log_once = PTHREAD_ONCE_INIT;
+
+/* A fork() while another thread holds the lock must not leave it held in the child. */
+static void log_child_reinit(void)
+{
+	pthread_mutex_t fresh = PTHREAD_MUTEX_INITIALIZER;
+	lv_log_mu = fresh;
+}
+
+static void log_register_atfork(void)
+{
+	if (pthread_atfork(NULL, NULL, log_child_reinit) != 0) {
+		/* without the handler only a fork racing a log call is affected */
+	}
+}
 static lv_log_fn lv_log_handler;
 static void *lv_log_ctx;
 
 void lv_set_log_handler(lv_log_fn fn, void *ctx)
 {
+	pthread_once(&lv_log_once, log_register_atfork);
 	pthread_mutex_lock(&lv_log_mu);
 	lv_log_handler = fn;
 	lv_log_ctx = fn ? ctx : NULL;
@@ -431,6 +447,7 @@ void lv_set_log_handler(lv_log_fn fn, void *ctx)
 
 void lv__log(int level, const char *fmt, ...)
 {
+	pthread_once(&lv_log_once, log_register_atfork);
 	pthread_mutex_lock(&lv_log_mu);
 	lv_log_fn fn = lv_log_handler;
 	void *ctx = lv_log_ctx;
