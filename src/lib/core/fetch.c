@@ -56,10 +56,15 @@ static int check_large(lv_storage *st, const char *path, uint64_t max, uint64_t 
 	if (*size > max)
 		return lv__err(err, LV_ELIMIT, "%s: %llu bytes, more than the %llu bytes accepted", path,
 			       (unsigned long long)*size, (unsigned long long)max);
+	/*
+	 * Two footers end in "LANC": a manifest's 16 bytes ([u64 position][u16][u16]"LANC") and a
+	 * Lance data file's 40 bytes ([u64 column_meta_start][u64][u64][u32][u32][u16][u16]"LANC",
+	 * what checkpoints are).  Either one must point inside the file.
+	 */
 	lv_buf tail = { 0 };
-	LV_TRY(lv_storage_read_range(st, path, *size - 16, 16, &tail, err));
-	bool ok = tail.size == 16 && !memcmp(tail.ptr + 12, "LANC", 4) &&
-		  lv_le64(tail.ptr) < *size - 16;
+	LV_TRY(lv_storage_read_range(st, path, *size - 40, 40, &tail, err));
+	bool ok = tail.size == 40 && !memcmp(tail.ptr + 36, "LANC", 4) &&
+		  (lv_le64(tail.ptr + 24) < *size - 16 || lv_le64(tail.ptr) < *size - 40);
 	lv_buf_dispose(&tail);
 	if (!ok)
 		return lv__err(err, LV_ECORRUPT, "%s: no Lance footer at its end (%llu bytes); not read",
