@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests need (Debian packages when run as root, the pinned
-# LanceDB peer from npm) and runs the whole test suite:
+# LanceDB peers from npm) and runs the whole test suite:
 #   1. build/        RelWithDebInfo: every CTest test (unit, fuzz-replay, interop)
 #   2. build-asan/   ASan+UBSan (-DLV_SANITIZE=ON): every test except interop
 #   3. build-fuzz/   clang-14 libFuzzer targets, each run briefly on its corpus
@@ -25,7 +25,7 @@ start=$(date +%s)
 stage "Debian packages (tests/install-deps.sh --test, from tests/debian-packages.txt)"
 bash "$src/tests/install-deps.sh" --test
 
-stage "npm peer (tests/interop/setup.sh)"
+stage "npm peers: LanceDB 0.31.0 + 0.39.0, s3rver (tests/interop/setup.sh)"
 "$src/tests/interop/setup.sh"
 
 stage "build/ (RelWithDebInfo)"

@@ -1,5 +1,5 @@
 // Dataset builders for the interop tests: each creates a dataset with real Lance
-// (LanceDB 0.31.0 = Lance 8.0.0) under a given parent directory and returns
+// (the LV_PEER peer: LanceDB 0.31.0 = Lance 8.0.0 or 0.39.0 = Lance 12.0.0) under a given parent directory and returns
 //   { name, dir, expectations }
 // where `expectations` records what LanceDB did, derived only from LanceDB's own
 // API results and from file names on disk, never from lancever:
@@ -11,14 +11,15 @@
 //              commits.
 //   tags:      {name: {version, branch}}   as created through LanceDB.
 //   branches:  {name: {parent_branch, parent_version, versions: [...]}}
-//   v2Paths, dataFormat, stableRowIds:     what the manifests should say.
+//   v2Paths, dataFormat, writer, stableRowIds:  what the manifests should say
+//              (writer: the Lance version in writer_version).
 //   restores:  [{version, restored_from}]  (restored version has the counters of
 //              restored_from).
 // A builder throws if LanceDB does not behave as these expectations assume
 // (e.g. an operation that did not commit exactly the versions we expected).
 import fs from 'node:fs';
 import path from 'node:path';
-import { lancedb } from './peer.mjs';
+import { lancedb, peerDataFormat, peerLanceVersion } from './peer.mjs';
 
 export const rows = (from, n) => Array.from({ length: n },
   (_, i) => ({ id: from + i, val: (from + i) * 1.5, name: 'r' + (from + i) }));
@@ -96,7 +97,7 @@ class Recorder {
   expectations(extra = {}) {
     return {
       versions: this.versions, tags: this.tags, branches: this.branches, restores: this.restores,
-      v2Paths: true, dataFormat: '2.1', stableRowIds: false, ...extra,
+      v2Paths: true, dataFormat: peerDataFormat, writer: peerLanceVersion, stableRowIds: false, ...extra,
     };
   }
 }
@@ -291,7 +292,7 @@ export const DEMO_EXPECTATIONS = {
     ['CreateIndex', 9], ['Overwrite', 10], ['Append', 11],
   ].map(([op, rv], i) => ({ version: i + 1, operation_type: op, read_version: rv })),
   tags: { indexed: { version: 6, branch: null }, compacted: { version: 10, branch: null } },
-  branches: {}, restores: [], v2Paths: true, dataFormat: '2.1', stableRowIds: false,
+  branches: {}, restores: [], v2Paths: true, dataFormat: '2.1', writer: '8.0.0', stableRowIds: false,
 };
 
 // Every scenario the interop test runs, in order.

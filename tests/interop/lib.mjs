@@ -1,6 +1,7 @@
-// Shared helpers for interop tests: load real LanceDB (0.31.0, Lance 8.0.0),
+// Shared helpers for interop tests: load the real LanceDB peer chosen by LV_PEER
+// (peer.mjs: lance8 = 0.31.0 / Lance 8.0.0, lance12 = 0.39.0 / Lance 12.0.0),
 // run the lancever CLI, make scratch directories, and assert.
-import { lancedb, arrow } from './peer.mjs';
+import { lancedb, arrow, peerName, peerLabel, peerLanceVersion, peerLanceMajor } from './peer.mjs';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,9 +12,9 @@ export const here = path.dirname(fileURLToPath(import.meta.url));
 export const sourceDir = process.env.LANCEVER_SOURCE_DIR || path.resolve(here, '../..');
 export const lanceverBin = process.env.LANCEVER_BIN || path.join(sourceDir, 'build/lancever');
 
-// The peer (LanceDB 0.31.0 + apache-arrow, loaded as CommonJS, version-checked,
+// The peer (LanceDB + its apache-arrow, loaded as CommonJS, version-checked,
 // failing rather than skipping when missing) comes from peer.mjs.
-export { lancedb, arrow };
+export { lancedb, arrow, peerName, peerLabel, peerLanceVersion, peerLanceMajor };
 
 if (!fs.existsSync(lanceverBin)) {
   console.error(`FAIL: lancever binary not found at ${lanceverBin}`);
@@ -60,6 +61,7 @@ export function checkEq(a, b, msg) {
 }
 // Prints the closing line CI reads and exits non-zero on any failure.
 export function finish(name) {
+  console.log(`ran against peer ${peerLabel}`);
   console.log(`${name}: ${passes} passed, ${failures} failed`);
   process.exit(failures ? 1 : 0);
 }

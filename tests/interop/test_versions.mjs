@@ -1,5 +1,5 @@
 // Interop test for `lancever versions` and `lancever tags` against real Lance
-// (LanceDB 0.31.0 = Lance 8.0.0).  For every dataset of datasets.mjs and for the
+// (the LV_PEER peer: LanceDB 0.31.0 = Lance 8.0.0 or 0.39.0 = Lance 12.0.0).  For every dataset of datasets.mjs and for the
 // shipped demo it checks, on every version, that `lancever versions DIR --json`
 // equals LanceDB's listVersions() (version, timestamp in ms, all 7 counters),
 // that operation_type / read_version match what LanceDB did, that is_tagged
@@ -68,7 +68,7 @@ function checkVersions(label, dir, ours, lance, exp, { branch = null, taggedVers
     checkEq(o.is_tagged, taggedVersions.has(o.version), `${L}: is_tagged`);
     checkEq(o.branch, branch, `${L}: branch`);
     checkEq(o.transaction_properties, {}, `${L}: transaction_properties (LanceDB sets none)`);
-    checkEq([o.writer_library, o.writer_version], ['lance', '8.0.0'], `${L}: writer`);
+    checkEq([o.writer_library, o.writer_version], ['lance', exp.writer], `${L}: writer`);
     checkEq(o.data_format, exp.dataFormat, `${L}: data_format`);
     check(Number.isSafeInteger(o.timestamp_millis) && o.timestamp_millis > 1.5e12,
       `${L}: timestamp_millis ${o.timestamp_millis}`);
