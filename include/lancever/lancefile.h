@@ -1,10 +1,13 @@
 /*
- * lancever/lancefile.h - Lance file format v2 (2.0 and 2.1): writer and reader.
+ * lancever/lancefile.h - Lance file format v2: writer (2.0, 2.1) and reader (2.0, 2.1, 2.2).
  *
  * Both directions work on bytes in memory; neither does I/O.  The writer is
  * deterministic: the same columns, rows, metadata and options always give the
- * same bytes.  Supported column types: UInt64, Int64, Boolean, Utf8, each
- * nullable or not.
+ * same bytes.  Writer column types: UInt64, Int64, Boolean, Utf8, each nullable
+ * or not.  The reader also decodes Int32, Float32, Float64, Timestamp and
+ * FixedSizeList<Float32> (vectors); lv_lancefile_read_ex with
+ * LV_LANCEFILE_READ_PARTIAL keeps the schema and every decodable column of a file
+ * whose other columns it cannot decode, naming why for each.
  */
 #ifndef LANCEVER_LANCEFILE_H
 #define LANCEVER_LANCEFILE_H
@@ -15,10 +18,28 @@
 extern "C" {
 #endif
 
-enum lv_col_type { LV_COL_UINT64 = 1, LV_COL_INT64 = 2, LV_COL_BOOL = 3, LV_COL_UTF8 = 4 };
+/**
+ * Column types.  The writer takes the first four.  Reader storage: every fixed-width
+ * scalar is in `u64` as its bit pattern (INT32 and TIMESTAMP sign-extended, so `i64`
+ * reads them as signed; FLOAT32 is the float's 32 bits, FLOAT64 the double's 64 bits);
+ * FSL_FLOAT32 is `f32` with `list_size` floats per row.  LV_COL_UNDECODED (0) is a column
+ * the reader could not decode (only with LV_LANCEFILE_READ_PARTIAL): no arrays.
+ */
+enum lv_col_type {
+	LV_COL_UNDECODED = 0,
+	LV_COL_UINT64 = 1,
+	LV_COL_INT64 = 2,
+	LV_COL_BOOL = 3,
+	LV_COL_UTF8 = 4,
+	LV_COL_INT32 = 5,
+	LV_COL_FLOAT32 = 6,
+	LV_COL_FLOAT64 = 7,
+	LV_COL_TIMESTAMP = 8,   /**< int64 in the unit of the logical type ("timestamp:us:UTC") */
+	LV_COL_FSL_FLOAT32 = 9  /**< FixedSizeList<Float32>: vectors of list_size floats */
+};
 
-/** File format versions. */
-enum lv_lancefile_version { LV_LANCEFILE_V2_0 = 20, LV_LANCEFILE_V2_1 = 21 };
+/** File format versions (2.2 is read only). */
+enum lv_lancefile_version { LV_LANCEFILE_V2_0 = 20, LV_LANCEFILE_V2_1 = 21, LV_LANCEFILE_V2_2 = 22 };
 
 /**
  * One column of `length` rows.  Exactly the array for `type` is used:
@@ -37,6 +58,9 @@ typedef struct lv_column {
 	const uint64_t *str_offsets;
 	const char *str_data;
 	const uint8_t *validity;
+	/* reader only (the writer ignores them) */
+	const float *f32;   /**< FSL_FLOAT32: num_rows * list_size floats (null rows: 0) */
+	uint32_t list_size; /**< FSL_FLOAT32: floats per row */
 } lv_column;
 
 /** A schema-level metadata entry. */
@@ -72,7 +96,26 @@ typedef struct lv_lancefile lv_lancefile;
 LV_EXTERN int lv_lancefile_read(lv_lancefile **out, const uint8_t *data, size_t size,
 				const char *name, lv_error *err) LV_WARN_UNUSED;
 
+/** lv_lancefile_read_ex flags. */
+enum {
+	/** Keep going past a column that cannot be decoded: it becomes LV_COL_UNDECODED with
+	 *  lv_lancefile_column_error() saying why.  The footer, the schema and the column
+	 *  metadata must still be valid. */
+	LV_LANCEFILE_READ_PARTIAL = 1
+};
+
+/** lv_lancefile_read with flags (0 = lv_lancefile_read). */
+LV_EXTERN int lv_lancefile_read_ex(lv_lancefile **out, const uint8_t *data, size_t size,
+				   const char *name, unsigned flags, lv_error *err) LV_WARN_UNUSED;
+
 LV_EXTERN void lv_lancefile_free(lv_lancefile *f);
+/** Why column i was not decoded (LV_COL_UNDECODED), or NULL when it was. */
+LV_EXTERN const char *lv_lancefile_column_error(const lv_lancefile *f, size_t i);
+/** Number of schema fields, nested ones included (>= columns for nested types). */
+LV_EXTERN size_t lv_lancefile_num_fields(const lv_lancefile *f);
+/** Schema field i in pre-order: name, logical type, nullable, depth (0 = top level). */
+LV_EXTERN int lv_lancefile_field(const lv_lancefile *f, size_t i, const char **name,
+				 const char **logical_type, bool *nullable, unsigned *depth);
 LV_EXTERN int lv_lancefile_file_version(const lv_lancefile *f); /**< enum lv_lancefile_version */
 LV_EXTERN size_t lv_lancefile_num_rows(const lv_lancefile *f);
 LV_EXTERN size_t lv_lancefile_num_columns(const lv_lancefile *f);

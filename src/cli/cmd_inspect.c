@@ -1,6 +1,9 @@
 /*
  * lancever inspect FILE.lance [--json|--csv]
- *   Shows a Lance v2 data file: version, row count, schema, metadata, rows.
+ *   Shows a Lance v2 data file (2.0, 2.1, 2.2): version, row count, schema, metadata,
+ *   rows.  The schema is shown even when a column cannot be decoded: such a column
+ *   is named with the reason (stderr, and "error" in the JSON schema), its cells are
+ *   left out, and the exit status is 1.  A manifest is recognised and named as one.
  *   Read-only: it never writes a file.  (The test-file writer that used to hide here as
  *   --write-test is bench/write_lancefile.c.)
  */
@@ -54,7 +57,57 @@ static int read_file(const char *path, lv_buf *out, lv_error *err)
 
 static bool is_null(const lv_column *c, size_t r) { return c->validity && !c->validity[r]; }
 
-static const char *version_str(int v) { return v == LV_LANCEFILE_V2_0 ? "2.0" : "2.1"; }
+static const char *version_str(int v)
+{
+	return v == LV_LANCEFILE_V2_0 ? "2.0" : v == LV_LANCEFILE_V2_2 ? "2.2" : "2.1";
+}
+
+/* A float: its exact value (%.17g round-trips a double, so a float too); JSON has no
+ * NaN or infinities, so those are strings there. */
+static void print_float(FILE *o, double d, int mode)
+{
+	if (d != d || d - d != 0) {
+		const char *s = d != d ? "NaN" : d > 0 ? "Infinity" : "-Infinity";
+		fprintf(o, mode == 1 ? "\"%s\"" : "%s", s);
+		return;
+	}
+	fprintf(o, "%.17g", d);
+}
+
+/* Prints a fixed-width numeric cell; false when the column holds no such type. */
+static bool print_number(FILE *o, const lv_column *c, size_t r, int mode)
+{
+	switch (c->type) {
+	case LV_COL_UINT64: fprintf(o, "%" PRIu64, c->u64[r]); return true;
+	case LV_COL_INT64:
+	case LV_COL_INT32:
+	case LV_COL_TIMESTAMP: fprintf(o, "%" PRId64, c->i64[r]); return true;
+	case LV_COL_BOOL: fputs(c->bools[r] ? "true" : "false", o); return true;
+	case LV_COL_FLOAT32: {
+		uint32_t bits = (uint32_t)c->u64[r];
+		float f;
+		memcpy(&f, &bits, sizeof f);
+		print_float(o, (double)f, mode);
+		return true;
+	}
+	case LV_COL_FLOAT64: {
+		double d;
+		memcpy(&d, &c->u64[r], sizeof d);
+		print_float(o, d, mode);
+		return true;
+	}
+	case LV_COL_FSL_FLOAT32:
+		fputs(mode == 2 ? "\"[" : "[", o);
+		for (uint32_t k = 0; k < c->list_size; k++) {
+			if (k)
+				fputc(',', o);
+			print_float(o, (double)c->f32[r * c->list_size + k], mode);
+		}
+		fputs(mode == 2 ? "]\"" : "]", o);
+		return true;
+	default: return false;
+	}
+}
 
 /* Prints the value of row r; mode 0 text, 1 JSON, 2 CSV. */
 static void print_value(FILE *o, const lv_column *c, size_t r, int mode)
@@ -63,12 +116,12 @@ static void print_value(FILE *o, const lv_column *c, size_t r, int mode)
 		fputs(mode == 1 ? "null" : mode == 0 ? "NULL" : "", o);
 		return;
 	}
-	switch (c->type) {
-	case LV_COL_UINT64: fprintf(o, "%" PRIu64, c->u64[r]); return;
-	case LV_COL_INT64: fprintf(o, "%" PRId64, c->i64[r]); return;
-	case LV_COL_BOOL: fputs(c->bools[r] ? "true" : "false", o); return;
-	default: break;
+	if (c->type == LV_COL_UNDECODED) {
+		fputs(mode == 1 ? "null" : mode == 0 ? "?" : "", o);
+		return;
 	}
+	if (print_number(o, c, r, mode))
+		return;
 	const char *s = c->str_data + c->str_offsets[r];
 	size_t n = (size_t)(c->str_offsets[r + 1] - c->str_offsets[r]);
 	if (mode == 1) {
@@ -110,7 +163,25 @@ static void print_json(FILE *o, const lv_lancefile *f)
 		lvcli_json_str(o, c->name);
 		fputs(",\"type\":", o);
 		lvcli_json_str(o, lv_lancefile_column_logical_type(f, i));
-		fprintf(o, ",\"nullable\":%s}", c->nullable ? "true" : "false");
+		fprintf(o, ",\"nullable\":%s", c->nullable ? "true" : "false");
+		if (lv_lancefile_column_error(f, i)) {
+			fputs(",\"error\":", o);
+			lvcli_json_str(o, lv_lancefile_column_error(f, i));
+		}
+		fputc('}', o);
+	}
+	fputs("],\"fields\":[", o);
+	for (size_t i = 0; i < lv_lancefile_num_fields(f); i++) {
+		const char *name, *lt;
+		bool nullable;
+		unsigned depth;
+		if (lv_lancefile_field(f, i, &name, &lt, &nullable, &depth) != 0)
+			break;
+		fputs(i ? ",{\"name\":" : "{\"name\":", o);
+		lvcli_json_str(o, name);
+		fputs(",\"type\":", o);
+		lvcli_json_str(o, lt);
+		fprintf(o, ",\"nullable\":%s,\"depth\":%u}", nullable ? "true" : "false", depth);
 	}
 	fputs("],\"metadata\":{", o);
 	for (size_t i = 0; i < lv_lancefile_num_metadata(f); i++) {
@@ -124,10 +195,14 @@ static void print_json(FILE *o, const lv_lancefile *f)
 	fputs("},\"rows\":[", o);
 	for (size_t r = 0; r < nr; r++) {
 		fputs(r ? ",\n{" : "\n{", o);
+		bool first = true;
 		for (size_t i = 0; i < nc; i++) {
 			const lv_column *c = lv_lancefile_column(f, i);
-			if (i)
+			if (c->type == LV_COL_UNDECODED)
+				continue;
+			if (!first)
 				fputc(',', o);
+			first = false;
 			lvcli_json_str(o, c->name);
 			fputc(':', o);
 			print_value(o, c, r, 1);
@@ -166,11 +241,18 @@ static void print_text(FILE *o, const char *path, const lv_lancefile *f)
 	size_t nc = lv_lancefile_num_columns(f), nr = lv_lancefile_num_rows(f);
 	fprintf(o, "file:     %s\nversion:  %s\nrows:     %zu\ncolumns:  %zu\nschema:\n", path,
 		version_str(lv_lancefile_file_version(f)), nr, nc);
-	for (size_t i = 0; i < nc; i++) {
-		const lv_column *c = lv_lancefile_column(f, i);
-		fprintf(o, "  %-24s %-12s %s\n", c->name, lv_lancefile_column_logical_type(f, i),
-			c->nullable ? "nullable" : "not null");
+	for (size_t i = 0; i < lv_lancefile_num_fields(f); i++) {
+		const char *name, *lt;
+		bool nullable;
+		unsigned depth;
+		if (lv_lancefile_field(f, i, &name, &lt, &nullable, &depth) != 0)
+			break;
+		fprintf(o, "  %*s%-*s %-12s %s\n", (int)(2 * depth), "", 24 - (int)(2 * (depth % 8)), name,
+			lt, nullable ? "nullable" : "not null");
 	}
+	for (size_t i = 0; i < nc; i++)
+		if (lv_lancefile_column_error(f, i))
+			fprintf(o, "  not decoded: %s\n", lv_lancefile_column_error(f, i));
 	fprintf(o, "metadata: %zu entries\n", lv_lancefile_num_metadata(f));
 	for (size_t i = 0; i < lv_lancefile_num_metadata(f); i++) {
 		const lv_kv *kv = lv_lancefile_metadata(f, i);
@@ -190,6 +272,25 @@ static void print_text(FILE *o, const char *path, const lv_lancefile *f)
 		}
 		fputc('\n', o);
 	}
+}
+
+/*
+ * A Lance manifest ends in u64 position | u16 0 | u16 2 | "LANC", with a u32-length
+ * protobuf at that position ending exactly at the footer (LANCE-TABLE-FORMAT.md).
+ */
+static bool is_manifest(const uint8_t *d, size_t n)
+{
+	if (n < 20 || memcmp(d + n - 4, "LANC", 4) != 0 || d[n - 8] != 0 || d[n - 7] != 0 ||
+	    d[n - 6] != 2 || d[n - 5] != 0)
+		return false;
+	uint64_t pos = 0;
+	for (int i = 7; i >= 0; i--)
+		pos = pos << 8 | d[n - 16 + i];
+	if (pos > n - 20)
+		return false;
+	uint64_t len = (uint64_t)d[pos] | (uint64_t)d[pos + 1] << 8 | (uint64_t)d[pos + 2] << 16 |
+		       (uint64_t)d[pos + 3] << 24;
+	return pos + 4 + len == n - 16;
 }
 
 int lvcli_inspect(int argc, char **argv)
@@ -214,11 +315,24 @@ int lvcli_inspect(int argc, char **argv)
 	lv_buf data = { 0 };
 	if (read_file(path, &data, &e) != 0)
 		return lvcli_fail(&e);
+	if (is_manifest(data.ptr, data.size)) {
+		lv_buf_dispose(&data);
+		fprintf(stderr, "lancever: %s is a Lance manifest (one dataset version), not a data file: "
+			"use 'lancever show DATASET VERSION' on its dataset\n", path);
+		return 1;
+	}
 	lv_lancefile *f;
-	int rc = lv_lancefile_read(&f, data.ptr, data.size, path, &e);
+	int rc = lv_lancefile_read_ex(&f, data.ptr, data.size, path, LV_LANCEFILE_READ_PARTIAL, &e);
 	lv_buf_dispose(&data);
 	if (rc != 0)
 		return lvcli_fail(&e);
+	int status = 0;
+	for (size_t i = 0; i < lv_lancefile_num_columns(f); i++)
+		if (lv_lancefile_column_error(f, i)) {
+			if (!lvcli_quiet)
+				fprintf(stderr, "lancever: warning: %s\n", lv_lancefile_column_error(f, i));
+			status = 1;
+		}
 	if (mode == 1)
 		print_json(stdout, f);
 	else if (mode == 2)
@@ -226,7 +340,7 @@ int lvcli_inspect(int argc, char **argv)
 	else
 		print_text(stdout, path, f);
 	lv_lancefile_free(f);
-	return 0; /* main() checks that stdout was written */
+	return status; /* main() checks that stdout was written */
 }
 
 static const lvcli_opt inspect_opts[] = {

@@ -496,14 +496,14 @@ static void test_unsupported_encoding(void **st)
 	(void)st;
 	xb x;
 	expected_21(&x);
-	/* column 0's value_compression flat{64} (1a 04 0a 02 08 40) becomes general{...} */
+	/* column 0's value_compression flat{64} (1a 04 0a 02 08 40) becomes packed_struct{...} */
 	size_t at = 437 - 15 + 4;
 	assert_int_equal(x.b[at], 0x0a);
-	x.b[at] = 0x52;
+	x.b[at] = 0x62;
 	lv_lancefile *f;
 	lv_error e = { 0 };
 	assert_int_equal(lv_lancefile_read(&f, x.b, x.n, "x.lance", &e), LV_EUNSUPPORTED);
-	assert_non_null(strstr(e.message, "general"));
+	assert_non_null(strstr(e.message, "packed_struct"));
 	assert_non_null(strstr(e.message, "x.lance"));
 	assert_non_null(strstr(e.message, "'id'"));
 	/* unknown footer version */
@@ -513,9 +513,9 @@ static void test_unsupported_encoding(void **st)
 	/* unsupported logical type */
 	expected_20(&x);
 	uint8_t *p = memmem(x.b, x.n, "uint64", 6);
-	memcpy(p, "double", 6);
+	memcpy(p, "date32", 6);
 	assert_int_equal(lv_lancefile_read(&f, x.b, x.n, "x.lance", &e), LV_EUNSUPPORTED);
-	assert_non_null(strstr(e.message, "double"));
+	assert_non_null(strstr(e.message, "date32"));
 }
 
 /* Real files written by LanceDB (fuzz seed corpus, "lancedb_*") must decode. */

@@ -1,6 +1,7 @@
 /*
  * Lance file format v2 reader: footer, offset tables, schema (global buffer 0),
- * column metadata and pages; page bodies are decoded by decode.c.
+ * column metadata and pages; the schema is parsed by schema.c and page bodies by
+ * page20.c (2.0) and layout21.c (2.1, 2.2).
  *
  * The reader never trusts the file: every position and size is checked
  * against the bytes at hand, and the number of decoded cells and string bytes
@@ -9,34 +10,13 @@
  */
 #include <string.h>
 
-#include "lancefile/lf_internal.h"
+#include "lancefile/lf_file.h"
 
 #define MIN_CELLS ((uint64_t)1 << 22)    /* rows x columns always allowed */
 #define MIN_STR_BYTES ((size_t)256 << 20) /* decoded string bytes always allowed */
 
-struct lv_lancefile {
-	int version;
-	size_t nrows, ncols;
-	lv_column *cols;
-	char **ltypes;
-	lv_kv *meta;
-	size_t nmeta;
-};
-
-typedef struct rctx {
-	const uint8_t *d;
-	size_t size;
-	const char *name;
-	lv_error *err;
-} rctx;
-
-static int rcorrupt(rctx *r, const char *what)
-{
-	return lv__err(r->err, LV_ECORRUPT, "file %s: not a valid Lance v2 file: %s", r->name, what);
-}
-
 /* [pos, pos+len) must lie within the file before the footer. */
-static bool in_file(const rctx *r, uint64_t pos, uint64_t len)
+static bool in_file(const lf_rctx *r, uint64_t pos, uint64_t len)
 {
 	uint64_t lim = r->size - LF_FOOTER_SIZE;
 	return pos <= lim && len <= lim - pos;
@@ -54,8 +34,15 @@ void lv_lancefile_free(lv_lancefile *f)
 		free((void *)c->str_offsets);
 		free((void *)c->str_data);
 		free((void *)c->validity);
+		free((void *)c->f32);
 		if (f->ltypes)
 			free(f->ltypes[i]);
+		if (f->errors)
+			free(f->errors[i]);
+	}
+	for (size_t i = 0; i < f->nfields; i++) {
+		free(f->fields[i].name);
+		free(f->fields[i].ltype);
 	}
 	for (size_t i = 0; i < f->nmeta; i++) {
 		free((void *)f->meta[i].key);
@@ -63,142 +50,11 @@ void lv_lancefile_free(lv_lancefile *f)
 	}
 	free(f->cols);
 	free(f->ltypes);
+	free(f->errors);
+	free(f->phys);
+	free(f->fields);
 	free(f->meta);
 	free(f);
-}
-
-static char *dup_bytes(const uint8_t *p, size_t n)
-{
-	char *s = lv__malloc(n + 1);
-	if (s) {
-		if (n)
-			memcpy(s, p, n);
-		s[n] = 0;
-	}
-	return s;
-}
-
-static int type_of(const char *lt)
-{
-	if (!strcmp(lt, "uint64"))
-		return LV_COL_UINT64;
-	if (!strcmp(lt, "int64"))
-		return LV_COL_INT64;
-	if (!strcmp(lt, "bool"))
-		return LV_COL_BOOL;
-	if (!strcmp(lt, "string") || !strcmp(lt, "large_string"))
-		return LV_COL_UTF8;
-	return 0;
-}
-
-/* Parses one schema Field into column slot i. */
-static int parse_field(rctx *r, lv_lancefile *f, size_t i, const uint8_t *p, size_t n)
-{
-	lv_pb pr = lv_pb_make(p, n);
-	lv_pb_field g = { 0 };
-	int rc;
-	const uint8_t *name = NULL, *lt = NULL;
-	size_t name_len = 0, lt_len = 0;
-	uint64_t parent = 0, nullable = 0;
-	bool have_parent = false;
-	while ((rc = lv_pb_next(&pr, &g)) == 1) {
-		if (g.num == 2 && g.wire == LV_PB_LEN) {
-			name = g.data;
-			name_len = g.len;
-		} else if (g.num == 4 && g.wire == LV_PB_VARINT) {
-			parent = g.u;
-			have_parent = true;
-		} else if (g.num == 5 && g.wire == LV_PB_LEN) {
-			lt = g.data;
-			lt_len = g.len;
-		} else if (g.num == 6 && g.wire == LV_PB_VARINT) {
-			nullable = g.u;
-		}
-	}
-	if (rc < 0)
-		return rcorrupt(r, "malformed schema field");
-	lv_column *c = &f->cols[i];
-	c->name = dup_bytes(name ? name : (const uint8_t *)"", name_len);
-	f->ltypes[i] = dup_bytes(lt ? lt : (const uint8_t *)"", lt_len);
-	if (!c->name || !f->ltypes[i])
-		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
-	/* parent_id is an int32 written as a 64-bit varint: -1 = top level */
-	if (have_parent && parent != UINT64_MAX && parent != 0xffffffffu)
-		return lv__err(r->err, LV_EUNSUPPORTED,
-			       "file %s: column '%s': nested fields are not supported", r->name,
-			       c->name);
-	c->type = type_of(f->ltypes[i]);
-	if (!c->type)
-		return lv__err(r->err, LV_EUNSUPPORTED,
-			       "file %s: column '%s': unsupported logical type '%s'", r->name, c->name,
-			       f->ltypes[i]);
-	c->nullable = nullable != 0;
-	return 0;
-}
-
-static int parse_schema(rctx *r, lv_lancefile *f, const uint8_t *p, size_t n, uint64_t *nrows)
-{
-	lv_pb_field fs = { 0 };
-	int rc = lf_pb_find(p, n, 1, &fs);
-	if (rc != 1)
-		return rcorrupt(r, rc < 0 ? "malformed file descriptor" : "file descriptor without schema");
-	*nrows = 0;
-	lv_pb pr = lv_pb_make(p, n);
-	lv_pb_field g = { 0 };
-	while ((rc = lv_pb_next(&pr, &g)) == 1)
-		if (g.num == 2 && g.wire == LV_PB_VARINT)
-			*nrows = g.u;
-	if (rc < 0)
-		return rcorrupt(r, "malformed file descriptor");
-	size_t nfields = 0, nmeta = 0;
-	pr = lv_pb_sub(&fs);
-	while ((rc = lv_pb_next(&pr, &g)) == 1) {
-		nfields += g.num == 1 && g.wire == LV_PB_LEN;
-		nmeta += g.num == 5 && g.wire == LV_PB_LEN;
-	}
-	if (rc < 0)
-		return rcorrupt(r, "malformed schema");
-	if (nfields != f->ncols)
-		return lv__err(r->err, nfields > f->ncols ? LV_EUNSUPPORTED : LV_ECORRUPT,
-			       "file %s: schema has %zu fields but the file has %zu columns%s", r->name,
-			       nfields, f->ncols, nfields > f->ncols ? " (nested types?)" : "");
-	f->meta = lv__calloc(nmeta ? nmeta : 1, sizeof *f->meta);
-	if (!f->meta)
-		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
-	size_t fi = 0;
-	pr = lv_pb_sub(&fs);
-	while (lv_pb_next(&pr, &g) == 1) {
-		if (g.num == 1 && g.wire == LV_PB_LEN) {
-			LV_TRY(parse_field(r, f, fi++, g.data, g.len));
-		} else if (g.num == 5 && g.wire == LV_PB_LEN) {
-			lv_pb er = lv_pb_sub(&g);
-			lv_pb_field e = { 0 };
-			const uint8_t *k = NULL, *v = NULL;
-			size_t kl = 0, vl = 0;
-			while ((rc = lv_pb_next(&er, &e)) == 1) {
-				if (e.num == 1 && e.wire == LV_PB_LEN) {
-					k = e.data;
-					kl = e.len;
-				} else if (e.num == 2 && e.wire == LV_PB_LEN) {
-					v = e.data;
-					vl = e.len;
-				}
-			}
-			if (rc < 0)
-				return rcorrupt(r, "malformed schema metadata entry");
-			lv_kv *kv = &f->meta[f->nmeta++];
-			kv->key = dup_bytes(k ? k : (const uint8_t *)"", kl);
-			kv->value = dup_bytes(v ? v : (const uint8_t *)"", vl);
-			kv->value_len = vl;
-			if (!kv->key || !kv->value)
-				return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
-		}
-	}
-	for (size_t i = 0; i < f->ncols; i++)
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(f->cols[i].name, f->cols[j].name))
-				return rcorrupt(r, "duplicate column name");
-	return 0;
 }
 
 typedef struct u64list {
@@ -256,6 +112,9 @@ static int col_alloc(lf_colbuf *b, size_t nrows, size_t str_limit)
 	} else if (b->type == LV_COL_BOOL) {
 		if (!(b->bools = lv__calloc(n, 1)))
 			return LV_ENOMEM;
+	} else if (b->type == LV_COL_FSL_FLOAT32) {
+		if (!(b->f32 = lv__calloc(n, (size_t)b->dim * sizeof *b->f32)))
+			return LV_ENOMEM;
 	} else if (!(b->u64 = lv__calloc(n, sizeof *b->u64))) {
 		return LV_ENOMEM;
 	}
@@ -267,208 +126,262 @@ static int col_alloc(lf_colbuf *b, size_t nrows, size_t str_limit)
 	return 0;
 }
 
-static int read_column(rctx *r, lv_lancefile *f, size_t ci, uint64_t pos, uint64_t len,
-		       size_t str_limit)
+static void col_dispose(lf_colbuf *b)
 {
-	lv_column *col = &f->cols[ci];
-	lf_colbuf b = { .type = col->type, .nullable = col->nullable };
-	lf_dctx c = { .file = r->name, .col = col->name, .err = r->err, .version = f->version,
-		      .cb = &b };
-	int rc = col_alloc(&b, f->nrows, str_limit);
-	if (rc < 0) {
-		rc = lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
-		goto out;
+	free(b->u64);
+	free(b->bools);
+	free(b->offs);
+	free(b->f32);
+	free(b->valid);
+	lv_dbuf_dispose(&b->data);
+}
+
+/* Parses one Page message; resolves its buffers into c. */
+static int page_meta(lf_rctx *r, lf_dctx *c, const lv_pb_field *g, uint64_t *plen,
+		     const uint8_t **enc, size_t *enclen)
+{
+	u64list offs = { .n = 0 }, sizes = { .n = 0 };
+	lv_pb pp = lv_pb_sub(g);
+	lv_pb_field h = { 0 };
+	int prc;
+	*plen = 0;
+	*enc = NULL;
+	*enclen = 0;
+	while ((prc = lv_pb_next(&pp, &h)) == 1) {
+		if (h.num == 1 && lv_pb_repeated_varint(&h, u64list_add, &offs) < 0)
+			prc = -1;
+		else if (h.num == 2 && lv_pb_repeated_varint(&h, u64list_add, &sizes) < 0)
+			prc = -1;
+		else if (h.num == 3 && h.wire == LV_PB_VARINT)
+			*plen = h.u;
+		else if (h.num == 4 && h.wire == LV_PB_LEN)
+			*enc = h.data, *enclen = h.len;
+		if (prc < 0)
+			break;
 	}
-	const uint8_t *cm = r->d + pos;
+	if (prc < 0)
+		return lf_perr(c, LV_ECORRUPT, "malformed page metadata");
+	if (offs.over || sizes.over || offs.n != sizes.n)
+		return lf_perr(c, LV_ECORRUPT, "page buffer lists are inconsistent");
+	c->nbufs = offs.n;
+	for (size_t i = 0; i < offs.n; i++) {
+		if (!in_file(r, offs.v[i], sizes.v[i]))
+			return lf_perr(c, LV_ECORRUPT, "page buffer %zu out of the file", i);
+		c->buf[i] = r->d + offs.v[i];
+		c->buflen[i] = (size_t)sizes.v[i];
+	}
+	return 0;
+}
+
+/* Decodes every page of a column's metadata cm[0..len) into c->cb. */
+static int read_pages(lf_rctx *r, lv_lancefile *f, lf_dctx *c, const uint8_t *cm, size_t len)
+{
 	const uint8_t *val;
 	size_t vlen;
 	lv_pb_field g = { 0 };
-	if (lf_pb_find(cm, (size_t)len, 1, &g) != 1) {
-		rc = lf_perr(&c, LV_ECORRUPT, "column metadata without an encoding");
-		goto out;
-	}
-	c.page = 0;
-	rc = direct_any(&c, g.data, g.len, "lance.encodings.ColumnEncoding", &val, &vlen);
-	if (rc < 0)
-		goto out;
-	rc = lf_pb_find(val, vlen, 1, &g);
-	if (rc != 1) {
-		rc = lf_perr(&c, rc < 0 ? LV_ECORRUPT : LV_EUNSUPPORTED, "%s",
-			     rc < 0 ? "malformed column encoding"
-				    : "unsupported column encoding (zone index or blob)");
-		goto out;
-	}
-	lv_pb pr = lv_pb_make(cm, (size_t)len);
+	if (lf_pb_find(cm, len, 1, &g) != 1)
+		return lf_perr(c, LV_ECORRUPT, "column metadata without an encoding");
+	c->page = 0;
+	LV_TRY(direct_any(c, g.data, g.len, "lance.encodings.ColumnEncoding", &val, &vlen));
+	int rc = lf_pb_find(val, vlen, 1, &g);
+	if (rc != 1)
+		return lf_perr(c, rc < 0 ? LV_ECORRUPT : LV_EUNSUPPORTED, "%s",
+			       rc < 0 ? "malformed column encoding"
+				      : "unsupported column encoding (zone index or blob)");
+	lv_pb pr = lv_pb_make(cm, len);
 	size_t row = 0, page = 0;
-	rc = 0;
 	int more;
-	while (rc == 0 && (more = lv_pb_next(&pr, &g)) == 1) {
+	while ((more = lv_pb_next(&pr, &g)) == 1) {
 		if (g.num != 2 || g.wire != LV_PB_LEN)
 			continue;
-		c.page = page++;
-		u64list offs = { .n = 0 }, sizes = { .n = 0 };
-		uint64_t plen = 0;
-		const uint8_t *enc = NULL;
-		size_t enclen = 0;
-		lv_pb pp = lv_pb_sub(&g);
-		lv_pb_field h = { 0 };
-		int prc;
-		while ((prc = lv_pb_next(&pp, &h)) == 1) {
-			if (h.num == 1 && lv_pb_repeated_varint(&h, u64list_add, &offs) < 0)
-				prc = -1;
-			else if (h.num == 2 && lv_pb_repeated_varint(&h, u64list_add, &sizes) < 0)
-				prc = -1;
-			else if (h.num == 3 && h.wire == LV_PB_VARINT)
-				plen = h.u;
-			else if (h.num == 4 && h.wire == LV_PB_LEN) {
-				enc = h.data;
-				enclen = h.len;
-			}
-			if (prc < 0)
-				break;
-		}
-		if (prc < 0) {
-			rc = lf_perr(&c, LV_ECORRUPT, "malformed page metadata");
-			break;
-		}
-		if (offs.over || sizes.over || offs.n != sizes.n) {
-			rc = lf_perr(&c, LV_ECORRUPT, "page buffer lists are inconsistent");
-			break;
-		}
-		if (plen > f->nrows - row) {
-			rc = lf_perr(&c, LV_ECORRUPT, "pages hold more than the file's %zu rows",
-				     f->nrows);
-			break;
-		}
+		c->page = page++;
+		uint64_t plen;
+		const uint8_t *enc;
+		size_t enclen;
+		LV_TRY(page_meta(r, c, &g, &plen, &enc, &enclen));
+		if (plen > f->nrows - row)
+			return lf_perr(c, LV_ECORRUPT, "pages hold more than the file's %zu rows",
+				       f->nrows);
 		if (plen == 0)
 			continue; /* like Lance's 2.0 reader, skip empty pages */
-		if (!enc) {
-			rc = lf_perr(&c, LV_ECORRUPT, "page without an encoding");
-			break;
-		}
-		c.nbufs = offs.n;
-		for (size_t i = 0; i < offs.n && rc == 0; i++) {
-			if (!in_file(r, offs.v[i], sizes.v[i]))
-				rc = lf_perr(&c, LV_ECORRUPT, "page buffer %zu out of the file", i);
-			c.buf[i] = r->d + (rc == 0 ? offs.v[i] : 0);
-			c.buflen[i] = (size_t)sizes.v[i];
-		}
-		if (rc)
-			break;
-		rc = direct_any(&c, enc, enclen,
-				f->version == LV_LANCEFILE_V2_0 ? "lance.encodings.ArrayEncoding"
-								: "lance.encodings21.PageLayout",
-				&val, &vlen);
-		if (rc)
-			break;
-		c.row0 = row;
-		c.nrows = (size_t)plen;
-		rc = f->version == LV_LANCEFILE_V2_0 ? lf_decode_page20(&c, val, vlen)
-						     : lf_decode_page21(&c, val, vlen);
+		if (!enc)
+			return lf_perr(c, LV_ECORRUPT, "page without an encoding");
+		LV_TRY(direct_any(c, enc, enclen,
+				  f->version == LV_LANCEFILE_V2_0 ? "lance.encodings.ArrayEncoding"
+								  : "lance.encodings21.PageLayout",
+				  &val, &vlen));
+		c->row0 = row;
+		c->nrows = (size_t)plen;
+		LV_TRY(f->version == LV_LANCEFILE_V2_0 ? lf_decode_page20(c, val, vlen)
+						       : lf_decode_page21(c, val, vlen));
 		row += (size_t)plen;
 	}
-	if (rc == 0 && more < 0)
-		rc = lf_perr(&c, LV_ECORRUPT, "malformed column metadata");
-	if (rc == 0 && row != f->nrows)
-		rc = lv__err(r->err, LV_ECORRUPT, "file %s: column '%s': pages hold %zu of %zu rows",
-			     r->name, col->name, row, f->nrows);
-	if (rc == 0) {
-		lv_buf data;
-		if (b.type == LV_COL_UTF8 && lv_dbuf_take(&b.data, &data) < 0) {
-			rc = lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
-			goto out;
-		}
-		col->u64 = b.u64;
-		col->i64 = (const int64_t *)b.u64;
-		col->bools = b.bools;
-		col->str_offsets = b.offs;
-		col->str_data = b.type == LV_COL_UTF8 ? (const char *)data.ptr : NULL;
-		col->validity = b.valid;
-		return 0;
-	}
-out:
-	free(b.u64);
-	free(b.bools);
-	free(b.offs);
-	free(b.valid);
-	lv_dbuf_dispose(&b.data);
-	return rc;
+	if (more < 0)
+		return lf_perr(c, LV_ECORRUPT, "malformed column metadata");
+	if (row != f->nrows)
+		return lv__err(r->err, LV_ECORRUPT, "file %s: column '%s': pages hold %zu of %zu rows",
+			       r->name, c->col, row, f->nrows);
+	return 0;
 }
 
-int lv_lancefile_read(lv_lancefile **out, const uint8_t *data, size_t size, const char *name,
-		      lv_error *err)
+static int read_column(lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos, uint64_t len,
+		       size_t str_limit, lf_budget *budget)
+{
+	lv_column *col = &f->cols[ci];
+	lf_colbuf b = { .type = col->type, .nullable = col->nullable, .dim = col->list_size };
+	lf_dctx c = { .file = r->name, .col = col->name, .err = r->err, .version = f->version,
+		      .cb = &b, .budget = budget };
+	int rc = col_alloc(&b, f->nrows, str_limit);
+	if (rc < 0)
+		rc = lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
+	else
+		rc = read_pages(r, f, &c, r->d + pos, (size_t)len);
+	lv_buf data = { 0 };
+	if (rc == 0 && b.type == LV_COL_UTF8 && lv_dbuf_take(&b.data, &data) < 0)
+		rc = lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
+	if (rc < 0) {
+		col_dispose(&b);
+		return rc;
+	}
+	col->u64 = b.u64;
+	col->i64 = (const int64_t *)b.u64;
+	col->bools = b.bools;
+	col->str_offsets = b.offs;
+	col->str_data = b.type == LV_COL_UTF8 ? (const char *)data.ptr : NULL;
+	col->f32 = b.f32;
+	col->validity = b.valid;
+	return 0;
+}
+
+/* Footer checks; yields the version and the table positions. */
+static int footer(lf_rctx *r, int *version, uint64_t *cm_start, uint64_t *gbo, uint32_t *ngb,
+		  uint32_t *ncols)
+{
+	if (r->size < LF_FOOTER_SIZE)
+		return lf_rcorrupt(r, "shorter than the 40-byte footer");
+	const uint8_t *ft = r->d + r->size - LF_FOOTER_SIZE;
+	if (memcmp(ft + 36, "LANC", 4) != 0)
+		return lf_rcorrupt(r, "missing LANC magic");
+	*cm_start = lv_le64(ft);
+	*gbo = lv_le64(ft + 16);
+	*ngb = lv_le32(ft + 24);
+	*ncols = lv_le32(ft + 28);
+	uint16_t major = lv_le16(ft + 32), minor = lv_le16(ft + 34);
+	if ((major == 0 && minor == 3) || (major == 2 && minor == 0))
+		*version = LV_LANCEFILE_V2_0;
+	else if (major == 2 && minor == 1)
+		*version = LV_LANCEFILE_V2_1;
+	else if (major == 2 && minor == 2)
+		*version = LV_LANCEFILE_V2_2;
+	else if (major == 0 && minor == 2)
+		return lv__err(r->err, LV_EUNSUPPORTED,
+			       "file %s: legacy Lance v1 file (footer 0.2) is not supported", r->name);
+	else
+		return lv__err(r->err, LV_EUNSUPPORTED, "file %s: unsupported Lance file version %u.%u",
+			       r->name, major, minor);
+	if (*ngb == 0)
+		return lf_rcorrupt(r, "no global buffers (schema expected)");
+	if (!in_file(r, *gbo, (uint64_t)*ngb * 16))
+		return lf_rcorrupt(r, "global buffer table out of range");
+	/* Lance takes the CMO table as the last 16*ncols bytes before the GBO table */
+	if (*cm_start > *gbo || *gbo - *cm_start < (uint64_t)*ncols * 16)
+		return lf_rcorrupt(r, "column metadata offset table out of range");
+	return 0;
+}
+
+/* Decodes every column that has a physical column; partial reads keep going. */
+static int read_columns(lf_rctx *r, lv_lancefile *f, uint64_t cm_start, uint64_t cmo)
+{
+	size_t str_limit = MIN_STR_BYTES + (r->size > SIZE_MAX / 128 ? SIZE_MAX / 2 : r->size * 64);
+	lf_budget budget = { .left = (uint64_t)MIN_STR_BYTES + (uint64_t)r->size * 64 };
+	for (size_t i = 0; i < f->ncols; i++) {
+		if (f->cols[i].type == LV_COL_UNDECODED)
+			continue;
+		size_t k = f->phys[i];
+		uint64_t p = lv_le64(r->d + cmo + 16 * k), l = lv_le64(r->d + cmo + 16 * k + 8);
+		if (p < cm_start || p > cmo || l > cmo - p)
+			return lv__err(r->err, LV_ECORRUPT,
+				       "file %s: column %zu metadata out of range", r->name, k);
+		lv_error cerr = { 0 };
+		lv_error *keep = r->err;
+		r->err = &cerr;
+		int rc = read_column(r, f, i, p, l, str_limit, &budget);
+		r->err = keep;
+		if (rc < 0)
+			LV_TRY(lf_col_undecoded(r, f, i, rc, cerr.message));
+	}
+	return 0;
+}
+
+int lv_lancefile_read_ex(lv_lancefile **out, const uint8_t *data, size_t size, const char *name,
+			 unsigned flags, lv_error *err)
 {
 	if (!out)
 		return lv__err(err, LV_EINVALID, "lancefile read: out is NULL");
 	*out = NULL;
-	rctx r = { .d = data, .size = size, .name = name ? name : "<memory>", .err = err };
+	lf_rctx r = { .d = data, .size = size, .name = name ? name : "<memory>", .err = err,
+		      .flags = flags };
 	if (!data && size)
 		return lv__err(err, LV_EINVALID, "lancefile read: data is NULL");
-	if (size < LF_FOOTER_SIZE)
-		return rcorrupt(&r, "shorter than the 40-byte footer");
-	const uint8_t *ft = data + size - LF_FOOTER_SIZE;
-	if (memcmp(ft + 36, "LANC", 4) != 0)
-		return rcorrupt(&r, "missing LANC magic");
-	uint64_t cm_start = lv_le64(ft), gbo = lv_le64(ft + 16);
-	uint32_t ngb = lv_le32(ft + 24), ncols = lv_le32(ft + 28);
-	uint16_t major = lv_le16(ft + 32), minor = lv_le16(ft + 34);
-	int version;
-	if ((major == 0 && minor == 3) || (major == 2 && minor == 0))
-		version = LV_LANCEFILE_V2_0;
-	else if (major == 2 && minor == 1)
-		version = LV_LANCEFILE_V2_1;
-	else if (major == 0 && minor == 2)
-		return lv__err(err, LV_EUNSUPPORTED,
-			       "file %s: legacy Lance v1 file (footer 0.2) is not supported", r.name);
-	else
-		return lv__err(err, LV_EUNSUPPORTED, "file %s: unsupported Lance file version %u.%u",
-			       r.name, major, minor);
-	if (ngb == 0)
-		return rcorrupt(&r, "no global buffers (schema expected)");
-	if (!in_file(&r, gbo, (uint64_t)ngb * 16))
-		return rcorrupt(&r, "global buffer table out of range");
-	/* Lance takes the CMO table as the last 16*ncols bytes before the GBO table */
-	if (cm_start > gbo || gbo - cm_start < (uint64_t)ncols * 16)
-		return rcorrupt(&r, "column metadata offset table out of range");
-	uint64_t cmo = gbo - (uint64_t)ncols * 16;
+	int version = 0;
+	uint64_t cm_start = 0, gbo = 0;
+	uint32_t ngb = 0, nphys = 0;
+	LV_TRY(footer(&r, &version, &cm_start, &gbo, &ngb, &nphys));
+	uint64_t cmo = gbo - (uint64_t)nphys * 16;
 	uint64_t gb0 = lv_le64(data + gbo), gb0_len = lv_le64(data + gbo + 8);
 	if (!in_file(&r, gb0, gb0_len) || gb0 + gb0_len > gbo)
-		return rcorrupt(&r, "schema buffer out of range");
-
+		return lf_rcorrupt(&r, "schema buffer out of range");
 	lv_lancefile *f = lv__calloc(1, sizeof *f);
 	if (!f)
 		return lv__err(err, LV_ENOMEM, "file %s: out of memory", r.name);
 	f->version = version;
-	f->ncols = ncols;
-	f->cols = lv__calloc(ncols ? ncols : 1, sizeof *f->cols);
-	f->ltypes = lv__calloc(ncols ? ncols : 1, sizeof *f->ltypes);
-	int rc = 0;
-	if (!f->cols || !f->ltypes)
-		rc = lv__err(err, LV_ENOMEM, "file %s: out of memory", r.name);
 	uint64_t nrows = 0;
-	if (rc == 0)
-		rc = parse_schema(&r, f, data + gb0, (size_t)gb0_len, &nrows);
+	int rc = lf_parse_schema(&r, f, data + gb0, (size_t)gb0_len, nphys, &nrows);
 	/* cap decoded work relative to the input: see the comment at the top */
-	uint64_t cell_cap = MIN_CELLS + (uint64_t)size * 64;
-	if (rc == 0 && (nrows > UINT32_MAX || (ncols && nrows > cell_cap / ncols)))
-		rc = lv__err(err, LV_ELIMIT, "file %s: %llu rows x %u columns exceed the decode limit",
-			     r.name, (unsigned long long)nrows, ncols);
-	if (rc == 0)
+	uint64_t cells = 0, cell_cap = MIN_CELLS + (uint64_t)size * 64;
+	for (size_t i = 0; rc == 0 && i < f->ncols; i++)
+		cells += f->cols[i].type == LV_COL_FSL_FLOAT32 ? f->cols[i].list_size : 1;
+	if (rc == 0 && (nrows > UINT32_MAX || (cells && nrows > cell_cap / cells)))
+		rc = lv__err(err, LV_ELIMIT, "file %s: %llu rows x %llu cells exceed the decode limit",
+			     r.name, (unsigned long long)nrows, (unsigned long long)cells);
+	if (rc == 0) {
 		f->nrows = (size_t)nrows;
-	size_t str_limit = MIN_STR_BYTES + (size > SIZE_MAX / 128 ? SIZE_MAX / 2 : size * 64);
-	for (size_t i = 0; i < ncols && rc == 0; i++) {
-		uint64_t p = lv_le64(data + cmo + 16 * i), l = lv_le64(data + cmo + 16 * i + 8);
-		if (p < cm_start || p > cmo || l > cmo - p)
-			rc = lv__err(err, LV_ECORRUPT,
-				     "file %s: column %zu metadata out of range", r.name, i);
-		else
-			rc = read_column(&r, f, i, p, l, str_limit);
+		rc = read_columns(&r, f, cm_start, cmo);
 	}
 	if (rc < 0) {
 		lv_lancefile_free(f);
 		return rc;
 	}
 	*out = f;
+	return 0;
+}
+
+int lv_lancefile_read(lv_lancefile **out, const uint8_t *data, size_t size, const char *name,
+		      lv_error *err)
+{
+	return lv_lancefile_read_ex(out, data, size, name, 0, err);
+}
+
+const char *lv_lancefile_column_error(const lv_lancefile *f, size_t i)
+{
+	return f && i < f->ncols ? f->errors[i] : NULL;
+}
+
+size_t lv_lancefile_num_fields(const lv_lancefile *f) { return f ? f->nfields : 0; }
+
+int lv_lancefile_field(const lv_lancefile *f, size_t i, const char **name,
+		       const char **logical_type, bool *nullable, unsigned *depth)
+{
+	if (!f || i >= f->nfields)
+		return LV_EINVALID;
+	if (name)
+		*name = f->fields[i].name;
+	if (logical_type)
+		*logical_type = f->fields[i].ltype;
+	if (nullable)
+		*nullable = f->fields[i].nullable;
+	if (depth)
+		*depth = f->fields[i].depth;
 	return 0;
 }
 

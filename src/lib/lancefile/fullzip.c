@@ -1,0 +1,176 @@
+/*
+ * 2.1/2.2 full-zip pages (FullZipLayout): page buffer 0 holds the rows one after
+ * another, each a control word carrying the definition level (0, 1 or 2 bytes by
+ * bits_def), then for a valid row either bits_per_value/8 bytes (fixed width) or a
+ * bits_per_offset length and that many bytes (variable width), FSST-compressed or
+ * general-compressed (zstd/lz4, one compressed buffer per value) as the value
+ * compression says.  Flat columns only; every read is checked against the buffer.
+ */
+#include <string.h>
+
+#include "lancefile/lf_internal.h"
+
+#define VALUE_CAP ((size_t)1 << 30)
+
+typedef struct fz_layout {
+	uint64_t bdef, bpv, bpo;
+	bool fixed;
+	lf_cenc_tree t;
+	int root;
+	lf_fsst fsst;
+} fz_layout;
+
+static int parse_layout(lf_dctx *c, const uint8_t *p, size_t n, fz_layout *z)
+{
+	lv_pb r = lv_pb_make(p, n);
+	lv_pb_field f = { 0 }, fval = { 0 };
+	int rc, nlayers = 0;
+	bool var = false;
+	uint64_t brep = 0, items = 0, visible = 0, layer = 0;
+	memset(z, 0, sizeof *z);
+	while ((rc = lv_pb_next(&r, &f)) == 1) {
+		switch (f.num) {
+		case 1: brep = f.u; break;
+		case 2: z->bdef = f.u; break;
+		case 3: z->bpv = f.u; z->fixed = true; var = false; break;
+		case 4: z->bpo = f.u; var = true; z->fixed = false; break;
+		case 5: items = f.u; break;
+		case 6: visible = f.u; break;
+		case 7: fval = f; break;
+		case 8: LV_TRY(lf_parse_layers(c, &f, &layer, &nlayers)); break;
+		default: break;
+		}
+	}
+	if (rc < 0 || fval.wire != LV_PB_LEN || (!z->fixed && !var))
+		return LF_CORRUPT(c, "malformed full-zip layout");
+	LV_TRY(lf_check_layer(c, layer, nlayers));
+	if (brep)
+		return LF_UNSUP(c, "unsupported full-zip repetition levels (list column)");
+	if (z->bdef > 16)
+		return LF_UNSUP(c, "unsupported full-zip with %llu definition bits",
+				(unsigned long long)z->bdef);
+	if (items != c->nrows || visible != items)
+		return LF_CORRUPT(c, "full-zip num_items %llu / visible %llu but page has %zu rows",
+				  (unsigned long long)items, (unsigned long long)visible, c->nrows);
+	if (c->nbufs < 1)
+		return LF_CORRUPT(c, "full-zip page without buffers");
+	return lf_cenc_parse(c, fval.data, fval.len, &z->t, &z->root);
+}
+
+static int check_types(lf_dctx *c, fz_layout *z)
+{
+	const lf_cenc *e = &z->t.node[z->root];
+	int type = c->cb->type;
+	if (!z->fixed) {
+		if (type != LV_COL_UTF8)
+			return LF_CORRUPT(c, "variable full-zip for a fixed-width column");
+		if (z->bpo != 8 && z->bpo != 16 && z->bpo != 32 && z->bpo != 64)
+			return LF_UNSUP(c, "unsupported full-zip bits_per_offset %llu",
+					(unsigned long long)z->bpo);
+		if (e->kind == CE_FSST)
+			return lf_fsst_init(c, e->blob, e->blob_len, &z->fsst);
+		if (e->kind == CE_GENERAL && z->t.node[e->child[0]].kind == CE_VARIABLE)
+			return 0;
+		if (e->kind != CE_VARIABLE)
+			return LF_UNSUP(c, "unsupported full-zip compressive encoding '%s'",
+					lf_cenc_name(e->kind));
+		return 0;
+	}
+	unsigned want = lf_type_width(type) * 8;
+	bool ok = e->kind == CE_FLAT && want && e->bits == want && z->bpv == want;
+	if (type == LV_COL_FSL_FLOAT32)
+		ok = e->kind == CE_FSL && !e->has_validity && e->items == c->cb->dim &&
+		     z->t.node[e->child[0]].bits == 32 && z->bpv == 32 * (uint64_t)c->cb->dim;
+	if (!ok)
+		return LF_UNSUP(c, "unsupported fixed full-zip of %llu bits ('%s')",
+				(unsigned long long)z->bpv, lf_cenc_name(e->kind));
+	return 0;
+}
+
+/* Stores one valid variable-width value. */
+static int put_var(lf_dctx *c, const fz_layout *z, size_t row, const uint8_t *p, size_t len)
+{
+	const lf_cenc *e = &z->t.node[z->root];
+	if (e->kind == CE_FSST) {
+		LV_TRY(lf_fsst_decode(c, &z->fsst, p, len, &c->cb->data));
+		c->cb->offs[row + 1] = c->cb->data.len;
+		return 0;
+	}
+	if (e->kind != CE_GENERAL)
+		return lf_col_put_str(c, row, p, len);
+	uint8_t *d;
+	size_t dl;
+	LV_TRY(lf_decompress(c, e->scheme, p, len, 0, VALUE_CAP, &d, &dl));
+	int rc = lf_col_put_str(c, row, d, dl);
+	free(d);
+	return rc;
+}
+
+/* Stores one valid fixed-width value of w bytes. */
+static void put_fixed(lf_colbuf *b, size_t row, const uint8_t *p, size_t w)
+{
+	if (b->type == LV_COL_FSL_FLOAT32) {
+		for (uint32_t k = 0; k < b->dim; k++) {
+			uint32_t bits = lv_le32(p + 4 * k);
+			memcpy(&b->f32[row * b->dim + k], &bits, sizeof bits);
+		}
+		return;
+	}
+	lf_col_put_fixed(b, row, lf_load_le(p, (unsigned)w));
+}
+
+static int rows(lf_dctx *c, const fz_layout *z)
+{
+	size_t cw = z->bdef == 0 ? 0 : z->bdef <= 8 ? 1 : 2;
+	size_t lw = (size_t)z->bpo / 8, vw = (size_t)z->bpv / 8;
+	const uint8_t *d = c->buf[0];
+	size_t dl = c->buflen[0], pos = 0;
+	for (size_t i = 0; i < c->nrows; i++) {
+		size_t row = c->row0 + i;
+		uint64_t lev = 0;
+		if (cw) {
+			if (dl - pos < cw)
+				return LF_CORRUPT(c, "full-zip data truncated at row %zu", i);
+			lev = lf_load_le(d + pos, (unsigned)cw) & ((1u << z->bdef) - 1);
+			pos += cw;
+		}
+		if (lev) {
+			if (lev != 1)
+				return LF_CORRUPT(c, "definition level %llu in a flat column",
+						  (unsigned long long)lev);
+			LV_TRY(lf_col_put_null(c, row));
+			continue;
+		}
+		if (z->fixed) {
+			if (dl - pos < vw)
+				return LF_CORRUPT(c, "full-zip data truncated at row %zu", i);
+			put_fixed(c->cb, row, d + pos, vw);
+			pos += vw;
+			continue;
+		}
+		if (dl - pos < lw)
+			return LF_CORRUPT(c, "full-zip data truncated at row %zu", i);
+		uint64_t len = lf_load_le(d + pos, (unsigned)lw);
+		pos += lw;
+		if (len > dl - pos)
+			return LF_CORRUPT(c, "full-zip value of %llu bytes past the buffer at row %zu",
+					  (unsigned long long)len, i);
+		LV_TRY(put_var(c, z, row, d + pos, (size_t)len));
+		pos += (size_t)len;
+	}
+	return 0;
+}
+
+int lf_fullzip(lf_dctx *c, const uint8_t *p, size_t n)
+{
+	fz_layout *z = lv__malloc(sizeof *z);
+	if (!z)
+		return LF_NOMEM(c);
+	int rc = parse_layout(c, p, n, z);
+	if (rc == 0)
+		rc = check_types(c, z);
+	if (rc == 0)
+		rc = rows(c, z);
+	free(z);
+	return rc;
+}

@@ -1,0 +1,330 @@
+/*
+ * Page decoder for Lance file format 2.0 (ArrayEncoding): flat, nullable, binary
+ * and dictionary, the shapes Lance's 2.0 writer emits for scalar and string columns.
+ *
+ * Every size and offset comes from the file and is checked before use.  A
+ * structure we recognise but do not implement is LV_EUNSUPPORTED naming the
+ * encoding; anything inconsistent is LV_ECORRUPT.
+ */
+#include <string.h>
+
+#include "lancefile/lf_internal.h"
+
+#define CORRUPT LF_CORRUPT
+#define UNSUP LF_UNSUP
+#define NOMEM LF_NOMEM
+#define MAX_DEPTH LF_MAX_DEPTH
+
+static int need_buf(lf_dctx *c, uint64_t idx, const uint8_t **p, size_t *n)
+{
+	if (idx >= c->nbufs)
+		return CORRUPT(c, "buffer index %llu out of range (%zu buffers)",
+			       (unsigned long long)idx, c->nbufs);
+	*p = c->buf[idx];
+	*n = c->buflen[idx];
+	return 0;
+}
+
+static const char *ae20_name(int k)
+{
+	static const char *const names[] = {
+		"?", "flat", "nullable", "fixed_size_list", "list", "struct", "binary",
+		"dictionary", "fsst", "packed_struct", "bitpacked", "fixed_size_binary",
+		"bitpacked_for_non_neg", "constant", "inline_bitpacking", "out_of_line_bitpacking",
+		"variable", "packed_struct_fixed_width_mini_block", "block", "rle",
+		"general_mini_block", "byte_stream_split"
+	};
+	return k > 0 && k < (int)(sizeof names / sizeof names[0]) ? names[k] : "unknown";
+}
+
+/* Parses Flat{bits, buffer, compression} and resolves its page buffer. */
+static int flat20(lf_dctx *c, const uint8_t *p, size_t n, uint64_t *bits, const uint8_t **data,
+		  size_t *dlen)
+{
+	lv_pb r = lv_pb_make(p, n);
+	lv_pb_field f = { 0 };
+	int rc;
+	bool have_buf = false;
+	uint64_t idx = 0, type = 0;
+	*bits = 0;
+	while ((rc = lv_pb_next(&r, &f)) == 1) {
+		if (f.num == 1 && f.wire == LV_PB_VARINT) {
+			*bits = f.u;
+		} else if (f.num == 2 && f.wire == LV_PB_LEN) {
+			have_buf = true;
+			lv_pb br = lv_pb_sub(&f);
+			lv_pb_field g = { 0 };
+			while ((rc = lv_pb_next(&br, &g)) == 1) {
+				if (g.num == 1 && g.wire == LV_PB_VARINT)
+					idx = g.u;
+				else if (g.num == 2 && g.wire == LV_PB_VARINT)
+					type = g.u;
+			}
+			if (rc < 0)
+				return CORRUPT(c, "malformed 2.0 buffer reference");
+		} else if (f.num == 3 && f.wire == LV_PB_LEN) {
+			lv_pb_field s = { 0 };
+			char scheme[32] = "?";
+			if (lf_pb_find(f.data, f.len, 1, &s) == 1) {
+				size_t k = s.len < sizeof scheme - 1 ? s.len : sizeof scheme - 1;
+				memcpy(scheme, s.data, k);
+				scheme[k] = 0;
+			}
+			if (scheme[0] && strcmp(scheme, "none") != 0)
+				return UNSUP(c, "unsupported 2.0 flat compression '%s'", scheme);
+		}
+	}
+	if (rc < 0 || !have_buf)
+		return CORRUPT(c, "malformed 2.0 flat encoding");
+	if (type != 0)
+		return UNSUP(c, "unsupported 2.0 buffer type %llu (only page buffers)",
+			     (unsigned long long)type);
+	return need_buf(c, idx, data, dlen);
+}
+
+/*
+ * Decodes an ArrayEncoding yielding n fixed-width values (a bitmap gives 0/1).
+ * valid (may be NULL: then nulls are an error) is ANDed with the validity found.
+ */
+static int fixed20(lf_dctx *c, const uint8_t *p, size_t plen, size_t n, uint64_t *vals,
+		   uint8_t *valid, unsigned *bits_out, int depth)
+{
+	lv_pb_field f = { 0 }, g = { 0 };
+	if (depth > MAX_DEPTH)
+		return CORRUPT(c, "2.0 encoding nested too deeply");
+	int k = lf_oneof(p, plen, &f);
+	if (k < 0)
+		return CORRUPT(c, "malformed 2.0 array encoding");
+	if (k == 1) {
+		uint64_t bits;
+		const uint8_t *d;
+		size_t dl;
+		LV_TRY(flat20(c, f.data, f.len, &bits, &d, &dl));
+		if (bits == 1) {
+			if (dl < (n + 7) / 8)
+				return CORRUPT(c, "bitmap buffer has %zu bytes for %zu values", dl, n);
+			for (size_t i = 0; i < n; i++)
+				vals[i] = (d[i / 8] >> (i % 8)) & 1;
+		} else if (bits == 8 || bits == 16 || bits == 32 || bits == 64) {
+			size_t w = (size_t)bits / 8;
+			if (dl / w < n)
+				return CORRUPT(c, "value buffer has %zu bytes for %zu values of %u bits",
+					       dl, n, (unsigned)bits);
+			for (size_t i = 0; i < n; i++)
+				vals[i] = lf_load_le(d + i * w, (unsigned)w);
+		} else {
+			return UNSUP(c, "unsupported 2.0 flat bits_per_value %llu",
+				     (unsigned long long)bits);
+		}
+		if (bits_out)
+			*bits_out = (unsigned)bits;
+		return 0;
+	}
+	if (k != 2)
+		return UNSUP(c, "unsupported 2.0 array encoding '%s'", ae20_name(k));
+	int nk = lf_oneof(f.data, f.len, &g);
+	if (nk == 1) { /* no_nulls{values} */
+		lv_pb_field v = { 0 };
+		if (lf_pb_find(g.data, g.len, 1, &v) != 1)
+			return CORRUPT(c, "2.0 no_nulls without values");
+		return fixed20(c, v.data, v.len, n, vals, valid, bits_out, depth + 1);
+	}
+	if (nk == 2) { /* some_nulls{validity, values} */
+		lv_pb_field vf = { 0 }, vv = { 0 };
+		if (lf_pb_find(g.data, g.len, 1, &vf) != 1 || lf_pb_find(g.data, g.len, 2, &vv) != 1)
+			return CORRUPT(c, "2.0 some_nulls without validity or values");
+		if (!valid)
+			return CORRUPT(c, "nulls where none are allowed");
+		LV_TRY(fixed20(c, vv.data, vv.len, n, vals, valid, bits_out, depth + 1));
+		uint64_t *tmp = lv__calloc(n ? n : 1, sizeof *tmp);
+		if (!tmp)
+			return NOMEM(c);
+		int rc = fixed20(c, vf.data, vf.len, n, tmp, NULL, NULL, depth + 1);
+		if (rc == 0)
+			for (size_t i = 0; i < n; i++)
+				if (!tmp[i])
+					valid[i] = 0;
+		free(tmp);
+		return rc;
+	}
+	if (nk == 3) { /* all_nulls */
+		if (!valid)
+			return CORRUPT(c, "nulls where none are allowed");
+		memset(valid, 0, n);
+		memset(vals, 0, n * sizeof *vals);
+		if (bits_out)
+			*bits_out = 0;
+		return 0;
+	}
+	return CORRUPT(c, "2.0 nullable encoding without a variant");
+}
+
+/* A decoded 2.0 Binary: per value end offsets, bytes, validity. */
+typedef struct bin20 {
+	size_t n;
+	uint64_t *ends; /* n+1, ends[0] = 0 */
+	uint8_t *valid; /* n */
+	const uint8_t *bytes;
+	size_t nbytes;
+} bin20;
+
+static void bin20_free(bin20 *b)
+{
+	free(b->ends);
+	free(b->valid);
+	b->ends = NULL;
+	b->valid = NULL;
+}
+
+static int binary20(lf_dctx *c, const uint8_t *p, size_t plen, size_t n, bin20 *out, int depth)
+{
+	lv_pb_field fi = { 0 }, fb = { 0 };
+	uint64_t adj = 0;
+	memset(out, 0, sizeof *out);
+	if (lf_pb_find(p, plen, 1, &fi) != 1 || lf_pb_find(p, plen, 2, &fb) != 1)
+		return CORRUPT(c, "2.0 binary without indices or bytes");
+	lv_pb r = lv_pb_make(p, plen);
+	lv_pb_field f = { 0 };
+	int rc;
+	while ((rc = lv_pb_next(&r, &f)) == 1)
+		if (f.num == 3 && f.wire == LV_PB_VARINT)
+			adj = f.u;
+	if (rc < 0)
+		return CORRUPT(c, "malformed 2.0 binary encoding");
+	/* bytes: ArrayEncoding.flat{8} */
+	lv_pb_field bf = { 0 };
+	if (lf_oneof(fb.data, fb.len, &bf) != 1)
+		return UNSUP(c, "unsupported 2.0 binary bytes encoding '%s'",
+			     ae20_name(lf_oneof(fb.data, fb.len, &bf)));
+	uint64_t bits;
+	LV_TRY(flat20(c, bf.data, bf.len, &bits, &out->bytes, &out->nbytes));
+	if (bits != 8)
+		return UNSUP(c, "unsupported 2.0 binary bytes of %llu bits", (unsigned long long)bits);
+	out->n = n;
+	out->ends = lv__calloc(n + 1, sizeof *out->ends);
+	out->valid = lv__malloc(n ? n : 1);
+	if (!out->ends || !out->valid) {
+		bin20_free(out);
+		return NOMEM(c);
+	}
+	memset(out->valid, 1, n);
+	rc = fixed20(c, fi.data, fi.len, n, out->ends + 1, NULL, NULL, depth + 1);
+	if (rc < 0) {
+		bin20_free(out);
+		return rc;
+	}
+	/* indices[i] = end offset, plus null_adjustment for null rows (LANCE-FILE-V2 §6.2) */
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = out->ends[i + 1];
+		if (adj && v >= adj) {
+			v -= adj;
+			out->valid[i] = 0;
+		}
+		if (v < out->ends[i] || v > out->nbytes) {
+			bin20_free(out);
+			return CORRUPT(c, "2.0 binary offset %llu out of order or past %zu bytes",
+				       (unsigned long long)v, out->nbytes);
+		}
+		out->ends[i + 1] = v;
+	}
+	return 0;
+}
+
+static int strings20(lf_dctx *c, const uint8_t *p, size_t plen)
+{
+	lv_pb_field f = { 0 };
+	int k = lf_oneof(p, plen, &f);
+	size_t n = c->nrows;
+	int rc = 0;
+	if (k == 6) {
+		bin20 b;
+		LV_TRY(binary20(c, f.data, f.len, n, &b, 0));
+		for (size_t i = 0; i < n && rc == 0; i++)
+			rc = b.valid[i] ? lf_col_put_str(c, c->row0 + i, b.bytes + b.ends[i],
+							 (size_t)(b.ends[i + 1] - b.ends[i]))
+					: lf_col_put_null(c, c->row0 + i);
+		bin20_free(&b);
+		return rc;
+	}
+	if (k == 7) {
+		/* dictionary{indices (0 = null, k = item k-1), items: binary, num_dictionary_items} */
+		lv_pb_field fi = { 0 }, fit = { 0 }, bi = { 0 };
+		uint64_t nitems = 0;
+		if (lf_pb_find(f.data, f.len, 1, &fi) != 1 || lf_pb_find(f.data, f.len, 2, &fit) != 1)
+			return CORRUPT(c, "2.0 dictionary without indices or items");
+		lv_pb r = lv_pb_make(f.data, f.len);
+		lv_pb_field g = { 0 };
+		while ((rc = lv_pb_next(&r, &g)) == 1)
+			if (g.num == 3 && g.wire == LV_PB_VARINT)
+				nitems = g.u;
+		if (rc < 0)
+			return CORRUPT(c, "malformed 2.0 dictionary");
+		int ik = lf_oneof(fit.data, fit.len, &bi);
+		if (ik != 6)
+			return UNSUP(c, "unsupported 2.0 dictionary items encoding '%s'", ae20_name(ik));
+		uint64_t *idx = lv__calloc(n ? n : 1, sizeof *idx);
+		if (!idx)
+			return NOMEM(c);
+		rc = fixed20(c, fi.data, fi.len, n, idx, NULL, NULL, 0);
+		bin20 b = { 0 };
+		if (rc == 0 && nitems > (uint64_t)c->nrows + ((uint64_t)1 << 20))
+			rc = CORRUPT(c, "2.0 dictionary claims %llu items", (unsigned long long)nitems);
+		if (rc == 0)
+			rc = binary20(c, bi.data, bi.len, (size_t)nitems, &b, 0);
+		for (size_t i = 0; i < n && rc == 0; i++) {
+			uint64_t x = idx[i];
+			if (x == 0)
+				rc = lf_col_put_null(c, c->row0 + i);
+			else if (x > nitems)
+				rc = CORRUPT(c, "dictionary index %llu past %llu items",
+					     (unsigned long long)x, (unsigned long long)nitems);
+			else if (!b.valid[x - 1])
+				rc = lf_col_put_null(c, c->row0 + i);
+			else
+				rc = lf_col_put_str(c, c->row0 + i, b.bytes + b.ends[x - 1],
+						    (size_t)(b.ends[x] - b.ends[x - 1]));
+		}
+		bin20_free(&b);
+		free(idx);
+		return rc;
+	}
+	if (k < 0)
+		return CORRUPT(c, "malformed 2.0 array encoding");
+	return UNSUP(c, "unsupported 2.0 string encoding '%s'", ae20_name(k));
+}
+
+int lf_decode_page20(lf_dctx *c, const uint8_t *enc, size_t len)
+{
+	lf_colbuf *b = c->cb;
+	size_t n = c->nrows;
+	if (b->type == LV_COL_UTF8)
+		return strings20(c, enc, len);
+	uint8_t *valid = b->nullable ? b->valid + c->row0 : NULL;
+	unsigned bits = 0;
+	if (b->type == LV_COL_BOOL) {
+		uint64_t *tmp = lv__calloc(n ? n : 1, sizeof *tmp);
+		if (!tmp)
+			return NOMEM(c);
+		int rc = fixed20(c, enc, len, n, tmp, valid, &bits, 0);
+		if (rc == 0 && bits != 1 && bits != 0)
+			rc = UNSUP(c, "boolean column stored with %u bits per value", bits);
+		for (size_t i = 0; i < n && rc == 0; i++)
+			b->bools[c->row0 + i] = (uint8_t)(tmp[i] && (!valid || valid[i]));
+		free(tmp);
+		return rc;
+	}
+	if (b->type == LV_COL_FSL_FLOAT32)
+		return UNSUP(c, "unsupported 2.0 fixed_size_list column (vectors are read from 2.1+ files)");
+	uint64_t *vals = b->u64 + c->row0;
+	unsigned w = lf_type_width(b->type) * 8;
+	LV_TRY(fixed20(c, enc, len, n, vals, valid, &bits, 0));
+	if (bits != w && bits != 0)
+		return UNSUP(c, "%u-bit column stored with %u bits per value", w, bits);
+	for (size_t i = 0; i < n; i++) {
+		if (valid && !valid[i])
+			vals[i] = 0;
+		else
+			lf_col_put_fixed(b, c->row0 + i, vals[i]);
+	}
+	return 0;
+}

@@ -1,0 +1,109 @@
+/*
+ * Small protobuf helpers of the Lance file decoders: find a field, read a oneof,
+ * unwrap google.protobuf.Any.  Pure functions over bytes; malformed input is -1 or
+ * LV_ECORRUPT, never a read past `n`.
+ */
+#include <string.h>
+
+#include "lancefile/lf_internal.h"
+
+int lf_pb_find(const uint8_t *p, size_t n, uint32_t num, lv_pb_field *out)
+{
+	lv_pb r = lv_pb_make(p, n);
+	lv_pb_field f = { 0 };
+	int rc, found = 0;
+	while ((rc = lv_pb_next(&r, &f)) == 1) {
+		if (f.num != num)
+			continue;
+		if (f.wire != LV_PB_LEN)
+			return -1;
+		*out = f; /* last one wins, as for a protobuf oneof / singular field */
+		found = 1;
+	}
+	return rc < 0 ? -1 : found;
+}
+
+int lf_oneof(const uint8_t *p, size_t n, lv_pb_field *out)
+{
+	lv_pb r = lv_pb_make(p, n);
+	lv_pb_field f = { 0 };
+	int rc, which = 0;
+	while ((rc = lv_pb_next(&r, &f)) == 1)
+		if (f.wire == LV_PB_LEN) {
+			*out = f;
+			which = (int)f.num;
+		}
+	return rc < 0 ? -1 : which;
+}
+
+int lf_varint_field(const uint8_t *p, size_t n, uint32_t num, uint64_t *v)
+{
+	lv_pb r = lv_pb_make(p, n);
+	lv_pb_field f = { 0 };
+	int rc;
+	while ((rc = lv_pb_next(&r, &f)) == 1)
+		if (f.num == num && f.wire == LV_PB_VARINT)
+			*v = f.u;
+	return rc;
+}
+
+int lf_has_field(const uint8_t *p, size_t n, uint32_t num)
+{
+	lv_pb r = lv_pb_make(p, n);
+	lv_pb_field f = { 0 };
+	int rc, found = 0;
+	while ((rc = lv_pb_next(&r, &f)) == 1)
+		if (f.num == num)
+			found = 1;
+	return rc < 0 ? -1 : found;
+}
+
+int lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, const uint8_t **val,
+		  size_t *vlen, char *got_url, size_t got_cap)
+{
+	lv_pb r = lv_pb_make(p, n);
+	lv_pb_field f = { 0 };
+	const uint8_t *url = NULL;
+	size_t url_len = 0;
+	int rc;
+	*val = (const uint8_t *)"";
+	*vlen = 0;
+	got_url[0] = 0;
+	while ((rc = lv_pb_next(&r, &f)) == 1) {
+		if (f.wire != LV_PB_LEN)
+			continue;
+		if (f.num == 1) {
+			url = f.data;
+			url_len = f.len;
+		} else if (f.num == 2) {
+			*val = f.data;
+			*vlen = f.len;
+		}
+	}
+	if (rc < 0)
+		return LV_ECORRUPT;
+	size_t k = url_len < got_cap - 1 ? url_len : got_cap - 1;
+	for (size_t i = 0; i < k; i++)
+		got_url[i] = (url[i] >= 0x20 && url[i] < 0x7f) ? (char)url[i] : '?';
+	got_url[k] = 0;
+	/* compare only the part after the last '/' (as prost's Any::to_msg does) */
+	size_t s = 0;
+	for (size_t i = 0; i < url_len; i++)
+		if (url[i] == '/')
+			s = i + 1;
+	size_t wl = strlen(want_suffix);
+	if (url_len - s != wl || memcmp(url + s, want_suffix, wl) != 0)
+		return LV_EUNSUPPORTED;
+	return 0;
+}
+
+void lf_load_le_n(const uint8_t *p, unsigned w, size_t n, uint64_t *out)
+{
+	switch (w) {
+	case 8: for (size_t i = 0; i < n; i++) out[i] = lv_le64(p + 8 * i); break;
+	case 4: for (size_t i = 0; i < n; i++) out[i] = lv_le32(p + 4 * i); break;
+	case 2: for (size_t i = 0; i < n; i++) out[i] = lv_le16(p + 2 * i); break;
+	case 1: for (size_t i = 0; i < n; i++) out[i] = p[i]; break;
+	default: for (size_t i = 0; i < n; i++) out[i] = lf_load_le(p + i * w, w); break;
+	}
+}

@@ -1,0 +1,241 @@
+/*
+ * The schema of a Lance v2 file: global buffer 0 is a lance.file.FileDescriptor
+ * {1 schema {1 fields, 5 metadata}, 2 length}.  Fields come in pre-order with
+ * parent_id (-1 = top level); each top-level field is one column of the result.
+ * Physical columns: a top-level leaf (any primitive type) or a fixed_size_list of a
+ * primitive is one column [observed: Lance 8.0.0 and 12.0.0]; other nested types
+ * (struct, list, map) take a number of columns we do not know, so they and every
+ * top-level field after them are left undecoded (partial reads) or refused.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lancefile/lf_file.h"
+
+int lf_rcorrupt(lf_rctx *r, const char *what)
+{
+	return lv__err(r->err, LV_ECORRUPT, "file %s: not a valid Lance v2 file: %s", r->name, what);
+}
+
+char *lf_dup_bytes(const uint8_t *p, size_t n)
+{
+	char *s = lv__malloc(n + 1);
+	if (s) {
+		if (n)
+			memcpy(s, p, n);
+		s[n] = 0;
+	}
+	return s;
+}
+
+int lf_col_undecoded(lf_rctx *r, lv_lancefile *f, size_t i, int code, const char *why)
+{
+	if (!(r->flags & LV_LANCEFILE_READ_PARTIAL) || code == LV_ENOMEM)
+		return lv__err(r->err, code, "%s", why);
+	free(f->errors[i]);
+	f->errors[i] = lv__strdup(why);
+	f->cols[i].type = LV_COL_UNDECODED;
+	return f->errors[i] ? 0 : lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
+}
+
+/* Column type of a logical type; FSL also yields its list size.  0 = not decoded. */
+static int type_of(const char *lt, uint32_t *dim)
+{
+	static const struct { const char *lt; int type; } simple[] = {
+		{ "uint64", LV_COL_UINT64 }, { "int64", LV_COL_INT64 }, { "bool", LV_COL_BOOL },
+		{ "string", LV_COL_UTF8 }, { "large_string", LV_COL_UTF8 }, { "int32", LV_COL_INT32 },
+		{ "float", LV_COL_FLOAT32 }, { "double", LV_COL_FLOAT64 },
+	};
+	for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
+		if (!strcmp(lt, simple[i].lt))
+			return simple[i].type;
+	if (!strncmp(lt, "timestamp:", 10))
+		return LV_COL_TIMESTAMP;
+	const char *pre = "fixed_size_list:float:";
+	if (strncmp(lt, pre, strlen(pre)) != 0)
+		return 0;
+	uint64_t v = 0;
+	const char *s = lt + strlen(pre);
+	for (; *s >= '0' && *s <= '9' && v <= LF_MAX_LIST_SIZE; s++)
+		v = v * 10 + (uint64_t)(*s - '0');
+	if (*s || v == 0 || v > LF_MAX_LIST_SIZE)
+		return 0;
+	*dim = (uint32_t)v;
+	return LV_COL_FSL_FLOAT32;
+}
+
+/* Parses one schema Field into f->fields[i]. */
+static int parse_field(lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t *p, size_t n)
+{
+	lv_pb pr = lv_pb_make(p, n);
+	lv_pb_field g = { 0 };
+	int rc;
+	const uint8_t *name = NULL, *lt = NULL;
+	size_t name_len = 0, lt_len = 0;
+	uint64_t parent = UINT64_MAX, id = 0, nullable = 0;
+	while ((rc = lv_pb_next(&pr, &g)) == 1) {
+		if (g.num == 2 && g.wire == LV_PB_LEN)
+			name = g.data, name_len = g.len;
+		else if (g.num == 3 && g.wire == LV_PB_VARINT)
+			id = g.u;
+		else if (g.num == 4 && g.wire == LV_PB_VARINT)
+			parent = g.u;
+		else if (g.num == 5 && g.wire == LV_PB_LEN)
+			lt = g.data, lt_len = g.len;
+		else if (g.num == 6 && g.wire == LV_PB_VARINT)
+			nullable = g.u;
+	}
+	if (rc < 0)
+		return lf_rcorrupt(r, "malformed schema field");
+	lf_field *fd = &f->fields[i];
+	fd->name = lf_dup_bytes(name ? name : (const uint8_t *)"", name_len);
+	fd->ltype = lf_dup_bytes(lt ? lt : (const uint8_t *)"", lt_len);
+	if (!fd->name || !fd->ltype)
+		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
+	fd->nullable = nullable != 0;
+	fd->id = (int64_t)(int32_t)(uint32_t)id;
+	/* parent_id is an int32 written as a 64-bit varint: -1 = top level */
+	fd->parent = parent == UINT64_MAX || parent == 0xffffffffu ? -1 : (int64_t)(int32_t)parent;
+	fd->depth = 0;
+	if (fd->parent >= 0) {
+		size_t j = i;
+		while (j-- > 0 && f->fields[j].id != fd->parent)
+			;
+		if (j == SIZE_MAX)
+			return lf_rcorrupt(r, "schema field whose parent does not precede it");
+		fd->depth = f->fields[j].depth + 1;
+	}
+	return 0;
+}
+
+static int parse_meta(lf_rctx *r, lv_lancefile *f, const lv_pb_field *g)
+{
+	lv_pb er = lv_pb_sub(g);
+	lv_pb_field e = { 0 };
+	const uint8_t *k = NULL, *v = NULL;
+	size_t kl = 0, vl = 0;
+	int rc;
+	while ((rc = lv_pb_next(&er, &e)) == 1) {
+		if (e.num == 1 && e.wire == LV_PB_LEN)
+			k = e.data, kl = e.len;
+		else if (e.num == 2 && e.wire == LV_PB_LEN)
+			v = e.data, vl = e.len;
+	}
+	if (rc < 0)
+		return lf_rcorrupt(r, "malformed schema metadata entry");
+	lv_kv *kv = &f->meta[f->nmeta++];
+	kv->key = lf_dup_bytes(k ? k : (const uint8_t *)"", kl);
+	kv->value = lf_dup_bytes(v ? v : (const uint8_t *)"", vl);
+	kv->value_len = vl;
+	if (!kv->key || !kv->value)
+		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
+	return 0;
+}
+
+/* Counts, allocates and fills fields and metadata. */
+static int parse_fields(lf_rctx *r, lv_lancefile *f, const lv_pb_field *fs)
+{
+	size_t nfields = 0, nmeta = 0;
+	lv_pb pr = lv_pb_sub(fs);
+	lv_pb_field g = { 0 };
+	int rc;
+	while ((rc = lv_pb_next(&pr, &g)) == 1) {
+		nfields += g.num == 1 && g.wire == LV_PB_LEN;
+		nmeta += g.num == 5 && g.wire == LV_PB_LEN;
+	}
+	if (rc < 0)
+		return lf_rcorrupt(r, "malformed schema");
+	f->fields = lv__calloc(nfields ? nfields : 1, sizeof *f->fields);
+	f->meta = lv__calloc(nmeta ? nmeta : 1, sizeof *f->meta);
+	if (!f->fields || !f->meta)
+		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
+	pr = lv_pb_sub(fs);
+	while (lv_pb_next(&pr, &g) == 1) {
+		if (g.num == 1 && g.wire == LV_PB_LEN) {
+			LV_TRY(parse_field(r, f, f->nfields, g.data, g.len));
+			f->nfields++;
+		} else if (g.num == 5 && g.wire == LV_PB_LEN) {
+			LV_TRY(parse_meta(r, f, &g));
+		}
+	}
+	return 0;
+}
+
+/* Number of children of field i (fields directly below it). */
+static size_t children(const lv_lancefile *f, size_t i)
+{
+	size_t k = 0;
+	for (size_t j = i + 1; j < f->nfields && f->fields[j].depth > f->fields[i].depth; j++)
+		k += f->fields[j].depth == f->fields[i].depth + 1;
+	return k;
+}
+
+/* Sets up one column per top-level field and maps it to its physical column. */
+static int map_columns(lf_rctx *r, lv_lancefile *f, size_t nphys)
+{
+	size_t ncols = 0;
+	for (size_t i = 0; i < f->nfields; i++)
+		ncols += f->fields[i].depth == 0;
+	f->cols = lv__calloc(ncols ? ncols : 1, sizeof *f->cols);
+	f->ltypes = lv__calloc(ncols ? ncols : 1, sizeof *f->ltypes);
+	f->errors = lv__calloc(ncols ? ncols : 1, sizeof *f->errors);
+	f->phys = lv__calloc(ncols ? ncols : 1, sizeof *f->phys);
+	if (!f->cols || !f->ltypes || !f->errors || !f->phys)
+		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
+	f->ncols = ncols;
+	size_t phys = 0, c = 0;
+	const char *nested = NULL;
+	char why[LV_ERROR_MESSAGE_MAX];
+	for (size_t i = 0; i < f->nfields; i++) {
+		const lf_field *fd = &f->fields[i];
+		if (fd->depth)
+			continue;
+		lv_column *col = &f->cols[c];
+		col->name = lv__strdup(fd->name);
+		f->ltypes[c] = lv__strdup(fd->ltype);
+		if (!col->name || !f->ltypes[c])
+			return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
+		col->nullable = fd->nullable;
+		col->type = type_of(fd->ltype, &col->list_size);
+		size_t kids = children(f, i);
+		bool one = kids == 0 || (kids == 1 && !strncmp(fd->ltype, "fixed_size_list:", 16) &&
+					  children(f, i + 1) == 0);
+		f->phys[c] = nested || !one ? SIZE_MAX : phys++;
+		if (!one && !nested)
+			nested = fd->name;
+		why[0] = 0;
+		if (f->phys[c] == SIZE_MAX && one)
+			snprintf(why, sizeof why, "file %s: column '%s': its data follows nested field '%s', whose column count is not known", r->name, col->name, nested);
+		else if (!one)
+			snprintf(why, sizeof why, "file %s: column '%s': nested type '%s' is not supported", r->name, col->name, fd->ltype);
+		else if (!col->type)
+			snprintf(why, sizeof why, "file %s: column '%s': unsupported logical type '%s'", r->name, col->name, fd->ltype);
+		if (why[0])
+			LV_TRY(lf_col_undecoded(r, f, c, LV_EUNSUPPORTED, why));
+		for (size_t j = 0; j < c; j++)
+			if (!strcmp(f->cols[j].name, col->name))
+				return lf_rcorrupt(r, "duplicate column name");
+		c++;
+	}
+	if (!nested && phys != nphys)
+		return lv__err(r->err, phys < nphys ? LV_ECORRUPT : LV_EUNSUPPORTED,
+			       "file %s: schema describes %zu columns but the file has %zu", r->name,
+			       phys, nphys);
+	if (phys > nphys)
+		return lf_rcorrupt(r, "schema describes more columns than the file has");
+	return 0;
+}
+
+int lf_parse_schema(lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_t n, size_t nphys,
+		    uint64_t *nrows)
+{
+	lv_pb_field fs = { 0 };
+	int rc = lf_pb_find(p, n, 1, &fs);
+	if (rc != 1)
+		return lf_rcorrupt(r, rc < 0 ? "malformed file descriptor" : "file descriptor without schema");
+	*nrows = 0;
+	if (lf_varint_field(p, n, 2, nrows) < 0)
+		return lf_rcorrupt(r, "malformed file descriptor");
+	LV_TRY(parse_fields(r, f, &fs));
+	return map_columns(r, f, nphys);
+}
