@@ -1,7 +1,7 @@
 // Shared helpers for interop tests: load the real LanceDB peer chosen by LV_PEER
 // (peer.mjs: lance8 = 0.31.0 / Lance 8.0.0, lance12 = 0.39.0 / Lance 12.0.0),
 // run the lancever CLI, make scratch directories, and assert.
-import { lancedb, arrow, peerName, peerLabel, peerLanceVersion, peerLanceMajor } from './peer.mjs';
+import { lancedb, arrow, peerName, peerLabel, peerLanceVersion, peerLanceMajor, peerDataFormat } from './peer.mjs';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -14,7 +14,7 @@ export const lanceverBin = process.env.LANCEVER_BIN || path.join(sourceDir, 'bui
 
 // The peer (LanceDB + its apache-arrow, loaded as CommonJS, version-checked,
 // failing rather than skipping when missing) comes from peer.mjs.
-export { lancedb, arrow, peerName, peerLabel, peerLanceVersion, peerLanceMajor };
+export { lancedb, arrow, peerName, peerLabel, peerLanceVersion, peerLanceMajor, peerDataFormat };
 
 if (!fs.existsSync(lanceverBin)) {
   console.error(`FAIL: lancever binary not found at ${lanceverBin}`);

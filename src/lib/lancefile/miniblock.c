@@ -104,7 +104,18 @@ static int levels(lf_dctx *c, const mb_layout *m, const uint8_t *p, size_t n, si
 				      n, cnt, out);
 	if (e->kind == CE_FLAT && e->bits == 1)
 		return LF_UNSUP(c, "unsupported 1-bit flat definition levels");
-	if (e->kind != CE_FLAT && e->kind != CE_INLINE_BITPACK && e->kind != CE_GENERAL)
+	if (e->kind == CE_RLE) {
+		/* block form [observed, Lance 12.0.0]: u64 LE byte length of the run values,
+		 * the values, then one u8 run length per value */
+		if (n < 8 || lv_le64(p) > n - 8)
+			return LF_CORRUPT(c, "rle definition levels of %zu bytes", n);
+		size_t vb = (size_t)lv_le64(p);
+		lf_bufs rb = { .p = { p + 8, p + 8 + vb }, .n = { vb, n - 8 - vb }, .count = 2 };
+		unsigned bits;
+		return lf_fixed_decode(c, &m->def, m->def_root, rb, cnt, out, &bits);
+	}
+	if (e->kind != CE_FLAT && e->kind != CE_INLINE_BITPACK && e->kind != CE_GENERAL &&
+	    e->kind != CE_BSS)
 		return LF_UNSUP(c, "unsupported definition level encoding '%s'",
 				lf_cenc_name(e->kind));
 	lf_bufs b = { .p = { p }, .n = { n }, .count = 1 };

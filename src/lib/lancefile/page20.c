@@ -37,16 +37,21 @@ static const char *ae20_name(int k)
 	return k > 0 && k < (int)(sizeof names / sizeof names[0]) ? names[k] : "unknown";
 }
 
-/* Parses Flat{bits, buffer, compression} and resolves its page buffer. */
+/*
+ * Parses Flat{bits, buffer, compression} and resolves its page buffer.  A compressed
+ * buffer (scheme "zstd" or "lz4": the whole page buffer, in the format of general.c) is
+ * decompressed into *owned, which the caller frees.
+ */
 static int flat20(lf_dctx *c, const uint8_t *p, size_t n, uint64_t *bits, const uint8_t **data,
-		  size_t *dlen)
+		  size_t *dlen, uint8_t **owned)
 {
 	lv_pb r = lv_pb_make(p, n);
 	lv_pb_field f = { 0 };
-	int rc;
+	int rc, comp = LF_COMP_NONE;
 	bool have_buf = false;
 	uint64_t idx = 0, type = 0;
 	*bits = 0;
+	*owned = NULL;
 	while ((rc = lv_pb_next(&r, &f)) == 1) {
 		if (f.num == 1 && f.wire == LV_PB_VARINT) {
 			*bits = f.u;
@@ -70,7 +75,11 @@ static int flat20(lf_dctx *c, const uint8_t *p, size_t n, uint64_t *bits, const 
 				memcpy(scheme, s.data, k);
 				scheme[k] = 0;
 			}
-			if (scheme[0] && strcmp(scheme, "none") != 0)
+			if (!strcmp(scheme, "zstd"))
+				comp = LF_COMP_ZSTD;
+			else if (!strcmp(scheme, "lz4"))
+				comp = LF_COMP_LZ4;
+			else if (scheme[0] && strcmp(scheme, "none") != 0)
 				return UNSUP(c, "unsupported 2.0 flat compression '%s'", scheme);
 		}
 	}
@@ -79,7 +88,33 @@ static int flat20(lf_dctx *c, const uint8_t *p, size_t n, uint64_t *bits, const 
 	if (type != 0)
 		return UNSUP(c, "unsupported 2.0 buffer type %llu (only page buffers)",
 			     (unsigned long long)type);
-	return need_buf(c, idx, data, dlen);
+	LV_TRY(need_buf(c, idx, data, dlen));
+	if (comp == LF_COMP_NONE)
+		return 0;
+	LV_TRY(lf_decompress(c, comp, *data, *dlen, 0, SIZE_MAX, owned, dlen));
+	*data = *owned;
+	return 0;
+}
+
+/* n values of a flat buffer: a bitmap (bits 1, values 0/1) or little-endian words. */
+static int flat_values(lf_dctx *c, uint64_t bits, const uint8_t *d, size_t dl, size_t n,
+		       uint64_t *vals)
+{
+	if (bits == 1) {
+		if (dl < (n + 7) / 8)
+			return CORRUPT(c, "bitmap buffer has %zu bytes for %zu values", dl, n);
+		for (size_t i = 0; i < n; i++)
+			vals[i] = (d[i / 8] >> (i % 8)) & 1;
+		return 0;
+	}
+	if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+		return UNSUP(c, "unsupported 2.0 flat bits_per_value %llu", (unsigned long long)bits);
+	size_t w = (size_t)bits / 8;
+	if (dl / w < n)
+		return CORRUPT(c, "value buffer has %zu bytes for %zu values of %u bits", dl, n,
+			       (unsigned)bits);
+	lf_load_le_n(d, (unsigned)w, n, vals);
+	return 0;
 }
 
 /*
@@ -99,23 +134,11 @@ static int fixed20(lf_dctx *c, const uint8_t *p, size_t plen, size_t n, uint64_t
 		uint64_t bits;
 		const uint8_t *d;
 		size_t dl;
-		LV_TRY(flat20(c, f.data, f.len, &bits, &d, &dl));
-		if (bits == 1) {
-			if (dl < (n + 7) / 8)
-				return CORRUPT(c, "bitmap buffer has %zu bytes for %zu values", dl, n);
-			for (size_t i = 0; i < n; i++)
-				vals[i] = (d[i / 8] >> (i % 8)) & 1;
-		} else if (bits == 8 || bits == 16 || bits == 32 || bits == 64) {
-			size_t w = (size_t)bits / 8;
-			if (dl / w < n)
-				return CORRUPT(c, "value buffer has %zu bytes for %zu values of %u bits",
-					       dl, n, (unsigned)bits);
-			for (size_t i = 0; i < n; i++)
-				vals[i] = lf_load_le(d + i * w, (unsigned)w);
-		} else {
-			return UNSUP(c, "unsupported 2.0 flat bits_per_value %llu",
-				     (unsigned long long)bits);
-		}
+		uint8_t *owned;
+		LV_TRY(flat20(c, f.data, f.len, &bits, &d, &dl, &owned));
+		int frc = flat_values(c, bits, d, dl, n, vals);
+		free(owned);
+		LV_TRY(frc);
 		if (bits_out)
 			*bits_out = (unsigned)bits;
 		return 0;
@@ -166,14 +189,17 @@ typedef struct bin20 {
 	uint8_t *valid; /* n */
 	const uint8_t *bytes;
 	size_t nbytes;
+	uint8_t *owned; /* decompressed bytes */
 } bin20;
 
 static void bin20_free(bin20 *b)
 {
 	free(b->ends);
 	free(b->valid);
+	free(b->owned);
 	b->ends = NULL;
 	b->valid = NULL;
+	b->owned = NULL;
 }
 
 static int binary20(lf_dctx *c, const uint8_t *p, size_t plen, size_t n, bin20 *out, int depth)
@@ -197,9 +223,11 @@ static int binary20(lf_dctx *c, const uint8_t *p, size_t plen, size_t n, bin20 *
 		return UNSUP(c, "unsupported 2.0 binary bytes encoding '%s'",
 			     ae20_name(lf_oneof(fb.data, fb.len, &bf)));
 	uint64_t bits;
-	LV_TRY(flat20(c, bf.data, bf.len, &bits, &out->bytes, &out->nbytes));
-	if (bits != 8)
+	LV_TRY(flat20(c, bf.data, bf.len, &bits, &out->bytes, &out->nbytes, &out->owned));
+	if (bits != 8) {
+		bin20_free(out);
 		return UNSUP(c, "unsupported 2.0 binary bytes of %llu bits", (unsigned long long)bits);
+	}
 	out->n = n;
 	out->ends = lv__calloc(n + 1, sizeof *out->ends);
 	out->valid = lv__malloc(n ? n : 1);
@@ -293,6 +321,68 @@ static int strings20(lf_dctx *c, const uint8_t *p, size_t plen)
 	return UNSUP(c, "unsupported 2.0 string encoding '%s'", ae20_name(k));
 }
 
+/*
+ * A 2.0 FixedSizeList<Float32> page: nullable{no_nulls|some_nulls{validity, values:
+ * fixed_size_list{dimension, items}}} or all_nulls; the items are n*dimension floats,
+ * themselves nullable (a null row's items are null too [observed, Lance 12.0.0]).  A
+ * null item in a valid row is something lv_column cannot hold: unsupported.
+ */
+static int fsl20(lf_dctx *c, const uint8_t *p, size_t plen)
+{
+	lf_colbuf *b = c->cb;
+	size_t n = c->nrows, dim = b->dim;
+	lv_pb_field f = { 0 }, g = { 0 }, vals = { 0 }, vf = { 0 }, items = { 0 };
+	if (lf_oneof(p, plen, &f) != 2)
+		return UNSUP(c, "unsupported 2.0 vector encoding");
+	int nk = lf_oneof(f.data, f.len, &g);
+	if (nk == 3) {
+		for (size_t i = 0; i < n; i++)
+			LV_TRY(lf_col_put_null(c, c->row0 + i));
+		return 0;
+	}
+	if ((nk != 1 && nk != 2) || lf_pb_find(g.data, g.len, nk == 1 ? 1 : 2, &vals) != 1 ||
+	    (nk == 2 && lf_pb_find(g.data, g.len, 1, &vf) != 1))
+		return CORRUPT(c, "malformed 2.0 nullable vector encoding");
+	uint64_t d = 0;
+	if (lf_oneof(vals.data, vals.len, &f) != 3 || lf_varint_field(f.data, f.len, 1, &d) < 0 ||
+	    lf_pb_find(f.data, f.len, 2, &items) != 1)
+		return UNSUP(c, "unsupported 2.0 vector values encoding");
+	if (d != dim)
+		return CORRUPT(c, "2.0 fixed_size_list of dimension %llu, schema says %zu",
+			       (unsigned long long)d, dim);
+	size_t nd = n * dim > 0 ? n * dim : 1;
+	uint64_t *v = lv__calloc(nd, sizeof *v), *rowv = NULL;
+	uint8_t *iv = lv__malloc(nd);
+	int rc = v && iv ? 0 : NOMEM(c);
+	unsigned bits = 0;
+	if (rc == 0) {
+		memset(iv, 1, n * dim);
+		rc = fixed20(c, items.data, items.len, n * dim, v, iv, &bits, 1);
+	}
+	if (rc == 0 && bits != 32 && bits != 0)
+		rc = UNSUP(c, "vector items of %u bits", bits);
+	if (rc == 0 && nk == 2 && !(rowv = lv__calloc(n ? n : 1, sizeof *rowv)))
+		rc = NOMEM(c);
+	if (rc == 0 && nk == 2)
+		rc = fixed20(c, vf.data, vf.len, n, rowv, NULL, NULL, 1);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (rowv && !rowv[i]) {
+			rc = lf_col_put_null(c, c->row0 + i);
+			continue;
+		}
+		for (size_t k = 0; k < dim && rc == 0; k++) {
+			uint32_t x = (uint32_t)v[i * dim + k];
+			if (!iv[i * dim + k])
+				rc = UNSUP(c, "unsupported vector with null items");
+			memcpy(&b->f32[(c->row0 + i) * dim + k], &x, sizeof x);
+		}
+	}
+	free(v);
+	free(iv);
+	free(rowv);
+	return rc;
+}
+
 int lf_decode_page20(lf_dctx *c, const uint8_t *enc, size_t len)
 {
 	lf_colbuf *b = c->cb;
@@ -314,7 +404,7 @@ int lf_decode_page20(lf_dctx *c, const uint8_t *enc, size_t len)
 		return rc;
 	}
 	if (b->type == LV_COL_FSL_FLOAT32)
-		return UNSUP(c, "unsupported 2.0 fixed_size_list column (vectors are read from 2.1+ files)");
+		return fsl20(c, enc, len);
 	uint64_t *vals = b->u64 + c->row0;
 	unsigned w = lf_type_width(b->type) * 8;
 	LV_TRY(fixed20(c, enc, len, n, vals, valid, &bits, 0));
