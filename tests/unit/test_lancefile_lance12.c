@@ -1,0 +1,363 @@
+/*
+ * Unit tests: the corpus of real Lance 12.0.0 data files (tests/fixtures/lance12/, made
+ * by make_fixtures.mjs) and hostile compressed pages.
+ *   - every fixture decodes strictly, with the version, row count, column types, null
+ *     counts and a digest of every cell equal to what LanceDB returned (index.json);
+ *   - lf_decompress refuses a claimed decompressed size over the cap, over the file's
+ *     budget or other than the exact size expected, truncated zstd/lz4 data, and a bare
+ *     zstd frame that expands past the cap - before allocating the claimed size;
+ *   - a fixture whose zstd size prefix claims 2^62 bytes is an error, not an allocation.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <lz4.h>
+#include <zstd.h>
+
+#include "lancefile/lf_internal.h"
+#include "lancever/lancefile.h"
+
+#define FIX LV_FIXTURES_DIR "/lance12/"
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	uint8_t *b = malloc((size_t)len + 1);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	*n = (size_t)len;
+	return b;
+}
+
+/* ---- the digest of make_fixtures.mjs ---- */
+
+typedef struct fnv {
+	uint64_t h;
+} fnv;
+static void fnv_bytes(fnv *d, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	for (size_t i = 0; i < n; i++)
+		d->h = (d->h ^ b[i]) * 0x100000001b3ULL;
+}
+static void fnv_u64(fnv *d, uint64_t v)
+{
+	uint8_t b[8];
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(v >> (8 * i));
+	fnv_bytes(d, b, 8);
+}
+static void fnv_double(fnv *d, double x)
+{
+	uint64_t v;
+	memcpy(&v, &x, 8);
+	fnv_u64(d, v);
+}
+
+static const char *type_name(const lv_column *c, char *buf, size_t cap)
+{
+	switch (c->type) {
+	case LV_COL_UINT64: return "uint64";
+	case LV_COL_INT64: return "int64";
+	case LV_COL_INT32: return "int32";
+	case LV_COL_BOOL: return "bool";
+	case LV_COL_FLOAT32: return "float";
+	case LV_COL_FLOAT64: return "double";
+	case LV_COL_UTF8: return "string";
+	case LV_COL_TIMESTAMP: return "timestamp";
+	case LV_COL_FSL_FLOAT32: snprintf(buf, cap, "vector%u", c->list_size); return buf;
+	default: return "?";
+	}
+}
+
+static void cell(fnv *d, const lv_column *c, size_t r)
+{
+	uint8_t one = 1;
+	fnv_bytes(d, &one, 1);
+	switch (c->type) {
+	case LV_COL_BOOL: fnv_bytes(d, &c->bools[r], 1); break;
+	case LV_COL_FLOAT32: {
+		float f;
+		uint32_t bits = (uint32_t)c->u64[r];
+		memcpy(&f, &bits, 4);
+		fnv_double(d, (double)f);
+		break;
+	}
+	case LV_COL_FLOAT64: {
+		double x;
+		memcpy(&x, &c->u64[r], 8);
+		fnv_double(d, x);
+		break;
+	}
+	case LV_COL_UTF8: {
+		uint64_t a = c->str_offsets[r], e = c->str_offsets[r + 1];
+		uint8_t l[4] = { (uint8_t)(e - a), (uint8_t)((e - a) >> 8), (uint8_t)((e - a) >> 16),
+				 (uint8_t)((e - a) >> 24) };
+		fnv_bytes(d, l, 4);
+		fnv_bytes(d, c->str_data + a, (size_t)(e - a));
+		break;
+	}
+	case LV_COL_FSL_FLOAT32:
+		for (uint32_t k = 0; k < c->list_size; k++)
+			fnv_double(d, (double)c->f32[r * c->list_size + k]);
+		break;
+	default: fnv_u64(d, c->u64[r]); break;
+	}
+}
+
+static void check_column(const char *file, const lv_lancefile *f, size_t i, json_t *want)
+{
+	const lv_column *c = lv_lancefile_column(f, i);
+	char tb[32], hex[17];
+	size_t nulls = 0, n = lv_lancefile_num_rows(f);
+	fnv d = { 0xcbf29ce484222325ULL };
+	for (size_t r = 0; r < n; r++) {
+		if (c->validity && !c->validity[r]) {
+			uint8_t z = 0;
+			fnv_bytes(&d, &z, 1);
+			nulls++;
+			continue;
+		}
+		cell(&d, c, r);
+	}
+	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)d.h);
+	const char *wname = json_string_value(json_object_get(want, "name"));
+	if (strcmp(c->name, wname) != 0 ||
+	    strcmp(type_name(c, tb, sizeof tb), json_string_value(json_object_get(want, "type"))) ||
+	    nulls != (size_t)json_integer_value(json_object_get(want, "nulls")) ||
+	    strcmp(hex, json_string_value(json_object_get(want, "digest"))) != 0)
+		fail_msg("%s column %s: type %s nulls %zu digest %s, LanceDB: %s nulls %lld digest %s",
+			 file, c->name, type_name(c, tb, sizeof tb), nulls, hex,
+			 json_string_value(json_object_get(want, "type")),
+			 (long long)json_integer_value(json_object_get(want, "nulls")),
+			 json_string_value(json_object_get(want, "digest")));
+}
+
+/* Every fixture decodes with every cell equal to LanceDB's. */
+static void test_fixtures(void **st)
+{
+	(void)st;
+	json_error_t je;
+	json_t *idx = json_load_file(FIX "index.json", 0, &je);
+	assert_non_null(idx);
+	json_t *files = json_object_get(idx, "files");
+	assert_true(json_array_size(files) >= 10);
+	size_t k;
+	json_t *e;
+	json_array_foreach(files, k, e) {
+		const char *name = json_string_value(json_object_get(e, "file"));
+		char path[512];
+		snprintf(path, sizeof path, FIX "%s", name);
+		size_t n;
+		uint8_t *b = slurp(path, &n);
+		lv_lancefile *f = NULL;
+		lv_error err = { 0 };
+		if (lv_lancefile_read(&f, b, n, name, &err) != 0)
+			fail_msg("%s: %s", name, err.message);
+		const char *ver = json_string_value(json_object_get(e, "version"));
+		assert_int_equal(lv_lancefile_file_version(f), strcmp(ver, "2.2") ? LV_LANCEFILE_V2_1
+										 : LV_LANCEFILE_V2_2);
+		assert_int_equal(lv_lancefile_num_rows(f), json_integer_value(json_object_get(e, "rows")));
+		json_t *cols = json_object_get(e, "columns");
+		assert_int_equal(lv_lancefile_num_columns(f), json_array_size(cols));
+		for (size_t i = 0; i < json_array_size(cols); i++)
+			check_column(name, f, i, json_array_get(cols, i));
+		lv_lancefile_free(f);
+		free(b);
+	}
+	json_decref(idx);
+}
+
+/* ---- lf_decompress on hostile buffers ---- */
+
+static lf_dctx dctx(lv_error *err, lf_budget *budget)
+{
+	lf_dctx c = { .file = "t.lance", .col = "c", .err = err, .budget = budget };
+	return c;
+}
+
+/* u64 size prefix + zstd frame of `n` bytes of a pattern. */
+static uint8_t *zstd_buf(size_t n, size_t *len, uint8_t **plain)
+{
+	*plain = malloc(n ? n : 1);
+	for (size_t i = 0; i < n; i++)
+		(*plain)[i] = (uint8_t)(i * 7 % 13);
+	size_t cap = ZSTD_compressBound(n) + 8;
+	uint8_t *b = malloc(cap);
+	size_t z = ZSTD_compress(b + 8, cap - 8, *plain, n, 3);
+	assert_false(ZSTD_isError(z));
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)((uint64_t)n >> (8 * i));
+	*len = z + 8;
+	return b;
+}
+
+static void test_decompress_zstd(void **st)
+{
+	(void)st;
+	lv_error err = { 0 };
+	lf_budget budget = { 1 << 24 };
+	lf_dctx c = dctx(&err, &budget);
+	uint8_t *plain, *out;
+	size_t len, outlen;
+	uint8_t *b = zstd_buf(5000, &len, &plain);
+	/* well formed, exact expectation */
+	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, len, 5000, 1 << 20, &out, &outlen), 0);
+	assert_int_equal(outlen, 5000);
+	assert_memory_equal(out, plain, 5000);
+	free(out);
+	assert_int_equal(budget.left, (1 << 24) - 5000);
+	/* expected another size */
+	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, len, 4999, 1 << 20, &out, &outlen),
+			 LV_ECORRUPT);
+	assert_null(out);
+	/* claimed size huge: refused before allocation (ASan would catch a 2^62 malloc) */
+	b[7] = 0x40;
+	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, len, 0, SIZE_MAX, &out, &outlen),
+			 LV_ECORRUPT);
+	assert_non_null(strstr(err.message, "claims"));
+	b[7] = 0;
+	/* claimed size larger than the frame holds */
+	b[0] = (uint8_t)(5001 & 0xff), b[1] = (uint8_t)(5001 >> 8);
+	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, len, 0, 1 << 20, &out, &outlen),
+			 LV_ECORRUPT);
+	b[0] = (uint8_t)(5000 & 0xff), b[1] = (uint8_t)(5000 >> 8);
+	/* truncated frame */
+	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, len - 5, 0, 1 << 20, &out, &outlen),
+			 LV_ECORRUPT);
+	/* shorter than the prefix */
+	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, 5, 0, 1 << 20, &out, &outlen),
+			 LV_ECORRUPT);
+	/* over the file's remaining budget */
+	budget.left = 100;
+	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, len, 0, 1 << 20, &out, &outlen),
+			 LV_ECORRUPT);
+	budget.left = 1 << 24;
+	/* a bare frame (no prefix) is decoded too, and stops at the cap */
+	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b + 8, len - 8, 0, 1 << 20, &out, &outlen),
+			 0);
+	assert_int_equal(outlen, 5000);
+	free(out);
+	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b + 8, len - 8, 0, 4000, &out, &outlen),
+			 LV_ECORRUPT);
+	free(b);
+	free(plain);
+}
+
+/* A bare zstd frame without a content size that expands far past the cap. */
+static void test_decompress_zstd_bomb(void **st)
+{
+	(void)st;
+	size_t n = 64 << 20;
+	uint8_t *zeros = calloc(1, n);
+	ZSTD_CCtx *z = ZSTD_createCCtx();
+	ZSTD_CCtx_setParameter(z, ZSTD_c_contentSizeFlag, 0);
+	size_t cap = ZSTD_compressBound(n);
+	uint8_t *b = malloc(cap);
+	size_t len = ZSTD_compress2(z, b, cap, zeros, n);
+	assert_false(ZSTD_isError(len));
+	ZSTD_freeCCtx(z);
+	free(zeros);
+	assert_int_equal(ZSTD_getFrameContentSize(b, len), ZSTD_CONTENTSIZE_UNKNOWN);
+	lv_error err = { 0 };
+	lf_budget budget = { (uint64_t)1 << 40 };
+	lf_dctx c = dctx(&err, &budget);
+	uint8_t *out;
+	size_t outlen;
+	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, len, 0, 1 << 20, &out, &outlen),
+			 LV_ECORRUPT);
+	assert_non_null(strstr(err.message, "over"));
+	free(b);
+}
+
+static void test_decompress_lz4(void **st)
+{
+	(void)st;
+	lv_error err = { 0 };
+	lf_budget budget = { 1 << 24 };
+	lf_dctx c = dctx(&err, &budget);
+	uint8_t plain[3000];
+	for (size_t i = 0; i < sizeof plain; i++)
+		plain[i] = (uint8_t)(i % 17);
+	uint8_t b[4 + 4096];
+	int z = LZ4_compress_default((const char *)plain, (char *)b + 4, sizeof plain, 4096);
+	assert_true(z > 0);
+	b[0] = 3000 & 0xff, b[1] = 3000 >> 8, b[2] = 0, b[3] = 0;
+	uint8_t *out;
+	size_t outlen;
+	assert_int_equal(lf_decompress(&c, LF_COMP_LZ4, b, (size_t)z + 4, 3000, 1 << 20, &out, &outlen),
+			 0);
+	assert_memory_equal(out, plain, 3000);
+	free(out);
+	/* claims 4 GiB - 1 */
+	b[2] = 0xff, b[3] = 0xff;
+	assert_int_equal(lf_decompress(&c, LF_COMP_LZ4, b, (size_t)z + 4, 0, 1 << 20, &out, &outlen),
+			 LV_ECORRUPT);
+	b[2] = 0, b[3] = 0;
+	/* claims one byte more than the block holds; truncated block */
+	b[0] = (3001 & 0xff);
+	assert_int_equal(lf_decompress(&c, LF_COMP_LZ4, b, (size_t)z + 4, 0, 1 << 20, &out, &outlen),
+			 LV_ECORRUPT);
+	b[0] = 3000 & 0xff;
+	assert_int_equal(lf_decompress(&c, LF_COMP_LZ4, b, (size_t)z, 0, 1 << 20, &out, &outlen),
+			 LV_ECORRUPT);
+	assert_int_equal(lf_decompress(&c, LF_COMP_LZ4, b, 3, 0, 1 << 20, &out, &outlen),
+			 LV_ECORRUPT);
+}
+
+/* Patch every zstd size prefix of a real file to 2^62: an error naming the column. */
+static void test_hostile_fixture(void **st)
+{
+	(void)st;
+	size_t n;
+	uint8_t *b = slurp(FIX "zstd_2_2.lance", &n);
+	int patched = 0;
+	for (size_t i = 8; i + 4 <= n; i++)
+		if (b[i] == 0x28 && b[i + 1] == 0xb5 && b[i + 2] == 0x2f && b[i + 3] == 0xfd &&
+		    lv_le64(b + i - 8) < (1u << 24) && lv_le64(b + i - 8) > 0) {
+			memset(b + i - 8, 0, 8);
+			b[i - 1] = 0x40;
+			patched++;
+		}
+	assert_true(patched > 0);
+	lv_lancefile *f = NULL;
+	lv_error err = { 0 };
+	assert_true(lv_lancefile_read(&f, b, n, "zstd_2_2.lance", &err) < 0);
+	assert_non_null(strstr(err.message, "zstd"));
+	/* partial read: the schema survives, the damaged columns are named */
+	assert_int_equal(lv_lancefile_read_ex(&f, b, n, "zstd_2_2.lance", LV_LANCEFILE_READ_PARTIAL,
+					      &err), 0);
+	size_t bad = 0;
+	for (size_t i = 0; i < lv_lancefile_num_columns(f); i++)
+		if (lv_lancefile_column_error(f, i)) {
+			bad++;
+			assert_int_equal(lv_lancefile_column(f, i)->type, LV_COL_UNDECODED);
+		}
+	assert_true(bad > 0);
+	assert_int_equal(lv_lancefile_num_columns(f), 4);
+	lv_lancefile_free(f);
+	free(b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_decompress_zstd),
+		cmocka_unit_test(test_decompress_zstd_bomb),
+		cmocka_unit_test(test_decompress_lz4),
+		cmocka_unit_test(test_hostile_fixture),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
