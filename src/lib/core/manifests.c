@@ -308,7 +308,7 @@ int lv__version_info_from_bytes(lv_storage *st, const char *path, const uint8_t 
 		info->transaction_uuid = t.uuid.n ? arena_sv(arena, t.uuid) : NULL;
 		info->has_read_version = true;
 		info->read_version = t.read_version;
-		info->operation_type = t.op_name;
+		info->operation_type = arena_sv(arena, (lv_sv){ t.op_name, strlen(t.op_name) });
 		if ((rc = lv__txn_properties_json(&t, arena, &info->transaction_properties)) < 0)
 			lv__err(err, rc, "out of memory");
 	}

@@ -448,6 +448,14 @@ int lv__manifest_parse(const uint8_t *file, size_t size, const char *name,
 		return lv__err(err, LV_ECORRUPT,
 			       "manifest %s: holds version %llu but its name says %llu", name,
 			       (unsigned long long)out->version, (unsigned long long)named);
+	if (out->reader_flags & LV_FLAG_UNSTABLE_DATA_OVERLAY_FILES)
+		return lv__err(err, LV_EUNSUPPORTED,
+			       "manifest %s: reader feature flag 64 (data overlay files, unstable in "
+			       "Lance; its release builds refuse them too) is not supported", name);
+	if (!(out->reader_flags & LV_FLAG_MIXED_DATA_FILE_VERSIONS) !=
+	    !(out->writer_flags & LV_FLAG_MIXED_DATA_FILE_VERSIONS))
+		return corrupt(err, name, "only one of the mixed data-file-version reader and writer "
+				"feature flags (256) is set");
 	if (out->reader_flags & ~(uint64_t)LV_READER_FLAGS_KNOWN)
 		return lv__err(err, LV_EUNSUPPORTED,
 			       "manifest %s: unknown reader feature flags 0x%llx (lancever knows 0x%x)",
@@ -594,17 +602,26 @@ long lv__manifest_indices(const lv_manifest *m, const char *name, lv_index_cb cb
 
 /* ---- transactions ---- */
 
+/*
+ * Transaction.operation oneof members by field number (protos/transaction.proto):
+ * 100..114 as of Lance 8, 115 DataOverlay (Lance 9.1+, unstable; still the last in
+ * Lance 12).  Fields 200 and 202 are reserved (former blob ops).  Any other member
+ * 100..199 is a newer operation: named "Unknown(N)", never an error.
+ */
 static const char *const op_names[] = {
 	"Append", "Delete", "Overwrite", "CreateIndex", "Rewrite", "Merge", "Restore",
 	"ReserveFragments", "Update", "Project", "UpdateConfig", "DataReplacement",
-	"UpdateMemWalState", "Clone", "UpdateBases",
+	"UpdateMemWalState", "Clone", "UpdateBases", "DataOverlay",
 };
+#define OP_FIRST 100u
+#define OP_LAST_KNOWN (OP_FIRST + sizeof op_names / sizeof op_names[0] - 1)
+#define OP_LIMIT 200u /* operation members are 100..199 */
 
 const char *lv__txn_op_name(uint32_t field)
 {
-	if (field < 100 || field > 114)
+	if (field < OP_FIRST || field > OP_LAST_KNOWN)
 		return NULL;
-	return op_names[field - 100];
+	return op_names[field - OP_FIRST];
 }
 
 int lv__txn_parse(const uint8_t *msg, size_t len, const char *name, lv_txn *out, lv_error *err)
@@ -647,7 +664,7 @@ int lv__txn_parse(const uint8_t *msg, size_t len, const char *name, lv_txn *out,
 			break;
 		}
 		default:
-			if (f.num >= 100 && f.num <= 114) {
+			if (f.num >= OP_FIRST && f.num < OP_LIMIT) {
 				if (f.wire != LV_PB_LEN)
 					goto bad;
 				out->op_field = f.num; /* oneof: last one wins */
@@ -660,6 +677,10 @@ int lv__txn_parse(const uint8_t *msg, size_t len, const char *name, lv_txn *out,
 	if (!out->op_field)
 		return lv__err(err, LV_ECORRUPT, "transaction %s: no operation", name);
 	out->op_name = lv__txn_op_name(out->op_field);
+	if (!out->op_name) {
+		snprintf(out->op_buf, sizeof out->op_buf, "Unknown(%u)", (unsigned)out->op_field);
+		out->op_name = out->op_buf;
+	}
 	return 0;
 bad:
 	return lv__err(err, LV_ECORRUPT, "transaction %s: truncated or malformed", name);

@@ -37,7 +37,16 @@ typedef struct lv_summary {
 #define LV_FLAG_TABLE_CONFIG 8u
 #define LV_FLAG_BASE_PATHS 16u
 #define LV_FLAG_DISABLE_TRANSACTION_FILE 32u
-#define LV_READER_FLAGS_KNOWN 63u
+/* 64: data overlay files (Lance 9.1+, unstable): Lance 8 and Lance 12 release builds
+ * refuse a manifest with it, and so does lancever. */
+#define LV_FLAG_UNSTABLE_DATA_OVERLAY_FILES 64u
+/* 128: a reader flag Lance 12.0.0 accepts [observed]; it changes nothing lancever reads. */
+#define LV_FLAG_BIT7_LANCE12 128u
+/* 256: data files of several exact format versions (Lance 12); reader and writer flag
+ * must be set together, a half-set manifest is corrupt (as Lance 12 says). */
+#define LV_FLAG_MIXED_DATA_FILE_VERSIONS 256u
+/* Reader flags a manifest may carry for lancever to read it: what Lance 12.0.0 reads. */
+#define LV_READER_FLAGS_KNOWN 447u
 
 /* Files a manifest references, reported to an optional visitor during the parse. */
 typedef struct lv_data_file_ref {
@@ -158,8 +167,9 @@ typedef struct lv_txn {
 	uint64_t read_version;
 	lv_sv uuid;
 	lv_sv tag;
-	uint32_t op_field;     /* 100..114, the set `operation` oneof member */
-	const char *op_name;   /* static string, e.g. "Append" */
+	uint32_t op_field;     /* 100..199, the set `operation` oneof member */
+	const char *op_name;   /* "Append", ...; "Unknown(N)" (in op_buf) for a number not known */
+	char op_buf[16];
 	size_t num_properties;
 	const uint8_t *msg;
 	size_t msg_len;
@@ -171,7 +181,7 @@ int lv__txn_parse(const uint8_t *msg, size_t len, const char *name, lv_txn *out,
 /* Iterates transaction_properties entries (map<string,string>). */
 int lv__txn_property_next(const lv_txn *t, size_t *cursor, lv_sv *key, lv_sv *value);
 
-/* Operation name for a oneof field number (100..114), NULL otherwise. */
+/* Operation name for a oneof field number (100..115, Lance 12), NULL otherwise. */
 const char *lv__txn_op_name(uint32_t field);
 
 /* ---- version file names: V1 "{v}.manifest", V2 "{u64::MAX - v:020}.manifest" ---- */
