@@ -94,4 +94,24 @@ const c1 = lvJson(['show', cdir, String(clisted[0].version), '--json']);
 check((c1.reader_feature_flags & 16) === 16, `${peerName} clone: base paths reader flag (16) set (${c1.reader_feature_flags})`);
 const h = lv(['history', cdir]);
 check(h.status === 0, `${peerName} clone: lancever history exited ${h.status}: ${h.stderr}`);
+
+// Staged manifests (`_versions/{v}.manifest-{uuid}`, as a DynamoDB or namespace commit
+// store leaves them before the store commits the version) are not versions: neither
+// LanceDB nor lancever lists them, and lancever cleanup never removes them.
+{
+  const vd = path.join(dir, '_versions');
+  const newest = fs.readdirSync(vd).filter((f) => f.endsWith('.manifest')).sort()[0];
+  const nv = listed[listed.length - 1].version + 1;
+  const staged = [`${((1n << 64n) - 1n - BigInt(nv)).toString()}.manifest-0b6d5d6e-2b6b-4b68-9b9e-9a7c5bb0a3f1`,
+    `${nv}.manifest-1c6d5d6e-2b6b-4b68-9b9e-9a7c5bb0a3f2`, `1.manifest-2d6d5d6e-2b6b-4b68-9b9e-9a7c5bb0a3f3`];
+  for (const s of staged) fs.copyFileSync(path.join(vd, newest), path.join(vd, s));
+  const t2 = await db.openTable('t');
+  const lanceList = (await t2.listVersions()).map((v) => v.version);
+  checkEq(lanceList, listed.map((l) => l.version), `${peerName} staged: LanceDB ignores staged manifests`);
+  checkEq(lvJson(['versions', dir, '--json']).map((o) => o.version), lanceList, `${peerName} staged: lancever versions ignores them`);
+  const r = lv(['cleanup', dir, '--retain-versions', '1']);
+  check(r.status === 0, `${peerName} staged: cleanup exited ${r.status}: ${r.stderr}`);
+  for (const s of staged) check(fs.existsSync(path.join(vd, s)), `${peerName} staged: cleanup removed ${s}`);
+  check(!/manifest-/.test(r.stdout), `${peerName} staged: cleanup names a staged manifest: ${r.stdout}`);
+}
 finish('test_operations');

@@ -150,6 +150,13 @@ static void test_version_names(void **state)
 	assert_int_equal(v, 12);
 	assert_int_equal(lv__version_name_parse("d9223372036854775809.manifest", &v), LV_NAME_NONE);
 	assert_int_equal(lv__version_name_parse("latest_version_hint.json", &v), LV_NAME_NONE);
+	/* staged manifests of a commit store (`{v}.manifest-{uuid}`) are never versions */
+	assert_int_equal(lv__version_name_parse("5.manifest-0b6d5d6e-2b6b-4b68-9b9e-9a7c5bb0a3f1", &v),
+			 LV_NAME_NONE);
+	assert_int_equal(lv__version_name_parse(
+				 "18446744073709551610.manifest-0b6d5d6e-2b6b-4b68-9b9e-9a7c5bb0a3f1", &v),
+			 LV_NAME_NONE);
+	assert_int_equal(lv__version_name_parse("5.manifest.tmp", &v), LV_NAME_NONE);
 	assert_int_equal(lv__version_name_parse("12.manifest-1234-uuid", &v), LV_NAME_NONE);
 	assert_int_equal(lv__version_name_parse(".tmp12.manifest", &v), LV_NAME_NONE);
 	assert_int_equal(lv__version_name_parse(".manifest", &v), LV_NAME_NONE);

@@ -326,6 +326,7 @@ int lv_storage_open(lv_storage **out, const char *uri, const lv_storage_options 
 		if (strlen(schemes[i].scheme) == sl && strncasecmp(uri, schemes[i].scheme, sl) == 0)
 			return schemes[i].open(out, uri, uri + sl + 3, opts, err);
 	}
+	LV_TRY(lv__storage_refuse_commit_store(uri, sl, err));
 	/* Only the scheme is echoed: the rest of an unknown URI may hold secrets. */
 	return lv__err(err, LV_EUNSUPPORTED, "open: unsupported URI scheme \"%.*s://\"",
 		       (int)(sl > 32 ? 32 : sl), uri);

@@ -58,4 +58,7 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, const lv_storage_opt
  */
 lv_storage *lv__storage_fault_inner(const lv_storage *st);
 
+/* An error for a "<scheme>+<store>://" URI (external commit store), else 0 (commitstore.c). */
+int lv__storage_refuse_commit_store(const char *uri, size_t scheme_len, lv_error *err);
+
 #endif
