@@ -87,6 +87,15 @@ row "checkpoint --max-entries 100 --max-files 3" 0 'versions' - checkpoint "$DS"
 # a Lance file lancever reads (the demo's data files hold doubles, which inspect does not decode)
 DATAFILE=$(ls "$DS"/_checkpoints/*.lance 2>/dev/null | head -1)
 DATAFILE=${DATAFILE:-$T/no-checkpoint-was-written.lance}
+# inspect: Lance 12 files (format 2.2), a file with nested columns (schema shown, the
+# columns it cannot decode named, exit 1), a manifest (named as one)
+FIX=$(cd "$(dirname "$0")/../fixtures/lance12" && pwd)
+MANIFEST=$(ls "$DS"/_versions/*.manifest | head -1)
+row "inspect --json a 2.2 file" 0 '"version":"2.2"' - inspect --json "$FIX/numeric_2_2.lance"
+row "inspect a 2.2 file with vectors" 0 'fixed_size_list:float:4' - inspect "$FIX/vectors_2_2.lance"
+row "inspect nested columns: schema" 1 'tags +list +nullable.    item +string' "column 'tags': nested type 'list' is not supported" inspect "$FIX/nested_2_2.lance"
+row "inspect --json nested columns: error in schema" 1 '"error":"file ' 'not supported' inspect --json "$FIX/nested_2_2.lance"
+row "inspect a manifest" 1 - 'is a Lance manifest .* not a data file' inspect "$MANIFEST"
 row "--help mentions --quiet" 0 'silence warnings on stderr' - --help
 row "-q is accepted" 0 '^ +VERSION' - -q versions "$DS"
 row "--quiet is accepted anywhere" 0 '^ +VERSION' - versions "$DS" --quiet

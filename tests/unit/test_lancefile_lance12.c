@@ -350,6 +350,40 @@ static void test_hostile_fixture(void **st)
 	free(b);
 }
 
+/* Nested columns: a strict read fails naming the column; a partial read keeps the schema
+ * (7 fields), decodes 'id' and names why each other column was not decoded. */
+static void test_nested_partial(void **st)
+{
+	(void)st;
+	size_t n;
+	uint8_t *b = slurp(FIX "nested_2_2.lance", &n);
+	lv_lancefile *f = NULL;
+	lv_error err = { 0 };
+	assert_int_equal(lv_lancefile_read(&f, b, n, "nested_2_2.lance", &err), LV_EUNSUPPORTED);
+	assert_non_null(strstr(err.message, "'tags'"));
+	assert_int_equal(lv_lancefile_read_ex(&f, b, n, "nested_2_2.lance", LV_LANCEFILE_READ_PARTIAL,
+					      &err), 0);
+	assert_int_equal(lv_lancefile_num_columns(f), 4);
+	assert_int_equal(lv_lancefile_num_fields(f), 7);
+	const char *name, *lt;
+	bool nullable;
+	unsigned depth;
+	assert_int_equal(lv_lancefile_field(f, 2, &name, &lt, &nullable, &depth), 0);
+	assert_string_equal(name, "item");
+	assert_int_equal(depth, 1);
+	const lv_column *id = lv_lancefile_column(f, 0);
+	assert_int_equal(id->type, LV_COL_INT64);
+	assert_null(lv_lancefile_column_error(f, 0));
+	for (size_t r = 0; r < lv_lancefile_num_rows(f); r++)
+		assert_int_equal(id->i64[r], (int64_t)r);
+	assert_non_null(strstr(lv_lancefile_column_error(f, 1), "nested type 'list'"));
+	assert_non_null(strstr(lv_lancefile_column_error(f, 2), "nested type 'struct'"));
+	assert_non_null(strstr(lv_lancefile_column_error(f, 3), "follows nested field 'tags'"));
+	assert_int_equal(lv_lancefile_column(f, 3)->type, LV_COL_UNDECODED);
+	lv_lancefile_free(f);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -358,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_decompress_zstd_bomb),
 		cmocka_unit_test(test_decompress_lz4),
 		cmocka_unit_test(test_hostile_fixture),
+		cmocka_unit_test(test_nested_partial),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
