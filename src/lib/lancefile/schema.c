@@ -152,8 +152,8 @@ static int parse_fields(lf_rctx *r, lv_lancefile *f, const lv_pb_field *fs)
 	pr = lv_pb_sub(fs);
 	while (lv_pb_next(&pr, &g) == 1) {
 		if (g.num == 1 && g.wire == LV_PB_LEN) {
-			LV_TRY(parse_field(r, f, f->nfields, g.data, g.len));
-			f->nfields++;
+			f->nfields++; /* counted first: a half-parsed field is freed with the file */
+			LV_TRY(parse_field(r, f, f->nfields - 1, g.data, g.len));
 		} else if (g.num == 5 && g.wire == LV_PB_LEN) {
 			LV_TRY(parse_meta(r, f, &g));
 		}
