@@ -7,6 +7,7 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "lancever/lancefile.h"
 
@@ -23,8 +24,11 @@ static void touch(const lv_lancefile *f)
 			__builtin_trap();
 		if (n == 0 || c->type == LV_COL_UNDECODED)
 			continue;
-		if (c->type == LV_COL_FSL_FLOAT32)
-			sink += (uint64_t)c->f32[n * c->list_size - 1];
+		if (c->type == LV_COL_FSL_FLOAT32) {
+			uint32_t bits;
+			memcpy(&bits, &c->f32[n * c->list_size - 1], sizeof bits);
+			sink += bits;
+		}
 		else if (c->type == LV_COL_BOOL)
 			sink += c->bools[n - 1];
 		else if (c->type != LV_COL_UTF8)
