@@ -318,7 +318,7 @@ int lvcli_inspect(int argc, char **argv)
 	if (is_manifest(data.ptr, data.size)) {
 		lv_buf_dispose(&data);
 		fprintf(stderr, "lancever: %s is a Lance manifest (one dataset version), not a data file: "
-			"use 'lancever show DATASET VERSION' on its dataset\n", path);
+			"use 'lancever show DATASET VERSION' on its dataset\n", lvcli_esc(path));
 		return 1;
 	}
 	lv_lancefile *f;
@@ -329,8 +329,9 @@ int lvcli_inspect(int argc, char **argv)
 	int status = 0;
 	for (size_t i = 0; i < lv_lancefile_num_columns(f); i++)
 		if (lv_lancefile_column_error(f, i)) {
-			if (!lvcli_quiet)
-				fprintf(stderr, "lancever: warning: %s\n", lv_lancefile_column_error(f, i));
+			if (!lvcli_g.quiet)
+				fprintf(stderr, "lancever: warning: %s\n",
+					lvcli_esc(lv_lancefile_column_error(f, i)));
 			status = 1;
 		}
 	if (mode == 1)
@@ -351,7 +352,9 @@ static const lvcli_opt inspect_opts[] = {
 
 const lvcli_cmd lvcli_cmd_inspect = {
 	"inspect", "FILE.lance", "schema, metadata and rows of a Lance data file",
-	"Shows a Lance file (format 2.0 or 2.1): its version, row count, schema, schema metadata "
-	"and rows. Read-only: it never writes a file.",
+	"Shows a Lance file (format 2.0, 2.1 or 2.2): its version, row count, schema (the whole "
+	"field tree), schema metadata and rows. A column it cannot decode is named with the reason "
+	"on stderr (and as \"error\" in the --json schema), its cells are left out and the exit "
+	"status is 1. On a manifest it says that it is one. Read-only: it never writes a file.",
 	inspect_opts, lvcli_inspect, false,
 };

@@ -238,7 +238,7 @@ row "help nope" 2 $USAGE "unknown command 'nope'" help nope
 row "help --man" 0 '^\.TH LANCEVER 1 ' - help --man
 VER=${LV_EXPECT_VERSION:-[0-9]+\.[0-9]+\.[0-9]+}
 row "--version: the version and the formats" 0 "^lancever $VER
-reads: +Lance table format manifests .* Lance file format 2\.0 and 2\.1
+reads: +Lance table format manifests .* Lance file format 2\.0, 2\.1 and 2\.2
 writes: checkpoints .* Lance file format 2\.1" - --version
 row "--version takes no arguments" 2 $USAGE "--version takes no arguments" --version x
 row "a mistyped command" 2 $USAGE "unknown command 'verions' \(did you mean versions\?\)" verions "$DS"

@@ -169,7 +169,7 @@ typedef struct lv_txn {
 	lv_sv tag;
 	uint32_t op_field;     /* 100..199, the set `operation` oneof member */
 	const char *op_name;   /* "Append", ...; "Unknown(N)" (in op_buf) for a number not known */
-	char op_buf[16];
+	char op_buf[24];
 	size_t num_properties;
 	const uint8_t *msg;
 	size_t msg_len;
