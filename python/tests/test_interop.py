@@ -1,11 +1,12 @@
-"""Every Dataset method on datasets written by real Lance (LanceDB 0.31.0 through the Node
-peer: every scenario of tests/interop/datasets.mjs -- appends, deletes, updates, indices,
+"""Every Dataset method on datasets written by real Lance (LanceDB 0.31.0 or 0.39.0, the Node
+peer LV_PEER names: every scenario of tests/interop/datasets.mjs -- appends, deletes, updates, indices,
 tags, compaction, V1 names, storage 2.0 and legacy, stable row ids, branches, restore,
 concurrent writers), compared with LanceDB's listVersions() and with the C CLI's --json;
 the Arrow capsule of each, consumed from C; and, after a cleanup through the package,
 history() = what listVersions() reported before it, with the removed versions flagged,
 while versions() = what LanceDB lists after it."""
 
+import os
 import shutil
 from datetime import datetime, timedelta, timezone
 
@@ -17,6 +18,8 @@ from test_arrow_capsule import VERSION_SCHEMA, check_rows, consume
 from test_dataset import check_list, check_row
 
 pytestmark = pytest.mark.interop
+# The Node peer the datasets are written with (tests/interop/peer.mjs reads LV_PEER too).
+PEER_LANCE = {"lance8": "8.0.0", "lance12": "12.0.0"}[os.environ.get("LV_PEER", "lance8")]
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
@@ -39,7 +42,7 @@ def test_every_scenario_matches_lancedb_and_the_cli(lance_datasets):
         want_ops = [(e["version"], e["operation_type"]) for e in d["expectations"]["versions"]]
         assert [(r["version"], r["operation_type"]) for r in v] == want_ops, name
         for r in v:
-            assert r["writer_library"] == "lance" and r["writer_version"] == "8.0.0"
+            assert r["writer_library"] == "lance" and r["writer_version"] == PEER_LANCE
             assert r["data_format"] == d["expectations"]["dataFormat"], name
         tags = ds.tags.list()
         main_tags = {k: t for k, t in d["expectations"]["tags"].items()}

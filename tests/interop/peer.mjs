@@ -53,5 +53,6 @@ export const peerLanceMajor = want.lanceMajor;
 // The data storage version a table created with no option gets (manifest data_format).
 export const peerDataFormat = want.dataFormat;
 export const peerLabel = `${peerName} (@lancedb/lancedb ${lancedbVersion}, Lance ${want.lance})`;
-if (!process.env.LV_PEER_QUIET) console.log(`peer: ${peerLabel}`);
+// On stderr: some callers (python/tests/lance_peer.mjs, bench/) parse stdout.
+if (!process.env.LV_PEER_QUIET) console.error(`peer: ${peerLabel}`);
 export { lancedb, arrow, lancedbVersion };
