@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "s3/s3xml.h"
+#include "objstore/xml.h"
 #include "storage/storage_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -52,7 +52,7 @@ static void check_rel(const char *key)
 			const char *kp = listings[i].kprefix, *rel = NULL;
 			size_t kl = strlen(kp);
 			lv_error err = { 0 };
-			int k = lv__s3xml_list_rel(key, kp, listings[i].strip, recursive, "S3 LIST fuzz",
+			int k = lv__list_rel(key, kp, listings[i].strip, recursive, "S3 LIST fuzz",
 						   &rel, &err);
 			CHECK(k == 1 || k == 0 || (k == LV_ECORRUPT && err.message[0]));
 			for (const char *m = err.message; *m; m++)
@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(body, data, size);
 
-	lv_s3_list_page pg;
+	lv_list_page pg;
 	lv_error err = { 0 };
 	if (lv__s3xml_parse_list(body, size, "S3 LIST fuzz", &pg, &err) == 0) {
 		CHECK(pg.n <= size / 8); /* "<Contents><Key></Key></Contents>" at least */
@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_rel(pg.objs[i].key);
 		}
 		CHECK(!pg.next_token || strlen(pg.next_token) <= LV_S3XML_TEXT_MAX);
-		lv__s3xml_list_page_dispose(&pg);
+		lv__list_page_dispose(&pg);
 	} else {
 		CHECK(err.code < 0 && err.message[0]);
 		CHECK(pg.n == 0 && !pg.objs && !pg.next_token);

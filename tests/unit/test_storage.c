@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "lancever/storage.h"
+#include <lancever/sys/testing.h>
 #include "lancever/sys/storage.h"
 #include "storage/storage_int.h"
 #include "util/util.h"
@@ -950,7 +951,7 @@ static void t_custom_backend(void **state)
 {
 	(void)state;
 	lv_storage_ops ops = { LV_STORAGE_OPS_VERSION, c_list, c_read, c_range, c_head,
-			       c_write, c_write, c_del, c_close, NULL, NULL };
+			       c_write, c_write, c_del, c_close, NULL, NULL, 0, NULL };
 	lv_error e = { 0 };
 	lv_storage *st = NULL, *sub = NULL;
 	assert_int_equal(lv_storage_new(&st, &ops, NULL, "custom://x", &e), 0);
@@ -964,7 +965,9 @@ static void t_custom_backend(void **state)
 	lv_storage_free(st);
 	assert_int_equal(custom_closed, 1);
 
-	ops.version = 2;
+	ops.version = LV_STORAGE_OPS_VERSION + 1;
+	assert_int_equal(lv_storage_new(&st, &ops, NULL, "x", &e), LV_EINVALID);
+	ops.version = 0;
 	assert_int_equal(lv_storage_new(&st, &ops, NULL, "x", &e), LV_EINVALID);
 	ops.version = LV_STORAGE_OPS_VERSION;
 	ops.head = NULL;

@@ -42,6 +42,7 @@
  *   hide our own in-flight temporary files.
  * - Directories are created on demand by writes and never removed by deletes.
  */
+#include "storage/backends.h"
 #include "storage/storage_int.h"
 #include "util/util.h"
 
