@@ -158,8 +158,9 @@ static void plain_close_fn(lv_storage *st, void *ctx)
 }
 
 /*
- * S3: when LV_TEST_S3_URI is set (tests/interop/test_s3_storage.mjs starts a
- * local S3 server and sets it), every test gets a fresh prefix below it.
+ * S3 and Azure: when LV_TEST_S3_URI / LV_TEST_AZ_URI is set (test_s3_storage.mjs
+ * and test_az_storage.mjs in tests/interop start a local server and set it), every
+ * test gets a fresh prefix below it.
  */
 static int s3_del_cb(const lv_list_entry *e, void *p)
 {
@@ -168,11 +169,19 @@ static int s3_del_cb(const lv_list_entry *e, void *p)
 	return 0;
 }
 
+/* The environment variable naming the object-store URI of a remote backend row. */
+static const char *remote_var(const char *name)
+{
+	return !strcmp(name, "s3") ? "LV_TEST_S3_URI" : !strcmp(name, "az") ? "LV_TEST_AZ_URI" : NULL;
+}
+
+static const struct backend *cur_backend;
+
 static void s3_open_fn(lv_storage **out, void **ctx)
 {
 	static int n;
 	char uri[512];
-	snprintf(uri, sizeof uri, "%s/t%d-%d", getenv("LV_TEST_S3_URI"), (int)getpid(), n++);
+	snprintf(uri, sizeof uri, "%s/t%d-%d", getenv(remote_var(cur_backend->name)), (int)getpid(), n++);
 	lv_error e = { 0 };
 	if (lv_storage_open(out, uri, NULL, &e) != 0)
 		fail_msg("open %s: %s", uri, e.message);
@@ -192,9 +201,8 @@ static const backend backends[] = {
 	{ "mem", mem_open_fn, plain_close_fn },
 	{ "fault-over-mem", fault_open_fn, plain_close_fn },
 	{ "s3", s3_open_fn, s3_close_fn }, /* only with LV_TEST_S3_URI */
+	{ "az", s3_open_fn, s3_close_fn }, /* only with LV_TEST_AZ_URI (tests/interop/test_az_storage.mjs) */
 };
-
-static const backend *cur_backend;
 
 typedef struct fixture {
 	lv_storage *st;
@@ -1219,7 +1227,7 @@ int main(void)
 {
 	int failed = 0;
 	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
-		if (!strcmp(backends[i].name, "s3") && !getenv("LV_TEST_S3_URI"))
+		if (remote_var(backends[i].name) && !getenv(remote_var(backends[i].name)))
 			continue; /* run by tests/interop/test_s3_storage.mjs, which fails without it */
 		failed += run_suite(&backends[i]);
 	}

@@ -5,6 +5,7 @@
  * message except the error code a request's `code_of` extracts.
  */
 #include "objstore/http.h"
+#include "objstore/xml.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -251,15 +252,6 @@ static size_t on_body(char *p, size_t sz, size_t n, void *u)
 	return k;
 }
 
-int64_t lv__http_date_ms(const char *v)
-{
-	struct tm tm;
-	memset(&tm, 0, sizeof tm);
-	if (!strptime(v, "%a, %d %b %Y %H:%M:%S", &tm))
-		return 0;
-	return (int64_t)timegm(&tm) * 1000;
-}
-
 /* The value of header `name` (with its ':') in line, or NULL. */
 static const char *hval(const char *line, const char *name)
 {
@@ -316,7 +308,7 @@ static size_t on_header(char *p, size_t sz, size_t n, void *u)
 			}
 		}
 	} else if ((x = hval(line, "last-modified:"))) {
-		r->last_modified_ms = lv__http_date_ms(x);
+		r->last_modified_ms = lv__rfc1123_ms(x);
 	} else if ((x = hval(line, "x-ms-error-code:"))) {
 		size_t j = 0;
 		for (; x[j] && j < sizeof r->ms_error_code - 1; j++) {

@@ -116,7 +116,4 @@ struct lv_http_resp {
 int lv__http_perform(lv_http *h, const lv_http_req *q, lv_http_resp *r, lv_error *err);
 void lv__http_resp_dispose(lv_http_resp *r);
 
-/* "Mon, 02 Jan 2006 15:04:05 GMT" -> ms since the epoch (0 if unparsable). */
-int64_t lv__http_date_ms(const char *v);
-
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "storage/path.h"
 #include "util/util.h"
@@ -492,4 +493,127 @@ int lv__xml_texts(const char *body, size_t len, const char *root, const char *co
 		return lv__err(err, rc, "%s: %s", what, msg);
 	}
 	return 0;
+}
+
+/* ---- Azure List Blobs ---- */
+
+typedef struct azl {
+	xstate x; /* first */
+	lv_list_page *page;
+	bool in_blob;
+	char *name;
+	uint64_t size;
+	bool has_size, has_mtime;
+	int64_t mtime;
+} azl;
+
+static void XMLCALL az_start(void *u, const XML_Char *name, const XML_Char **attrs)
+{
+	azl *l = u;
+	(void)attrs;
+	if (!xstart(&l->x, name))
+		return;
+	if (l->x.depth == 3 && !strcmp(name, "Blob")) {
+		l->in_blob = true;
+		free(l->name);
+		l->name = NULL;
+		l->size = 0;
+		l->mtime = 0;
+		l->has_size = l->has_mtime = false;
+	}
+}
+
+static void az_add(azl *l)
+{
+	if (!l->name)
+		return;
+	char k[128];
+	if (!l->has_mtime || !l->has_size) {
+		lv__printable(k, sizeof k, l->name);
+		xfail(&l->x, LV_ECORRUPT, "blob '%s' has no valid %s", k,
+		      l->has_size ? "<Last-Modified>" : "<Content-Length>");
+		return;
+	}
+	lv_list_page *p = l->page;
+	lv_list_obj *nv = lv__grow(p->objs, &p->cap, p->n, sizeof *nv, 64);
+	if (!nv) {
+		xfail(&l->x, LV_ENOMEM, "out of memory");
+		return;
+	}
+	p->objs = nv;
+	nv[p->n].key = l->name;
+	nv[p->n].size = l->size;
+	nv[p->n].mtime_ms = l->mtime;
+	p->n++;
+	l->name = NULL;
+}
+
+static void XMLCALL az_end(void *u, const XML_Char *name)
+{
+	azl *l = u;
+	if (l->x.rc < 0)
+		return;
+	const char *t = l->x.text.ptr ? (const char *)l->x.text.ptr : "";
+	size_t tl = l->x.text.len;
+	if (l->in_blob && l->x.depth == 4 && !strcmp(name, "Name")) {
+		free(l->name);
+		if (!(l->name = lv__strndup(t, tl)))
+			xfail(&l->x, LV_ENOMEM, "out of memory");
+	} else if (l->in_blob && l->x.depth == 5 && !strcmp(name, "Content-Length")) {
+		l->has_size = lv_parse_u64(t, tl, &l->size);
+		if (!l->has_size)
+			xfail(&l->x, LV_ECORRUPT, "<Content-Length> is not a number");
+	} else if (l->in_blob && l->x.depth == 5 && !strcmp(name, "Last-Modified")) {
+		char d[64];
+		size_t n = tl < sizeof d - 1 ? tl : sizeof d - 1;
+		memcpy(d, t, n);
+		d[n] = 0;
+		l->mtime = lv__rfc1123_ms(d);
+		l->has_mtime = l->mtime > 0;
+	} else if (l->x.depth == 3 && !strcmp(name, "Blob")) {
+		l->in_blob = false;
+		az_add(l);
+	} else if (l->x.depth == 2 && !strcmp(name, "NextMarker")) {
+		free(l->page->next_token);
+		l->page->next_token = NULL;
+		if (tl && !(l->page->next_token = lv__strndup(t, tl)))
+			xfail(&l->x, LV_ENOMEM, "out of memory");
+		l->page->truncated = tl > 0;
+	}
+	l->x.text.len = 0;
+	l->x.depth--;
+}
+
+int lv__azxml_parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
+			 lv_error *err)
+{
+	memset(page, 0, sizeof *page);
+	azl l;
+	memset(&l, 0, sizeof l);
+	l.page = page;
+	int rc = xinit(&l.x, "EnumerationResults", &l);
+	char msg[200];
+	if (rc < 0) {
+		snprintf(msg, sizeof msg, "out of memory");
+	} else {
+		XML_SetElementHandler(l.x.xp, az_start, az_end);
+		rc = xrun(&l.x, body, len, msg, sizeof msg);
+	}
+	free(l.name);
+	xdispose(&l.x);
+	if (rc < 0) {
+		lv__list_page_dispose(page);
+		return lv__err(err, rc, "%s: %s", what, msg);
+	}
+	return 0;
+}
+
+int64_t lv__rfc1123_ms(const char *v)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	const char *end = strptime(v, "%a, %d %b %Y %H:%M:%S", &tm);
+	if (!end || (*end && strcmp(end, " GMT")))
+		return 0;
+	return (int64_t)timegm(&tm) * 1000;
 }

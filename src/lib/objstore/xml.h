@@ -99,4 +99,16 @@ void lv__printable(char *out, size_t cap, const char *s);
 int lv__xml_texts(const char *body, size_t len, const char *root, const char *const *names,
 		  char **vals, size_t n, const char *what, lv_error *err);
 
+/*
+ * Parses one Azure List Blobs response body (root <EnumerationResults>) into *page:
+ * every <Blob> (Name, Properties/Content-Length, Properties/Last-Modified; a blob
+ * without a valid size or time is LV_ECORRUPT), <BlobPrefix> entries skipped,
+ * truncated and next_token from a non-empty <NextMarker>.  As lv__s3xml_parse_list.
+ */
+int lv__azxml_parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
+			 lv_error *err);
+
+/* "Mon, 04 Dec 2026 11:49:34 GMT" -> ms since the epoch; 0 if it is not that form. */
+int64_t lv__rfc1123_ms(const char *v);
+
 #endif

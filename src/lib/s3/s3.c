@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "objstore/lister.h"
 #include "objstore/xml.h"
 #include "s3/s3_int.h"
 #include "s3/sigv4.h"
@@ -24,8 +25,6 @@
  * over 32 MiB is refused (1000 keys of 1 KiB, escaped, take ~6 MiB). */
 #define S3_SMALL_BODY_MAX (64u << 10)
 #define S3_LIST_BODY_MAX ((uint64_t)32 << 20)
-/* At most this many objects in one listing (about 1 GB of memory at the limit). */
-#define S3_LIST_MAX_KEYS 10000000u
 
 /* ---- one S3 request ---- */
 
@@ -429,75 +428,7 @@ static int s3_del_many(void *impl, const char *const *paths, size_t n, int *rcs,
 	return 0;
 }
 
-/* ---- ListObjectsV2 with a streaming parser ---- */
-
-typedef struct ent {
-	char *path;
-	uint64_t size;
-	int64_t mtime;
-} ent;
-
-typedef struct lst {
-	ent *v;
-	size_t n, cap;
-	const char *kprefix; /* the key prefix listed */
-	size_t strip;        /* bytes of "<prefix>/" to strip from keys */
-	bool recursive;
-	uint64_t *tokens;    /* hashes of the continuation tokens seen (pagination loops) */
-	size_t ntokens, tcap;
-} lst;
-
-/* Entries are collected over all pages and delivered sorted by path (as the local backend). */
-static int deliver(lst *l, const lv_list_obj *o, const char *what, lv_error *err)
-{
-	const char *rel;
-	int k = lv__list_rel(o->key, l->kprefix, l->strip, l->recursive, what, &rel, err);
-	if (k <= 0)
-		return k;
-	if (l->n >= S3_LIST_MAX_KEYS)
-		return lv__err(err, LV_ELIMIT, "%s: more than %u objects", what, S3_LIST_MAX_KEYS);
-	ent *nv = lv__grow(l->v, &l->cap, l->n, sizeof *nv, 256);
-	if (!nv)
-		return lv__err(err, LV_ENOMEM, "%s: out of memory", what);
-	l->v = nv;
-	if (!(nv[l->n].path = lv__strdup(rel)))
-		return lv__err(err, LV_ENOMEM, "%s: out of memory", what);
-	nv[l->n].size = o->size;
-	nv[l->n].mtime = o->mtime_ms;
-	l->n++;
-	return 0;
-}
-
-/* FNV-1a, 64 bits: tokens are compared by hash (a false "loop" needs a 64-bit collision). */
-static uint64_t token_hash(const char *t)
-{
-	uint64_t h = 14695981039346656037ull;
-	for (; *t; t++)
-		h = (h ^ (unsigned char)*t) * 1099511628211ull;
-	return h;
-}
-
-/* Records a continuation token; LV_ECORRUPT if the server sent it before (pagination loop). */
-static int token_seen(lst *l, const char *token, const char *what, lv_error *err)
-{
-	uint64_t h = token_hash(token);
-	for (size_t i = 0; i < l->ntokens; i++) /* pages are round trips: a scan is cheap enough */
-		if (l->tokens[i] == h)
-			return lv__err(err, LV_ECORRUPT,
-				       "%s: the server sent continuation token of page %zu again at page %zu "
-				       "(pagination loop)", what, i + 1, l->ntokens + 1);
-	uint64_t *nt = lv__grow(l->tokens, &l->tcap, l->ntokens, sizeof *nt, 16);
-	if (!nt)
-		return lv__err(err, LV_ENOMEM, "%s: out of memory", what);
-	l->tokens = nt;
-	l->tokens[l->ntokens++] = h;
-	return 0;
-}
-
-static int ent_cmp(const void *a, const void *b)
-{
-	return strcmp(((const ent *)a)->path, ((const ent *)b)->path);
-}
+/* ---- ListObjectsV2 ---- */
 
 static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
 		   lv_error *err)
@@ -510,11 +441,8 @@ static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, v
 		kprefix = dir[0] ? lv__sprintf("%s/", dir) : lv__strdup("");
 	if (!kprefix)
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	lst l;
-	memset(&l, 0, sizeof l);
-	l.kprefix = kprefix;
-	l.strip = s->prefix[0] ? strlen(s->prefix) + 1 : 0;
-	l.recursive = recursive;
+	lv_lister l;
+	lv__lister_init(&l, kprefix, s->prefix[0] ? strlen(s->prefix) + 1 : 0, recursive);
 	const char *dname = dir[0] ? dir : "/";
 	char what[300];
 	snprintf(what, sizeof what, "S3 LIST %.256s", dname);
@@ -551,8 +479,8 @@ static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, v
 		if (rc == 0)
 			rc = lv__s3xml_parse_list((const char *)r.body.ptr, r.body.len, what, &pg, err);
 		lv__http_resp_dispose(&r);
-		for (size_t i = 0; i < pg.n && rc == 0; i++)
-			rc = deliver(&l, &pg.objs[i], what, err);
+		if (rc == 0)
+			rc = lv__lister_page(&l, &pg, what, err);
 		bool more = pg.truncated;
 		free(token);
 		token = pg.next_token;
@@ -564,21 +492,12 @@ static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, v
 			rc = lv__err(err, LV_ECORRUPT, "%s: truncated listing without a token", what);
 			break;
 		}
-		if ((rc = token_seen(&l, token, what, err)) < 0)
+		if ((rc = lv__lister_token(&l, token, what, err)) < 0)
 			break;
 	}
-	if (rc == 0) {
-		if (l.n > 1)
-			qsort(l.v, l.n, sizeof *l.v, ent_cmp);
-		for (size_t i = 0; i < l.n && rc == 0; i++) {
-			lv_list_entry e = { l.v[i].path, l.v[i].size, l.v[i].mtime };
-			rc = cb(&e, payload);
-		}
-	}
-	for (size_t i = 0; i < l.n; i++)
-		free(l.v[i].path);
-	free(l.v);
-	free(l.tokens);
+	if (rc == 0)
+		rc = lv__lister_emit(&l, cb, payload);
+	lv__lister_dispose(&l);
 	free(token);
 	free(kprefix);
 	return rc;
