@@ -17,6 +17,7 @@
 
 #include "azure/az_int.h"
 #include "objstore/options.h"
+#include "objstore/uri.h"
 #include "objstore/xml.h"
 #include "storage/backends.h"
 #include "storage/storage_int.h"
@@ -32,41 +33,6 @@ typedef struct azcfg {
 	bool emulator, allow_http, skip_signature;
 	char *conn_account, *conn_key, *conn_sas, *conn_endpoint; /* owned: from a connection string */
 } azcfg;
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* The path of the URI, decoded as a URL path (as Lance does). */
-static char *url_decode(const char *s, size_t n)
-{
-	char *out = lv__malloc(n + 1);
-	if (!out)
-		return NULL;
-	size_t j = 0;
-	for (size_t i = 0; i < n; i++) {
-		int a = -1, b = -1;
-		if (s[i] == '%' && i + 2 < n) {
-			a = hexval(s[i + 1]);
-			b = hexval(s[i + 2]);
-		}
-		if (a >= 0 && b >= 0 && (a || b)) {
-			out[j++] = (char)(a * 16 + b);
-			i += 2;
-		} else {
-			out[j++] = s[i];
-		}
-	}
-	out[j] = 0;
-	return out;
-}
 
 static bool name_ok(const char *s, size_t n, bool container)
 {
@@ -112,9 +78,9 @@ static int parse_uri(az *a, const char *uri, lv_error *err)
 	size_t plen = strlen(p);
 	while (plen && p[plen - 1] == '/')
 		plen--;
-	a->prefix = url_decode(p, plen);
-	if (!a->container || (at && !a->account) || !a->prefix)
+	if (!a->container || (at && !a->account))
 		return lv__err(err, LV_ENOMEM, "out of memory");
+	LV_TRY(lv__uri_key_prefix(p, plen, "az://", &a->prefix, err));
 	if (a->prefix[0]) {
 		int rc = lv__storage_check_path(a->prefix, false, "open az://", err);
 		if (rc < 0)

@@ -1,6 +1,6 @@
 /*
- * Opening an s3:// store: the URI (bucket, percent-decoded prefix, as Lance
- * reads it), LanceDB's storage options, the AWS_* environment and the shared
+ * Opening an s3:// store: the URI (bucket, and the key prefix as Lance derives
+ * it: objstore/uri.h), LanceDB's storage options, the AWS_* environment and the shared
  * config files (region, endpoint_url), then the credential chain (aws/creds.h).
  * Every storage option is taken here or refused by name before any request is
  * made.  Nothing that may be a secret is echoed.
@@ -12,47 +12,12 @@
 
 #include "aws/profile.h"
 #include "objstore/options.h"
+#include "objstore/uri.h"
 #include "objstore/xml.h"
 #include "s3/s3_int.h"
 #include "storage/backends.h"
 #include "storage/storage_int.h"
 #include "util/util.h"
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Lance parses the dataset URI as a URL and decodes its path: "%20" is a space, "%25" a '%'
- * (a '%' not followed by two hex digits stays as it is, as in a URL parser). */
-static char *url_decode(const char *s, size_t n)
-{
-	char *out = lv__malloc(n + 1);
-	if (!out)
-		return NULL;
-	size_t j = 0;
-	for (size_t i = 0; i < n; i++) {
-		int a = -1, b = -1;
-		if (s[i] == '%' && i + 2 < n) {
-			a = hexval(s[i + 1]);
-			b = hexval(s[i + 2]);
-		}
-		if (a >= 0 && b >= 0 && (a || b)) {
-			out[j++] = (char)(a * 16 + b);
-			i += 2;
-		} else {
-			out[j++] = s[i];
-		}
-	}
-	out[j] = 0;
-	return out;
-}
 
 /* Bucket names: [a-z0-9.-] plus legacy A-Z and '_', 1..255 bytes. */
 static int check_bucket(const char *b, size_t n, lv_error *err)
@@ -215,12 +180,12 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, lv_optbag *o, lv_err
 	size_t plen = strlen(p);
 	while (plen && p[plen - 1] == '/')
 		plen--;
-	s->prefix = url_decode(p, plen);
 	lv_aws_profile prof;
 	memset(&prof, 0, sizeof prof);
 	lv_http_limits lim;
 	lv_aws_chain_cfg cc;
-	int rc = s->bucket && s->prefix ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
+	int rc = s->bucket ? lv__uri_key_prefix(p, plen, "s3://", &s->prefix, err)
+			   : lv__err(err, LV_ENOMEM, "out of memory");
 	if (rc == 0 && s->prefix[0] && (rc = lv__storage_check_path(s->prefix, false, "open s3://", err)) < 0)
 		lv__err_prefix(err, rc, "open s3://%s: the key prefix is not a valid object path", s->bucket);
 	if (rc == 0)
