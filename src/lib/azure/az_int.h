@@ -23,6 +23,7 @@ typedef struct az {
 	size_t keylen;     /* 0 = no Shared Key */
 	char *sas;         /* SAS query (without '?'), or NULL */
 	char *cred_source; /* which source supplied the credentials (never a secret) */
+	char root[600];    /* "az://container/prefix", for log lines */
 	lv_http *http;
 } az;
 

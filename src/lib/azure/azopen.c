@@ -305,10 +305,9 @@ int lv__storage_azure_open(lv_storage **out, const char *uri, lv_optbag *o, lv_e
 	free(c.conn_sas);
 	free(c.conn_endpoint);
 	if (rc == 0) {
-		char describe[600];
-		snprintf(describe, sizeof describe, "az://%s%s%s", a->container, a->prefix[0] ? "/" : "",
+		snprintf(a->root, sizeof a->root, "az://%s%s%s", a->container, a->prefix[0] ? "/" : "",
 			 a->prefix);
-		rc = lv__storage_new_kind(out, &lv__az_ops, a, describe, LV__STORAGE_AZURE, err);
+		rc = lv__storage_new_kind(out, &lv__az_ops, a, a->root, LV__STORAGE_AZURE, err);
 	}
 	if (rc < 0)
 		lv__az_close(a);

@@ -162,6 +162,7 @@ static int az_perform(az *a, const azreq *q, lv_http_resp *r, lv_error *err)
 		hq.range_len = q->range_len;
 		hq.code_of = code_of;
 		hq.service_name = "Azure";
+		hq.root = a->root;
 		rc = lv__http_perform(a->http, &hq, r, err);
 	}
 	if (url)

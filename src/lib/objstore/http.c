@@ -508,8 +508,8 @@ int lv__http_perform(lv_http *h, const lv_http_req *q, lv_http_resp *r, lv_error
 				       "LANCEVER_S3_DEADLINE_SECONDS sets it)",
 				       q->service_name, q->what, q->name, why, n, n == 1 ? "" : "s",
 				       secs(now - t0), (double)l->deadline_ms / 1000);
-		lv__log(LV_LOG_WARN, "%s: %s %s: %s, retrying (attempt %d of %d, %.1f s left of %.0f s)",
-			h->service, q->what, q->name, why, n + 1, l->attempts, secs(deadline - now - wait),
+		lv__log(LV_LOG_WARN, "%s: %s %s%s%s: %s, retrying (attempt %d of %d, %.1f s left of %.0f s)",
+			h->service, q->what, q->root ? q->root : "", q->root ? "/" : "", q->name, why, n + 1, l->attempts, secs(deadline - now - wait),
 			(double)l->deadline_ms / 1000);
 		struct timespec ts = { (time_t)(wait / 1000000000u), (long)(wait % 1000000000u) };
 		nanosleep(&ts, NULL);

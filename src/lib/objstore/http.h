@@ -89,6 +89,7 @@ typedef struct lv_http_req {
 	/* Optional: the service's error code of an answer, for messages ("" if none). */
 	void (*code_of)(const lv_http_resp *r, char *out, size_t cap);
 	const char *service_name; /* "S3", "Azure": starts error messages */
+	const char *root;         /* optional: the store ("s3://bucket/prefix"), for log lines */
 } lv_http_req;
 
 struct lv_http_resp {

@@ -161,6 +161,7 @@ static int s3_perform(s3 *s, const s3req *q, lv_http_resp *r, lv_error *err)
 	hq.retry_on = slow_down;
 	hq.code_of = code_of;
 	hq.service_name = "S3";
+	hq.root = s->root;
 	int rc = lv__http_perform(s->http, &hq, r, err);
 	if (rc == 0 && token_expired(r)) {
 		c.force_refresh = true;

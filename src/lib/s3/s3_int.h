@@ -19,6 +19,7 @@ typedef struct s3 {
 	bool unsigned_payload; /* aws_unsigned_payload: x-amz-content-sha256: UNSIGNED-PAYLOAD */
 	bool bulk_delete;      /* false with aws_disable_bulk_delete: DELETE per key */
 	char *region;
+	char root[600];        /* "s3://bucket/prefix", for log lines */
 	lv_http *http;
 	lv_aws_chain *creds;
 } s3;

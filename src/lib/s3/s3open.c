@@ -206,10 +206,9 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, lv_optbag *o, lv_err
 	}
 	lv__aws_profile_dispose(&prof);
 	if (rc == 0) {
-		char describe[600];
-		snprintf(describe, sizeof describe, "s3://%s%s%s", s->bucket, s->prefix[0] ? "/" : "",
+		snprintf(s->root, sizeof s->root, "s3://%s%s%s", s->bucket, s->prefix[0] ? "/" : "",
 			 s->prefix);
-		rc = lv__storage_new_kind(out, &lv__s3_ops, s, describe, LV__STORAGE_S3, err);
+		rc = lv__storage_new_kind(out, &lv__s3_ops, s, s->root, LV__STORAGE_S3, err);
 	}
 	if (rc < 0)
 		lv__s3_close(s);
