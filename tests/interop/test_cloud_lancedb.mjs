@@ -117,5 +117,21 @@ await scenario({
   badEnv: az.env({ AZURE_STORAGE_ACCOUNT_KEY: wrongKey }),
 });
 check(!outputs.some((o) => o.includes(wrongKey)), 'azure: the wrong key appears in an output');
+// the other Azure credential sources LanceDB users set: the emulator switch, a connection string
+{
+  const URI = `az://lance/${NAME}/db/t.lance`;
+  const base = az.env();
+  for (const k of ['AZURE_STORAGE_ACCOUNT_NAME', 'AZURE_STORAGE_ACCOUNT_KEY', 'AZURE_STORAGE_ENDPOINT']) delete base[k];
+  const emu = await lv('azure emulator', ['info', URI, '--verbose'], { ...base, AZURE_STORAGE_USE_EMULATOR: 'true', AZURITE_BLOB_STORAGE_URL: az.endpoint });
+  check(emu.status === 0 && /credentials\s+Shared Key from the storage emulator's published key/.test(emu.stdout), `azure emulator switch: ${emu.stdout}${emu.stderr}`);
+  const cs = `DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=${AZ_KEY};BlobEndpoint=${az.endpoint}/devstoreaccount1;`;
+  const conn = await lv('azure connection string', ['info', URI, '--verbose'], { ...base, AZURE_STORAGE_CONNECTION_STRING: cs });
+  check(conn.status === 0 && /credentials\s+Shared Key from AZURE_STORAGE_CONNECTION_STRING \(AccountKey\)/.test(conn.stdout), `azure connection string: ${conn.stdout}${conn.stderr}`);
+  const sas = await lv('azure sas', ['info', URI, '--verbose'], { ...base, AZURE_STORAGE_ACCOUNT_NAME: 'devstoreaccount1', AZURE_STORAGE_ENDPOINT: `${az.endpoint}/devstoreaccount1`, AZURE_STORAGE_SAS_TOKEN: az.accountSas() });
+  check(sas.status === 0 && /credentials\s+SAS token from AZURE_STORAGE_SAS_TOKEN/.test(sas.stdout), `azure SAS: ${sas.stdout}${sas.stderr}`);
+  const none = await lv('azure none', ['versions', URI], { ...base, AZURE_STORAGE_ACCOUNT_NAME: 'devstoreaccount1' });
+  check(none.status === 1 && /no Azure credentials/.test(none.stderr), `azure without credentials: ${none.stderr}`);
+  check(!outputs.some((o) => o.includes(AZ_KEY) || o.includes('sig=')), 'azure: a key or SAS signature appears in an output');
+}
 await az.stop();
 finish('test_cloud_lancedb');

@@ -270,8 +270,7 @@ static int resolve(az *a, azcfg *c, lv_error *err)
 			       "identities and the Azure CLI are not supported by lancever",
 			       a->container);
 	}
-	bool shared = key && !c->skip_signature;
-	a->cred_source = lv__sprintf("%s%s, account %s", shared ? "Shared Key from " : sas && !c->skip_signature ? "SAS token from " : "",
+	a->cred_source = lv__sprintf("%s%s, account %s", a->keylen ? "Shared Key from " : a->sas ? "SAS token from " : "",
 				     from, a->account);
 	return a->cred_source ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
 }
