@@ -467,14 +467,13 @@ static int attempt(lv_http *h, const lv_http_req *q, lv_http_resp *r, uint64_t d
 	return rc;
 }
 
-static void resp_reset(lv_http_resp *r, const lv_http_req *q, uint64_t max_object)
+static void resp_reset(lv_http_resp *r, const lv_http_req *q)
 {
 	lv_dbuf_dispose(&r->body);
 	memset(r, 0, sizeof *r);
 	lv_dbuf_init(&r->body, (size_t)((uint64_t)4 << 30));
 	r->q = q;
 	r->limit_ok = q->max_ok ? q->max_ok : SMALL_BODY_MAX;
-	(void)max_object;
 }
 
 static double secs(uint64_t ns) { return (double)ns / 1e9; }
@@ -487,7 +486,7 @@ int lv__http_perform(lv_http *h, const lv_http_req *q, lv_http_resp *r, lv_error
 	memset(r, 0, sizeof *r);
 	char why[160];
 	for (int n = 1;; n++) {
-		resp_reset(r, q, l->max_object);
+		resp_reset(r, q);
 		bool retry;
 		int rc = attempt(h, q, r, deadline, why, sizeof why, &retry, err);
 		if (rc == 0 || !retry)
