@@ -21,7 +21,7 @@ static const lvcli_global globals[] = {
 	{ "--s3-endpoint", NULL, "URL", "S3-compatible endpoint (overrides AWS_ENDPOINT_URL)" },
 	{ "--s3-region", NULL, "R", "S3 region (overrides AWS_REGION)" },
 	{ "--s3-allow-http", NULL, NULL, "allow a plain-HTTP S3 endpoint" },
-	{ "--storage-option", NULL, "KEY=VALUE",
+	{ "--storage-option", NULL, "K=V",
 	  "a LanceDB storage option for s3:// and az:// (repeatable; README \"Cloud\")" },
 	{ "--quiet", "-q", NULL, "silence warnings on stderr (and retry notices)" },
 	{ "--verbose", NULL, NULL, "say on stderr which store and credential source a command uses" },
