@@ -1061,6 +1061,13 @@ static void t_storage_options(void **state)
 	assert_int_equal(o.version, 2);
 	assert_int_equal(lv_storage_open(&st, dir, &o, &e), 0);
 	lv_storage_free(st);
+	/* the version-1 S3 fields are ignored by local stores, as they always were */
+	o.s3_region = "eu-west-1";
+	o.s3_allow_http = true;
+	assert_int_equal(lv_storage_open(&st, dir, &o, &e), 0);
+	lv_storage_free(st);
+	o.s3_region = NULL;
+	o.s3_allow_http = false;
 
 	/* local stores take no options; the key is named, never the value */
 	const char *k1[] = { "aws_region" }, *v1s[] = { "SECRETVALUE" };

@@ -402,6 +402,20 @@ static void set_transfer(lv_http *h, CURL *c, lv_http_resp *r, progress *pg, int
 		cu->easy_setopt(c, CURLOPT_NOPROXY, h->noproxy);
 }
 
+/* The host[:port] of a URL (no scheme, user info refused at open, no path or query). */
+static const char *host_of(const char *url)
+{
+	const char *h = strstr(url, "://");
+	return h ? h + 3 : url;
+}
+
+static size_t host_len(const char *url)
+{
+	const char *h = host_of(url);
+	size_t n = strcspn(h, "/?#");
+	return n > 200 ? 200 : n;
+}
+
 /* One attempt.  *retry says whether a failure (or answer) is transient. */
 static int attempt(lv_http *h, const lv_http_req *q, lv_http_resp *r, uint64_t deadline_ns,
 		   char *why, size_t whycap, bool *retry, lv_error *err)
@@ -447,8 +461,9 @@ static int attempt(lv_http *h, const lv_http_req *q, lv_http_resp *r, uint64_t d
 		*retry = true;
 		if (pg.expired)
 			snprintf(why, whycap, "no answer before the deadline");
-		else
-			snprintf(why, whycap, "%s", h->cu->easy_strerror(cc));
+		else /* the host (never the path or query: a SAS lives there) */
+			snprintf(why, whycap, "%s (%.*s)", h->cu->easy_strerror(cc), (int)host_len(q->url),
+				 host_of(q->url));
 		rc = LV_EIO;
 	}
 	if (rc == 0) {

@@ -39,6 +39,7 @@ int lv__optbag_init(lv_optbag *b, const lv_storage_options *o, lv_error *err)
 		b->keys[b->n] = k;
 		b->vals[b->n++] = v;
 	}
+	b->npairs = b->n;
 	if (o->s3_endpoint) {
 		b->keys[b->n] = "aws_endpoint";
 		b->vals[b->n++] = o->s3_endpoint;
@@ -168,7 +169,7 @@ void lv__opt_accept(lv_optbag *b, const char *const *names)
 int lv__opt_refuse(const lv_optbag *b, const char *const *names, const char *where, lv_error *err)
 {
 	for (size_t i = 0; i < b->n; i++)
-		if (named(b->keys[i], names))
+		if (named(b->keys[i], names)) /* a known name: printable by construction */
 			return lv__err(err, LV_EUNSUPPORTED,
 				       "storage option '%.64s' is not supported by lancever for %s",
 				       b->keys[i], where);
@@ -186,5 +187,21 @@ int lv__opt_leftover(const lv_optbag *b, const char *where, lv_error *err)
 			k[j] = 0;
 			return lv__err(err, LV_EINVALID, "unknown storage option '%s' for %s", k, where);
 		}
+	return 0;
+}
+
+int lv__opt_none(lv_optbag *b, const char *what, lv_error *err)
+{
+	if (b->npairs) {
+		char k[80];
+		size_t j = 0;
+		for (const char *p = b->keys[0]; *p && j < sizeof k - 1; p++)
+			k[j++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+		k[j] = 0;
+		return lv__err(err, LV_EINVALID,
+			       "storage option '%s' given for %s, which takes no storage options", k, what);
+	}
+	for (size_t i = 0; i < b->n; i++)
+		b->used[i] = true;
 	return 0;
 }

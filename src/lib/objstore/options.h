@@ -17,6 +17,7 @@
 
 typedef struct lv_optbag {
 	size_t n;
+	size_t npairs;             /* how many of the n came as key/value pairs (the rest: v1 fields) */
 	const char **keys, **vals; /* n each: the caller's pairs, then the v1 struct fields */
 	bool *used;
 } lv_optbag;
@@ -58,6 +59,10 @@ void lv__opt_accept(lv_optbag *b, const char *const *names);
 /* LV_EUNSUPPORTED naming the first pair whose key is in `names`: options LanceDB knows that
  * lancever does not implement. */
 int lv__opt_refuse(const lv_optbag *b, const char *const *names, const char *where, lv_error *err);
+/* LV_EINVALID naming the first key/value pair, if any: for stores that take no options.  The
+ * version-1 fields (s3_endpoint, s3_region, s3_allow_http) are accepted and ignored there, as
+ * they always were. */
+int lv__opt_none(lv_optbag *b, const char *what, lv_error *err);
 /* LV_EINVALID naming the first pair nobody took ("unknown storage option 'k' for <where>"). */
 int lv__opt_leftover(const lv_optbag *b, const char *where, lv_error *err);
 

@@ -28,26 +28,16 @@ static int hexval(char c)
 	return -1;
 }
 
-/* Local and in-memory stores take no options: a key given for them is a mistake. */
-static int no_options(const lv_optbag *opts, const char *what, lv_error *err)
-{
-	if (opts->n)
-		return lv__err(err, LV_EINVALID,
-			       "storage option '%.64s' given for %s, which takes no storage options",
-			       opts->keys[0], what);
-	return 0;
-}
-
 static int open_plain(lv_storage **out, const char *path, lv_optbag *opts, lv_error *err)
 {
-	LV_TRY(no_options(opts, "a local path", err));
+	LV_TRY(lv__opt_none(opts, "a local path", err));
 	return lv__storage_local_open(out, path, err);
 }
 
 static int open_file(lv_storage **out, const char *uri, const char *rest, lv_optbag *opts,
 		     lv_error *err)
 {
-	LV_TRY(no_options(opts, "a file:// URI", err));
+	LV_TRY(lv__opt_none(opts, "a file:// URI", err));
 	/* Only local files: "file:///abs" or "file://localhost/abs". */
 	if (strncasecmp(rest, "localhost/", 10) == 0)
 		rest += 9;
@@ -83,7 +73,7 @@ static int open_file(lv_storage **out, const char *uri, const char *rest, lv_opt
 static int open_mem(lv_storage **out, const char *uri, const char *rest, lv_optbag *opts,
 		    lv_error *err)
 {
-	LV_TRY(no_options(opts, "a mem:// store", err));
+	LV_TRY(lv__opt_none(opts, "a mem:// store", err));
 	return lv__storage_mem_open(out, uri, err);
 }
 
