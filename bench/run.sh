@@ -17,6 +17,8 @@
 #   bash bench/run.sh --versions [--only 200|2000] [--keep]                             (bench_versions.mjs)
 #   bash bench/run.sh --lancefile [ROWS] [RUNS]                                         (lancefile_bench)
 #   bash bench/run.sh --python [--sizes 10000] [--runs N]                               (bench_python.mjs)
+#   bash bench/run.sh --cloud [--versions 64] [--fragments 1000] [--delay 20] [--runs 7]  (bench_cloud.mjs:
+#                            versions() from a checkpoint on Azurite vs s3rver, same dataset and latency)
 #   bash bench/run.sh --report                                                          (report.mjs)
 # Run it on a quiet machine: the figures are wall-clock times.
 set -euo pipefail
@@ -50,6 +52,7 @@ case "$mode" in
   --versions) node_bench bench_versions.mjs "$@" ;;
   --lancefile) lancefile "$@" ;;
   --python) node_bench bench_python.mjs "$@" ;;
+  --cloud) node_bench bench_cloud.mjs "$@" ;;
   --report) node_bench report.mjs "$@" ;;
   --all)
     quick=0
@@ -75,6 +78,6 @@ case "$mode" in
     fi
     echo "bench: --all finished in $(( $(date +%s) - start )) s" >&2
     ;;
-  *) echo "usage: bash bench/run.sh --all [--quick] | --grid | --history | --cleanup | --versions | --lancefile | --python | --report [ARGS]" >&2
+  *) echo "usage: bash bench/run.sh --all [--quick] | --grid | --history | --cleanup | --versions | --lancefile | --python | --cloud | --report [ARGS]" >&2
      exit 2 ;;
 esac

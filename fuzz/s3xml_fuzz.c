@@ -8,14 +8,16 @@
  * key minus the store prefix, lies below the listed prefix and is a valid
  * relative path (no "..", ".", empty segments or control characters: it cannot
  * lead outside the prefix); per-key delete results are only ever the
- * documented codes; the error code is short, NUL-terminated and printable.
+ * documented codes; the error code is short, NUL-terminated and printable.  The same bytes
+ * are also parsed as an Azure List Blobs page, an STS answer and a credentials document.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "s3/s3xml.h"
+#include "aws/creds.h"
+#include "objstore/xml.h"
 #include "storage/storage_int.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -52,7 +54,7 @@ static void check_rel(const char *key)
 			const char *kp = listings[i].kprefix, *rel = NULL;
 			size_t kl = strlen(kp);
 			lv_error err = { 0 };
-			int k = lv__s3xml_list_rel(key, kp, listings[i].strip, recursive, "S3 LIST fuzz",
+			int k = lv__list_rel(key, kp, listings[i].strip, recursive, "S3 LIST fuzz",
 						   &rel, &err);
 			CHECK(k == 1 || k == 0 || (k == LV_ECORRUPT && err.message[0]));
 			for (const char *m = err.message; *m; m++)
@@ -78,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(body, data, size);
 
-	lv_s3_list_page pg;
+	lv_list_page pg;
 	lv_error err = { 0 };
 	if (lv__s3xml_parse_list(body, size, "S3 LIST fuzz", &pg, &err) == 0) {
 		CHECK(pg.n <= size / 8); /* "<Contents><Key></Key></Contents>" at least */
@@ -87,11 +89,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			check_rel(pg.objs[i].key);
 		}
 		CHECK(!pg.next_token || strlen(pg.next_token) <= LV_S3XML_TEXT_MAX);
-		lv__s3xml_list_page_dispose(&pg);
+		lv__list_page_dispose(&pg);
 	} else {
 		CHECK(err.code < 0 && err.message[0]);
 		CHECK(pg.n == 0 && !pg.objs && !pg.next_token);
 	}
+
+	/* the same input as an Azure List Blobs page, an STS answer and a credentials document */
+	if (lv__azxml_parse_list(body, size, "Azure LIST fuzz", &pg, &err) == 0) {
+		for (size_t i = 0; i < pg.n; i++) {
+			CHECK(pg.objs[i].key && strlen(pg.objs[i].key) <= LV_S3XML_TEXT_MAX);
+			check_rel(pg.objs[i].key);
+		}
+		CHECK(!pg.truncated || pg.next_token);
+		lv__list_page_dispose(&pg);
+	} else {
+		CHECK(err.code < 0 && err.message[0]);
+	}
+	lv_aws_creds *cr = NULL;
+	if (lv__aws_parse_sts_creds(body, size, "sts", &cr, &err) == 0)
+		CHECK(cr && cr->akid[0] && cr->secret[0] && cr->token);
+	else
+		CHECK(!cr && err.code < 0);
+	lv__aws_creds_release(cr);
+	cr = NULL;
+	if (lv__aws_parse_json_creds(body, size, size & 1, "creds", &cr, &err) == 0)
+		CHECK(cr && cr->akid[0] && cr->secret[0]);
+	else
+		CHECK(!cr && err.code < 0);
+	lv__aws_creds_release(cr);
 
 	int rcs[NBATCH] = { 0 };
 	size_t failed = 0;

@@ -21,7 +21,7 @@ typedef struct lv_version_list lv_version_list;
 
 typedef struct lv_open_options {
 	int version;          /**< LV_OPEN_OPTIONS_VERSION */
-	int threads;          /**< manifest-reading concurrency, 0 = default (8) */
+	int threads;          /**< manifest-reading concurrency, 0 = default (8; 32 on remote stores) */
 	const char *branch;   /**< NULL/"main" = main; else the branch under tree/ */
 	lv_storage_options storage;
 } lv_open_options;
@@ -30,7 +30,8 @@ typedef struct lv_open_options {
 #define LV_OPEN_OPTIONS_INIT { LV_OPEN_OPTIONS_VERSION, 0, NULL, LV_STORAGE_OPTIONS_INIT }
 
 /**
- * Opens the dataset rooted at `uri` (path, file://, mem://).  `opts` may be NULL.
+ * Opens the dataset rooted at `uri` (path, file://, mem://, s3://, az://; see
+ * lv_storage_open).  `opts` may be NULL.
  * With opts->branch, versions come from `tree/<branch>/` and tags are those of
  * that branch.  A local path of the form `<root>/tree/<branch>` whose root is a
  * dataset is opened as that branch automatically.

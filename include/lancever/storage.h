@@ -7,10 +7,19 @@
  * or a NUL; the front-end functions below reject such paths with LV_EINVALID
  * before a backend sees them, so no backend can be led outside its root.
  *
- * Backends: local filesystem (plain paths and file:// URIs), in-memory (with
- * fault injection, for tests and fuzzers).  Custom backends implement
- * lv_storage_ops (see lancever/sys/storage.h).  Every backend is safe to call
- * from several threads at once.
+ * Backends: local filesystem (plain paths and file:// URIs), in-memory
+ * ("mem://"), Amazon S3 and S3-compatible stores ("s3://bucket/prefix"), Azure
+ * Blob Storage ("az://container/prefix").  Custom backends implement
+ * lv_storage_ops (lancever/sys/storage.h); test hooks (a fault-injecting shim,
+ * in-memory mtimes) are in lancever/sys/testing.h.  Every backend is safe to
+ * call from several threads at once.
+ *
+ * Object stores take LanceDB's storage options (the keys Lance and LanceDB
+ * users pass as `storage_options`, case-insensitive) as key/value pairs; an
+ * unknown key, or one the backend does not support, is an LV_EINVALID error
+ * naming the key (never its value).  Credentials, endpoints and limits not
+ * given as options come from the environment as LanceDB reads them (README,
+ * "Cloud").  No message ever contains a secret.
  */
 #ifndef LANCEVER_STORAGE_H
 #define LANCEVER_STORAGE_H
@@ -33,22 +42,34 @@ typedef struct lv_list_entry {
 /** Listing callback: return 0 to continue, non-zero to stop (that value is returned). */
 typedef int (*lv_list_cb)(const lv_list_entry *entry, void *payload);
 
-/** Options for lv_storage_open(). */
+/**
+ * Options for lv_storage_open().  Version 1 structs (without the key/value
+ * pairs) are still accepted.  Strings are borrowed for the call only.
+ */
 typedef struct lv_storage_options {
-	int version;              /**< LV_STORAGE_OPTIONS_VERSION */
-	const char *s3_endpoint;  /**< reserved for the S3 backend (NULL = from the environment) */
-	const char *s3_region;    /**< reserved */
-	bool s3_allow_http;       /**< reserved */
-	int max_concurrency;      /**< requests in flight, 0 = backend default */
+	int version;              /**< LV_STORAGE_OPTIONS_VERSION (2; 1 still accepted) */
+	const char *s3_endpoint;  /**< S3 endpoint URL, as option "aws_endpoint" (NULL = not set) */
+	const char *s3_region;    /**< S3 region, as option "aws_region" (NULL = not set) */
+	bool s3_allow_http;       /**< allow a plain-HTTP endpoint, as option "allow_http" */
+	int max_concurrency;      /**< unused (kept for layout); the dataset's `threads` sets it */
+	/* version 2 */
+	const char *const *option_keys;   /**< `noptions` storage option keys (LanceDB names) */
+	const char *const *option_values; /**< their values, in the same order */
+	size_t noptions;                  /**< 0 = none (the arrays may then be NULL) */
 } lv_storage_options;
 
-#define LV_STORAGE_OPTIONS_VERSION 1
-#define LV_STORAGE_OPTIONS_INIT { LV_STORAGE_OPTIONS_VERSION, NULL, NULL, false, 0 }
+#define LV_STORAGE_OPTIONS_VERSION 2
+#define LV_STORAGE_OPTIONS_INIT { LV_STORAGE_OPTIONS_VERSION, NULL, NULL, false, 0, NULL, NULL, 0 }
 
 /**
- * Opens a storage handle rooted at `uri`: a plain path, "file:///abs/path" or
- * "mem://name" (a fresh, empty in-memory store).  Schemes that are not built
- * in give LV_EUNSUPPORTED.  `opts` may be NULL.  Release with lv_storage_free().
+ * Opens a storage handle rooted at `uri`: a plain path, "file:///abs/path",
+ * "mem://name" (a fresh, empty in-memory store), "s3://bucket[/prefix]" or
+ * "az://container[/prefix]" (also "abfs[s]://container@account.dfs.core.windows.net/prefix").
+ * Object-store URIs resolve their credentials when opened (README, "Cloud").
+ * `opts` may be NULL.  Release with lv_storage_free().
+ * Errors: LV_EUNSUPPORTED (a scheme that is not built in, a storage option lancever does
+ * not support), LV_EINVALID (bad URI, unknown storage option, storage options given for a
+ * local or in-memory store, no credentials found), LV_EIO (a credential source failed).
  */
 LV_EXTERN int lv_storage_open(lv_storage **out, const char *uri,
 			      const lv_storage_options *opts, lv_error *err) LV_WARN_UNUSED;
@@ -66,8 +87,26 @@ LV_EXTERN int lv_storage_sub(lv_storage **out, lv_storage *parent, const char *s
 /** Closes the handle.  Accepts NULL. */
 LV_EXTERN void lv_storage_free(lv_storage *st);
 
-/** A human readable description of the root ("file:///x", "mem://", "s3://b/p"). */
+/** A human readable description of the root ("file:///x", "mem://", "s3://b/p", "az://c/p"). */
 LV_EXTERN const char *lv_storage_describe(const lv_storage *st);
+
+/**
+ * True if every request to the store is a network round trip (S3, Azure, or a
+ * custom backend that says so), so callers keep many requests in flight and
+ * batch; false for local and in-memory stores and for NULL.  A shim (such as
+ * the fault shim of lancever/sys/testing.h) reports what its inner store reports.
+ */
+LV_EXTERN bool lv_storage_is_remote(const lv_storage *st);
+
+/**
+ * Writes which source supplied the store's credentials into buf[cap]
+ * (NUL-terminated, cut to fit), e.g. "environment (AWS_ACCESS_KEY_ID)",
+ * "shared credentials file /home/u/.aws/credentials, profile dev",
+ * "EC2 instance metadata (IMDSv2), expires 2026-12-04T12:00:00Z"; "none" for
+ * stores without credentials (local, mem).  Never a key, token or secret.
+ * Returns 0, or LV_EINVALID (NULL argument, cap 0).
+ */
+LV_EXTERN int lv_storage_credential_source(const lv_storage *st, char *buf, size_t cap);
 
 /**
  * Lists objects under directory `dir` ("" = root).  Non-recursive listings
@@ -134,52 +173,6 @@ typedef struct lv_storage_stats {
 
 LV_EXTERN void lv_storage_get_stats(const lv_storage *st, lv_storage_stats *out);
 LV_EXTERN void lv_storage_reset_stats(lv_storage *st);
-
-/* ---- fault injection (in-memory backend and any wrapped backend) ---- */
-
-/** Which calls a fault applies to (bit mask). */
-enum lv_fault_op {
-	LV_FAULT_LIST = 1 << 0,
-	LV_FAULT_READ = 1 << 1, /* whole and ranged reads */
-	LV_FAULT_HEAD = 1 << 2,
-	LV_FAULT_WRITE = 1 << 3,
-	LV_FAULT_CREATE = 1 << 4,
-	LV_FAULT_DELETE = 1 << 5,
-	LV_FAULT_ALL = 0x3f
-};
-
-/** What happens when a fault triggers. */
-enum lv_fault_kind {
-	LV_FAULT_FAIL = 1,    /**< the call fails with LV_EIO and has no effect */
-	LV_FAULT_SHORT = 2,   /**< a read returns only the first half of the bytes */
-	LV_FAULT_CORRUPT = 3  /**< a read returns bytes with one byte flipped */
-};
-
-typedef struct lv_fault_spec {
-	unsigned ops;        /**< lv_fault_op mask of calls that are counted */
-	uint64_t nth;        /**< 1-based: the Nth counted call triggers (0 = never) */
-	bool persistent;     /**< keep triggering on every counted call after the Nth */
-	int kind;            /**< lv_fault_kind */
-	const char *path_substring; /**< only count calls whose path contains this (NULL = all) */
-} lv_fault_spec;
-
-/**
- * Wraps `inner` in a fault-injecting shim (the shim takes ownership of
- * `inner`).  Works over any backend, including the in-memory one.
- */
-LV_EXTERN int lv_storage_fault_wrap(lv_storage **out, lv_storage *inner,
-				    const lv_fault_spec *spec, lv_error *err) LV_WARN_UNUSED;
-
-/** Replaces the spec of a fault shim and resets its call counter. */
-LV_EXTERN int lv_storage_fault_set(lv_storage *shim, const lv_fault_spec *spec,
-				   lv_error *err) LV_WARN_UNUSED;
-
-/** Number of counted calls a fault shim has seen since the last set. */
-LV_EXTERN uint64_t lv_storage_fault_calls(const lv_storage *shim);
-
-/** Sets an object's mtime (in-memory backend only; for tests of age rules). */
-LV_EXTERN int lv_storage_mem_set_mtime(lv_storage *st, const char *path, int64_t mtime_ms,
-				       lv_error *err) LV_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

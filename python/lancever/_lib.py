@@ -36,8 +36,9 @@ class LvError(ctypes.Structure):
     _fields_ = [("code", c_int), ("message", ctypes.c_char * ERROR_MESSAGE_MAX)]
 
 
-# lancever/storage.h: lv_storage_options, version 1 (the header this package is built against).
-STORAGE_OPTIONS_VERSION = 1
+# lancever/storage.h: lv_storage_options, version 2 (the header this package is built against;
+# version 2 appends the storage option key/value pairs, left empty unless filled).
+STORAGE_OPTIONS_VERSION = 2
 
 
 class StorageOptions(ctypes.Structure):
@@ -47,6 +48,9 @@ class StorageOptions(ctypes.Structure):
         ("s3_region", c_char_p),
         ("s3_allow_http", c_bool),
         ("max_concurrency", c_int),
+        ("option_keys", ctypes.POINTER(c_char_p)),
+        ("option_values", ctypes.POINTER(c_char_p)),
+        ("noptions", ctypes.c_size_t),
     ]
 
 

@@ -42,7 +42,8 @@ int main(void)
 	S(lv_error); F(lv_error, code); F(lv_error, message); end();
 	S(lv_storage_options); F(lv_storage_options, version); F(lv_storage_options, s3_endpoint);
 	F(lv_storage_options, s3_region); F(lv_storage_options, s3_allow_http);
-	F(lv_storage_options, max_concurrency); end();
+	F(lv_storage_options, max_concurrency); F(lv_storage_options, option_keys);
+	F(lv_storage_options, option_values); F(lv_storage_options, noptions); end();
 	S(lv_open_options); F(lv_open_options, version); F(lv_open_options, threads);
 	F(lv_open_options, branch); F(lv_open_options, storage); end();
 	S(lv_history_report); F(lv_history_report, rung); F(lv_history_report, checkpoint_version);

@@ -129,9 +129,13 @@ void lvcli_esc_free(void);
 /* ---- common.c: datasets and warnings ---- */
 
 /* Set by main.c from the global options. */
+#define LVCLI_MAX_STORAGE_OPTIONS 64
 typedef struct lvcli_globals {
 	const char *branch, *s3_endpoint, *s3_region;
-	bool s3_allow_http, quiet;
+	bool s3_allow_http, quiet, verbose;
+	/* --storage-option KEY=VALUE, repeatable */
+	const char *option_keys[LVCLI_MAX_STORAGE_OPTIONS], *option_values[LVCLI_MAX_STORAGE_OPTIONS];
+	size_t noptions;
 } lvcli_globals;
 extern lvcli_globals lvcli_g;
 

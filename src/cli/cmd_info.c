@@ -46,12 +46,21 @@ static void info_json(const lv_version_info *v, const lv_version_list *l, const 
 			lvcli_json_str(stdout, v->config_values[i]);
 		}
 	fputc('}', stdout);
+	if (lvcli_g.verbose) { /* the store and the credential source, never a secret */
+		char creds[512];
+		lv_storage *st = lv_dataset_storage((lv_dataset *)ds);
+		(void)lv_storage_credential_source(st, creds, sizeof creds);
+		fputs(",\"storage\":", stdout);
+		lvcli_json_str(stdout, lv_storage_describe(st));
+		fputs(",\"credentials\":", stdout);
+		lvcli_json_str(stdout, creds);
+	}
 	lvcli_json_warnings(stdout, ds);
 	fputs("}\n", stdout);
 }
 
 static void info_text(const lv_version_info *v, const lv_version_list *l, const lv_checkpoint_config *cfg,
-		      const lv_history_report *rep)
+		      const lv_history_report *rep, lv_dataset *ds)
 {
 	printf("latest version        %" PRIu64 " (%" PRIu64 " rows, %" PRIu64 " fragments)\n", v->version,
 	       v->total_rows, v->total_fragments);
@@ -73,6 +82,13 @@ static void info_text(const lv_version_info *v, const lv_version_list *l, const 
 		}
 	if (!k)
 		printf("auto cleanup          (no lance.auto_cleanup.* keys: Lance's automatic cleanup is off)\n");
+	if (lvcli_g.verbose) { /* the store and the credential source, never a secret */
+		char creds[512];
+		lv_storage *st = lv_dataset_storage(ds);
+		(void)lv_storage_credential_source(st, creds, sizeof creds);
+		printf("storage               %s\n", lvcli_esc(lv_storage_describe(st)));
+		printf("credentials           %s\n", lvcli_esc(creds));
+	}
 }
 
 static int run_info(int argc, char **argv)
@@ -97,7 +113,7 @@ static int run_info(int argc, char **argv)
 	} else if (a.json) {
 		info_json(lv_version_list_get(latest, 0), l, &cfg, &rep, ds);
 	} else {
-		info_text(lv_version_list_get(latest, 0), l, &cfg, &rep);
+		info_text(lv_version_list_get(latest, 0), l, &cfg, &rep, ds);
 	}
 	lv_version_list_free(latest);
 	lv_version_list_free(l);

@@ -420,9 +420,20 @@ int lvcli_open(lv_dataset **ds, const char *uri, int threads)
 	o.storage.s3_endpoint = lvcli_g.s3_endpoint;
 	o.storage.s3_region = lvcli_g.s3_region;
 	o.storage.s3_allow_http = lvcli_g.s3_allow_http;
+	o.storage.option_keys = lvcli_g.option_keys;
+	o.storage.option_values = lvcli_g.option_values;
+	o.storage.noptions = lvcli_g.noptions;
 	lv_error err = { 0 };
 	if (lv_dataset_open(ds, uri, &o, &err) < 0)
 		return lvcli_fail(&err);
+	if (lvcli_g.verbose) { /* where, and who supplied the credentials: never a secret */
+		char src[512];
+		lv_storage *st = lv_dataset_storage(*ds);
+		(void)lv_storage_credential_source(st, src, sizeof src);
+		fprintf(stderr, "lancever: store %s (%s), ", lvcli_esc(lv_storage_describe(st)),
+			lv_storage_is_remote(st) ? "remote" : "local");
+		fprintf(stderr, "credentials: %s\n", lvcli_esc(src));
+	}
 	return 0;
 }
 

@@ -21,7 +21,10 @@ static const lvcli_global globals[] = {
 	{ "--s3-endpoint", NULL, "URL", "S3-compatible endpoint (overrides AWS_ENDPOINT_URL)" },
 	{ "--s3-region", NULL, "R", "S3 region (overrides AWS_REGION)" },
 	{ "--s3-allow-http", NULL, NULL, "allow a plain-HTTP S3 endpoint" },
-	{ "--quiet", "-q", NULL, "silence warnings on stderr" },
+	{ "--storage-option", NULL, "K=V",
+	  "a LanceDB storage option for s3:// and az:// (repeatable; README \"Cloud\")" },
+	{ "--quiet", "-q", NULL, "silence warnings on stderr (and retry notices)" },
+	{ "--verbose", NULL, NULL, "say on stderr which store and credential source a command uses" },
 	{ "--help", "-h", NULL, "this help; after a command, that command's help" },
 	{ "--version", NULL, NULL, "the version and the Lance formats read and written" },
 	{ NULL, NULL, NULL, NULL },
@@ -81,6 +84,29 @@ static int help(int argc, char **argv)
 	return 0;
 }
 
+/* --storage-option KEY=VALUE: split in place (argv is ours). */
+static int storage_option(char *kv)
+{
+	char *eq = strchr(kv, '=');
+	if (!eq || eq == kv)
+		return lvcli_usage_error("--storage-option wants KEY=VALUE, got '%s'",
+					 eq ? "=..." : lvcli_esc(kv));
+	if (lvcli_g.noptions == LVCLI_MAX_STORAGE_OPTIONS)
+		return lvcli_usage_error("more than %d --storage-option", LVCLI_MAX_STORAGE_OPTIONS);
+	*eq = 0;
+	lvcli_g.option_keys[lvcli_g.noptions] = kv;
+	lvcli_g.option_values[lvcli_g.noptions++] = eq + 1;
+	return 0;
+}
+
+/* The library's notices (S3/Azure retries, credential refresh problems) go to stderr. */
+static void log_to_stderr(int level, const char *message, void *ctx)
+{
+	(void)ctx;
+	if (!lvcli_g.quiet)
+		fprintf(stderr, "lancever: %s%s\n", level == LV_LOG_WARN ? "" : "note: ", message);
+}
+
 /* Strips the global options (anywhere on the line) into lvcli_g; 0 or a usage error. */
 static int strip_globals(int *argcp, char **argv)
 {
@@ -95,6 +121,14 @@ static int strip_globals(int *argcp, char **argv)
 			if (i + 1 >= argc)
 				return lvcli_missing_value(s);
 			*dst = argv[++i];
+		} else if (!strcmp(s, "--storage-option")) {
+			if (i + 1 >= argc)
+				return lvcli_missing_value(s);
+			int rc = storage_option(argv[++i]);
+			if (rc)
+				return rc;
+		} else if (!strcmp(s, "--verbose")) {
+			lvcli_g.verbose = true;
 		} else if (!strcmp(s, "--s3-allow-http")) {
 			lvcli_g.s3_allow_http = true;
 		} else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
@@ -143,6 +177,7 @@ static int run(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	lv_set_log_handler(log_to_stderr, NULL);
 	int rc = run(argc, argv);
 	lvcli_esc_free();
 	/* Output that did not reach its destination (a full disk, /dev/full, a closed pipe

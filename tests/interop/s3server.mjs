@@ -22,6 +22,9 @@
 //                    ifNoneMatch, range, sigError?}]  (path: decoded URL path, key: path without '/')
 //   s3.reset()       clears the log, pending faults and the delay
 //   s3.failNext(n, status), s3.setDelay(ms)
+//   s3.addCredential(akid, secret, {token, expiresAtMs})  temporary credentials (as STS, IMDS or a
+//                    container endpoint would issue them): requests signed with them verify, must carry
+//                    the token, and are answered 400 ExpiredToken after expiresAtMs (log: akid, expired)
 //   s3.stop()        closes the servers and removes the directory (also done on process exit)
 //   s3Env(s3)        AWS_* environment for lancever (and LanceDB) against this server
 //   s3StorageOptions(s3)  LanceDB storageOptions (§6)
@@ -206,6 +209,7 @@ export async function startS3({ strict = true, port = 0, dir = null, delay = 0, 
   const mw = s3rver.getMiddleware();
 
   let log = [];
+  const temp = new Map(); // akid -> {secret, token, expiresAtMs}: temporary credentials
   let faults = []; // pending injected statuses, one per request
   let delayMs = delay;
   const inflight = new Map(); // key -> number of PUTs in flight
@@ -287,8 +291,25 @@ export async function startS3({ strict = true, port = 0, dir = null, delay = 0, 
         const [code, msg] = ERRORS[st] || ['InjectedError', 'Injected error.'];
         return sendError(res, st, code, msg);
       }
+      const akid = /Credential=([^/]+)\//.exec(req.headers.authorization || '')?.[1] ?? null;
+      entry.akid = akid;
+      const tc = akid ? temp.get(akid) : null;
+      if (tc) {
+        if (req.headers['x-amz-security-token'] !== tc.token) {
+          entry.sigError = 'missing or wrong x-amz-security-token';
+          req.resume();
+          return sendError(res, 403, 'InvalidToken', 'The provided token is malformed or otherwise invalid.');
+        }
+        if (tc.expiresAtMs && Date.now() >= tc.expiresAtMs) {
+          entry.expired = true;
+          req.resume();
+          return sendError(res, 400, 'ExpiredToken', 'The provided token has expired.');
+        }
+      }
       if (checkSignatures) {
-        const why = verifySigV4(req, { [ACCESS_KEY]: SECRET_KEY });
+        const secrets = { [ACCESS_KEY]: SECRET_KEY };
+        if (tc) secrets[akid] = tc.secret;
+        const why = verifySigV4(req, secrets);
         if (why) {
           entry.sigError = why;
           req.resume();
@@ -296,6 +317,9 @@ export async function startS3({ strict = true, port = 0, dir = null, delay = 0, 
             'The request signature we calculated does not match the signature you provided. (' + why + ')');
         }
       }
+      // s3rver knows only its own key (and checks no more than that it exists): a verified
+      // temporary key is handed on as that one.
+      if (tc) req.headers.authorization = req.headers.authorization.replace(`Credential=${akid}/`, `Credential=${ACCESS_KEY}/`);
       // Check and mark in-flight in the same tick, so two racing creates cannot both pass.
       if (req.method === 'PUT' && !url.searchParams.has('uploadId')) {
         if (strict && req.headers['if-none-match'] === '*' && exists(key)) {
@@ -355,6 +379,8 @@ export async function startS3({ strict = true, port = 0, dir = null, delay = 0, 
     reset() { log = []; faults = []; delayMs = 0; },
     failNext(n = 1, status = 503) { for (let i = 0; i < n; i++) faults.push(status); },
     setDelay(ms) { delayMs = ms; },
+    addCredential(akid, secret, { token = null, expiresAtMs = 0 } = {}) { temp.set(akid, { secret, token, expiresAtMs }); },
+    expireCredential(akid) { const t = temp.get(akid); if (t) t.expiresAtMs = 1; },
     async stop() {
       if (stopped) return;
       stopped = true;

@@ -48,3 +48,5 @@ for p in $peers; do
   done
   echo "setup.sh: peer $p = @lancedb/lancedb $v"
 done
+# Azurite 3.35.0 (Azure Storage emulator, for the az:// tests): its own package in azurite/, pinned there.
+(cd azurite && { [ -f node_modules/azurite/package.json ] && grep -q '"version": "3.35.0"' node_modules/azurite/package.json || npm ci --no-audit --no-fund; })

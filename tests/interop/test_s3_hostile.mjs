@@ -336,7 +336,7 @@ const cases = [
       more();
       return true;
     },
-    err: /S3 GET _versions\/\d{20}\.manifest: HTTP 500 \(after retries\)/,
+    err: /S3 GET _versions\/\d{20}\.manifest: HTTP 500 \(after retries: 2 attempts in /,
     minRequests: 2,
   },
   {

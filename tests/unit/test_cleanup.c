@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <lancever/lancever.h>
+#include <lancever/sys/testing.h>
 
 #include "format/manifest.h"
 #include "support/memcopy.h"

@@ -14,6 +14,7 @@
 
 #include "format/refs.h"
 #include "lancever/sys/storage.h"
+#include <lancever/sys/testing.h>
 #include "util/util.h"
 
 static int parse_tag(const char *json, lv_tag *t, lv_error *e)
@@ -383,7 +384,7 @@ static void t_load_vanished(void **state)
 {
 	(void)state;
 	lv_storage_ops ops = { LV_STORAGE_OPS_VERSION, g_list, g_read, g_range, g_head,
-			       g_write, g_write, g_del, NULL, NULL, NULL };
+			       g_write, g_write, g_del, NULL, NULL, NULL, 0, NULL };
 	lv_error e = { 0 };
 	lv_storage *st = NULL;
 	lv_refs *r = NULL;

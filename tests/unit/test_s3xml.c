@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "s3/s3xml.h"
+#include "objstore/xml.h"
 #include "support/testutil.h"
 #include "util/util.h"
 
@@ -16,7 +16,7 @@
 #define LBR "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
 #define OBJ(k) "<Contents><Key>" k "</Key><LastModified>2026-12-02T17:00:00.000Z</LastModified><Size>7</Size></Contents>"
 
-static int parse(const char *body, lv_s3_list_page *pg, lv_error *err)
+static int parse(const char *body, lv_list_page *pg, lv_error *err)
 {
 	return lv__s3xml_parse_list(body, strlen(body), "S3 LIST t", pg, err);
 }
@@ -33,7 +33,7 @@ static void test_s3rver_listing(void **state)
 	(void)state;
 	size_t n;
 	uint8_t *b = corpus_file("s3rver_list_page0.xml", &n);
-	lv_s3_list_page pg;
+	lv_list_page pg;
 	lv_error err = { 0 };
 	assert_int_equal(lv__s3xml_parse_list((const char *)b, n, "S3 LIST t", &pg, &err), 0);
 	assert_int_equal(pg.n, 2);
@@ -41,12 +41,12 @@ static void test_s3rver_listing(void **state)
 	assert_non_null(pg.next_token);
 	assert_true(!strncmp(pg.objs[0].key, "db/t.lance/_versions/", 21));
 	assert_true(pg.objs[0].size > 0 && pg.objs[0].mtime_ms > 0);
-	lv__s3xml_list_page_dispose(&pg);
+	lv__list_page_dispose(&pg);
 	free(b);
 	b = corpus_file("s3rver_list_page1.xml", &n);
 	assert_int_equal(lv__s3xml_parse_list((const char *)b, n, "S3 LIST t", &pg, &err), 0);
 	assert_false(pg.truncated);
-	lv__s3xml_list_page_dispose(&pg);
+	lv__list_page_dispose(&pg);
 	free(b);
 }
 
@@ -71,7 +71,7 @@ static void test_listing_refusals(void **state)
 		  "malformed XML" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		lv_s3_list_page pg;
+		lv_list_page pg;
 		lv_error err = { 0 };
 		int rc = parse(cases[i].body, &pg, &err);
 		if (rc != cases[i].rc || !strstr(err.message, cases[i].msg) ||
@@ -91,7 +91,7 @@ static void test_listing_long_text(void **state)
 	for (int i = 0; i < LV_S3XML_TEXT_MAX + 1; i++)
 		lv_dbuf_addc(&b, 'k');
 	lv_dbuf_adds(&b, "</Key></Contents></ListBucketResult>");
-	lv_s3_list_page pg;
+	lv_list_page pg;
 	lv_error err = { 0 };
 	assert_int_equal(lv__s3xml_parse_list((const char *)b.ptr, b.len, "S3 LIST t", &pg, &err),
 			 LV_ELIMIT);
@@ -105,7 +105,7 @@ static void test_listing_long_text(void **state)
 	assert_int_equal(lv__s3xml_parse_list((const char *)b.ptr, b.len, "S3 LIST t", &pg, &err), 0);
 	assert_int_equal(pg.n, 1);
 	assert_int_equal(strlen(pg.objs[0].key), LV_S3XML_TEXT_MAX);
-	lv__s3xml_list_page_dispose(&pg);
+	lv__list_page_dispose(&pg);
 	lv_dbuf_dispose(&b);
 }
 
@@ -142,7 +142,7 @@ static void test_list_rel(void **state)
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		const char *rel = NULL;
 		lv_error err = { 0 };
-		int rc = lv__s3xml_list_rel(cases[i].key, cases[i].kprefix, cases[i].strip,
+		int rc = lv__list_rel(cases[i].key, cases[i].kprefix, cases[i].strip,
 					    cases[i].recursive, "S3 LIST t", &rel, &err);
 		if (rc != cases[i].rc)
 			fail_msg("case %zu (%s): rc %d, expected %d (%s)", i, cases[i].key, rc, cases[i].rc,

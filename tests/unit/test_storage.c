@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "lancever/storage.h"
+#include <lancever/sys/testing.h>
 #include "lancever/sys/storage.h"
 #include "storage/storage_int.h"
 #include "util/util.h"
@@ -157,8 +158,9 @@ static void plain_close_fn(lv_storage *st, void *ctx)
 }
 
 /*
- * S3: when LV_TEST_S3_URI is set (tests/interop/test_s3_storage.mjs starts a
- * local S3 server and sets it), every test gets a fresh prefix below it.
+ * S3 and Azure: when LV_TEST_S3_URI / LV_TEST_AZ_URI is set (test_s3_storage.mjs
+ * and test_az_storage.mjs in tests/interop start a local server and set it), every
+ * test gets a fresh prefix below it.
  */
 static int s3_del_cb(const lv_list_entry *e, void *p)
 {
@@ -167,11 +169,19 @@ static int s3_del_cb(const lv_list_entry *e, void *p)
 	return 0;
 }
 
+/* The environment variable naming the object-store URI of a remote backend row. */
+static const char *remote_var(const char *name)
+{
+	return !strcmp(name, "s3") ? "LV_TEST_S3_URI" : !strcmp(name, "az") ? "LV_TEST_AZ_URI" : NULL;
+}
+
+static const struct backend *cur_backend;
+
 static void s3_open_fn(lv_storage **out, void **ctx)
 {
 	static int n;
 	char uri[512];
-	snprintf(uri, sizeof uri, "%s/t%d-%d", getenv("LV_TEST_S3_URI"), (int)getpid(), n++);
+	snprintf(uri, sizeof uri, "%s/t%d-%d", getenv(remote_var(cur_backend->name)), (int)getpid(), n++);
 	lv_error e = { 0 };
 	if (lv_storage_open(out, uri, NULL, &e) != 0)
 		fail_msg("open %s: %s", uri, e.message);
@@ -191,9 +201,8 @@ static const backend backends[] = {
 	{ "mem", mem_open_fn, plain_close_fn },
 	{ "fault-over-mem", fault_open_fn, plain_close_fn },
 	{ "s3", s3_open_fn, s3_close_fn }, /* only with LV_TEST_S3_URI */
+	{ "az", s3_open_fn, s3_close_fn }, /* only with LV_TEST_AZ_URI (tests/interop/test_az_storage.mjs) */
 };
-
-static const backend *cur_backend;
 
 typedef struct fixture {
 	lv_storage *st;
@@ -805,6 +814,9 @@ static void t_open_uris(void **state)
 	assert_null(strstr(e.message, "hunter2"));
 	assert_null(strstr(e.message, "AKIASECRETKEY"));
 	assert_non_null(strstr(e.message, "s3://"));
+	/* a bucket name with a space is an invalid bucket name, and says so (issue 14) */
+	assert_int_equal(lv_storage_open(&st, "s3://bu cket/x", NULL, &e), LV_EINVALID);
+	assert_non_null(strstr(e.message, "invalid bucket name 'bu cket'"));
 	assert_int_equal(lv_storage_open(&st, "gs://user:pw@b/p", NULL, &e), LV_EUNSUPPORTED);
 	assert_null(strstr(e.message, "pw@"));
 	assert_non_null(strstr(e.message, "gs://"));
@@ -950,7 +962,7 @@ static void t_custom_backend(void **state)
 {
 	(void)state;
 	lv_storage_ops ops = { LV_STORAGE_OPS_VERSION, c_list, c_read, c_range, c_head,
-			       c_write, c_write, c_del, c_close, NULL, NULL };
+			       c_write, c_write, c_del, c_close, NULL, NULL, 0, NULL };
 	lv_error e = { 0 };
 	lv_storage *st = NULL, *sub = NULL;
 	assert_int_equal(lv_storage_new(&st, &ops, NULL, "custom://x", &e), 0);
@@ -964,12 +976,147 @@ static void t_custom_backend(void **state)
 	lv_storage_free(st);
 	assert_int_equal(custom_closed, 1);
 
-	ops.version = 2;
+	ops.version = LV_STORAGE_OPS_VERSION + 1;
+	assert_int_equal(lv_storage_new(&st, &ops, NULL, "x", &e), LV_EINVALID);
+	ops.version = 0;
 	assert_int_equal(lv_storage_new(&st, &ops, NULL, "x", &e), LV_EINVALID);
 	ops.version = LV_STORAGE_OPS_VERSION;
 	ops.head = NULL;
 	assert_int_equal(lv_storage_new(&st, &ops, NULL, "x", &e), LV_EINVALID);
 	assert_int_equal(custom_closed, 1);
+}
+
+/* ---- properties: remote or not, credential source; ops and options versions ---- */
+
+static void c_creds(void *impl, char *buf, size_t cap)
+{
+	(void)impl;
+	snprintf(buf, cap, "test source");
+}
+
+/* The version-1 layout of lv_storage_ops: a backend built against the old header. */
+typedef struct ops_v1 {
+	int version;
+	void *fns[10];
+} ops_v1;
+
+static void t_properties(void **state)
+{
+	(void)state;
+	lv_error e = { 0 };
+	char buf[64];
+	lv_storage *st = NULL, *shim = NULL, *sub = NULL;
+	assert_int_equal(lv_storage_mem_new(&st, &e), 0);
+	assert_false(lv_storage_is_remote(st));
+	assert_int_equal(lv_storage_credential_source(st, buf, sizeof buf), 0);
+	assert_string_equal(buf, "none");
+	lv_storage_free(st);
+	assert_false(lv_storage_is_remote(NULL));
+	assert_int_equal(lv_storage_credential_source(NULL, buf, sizeof buf), LV_EINVALID);
+
+	/* a remote custom backend, and a fault shim over it, and a sub-handle of the shim */
+	lv_storage_ops ops = { LV_STORAGE_OPS_VERSION, c_list, c_read, c_range, c_head, c_write,
+			       c_write, c_del, NULL, NULL, NULL, LV_STORAGE_FLAG_REMOTE, c_creds };
+	assert_int_equal(lv_storage_new(&st, &ops, NULL, "custom://r", &e), 0);
+	assert_true(lv_storage_is_remote(st));
+	assert_int_equal(lv_storage_credential_source(st, buf, 5), 0);
+	assert_string_equal(buf, "test"); /* cut to fit */
+	assert_int_equal(lv_storage_fault_wrap(&shim, st, NULL, &e), 0);
+	assert_true(lv_storage_is_remote(shim));
+	assert_int_equal(lv_storage_credential_source(shim, buf, sizeof buf), 0);
+	assert_string_equal(buf, "test source");
+	assert_int_equal(lv_storage_sub(&sub, shim, "tree/b", &e), 0);
+	assert_true(lv_storage_is_remote(sub));
+	lv_storage_free(sub);
+	lv_storage_free(shim); /* frees st too */
+
+	/* a version-1 table (shorter struct, no flags): accepted, local-like, no credentials */
+	ops_v1 v1 = { 1, { (void *)c_list, (void *)c_read, (void *)c_range, (void *)c_head,
+			   (void *)c_write, (void *)c_write, (void *)c_del, NULL, NULL, NULL } };
+	assert_int_equal(lv_storage_new(&st, (const lv_storage_ops *)&v1, NULL, "v1://", &e), 0);
+	assert_false(lv_storage_is_remote(st));
+	assert_int_equal(lv_storage_credential_source(st, buf, sizeof buf), 0);
+	assert_string_equal(buf, "none");
+	lv_storage_free(st);
+}
+
+/* The version-1 layout of lv_storage_options (before the key/value pairs). */
+typedef struct options_v1 {
+	int version;
+	const char *s3_endpoint, *s3_region;
+	bool s3_allow_http;
+	int max_concurrency;
+} options_v1;
+
+static void t_storage_options(void **state)
+{
+	(void)state;
+	lv_error e = { 0 };
+	lv_storage *st = NULL;
+	char *dir = make_tmpdir();
+	options_v1 v1 = { 1, NULL, NULL, false, 0 };
+	assert_int_equal(lv_storage_open(&st, dir, (const lv_storage_options *)&v1, &e), 0);
+	lv_storage_free(st);
+	lv_storage_options o = LV_STORAGE_OPTIONS_INIT;
+	assert_int_equal(o.version, 2);
+	assert_int_equal(lv_storage_open(&st, dir, &o, &e), 0);
+	lv_storage_free(st);
+	/* the version-1 S3 fields are ignored by local stores, as they always were */
+	o.s3_region = "eu-west-1";
+	o.s3_allow_http = true;
+	assert_int_equal(lv_storage_open(&st, dir, &o, &e), 0);
+	lv_storage_free(st);
+	o.s3_region = NULL;
+	o.s3_allow_http = false;
+
+	/* local stores take no options; the key is named, never the value */
+	const char *k1[] = { "aws_region" }, *v1s[] = { "SECRETVALUE" };
+	o.option_keys = k1;
+	o.option_values = v1s;
+	o.noptions = 1;
+	assert_int_equal(lv_storage_open(&st, dir, &o, &e), LV_EINVALID);
+	assert_non_null(strstr(e.message, "'aws_region'"));
+	assert_null(strstr(e.message, "SECRETVALUE"));
+	assert_int_equal(lv_storage_open(&st, "mem://x", &o, &e), LV_EINVALID);
+
+	/* object stores: an unknown key, an unsupported one, a bad value -- before any request */
+	const char *k2[] = { "aws_region", "No_Such_Option" }, *v2[] = { "us-east-1", "SECRETVALUE" };
+	o.option_keys = k2;
+	o.option_values = v2;
+	o.noptions = 2;
+	assert_int_equal(lv_storage_open(&st, "s3://bucket/p", &o, &e), LV_EINVALID);
+	assert_non_null(strstr(e.message, "unknown storage option 'No_Such_Option' for s3://"));
+	assert_null(strstr(e.message, "SECRETVALUE"));
+	assert_int_equal(lv_storage_open(&st, "az://cont/p", &o, &e), LV_EINVALID);
+	assert_non_null(strstr(e.message, "unknown storage option 'aws_region' for az://"));
+	const char *k3[] = { "AWS_SSE_KMS_KEY_ID" }, *v3[] = { "SECRETVALUE" };
+	o.option_keys = k3;
+	o.option_values = v3;
+	o.noptions = 1;
+	assert_int_equal(lv_storage_open(&st, "s3://bucket/p", &o, &e), LV_EUNSUPPORTED);
+	assert_non_null(strstr(e.message, "'AWS_SSE_KMS_KEY_ID' is not supported"));
+	const char *k4[] = { "allow_http" };
+	o.option_keys = k4;
+	assert_int_equal(lv_storage_open(&st, "s3://bucket/p", &o, &e), LV_EINVALID);
+	assert_non_null(strstr(e.message, "allow_http: expected true or false"));
+	assert_null(strstr(e.message, "SECRETVALUE"));
+	const char *k5[] = { "timeout" }, *v5[] = { "soon" };
+	o.option_keys = k5;
+	o.option_values = v5;
+	assert_int_equal(lv_storage_open(&st, "az://cont/p", &o, &e), LV_EINVALID);
+	assert_non_null(strstr(e.message, "timeout: expected a duration"));
+	/* a NULL key or value, arrays missing */
+	const char *k6[] = { NULL };
+	o.option_keys = k6;
+	assert_int_equal(lv_storage_open(&st, "s3://bucket/p", &o, &e), LV_EINVALID);
+	o.option_keys = NULL;
+	assert_int_equal(lv_storage_open(&st, "s3://bucket/p", &o, &e), LV_EINVALID);
+	/* '?' and '#' in an object-store URI */
+	assert_int_equal(lv_storage_open(&st, "s3://bucket/a?b", NULL, &e), LV_EINVALID);
+	assert_non_null(strstr(e.message, "URL query"));
+	assert_int_equal(lv_storage_open(&st, "az://cont/a#b", NULL, &e), LV_EINVALID);
+	rm_rf(dir);
+	free(dir);
 }
 
 /* ---- fault shim ---- */
@@ -1216,7 +1363,7 @@ int main(void)
 {
 	int failed = 0;
 	for (size_t i = 0; i < sizeof backends / sizeof backends[0]; i++) {
-		if (!strcmp(backends[i].name, "s3") && !getenv("LV_TEST_S3_URI"))
+		if (remote_var(backends[i].name) && !getenv(remote_var(backends[i].name)))
 			continue; /* run by tests/interop/test_s3_storage.mjs, which fails without it */
 		failed += run_suite(&backends[i]);
 	}
@@ -1224,6 +1371,7 @@ int main(void)
 	const struct CMUnitTest specific[] = {
 		cmocka_unit_test(t_open_uris),	       cmocka_unit_test(t_local_fs),
 		cmocka_unit_test(t_mem_mtime),	       cmocka_unit_test(t_custom_backend),
+		cmocka_unit_test(t_properties),	       cmocka_unit_test(t_storage_options),
 		cmocka_unit_test(t_fault_each_op),     cmocka_unit_test(t_fault_short_corrupt),
 		cmocka_unit_test(t_fault_persistent),  cmocka_unit_test(t_fault_path_filter),
 		cmocka_unit_test(t_fault_api_errors),

@@ -5,6 +5,10 @@
  * front end (lancever/storage.h) has already validated every path (relative,
  * no "." / ".." segments) and counts requests and bytes; backends only do I/O.
  * All ops must be thread-safe.  Ops return LV_* codes and fill `err`.
+ *
+ * Version 2 of the table adds what the store is (`flags`) and where its
+ * credentials came from (`credential_source`); version 1 tables are still
+ * accepted (then the store is local-like and reports no credentials).
  */
 #ifndef LANCEVER_SYS_STORAGE_H
 #define LANCEVER_SYS_STORAGE_H
@@ -15,10 +19,16 @@
 extern "C" {
 #endif
 
-#define LV_STORAGE_OPS_VERSION 1
+#define LV_STORAGE_OPS_VERSION 2
+
+/** Bits of lv_storage_ops.flags. */
+enum lv_storage_flag {
+	/** Every request is a network round trip: lv_storage_is_remote() is true. */
+	LV_STORAGE_FLAG_REMOTE = 1u << 0
+};
 
 typedef struct lv_storage_ops {
-	int version; /**< LV_STORAGE_OPS_VERSION */
+	int version; /**< LV_STORAGE_OPS_VERSION (1 still accepted) */
 	int (*list)(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
 		    lv_error *err);
 	int (*read)(void *impl, const char *path, lv_buf *out, lv_error *err);
@@ -43,12 +53,22 @@ typedef struct lv_storage_ops {
 	 * went through.  When NULL, lv_storage_delete_many() calls `del` per path.
 	 */
 	int (*del_many)(void *impl, const char *const *paths, size_t n, int *rcs, lv_error *err);
+
+	/* ---- version 2 ---- */
+	/** LV_STORAGE_FLAG_* bits.  A shim over another lv_storage copies what that one reports. */
+	unsigned flags;
+	/*
+	 * Optional (may be NULL = "none"): writes where the credentials came from
+	 * into buf[cap] (lv_storage_credential_source), never a secret.
+	 */
+	void (*credential_source)(void *impl, char *buf, size_t cap);
 } lv_storage_ops;
 
 /**
  * Makes a storage handle from a backend.  `describe` is copied.  On success the
  * handle owns `impl` (ops->close is called by lv_storage_free); on failure the
- * caller still owns it.
+ * caller still owns it.  Errors: LV_EINVALID (unknown ops version, a NULL
+ * required op), LV_ENOMEM.
  */
 LV_EXTERN int lv_storage_new(lv_storage **out, const lv_storage_ops *ops, void *impl,
 			     const char *describe, lv_error *err) LV_WARN_UNUSED;

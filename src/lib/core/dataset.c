@@ -46,7 +46,7 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	pthread_mutex_init(&ds->warn_mu, NULL);
 	ds->owned_root = owns_root ? root : NULL;
 	/* Object stores answer each read after a round trip: keep many in flight. */
-	bool remote = !strncmp(lv_storage_describe(root), "s3://", 5);
+	bool remote = lv_storage_is_remote(root);
 	ds->threads = opts && opts->threads > 0 ? opts->threads : remote ? REMOTE_THREADS : DEFAULT_THREADS;
 	if (ds->threads > 256)
 		ds->threads = 256;

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "s3/dl.h"
+#include "objstore/dl.h"
 #include "util/util.h"
 
 static void hex(const uint8_t *b, size_t n, char *out)

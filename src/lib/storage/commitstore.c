@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "storage/storage_int.h"
+#include "storage/backends.h"
 #include "util/util.h"
 
 int lv__storage_refuse_commit_store(const char *uri, size_t scheme_len, lv_error *err)

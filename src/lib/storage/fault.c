@@ -8,7 +8,10 @@
  * list makes no callback).  SHORT and CORRUPT change the bytes a read returns
  * (first half only / the byte at size/2 inverted); on calls that return no
  * bytes (list, head, write, create, delete) they are counted but change nothing.
+ * The shim is linked to its inner store (lv__storage_set_inner), so it reports
+ * what that store reports (remote or not, credential source).
  */
+#include "lancever/sys/testing.h"
 #include "storage/storage_int.h"
 #include "util/util.h"
 
@@ -208,6 +211,7 @@ int lv_storage_fault_wrap(lv_storage **out, lv_storage *inner, const lv_fault_sp
 		return rc;
 	}
 	f->inner = inner;
+	lv__storage_set_inner(*out, inner);
 	return 0;
 }
 
@@ -230,10 +234,4 @@ uint64_t lv_storage_fault_calls(const lv_storage *shim)
 	uint64_t c = f->calls;
 	pthread_mutex_unlock(&f->mu);
 	return c;
-}
-
-lv_storage *lv__storage_fault_inner(const lv_storage *st)
-{
-	fault *f = lv__storage_impl(st, LV__STORAGE_FAULT, NULL);
-	return f ? f->inner : NULL;
 }

@@ -41,7 +41,12 @@
  *   lstat semantics) so a recursive walk can never leave the root or loop, and
  *   hide our own in-flight temporary files.
  * - Directories are created on demand by writes and never removed by deletes.
+ *
+ * This file: opening, listings, reads and heads, and the ops table; the path
+ * walk is local_fs.c's, writes and deletes are local_write.c's (local_int.h).
  */
+#include "storage/backends.h"
+#include "storage/local_int.h"
 #include "storage/storage_int.h"
 #include "util/util.h"
 
@@ -56,158 +61,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-typedef struct local {
-	char *root; /* absolute, no trailing '/' unless it is "/" itself */
-} local;
-
-/* ---- helpers ---- */
-
-static const char *errstr(int e, char *buf, size_t n)
-{
-	/* GNU strerror_r (the library is built with _GNU_SOURCE): thread-safe, never NULL. */
-	return strerror_r(e, buf, n);
-}
-
-/* Reports errno `e` for operation `what` on relative path `rel`. */
-static int sys_err(lv_error *err, int e, bool missing_is_notfound, const char *what,
-		   const char *rel)
-{
-	char buf[128];
-	int code = LV_EIO;
-	if (missing_is_notfound && (e == ENOENT || e == ENOTDIR))
-		code = LV_ENOTFOUND;
-	else if (e == ENOMEM)
-		code = LV_ENOMEM;
-	return lv__err(err, code, "%s %s: %s", what, rel[0] ? rel : ".", errstr(e, buf, sizeof buf));
-}
-
-/* mkdir -p of an absolute path. */
-static int mkdirs(char *path)
-{
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		int r = mkdir(path, 0777);
-		int e = errno;
-		*p = '/';
-		if (r != 0 && e != EEXIST)
-			return e;
-	}
-	if (mkdir(path, 0777) != 0 && errno != EEXIST)
-		return errno;
-	return 0;
-}
-
-/* ---- path walking: no symlink below the root is followed (see the top) ---- */
-
-/* The component rel[0, end) ends in a symbolic link. */
-static int symlink_err(lv_error *err, const char *what, const char *rel, size_t end)
-{
-	return lv__err(err, LV_EINVALID,
-		       "%s %.512s: '%.*s' is a symbolic link; lancever never follows symbolic links "
-		       "below the dataset root", what, rel, (int)(end > 512 ? 512 : end), rel);
-}
-
-/* Opens the root directory, creating it (mkdir -p) first when `create`. */
-static int open_root(const local *l, bool create, const char *what, const char *rel, int *out,
-		     lv_error *err)
-{
-	int fd = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 && errno == ENOENT && create) {
-		char *r = lv__strdup(l->root);
-		if (!r)
-			return lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, rel);
-		int me = mkdirs(r);
-		free(r);
-		if (me != 0)
-			return sys_err(err, me, false, what, rel);
-		fd = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	}
-	if (fd < 0)
-		return sys_err(err, errno, true, what, rel);
-	*out = fd;
-	return 0;
-}
-
-/*
- * Opens the directory rel[0, upto) (upto = 0: the root) by walking its
- * components from the root with O_NOFOLLOW; missing components are created
- * when `create`.  A missing component is LV_ENOTFOUND, a symlinked one
- * LV_EINVALID naming it.
- */
-static int open_dirs(const local *l, const char *rel, size_t upto, bool create, const char *what,
-		     int *out, lv_error *err)
-{
-	int fd = -1;
-	LV_TRY(open_root(l, create, what, rel, &fd, err));
-	char seg[NAME_MAX + 1];
-	size_t s = 0;
-	while (s < upto) {
-		const char *slash = memchr(rel + s, '/', upto - s);
-		size_t e = slash ? (size_t)(slash - rel) : upto;
-		size_t n = e - s;
-		if (n > NAME_MAX) {
-			close(fd);
-			return sys_err(err, ENAMETOOLONG, false, what, rel);
-		}
-		memcpy(seg, rel + s, n);
-		seg[n] = 0;
-		int nfd = openat(fd, seg, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		if (nfd < 0 && errno == ENOENT && create) {
-			if (mkdirat(fd, seg, 0777) != 0 && errno != EEXIST) {
-				int me = errno;
-				close(fd);
-				return sys_err(err, me, false, what, rel);
-			}
-			nfd = openat(fd, seg, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		}
-		if (nfd < 0) {
-			int oe = errno;
-			struct stat sb;
-			bool link = (oe == ELOOP || oe == ENOTDIR) &&
-				    fstatat(fd, seg, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode);
-			close(fd);
-			if (link)
-				return symlink_err(err, what, rel, e);
-			/* Reading a path under a file is "not found"; writing there is an error. */
-			return sys_err(err, oe, !create, what, rel);
-		}
-		close(fd);
-		fd = nfd;
-		s = e + 1;
-	}
-	*out = fd;
-	return 0;
-}
-
-/* Opens the directory that holds rel's last component; *leaf points into rel. */
-static int open_parent(const local *l, const char *rel, bool create, const char *what, int *dfd,
-		       const char **leaf, lv_error *err)
-{
-	const char *slash = strrchr(rel, '/');
-	*leaf = slash ? slash + 1 : rel;
-	return open_dirs(l, rel, slash ? (size_t)(slash - rel) : 0, create, what, dfd, err);
-}
-
-/* Opens directory `dir` for listing: a missing one is *fd = -1 (lists as empty). */
-static int open_list_dir(const local *l, const char *dir, int *fd, lv_error *err)
-{
-	lv_error tmp = { 0 };
-	int rc = open_dirs(l, dir, strlen(dir), false, "list", fd, &tmp);
-	if (rc == LV_ENOTFOUND) {
-		*fd = -1;
-		return 0;
-	}
-	if (rc < 0 && err)
-		*err = tmp;
-	return rc;
-}
-
-static int64_t stat_mtime_ms(const struct stat *sb)
-{
-	return (int64_t)sb->st_mtim.tv_sec * 1000 + sb->st_mtim.tv_nsec / 1000000;
-}
 
 /* ---- list ---- */
 
@@ -243,7 +96,7 @@ static int entvec_add(entvec *ev, char *path, const struct stat *sb)
 	}
 	ev->v[ev->n].path = path;
 	ev->v[ev->n].size = (uint64_t)sb->st_size;
-	ev->v[ev->n].mtime_ms = stat_mtime_ms(sb);
+	ev->v[ev->n].mtime_ms = lv__local_mtime_ms(sb);
 	ev->n++;
 	return 0;
 }
@@ -269,7 +122,7 @@ static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, 
 	if (!d) {
 		int e = errno;
 		close(fd);
-		return sys_err(err, e, false, "list", rel);
+		return lv__local_sys_err(err, e, false, "list", rel);
 	}
 	for (;;) {
 		errno = 0;
@@ -278,7 +131,7 @@ static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, 
 			if (errno) {
 				int e = errno;
 				rc = lv__err(err, LV_EIO, "list %s: %s", rel[0] ? rel : ".",
-					     errstr(e, ebuf, sizeof ebuf));
+					     lv__local_errstr(e, ebuf, sizeof ebuf));
 			}
 			break;
 		}
@@ -291,7 +144,7 @@ static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, 
 			if (errno == ENOENT)
 				continue; /* removed while we were listing */
 			char *p = rel[0] ? lv__sprintf("%s/%s", rel, name) : lv__strdup(name);
-			rc = sys_err(err, errno, false, "list", p ? p : rel);
+			rc = lv__local_sys_err(err, errno, false, "list", p ? p : rel);
 			free(p);
 			break;
 		}
@@ -324,7 +177,7 @@ static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, 
 				free(child);
 				continue;
 			}
-			rc = sys_err(err, e, false, "list", child);
+			rc = lv__local_sys_err(err, e, false, "list", child);
 			free(child);
 			break;
 		}
@@ -344,7 +197,7 @@ static int local_list(void *impl, const char *dir, bool recursive, lv_list_cb cb
 	entvec ev = { 0 };
 	int fd;
 	/* A missing directory (or a file where one was expected) lists as empty. */
-	int rc = open_list_dir(l, dir, &fd, err);
+	int rc = lv__local_open_list_dir(l, dir, &fd, err);
 	if (rc < 0 || fd < 0)
 		return rc;
 	rc = walk(fd, dir, recursive, 0, &ev, err);
@@ -375,13 +228,13 @@ static int local_list_names(void *impl, const char *dir, lv_list_cb cb, void *pa
 	local *l = impl;
 	char ebuf[128];
 	int rc, fd;
-	if ((rc = open_list_dir(l, dir, &fd, err)) < 0 || fd < 0)
+	if ((rc = lv__local_open_list_dir(l, dir, &fd, err)) < 0 || fd < 0)
 		return rc;
 	DIR *d = fdopendir(fd);
 	if (!d) {
 		int e = errno;
 		close(fd);
-		return sys_err(err, e, false, "list", dir);
+		return lv__local_sys_err(err, e, false, "list", dir);
 	}
 	size_t dl = strlen(dir);
 	char path[LV__PATH_MAX + 1];
@@ -391,7 +244,7 @@ static int local_list_names(void *impl, const char *dir, lv_list_cb cb, void *pa
 		if (!de) {
 			if (errno)
 				rc = lv__err(err, LV_EIO, "list %s: %s", dir[0] ? dir : ".",
-					     errstr(errno, ebuf, sizeof ebuf));
+					     lv__local_errstr(errno, ebuf, sizeof ebuf));
 			break;
 		}
 		const char *name = de->d_name;
@@ -430,7 +283,7 @@ static int open_regular(const local *l, const char *rel, const char *what, int *
 {
 	int dfd;
 	const char *leaf;
-	LV_TRY(open_parent(l, rel, false, what, &dfd, &leaf, err));
+	LV_TRY(lv__local_open_parent(l, rel, false, what, &dfd, &leaf, err));
 	/* O_NONBLOCK: a FIFO must not block the open; it is refused as not regular below. */
 	int fd = openat(dfd, leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	int e = errno;
@@ -440,14 +293,14 @@ static int open_regular(const local *l, const char *rel, const char *what, int *
 			    fstatat(dfd, leaf, &lb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(lb.st_mode);
 		close(dfd);
 		if (link)
-			return symlink_err(err, what, rel, strlen(rel));
-		return sys_err(err, e, true, what, rel);
+			return lv__local_symlink_err(err, what, rel, strlen(rel));
+		return lv__local_sys_err(err, e, true, what, rel);
 	}
 	close(dfd);
 	if (fstat(fd, sb) != 0) {
 		e = errno;
 		close(fd);
-		return sys_err(err, e, true, what, rel);
+		return lv__local_sys_err(err, e, true, what, rel);
 	}
 	if (!S_ISREG(sb->st_mode)) {
 		close(fd);
@@ -484,7 +337,7 @@ static int read_at(int fd, uint64_t offset, uint64_t n, const char *what, const 
 			int e = errno;
 			free(p);
 			return lv__err(err, LV_EIO, "%s %s: %s", what, rel,
-				       errstr(e, ebuf, sizeof ebuf));
+				       lv__local_errstr(e, ebuf, sizeof ebuf));
 		}
 		if (r == 0)
 			break; /* the file shrank under us: return what is there */
@@ -526,307 +379,21 @@ static int local_head(void *impl, const char *path, uint64_t *size, int64_t *mti
 {
 	int dfd;
 	const char *leaf;
-	LV_TRY(open_parent(impl, path, false, "head", &dfd, &leaf, err));
+	LV_TRY(lv__local_open_parent(impl, path, false, "head", &dfd, &leaf, err));
 	struct stat sb;
 	int r = fstatat(dfd, leaf, &sb, AT_SYMLINK_NOFOLLOW);
 	int e = errno;
 	close(dfd);
 	if (r != 0)
-		return sys_err(err, e, true, "head", path);
+		return lv__local_sys_err(err, e, true, "head", path);
 	if (S_ISLNK(sb.st_mode))
-		return symlink_err(err, "head", path, strlen(path));
+		return lv__local_symlink_err(err, "head", path, strlen(path));
 	if (!S_ISREG(sb.st_mode))
 		return lv__err(err, S_ISDIR(sb.st_mode) ? LV_ENOTFOUND : LV_EIO,
 			       "head %s: not a regular file", path);
 	*size = (uint64_t)sb.st_size;
-	*mtime_ms = stat_mtime_ms(&sb);
+	*mtime_ms = lv__local_mtime_ms(&sb);
 	return 0;
-}
-
-/* ---- writes ---- */
-
-/* 64 random bits for temporary names; getrandom, with a weaker fallback that is still unique. */
-static uint64_t tmp_random(void)
-{
-	static uint64_t counter;
-	uint64_t v;
-	if (getrandom(&v, sizeof v, GRND_NONBLOCK) == (ssize_t)sizeof v)
-		return v;
-	uint64_t c = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
-	v = lv_mono_ns() ^ ((uint64_t)getpid() << 32) ^ (c * 0x9E3779B97F4A7C15ull);
-	return v;
-}
-
-/*
- * Writes data to a new fsync'ed temporary file in the directory `dfd`.  On
- * success tmp[] holds its name (relative to dfd).
- */
-/* Writes data to fd and fsyncs it. */
-static int fill_fd(int fd, const char *rel, const char *what, const void *data, size_t size,
-		   lv_error *err)
-{
-	char ebuf[128];
-	const uint8_t *p = data;
-	size_t done = 0;
-	while (done < size) {
-		size_t want = size - done;
-		if (want > ((size_t)1 << 30))
-			want = (size_t)1 << 30;
-		ssize_t w = write(fd, p + done, want);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return lv__err(err, LV_EIO, "%s %s: %s", what, rel, errstr(errno, ebuf, sizeof ebuf));
-		}
-		done += (size_t)w;
-	}
-	if (fsync(fd) != 0)
-		return lv__err(err, LV_EIO, "%s %s: fsync: %s", what, rel, errstr(errno, ebuf, sizeof ebuf));
-	return 0;
-}
-
-/* A live writer holds a temporary name for one write + fsync at most; older ones are litter. */
-#define TMP_STALE_MS (60 * 60 * 1000)
-
-/* Removes temporary files older than TMP_STALE_MS from the open directory dfd (best effort). */
-static void sweep_stale_temps(int dfd)
-{
-	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return;
-	}
-	int64_t cutoff = lv_now_ms() - TMP_STALE_MS;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL) {
-		struct stat sb;
-		if (strncmp(de->d_name, LV__TMP_PREFIX, strlen(LV__TMP_PREFIX)) == 0 &&
-		    fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    S_ISREG(sb.st_mode) && stat_mtime_ms(&sb) < cutoff)
-			(void)unlinkat(dirfd(d), de->d_name, 0);
-	}
-	closedir(d);
-}
-
-/*
- * Writes data to a new fsync'ed unnamed file in dfd (O_TMPFILE): 0 and *fd_out,
- * 1 if the filesystem has no O_TMPFILE, or an error.
- */
-static int write_unnamed(int dfd, const char *rel, const char *what, const void *data, size_t size,
-			 int *fd_out, lv_error *err)
-{
-	char ebuf[128];
-	int fd = openat(dfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		int e = errno;
-		if (e == EOPNOTSUPP || e == EISDIR || e == EINVAL || e == ENOSYS)
-			return 1;
-		return lv__err(err, e == ENOMEM ? LV_ENOMEM : LV_EIO, "%s %s: %s", what, rel,
-			       errstr(e, ebuf, sizeof ebuf));
-	}
-	int rc = fill_fd(fd, rel, what, data, size, err);
-	if (rc < 0) {
-		close(fd);
-		return rc;
-	}
-	*fd_out = fd;
-	return 0;
-}
-
-/*
- * Gives the unnamed file fd the name `leaf` in dfd: through /proc/self/fd (no
- * privilege needed), else AT_EMPTY_PATH (needs CAP_DAC_READ_SEARCH).  0, or
- * -1 with errno (EEXIST: the name is taken).
- */
-static int link_unnamed(int fd, int dfd, const char *leaf)
-{
-	char proc[48];
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
-	if (linkat(AT_FDCWD, proc, dfd, leaf, AT_SYMLINK_FOLLOW) == 0)
-		return 0;
-	if (errno == EEXIST)
-		return -1;
-	return linkat(fd, "", dfd, leaf, AT_EMPTY_PATH);
-}
-
-/* Is errno from linking an unnamed file "this way does not work here" (use a named temporary)? */
-static bool link_unavailable(int e)
-{
-	return e == ENOENT || e == EPERM || e == EACCES || e == EOPNOTSUPP || e == ENOSYS ||
-	       e == EMLINK || e == EXDEV || e == EINVAL;
-}
-
-/*
- * Puts the unnamed file fd at `leaf` (create-if-absent, or replacing through
- * a temporary name).  0, 1 if linking unnamed files is unavailable here, or an
- * error.
- */
-static int put_unnamed(int fd, int dfd, const char *leaf, const char *rel, const char *what,
-		       bool create, lv_error *err)
-{
-	char ebuf[128];
-	if (create) {
-		if (link_unnamed(fd, dfd, leaf) == 0)
-			return 0;
-		int e = errno;
-		if (e == EEXIST)
-			return lv__err(err, LV_EEXISTS, "%s %s: already exists", what, rel);
-		if (link_unavailable(e))
-			return 1;
-		return lv__err(err, LV_EIO, "%s %s: %s", what, rel, errstr(e, ebuf, sizeof ebuf));
-	}
-	char tmp[64];
-	for (int attempt = 0; attempt < 16; attempt++) {
-		snprintf(tmp, sizeof tmp, "%s%016llx", LV__TMP_PREFIX, (unsigned long long)tmp_random());
-		if (link_unnamed(fd, dfd, tmp) == 0) {
-			/* A symlink at the target is replaced itself; its target is never written. */
-			if (renameat(dfd, tmp, dfd, leaf) == 0)
-				return 0;
-			int e = errno;
-			(void)unlinkat(dfd, tmp, 0);
-			return lv__err(err, LV_EIO, "%s %s: %s", what, rel, errstr(e, ebuf, sizeof ebuf));
-		}
-		int e = errno;
-		if (e == EEXIST)
-			continue;
-		if (link_unavailable(e))
-			return 1;
-		return lv__err(err, LV_EIO, "%s %s: %s", what, rel, errstr(e, ebuf, sizeof ebuf));
-	}
-	return lv__err(err, LV_EIO, "%s %s: could not create a temporary file", what, rel);
-}
-
-static int write_temp(int dfd, const char *rel, const char *what, const void *data, size_t size,
-		      char tmp[static 64], lv_error *err)
-{
-	char ebuf[128];
-	int rc = 0;
-	int fd = -1;
-	for (int attempt = 0; attempt < 16; attempt++) {
-		snprintf(tmp, 64, "%s%016llx", LV__TMP_PREFIX, (unsigned long long)tmp_random());
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-		if (fd >= 0)
-			break;
-		int e = errno;
-		if (e == EEXIST)
-			continue;
-		return lv__err(err, e == ENOMEM ? LV_ENOMEM : LV_EIO, "%s %s: %s", what, rel,
-			       errstr(e, ebuf, sizeof ebuf));
-	}
-	if (fd < 0)
-		return lv__err(err, LV_EIO, "%s %s: could not create a temporary file", what, rel);
-	if ((rc = fill_fd(fd, rel, what, data, size, err)) < 0)
-		goto out;
-	int cr = close(fd);
-	fd = -1;
-	if (cr != 0)
-		rc = lv__err(err, LV_EIO, "%s %s: close: %s", what, rel,
-			     errstr(errno, ebuf, sizeof ebuf));
-out:
-	if (fd >= 0)
-		close(fd);
-	if (rc < 0)
-		(void)unlinkat(dfd, tmp, 0);
-	return rc;
-}
-
-static int local_put(void *impl, const char *path, const void *data, size_t size, bool create,
-		     lv_error *err)
-{
-	char ebuf[128];
-	const char *what = create ? "create" : "write";
-	char tmp[64];
-	int dfd;
-	const char *leaf;
-	LV_TRY(open_parent(impl, path, true, what, &dfd, &leaf, err));
-	if (create)
-		sweep_stale_temps(dfd);
-	int ufd = -1;
-	int rc = write_unnamed(dfd, path, what, data, size, &ufd, err);
-	if (rc == 0) {
-		rc = put_unnamed(ufd, dfd, leaf, path, what, create, err);
-		close(ufd);
-	}
-	if (rc == 0)
-		goto synced;
-	if (rc < 0)
-		goto out;
-	/* No O_TMPFILE, or unnamed files cannot be linked here: a named temporary file. */
-	rc = write_temp(dfd, path, what, data, size, tmp, err);
-	if (rc < 0)
-		goto out;
-	if (!create) {
-		/* A symlink at the target is replaced itself; its target is never written. */
-		if (renameat(dfd, tmp, dfd, leaf) != 0) {
-			int e = errno;
-			(void)unlinkat(dfd, tmp, 0);
-			rc = lv__err(err, LV_EIO, "%s %s: %s", what, path,
-				     errstr(e, ebuf, sizeof ebuf));
-			goto out;
-		}
-	} else {
-		int r = linkat(dfd, tmp, dfd, leaf, 0);
-		int e = errno;
-		if (r != 0 && (e == EPERM || e == EOPNOTSUPP || e == ENOSYS || e == EMLINK)) {
-			/* No hard links here (some FUSE and network filesystems). */
-			r = renameat2(dfd, tmp, dfd, leaf, RENAME_NOREPLACE);
-			e = errno;
-			if (r != 0 && (e == EINVAL || e == ENOSYS)) {
-				(void)unlinkat(dfd, tmp, 0);
-				rc = lv__err(err, LV_EUNSUPPORTED,
-					     "%s %s: the filesystem supports neither link(2) nor "
-					     "RENAME_NOREPLACE", what, path);
-				goto out;
-			}
-		}
-		(void)unlinkat(dfd, tmp, 0); /* after a successful rename this is a harmless ENOENT */
-		if (r != 0) {
-			if (e == EEXIST)
-				rc = lv__err(err, LV_EEXISTS, "%s %s: already exists", what, path);
-			else
-				rc = lv__err(err, LV_EIO, "%s %s: %s", what, path,
-					     errstr(e, ebuf, sizeof ebuf));
-			goto out;
-		}
-	}
-synced:
-	/* Some filesystems refuse fsync on directories; the rename is then as durable as it gets. */
-	(void)fsync(dfd);
-out:
-	close(dfd);
-	return rc;
-}
-
-static int local_write(void *impl, const char *path, const void *data, size_t size,
-		       lv_error *err)
-{
-	return local_put(impl, path, data, size, false, err);
-}
-
-static int local_create(void *impl, const char *path, const void *data, size_t size,
-			lv_error *err)
-{
-	return local_put(impl, path, data, size, true, err);
-}
-
-/* unlinkat relative to the parent directory: a symlink at `path` is removed itself, never
- * its target, and no directory on the way may be a symlink. */
-static int local_del(void *impl, const char *path, lv_error *err)
-{
-	int dfd;
-	const char *leaf;
-	LV_TRY(open_parent(impl, path, false, "delete", &dfd, &leaf, err));
-	int r = unlinkat(dfd, leaf, 0);
-	int e = errno;
-	close(dfd);
-	if (r == 0)
-		return 0;
-	if (e == EISDIR)
-		return lv__err(err, LV_ENOTFOUND, "delete %s: is a directory", path);
-	return sys_err(err, e, true, "delete", path);
 }
 
 static void local_close(void *impl)
@@ -844,9 +411,9 @@ static const lv_storage_ops local_ops = {
 	.read = local_read,
 	.read_range = local_read_range,
 	.head = local_head,
-	.write = local_write,
-	.create = local_create,
-	.del = local_del,
+	.write = lv__local_write,
+	.create = lv__local_create,
+	.del = lv__local_del,
 	.close = local_close,
 	.list_names = local_list_names,
 };
@@ -906,7 +473,7 @@ static int make_root(const char *path, char **out, lv_error *err)
 	int e = errno;
 	if (e != ENOENT)
 		return lv__err(err, e == ENOTDIR ? LV_EINVALID : LV_EIO, "open %s: %s", path,
-			       errstr(e, ebuf, sizeof ebuf));
+			       lv__local_errstr(e, ebuf, sizeof ebuf));
 	char *abs = NULL;
 	if (path[0] == '/') {
 		abs = lv__strdup(path);
@@ -914,7 +481,7 @@ static int make_root(const char *path, char **out, lv_error *err)
 		char *cwd = getcwd(NULL, 0);
 		if (!cwd)
 			return lv__err(err, LV_EIO, "open %s: getcwd: %s", path,
-				       errstr(errno, ebuf, sizeof ebuf));
+				       lv__local_errstr(errno, ebuf, sizeof ebuf));
 		abs = lv__sprintf("%s/%s", cwd, path);
 		free(cwd);
 	}

@@ -4,6 +4,8 @@
  * when recursive; sorted by name; a missing directory is empty).  Unlike a
  * filesystem, "a" and "a/b" may both exist, as in an object store.
  */
+#include "lancever/sys/testing.h"
+#include "storage/backends.h"
 #include "storage/storage_int.h"
 #include "util/util.h"
 
@@ -309,8 +311,7 @@ int lv_storage_mem_set_mtime(lv_storage *st, const char *path, int64_t mtime_ms,
 	snprintf(full, sizeof full, "%s", path);
 	/* Look through fault shims (and their sub-handles), so age-rule tests can inject faults. */
 	lv_storage *inner;
-	while (st && (inner = lv__storage_fault_inner(st)) != NULL) {
-		(void)lv__storage_impl(st, LV__STORAGE_FAULT, &prefix);
+	while (st && (inner = lv__storage_inner(st, &prefix)) != NULL) {
 		LV_TRY(lv__storage_join(tmp, prefix, full, "set_mtime", err));
 		memcpy(full, tmp, sizeof full);
 		st = inner;

@@ -1,16 +1,19 @@
 /*
- * Storage front end: URI dispatch, path validation, request/byte counters and
- * sub-handles.  Backends (local.c, mem.c, fault.c, custom ones through
- * lv_storage_new) only ever see paths that passed lv__storage_check_path(),
- * already joined with the sub-handle prefix, so none of them can be steered
- * outside its root.
+ * Storage front end: handles, path validation on every call, request/byte
+ * counters, sub-handles and the properties a handle reports (remote or not,
+ * credential source; a shim answers for its inner store).  Backends (local.c,
+ * mem.c, fault.c, s3, azure, custom ones through lv_storage_new) only ever see
+ * paths that passed lv__storage_check_path() (path.c), already joined with the
+ * sub-handle prefix, so none of them can be steered outside its root.  This
+ * file knows no backend: URI dispatch is open.c's.
  */
 #include "storage/storage_int.h"
 #include "util/util.h"
 
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 struct lv_storage {
 	lv_storage_ops ops; /* a copy: the caller's table need not outlive the handle */
@@ -18,6 +21,7 @@ struct lv_storage {
 	char *describe;
 	char *prefix;       /* sub-handle: "tree/x" (no trailing '/'); NULL at a root */
 	lv_storage *parent; /* sub-handle: borrowed; NULL at a root */
+	lv_storage *inner;  /* a shim's inner store (borrowed; the shim's impl owns it), or NULL */
 	int kind;           /* enum lv__storage_kind */
 	bool owns_impl;     /* false for sub-handles, which share the root's backend */
 	/* Counters, updated with relaxed atomics: they are statistics, not synchronisation. */
@@ -65,69 +69,6 @@ void lv_storage_reset_stats(lv_storage *st)
 	__atomic_store_n(&st->bytes_written, 0, __ATOMIC_RELAXED);
 }
 
-/* ---- paths ---- */
-
-int lv__storage_check_path(const char *path, bool allow_empty, const char *what, lv_error *err)
-{
-	if (!path)
-		return lv__err(err, LV_EINVALID, "%s: path is NULL", what);
-	size_t n = strlen(path);
-	if (n == 0) {
-		if (allow_empty)
-			return 0;
-		return lv__err(err, LV_EINVALID, "%s: empty path", what);
-	}
-	if (n > LV__PATH_MAX)
-		return lv__err(err, LV_EINVALID, "%s: path longer than %d bytes", what,
-			       LV__PATH_MAX);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)path[i];
-		/* Control characters are refused (and not echoed) so messages stay printable. */
-		if (c < 0x20 || c == 0x7f)
-			return lv__err(err, LV_EINVALID, "%s: path contains a control character",
-				       what);
-		/* A backslash is a separator on some hosts and in some object-store gateways. */
-		if (c == '\\')
-			return lv__err(err, LV_EINVALID, "%s %.256s: path contains a backslash",
-				       what, path);
-	}
-	if (path[0] == '/')
-		return lv__err(err, LV_EINVALID, "%s %.256s: path must be relative", what, path);
-	const char *seg = path;
-	for (;;) {
-		const char *end = strchr(seg, '/');
-		size_t len = end ? (size_t)(end - seg) : strlen(seg);
-		if (len == 0)
-			return lv__err(err, LV_EINVALID, "%s %.256s: path has an empty segment",
-				       what, path);
-		if ((len == 1 && seg[0] == '.') || (len == 2 && seg[0] == '.' && seg[1] == '.'))
-			return lv__err(err, LV_EINVALID,
-				       "%s %.256s: path has a \".\" or \"..\" segment", what, path);
-		if (!end)
-			break;
-		seg = end + 1;
-	}
-	return 0;
-}
-
-int lv__storage_join(char *buf, const char *prefix, const char *path, const char *what,
-		     lv_error *err)
-{
-	size_t pl = prefix ? strlen(prefix) : 0;
-	size_t n = strlen(path);
-	size_t total = pl + (pl && n ? 1 : 0) + n;
-	if (total > LV__PATH_MAX)
-		return lv__err(err, LV_EINVALID, "%s: path longer than %d bytes", what,
-			       LV__PATH_MAX);
-	if (pl)
-		memcpy(buf, prefix, pl);
-	if (pl && n)
-		buf[pl++] = '/';
-	memcpy(buf + pl, path, n);
-	buf[total] = 0;
-	return 0;
-}
-
 /* ---- construction ---- */
 
 int lv__storage_new_kind(lv_storage **out, const lv_storage_ops *ops, void *impl,
@@ -136,7 +77,7 @@ int lv__storage_new_kind(lv_storage **out, const lv_storage_ops *ops, void *impl
 	if (!out)
 		return lv__err(err, LV_EINVALID, "storage: NULL output");
 	*out = NULL;
-	if (!ops || ops->version != LV_STORAGE_OPS_VERSION)
+	if (!ops || ops->version < 1 || ops->version > LV_STORAGE_OPS_VERSION)
 		return lv__err(err, LV_EINVALID, "storage: unsupported ops table version %d",
 			       ops ? ops->version : 0);
 	if (!ops->list || !ops->read || !ops->read_range || !ops->head || !ops->write ||
@@ -145,7 +86,11 @@ int lv__storage_new_kind(lv_storage **out, const lv_storage_ops *ops, void *impl
 	lv_storage *st = lv__calloc(1, sizeof *st);
 	if (!st)
 		return lv__err(err, LV_ENOMEM, "storage: out of memory");
-	st->ops = *ops;
+	/* A version-1 table ends before `flags`: copy only what the caller has. */
+	if (ops->version == 1)
+		memcpy(&st->ops, ops, offsetof(lv_storage_ops, flags));
+	else
+		st->ops = *ops;
 	st->impl = impl;
 	st->kind = kind;
 	st->owns_impl = true;
@@ -175,6 +120,43 @@ void *lv__storage_impl(const lv_storage *st, int kind, const char **prefix_out)
 	return st->impl;
 }
 
+void lv__storage_set_inner(lv_storage *st, lv_storage *inner)
+{
+	if (st)
+		st->inner = inner;
+}
+
+lv_storage *lv__storage_inner(const lv_storage *st, const char **prefix_out)
+{
+	if (prefix_out)
+		*prefix_out = NULL;
+	if (!st || !st->inner)
+		return NULL;
+	if (prefix_out)
+		*prefix_out = st->prefix;
+	return st->inner;
+}
+
+bool lv_storage_is_remote(const lv_storage *st)
+{
+	while (st && st->inner)
+		st = st->inner;
+	return st && (st->ops.flags & LV_STORAGE_FLAG_REMOTE);
+}
+
+int lv_storage_credential_source(const lv_storage *st, char *buf, size_t cap)
+{
+	if (!st || !buf || !cap)
+		return LV_EINVALID;
+	while (st->inner)
+		st = st->inner;
+	snprintf(buf, cap, "none");
+	if (st->ops.credential_source)
+		st->ops.credential_source(st->impl, buf, cap);
+	buf[cap - 1] = 0;
+	return 0;
+}
+
 int lv_storage_sub(lv_storage **out, lv_storage *parent, const char *subdir, lv_error *err)
 {
 	if (!out)
@@ -191,6 +173,7 @@ int lv_storage_sub(lv_storage **out, lv_storage *parent, const char *subdir, lv_
 		return lv__err(err, LV_ENOMEM, "sub %s: out of memory", subdir);
 	st->ops = parent->ops;
 	st->impl = parent->impl;
+	st->inner = parent->inner;
 	st->kind = parent->kind;
 	st->owns_impl = false;
 	st->parent = parent;
@@ -220,116 +203,6 @@ void lv_storage_free(lv_storage *st)
 const char *lv_storage_describe(const lv_storage *st)
 {
 	return st ? st->describe : "(null)";
-}
-
-/* ---- URI dispatch ---- */
-
-/* Each scheme gets the full URI and the part after "scheme://". */
-typedef int (*scheme_open_fn)(lv_storage **out, const char *uri, const char *rest,
-			      const lv_storage_options *opts, lv_error *err);
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-static int open_file(lv_storage **out, const char *uri, const char *rest,
-		     const lv_storage_options *opts, lv_error *err)
-{
-	/* Only local files: "file:///abs" or "file://localhost/abs". */
-	if (strncasecmp(rest, "localhost/", 10) == 0)
-		rest += 9;
-	if (rest[0] != '/')
-		return lv__err(err, LV_EUNSUPPORTED,
-			       "open %.300s: file:// URIs must name an absolute local path", uri);
-	size_t n = strlen(rest);
-	char *path = lv__malloc(n + 1);
-	if (!path)
-		return lv__err(err, LV_ENOMEM, "open: out of memory");
-	size_t j = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (rest[i] == '%') {
-			int a = i + 1 < n ? hexval(rest[i + 1]) : -1;
-			int b = i + 2 < n ? hexval(rest[i + 2]) : -1;
-			if (a < 0 || b < 0 || (a == 0 && b == 0)) {
-				free(path);
-				return lv__err(err, LV_EINVALID,
-					       "open %.300s: bad percent escape in file:// URI", uri);
-			}
-			path[j++] = (char)(a * 16 + b);
-			i += 2;
-		} else {
-			path[j++] = rest[i];
-		}
-	}
-	path[j] = 0;
-	int rc = lv__storage_local_open(out, path, err);
-	free(path);
-	return rc;
-}
-
-static int open_mem(lv_storage **out, const char *uri, const char *rest,
-		    const lv_storage_options *opts, lv_error *err)
-{
-	return lv__storage_mem_open(out, uri, err);
-}
-
-static int open_s3(lv_storage **out, const char *uri, const char *rest,
-		   const lv_storage_options *opts, lv_error *err)
-{
-	return lv__storage_s3_open(out, rest, opts, err);
-}
-
-static const struct {
-	const char *scheme; /* without "://" */
-	scheme_open_fn open;
-} schemes[] = {
-	{ "file", open_file },
-	{ "mem", open_mem },
-	{ "s3", open_s3 },
-};
-
-/* Length of "scheme" if uri starts with "scheme://", else 0 (a plain path). */
-static size_t scheme_len(const char *uri)
-{
-	size_t i = 0;
-	if (!((uri[0] >= 'a' && uri[0] <= 'z') || (uri[0] >= 'A' && uri[0] <= 'Z')))
-		return 0;
-	while (uri[i] && ((uri[i] >= 'a' && uri[i] <= 'z') || (uri[i] >= 'A' && uri[i] <= 'Z') ||
-			  (uri[i] >= '0' && uri[i] <= '9') || uri[i] == '+' || uri[i] == '-' ||
-			  uri[i] == '.'))
-		i++;
-	return strncmp(uri + i, "://", 3) == 0 ? i : 0;
-}
-
-int lv_storage_open(lv_storage **out, const char *uri, const lv_storage_options *opts,
-		    lv_error *err)
-{
-	if (!out)
-		return lv__err(err, LV_EINVALID, "open: NULL output");
-	*out = NULL;
-	if (!uri || !uri[0])
-		return lv__err(err, LV_EINVALID, "open: empty URI");
-	if (opts && opts->version != LV_STORAGE_OPTIONS_VERSION)
-		return lv__err(err, LV_EINVALID, "open: unsupported options version %d",
-			       opts->version);
-	size_t sl = scheme_len(uri);
-	if (sl == 0)
-		return lv__storage_local_open(out, uri, err);
-	for (size_t i = 0; i < sizeof schemes / sizeof schemes[0]; i++) {
-		if (strlen(schemes[i].scheme) == sl && strncasecmp(uri, schemes[i].scheme, sl) == 0)
-			return schemes[i].open(out, uri, uri + sl + 3, opts, err);
-	}
-	LV_TRY(lv__storage_refuse_commit_store(uri, sl, err));
-	/* Only the scheme is echoed: the rest of an unknown URI may hold secrets. */
-	return lv__err(err, LV_EUNSUPPORTED, "open: unsupported URI scheme \"%.*s://\"",
-		       (int)(sl > 32 ? 32 : sl), uri);
 }
 
 /* ---- operations ---- */

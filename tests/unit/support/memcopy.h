@@ -3,6 +3,7 @@
 #define LV_MEMCOPY_H
 
 #include <lancever/storage.h>
+#include <lancever/sys/testing.h>
 
 /* A fresh in-memory store holding a copy of tests/fixtures/<rel> (fails the test on error). */
 lv_storage *tu_mem_copy(const char *rel);

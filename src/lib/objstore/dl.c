@@ -1,4 +1,4 @@
-#include "s3/dl.h"
+#include "objstore/dl.h"
 
 #include <dlfcn.h>
 #include <pthread.h>
@@ -25,14 +25,14 @@ static void *load(const char *soname, const sym *syms, size_t n, char *why, size
 	void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		const char *e = dlerror();
-		snprintf(why, cap, "S3 support needs %s, which could not be loaded (%.200s)", soname,
+		snprintf(why, cap, "object-store support (s3://, az://) needs %s, which could not be loaded (%.200s)", soname,
 			 e ? e : "not found");
 		return NULL;
 	}
 	for (size_t i = 0; i < n; i++) {
 		void *p = dlsym(h, syms[i].name);
 		if (!p) {
-			snprintf(why, cap, "S3 support needs %s with %s, which it lacks", soname, syms[i].name);
+			snprintf(why, cap, "object-store support (s3://, az://) needs %s with %s, which it lacks", soname, syms[i].name);
 			dlclose(h);
 			return NULL;
 		}
@@ -64,7 +64,7 @@ static void load_curl(void)
 	if (!load(LV_CURL_SONAME, syms, sizeof syms / sizeof syms[0], curl_why, sizeof curl_why))
 		return;
 	if (curl_tab.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		snprintf(curl_why, sizeof curl_why, "S3 support: curl_global_init failed");
+		snprintf(curl_why, sizeof curl_why, "object-store support: curl_global_init failed");
 		return;
 	}
 	curl_ok = true;
@@ -78,6 +78,7 @@ static void load_crypto(void)
 		{ "EVP_md5", (void **)&crypto_tab.md5 },
 		{ "EVP_EncodeBlock", (void **)&crypto_tab.encode_block },
 		{ "HMAC", (void **)&crypto_tab.hmac },
+		{ "EVP_DecodeBlock", (void **)&crypto_tab.decode_block },
 	};
 	if (load(LV_CRYPTO_SONAME, syms, sizeof syms / sizeof syms[0], crypto_why, sizeof crypto_why))
 		crypto_ok = true;

@@ -1,19 +1,22 @@
 /*
- * S3 response bodies as pure functions: bytes in, results out, no I/O and no
- * curl, so they can be unit-tested and fuzzed on their own.  s3.c calls them.
+ * Object-store XML bodies as pure functions: bytes in, results out, no I/O and
+ * no curl, so they can be unit-tested and fuzzed on their own.  The S3 and
+ * Azure backends and the STS credential source call them.
  *
- *  - ListObjectsV2 pages: the objects (key, size, mtime), IsTruncated and the
- *    continuation token; and which listed keys a listing may deliver;
- *  - DeleteObjects results: which keys of a batch failed, and how;
- *  - error bodies: the S3 error code (<Code>…</Code>), for messages.
+ *  - listing pages: S3 ListObjectsV2 and Azure List Blobs: the objects (key,
+ *    size, mtime), whether more pages follow and the continuation token; and
+ *    which listed keys a listing may deliver (shared by both stores);
+ *  - S3 DeleteObjects results: which keys of a batch failed, and how;
+ *  - STS AssumeRoleWithWebIdentity results: temporary credentials;
+ *  - error bodies: the error code (<Code>…</Code>), for messages.
  *
  * Bodies come from a server and are untrusted: any byte sequence of any
  * length is a valid argument; malformed input is an error, never a crash.
  * Document type declarations (and so entity definitions) are refused: S3
  * never sends them, and they are how a small body expands into a large one.
  */
-#ifndef LV_S3_S3XML_H
-#define LV_S3_S3XML_H
+#ifndef LV_OBJSTORE_XML_H
+#define LV_OBJSTORE_XML_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -25,19 +28,19 @@
 #define LV_S3XML_TEXT_MAX (1 << 16)
 
 /* One object of a ListObjectsV2 page. */
-typedef struct lv_s3_obj {
+typedef struct lv_list_obj {
 	char *key;        /* the full key as sent, NUL-terminated */
 	uint64_t size;
 	int64_t mtime_ms; /* 0 if absent or unparsable */
-} lv_s3_obj;
+} lv_list_obj;
 
 /* One parsed ListObjectsV2 page. */
-typedef struct lv_s3_list_page {
-	lv_s3_obj *objs;  /* in document order; <Contents> without a <Key> are left out */
+typedef struct lv_list_page {
+	lv_list_obj *objs;  /* in document order; <Contents> without a <Key> are left out */
 	size_t n, cap;
 	bool truncated;   /* <IsTruncated>true</IsTruncated> */
 	char *next_token; /* <NextContinuationToken>, NULL if absent */
-} lv_s3_list_page;
+} lv_list_page;
 
 /*
  * Parses one ListObjectsV2 response body into *page (which it initialises).
@@ -47,9 +50,9 @@ typedef struct lv_s3_list_page {
  * number), LV_ELIMIT (an element's text is longer than LV_S3XML_TEXT_MAX),
  * LV_ENOMEM; on error *page is disposed.
  */
-int lv__s3xml_parse_list(const char *body, size_t len, const char *what, lv_s3_list_page *page,
+int lv__s3xml_parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
 			 lv_error *err);
-void lv__s3xml_list_page_dispose(lv_s3_list_page *page);
+void lv__list_page_dispose(lv_list_page *page);
 
 /*
  * Which listed key a listing delivers.  The listing asked for keys starting
@@ -64,7 +67,7 @@ void lv__s3xml_list_page_dispose(lv_s3_list_page *page);
  * lists such keys is broken or hostile, and they would lead outside the
  * listed prefix.  `what` names the listing in the message.
  */
-int lv__s3xml_list_rel(const char *key, const char *kprefix, size_t strip, bool recursive,
+int lv__list_rel(const char *key, const char *kprefix, size_t strip, bool recursive,
 		       const char *what, const char **rel, lv_error *err);
 
 /*
@@ -85,6 +88,27 @@ int lv__s3xml_parse_delete(const char *body, size_t len, const char *const *keys
 void lv__s3xml_error_code(const char *body, size_t len, char *out, size_t cap);
 
 /* Copies at most cap-1 bytes of s into out, control and non-ASCII bytes as '?' (for messages). */
-void lv__s3xml_printable(char *out, size_t cap, const char *s);
+void lv__printable(char *out, size_t cap, const char *s);
+
+/*
+ * The text of the first element named names[i] (at any depth) into vals[i]
+ * (malloc'ed, NULL if absent), for i < n.  The root element must be `root`.
+ * For small fixed documents (STS).  Returns 0, LV_ECORRUPT, LV_ELIMIT, LV_ENOMEM;
+ * on error every vals[i] is NULL.
+ */
+int lv__xml_texts(const char *body, size_t len, const char *root, const char *const *names,
+		  char **vals, size_t n, const char *what, lv_error *err);
+
+/*
+ * Parses one Azure List Blobs response body (root <EnumerationResults>) into *page:
+ * every <Blob> (Name, Properties/Content-Length, Properties/Last-Modified; a blob
+ * without a valid size or time is LV_ECORRUPT), <BlobPrefix> entries skipped,
+ * truncated and next_token from a non-empty <NextMarker>.  As lv__s3xml_parse_list.
+ */
+int lv__azxml_parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
+			 lv_error *err);
+
+/* "Mon, 04 Dec 2026 11:49:34 GMT" -> ms since the epoch; 0 if it is not that form. */
+int64_t lv__rfc1123_ms(const char *v);
 
 #endif

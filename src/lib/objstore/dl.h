@@ -1,16 +1,16 @@
 /*
  * libcurl and libcrypto, loaded on first use.
  *
- * Only the S3 backend needs them, and linking them costs every process ~6 ms
- * of dynamic loading and relocation (libcurl pulls in some thirty libraries:
- * GnuTLS, Kerberos, LDAP, ...), which dwarfs `lancever versions` on a local
- * dataset.  So the library does not link them: the S3 backend dlopen()s them
- * by soname the first time an s3:// store is opened and calls them through
- * these tables.  The headers are still the system's, so the types and
+ * Only the object-store backends (S3, Azure) and their credential sources
+ * need them, and linking them costs every process ~6 ms of dynamic loading and
+ * relocation (libcurl pulls in some thirty libraries: GnuTLS, Kerberos, LDAP,
+ * ...), which dwarfs `lancever versions` on a local dataset.  So the library
+ * does not link them: objstore/http.c dlopen()s them by soname the first time
+ * an s3:// or az:// store is opened and calls them through these tables.  The headers are still the system's, so the types and
  * constants are checked at compile time.
  */
-#ifndef LV_S3_DL_H
-#define LV_S3_DL_H
+#ifndef LV_OBJSTORE_DL_H
+#define LV_OBJSTORE_DL_H
 
 #include <curl/curl.h>
 #include <openssl/evp.h>
@@ -38,6 +38,7 @@ typedef struct lv_crypto_api {
 	int (*encode_block)(unsigned char *t, const unsigned char *f, int n);
 	unsigned char *(*hmac)(const EVP_MD *md, const void *key, int klen, const unsigned char *d,
 			       size_t n, unsigned char *out, unsigned int *olen);
+	int (*decode_block)(unsigned char *t, const unsigned char *f, int n);
 } lv_crypto_api;
 
 /* The tables, loaded once (thread-safe); NULL and LV_EUNSUPPORTED in err when a

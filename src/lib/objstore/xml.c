@@ -1,16 +1,17 @@
-/* S3 response bodies: ListObjectsV2, DeleteObjects results, error codes (see s3xml.h). */
-#include "s3/s3xml.h"
+/* Object-store XML bodies: S3 ListObjectsV2 and DeleteObjects, Azure List Blobs, STS, error codes (xml.h). */
+#include "objstore/xml.h"
 
 #include <expat.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#include "storage/storage_int.h"
+#include "storage/path.h"
 #include "util/util.h"
 
-void lv__s3xml_printable(char *out, size_t cap, const char *s)
+void lv__printable(char *out, size_t cap, const char *s)
 {
 	size_t i = 0;
 	for (; s && s[i] && i + 1 < cap; i++) {
@@ -57,7 +58,7 @@ static bool xstart(xstate *x, const XML_Char *name)
 	x->text.len = 0;
 	if (x->depth == 1 && strcmp(name, x->root)) {
 		char n[64];
-		lv__s3xml_printable(n, sizeof n, name);
+		lv__printable(n, sizeof n, name);
 		xfail(x, LV_ECORRUPT, "root element <%s>, expected <%s>", n, x->root);
 		return false;
 	}
@@ -136,7 +137,7 @@ static void xdispose(xstate *x)
 
 typedef struct lst {
 	xstate x; /* first */
-	lv_s3_list_page *page;
+	lv_list_page *page;
 	bool in_contents;
 	char *key;
 	uint64_t size;
@@ -167,12 +168,12 @@ static void add_obj(lst *l)
 	if (!l->has_mtime) {
 		/* Age rules (cleanup) must never take an unknown age for an old one. */
 		char k[128];
-		lv__s3xml_printable(k, sizeof k, l->key);
+		lv__printable(k, sizeof k, l->key);
 		xfail(&l->x, LV_ECORRUPT, "key '%s' has no valid <LastModified>", k);
 		return;
 	}
-	lv_s3_list_page *p = l->page;
-	lv_s3_obj *nv = lv__grow(p->objs, &p->cap, p->n, sizeof *nv, 64);
+	lv_list_page *p = l->page;
+	lv_list_obj *nv = lv__grow(p->objs, &p->cap, p->n, sizeof *nv, 64);
 	if (!nv) {
 		xfail(&l->x, LV_ENOMEM, "out of memory");
 		return;
@@ -218,7 +219,7 @@ static void XMLCALL l_end(void *u, const XML_Char *name)
 	l->x.depth--;
 }
 
-void lv__s3xml_list_page_dispose(lv_s3_list_page *page)
+void lv__list_page_dispose(lv_list_page *page)
 {
 	for (size_t i = 0; i < page->n; i++)
 		free(page->objs[i].key);
@@ -227,7 +228,7 @@ void lv__s3xml_list_page_dispose(lv_s3_list_page *page)
 	memset(page, 0, sizeof *page);
 }
 
-int lv__s3xml_parse_list(const char *body, size_t len, const char *what, lv_s3_list_page *page,
+int lv__s3xml_parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
 			 lv_error *err)
 {
 	memset(page, 0, sizeof *page);
@@ -245,19 +246,19 @@ int lv__s3xml_parse_list(const char *body, size_t len, const char *what, lv_s3_l
 	free(l.key);
 	xdispose(&l.x);
 	if (rc < 0) {
-		lv__s3xml_list_page_dispose(page);
+		lv__list_page_dispose(page);
 		return lv__err(err, rc, "%s: %s", what, msg);
 	}
 	return 0;
 }
 
-int lv__s3xml_list_rel(const char *key, const char *kprefix, size_t strip, bool recursive,
+int lv__list_rel(const char *key, const char *kprefix, size_t strip, bool recursive,
 		       const char *what, const char **rel, lv_error *err)
 {
 	size_t kl = strlen(kprefix);
 	char shown[160];
 	if (strncmp(key, kprefix, kl)) {
-		lv__s3xml_printable(shown, sizeof shown, key);
+		lv__printable(shown, sizeof shown, key);
 		return lv__err(err, LV_ECORRUPT,
 			       "%s: the server listed key '%s', which is outside the requested prefix",
 			       what, shown);
@@ -280,8 +281,8 @@ int lv__s3xml_list_rel(const char *key, const char *kprefix, size_t strip, bool 
 	free(path);
 	if (ok < 0) {
 		char why[200];
-		lv__s3xml_printable(shown, sizeof shown, key);
-		lv__s3xml_printable(why, sizeof why, e.message);
+		lv__printable(shown, sizeof shown, key);
+		lv__printable(why, sizeof why, e.message);
 		return lv__err(err, LV_ECORRUPT,
 			       "%s: the server listed key '%s', which is not a valid object path (%s)",
 			       what, shown, why);
@@ -433,4 +434,186 @@ void lv__s3xml_error_code(const char *body, size_t len, char *out, size_t cap)
 			return;
 	memcpy(out, s, (size_t)(e - s));
 	out[e - s] = 0;
+}
+
+/* ---- element texts by name (STS responses and errors) ---- */
+
+typedef struct texts {
+	xstate x; /* first */
+	const char *const *names;
+	char **vals;
+	size_t n;
+} texts;
+
+static void XMLCALL t_start(void *u, const XML_Char *name, const XML_Char **attrs)
+{
+	(void)attrs;
+	xstart(&((texts *)u)->x, name);
+}
+
+static void XMLCALL t_end(void *u, const XML_Char *name)
+{
+	texts *t = u;
+	if (t->x.rc < 0)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(name, t->names[i]) && !t->vals[i]) {
+			const char *s = t->x.text.ptr ? (const char *)t->x.text.ptr : "";
+			if (!(t->vals[i] = lv__strndup(s, t->x.text.len)))
+				xfail(&t->x, LV_ENOMEM, "out of memory");
+		}
+	t->x.text.len = 0;
+	t->x.depth--;
+}
+
+int lv__xml_texts(const char *body, size_t len, const char *root, const char *const *names,
+		  char **vals, size_t n, const char *what, lv_error *err)
+{
+	texts t;
+	memset(&t, 0, sizeof t);
+	for (size_t i = 0; i < n; i++)
+		vals[i] = NULL;
+	t.names = names;
+	t.vals = vals;
+	t.n = n;
+	int rc = xinit(&t.x, root, &t);
+	char msg[200];
+	if (rc < 0) {
+		snprintf(msg, sizeof msg, "out of memory");
+	} else {
+		XML_SetElementHandler(t.x.xp, t_start, t_end);
+		rc = xrun(&t.x, body, len, msg, sizeof msg);
+	}
+	xdispose(&t.x);
+	if (rc < 0) {
+		for (size_t i = 0; i < n; i++) {
+			free(vals[i]);
+			vals[i] = NULL;
+		}
+		return lv__err(err, rc, "%s: %s", what, msg);
+	}
+	return 0;
+}
+
+/* ---- Azure List Blobs ---- */
+
+typedef struct azl {
+	xstate x; /* first */
+	lv_list_page *page;
+	bool in_blob;
+	char *name;
+	uint64_t size;
+	bool has_size, has_mtime;
+	int64_t mtime;
+} azl;
+
+static void XMLCALL az_start(void *u, const XML_Char *name, const XML_Char **attrs)
+{
+	azl *l = u;
+	(void)attrs;
+	if (!xstart(&l->x, name))
+		return;
+	if (l->x.depth == 3 && !strcmp(name, "Blob")) {
+		l->in_blob = true;
+		free(l->name);
+		l->name = NULL;
+		l->size = 0;
+		l->mtime = 0;
+		l->has_size = l->has_mtime = false;
+	}
+}
+
+static void az_add(azl *l)
+{
+	if (!l->name)
+		return;
+	char k[128];
+	if (!l->has_mtime || !l->has_size) {
+		lv__printable(k, sizeof k, l->name);
+		xfail(&l->x, LV_ECORRUPT, "blob '%s' has no valid %s", k,
+		      l->has_size ? "<Last-Modified>" : "<Content-Length>");
+		return;
+	}
+	lv_list_page *p = l->page;
+	lv_list_obj *nv = lv__grow(p->objs, &p->cap, p->n, sizeof *nv, 64);
+	if (!nv) {
+		xfail(&l->x, LV_ENOMEM, "out of memory");
+		return;
+	}
+	p->objs = nv;
+	nv[p->n].key = l->name;
+	nv[p->n].size = l->size;
+	nv[p->n].mtime_ms = l->mtime;
+	p->n++;
+	l->name = NULL;
+}
+
+static void XMLCALL az_end(void *u, const XML_Char *name)
+{
+	azl *l = u;
+	if (l->x.rc < 0)
+		return;
+	const char *t = l->x.text.ptr ? (const char *)l->x.text.ptr : "";
+	size_t tl = l->x.text.len;
+	if (l->in_blob && l->x.depth == 4 && !strcmp(name, "Name")) {
+		free(l->name);
+		if (!(l->name = lv__strndup(t, tl)))
+			xfail(&l->x, LV_ENOMEM, "out of memory");
+	} else if (l->in_blob && l->x.depth == 5 && !strcmp(name, "Content-Length")) {
+		l->has_size = lv_parse_u64(t, tl, &l->size);
+		if (!l->has_size)
+			xfail(&l->x, LV_ECORRUPT, "<Content-Length> is not a number");
+	} else if (l->in_blob && l->x.depth == 5 && !strcmp(name, "Last-Modified")) {
+		char d[64];
+		size_t n = tl < sizeof d - 1 ? tl : sizeof d - 1;
+		memcpy(d, t, n);
+		d[n] = 0;
+		l->mtime = lv__rfc1123_ms(d);
+		l->has_mtime = l->mtime > 0;
+	} else if (l->x.depth == 3 && !strcmp(name, "Blob")) {
+		l->in_blob = false;
+		az_add(l);
+	} else if (l->x.depth == 2 && !strcmp(name, "NextMarker")) {
+		free(l->page->next_token);
+		l->page->next_token = NULL;
+		if (tl && !(l->page->next_token = lv__strndup(t, tl)))
+			xfail(&l->x, LV_ENOMEM, "out of memory");
+		l->page->truncated = tl > 0;
+	}
+	l->x.text.len = 0;
+	l->x.depth--;
+}
+
+int lv__azxml_parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
+			 lv_error *err)
+{
+	memset(page, 0, sizeof *page);
+	azl l;
+	memset(&l, 0, sizeof l);
+	l.page = page;
+	int rc = xinit(&l.x, "EnumerationResults", &l);
+	char msg[200];
+	if (rc < 0) {
+		snprintf(msg, sizeof msg, "out of memory");
+	} else {
+		XML_SetElementHandler(l.x.xp, az_start, az_end);
+		rc = xrun(&l.x, body, len, msg, sizeof msg);
+	}
+	free(l.name);
+	xdispose(&l.x);
+	if (rc < 0) {
+		lv__list_page_dispose(page);
+		return lv__err(err, rc, "%s: %s", what, msg);
+	}
+	return 0;
+}
+
+int64_t lv__rfc1123_ms(const char *v)
+{
+	struct tm tm;
+	memset(&tm, 0, sizeof tm);
+	const char *end = strptime(v, "%a, %d %b %Y %H:%M:%S", &tm);
+	if (!end || (*end && strcmp(end, " GMT")))
+		return 0;
+	return (int64_t)timegm(&tm) * 1000;
 }

@@ -1,0 +1,207 @@
+/* Storage options bag (options.h).  Values never reach a message: only keys do. */
+#include "objstore/options.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "util/util.h"
+
+int lv__optbag_init(lv_optbag *b, const lv_storage_options *o, lv_error *err)
+{
+	memset(b, 0, sizeof *b);
+	if (!o)
+		return 0;
+	if (o->version != 1 && o->version != 2)
+		return lv__err(err, LV_EINVALID, "open: unsupported storage options version %d",
+			       o->version);
+	size_t np = o->version >= 2 ? o->noptions : 0;
+	if (np && (!o->option_keys || !o->option_values))
+		return lv__err(err, LV_EINVALID, "open: %zu storage options but NULL key or value arrays",
+			       np);
+	if (np > 100000)
+		return lv__err(err, LV_ELIMIT, "open: %zu storage options", np);
+	size_t cap = np + 3;
+	b->keys = lv__calloc(cap, sizeof *b->keys);
+	b->vals = lv__calloc(cap, sizeof *b->vals);
+	b->used = lv__calloc(cap, sizeof *b->used);
+	if (!b->keys || !b->vals || !b->used) {
+		lv__optbag_dispose(b);
+		return lv__err(err, LV_ENOMEM, "open: out of memory");
+	}
+	for (size_t i = 0; i < np; i++) {
+		const char *k = o->option_keys[i], *v = o->option_values[i];
+		if (!k || !*k || !v) {
+			lv__optbag_dispose(b);
+			return lv__err(err, LV_EINVALID, "open: storage option %zu has a %s", i + 1,
+				       !k || !*k ? "NULL or empty key" : "NULL value");
+		}
+		b->keys[b->n] = k;
+		b->vals[b->n++] = v;
+	}
+	b->npairs = b->n;
+	if (o->s3_endpoint) {
+		b->keys[b->n] = "aws_endpoint";
+		b->vals[b->n++] = o->s3_endpoint;
+	}
+	if (o->s3_region) {
+		b->keys[b->n] = "aws_region";
+		b->vals[b->n++] = o->s3_region;
+	}
+	if (o->s3_allow_http) {
+		b->keys[b->n] = "allow_http";
+		b->vals[b->n++] = "true";
+	}
+	return 0;
+}
+
+void lv__optbag_dispose(lv_optbag *b)
+{
+	free(b->keys);
+	free(b->vals);
+	free(b->used);
+	memset(b, 0, sizeof *b);
+}
+
+static bool named(const char *key, const char *const *names)
+{
+	for (; names && *names; names++)
+		if (!strcasecmp(key, *names))
+			return true;
+	return false;
+}
+
+const char *lv__opt_get(lv_optbag *b, const char *const *names)
+{
+	const char *v = NULL;
+	for (size_t i = 0; i < b->n; i++)
+		if (named(b->keys[i], names)) {
+			if (!v)
+				v = b->vals[i];
+			b->used[i] = true;
+		}
+	return v;
+}
+
+const char *lv__opt_get_env(lv_optbag *b, const char *const *names, const char *const *env)
+{
+	const char *v = lv__opt_get(b, names);
+	for (; !v && env && *env; env++) {
+		const char *e = getenv(*env);
+		if (e && *e)
+			v = e;
+	}
+	return v;
+}
+
+/* The name to show for an option: the key as the caller spelt it, else its first alias. */
+static const char *shown(lv_optbag *b, const char *const *names)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (named(b->keys[i], names))
+			return b->keys[i];
+	return names[0];
+}
+
+int lv__opt_bool(lv_optbag *b, const char *const *names, const char *const *env, bool dflt,
+		 bool *out, lv_error *err)
+{
+	const char *v = lv__opt_get_env(b, names, env);
+	*out = dflt;
+	if (!v)
+		return 0;
+	static const char *yes[] = { "true", "1", "yes", "on", "y" };
+	static const char *no[] = { "false", "0", "no", "off", "n" };
+	for (size_t i = 0; i < sizeof yes / sizeof *yes; i++) {
+		if (!strcasecmp(v, yes[i]))
+			return (*out = true), 0;
+		if (!strcasecmp(v, no[i]))
+			return (*out = false), 0;
+	}
+	return lv__err(err, LV_EINVALID, "storage option %.64s: expected true or false",
+		       shown(b, names));
+}
+
+int lv__opt_ms(lv_optbag *b, const char *const *names, const char *const *env,
+	       int64_t bare_unit_ms, int64_t max_ms, int64_t *out, lv_error *err)
+{
+	const char *v = lv__opt_get_env(b, names, env);
+	if (!v)
+		return 0;
+	uint64_t n;
+	int64_t ms = 0;
+	if (lv_parse_u64(v, strlen(v), &n)) {
+		if (n > (uint64_t)(max_ms / bare_unit_ms) + 1)
+			ms = max_ms + 1;
+		else
+			ms = (int64_t)n * bare_unit_ms;
+	} else if (lv_parse_duration(v, &ms, NULL) < 0) {
+		return lv__err(err, LV_EINVALID,
+			       "storage option %.64s: expected a duration such as 30s or 500ms",
+			       shown(b, names));
+	}
+	if (ms < 1 || ms > max_ms)
+		return lv__err(err, LV_EINVALID, "storage option %.64s: out of range (1 ms to %lld s)",
+			       shown(b, names), (long long)(max_ms / 1000));
+	*out = ms;
+	return 0;
+}
+
+int lv__opt_u64(lv_optbag *b, const char *const *names, const char *const *env, uint64_t lo,
+		uint64_t hi, uint64_t *out, lv_error *err)
+{
+	const char *v = lv__opt_get_env(b, names, env);
+	if (!v)
+		return 0;
+	uint64_t n;
+	if (!lv_parse_u64(v, strlen(v), &n) || n < lo || n > hi)
+		return lv__err(err, LV_EINVALID, "storage option %.64s: expected an integer from %llu to %llu",
+			       shown(b, names), (unsigned long long)lo, (unsigned long long)hi);
+	*out = n;
+	return 0;
+}
+
+void lv__opt_accept(lv_optbag *b, const char *const *names)
+{
+	(void)lv__opt_get(b, names);
+}
+
+int lv__opt_refuse(const lv_optbag *b, const char *const *names, const char *where, lv_error *err)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (named(b->keys[i], names)) /* a known name: printable by construction */
+			return lv__err(err, LV_EUNSUPPORTED,
+				       "storage option '%.64s' is not supported by lancever for %s",
+				       b->keys[i], where);
+	return 0;
+}
+
+int lv__opt_leftover(const lv_optbag *b, const char *where, lv_error *err)
+{
+	for (size_t i = 0; i < b->n; i++)
+		if (!b->used[i]) {
+			char k[80];
+			size_t j = 0;
+			for (const char *p = b->keys[i]; *p && j < sizeof k - 1; p++)
+				k[j++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+			k[j] = 0;
+			return lv__err(err, LV_EINVALID, "unknown storage option '%s' for %s", k, where);
+		}
+	return 0;
+}
+
+int lv__opt_none(lv_optbag *b, const char *what, lv_error *err)
+{
+	if (b->npairs) {
+		char k[80];
+		size_t j = 0;
+		for (const char *p = b->keys[0]; *p && j < sizeof k - 1; p++)
+			k[j++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+		k[j] = 0;
+		return lv__err(err, LV_EINVALID,
+			       "storage option '%s' given for %s, which takes no storage options", k, what);
+	}
+	for (size_t i = 0; i < b->n; i++)
+		b->used[i] = true;
+	return 0;
+}

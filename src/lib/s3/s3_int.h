@@ -1,0 +1,31 @@
+/*
+ * The S3 backend's handle, shared by s3.c (operations, signing) and s3open.c
+ * (URI, options, environment and profile resolution).
+ */
+#ifndef LV_S3_INT_H
+#define LV_S3_INT_H
+
+#include <stdbool.h>
+
+#include "aws/creds.h"
+#include "lancever/sys/storage.h"
+#include "objstore/http.h"
+
+typedef struct s3 {
+	char *bucket, *prefix; /* prefix decoded, without leading/trailing '/'; "" = bucket root */
+	char *endpoint;        /* scheme://host[:port][/path], no trailing '/' */
+	char *host;            /* Host header value */
+	bool path_style;
+	bool unsigned_payload; /* aws_unsigned_payload: x-amz-content-sha256: UNSIGNED-PAYLOAD */
+	bool bulk_delete;      /* false with aws_disable_bulk_delete: DELETE per key */
+	char *region;
+	char root[600];        /* "s3://bucket/prefix", for log lines */
+	lv_http *http;
+	lv_aws_chain *creds;
+} s3;
+
+/* s3.c: the ops table and the handle's destructor. */
+extern const lv_storage_ops lv__s3_ops;
+void lv__s3_close(void *impl);
+
+#endif

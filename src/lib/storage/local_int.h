@@ -1,0 +1,43 @@
+/*
+ * Local filesystem backend (see local.c's header for its rules on symbolic
+ * links, atomic writes and temporary files), in three files: local_fs.c (the
+ * path walk without following links, errno to LV_*), local.c (opening, lists,
+ * reads, the ops table) and local_write.c (writes, creates, deletes).
+ */
+#ifndef LV_STORAGE_LOCAL_INT_H
+#define LV_STORAGE_LOCAL_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "lancever/common.h"
+
+typedef struct local {
+	char *root; /* absolute, no trailing '/' unless it is "/" itself */
+} local;
+
+/* strerror_r into buf (GNU: thread-safe, never NULL). */
+const char *lv__local_errstr(int e, char *buf, size_t n);
+/* Reports errno `e` for operation `what` on relative path `rel` (ENOENT/ENOTDIR as
+ * LV_ENOTFOUND when missing_is_notfound). */
+int lv__local_sys_err(lv_error *err, int e, bool missing_is_notfound, const char *what,
+		      const char *rel);
+/* Opens the parent directory of `rel` without following symbolic links (creating it when
+ * `create`); *dfd and *leaf (pointer into rel) on success. */
+int lv__local_open_parent(const local *l, const char *rel, bool create, const char *what, int *dfd,
+			  const char **leaf, lv_error *err);
+/* Opens directory `dir` (relative) for listing; LV_ENOTFOUND if it is missing. */
+int lv__local_open_list_dir(const local *l, const char *dir, int *fd, lv_error *err);
+/* "what rel: 'rel[0, end)' is a symbolic link; lancever never follows ..." (LV_EINVALID). */
+int lv__local_symlink_err(lv_error *err, const char *what, const char *rel, size_t end);
+/* st_mtim in ms. */
+int64_t lv__local_mtime_ms(const struct stat *sb);
+
+/* local_write.c: the write, create and delete ops. */
+int lv__local_write(void *impl, const char *path, const void *data, size_t size, lv_error *err);
+int lv__local_create(void *impl, const char *path, const void *data, size_t size, lv_error *err);
+int lv__local_del(void *impl, const char *path, lv_error *err);
+
+#endif
