@@ -3,9 +3,10 @@
 // azure_storage_use_emulator + AZURITE_BLOB_STORAGE_URL), under a path with the characters Lance
 // percent-encodes in object keys (a space, non-ASCII) and with '+' and an already-encoded '%25'.
 // For each store:
-//  (a) LanceDB 0.31 (Lance 8) creates a table of 6 versions under
-//      <root>/dïr with space+plus%25/db; every key it wrote starts with the encoded prefix
-//      "d%C3%AFr%20with%20space+plus%25/db/" (how Lance maps names to keys);
+//  (a) LanceDB creates a table of 6 versions under <root>/dïr with space+plus%25/db; every key it
+//      wrote starts with the prefix its Lance maps that name to: Lance 8 (LanceDB 0.31)
+//      "d%C3%AFr%20with%20space+plus%25/db/", Lance 12 (0.39, without the space: see NAME)
+//      "dïr+plus%/db/";
 //  (b) `lancever versions --json` on the same URI (as the user typed it, raw characters) lists
 //      LanceDB's versions with the same row counts; the percent-encoded spelling of the URI
 //      reads the same dataset;
@@ -18,14 +19,20 @@
 // Never skips: a missing peer, server or binary fails.
 import { spawn } from 'node:child_process';
 import { check, checkEq, finish, lanceverBin } from './lib.mjs';
-import { lancedb } from './peer.mjs';
+import { lancedb, peerLanceMajor } from './peer.mjs';
 import { startS3, s3Env, s3StorageOptions, SECRET_KEY } from './s3server.mjs';
 import { startAzurite, KEY as AZ_KEY } from './azurite.mjs';
 
 process.setMaxListeners(0);
 process.env.AWS_EC2_METADATA_DISABLED = 'true';
-const NAME = 'dïr with space+plus%25';
-const ENCODED = 'd%C3%AFr%20with%20space+plus%25';
+// How Lance maps the URI's path to keys differs (src/lib/objstore/uri.h): Lance 8 keeps the URL
+// path percent-encoded, Lance 12 decodes it to raw characters.  LanceDB 0.39 cannot use a name with
+// a space on s3rver at all (its listing query carries the space as '+', and s3rver's signature
+// check then fails with 403 SignatureDoesNotMatch), so the Lance 12 run leaves the space out.
+const L12 = peerLanceMajor >= 12;
+const NAME = L12 ? 'dïr+plus%25' : 'dïr with space+plus%25';
+const KEY = L12 ? 'dïr+plus%' : 'd%C3%AFr%20with%20space+plus%25'; // the keys LanceDB writes
+const ENCODED = L12 ? 'd%C3%AFr+plus%25' : KEY; // the same name percent-encoded in a URI
 
 function lvA(args, env, timeout = 120000) {
   return new Promise((resolve) => {
@@ -59,8 +66,8 @@ async function scenario(store) {
   const lance = (await t.listVersions()).map((v) => Number(v.version));
   checkEq(lance, [1, 2, 3, 4, 5, 6], `${name}: LanceDB wrote 6 versions`);
   const written = await keys();
-  check(written.length > 10 && written.every((k) => k.startsWith(`${ENCODED}/db/`)),
-    `${name}: every key LanceDB wrote starts with ${ENCODED}/db/: ${written.slice(0, 3).join(', ')}`);
+  check(written.length > 10 && written.every((k) => k.startsWith(`${KEY}/db/`)),
+    `${name}: every key LanceDB wrote starts with ${KEY}/db/: ${written.slice(0, 3).join(', ')}`);
 
   const URI = `${scheme}://${root}/${NAME}/db/t.lance`;
   const v = await lvJ(`${name} versions`, ['versions', URI], env);
@@ -71,7 +78,7 @@ async function scenario(store) {
 
   await lvJ(`${name} checkpoint`, ['checkpoint', URI], env);
   const after = await keys();
-  check(after.some((k) => k.startsWith(`${ENCODED}/db/t.lance/_checkpoints/`) && /\d{20}\.lance$/.test(k)),
+  check(after.some((k) => k.startsWith(`${KEY}/db/t.lance/_checkpoints/`) && /\d{20}\.lance$/.test(k)),
     `${name}: the checkpoint is stored under the encoded prefix`);
   const st = await lv(`${name} versions --stats`, ['versions', URI, '--stats'], env);
   check(st.status === 0 && /answered from newest checkpoint/.test(st.stderr), `${name}: versions from the checkpoint: ${st.stderr}`);

@@ -47,7 +47,7 @@ static bool name_ok(const char *s, size_t n, bool container)
 }
 
 /* Container, account (if the URI names one) and prefix. */
-static int parse_uri(az *a, const char *uri, lv_error *err)
+static int parse_uri(az *a, const char *uri, lv_optbag *o, lv_error *err)
 {
 	const char *rest = strstr(uri, "://") + 3;
 	size_t scheme = (size_t)(rest - 3 - uri);
@@ -80,7 +80,7 @@ static int parse_uri(az *a, const char *uri, lv_error *err)
 		plen--;
 	if (!a->container || (at && !a->account))
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	LV_TRY(lv__uri_key_prefix(p, plen, "az://", &a->prefix, err));
+	LV_TRY(lv__uri_key_prefix(p, plen, "az://", o, &a->prefix, err));
 	if (a->prefix[0]) {
 		int rc = lv__storage_check_path(a->prefix, false, "open az://", err);
 		if (rc < 0)
@@ -284,7 +284,7 @@ int lv__storage_azure_open(lv_storage **out, const char *uri, lv_optbag *o, lv_e
 	azcfg c;
 	memset(&c, 0, sizeof c);
 	lv_http_limits lim;
-	int rc = parse_uri(a, uri, err);
+	int rc = parse_uri(a, uri, o, err);
 	if (rc == 0)
 		rc = lv__http_limits_read(&lim, o, err);
 	if (rc == 0)

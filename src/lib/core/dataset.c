@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "core/manifests.h"
 #include "format/refs.h"
@@ -135,6 +136,89 @@ static size_t detect_branch_path(const char *path)
 	return 0;
 }
 
+static int ignore(const lv_list_entry *e, void *payload)
+{
+	(void)e;
+	*(bool *)payload = true;
+	return 1;
+}
+
+/* Does `st` hold anything under _versions/? */
+static bool has_versions(lv_storage *st)
+{
+	bool any = false;
+	lv_error e = { 0 };
+	if (lv_storage_list_names(st, "_versions", ignore, &any, &e) < 0)
+		return false;
+	return any;
+}
+
+/* Could an object store map this URI's path to keys two ways (Lance 8 vs 12: non-ASCII,
+ * spaces and the like percent-encoded, or '%' escapes decoded)? */
+static bool two_key_mappings(const char *uri)
+{
+	const char *p = strstr(uri, "://");
+	if (!p || !strncmp(uri, "file:", 5) || !strncmp(uri, "mem:", 4))
+		return false;
+	for (p += 3; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c <= 0x20 || c >= 0x7f || c == '%' || c == '"' || c == '<' || c == '>' ||
+		    c == '`' || c == '{' || c == '}')
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Opens the root store.  On an object store whose URI maps to keys two ways,
+ * a dataset found only under Lance 8's keys (object_key_encoding=encoded) is
+ * opened there; the default is Lance 12's (see objstore/uri.h).  An explicit
+ * object_key_encoding option is obeyed as given.
+ */
+static int open_root(lv_storage **out, const char *uri, const lv_storage_options *so, lv_error *err)
+{
+	LV_TRY(lv_storage_open(out, uri, so, err));
+	bool explicit_enc = false;
+	size_t n = so && so->version >= 2 ? so->noptions : 0;
+	for (size_t i = 0; i < n; i++)
+		explicit_enc |= so->option_keys[i] && !strcasecmp(so->option_keys[i], "object_key_encoding");
+	if (explicit_enc || !two_key_mappings(uri) || has_versions(*out))
+		return 0;
+	const char **k = lv__calloc(n + 1, sizeof *k), **v = lv__calloc(n + 1, sizeof *v);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return 0; /* keep the default mapping */
+	}
+	for (size_t i = 0; i < n; i++) {
+		k[i] = so->option_keys[i];
+		v[i] = so->option_values[i];
+	}
+	k[n] = "object_key_encoding";
+	v[n] = "encoded";
+	lv_storage_options alt = LV_STORAGE_OPTIONS_INIT;
+	if (so) { /* the version-1 fields (a version-1 struct is shorter) */
+		alt.s3_endpoint = so->s3_endpoint;
+		alt.s3_region = so->s3_region;
+		alt.s3_allow_http = so->s3_allow_http;
+		alt.max_concurrency = so->max_concurrency;
+	}
+	alt.option_keys = k;
+	alt.option_values = v;
+	alt.noptions = n + 1;
+	lv_storage *st8 = NULL;
+	lv_error e = { 0 };
+	if (lv_storage_open(&st8, uri, &alt, &e) == 0 && has_versions(st8)) {
+		lv_storage_free(*out);
+		*out = st8;
+		st8 = NULL;
+	}
+	lv_storage_free(st8);
+	free(k);
+	free(v);
+	return 0;
+}
+
 int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *opts, lv_error *err)
 {
 	if (!out || !uri)
@@ -157,7 +241,7 @@ int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *op
 		branch = auto_branch;
 	}
 	lv_storage *st = NULL;
-	int rc = lv_storage_open(&st, root_uri ? root_uri : uri, opts ? &opts->storage : NULL, err);
+	int rc = open_root(&st, root_uri ? root_uri : uri, opts ? &opts->storage : NULL, err);
 	if (rc == 0) {
 		rc = init_ds(out, st, true, branch, opts, err);
 		if (rc < 0)

@@ -1,12 +1,18 @@
 /*
  * Object keys from dataset URIs, as Lance derives them.  Lance parses a dataset
- * URI ("s3://bucket/my data/t.lance") as a URL and uses the URL's path as the
- * key prefix, so the characters a URL parser percent-encodes in a path (C0
- * controls, space, '"', '<', '>', '`', '{', '}', DEL and every non-ASCII byte)
- * appear in the keys as %XX: LanceDB writes "my data/t.lance" as the keys
- * "my%20data/t.lance/...", and "é" as "%C3%A9".  A '%' already in the URI is
- * kept as it is ("%20" in the URI is the same key as a space).  Measured with
- * LanceDB 0.31 (Lance 8) on s3rver and Azurite (tests/interop/test_cloud_lancedb.mjs).
+ * URI ("s3://bucket/my data/t.lance") as a URL, and the two Lance versions
+ * tested turn its path into keys differently (measured on s3rver and Azurite,
+ * tests/interop/test_cloud_lancedb.mjs):
+ *  - "encoded" (Lance 8 / LanceDB 0.31): the URL's path as it is, so the
+ *    characters a URL parser percent-encodes in a path (C0 controls, space,
+ *    '"', '<', '>', '`', '{', '}', DEL and every non-ASCII byte) appear as %XX
+ *    ("my data" -> "my%20data", "é" -> "%C3%A9") and a '%' already in the URI
+ *    stays as it is;
+ *  - "decoded" (Lance 12 / LanceDB 0.39, the default): the path percent-decoded,
+ *    so keys hold the raw characters ("my data", "é", and "%25" -> "%").
+ * The storage option object_key_encoding=encoded|decoded chooses; without it a
+ * dataset whose manifests are only under the Lance 8 keys is found there
+ * (core/dataset.c tries both).
  */
 #ifndef LV_OBJSTORE_URI_H
 #define LV_OBJSTORE_URI_H
@@ -15,11 +21,16 @@
 
 #include "lancever/common.h"
 
+#include "objstore/options.h"
+
 /*
  * The key prefix for path[0, n) of a URI (after "bucket/"), trailing '/' removed,
- * into *out (malloc'ed).  LV_EINVALID for '?' or '#' (a URL query or fragment,
- * which Lance would cut off) naming `scheme`; LV_ENOMEM.
+ * into *out (malloc'ed), in the mapping the storage option object_key_encoding
+ * names (default "decoded").  LV_EINVALID for '?' or '#' (a URL query or
+ * fragment, which Lance would cut off) naming `scheme`, or a bad option value;
+ * LV_ENOMEM.
  */
-int lv__uri_key_prefix(const char *path, size_t n, const char *scheme, char **out, lv_error *err);
+int lv__uri_key_prefix(const char *path, size_t n, const char *scheme, lv_optbag *o, char **out,
+		       lv_error *err);
 
 #endif

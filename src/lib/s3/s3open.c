@@ -184,7 +184,7 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, lv_optbag *o, lv_err
 	memset(&prof, 0, sizeof prof);
 	lv_http_limits lim;
 	lv_aws_chain_cfg cc;
-	int rc = s->bucket ? lv__uri_key_prefix(p, plen, "s3://", &s->prefix, err)
+	int rc = s->bucket ? lv__uri_key_prefix(p, plen, "s3://", o, &s->prefix, err)
 			   : lv__err(err, LV_ENOMEM, "out of memory");
 	if (rc == 0 && s->prefix[0] && (rc = lv__storage_check_path(s->prefix, false, "open s3://", err)) < 0)
 		lv__err_prefix(err, rc, "open s3://%s: the key prefix is not a valid object path", s->bucket);
