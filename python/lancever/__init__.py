@@ -16,7 +16,7 @@ The library is found next to this package (where ``cmake --install`` puts a
 copy), else through ``$LANCEVER_LIBRARY``, else on the system's library path.
 """
 
-from .dataset import DEFAULT_OLDER_THAN, STORAGE_OPTION_KEYS, Dataset
+from .dataset import DEFAULT_OLDER_THAN, Dataset
 from .errors import (ConflictError, CorruptError, Error, ExistsError, InvalidArgumentError,
                      LanceverWarning, LibraryNotFoundError, LimitError, NotFoundError,
                      OutOfMemoryError, StorageError, TaggedVersionsError, UnsupportedError)
@@ -29,7 +29,7 @@ __all__ = [
     "Error", "NotFoundError", "CorruptError", "ExistsError", "StorageError",
     "OutOfMemoryError", "InvalidArgumentError", "UnsupportedError", "LimitError",
     "ConflictError", "TaggedVersionsError", "LibraryNotFoundError", "LanceverWarning",
-    "DEFAULT_OLDER_THAN", "STORAGE_OPTION_KEYS", "library_version", "library_path",
+    "DEFAULT_OLDER_THAN", "library_version", "library_path",
 ]
 
 __version__ = "0.1.0"

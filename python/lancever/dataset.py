@@ -12,7 +12,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _arrow, _lib
 from .errors import (Error, InvalidArgumentError, LanceverWarning, NotFoundError,
-                     UnsupportedError, error_for)
+                     error_for)
 from .results import (EPOCH, SUMMARY_KEYS, ArrowStream, CandidateFile, CheckpointResult,
                       CleanupExplanation, CleanupStats, DatasetWarning, HistoryReport, ListHandle,
                       Tags, VersionList, read_list_columns, rows_from_columns, warning_from_c)
@@ -20,11 +20,10 @@ from .results import (EPOCH, SUMMARY_KEYS, ArrowStream, CandidateFile, Checkpoin
 PathLike = Union[str, "os.PathLike[str]"]
 TimeLike = Union[datetime, str, int]
 
-#: storage_options keys accepted (the names LanceDB and Lance take).
-STORAGE_OPTION_KEYS = ("aws_access_key_id", "aws_secret_access_key", "aws_session_token",
-                       "region", "aws_region", "aws_endpoint", "endpoint", "allow_http",
-                       "aws_allow_http")
-_CREDENTIAL_KEYS = ("aws_access_key_id", "aws_secret_access_key", "aws_session_token")
+#: storage_options keys that go into the typed fields of lv_storage_options (a local path ignores
+#: them, as Lance does); every other key is handed to the library as a key/value pair, which knows
+#: LanceDB's and Lance's option names and refuses an unknown one by name.
+_TYPED_KEYS = ("region", "aws_region", "aws_endpoint", "endpoint", "allow_http", "aws_allow_http")
 
 #: pylance's default when cleanup_old_versions is given no policy.
 DEFAULT_OLDER_THAN = timedelta(days=14)
@@ -51,29 +50,36 @@ def _to_bool(key: str, v: Any) -> bool:
     raise InvalidArgumentError(f"lancever: storage option {key!r} wants true or false, got {v!r}")
 
 
-def _storage_options(opts: Optional[Mapping[str, Any]], keep: List[bytes]) -> _lib.StorageOptions:
-    """Validates storage_options and fills the C struct (strings kept alive in `keep`)."""
-    s = _lib.StorageOptions(_lib.STORAGE_OPTIONS_VERSION, None, None, False, 0)
+def _storage_options(opts: Optional[Mapping[str, Any]], keep: List[Any]) -> _lib.StorageOptions:
+    """Fills lv_storage_options (version 2) from LanceDB-style storage_options: region, endpoint
+    and allow_http into the typed fields, every other key as a key/value pair (strings and arrays
+    kept alive in `keep`).  Values are never put into messages."""
+    s = _lib.StorageOptions(_lib.STORAGE_OPTIONS_VERSION, None, None, False, 0, None, None, 0)
+    pairs = []
     for key, value in (opts or {}).items():
-        if key not in STORAGE_OPTION_KEYS:
-            raise InvalidArgumentError(
-                f"lancever: unknown storage option {key!r}; accepted: {', '.join(STORAGE_OPTION_KEYS)}")
-        if key in _CREDENTIAL_KEYS:
-            # lv_storage_options version 1 has no field for credentials (version 2, with
-            # option_keys/option_values, is pending in the library).
-            raise UnsupportedError(
-                f"lancever: storage option {key!r} is not supported by this build of liblancever "
-                f"(storage options version {_lib.STORAGE_OPTIONS_VERSION}); set "
-                f"{key.upper()} in the environment instead")
+        if not isinstance(key, str) or not key:
+            raise InvalidArgumentError("lancever: storage option keys are non-empty strings")
         if key in ("allow_http", "aws_allow_http"):
             s.s3_allow_http = _to_bool(key, value)
             continue
+        if isinstance(value, bool):
+            value = "true" if value else "false"
         b = str(value).encode()
         keep.append(b)
         if key in ("region", "aws_region"):
             s.s3_region = b
-        else:
+        elif key in ("endpoint", "aws_endpoint"):
             s.s3_endpoint = b
+        else:
+            pairs.append((key.encode(), b))
+    if pairs:
+        keys = (ctypes.c_char_p * len(pairs))(*(k for k, _ in pairs))
+        vals = (ctypes.c_char_p * len(pairs))(*(v for _, v in pairs))
+        keep.extend(k for k, _ in pairs)
+        keep.extend((keys, vals))
+        s.option_keys = ctypes.cast(keys, ctypes.POINTER(ctypes.c_char_p))
+        s.option_values = ctypes.cast(vals, ctypes.POINTER(ctypes.c_char_p))
+        s.noptions = len(pairs)
     return s
 
 
