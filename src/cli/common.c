@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "cli.h"
@@ -503,4 +504,35 @@ void lvcli_json_warnings(FILE *f, const lv_dataset *ds)
 		fputc('}', f);
 	}
 	fputc(']', f);
+}
+
+/* ---- --format: its value and rules (found before the dataset is opened) ---- */
+
+static const char *const NAMES[] = { [LVCLI_FMT_TABLE] = "table", [LVCLI_FMT_JSON] = "json",
+				     [LVCLI_FMT_CSV] = "csv", [LVCLI_FMT_ARROW] = "arrow" };
+
+int lvcli_format_set(const char *opt, const char *v, int *dst)
+{
+	for (int f = LVCLI_FMT_TABLE; f <= LVCLI_FMT_ARROW; f++) {
+		if (strcmp(v, NAMES[f]))
+			continue;
+		if (*dst && *dst != f)
+			return lvcli_usage_error("%s given twice ('%s', '%s')", opt, NAMES[*dst], v);
+		*dst = f;
+		return 0;
+	}
+	return lvcli_usage_error("%s wants json, table, csv or arrow, got '%s'", opt, lvcli_esc(v));
+}
+
+int lvcli_format_check(const lvcli_cmd *c, lvcli_args *a)
+{
+	if (a->json && a->format != LVCLI_FMT_JSON)
+		return lvcli_usage_error("%s: --json and --format %s contradict each other", c->name,
+					 NAMES[a->format]);
+	if (a->format == LVCLI_FMT_JSON)
+		a->json = true;
+	if (a->format == LVCLI_FMT_ARROW && isatty(STDOUT_FILENO))
+		return lvcli_usage_error("%s: --format arrow writes binary Arrow IPC: redirect stdout to "
+					 "a file or a pipe", c->name);
+	return 0;
 }
