@@ -12,9 +12,9 @@
 
 /* Text shared by the help and the man page. */
 static const char dataset_note[] =
-	"DATASET is a path, file:///path or s3://bucket/path. S3 credentials come from "
-	"AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN; also AWS_REGION, "
-	"AWS_ENDPOINT_URL and AWS_ALLOW_HTTP.";
+	"DATASET is a path, file:///path, s3://bucket/path or az://container/path. Credentials "
+	"come from --storage-option K=V, then the environment (AWS_*, AZURE_STORAGE_*), then the "
+	"AWS shared files, web identity, container and instance credentials (README: Cloud).";
 static const char numbers_note[] =
 	"Numbers are plain decimal digits (no sign, spaces, 0x or exponent) within the option's "
 	"range.";
