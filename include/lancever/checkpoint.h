@@ -6,6 +6,11 @@
  * file (format 2.1 by default) with one record batch of the 15 per-version columns.
  * It never creates a dataset version.  Writing one is deterministic: the same
  * dataset state gives byte-identical files, so concurrent writers agree.
+ *
+ * With the archive on (the default), history older than the head's range is
+ * sealed into segments `_checkpoints/archive/{first:020}-{last:020}.lance`
+ * (the same schema), each written once and never rewritten or deleted; the
+ * head stays a checkpoint of the proposal (at most max_entries rows).
  */
 #ifndef LANCEVER_CHECKPOINT_H
 #define LANCEVER_CHECKPOINT_H
@@ -25,15 +30,21 @@ typedef struct lv_checkpoint_config {
 	int enabled;                  /**< 1, 0, or -1 = dataset config / default (true) */
 	int64_t max_entries;          /**< > 0, or -1 = dataset config / default (10000) */
 	int64_t max_checkpoint_files; /**< > 0, or -1 = dataset config / default (2) */
+	int archive;                  /**< 1, 0 (the proposal: history beyond max_entries is
+					   dropped), or -1 = dataset config / default (true) */
+	int64_t archive_segment_rows; /**< versions per segment, > 0 (at most max_entries are used),
+					   or -1 = dataset config / default (4096) */
 } lv_checkpoint_config;
 
-#define LV_CHECKPOINT_CONFIG_VERSION 1
-#define LV_CHECKPOINT_CONFIG_INIT { LV_CHECKPOINT_CONFIG_VERSION, -1, -1, -1 }
+#define LV_CHECKPOINT_CONFIG_VERSION 2
+#define LV_CHECKPOINT_CONFIG_INIT { LV_CHECKPOINT_CONFIG_VERSION, -1, -1, -1, -1, -1 }
 
 /** Dataset config keys (Manifest.config) read by lancever. */
 #define LV_CONFIG_ENABLED "lance.version_checkpoint.enabled"
 #define LV_CONFIG_MAX_ENTRIES "lance.version_checkpoint.max_entries"
 #define LV_CONFIG_MAX_FILES "lance.version_checkpoint.max_checkpoint_files"
+#define LV_CONFIG_ARCHIVE "lance.version_checkpoint.archive"
+#define LV_CONFIG_SEGMENT_ROWS "lance.version_checkpoint.archive_segment_rows"
 
 /**
  * Resolves the effective configuration: explicit fields of `in` win, then the
@@ -56,7 +67,10 @@ typedef struct lv_checkpoint_result {
 	char path[64];             /**< "_checkpoints/<name>.lance" */
 	lv_history_report report;  /**< how the previous checkpoint was loaded */
 	uint64_t files_quarantined;   /**< damaged checkpoints moved aside (never deleted) */
-	uint64_t unrecorded_versions; /**< versions in [first, latest] the file has no row for */
+	uint64_t unrecorded_versions; /**< versions in the range written that no row records */
+	uint64_t segments_written;    /**< archive segments this write created */
+	uint64_t segment_bytes;       /**< their bytes */
+	uint64_t archived_through;    /**< versions <= this are in the archive (0: none, or archive off) */
 } lv_checkpoint_result;
 
 /**

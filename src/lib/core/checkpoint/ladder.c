@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/checkpoint/archive.h"
 #include "core/checkpoint/identity.h"
 #include "core/fetch.h"
 #include "core/warnings.h"
@@ -85,6 +86,14 @@ int lv__cp_try(lv_dataset *ds, const lv__cp_name *name, const lv_manifest_entry 
 	if (rc == 0 && f->latest != name->version)
 		rc = lv__err(e, LV_ECORRUPT, "checkpoint %s: covers version %" PRIu64
 			     " but is named for %" PRIu64, name->path, f->latest, name->version);
+	if (rc == 0 && f->is_segment)
+		rc = lv__err(e, LV_ECORRUPT, "checkpoint %s: is an archive segment (%" PRIu64 "-%" PRIu64
+			     "), not a head", name->path, f->seg_first, f->seg_last);
+	if (rc == 0 && f->archive) { /* a head's index of the archive must parse */
+		lv__arc_index ix;
+		rc = lv__arc_index_parse(f->archive, name->path, &ix, e);
+		lv__arc_index_dispose(&ix);
+	}
 	if (rc < 0 && rc != LV_ENOMEM)
 		*cls = classify_decode_error(rc);
 	if (rc == 0 && nlive && f->latest > live[nlive - 1].version) {
