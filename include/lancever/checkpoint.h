@@ -99,6 +99,40 @@ LV_EXTERN int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cf
 LV_EXTERN int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 			 lv_error *err) LV_WARN_UNUSED;
 
+/** Which part of the history lv_history_each() hands out. */
+typedef struct lv_history_options {
+	int version;             /**< LV_HISTORY_OPTIONS_VERSION */
+	uint64_t limit;          /**< only the newest N recorded versions (0 = all) */
+	uint64_t since_version;  /**< only versions >= this (0 = from the first) */
+	bool since_time;         /**< only versions committed at or after since_ms */
+	int64_t since_ms;
+} lv_history_options;
+
+#define LV_HISTORY_OPTIONS_VERSION 1
+#define LV_HISTORY_OPTIONS_INIT { LV_HISTORY_OPTIONS_VERSION, 0, 0, false, 0 }
+
+/** One version of a history stream (borrowed: valid during the call).  Non-zero stops. */
+typedef int (*lv_history_row_fn)(const lv_version_info *v, void *payload);
+/** A range of versions that no readable record holds (also a warning on the dataset). */
+typedef int (*lv_history_gap_fn)(uint64_t first, uint64_t last, void *payload);
+
+/**
+ * The history as a stream, in version order, with what lv_history() returns
+ * but without holding it: the head checkpoint and the live manifests beyond
+ * it are read first (a race with a concurrent writer is met by looking
+ * again), then archive segments one at a time (several at once on object
+ * stores), so memory is bounded by a segment, not by the history.  With
+ * `opts`, only the segments that can hold the versions asked for are read
+ * (since_version and limit by version ranges and the head's index of row
+ * counts; since_time by the index's commit-time ranges).  `on_gap` (may be
+ * NULL) gets each range no readable record holds, in place; each is also a
+ * warning.  Returns 0, the non-zero value a callback returned, or an error.
+ * A row callback returning non-zero stops the stream (no error).
+ */
+LV_EXTERN int lv_history_each(lv_dataset *ds, const lv_history_options *opts,
+			      lv_history_row_fn on_row, lv_history_gap_fn on_gap, void *payload,
+			      lv_history_report *report, lv_error *err) LV_WARN_UNUSED;
+
 /** A loaded timeline for repeated as-of lookups (O(log n) each). */
 typedef struct lv_timeline lv_timeline;
 

@@ -1,7 +1,8 @@
 /*
- * lv_versions() and lv_history(): where the rows come from.  The newest
- * usable checkpoint (the ladder) plus the manifests it lacks; with no usable
- * checkpoint, every manifest.
+ * lv_versions(): where the rows come from.  The newest usable head checkpoint
+ * (the ladder) plus the manifests it lacks; with no usable checkpoint, every
+ * manifest.  No archive segment is read: the head holds copies of live rows.
+ * (lv_history() streams the archive too: hstream.c.)
  *
  * Invariants:
  *  - Liveness is never taken from a checkpoint: a covered version is live iff
@@ -52,45 +53,6 @@ static void round1_job(size_t i, void *arg)
 	else
 		r->rc[2] = lv__refs_load_lenient(&r->refs, r->ds->root,
 						 r->ds->remote ? r->ds->threads : 1, &r->err[2]);
-}
-
-/* Why versions first..last have no record, for the warning that says so. */
-static void warn_gap(lv__warnlog *wl, const lv__cp_names *names, uint64_t max_rejected, uint64_t first,
-		     uint64_t last)
-{
-	char range[64];
-	lv__format_range(range, sizeof range, first, last);
-	const lv__cp_name *aside = NULL; /* the oldest damaged file that may hold the range */
-	for (size_t i = names->ndamaged; i-- > 0 && !aside;)
-		if (names->damaged[i].version >= first)
-			aside = &names->damaged[i];
-	if (max_rejected >= first)
-		lv__warn(wl, LV_WARN_HISTORY_GAP, NULL, first, last,
-			 "%s: no record in any usable checkpoint; a rejected checkpoint (see above) may hold them",
-			 range);
-	else if (aside)
-		lv__warn(wl, LV_WARN_HISTORY_GAP, aside->path, first, last,
-			 "%s: no record; the damaged checkpoint kept as %s may hold them "
-			 "(lancever check --salvage)", range, aside->path);
-	else
-		lv__warn(wl, LV_WARN_HISTORY_GAP, NULL, first, last,
-			 "%s: no record (cleaned up before any checkpoint recorded them, or trimmed "
-			 "by max_entries)", range);
-}
-
-/* Gaps of a history list, each a warning; the first version of main is 1. */
-static int history_gaps(lv_dataset *ds, lv_version_list *l, const lv__cp_names *names,
-			uint64_t max_rejected, lv_history_report *rep, lv__warnlog *wl)
-{
-	if (l->n == 0)
-		return 0;
-	uint64_t start = ds->branch ? l->items[0].version : 1;
-	if (lv__list_find_gaps(l, start) < 0)
-		return LV_ENOMEM;
-	for (size_t g = 0; g < l->ngaps; g++)
-		warn_gap(wl, names, max_rejected, l->gaps[g][0], l->gaps[g][1]);
-	rep->unrecorded_versions = lv__list_gap_versions(l);
-	return 0;
 }
 
 static void warn_vanished(lv__warnlog *wl, const lv_version_list *l)
@@ -201,11 +163,8 @@ static int assemble_once(lv_dataset *ds, bool history, lv_version_list **out,
 		rc = lv__versions_from_manifests(&l, ds, r1.live, r1.nlive, r1.refs, &r1.err[2], &rep, err);
 		rep.rung = LV_RUNG_MANIFESTS;
 	}
-	if (rc == 0) {
+	if (rc == 0)
 		warn_vanished(wl, l);
-		if (history && history_gaps(ds, l, &r1.names, max_rejected, &rep, wl) < 0)
-			rc = lv__err(err, LV_ENOMEM, "out of memory");
-	}
 	if (rc == 0) {
 		lv__report_end(ds, &rep, &s0);
 		if (report)
@@ -264,12 +223,4 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 		return lv__err(err, LV_EINVALID, "lv_versions: NULL argument");
 	*out = NULL;
 	return assemble(ds, false, out, report, err);
-}
-
-int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)
-{
-	if (!out || !ds)
-		return lv__err(err, LV_EINVALID, "lv_history: NULL argument");
-	*out = NULL;
-	return assemble(ds, true, out, report, err);
 }
