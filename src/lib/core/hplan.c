@@ -164,6 +164,7 @@ static int plan_tail(lv__hplan *p, lv_error *err)
 	uint64_t through = p->ix.through;
 	for (size_t i = 0; !p->head.rows && i < p->segs.n; i++) /* no head: the archive's end */
 		through = p->segs.v[i].last > through ? p->segs.v[i].last : through;
+	p->through = through;
 	if (!(p->tail = lv__calloc(p->nlive ? p->nlive : 1, sizeof *p->tail)))
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	for (size_t i = 0; i < p->nlive; i++)

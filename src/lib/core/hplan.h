@@ -28,6 +28,7 @@ typedef struct lv__hplan {
 	lv__arc_index ix;      /* its archive index (empty without one) */
 	bool have_created;     /* dataset_created of this history is known */
 	int64_t created;
+	uint64_t through;      /* versions <= this are the archive's (the index's, else the segments') */
 	/* live versions that no head row holds and that lie beyond the archive: */
 	const lv_manifest_entry **tail; /* sorted by version */
 	size_t ntail;

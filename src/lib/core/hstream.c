@@ -447,7 +447,7 @@ static uint64_t limit_floor(const lv__hplan *p, const seg_job *jobs, size_t n, u
 	uint64_t have = p->ntail;
 	const lv_version_list *h = p->head.rows;
 	for (size_t i = 0; h && i < h->n; i++)
-		have += h->items[i].version > p->ix.through;
+		have += h->items[i].version > p->through;
 	for (size_t i = n; i-- > 0 && have < limit;) {
 		const lv__seg_entry *e = lv__arc_index_find(&p->ix, jobs[i].name.first);
 		if (e && e->last == jobs[i].name.last && !jobs[i].missing)
@@ -455,7 +455,7 @@ static uint64_t limit_floor(const lv__hplan *p, const seg_job *jobs, size_t n, u
 		if (have >= limit)
 			return jobs[i].name.first;
 	}
-	return have >= limit ? p->ix.through + 1 : 0;
+	return have >= limit ? p->through + 1 : 0;
 }
 
 /* Is this range left unread?  (Its versions are all older than what was asked for.) */
@@ -492,7 +492,7 @@ static int stream_segments(emitter *em, lv_error *err)
 			rc = emit_until(em, jobs[i].name.first - 1, false, err);
 			if (rc == 0)
 				rc = emit_until(em, jobs[i].name.last, true, err);
-			if (em->next && em->next <= jobs[i].name.last)
+			if (em->next <= jobs[i].name.last)
 				em->next = jobs[i].name.last + 1; /* accounted for, not read */
 			i++;
 			continue;
