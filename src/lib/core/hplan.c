@@ -77,43 +77,19 @@ bool lv__hplan_live(const lv__hplan *p, uint64_t v, const char **path)
 	return live;
 }
 
-/* With no usable head: the history's dataset_created from the newest segment a live manifest
- * confirms (at most a few are tried). */
+/* With no usable head: the history's dataset_created from the archive (said so when no live
+ * manifest confirms it). */
 static int created_from_segments(lv__hplan *p, lv_error *err)
 {
-	bool fallback = false;
-	int64_t newest = 0;
-	const char *which = NULL;
-	for (size_t i = p->segs.n, tried = 0; i-- > 0 && tried < 4 && !p->have_created; tried++) {
-		lv__cp_file f;
-		lv_error e = { 0 };
-		int cls;
-		int rc = lv__seg_read(p->ds->st, &p->segs.v[i], INT64_MIN, &f, &cls, NULL, &e);
-		if (rc == LV_ENOMEM)
-			return lv__err(err, rc, "out of memory");
-		p->rep.segments_read += rc == 0;
-		if (rc == 0 && !fallback && f.latest <= (p->nlive ? p->live[p->nlive - 1].version : 0)) {
-			fallback = true;
-			newest = f.created;
-			which = p->segs.v[i].path;
-		}
-		bool live_row = false; /* one of its rows a live manifest can confirm */
-		for (size_t k = 0; rc == 0 && !live_row && k < f.rows->n; k++)
-			live_row = lv__hplan_live(p, f.rows->items[k].version, NULL);
-		if (rc == 0 && live_row &&
-		    lv__cp_verify_identity(p->ds, &f, p->live, p->nlive, NULL, &p->rep.identity_bytes, &e) == 0) {
-			p->created = f.created;
-			p->have_created = true;
-		}
-		lv__cp_file_dispose(&f);
-	}
-	if (!p->have_created && fallback) { /* nothing to confirm it by: used, and said so */
-		p->created = newest;
-		p->have_created = true;
+	bool found, confirmed;
+	const char *which;
+	LV_TRY(lv__seg_history_created(p->ds, &p->segs, p->live, p->nlive, &p->created, &found, &confirmed,
+				       &which, &p->rep.segments_read, &p->rep.identity_bytes, err));
+	p->have_created = found;
+	if (found && !confirmed)
 		lv__warn(&p->wl, LV_WARN_ANSWER_UNCERTAIN, which, 0, 0,
 			 "no usable head checkpoint: the archive's segments (newest %s) are used as "
 			 "this dataset's history without a head or a live manifest to confirm them", which);
-	}
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checkpoint/identity.h"
 #include "core/checkpoint/ladder.h"
 #include "core/fetch.h"
 #include "core/vlist.h"
@@ -301,4 +302,49 @@ int lv__seg_read(lv_storage *st, const lv__seg_name *name, int64_t created, lv__
 	else
 		lv_buf_dispose(&b);
 	return rc;
+}
+
+/* ---- the history's identity without a head ---- */
+
+static bool is_live(const lv_manifest_entry *live, size_t nlive, uint64_t v)
+{
+	size_t i = lv__lower_bound_u64(live, nlive, sizeof *live, offsetof(lv_manifest_entry, version), v);
+	return i < nlive && live[i].version == v;
+}
+
+int lv__seg_history_created(lv_dataset *ds, const lv__seg_names *segs, const lv_manifest_entry *live,
+			    size_t nlive, int64_t *created, bool *found, bool *confirmed, const char **which,
+			    uint64_t *segments_read, uint64_t *identity_bytes, lv_error *err)
+{
+	*found = *confirmed = false;
+	*which = NULL;
+	uint64_t latest = nlive ? live[nlive - 1].version : 0;
+	for (size_t i = segs->n, tried = 0; i-- > 0 && tried < 4 && !*confirmed; tried++) {
+		lv__cp_file f;
+		lv_error e = { 0 };
+		int cls;
+		int rc = lv__seg_read(ds->st, &segs->v[i], INT64_MIN, &f, &cls, NULL, &e);
+		if (rc == LV_ENOMEM)
+			return lv__err(err, rc, "out of memory");
+		*segments_read += rc == 0;
+		if (rc < 0 || f.latest > latest) {
+			lv__cp_file_dispose(&f);
+			continue;
+		}
+		if (!*found) { /* the newest readable one, if nothing confirms any */
+			*found = true;
+			*created = f.created;
+			*which = segs->v[i].path;
+		}
+		bool live_row = false; /* one of its rows a live manifest can confirm */
+		for (size_t k = 0; !live_row && k < f.rows->n; k++)
+			live_row = is_live(live, nlive, f.rows->items[k].version);
+		if (live_row && lv__cp_verify_identity(ds, &f, live, nlive, NULL, identity_bytes, &e) == 0) {
+			*created = f.created;
+			*confirmed = true;
+			*which = segs->v[i].path;
+		}
+		lv__cp_file_dispose(&f);
+	}
+	return 0;
 }

@@ -20,6 +20,7 @@
 
 #include "core/checkpoint/codec.h"
 #include "core/dataset.h"
+#include "core/manifests.h"
 
 #define LV__ARCHIVE_DIR LV__CP_DIR "/archive"
 #define LV__SEGMENT_ROWS_DEFAULT 4096
@@ -92,5 +93,14 @@ void lv__seg_entry_of(lv__seg_entry *e, uint64_t first, uint64_t last, const lv_
  */
 int lv__seg_read(lv_storage *st, const lv__seg_name *name, int64_t created, lv__cp_file *f, int *cls,
 		 lv_buf *bytes, lv_error *err);
+
+/*
+ * With no usable head: the dataset_created of the history the archive records, from the
+ * newest segment that a live manifest confirms (*confirmed), else from the newest readable
+ * one that does not reach past the latest version (*found, not confirmed).  A few are tried.
+ */
+int lv__seg_history_created(lv_dataset *ds, const lv__seg_names *segs, const lv_manifest_entry *live,
+			    size_t nlive, int64_t *created, bool *found, bool *confirmed, const char **which,
+			    uint64_t *segments_read, uint64_t *identity_bytes, lv_error *err);
 
 #endif

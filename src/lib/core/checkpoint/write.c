@@ -160,25 +160,17 @@ static int merge_other_usable(lv_dataset *ds, seen *s, uint64_t *id_bytes, lv_er
 
 /*
  * With no usable head, the dataset_created of the history is taken from the
- * newest segment that belongs to it (a live version it records matches its
- * manifest), so the head written next keeps the archive's identity.
+ * archive (lv__seg_history_created), so the head written next keeps the
+ * archive's identity.
  */
 static int created_from_archive(writer *w, seen *s, lv_error *err)
 {
-	for (size_t i = s->segs.n, tried = 0; i-- > 0 && tried < 4 && !s->have_created; tried++) {
-		lv__cp_file f;
-		lv_error e = { 0 };
-		int cls;
-		int rc = lv__seg_read(w->ds->st, &s->segs.v[i], INT64_MIN, &f, &cls, NULL, &e);
-		if (rc == LV_ENOMEM)
-			return lv__err(err, rc, "out of memory");
-		if (rc == 0 && lv__cp_verify_identity(w->ds, &f, s->live, s->nlive, NULL,
-						      &w->r.report.identity_bytes, &e) == 0) {
-			s->created = f.created;
-			s->have_created = true;
-		}
-		lv__cp_file_dispose(&f);
-	}
+	bool found, confirmed;
+	const char *which;
+	uint64_t nread = 0;
+	LV_TRY(lv__seg_history_created(w->ds, &s->segs, s->live, s->nlive, &s->created, &found, &confirmed,
+				       &which, &nread, &w->r.report.identity_bytes, err));
+	s->have_created = found;
 	return 0;
 }
 
