@@ -71,6 +71,7 @@ typedef struct lv_checkpoint_result {
 	uint64_t segments_written;    /**< archive segments this write created */
 	uint64_t segment_bytes;       /**< their bytes */
 	uint64_t archived_through;    /**< versions <= this are in the archive (0: none, or archive off) */
+	uint64_t recorded_versions;   /**< versions the head and the archive's index record */
 } lv_checkpoint_result;
 
 /**

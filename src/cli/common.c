@@ -141,6 +141,9 @@ static int set_opt(const lvcli_opt *o, const char *v, lvcli_args *a)
 		return lvcli_parse_number(o->name, v, o->min, o->max, (uint64_t *)dst);
 	case LVCLI_FORMAT:
 		return lvcli_format_set(o->name, v, (int *)dst);
+	case LVCLI_STRING:
+		*(const char **)dst = v;
+		return 0;
 	default: {
 		lv_error e = { 0 };
 		if (lv_parse_duration(v, (int64_t *)dst, &e) < 0)
@@ -181,6 +184,7 @@ int lvcli_parse(int argc, char **argv, const lvcli_cmd *c, lvcli_args *a)
 {
 	memset(a, 0, sizeof *a);
 	a->older_than_ms = -1;
+	a->keep_one_per_ms = -1;
 	a->error_if_tagged = true;
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];

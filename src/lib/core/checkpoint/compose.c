@@ -455,6 +455,7 @@ static int compose_plain(composer *c, lv__rows *head, lv_error *err)
 			rc = lv__err(err, rc, "out of memory");
 		c->created = c->have_created ? c->created : r.v[0].timestamp_millis;
 		c->have_created = true;
+		c->w->r.recorded_versions = r.n - first;
 	}
 	range_dispose(&r);
 	return rc;
@@ -500,6 +501,9 @@ static int compose_archive(composer *c, lv__rows *head, char **index, lv_error *
 	c->ix.segment_rows = c->S;
 	c->ix.through = c->through;
 	c->w->r.archived_through = c->through;
+	c->w->r.recorded_versions = c->own.n + c->orphans.n;
+	for (size_t i = 0; i < c->ix.n; i++)
+		c->w->r.recorded_versions += c->ix.v[i].rows;
 	if (!(*index = lv__arc_index_format(&c->ix)))
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	return 0;

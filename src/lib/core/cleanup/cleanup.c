@@ -275,7 +275,7 @@ static int phase_record(plan *P, lv_error *err)
 	if (rc < 0)
 		return rc;
 	P->s.checkpoint_written = cr.written;
-	P->s.versions_archived = cr.written ? cr.entries : 0;
+	P->s.versions_archived = cr.written ? cr.recorded_versions : 0;
 	snprintf(P->s.checkpoint_path, sizeof P->s.checkpoint_path, "%s", cr.written ? cr.path : "");
 	return 0;
 }
@@ -344,9 +344,11 @@ static int check_policy(lv_dataset *ds, const lv_cleanup_policy *pol, lv_error *
 		return lv__err(err, LV_EINVALID, "lv_cleanup: NULL argument");
 	if (ds->branch)
 		return lv__err(err, LV_EUNSUPPORTED, "cleanup of a branch is not supported (clean main)");
-	if (pol->older_than_ms < -1 || pol->retain_versions == 0 || pol->retain_versions < -1)
+	if (pol->older_than_ms < -1 || pol->retain_versions == 0 || pol->retain_versions < -1 ||
+	    (pol->version >= 2 && !(pol->delete_rate_limit >= 0)))
 		return lv__err(err, LV_EINVALID,
-			       "cleanup: invalid policy (older_than >= 0, retain_versions >= 1)");
+			       "cleanup: invalid policy (older_than >= 0, retain_versions >= 1, "
+			       "delete_rate_limit >= 0)");
 	return 0;
 }
 
@@ -368,6 +370,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		del->ds = ds;
 		del->p = pol;
 		del->s = &P.s;
+		del->rate = pol->version >= 2 ? pol->delete_rate_limit : 0;
 	}
 	if (rc == 0)
 		rc = phase_refs(&P, err);

@@ -85,6 +85,9 @@ typedef struct lv__deleter {
 	int rcs[LV__DEL_BATCH];
 	size_t n;
 	uint64_t manifests_deleted; /* old manifests this process deleted */
+	double rate;                /* deletes per second (0 = no limit) */
+	uint64_t sent;              /* deletes sent so far (for the rate) */
+	uint64_t start_ns;          /* when the first was sent */
 } lv__deleter;
 
 /* Sends the queued deletes. */
