@@ -85,18 +85,10 @@ static int beyond_archive(asof *a, lv_error *err)
 			y = &p->tail_rows->items[ti];
 		if (!p->tail_rows && (!a->chunk || ci == a->chunk->n) && ti < p->ntail) {
 			size_t n = p->ntail - ti < LV__TAIL_CHUNK ? p->ntail - ti : LV__TAIL_CHUNK;
-			const char **paths = lv__calloc(n, sizeof *paths);
 			lv_version_list_free(a->chunk);
-			a->chunk = lv__version_list_new(n, n);
-			if (!paths || !a->chunk) {
-				free(paths);
+			if (!(a->chunk = lv__version_list_new(n, n)))
 				return lv__err(err, LV_ENOMEM, "out of memory");
-			}
-			for (size_t i = 0; i < n; i++)
-				paths[i] = p->tail[ti + i]->path;
-			int rc = lv__read_into_list(a->chunk, p->ds->st, p->ds->threads, paths, n, err);
-			free(paths);
-			LV_TRY(rc);
+			LV_TRY(lv__hplan_read_tail(p, ti, n, a->chunk, err));
 			p->rep.manifests_read += n;
 			lv__sort_infos(a->chunk->items, a->chunk->n);
 			ti += n;
@@ -279,9 +271,11 @@ int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool 
 		l->arenas[0] = a.arena; /* the answer's strings */
 		l->narenas = 1;
 		memset(&a.arena, 0, sizeof a.arena);
-		const char *path;
-		a.best.is_cleaned_up = !lv__hplan_live(&p, a.best.version, &path);
-		a.best.manifest_path = path;
+		char pbuf[LV__MPATH];
+		bool live = lv__hplan_live(&p, a.best.version, pbuf);
+		const char *path = live ? pbuf : NULL;
+		a.best.is_cleaned_up = !live;
+		a.best.manifest_path = NULL;
 		a.best.is_tagged = false;
 		l->items[0] = a.best;
 		l->n = 1;

@@ -82,11 +82,10 @@ static int parse_only(void *ctx, size_t chunk, size_t i, const char *path, const
 static int check_manifests(lv_check *c, lv_dataset *ds, const lv_manifest_entry *live, size_t n,
 			   lv_error *err)
 {
-	const char **paths = lv__calloc(n ? n : 1, sizeof *paths);
+	const char **paths = NULL;
+	char *block = NULL;
 	int *rcs = lv__calloc(n ? n : 1, sizeof *rcs);
-	int rc = paths && rcs ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n && rc == 0; i++)
-		paths[i] = live[i].path;
+	int rc = rcs && lv__mpaths(live, n, &paths, &block) == 0 ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
 	/* Chunks of one: each failure keeps its own message. */
 	lv_error first = { 0 };
 	if (rc == 0 && lv__manifests_each(ds->st, ds->threads, paths, n, 1, parse_only, NULL, rcs,
@@ -108,6 +107,7 @@ static int check_manifests(lv_check *c, lv_dataset *ds, const lv_manifest_entry 
 			rc = lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	free(paths);
+	free(block);
 	free(rcs);
 	return rc;
 }

@@ -70,17 +70,20 @@ static void warn_vanished(lv__warnlog *wl, const lv_version_list *l)
  * The rows are filtered in place (versions() keeps live ones only).
  */
 static int walk(lv_version_list *l, const lv_manifest_entry *live, size_t nlive, bool history,
-		const char **tail, size_t *ntail)
+		lv_manifest_entry *tail, size_t *ntail)
 {
 	size_t li = 0, w = 0;
 	*ntail = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		lv_version_info v = l->items[i];
 		while (li < nlive && live[li].version < v.version)
-			tail[(*ntail)++] = live[li++].path;
+			tail[(*ntail)++] = live[li++];
 		bool is_live = li < nlive && live[li].version == v.version;
-		if (is_live && !(v.manifest_path = lv_arena_strdup(&l->arenas[0], live[li].path)))
+		char *mp = is_live ? lv_arena_alloc(&l->arenas[0], LV__MPATH) : NULL;
+		if (is_live && !mp)
 			return LV_ENOMEM;
+		if (is_live)
+			v.manifest_path = lv__mpath(&live[li], mp);
 		if (is_live)
 			li++;
 		else if (!history)
@@ -91,7 +94,7 @@ static int walk(lv_version_list *l, const lv_manifest_entry *live, size_t nlive,
 	}
 	l->n = w;
 	while (li < nlive)
-		tail[(*ntail)++] = live[li++].path;
+		tail[(*ntail)++] = live[li++];
 	if (*ntail == 0)
 		return 0;
 	/* room for the tail's rows and one arena per tail manifest */
@@ -113,14 +116,20 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 {
 	lv_version_list *l = cp->rows;
 	cp->rows = NULL;
-	const char **tail = lv__calloc(r1->nlive ? r1->nlive : 1, sizeof *tail);
+	lv_manifest_entry *tail = lv__calloc(r1->nlive ? r1->nlive : 1, sizeof *tail);
 	size_t ntail = 0;
+	const char **paths = NULL;
+	char *block = NULL;
 	int rc = tail ? walk(l, r1->live, r1->nlive, history, tail, &ntail) : LV_ENOMEM;
+	if (rc == 0)
+		rc = lv__mpaths(tail, ntail, &paths, &block);
 	if (rc < 0)
 		rc = lv__err(err, rc, "out of memory");
 	if (rc == 0)
-		rc = lv__read_into_list(l, ds->st, ds->threads, tail, ntail, err);
+		rc = lv__read_into_list(l, ds->st, ds->threads, paths, ntail, err);
 	free(tail);
+	free(paths);
+	free(block);
 	if (rc < 0) {
 		lv_version_list_free(l);
 		return rc;

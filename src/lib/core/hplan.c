@@ -67,13 +67,13 @@ void lv__hplan_dispose(lv__hplan *p)
 	p->rep = rep;
 }
 
-bool lv__hplan_live(const lv__hplan *p, uint64_t v, const char **path)
+bool lv__hplan_live(const lv__hplan *p, uint64_t v, char *path)
 {
 	size_t i = lv__lower_bound_u64(p->live, p->nlive, sizeof *p->live,
 				       offsetof(lv_manifest_entry, version), v);
 	bool live = i < p->nlive && p->live[i].version == v;
-	if (path)
-		*path = live ? p->live[i].path : NULL;
+	if (path && live)
+		lv__mpath(&p->live[i], path);
 	return live;
 }
 
@@ -134,6 +134,20 @@ static int find_missing(lv__hplan *p, lv_error *err)
 	return 0;
 }
 
+int lv__hplan_read_tail(lv__hplan *p, size_t from, size_t n, lv_version_list *l, lv_error *err)
+{
+	const char **paths = lv__calloc(n ? n : 1, sizeof *paths);
+	char *block = lv__malloc((n ? n : 1) * LV__MPATH);
+	int rc = paths && block ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		paths[i] = lv__mpath(p->tail[from + i], block + i * LV__MPATH);
+	if (rc == 0)
+		rc = lv__read_into_list(l, p->ds->st, p->ds->threads, paths, n, err);
+	free(paths);
+	free(block);
+	return rc;
+}
+
 /* Live versions that no head row holds and that lie beyond the archive; read now if few. */
 static int plan_tail(lv__hplan *p, lv_error *err)
 {
@@ -149,16 +163,10 @@ static int plan_tail(lv__hplan *p, lv_error *err)
 			p->tail[p->ntail++] = &p->live[i];
 	if (p->ntail > LV__TAIL_UPFRONT)
 		return 0; /* read a chunk at a time while streaming */
-	const char **paths = lv__calloc(p->ntail ? p->ntail : 1, sizeof *paths);
 	p->tail_rows = lv__version_list_new(p->ntail, p->ntail);
-	if (!paths || !p->tail_rows) {
-		free(paths);
+	if (!p->tail_rows)
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	}
-	for (size_t i = 0; i < p->ntail; i++)
-		paths[i] = p->tail[i]->path;
-	int rc = lv__read_into_list(p->tail_rows, p->ds->st, p->ds->threads, paths, p->ntail, err);
-	free(paths);
+	int rc = lv__hplan_read_tail(p, 0, p->ntail, p->tail_rows, err);
 	p->rep.manifests_read += p->ntail;
 	p->rep.manifests_vanished += p->tail_rows->nvanished;
 	if (rc == 0)

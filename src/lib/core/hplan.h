@@ -49,8 +49,11 @@ typedef struct lv__hplan {
 int lv__hplan_load(lv_dataset *ds, lv__hplan *p, lv_error *err);
 void lv__hplan_dispose(lv__hplan *p);
 
-/* Is version v live (its manifest listed)?  *path receives its manifest's path. */
-bool lv__hplan_live(const lv__hplan *p, uint64_t v, const char **path);
+/* Is version v live (its manifest listed)?  If so, path (LV__MPATH bytes, may be NULL)
+ * receives its manifest's path. */
+bool lv__hplan_live(const lv__hplan *p, uint64_t v, char *path);
+/* Reads the tail's manifests [from, from + n) into l (room for n items and n arenas). */
+int lv__hplan_read_tail(lv__hplan *p, size_t from, size_t n, lv_version_list *l, lv_error *err);
 
 /*
  * Reads one segment for the plan: validated (lv__seg_read with the history's

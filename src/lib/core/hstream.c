@@ -212,10 +212,11 @@ static int emit_row(emitter *em, const lv_version_info *src)
 	em->any = true;
 	em->last = v;
 	lv_version_info r = *src;
-	const char *path;
-	r.is_cleaned_up = !lv__hplan_live(em->p, v, &path);
+	char path[LV__MPATH];
+	bool live = lv__hplan_live(em->p, v, path);
+	r.is_cleaned_up = !live;
 	if (!r.has_manifest_details)
-		r.manifest_path = path;
+		r.manifest_path = live ? path : NULL;
 	size_t t = lv__lower_bound_u64(em->tagged, em->ntagged, sizeof *em->tagged, 0, v);
 	r.is_tagged = t < em->ntagged && em->tagged[t] == v;
 	if (em->gaps_on) {
@@ -250,17 +251,11 @@ static const lv_version_info *tail_peek(emitter *em, lv_error *err, int *rc)
 		lv_version_list_free(em->chunk);
 		em->ci = 0;
 		size_t n = p->ntail - em->ti < LV__TAIL_CHUNK ? p->ntail - em->ti : LV__TAIL_CHUNK;
-		const char **paths = lv__calloc(n, sizeof *paths);
-		em->chunk = lv__version_list_new(n, n);
-		if (!paths || !em->chunk) {
-			free(paths);
+		if (!(em->chunk = lv__version_list_new(n, n))) {
 			*rc = lv__err(err, LV_ENOMEM, "out of memory");
 			return NULL;
 		}
-		for (size_t i = 0; i < n; i++)
-			paths[i] = p->tail[em->ti + i]->path;
-		*rc = lv__read_into_list(em->chunk, p->ds->st, p->ds->threads, paths, n, err);
-		free(paths);
+		*rc = lv__hplan_read_tail(p, em->ti, n, em->chunk, err);
 		em->ti += n;
 		p->rep.manifests_read += n;
 		if (*rc < 0)
@@ -340,30 +335,35 @@ static int live_missing(emitter *em, const seg_job *j, lv_version_list **out, lv
 	lv__hplan *p = em->p;
 	size_t li = lv__lower_bound_u64(p->live, p->nlive, sizeof *p->live,
 					offsetof(lv_manifest_entry, version), j->name.first);
-	const char **paths = NULL;
+	lv_manifest_entry *want = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t i = li; i < p->nlive && p->live[i].version <= j->name.last; i++) {
 		uint64_t v = p->live[i].version;
 		if ((j->f.rows && lv__vlist_find(j->f.rows, v)) || (p->head.rows && lv__vlist_find(p->head.rows, v)))
 			continue;
-		const char **np = lv__grow(paths, &cap, n, sizeof *np, 16);
-		if (!np) {
-			free(paths);
+		lv_manifest_entry *nw = lv__grow(want, &cap, n, sizeof *nw, 16);
+		if (!nw) {
+			free(want);
 			return lv__err(err, LV_ENOMEM, "out of memory");
 		}
-		paths = np;
-		paths[n++] = p->live[i].path;
+		want = nw;
+		want[n++] = p->live[i];
 	}
 	int rc = 0;
 	if (n) {
+		const char **paths = NULL;
+		char *block = NULL;
 		*out = lv__version_list_new(n, n);
-		rc = *out ? lv__read_into_list(*out, p->ds->st, p->ds->threads, paths, n, err)
-			  : lv__err(err, LV_ENOMEM, "out of memory");
+		rc = *out && lv__mpaths(want, n, &paths, &block) == 0
+			     ? lv__read_into_list(*out, p->ds->st, p->ds->threads, paths, n, err)
+			     : lv__err(err, LV_ENOMEM, "out of memory");
+		free(paths);
+		free(block);
 		p->rep.manifests_read += n;
 		if (rc == 0)
 			lv__sort_infos((*out)->items, (*out)->n);
 	}
-	free(paths);
+	free(want);
 	return rc;
 }
 

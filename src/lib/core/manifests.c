@@ -30,6 +30,48 @@ typedef struct list_ctx {
 	int rc;
 } list_ctx;
 
+/* Writes v in decimal, `width` digits with leading zeros (0: as many as it takes). */
+static char *put_dec(char *p, uint64_t v, int width)
+{
+	char d[20];
+	int n = 0;
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n < width)
+		d[n++] = '0';
+	while (n)
+		*p++ = d[--n];
+	return p;
+}
+
+const char *lv__mpath(const lv_manifest_entry *e, char *buf)
+{
+	/* hand-written: versions() writes one path per live version */
+	memcpy(buf, "_versions/", 10);
+	char *p = e->scheme == LV_NAME_V2 ? put_dec(buf + 10, UINT64_MAX - e->version, 20)
+					  : put_dec(buf + 10, e->version, 0);
+	memcpy(p, ".manifest", 10);
+	return buf;
+}
+
+int lv__mpaths(const lv_manifest_entry *e, size_t n, const char ***paths, char **block)
+{
+	*paths = lv__calloc(n ? n : 1, sizeof **paths);
+	*block = lv__malloc((n ? n : 1) * LV__MPATH);
+	if (!*paths || !*block) {
+		free(*paths);
+		free(*block);
+		*paths = NULL;
+		*block = NULL;
+		return LV_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		(*paths)[i] = lv__mpath(&e[i], *block + i * LV__MPATH);
+	return 0;
+}
+
 static int list_cb(const lv_list_entry *e, void *payload)
 {
 	list_ctx *c = payload;
@@ -37,7 +79,12 @@ static int list_cb(const lv_list_entry *e, void *payload)
 	size_t n = strlen(e->path);
 	const char *base = memrchr(e->path, '/', n);
 	int scheme = lv__version_name_parse(base ? base + 1 : e->path, &version);
-	if (scheme == LV_NAME_NONE || n >= sizeof c->v[0].path)
+	if (scheme == LV_NAME_NONE || n >= LV__MPATH)
+		return 0;
+	/* only the canonical spelling of a name (lv__mpath writes it back exactly) */
+	lv_manifest_entry m = { version, scheme };
+	char back[LV__MPATH];
+	if (strcmp(lv__mpath(&m, back), e->path))
 		return 0;
 	lv_manifest_entry *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 64);
 	if (!nv) {
@@ -45,10 +92,7 @@ static int list_cb(const lv_list_entry *e, void *payload)
 		return 1;
 	}
 	c->v = nv;
-	lv_manifest_entry *m = &c->v[c->n++];
-	m->version = version;
-	m->scheme = scheme;
-	memcpy(m->path, e->path, n + 1);
+	c->v[c->n++] = m;
 	return 0;
 }
 

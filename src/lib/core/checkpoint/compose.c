@@ -131,7 +131,9 @@ static const lv_version_info *pre_row(const lv__writer *w, const lv_manifest_ent
 			hi = mid;
 	}
 	const lv_version_info *p = lo < w->npre ? w->pre[lo] : NULL;
-	return p && p->version == e->version && p->manifest_path && !strcmp(p->manifest_path, e->path)
+	char path[LV__MPATH];
+	return p && p->version == e->version && p->manifest_path &&
+			       !strcmp(p->manifest_path, lv__mpath(e, path))
 		       ? p
 		       : NULL;
 }
@@ -148,8 +150,12 @@ static int live_rows(lv__writer *w, lv__seen *s, size_t li, size_t end, range_ro
 		     lv_version_info *add, size_t *nadd, lv_error *err)
 {
 	const char **paths = lv__calloc(end - li + 1, sizeof *paths);
-	if (!paths)
+	char *block = lv__malloc((end - li + 1) * LV__MPATH);
+	if (!paths || !block) {
+		free(paths);
+		free(block);
 		return lv__err(err, LV_ENOMEM, "out of memory");
+	}
 	size_t nread = 0;
 	for (size_t i = li; i < end; i++) {
 		uint64_t v = s->live[i].version;
@@ -159,7 +165,7 @@ static int live_rows(lv__writer *w, lv__seen *s, size_t li, size_t end, range_ro
 		if (p)
 			add[(*nadd)++] = *p; /* its strings stay the caller's */
 		else
-			paths[nread++] = s->live[i].path;
+			paths[nread] = lv__mpath(&s->live[i], block + nread * LV__MPATH), nread++;
 	}
 	int rc = 0;
 	if (nread) {
@@ -175,6 +181,7 @@ static int live_rows(lv__writer *w, lv__seen *s, size_t li, size_t end, range_ro
 		}
 	}
 	free(paths);
+	free(block);
 	return rc;
 }
 

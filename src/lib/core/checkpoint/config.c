@@ -99,7 +99,8 @@ int lv_checkpoint_config_resolve(lv_checkpoint_config *out, lv_dataset *ds,
 	int rc = 0;
 	bool have = false;
 	if (n) {
-		rc = lv__read_version_info(ds->st, live[n - 1].path, &a, &info, err);
+		char path[LV__MPATH];
+		rc = lv__read_version_info(ds->st, lv__mpath(&live[n - 1], path), &a, &info, err);
 		have = rc == 0;
 		if (rc == LV_ENOTFOUND)
 			rc = 0;

@@ -90,7 +90,9 @@ int lv__cp_verify_identity(lv_dataset *ds, const lv__cp_file *f, const lv_manife
 		const lv_version_info *row = lv__vlist_find(f->rows, live[k].version);
 		if (!row)
 			continue;
-		int hc = head_confirms(ds->st, live[k].path, row, pre, bytes, err);
+		char path[LV__MPATH];
+		lv__mpath(&live[k], path);
+		int hc = head_confirms(ds->st, path, row, pre, bytes, err);
 		if (hc == LV_ENOTFOUND) /* vanished meanwhile: try an older one */
 			continue;
 		if (hc < 0)
@@ -100,7 +102,7 @@ int lv__cp_verify_identity(lv_dataset *ds, const lv__cp_file *f, const lv_manife
 		lv_arena a;
 		lv_arena_init(&a, 1024);
 		lv_version_info info;
-		int rc = lv__read_version_info(ds->st, live[k].path, &a, &info, err);
+		int rc = lv__read_version_info(ds->st, path, &a, &info, err);
 		if (rc == 0)
 			*bytes += info.manifest_size;
 		if (rc == LV_ENOTFOUND) { /* vanished meanwhile: try an older one */

@@ -147,6 +147,7 @@ int lv__cp_load_ladder(lv_dataset *ds, const lv__cp_names *names, const lv_manif
 		classes[i] = -1;
 	lv__head_pre pre;
 	memset(&pre, 0, sizeof pre);
+	char head_path[LV__MPATH]; /* pre.path, while pre lives */
 	int rc = 0;
 	for (size_t i = 0; i < names->n; i++) {
 		lv_error e = { 0 };
@@ -161,7 +162,8 @@ int lv__cp_load_ladder(lv_dataset *ds, const lv__cp_names *names, const lv_manif
 			size_t k = nlive;
 			while (k > 0 && live[k - 1].version > names->v[0].version)
 				k--;
-			pre_read pr = { ds->st, names->v[0].path, k ? live[k - 1].path : NULL, &first, 0, &e, &pre };
+			pre_read pr = { ds->st, names->v[0].path, k ? lv__mpath(&live[k - 1], head_path) : NULL,
+					&first, 0, &e, &pre };
 			pre.path = pr.head_path;
 			lv_parallel_for(pre.path ? 2 : 1, 2, pre_read_job, &pr);
 			if (pr.rc < 0) {

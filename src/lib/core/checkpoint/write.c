@@ -305,14 +305,16 @@ out:
 static int resolve(writer *w, seen *s, lv_error *err)
 {
 	const lv_manifest_entry *latest = &s->live[s->nlive - 1];
+	char path[LV__MPATH];
+	lv__mpath(latest, path);
 	for (size_t i = w->npre; i-- > 0;)
 		if (w->pre[i]->version == latest->version && w->pre[i]->manifest_path &&
-		    !strcmp(w->pre[i]->manifest_path, latest->path))
+		    !strcmp(w->pre[i]->manifest_path, path))
 			return lv__cp_config_from_info(&w->cfg, w->pre[i], w->cfg_in, err);
 	lv_arena a;
 	lv_arena_init(&a, 1024);
 	lv_version_info info;
-	int rc = lv__read_version_info(w->ds->st, latest->path, &a, &info, err);
+	int rc = lv__read_version_info(w->ds->st, path, &a, &info, err);
 	if (rc == 0)
 		rc = lv__cp_config_from_info(&w->cfg, &info, w->cfg_in, err);
 	else if (rc == LV_ENOTFOUND) /* vanished: a concurrent cleanup; gather again */

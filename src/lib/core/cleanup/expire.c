@@ -40,7 +40,7 @@ typedef struct ver {
 	int64_t ts;
 	bool known;    /* ts read from a record */
 	bool expire;
-	const char *path; /* into the plan's listing */
+	int scheme;
 } ver;
 
 typedef struct exp {
@@ -84,30 +84,24 @@ static int times(exp *E, lv_error *err)
 	for (size_t i = 0; i < p->nlive; i++) {
 		ver *v = &E->v[i];
 		v->version = p->live[i].version;
-		v->path = p->live[i].path;
+		v->scheme = p->live[i].scheme;
 		const lv_version_info *r = p->head.rows ? lv__vlist_find(p->head.rows, v->version) : NULL;
 		if (!r && p->tail_rows)
 			r = lv__vlist_find(p->tail_rows, v->version);
 		if (r)
-			*v = (ver){ v->version, r->timestamp_millis, true, false, v->path };
+			*v = (ver){ v->version, r->timestamp_millis, true, false, v->scheme };
 	}
 	/* a long tail of manifests no checkpoint covers (a dry run): read a chunk at a time */
 	for (size_t t = 0; !p->tail_rows && t < p->ntail; t += LV__TAIL_CHUNK) {
 		size_t n = p->ntail - t < LV__TAIL_CHUNK ? p->ntail - t : LV__TAIL_CHUNK;
-		const char **paths = lv__calloc(n, sizeof *paths);
 		lv_version_list *l = lv__version_list_new(n, n);
-		int rc = paths && l ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
-		for (size_t i = 0; rc == 0 && i < n; i++)
-			paths[i] = p->tail[t + i]->path;
-		if (rc == 0)
-			rc = lv__read_into_list(l, p->ds->st, p->ds->threads, paths, n, err);
+		int rc = l ? lv__hplan_read_tail(p, t, n, l, err) : lv__err(err, LV_ENOMEM, "out of memory");
 		for (size_t i = 0; rc == 0 && i < l->n; i++) {
 			size_t k = lv__lower_bound_u64(E->v, E->n, sizeof *E->v, offsetof(ver, version),
 						       l->items[i].version);
 			if (k < E->n && E->v[k].version == l->items[i].version)
 				E->v[k].ts = l->items[i].timestamp_millis, E->v[k].known = true;
 		}
-		free(paths);
 		lv_version_list_free(l);
 		LV_TRY(rc);
 	}
@@ -130,8 +124,7 @@ static int times(exp *E, lv_error *err)
 				E->v[i].known = true;
 			}
 			if (!E->v[i].known)
-				lv__warn(&E->wl, LV_WARN_HISTORY_GAP, E->v[i].path, E->v[i].version,
-					 E->v[i].version,
+				lv__warn(&E->wl, LV_WARN_HISTORY_GAP, NULL, E->v[i].version, E->v[i].version,
 					 "version %" PRIu64 ": no record of its commit time; it is not expired",
 					 E->v[i].version);
 		}
@@ -298,12 +291,20 @@ static int expire_manifests(exp *E, lv_error *err)
 		if (!E->v[i].expire)
 			continue;
 		progress(E, "removing old manifests", ++done, E->nexp);
-		rc = lv__remove_file(del, E->v[i].path, LV_KIND_MANIFEST, 0, "expired", err);
+		lv_manifest_entry e = { E->v[i].version, E->v[i].scheme };
+		char path[LV__MPATH], *copy = lv__strdup(lv__mpath(&e, path));
+		if (!copy || lv__del_hold(del, copy) < 0) {
+			free(copy);
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+			break;
+		}
+		rc = lv__remove_file(del, copy, LV_KIND_MANIFEST, 0, "expired", err);
 	}
 	if (rc == 0)
 		rc = lv__del_flush(del, err);
 	if (del)
 		E->s.versions_removed = pol->dry_run ? E->nexp : del->manifests_deleted;
+	lv__del_release(del);
 	free(del);
 	return rc;
 }

@@ -59,7 +59,25 @@ int lv__del_flush(lv__deleter *d, lv_error *err)
 		}
 	}
 	d->n = 0;
+	lv__del_release(d);
 	return rc;
+}
+
+int lv__del_hold(lv__deleter *d, char *path)
+{
+	if (d->nheld == LV__DEL_BATCH) /* never: a batch is sent when it has that many */
+		return LV_ENOMEM;
+	d->held[d->nheld++] = path;
+	return 0;
+}
+
+void lv__del_release(lv__deleter *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nheld; i++)
+		free(d->held[i]);
+	d->nheld = 0;
 }
 
 int lv__remove_file(lv__deleter *d, const char *path, int kind, uint64_t size, const char *reason,
