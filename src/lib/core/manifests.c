@@ -30,20 +30,31 @@ typedef struct list_ctx {
 	int rc;
 } list_ctx;
 
-/* Writes v in decimal, `width` digits with leading zeros (0: as many as it takes). */
+/* Writes v in decimal, `width` digits with leading zeros (0: as many as it takes), two
+ * digits at a time. */
 static char *put_dec(char *p, uint64_t v, int width)
 {
-	char d[20];
-	int n = 0;
-	do {
-		d[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n < width)
-		d[n++] = '0';
-	while (n)
-		*p++ = d[--n];
-	return p;
+	static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				       "8081828384858687888990919293949596979899";
+	char d[24];
+	int n = 24;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		d[--n] = pairs[2 * r + 1];
+		d[--n] = pairs[2 * r];
+	}
+	if (v >= 10) {
+		d[--n] = pairs[2 * v + 1];
+		d[--n] = pairs[2 * v];
+	} else {
+		d[--n] = (char)('0' + v);
+	}
+	while (24 - n < width)
+		d[--n] = '0';
+	memcpy(p, d + n, (size_t)(24 - n));
+	return p + (24 - n);
 }
 
 const char *lv__mpath(const lv_manifest_entry *e, char *buf)
@@ -81,11 +92,13 @@ static int list_cb(const lv_list_entry *e, void *payload)
 	int scheme = lv__version_name_parse(base ? base + 1 : e->path, &version);
 	if (scheme == LV_NAME_NONE || n >= LV__MPATH)
 		return 0;
-	/* only the canonical spelling of a name (lv__mpath writes it back exactly) */
-	lv_manifest_entry m = { version, scheme };
-	char back[LV__MPATH];
-	if (strcmp(lv__mpath(&m, back), e->path))
+	/* only the canonical spelling of a name (lv__mpath writes it back exactly): a V1 name has
+	 * no leading zero, and the listing is of _versions/ itself */
+	const char *name = base ? base + 1 : e->path;
+	if ((scheme == LV_NAME_V1 && name[0] == '0' && name[1] != '.') || !base ||
+	    base != e->path + 9 || memcmp(e->path, "_versions", 9))
 		return 0;
+	lv_manifest_entry m = { version, scheme };
 	lv_manifest_entry *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 64);
 	if (!nv) {
 		c->rc = LV_ENOMEM;

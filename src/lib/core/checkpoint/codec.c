@@ -38,6 +38,8 @@
 #define KEY_SEGMENT "lancever:segment"
 
 #define KEY_ARCHIVE "lancever:archive"
+
+#define KEY_EXTRA_CHECKSUM "lancever:archive_checksum"
 enum {
 	C_VERSION, C_TS, C_FRAGS, C_DFILES, C_FSIZE, C_DELFILES, C_DFROWS, C_DELROWS, C_ROWS,
 	C_TAGGED, C_CLEANED, C_UUID, C_READV, C_OP, C_PROPS, C_NCOLS
@@ -206,9 +208,11 @@ static uint32_t checksum_start(int64_t created, size_t n)
 }
 
 /*
- * After the rows, the checksum goes on over the metadata a file of the archive
- * carries (a tag byte, the u64 length, the bytes): a segment's range and a
- * head's segment index.  A file with neither has the checksum it always had.
+ * A file of the archive carries a second checksum (KEY_EXTRA_CHECKSUM): the
+ * rows' checksum carried on over its archive metadata (a tag byte, the u64
+ * length, the bytes of a segment's range and of a head's segment index).  The
+ * first checksum stays the rows' alone, so a reader that knows nothing of the
+ * archive still takes the head.
  */
 static uint32_t checksum_extra(uint32_t c, const lv__cp_extra *x, size_t seglen, size_t arclen)
 {
@@ -253,8 +257,7 @@ static void row_of_info(const lv_version_info *v, row_view *w)
 }
 
 /* The checksum of rows held as lv_version_info (what a writer has). */
-static uint32_t rows_checksum(const lv_version_info *r, size_t n, int64_t created,
-			      const lv__cp_extra *x)
+static uint32_t rows_checksum(const lv_version_info *r, size_t n, int64_t created)
 {
 	uint32_t c = checksum_start(created, n);
 	for (size_t i = 0; i < n; i++) {
@@ -262,8 +265,7 @@ static uint32_t rows_checksum(const lv_version_info *r, size_t n, int64_t create
 		row_of_info(&r[i], &w);
 		c = row_crc(c, &w);
 	}
-	return checksum_extra(c, x, x && x->segment ? strlen(x->segment) : 0,
-			      x && x->archive ? strlen(x->archive) : 0);
+	return c;
 }
 
 static void identity_of(char *buf, size_t cap, int64_t created, const lv_version_info *first)
@@ -368,13 +370,17 @@ int lv__cp_encode_x(const lv_version_info *rows, size_t n, int64_t created, cons
 	}
 	lv_column cols[C_NCOLS];
 	columns_describe(&c, cols);
-	char created_s[32], created_at_s[32], crc_s[32], latest_s[32], ident[256];
+	char created_s[32], created_at_s[32], crc_s[32], xcrc_s[32], latest_s[32], ident[256];
 	snprintf(created_s, sizeof created_s, "%" PRId64, created);
 	snprintf(created_at_s, sizeof created_at_s, "%" PRId64, n ? rows[n - 1].timestamp_millis : 0);
-	snprintf(crc_s, sizeof crc_s, "crc32c:%08x", rows_checksum(rows, n, created, x));
+	uint32_t crc = rows_checksum(rows, n, created);
+	snprintf(crc_s, sizeof crc_s, "crc32c:%08x", crc);
+	snprintf(xcrc_s, sizeof xcrc_s, "crc32c:%08x",
+		 checksum_extra(crc, x, x && x->segment ? strlen(x->segment) : 0,
+				x && x->archive ? strlen(x->archive) : 0));
 	snprintf(latest_s, sizeof latest_s, "%" PRIu64, n ? rows[n - 1].version : 0);
 	identity_of(ident, sizeof ident, created, n ? &rows[0] : NULL);
-	lv_kv meta[8] = {
+	lv_kv meta[9] = {
 		{ KEY_CREATED, created_s, strlen(created_s) },
 		{ KEY_CREATED_AT, created_at_s, strlen(created_at_s) },
 		{ KEY_FORMAT, "1", 1 },
@@ -387,6 +393,8 @@ int lv__cp_encode_x(const lv_version_info *rows, size_t n, int64_t created, cons
 		meta[nmeta++] = (lv_kv){ KEY_SEGMENT, x->segment, strlen(x->segment) };
 	if (x && x->archive)
 		meta[nmeta++] = (lv_kv){ KEY_ARCHIVE, x->archive, strlen(x->archive) };
+	if (x && (x->segment || x->archive))
+		meta[nmeta++] = (lv_kv){ KEY_EXTRA_CHECKSUM, xcrc_s, strlen(xcrc_s) };
 	lv_lancefile_write_options wo = LV_LANCEFILE_WRITE_OPTIONS_INIT;
 	wo.file_version = LV_LANCEFILE_V2_1;
 	rc = lv_lancefile_write(out, cols, C_NCOLS, n, meta, nmeta, &wo, err);
@@ -491,6 +499,15 @@ static int check_schema(const lv_lancefile *lf, const char *path, const lv_colum
 	return 0;
 }
 
+/* Does metadata `key` say "crc32c:<crc>"? */
+static bool meta_is(const lv_lancefile *lf, const char *key, uint32_t crc)
+{
+	const lv_kv *ck = lv_lancefile_metadata_find(lf, key);
+	char expect[32];
+	snprintf(expect, sizeof expect, "crc32c:%08x", crc);
+	return ck && ck->value_len == strlen(expect) && !memcmp(ck->value, expect, ck->value_len);
+}
+
 /* Is version v in keep (sorted), advancing *ki?  keep == NULL keeps everything. */
 static bool kept(const lv_manifest_entry *keep, size_t nkeep, size_t *ki, uint64_t v)
 {
@@ -523,12 +540,10 @@ static int verify_rows(const lv_lancefile *lf, const lv_column *const *col, int6
 	const lv_kv *seg = lv_lancefile_metadata_find(lf, KEY_SEGMENT);
 	const lv_kv *arc = lv_lancefile_metadata_find(lf, KEY_ARCHIVE);
 	lv__cp_extra x = { seg ? seg->value : NULL, arc ? arc->value : NULL };
-	crc = checksum_extra(crc, &x, seg ? seg->value_len : 0, arc ? arc->value_len : 0);
-	const lv_kv *ck = lv_lancefile_metadata_find(lf, KEY_CHECKSUM);
-	char expect[32];
-	snprintf(expect, sizeof expect, "crc32c:%08x", crc);
-	if (verify_checksum &&
-	    (!ck || ck->value_len != strlen(expect) || memcmp(ck->value, expect, ck->value_len)))
+	uint32_t xcrc = checksum_extra(crc, &x, seg ? seg->value_len : 0, arc ? arc->value_len : 0);
+	if (!verify_checksum)
+		return 0;
+	if (!meta_is(lf, KEY_CHECKSUM, crc) || ((seg || arc) && !meta_is(lf, KEY_EXTRA_CHECKSUM, xcrc)))
 		return lv__err(err, LV_ECORRUPT, "checkpoint %s: checksum mismatch", path);
 	return 0;
 }
