@@ -646,6 +646,92 @@ static void test_costs_do_not_touch_the_archive(void **state)
 	lv_storage_free(st);
 }
 
+static size_t count_tagged(const lv_version_list *l)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < lv_version_list_count(l); i++)
+		n += lv_version_list_get(l, i)->is_tagged;
+	return n;
+}
+
+/*
+ * The handle's versions() cache: a repeated call reads no checkpoint (a listing and the
+ * identity probe), and whatever changes -- a commit, a cleanup, a tag, a new checkpoint, the
+ * dataset recreated under the same name -- is seen by the next call; a list handed out
+ * earlier stays valid and unchanged.
+ */
+static void test_versions_cache(void **state)
+{
+	(void)state;
+	lv_storage *st = NULL;
+	CHECK(lv_storage_mem_new(&st, &err));
+	truth t;
+	memset(&t, 0, sizeof t);
+	commit_range(st, &t, 1, 300, 0);
+	lv_checkpoint_config cfg = small_cfg(100, 32);
+	lv_dataset *ds = open_ds(st);
+	lv_checkpoint_result r;
+	CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
+	lv_version_list *a = NULL, *b = NULL;
+	lv_history_report rep;
+	CHECK(lv_versions(&a, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(a), 300);
+	lv_storage_stats s0, s1;
+	lv_storage_get_stats(st, &s0);
+	CHECK(lv_versions(&b, ds, &rep, &err));
+	lv_storage_get_stats(st, &s1);
+	assert_int_equal(lv_version_list_count(b), 300);
+	assert_true(s1.bytes_read - s0.bytes_read < 8192); /* the identity probe, not the checkpoint */
+	for (size_t i = 0; i < 300; i++)
+		assert_int_equal(lv_version_list_get(a, i)->version, lv_version_list_get(b, i)->version);
+	lv_version_list_free(b);
+	/* a commit */
+	commit_range(st, &t, 301, 301, 0);
+	CHECK(lv_versions(&b, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(b), 301);
+	lv_version_list_free(b);
+	/* a tag */
+	CHECK(synth_tag(st, "v5", 5));
+	CHECK(lv_versions(&b, ds, &rep, &err));
+	assert_int_equal(count_tagged(b), 1);
+	lv_version_list_free(b);
+	/* a cleanup (a new head, fewer live versions) */
+	lv_dataset_free(ds);
+	cleanup_retain(st, 20, &cfg);
+	ds = open_ds(st);
+	CHECK(lv_versions(&b, ds, &rep, &err));
+	lv_version_list_free(b);
+	CHECK(lv_versions(&b, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(b), 21); /* 20 and the tagged 5 */
+	lv_version_list_free(b);
+	/* the earlier list is untouched */
+	assert_int_equal(lv_version_list_count(a), 300);
+	assert_int_equal(lv_version_list_get(a, 299)->version, 300);
+	lv_version_list_free(a);
+	/* recreated under the same name: the same live version numbers and tag, every manifest
+	 * of another history, the checkpoint left behind (the cache's key is unchanged: only the
+	 * identity probe can tell) */
+	names all;
+	memset(&all, 0, sizeof all);
+	CHECK(lv_storage_list(st, "_versions", false, collect_name, &all, &err));
+	assert_int_equal(all.n, 21);
+	for (size_t i = 0; i < all.n; i++)
+		CHECK(lv_storage_delete(st, all.v[i], &err));
+	for (uint64_t v = 1; v <= 301; v++) {
+		synth_commit c = { .version = v, .ts_ms = BASE_MS + 7 + 1000 * (int64_t)v,
+				   .read_version = v - 1, .uuid = "another-history" };
+		if (v >= 282 || v == 5)
+			CHECK(synth_write(st, &c));
+	}
+	CHECK(lv_versions(&b, ds, &rep, &err));
+	assert_int_equal(rep.rung, LV_RUNG_MANIFESTS);
+	assert_int_equal(lv_version_list_count(b), 21);
+	assert_string_equal(lv_version_list_get(b, 0)->transaction_uuid, "another-history");
+	lv_version_list_free(b);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -656,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_damaged_and_missing_segments),
 		cmocka_unit_test(test_history_asof_brute_force),
 		cmocka_unit_test(test_costs_do_not_touch_the_archive),
+		cmocka_unit_test(test_versions_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
