@@ -2,7 +2,7 @@
  * Synthetic Lance dataset generator for the checkpoint benchmarks.
  *
  *   gen_dataset OUTDIR --versions N --fragments F [--start V] [--data-file PATH]
- *               [--data-rows R] [--base-ms T]
+ *               [--data-rows R] [--base-ms T] [--recorded]
  *
  * Writes OUTDIR/_versions/ manifests for versions V..V+N-1 (V = --start, default 1),
  * V2 names, each shaped like a Lance 8.0.0 manifest:
@@ -20,6 +20,13 @@
  *   - footer u64 manifest_pos | u16 0 | u16 2 | "LANC"; and latest_version_hint.json.
  * Every version has the same F fragments (a benchmark shape, not a real history).
  *
+ * --recorded: versions 1..V-1 are history only, as if a cleanup had removed them
+ * after a checkpoint recorded them: their rows (exactly what their manifests would
+ * say) are written by lancever's own checkpoint writer, a batch at a time
+ * (lv__checkpoint_write_extra), so the head and the archive segments are the ones
+ * lancever writes; only versions V.. have manifests.  This is how a history of
+ * ten million versions fits on a disk with fewer inodes than that.
+ *
  * --data-file PATH copies a real Lance data file (e.g. a 1-row table written by
  * LanceDB with the same schema) into OUTDIR/data/ and points every fragment at it,
  * with physical_rows = --data-rows (default 1), so that LanceDB can open and read the
@@ -33,6 +40,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <lancever/lancever.h>
+
+#include "core/checkpoint/checkpoint_internal.h"
 #include "util/util.h"
 #include "wire/pb.h"
 
@@ -44,12 +54,13 @@ typedef struct gen_opts {
 	const char *data_file;
 	uint64_t data_rows;
 	int64_t base_ms;
+	int recorded;
 } gen_opts;
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: gen_dataset OUTDIR --versions N --fragments F [--start V]\n"
-			"                   [--data-file PATH] [--data-rows R] [--base-ms T]\n");
+			"                   [--data-file PATH] [--data-rows R] [--base-ms T] [--recorded]\n");
 	exit(2);
 }
 
@@ -204,13 +215,19 @@ static void build_body(lv_dbuf *body, const gen_opts *o, const char *data_name, 
 	die_oom(body);
 }
 
+/* The transaction uuid of version v. */
+static void uuid_of(uint64_t v, char *uuid, size_t cap)
+{
+	uint64_t h = mix(v * 31 + 7), h2 = mix(v * 131 + 3);
+	snprintf(uuid, cap, "%08" PRIx64 "-%04" PRIx64 "-4%03" PRIx64 "-8%03" PRIx64 "-%012" PRIx64,
+		 (uint64_t)(h >> 32), (uint64_t)((h >> 16) & 0xFFFFu), (uint64_t)(h & 0xFFFu),
+		 (uint64_t)((h2 >> 52) & 0xFFFu), (uint64_t)(h2 & 0xFFFFFFFFFFFFu));
+}
+
 static void write_version(const gen_opts *o, const lv_dbuf *body, uint64_t v)
 {
 	char uuid[40], txname[96], path[4096];
-	uint64_t h = mix(v * 31 + 7), h2 = mix(v * 131 + 3);
-	snprintf(uuid, sizeof uuid, "%08" PRIx64 "-%04" PRIx64 "-4%03" PRIx64 "-8%03" PRIx64 "-%012" PRIx64,
-		 (uint64_t)(h >> 32), (uint64_t)((h >> 16) & 0xFFFFu), (uint64_t)(h & 0xFFFu),
-		 (uint64_t)((h2 >> 52) & 0xFFFu), (uint64_t)(h2 & 0xFFFFFFFFFFFFu));
+	uuid_of(v, uuid, sizeof uuid);
 	snprintf(txname, sizeof txname, "%" PRIu64 "-%s.txn", v - 1, uuid);
 
 	lv_dbuf txn, op, man, ts, wv, fmt, file;
@@ -285,6 +302,53 @@ static void write_version(const gen_opts *o, const lv_dbuf *body, uint64_t v)
 	lv_dbuf_dispose(&tail);
 }
 
+/* Rows a batch: what a cleanup's checkpoint would hold for versions 1..start-1. */
+#define RECORD_BATCH 200000
+
+/*
+ * Versions 1..o->start-1 as recorded history (see --recorded): rows exactly as
+ * their manifests would give them, written by lancever's checkpoint writer.
+ */
+static void record_history(const gen_opts *o, uint64_t data_size)
+{
+	uint64_t frag_size = 0, frag_rows = 0;
+	for (uint64_t i = 0; i < o->fragments; i++) {
+		frag_size += o->data_file ? data_size : 900 + mix(i) % 100;
+		frag_rows += o->data_file ? o->data_rows : 1 + mix(i) % 5;
+	}
+	lv_error err = { 0 };
+	lv_dataset *ds = NULL;
+	if (lv_dataset_open(&ds, o->out, NULL, &err)) {
+		fprintf(stderr, "gen_dataset: %s\n", err.message);
+		exit(1);
+	}
+	lv_version_info *rows = calloc(RECORD_BATCH, sizeof *rows);
+	char(*uuids)[40] = calloc(RECORD_BATCH, sizeof *uuids);
+	for (uint64_t first = 1; first < o->start; first += RECORD_BATCH) {
+		uint64_t n = o->start - first < RECORD_BATCH ? o->start - first : RECORD_BATCH;
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t v = first + i;
+			lv_version_info *r = &rows[i];
+			uuid_of(v, uuids[i], sizeof uuids[i]);
+			*r = (lv_version_info){ .version = v, .timestamp_millis = o->base_ms + 1000 * (int64_t)v,
+						 .total_fragments = o->fragments, .total_data_files = o->fragments,
+						 .total_files_size = frag_size, .total_data_file_rows = frag_rows,
+						 .total_rows = frag_rows, .transaction_uuid = uuids[i],
+						 .has_read_version = true, .read_version = v - 1,
+						 .operation_type = v == 1 ? "Overwrite" : "Append",
+						 .transaction_properties = "{}" };
+		}
+		lv_checkpoint_result r;
+		if (lv__checkpoint_write_extra(ds, NULL, rows, (size_t)n, &r, &err)) {
+			fprintf(stderr, "gen_dataset: recording versions %" PRIu64 "..: %s\n", first, err.message);
+			exit(1);
+		}
+	}
+	free(rows);
+	free(uuids);
+	lv_dataset_free(ds);
+}
+
 int main(int argc, char **argv)
 {
 	gen_opts o = { .start = 1, .data_rows = 1, .base_ms = 1700000000000ll };
@@ -300,6 +364,8 @@ int main(int argc, char **argv)
 			o.start = parse_u64(a, val), i++;
 		} else if (!strcmp(a, "--data-rows")) {
 			o.data_rows = parse_u64(a, val), i++;
+		} else if (!strcmp(a, "--recorded")) {
+			o.recorded = 1;
 		} else if (!strcmp(a, "--base-ms")) {
 			o.base_ms = (int64_t)parse_u64(a, val), i++;
 		} else if (!strcmp(a, "--data-file")) {
@@ -335,6 +401,8 @@ int main(int argc, char **argv)
 	uint64_t last = o.start + o.versions - 1;
 	for (uint64_t v = o.start; v <= last; v++)
 		write_version(&o, &body, v);
+	if (o.recorded && o.start > 1)
+		record_history(&o, data_size);
 	if (o.versions) {
 		char hint[64];
 		int n = snprintf(hint, sizeof hint, "{\"version\":%" PRIu64 "}", last);
