@@ -127,11 +127,18 @@ typedef int (*lv_history_gap_fn)(uint64_t first, uint64_t last, void *payload);
  * (since_version and limit by version ranges and the head's index of row
  * counts; since_time by the index's commit-time ranges).  `on_gap` (may be
  * NULL) gets each range no readable record holds, in place; each is also a
- * warning.  Returns 0, the non-zero value a callback returned, or an error.
- * A row callback returning non-zero stops the stream (no error).
+ * warning.  Returns 0, or the (positive) value a callback returned to stop the
+ * stream, or a negative error.
  */
 LV_EXTERN int lv_history_each(lv_dataset *ds, const lv_history_options *opts,
 			      lv_history_row_fn on_row, lv_history_gap_fn on_gap, void *payload,
+			      lv_history_report *report, lv_error *err) LV_WARN_UNUSED;
+
+/**
+ * lv_history() with `opts` (may be NULL): the versions lv_history_each() would hand out,
+ * collected into a list (memory grows with the answer, as with lv_history()).
+ */
+LV_EXTERN int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
 			      lv_history_report *report, lv_error *err) LV_WARN_UNUSED;
 
 /** A loaded timeline for repeated as-of lookups (O(log n) each). */

@@ -16,6 +16,7 @@
 
 static const lvcli_opt history_opts[] = {
 	{ "--json", NULL, "print a JSON array of version records", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, json) },
+	LVCLI_OPT_FORMAT,
 	{ "--limit", "N", "only the newest N recorded versions", LVCLI_NUMBER, 1, UINT32_MAX,
 	  offsetof(lvcli_args, limit) },
 	{ "--since", "V|TIME", "only versions from V on (a number), or committed at or after TIME "
@@ -72,6 +73,20 @@ static int parse_since(const char *s, lv_history_options *o)
 				 "got '%s'", lvcli_esc(s));
 }
 
+/* --format csv|arrow: the versions asked for, as a list, through the format writers. */
+static int emit_list(const lvcli_args *a, const lv_history_options *o, lv_dataset *ds)
+{
+	lv_error err = { 0 };
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	int rc = lv_history_list(&l, ds, o, &rep, &err) < 0 ? lvcli_fail(&err) : lvcli_emit_list(a, l, "history");
+	if (rc == 0 && a->stats)
+		lvcli_print_report(&rep);
+	lv_version_list_free(l);
+	lvcli_close(ds);
+	return rc;
+}
+
 /* Copies the JSON array from its temporary file to stdout. */
 static void copy_out(FILE *tmp)
 {
@@ -95,6 +110,8 @@ static int run_history(int argc, char **argv)
 	lv_dataset *ds = NULL;
 	if (lvcli_open(&ds, a.pos[0], 0))
 		return 1;
+	if (lvcli_format_stream(&a)) /* csv, arrow: from a list (lv_history_list) */
+		return emit_list(&a, &o, ds);
 	out w = { a.json ? tmpfile() : stdout, a.json, 0 };
 	if (!w.f) {
 		lvcli_close(ds);

@@ -13,6 +13,7 @@
 #include <pthread.h>
 
 #include <lancever/lancever.h>
+#include <lancever/sys/testing.h>
 
 #include "core/checkpoint/checkpoint_internal.h"
 #include "support/synth.h"

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <lancever/lancever.h>
+#include <lancever/sys/testing.h>
 
 #include "support/synth.h"
 #include "support/testutil.h"

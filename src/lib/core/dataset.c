@@ -54,6 +54,7 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	ds->remote = remote;
 	ds->vcache = calloc(1, sizeof *ds->vcache);
 	if (!ds->vcache) {
+		pthread_mutex_destroy(&ds->warn_mu);
 		free(ds);
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	}

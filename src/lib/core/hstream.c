@@ -659,6 +659,12 @@ static int collect_gap(uint64_t first, uint64_t last, void *payload)
 
 int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)
 {
+	return lv_history_list(out, ds, NULL, report, err);
+}
+
+int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
+		    lv_history_report *report, lv_error *err)
+{
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_history: NULL argument");
 	*out = NULL;
@@ -667,7 +673,7 @@ int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	lv_arena_init(&c.l->arenas[0], 65536);
 	c.l->narenas = 1;
-	int rc = lv_history_each(ds, NULL, collect_row, collect_gap, &c, report, err);
+	int rc = lv_history_each(ds, opts, collect_row, collect_gap, &c, report, err);
 	if (rc >= 0 && c.rc < 0)
 		rc = lv__err(err, c.rc, "out of memory");
 	if (rc < 0) {

@@ -477,16 +477,59 @@ static int check_policy(lv_dataset *ds, const lv_cleanup_policy *pol, lv_error *
 	if (ds->branch)
 		return lv__err(err, LV_EUNSUPPORTED, "cleanup of a branch is not supported (clean main)");
 	if (pol->older_than_ms < -1 || pol->retain_versions == 0 || pol->retain_versions < -1 ||
-	    (pol->version >= 2 && !(pol->delete_rate_limit >= 0)))
+	    !(pol->delete_rate_limit >= 0))
 		return lv__err(err, LV_EINVALID,
 			       "cleanup: invalid policy (older_than >= 0, retain_versions >= 1, "
 			       "delete_rate_limit >= 0)");
 	return 0;
 }
 
+/* lv_cleanup_policy as version 1 laid it out: its checkpoint config had no archive fields. */
+typedef struct config_v1 {
+	int version, enabled;
+	int64_t max_entries, max_checkpoint_files;
+} config_v1;
+typedef struct policy_v1 {
+	int version;
+	int64_t older_than_ms, retain_versions;
+	uint64_t before_version;
+	bool delete_unverified, error_if_tagged_old_versions, dry_run;
+	int64_t now_ms;
+	config_v1 checkpoint;
+	lv_cleanup_file_cb on_file;
+	lv_cleanup_progress_cb on_progress;
+	void *payload;
+} policy_v1;
+
+/* A version-1 policy read as one (a caller built against the older header). */
+static void from_v1(const lv_cleanup_policy *in, lv_cleanup_policy *out)
+{
+	const policy_v1 *o = (const policy_v1 *)(const void *)in;
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.older_than_ms = o->older_than_ms;
+	p.retain_versions = o->retain_versions;
+	p.before_version = o->before_version;
+	p.delete_unverified = o->delete_unverified;
+	p.error_if_tagged_old_versions = o->error_if_tagged_old_versions;
+	p.dry_run = o->dry_run;
+	p.now_ms = o->now_ms;
+	p.checkpoint.enabled = o->checkpoint.enabled;
+	p.checkpoint.max_entries = o->checkpoint.max_entries;
+	p.checkpoint.max_checkpoint_files = o->checkpoint.max_checkpoint_files;
+	p.on_file = o->on_file;
+	p.on_progress = o->on_progress;
+	p.payload = o->payload;
+	*out = p;
+}
+
 int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *stats,
 	       lv_error *err)
 {
+	lv_cleanup_policy v2;
+	if (pol && pol->version == 1) {
+		from_v1(pol, &v2);
+		pol = &v2;
+	}
 	LV_TRY(check_policy(ds, pol, err));
 	plan P;
 	memset(&P, 0, sizeof P);
@@ -505,7 +548,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		del->ds = ds;
 		del->p = pol;
 		del->s = &P.s;
-		del->rate = pol->version >= 2 ? pol->delete_rate_limit : 0;
+		del->rate = pol->delete_rate_limit;
 	}
 	if (rc == 0)
 		rc = phase_refs(&P, err);
