@@ -2,7 +2,7 @@
  * Synthetic Lance dataset generator for the checkpoint benchmarks.
  *
  *   gen_dataset OUTDIR --versions N --fragments F [--start V] [--data-file PATH]
- *               [--data-rows R] [--base-ms T] [--recorded]
+ *               [--data-rows R] [--base-ms T] [--recorded] [--record-batch N]
  *
  * Writes OUTDIR/_versions/ manifests for versions V..V+N-1 (V = --start, default 1),
  * V2 names, each shaped like a Lance 8.0.0 manifest:
@@ -23,7 +23,8 @@
  * --recorded: versions 1..V-1 are history only, as if a cleanup had removed them
  * after a checkpoint recorded them: their rows (exactly what their manifests would
  * say) are written by lancever's own checkpoint writer, a batch at a time
- * (lv__checkpoint_write_extra), so the head and the archive segments are the ones
+ * (lv__checkpoint_write_extra; --record-batch rows, default 200000, the batch's newest
+ * version having a manifest while it is written), so the head and the archive segments are the ones
  * lancever writes; only versions V.. have manifests.  This is how a history of
  * ten million versions fits on a disk with fewer inodes than that.
  *
@@ -55,12 +56,14 @@ typedef struct gen_opts {
 	uint64_t data_rows;
 	int64_t base_ms;
 	int recorded;
+	uint64_t record_batch;
 } gen_opts;
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: gen_dataset OUTDIR --versions N --fragments F [--start V]\n"
-			"                   [--data-file PATH] [--data-rows R] [--base-ms T] [--recorded]\n");
+			"                   [--data-file PATH] [--data-rows R] [--base-ms T] [--recorded]\n"
+			"                   [--record-batch N]\n");
 	exit(2);
 }
 
@@ -302,6 +305,19 @@ static void write_version(const gen_opts *o, const lv_dbuf *body, uint64_t v)
 	lv_dbuf_dispose(&tail);
 }
 
+/* Removes version v's manifest and transaction file (written by write_version). */
+static void remove_version(const gen_opts *o, uint64_t v)
+{
+	char uuid[40], path[4096];
+	uuid_of(v, uuid, sizeof uuid);
+	snprintf(path, sizeof path, "%s/_versions/%020" PRIu64 ".manifest", o->out, UINT64_MAX - v);
+	if (remove(path))
+		fprintf(stderr, "gen_dataset: remove %s: %s\n", path, strerror(errno)), exit(1);
+	snprintf(path, sizeof path, "%s/_transactions/%" PRIu64 "-%s.txn", o->out, v - 1, uuid);
+	if (remove(path))
+		fprintf(stderr, "gen_dataset: remove %s: %s\n", path, strerror(errno)), exit(1);
+}
+
 /* Rows a batch: what a cleanup's checkpoint would hold for versions 1..start-1. */
 #define RECORD_BATCH 200000
 
@@ -309,7 +325,7 @@ static void write_version(const gen_opts *o, const lv_dbuf *body, uint64_t v)
  * Versions 1..o->start-1 as recorded history (see --recorded): rows exactly as
  * their manifests would give them, written by lancever's checkpoint writer.
  */
-static void record_history(const gen_opts *o, uint64_t data_size)
+static void record_history(const gen_opts *o, const lv_dbuf *body, uint64_t data_size)
 {
 	uint64_t frag_size = 0, frag_rows = 0;
 	for (uint64_t i = 0; i < o->fragments; i++) {
@@ -322,10 +338,11 @@ static void record_history(const gen_opts *o, uint64_t data_size)
 		fprintf(stderr, "gen_dataset: %s\n", err.message);
 		exit(1);
 	}
-	lv_version_info *rows = calloc(RECORD_BATCH, sizeof *rows);
-	char(*uuids)[40] = calloc(RECORD_BATCH, sizeof *uuids);
-	for (uint64_t first = 1; first < o->start; first += RECORD_BATCH) {
-		uint64_t n = o->start - first < RECORD_BATCH ? o->start - first : RECORD_BATCH;
+	uint64_t batch = o->record_batch;
+	lv_version_info *rows = calloc(batch, sizeof *rows);
+	char(*uuids)[40] = calloc(batch, sizeof *uuids);
+	for (uint64_t first = 1; first < o->start; first += batch) {
+		uint64_t n = o->start - first < batch ? o->start - first : batch;
 		for (uint64_t i = 0; i < n; i++) {
 			uint64_t v = first + i;
 			lv_version_info *r = &rows[i];
@@ -338,11 +355,16 @@ static void record_history(const gen_opts *o, uint64_t data_size)
 						 .operation_type = v == 1 ? "Overwrite" : "Append",
 						 .transaction_properties = "{}" };
 		}
+		/* The batch's newest version stands committed while it is recorded: a writer seals
+		 * only cells whose versions are all committed and skips empty ones, so versions not
+		 * yet committed must not be seen as history that was never recorded. */
+		write_version(o, body, first + n - 1);
 		lv_checkpoint_result r;
 		if (lv__checkpoint_write_extra(ds, NULL, rows, (size_t)n, &r, &err)) {
 			fprintf(stderr, "gen_dataset: recording versions %" PRIu64 "..: %s\n", first, err.message);
 			exit(1);
 		}
+		remove_version(o, first + n - 1);
 	}
 	free(rows);
 	free(uuids);
@@ -351,7 +373,7 @@ static void record_history(const gen_opts *o, uint64_t data_size)
 
 int main(int argc, char **argv)
 {
-	gen_opts o = { .start = 1, .data_rows = 1, .base_ms = 1700000000000ll };
+	gen_opts o = { .start = 1, .data_rows = 1, .record_batch = RECORD_BATCH, .base_ms = 1700000000000ll };
 	int have_v = 0, have_f = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -364,6 +386,8 @@ int main(int argc, char **argv)
 			o.start = parse_u64(a, val), i++;
 		} else if (!strcmp(a, "--data-rows")) {
 			o.data_rows = parse_u64(a, val), i++;
+		} else if (!strcmp(a, "--record-batch")) {
+			o.record_batch = parse_u64(a, val), i++;
 		} else if (!strcmp(a, "--recorded")) {
 			o.recorded = 1;
 		} else if (!strcmp(a, "--base-ms")) {
@@ -378,7 +402,7 @@ int main(int argc, char **argv)
 			o.out = a;
 		}
 	}
-	if (!o.out || !have_v || !have_f || o.start == 0)
+	if (!o.out || !have_v || !have_f || o.start == 0 || o.record_batch == 0)
 		usage();
 
 	char path[4096];
@@ -399,10 +423,10 @@ int main(int argc, char **argv)
 	lv_dbuf_init(&body, 0);
 	build_body(&body, &o, o.data_file ? data_name : NULL, data_size);
 	uint64_t last = o.start + o.versions - 1;
+	if (o.recorded && o.start > 1)
+		record_history(&o, &body, data_size);
 	for (uint64_t v = o.start; v <= last; v++)
 		write_version(&o, &body, v);
-	if (o.recorded && o.start > 1)
-		record_history(&o, data_size);
 	if (o.versions) {
 		char hint[64];
 		int n = snprintf(hint, sizeof hint, "{\"version\":%" PRIu64 "}", last);
