@@ -2,7 +2,7 @@
  * Synthetic Lance dataset generator for the checkpoint benchmarks.
  *
  *   gen_dataset OUTDIR --versions N --fragments F [--start V] [--data-file PATH]
- *               [--data-rows R] [--base-ms T]
+ *               [--data-rows R] [--base-ms T] [--recorded] [--record-batch N]
  *
  * Writes OUTDIR/_versions/ manifests for versions V..V+N-1 (V = --start, default 1),
  * V2 names, each shaped like a Lance 8.0.0 manifest:
@@ -20,6 +20,14 @@
  *   - footer u64 manifest_pos | u16 0 | u16 2 | "LANC"; and latest_version_hint.json.
  * Every version has the same F fragments (a benchmark shape, not a real history).
  *
+ * --recorded: versions 1..V-1 are history only, as if a cleanup had removed them
+ * after a checkpoint recorded them: their rows (exactly what their manifests would
+ * say) are written by lancever's own checkpoint writer, a batch at a time
+ * (lv__checkpoint_write_extra; --record-batch rows, default 200000, the batch's newest
+ * version having a manifest while it is written), so the head and the archive segments are the ones
+ * lancever writes; only versions V.. have manifests.  This is how a history of
+ * ten million versions fits on a disk with fewer inodes than that.
+ *
  * --data-file PATH copies a real Lance data file (e.g. a 1-row table written by
  * LanceDB with the same schema) into OUTDIR/data/ and points every fragment at it,
  * with physical_rows = --data-rows (default 1), so that LanceDB can open and read the
@@ -33,6 +41,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <lancever/lancever.h>
+
+#include "core/checkpoint/checkpoint_internal.h"
 #include "util/util.h"
 #include "wire/pb.h"
 
@@ -44,12 +55,15 @@ typedef struct gen_opts {
 	const char *data_file;
 	uint64_t data_rows;
 	int64_t base_ms;
+	int recorded;
+	uint64_t record_batch;
 } gen_opts;
 
 static void usage(void)
 {
 	fprintf(stderr, "usage: gen_dataset OUTDIR --versions N --fragments F [--start V]\n"
-			"                   [--data-file PATH] [--data-rows R] [--base-ms T]\n");
+			"                   [--data-file PATH] [--data-rows R] [--base-ms T] [--recorded]\n"
+			"                   [--record-batch N]\n");
 	exit(2);
 }
 
@@ -204,13 +218,19 @@ static void build_body(lv_dbuf *body, const gen_opts *o, const char *data_name, 
 	die_oom(body);
 }
 
+/* The transaction uuid of version v. */
+static void uuid_of(uint64_t v, char *uuid, size_t cap)
+{
+	uint64_t h = mix(v * 31 + 7), h2 = mix(v * 131 + 3);
+	snprintf(uuid, cap, "%08" PRIx64 "-%04" PRIx64 "-4%03" PRIx64 "-8%03" PRIx64 "-%012" PRIx64,
+		 (uint64_t)(h >> 32), (uint64_t)((h >> 16) & 0xFFFFu), (uint64_t)(h & 0xFFFu),
+		 (uint64_t)((h2 >> 52) & 0xFFFu), (uint64_t)(h2 & 0xFFFFFFFFFFFFu));
+}
+
 static void write_version(const gen_opts *o, const lv_dbuf *body, uint64_t v)
 {
 	char uuid[40], txname[96], path[4096];
-	uint64_t h = mix(v * 31 + 7), h2 = mix(v * 131 + 3);
-	snprintf(uuid, sizeof uuid, "%08" PRIx64 "-%04" PRIx64 "-4%03" PRIx64 "-8%03" PRIx64 "-%012" PRIx64,
-		 (uint64_t)(h >> 32), (uint64_t)((h >> 16) & 0xFFFFu), (uint64_t)(h & 0xFFFu),
-		 (uint64_t)((h2 >> 52) & 0xFFFu), (uint64_t)(h2 & 0xFFFFFFFFFFFFu));
+	uuid_of(v, uuid, sizeof uuid);
 	snprintf(txname, sizeof txname, "%" PRIu64 "-%s.txn", v - 1, uuid);
 
 	lv_dbuf txn, op, man, ts, wv, fmt, file;
@@ -285,9 +305,75 @@ static void write_version(const gen_opts *o, const lv_dbuf *body, uint64_t v)
 	lv_dbuf_dispose(&tail);
 }
 
+/* Removes version v's manifest and transaction file (written by write_version). */
+static void remove_version(const gen_opts *o, uint64_t v)
+{
+	char uuid[40], path[4096];
+	uuid_of(v, uuid, sizeof uuid);
+	snprintf(path, sizeof path, "%s/_versions/%020" PRIu64 ".manifest", o->out, UINT64_MAX - v);
+	if (remove(path))
+		fprintf(stderr, "gen_dataset: remove %s: %s\n", path, strerror(errno)), exit(1);
+	snprintf(path, sizeof path, "%s/_transactions/%" PRIu64 "-%s.txn", o->out, v - 1, uuid);
+	if (remove(path))
+		fprintf(stderr, "gen_dataset: remove %s: %s\n", path, strerror(errno)), exit(1);
+}
+
+/* Rows a batch: what a cleanup's checkpoint would hold for versions 1..start-1. */
+#define RECORD_BATCH 200000
+
+/*
+ * Versions 1..o->start-1 as recorded history (see --recorded): rows exactly as
+ * their manifests would give them, written by lancever's checkpoint writer.
+ */
+static void record_history(const gen_opts *o, const lv_dbuf *body, uint64_t data_size)
+{
+	uint64_t frag_size = 0, frag_rows = 0;
+	for (uint64_t i = 0; i < o->fragments; i++) {
+		frag_size += o->data_file ? data_size : 900 + mix(i) % 100;
+		frag_rows += o->data_file ? o->data_rows : 1 + mix(i) % 5;
+	}
+	lv_error err = { 0 };
+	lv_dataset *ds = NULL;
+	if (lv_dataset_open(&ds, o->out, NULL, &err)) {
+		fprintf(stderr, "gen_dataset: %s\n", err.message);
+		exit(1);
+	}
+	uint64_t batch = o->record_batch;
+	lv_version_info *rows = calloc(batch, sizeof *rows);
+	char(*uuids)[40] = calloc(batch, sizeof *uuids);
+	for (uint64_t first = 1; first < o->start; first += batch) {
+		uint64_t n = o->start - first < batch ? o->start - first : batch;
+		for (uint64_t i = 0; i < n; i++) {
+			uint64_t v = first + i;
+			lv_version_info *r = &rows[i];
+			uuid_of(v, uuids[i], sizeof uuids[i]);
+			*r = (lv_version_info){ .version = v, .timestamp_millis = o->base_ms + 1000 * (int64_t)v,
+						 .total_fragments = o->fragments, .total_data_files = o->fragments,
+						 .total_files_size = frag_size, .total_data_file_rows = frag_rows,
+						 .total_rows = frag_rows, .transaction_uuid = uuids[i],
+						 .has_read_version = true, .read_version = v - 1,
+						 .operation_type = v == 1 ? "Overwrite" : "Append",
+						 .transaction_properties = "{}" };
+		}
+		/* The batch's newest version stands committed while it is recorded: a writer seals
+		 * only cells whose versions are all committed and skips empty ones, so versions not
+		 * yet committed must not be seen as history that was never recorded. */
+		write_version(o, body, first + n - 1);
+		lv_checkpoint_result r;
+		if (lv__checkpoint_write_extra(ds, NULL, rows, (size_t)n, &r, &err)) {
+			fprintf(stderr, "gen_dataset: recording versions %" PRIu64 "..: %s\n", first, err.message);
+			exit(1);
+		}
+		remove_version(o, first + n - 1);
+	}
+	free(rows);
+	free(uuids);
+	lv_dataset_free(ds);
+}
+
 int main(int argc, char **argv)
 {
-	gen_opts o = { .start = 1, .data_rows = 1, .base_ms = 1700000000000ll };
+	gen_opts o = { .start = 1, .data_rows = 1, .record_batch = RECORD_BATCH, .base_ms = 1700000000000ll };
 	int have_v = 0, have_f = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -300,6 +386,10 @@ int main(int argc, char **argv)
 			o.start = parse_u64(a, val), i++;
 		} else if (!strcmp(a, "--data-rows")) {
 			o.data_rows = parse_u64(a, val), i++;
+		} else if (!strcmp(a, "--record-batch")) {
+			o.record_batch = parse_u64(a, val), i++;
+		} else if (!strcmp(a, "--recorded")) {
+			o.recorded = 1;
 		} else if (!strcmp(a, "--base-ms")) {
 			o.base_ms = (int64_t)parse_u64(a, val), i++;
 		} else if (!strcmp(a, "--data-file")) {
@@ -312,7 +402,7 @@ int main(int argc, char **argv)
 			o.out = a;
 		}
 	}
-	if (!o.out || !have_v || !have_f || o.start == 0)
+	if (!o.out || !have_v || !have_f || o.start == 0 || o.record_batch == 0)
 		usage();
 
 	char path[4096];
@@ -333,6 +423,8 @@ int main(int argc, char **argv)
 	lv_dbuf_init(&body, 0);
 	build_body(&body, &o, o.data_file ? data_name : NULL, data_size);
 	uint64_t last = o.start + o.versions - 1;
+	if (o.recorded && o.start > 1)
+		record_history(&o, &body, data_size);
 	for (uint64_t v = o.start; v <= last; v++)
 		write_version(&o, &body, v);
 	if (o.versions) {

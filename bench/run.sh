@@ -19,6 +19,7 @@
 #   bash bench/run.sh --python [--sizes 10000] [--runs N]                               (bench_python.mjs)
 #   bash bench/run.sh --cloud [--versions 64] [--fragments 1000] [--delay 20] [--runs 7]  (bench_cloud.mjs:
 #                            versions() from a checkpoint on Azurite vs s3rver, same dataset and latency)
+#   bash bench/run.sh --scale [--sizes 1000000,10000000] [--live 1000000] [--no-limit] (bench_scale.mjs)
 #   bash bench/run.sh --report                                                          (report.mjs)
 # Run it on a quiet machine: the figures are wall-clock times.
 set -euo pipefail
@@ -53,18 +54,21 @@ case "$mode" in
   --lancefile) lancefile "$@" ;;
   --python) node_bench bench_python.mjs "$@" ;;
   --cloud) node_bench bench_cloud.mjs "$@" ;;
+  --scale) node_bench bench_scale.mjs "$@" ;;
   --report) node_bench report.mjs "$@" ;;
   --all)
     quick=0
     [ "${1:-}" = --quick ] && quick=1
     start=$(date +%s)
-    rm -rf "$out/grid-local" "$out/grid-s3" "$out/history" "$out/cleanup/results.json" "$out/versions" "$out/lancefile"
+    rm -rf "$out/grid-local" "$out/grid-s3" "$out/history" "$out/cleanup/results.json" "$out/versions" "$out/lancefile" \
+      "$out/scale"
     if [ $quick = 1 ]; then
       node_bench bench_versions.mjs --only 200
       node_bench bench_grid.mjs --backend local --fragments 1000,10000 --big 10000x1000
       node_bench bench_grid.mjs --backend s3 --versions 2,8,32,128 --fragments 1000
       node_bench bench_history.mjs --sizes 10000,100000
       node_bench bench_cleanup.mjs --shapes 64x10000,512x1000
+      node_bench bench_scale.mjs --sizes 100000,1000000 --live 100000
       lancefile 100000 5
       node_bench report.mjs --command "bash bench/run.sh --all --quick"
     else
@@ -73,11 +77,12 @@ case "$mode" in
       node_bench bench_grid.mjs --backend s3
       node_bench bench_history.mjs --sizes 10000,1000000
       node_bench bench_cleanup.mjs
+      node_bench bench_scale.mjs
       lancefile 100000 7
       node_bench report.mjs --command "bash bench/run.sh --all"
     fi
     echo "bench: --all finished in $(( $(date +%s) - start )) s" >&2
     ;;
-  *) echo "usage: bash bench/run.sh --all [--quick] | --grid | --history | --cleanup | --versions | --lancefile | --python | --cloud | --report [ARGS]" >&2
+  *) echo "usage: bash bench/run.sh --all [--quick] | --grid | --history | --cleanup | --versions | --lancefile | --python | --cloud | --scale | --report [ARGS]" >&2
      exit 2 ;;
 esac

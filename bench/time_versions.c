@@ -12,6 +12,10 @@
  *       each checked against a linear scan for the first 2,000 (200 above 100,000
  *       versions).  Prints {"versions":N,"load_ms":median,"lookup_ns":per lookup,
  *       "lookups":L,"checked":K,"mismatches":0,"maxrss_kb":peak RSS}
+ *   time_versions DATASET --asof-at TIME_MS [--repeat R]
+ *       R times: lv_dataset_open + lv_version_as_of(TIME_MS) + free (a cold start in a
+ *       process: nothing loaded before).  Prints {"version":V,"asof_ms":median,"min_ms":min,
+ *       "segments_read":S,"bytes_read":B,"maxrss_kb":peak RSS}
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -143,11 +147,42 @@ static int run_asof(const char *path, int repeat, long lookups)
 	return bad ? 1 : 0;
 }
 
+static int run_asof_at(const char *path, int repeat, int64_t at)
+{
+	lv_error err = { 0 };
+	double *t = calloc((size_t)repeat, sizeof *t), mn = 1e18;
+	lv_history_report rep;
+	uint64_t version = 0;
+	for (int r = -1; r < repeat; r++) {
+		double t0 = now_ms();
+		lv_dataset *ds = NULL;
+		lv_version_list *one = NULL;
+		if (lv_dataset_open(&ds, path, NULL, &err))
+			fail("open", &err);
+		if (lv_version_as_of(&one, ds, at, false, &rep, &err))
+			fail("lv_version_as_of", &err);
+		version = lv_version_list_get(one, 0)->version;
+		lv_version_list_free(one);
+		lv_dataset_free(ds);
+		double d = now_ms() - t0;
+		if (r >= 0) {
+			t[r] = d;
+			mn = d < mn ? d : mn;
+		}
+	}
+	printf("{\"version\":%" PRIu64 ",\"asof_ms\":%.4f,\"min_ms\":%.4f,\"segments_read\":%" PRIu64
+	       ",\"bytes_read\":%" PRIu64 ",\"maxrss_kb\":%ld}\n",
+	       version, median(t, repeat), mn, rep.segments_read, rep.bytes_read, maxrss_kb());
+	free(t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *path = NULL;
 	int repeat = 9, asof = 0;
 	long lookups = 1000000;
+	long long at = -1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
 			repeat = atoi(argv[++i]);
@@ -155,6 +190,8 @@ int main(int argc, char **argv)
 			lookups = atol(argv[++i]);
 		else if (!strcmp(argv[i], "--asof"))
 			asof = 1;
+		else if (!strcmp(argv[i], "--asof-at") && i + 1 < argc)
+			at = atoll(argv[++i]);
 		else if (argv[i][0] != '-' && !path)
 			path = argv[i];
 		else
@@ -166,6 +203,8 @@ int main(int argc, char **argv)
 	}
 	if (asof)
 		return run_asof(path, repeat, lookups);
+	if (at >= 0)
+		return run_asof_at(path, repeat, (int64_t)at);
 
 	lv_error err = { 0 };
 	double *fresh = calloc((size_t)repeat, sizeof *fresh);

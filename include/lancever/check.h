@@ -20,7 +20,9 @@ enum lv_check_kind {
 	LV_CHECK_KEPT_ASIDE = 2, /**< a damaged checkpoint moved aside (<name>.damaged-<crc>) */
 	LV_CHECK_MANIFEST = 3,   /**< a manifest of _versions/ (listed only when it fails) */
 	LV_CHECK_REF = 4,        /**< a tag or branch file (listed only when it fails) */
-	LV_CHECK_GAP = 5         /**< versions first..last that no readable record holds */
+	LV_CHECK_GAP = 5,        /**< versions first..last that no readable record holds */
+	LV_CHECK_SEGMENT = 6     /**< an archive segment (_checkpoints/archive/...), or one the head's
+				      index names that is missing (status LV_ENOTFOUND) */
 };
 
 /** One finding. */
@@ -47,7 +49,8 @@ typedef struct lv_check_options {
 #define LV_CHECK_OPTIONS_INIT { LV_CHECK_OPTIONS_VERSION, false, LV_CHECKPOINT_CONFIG_INIT }
 
 /**
- * Reads every checkpoint (and every file kept aside), every manifest, every
+ * Reads every checkpoint (and every file kept aside), every archive segment
+ * (and notes each one the head's index names that is missing), every manifest, every
  * tag and branch file, and the history they make up; reports each file that
  * is rejected, each range of versions no readable record holds, and which of
  * those a damaged file could fill.  With opts->salvage, rows that decode from

@@ -6,6 +6,11 @@
  * file (format 2.1 by default) with one record batch of the 15 per-version columns.
  * It never creates a dataset version.  Writing one is deterministic: the same
  * dataset state gives byte-identical files, so concurrent writers agree.
+ *
+ * With the archive on (the default), history older than the head's range is
+ * sealed into segments `_checkpoints/archive/{first:020}-{last:020}.lance`
+ * (the same schema), each written once and never rewritten or deleted; the
+ * head stays a checkpoint of the proposal (at most max_entries rows).
  */
 #ifndef LANCEVER_CHECKPOINT_H
 #define LANCEVER_CHECKPOINT_H
@@ -25,15 +30,21 @@ typedef struct lv_checkpoint_config {
 	int enabled;                  /**< 1, 0, or -1 = dataset config / default (true) */
 	int64_t max_entries;          /**< > 0, or -1 = dataset config / default (10000) */
 	int64_t max_checkpoint_files; /**< > 0, or -1 = dataset config / default (2) */
+	int archive;                  /**< 1, 0 (the proposal: history beyond max_entries is
+					   dropped), or -1 = dataset config / default (true) */
+	int64_t archive_segment_rows; /**< versions per segment, > 0 (at most max_entries are used),
+					   or -1 = dataset config / default (4096) */
 } lv_checkpoint_config;
 
-#define LV_CHECKPOINT_CONFIG_VERSION 1
-#define LV_CHECKPOINT_CONFIG_INIT { LV_CHECKPOINT_CONFIG_VERSION, -1, -1, -1 }
+#define LV_CHECKPOINT_CONFIG_VERSION 2
+#define LV_CHECKPOINT_CONFIG_INIT { LV_CHECKPOINT_CONFIG_VERSION, -1, -1, -1, -1, -1 }
 
 /** Dataset config keys (Manifest.config) read by lancever. */
 #define LV_CONFIG_ENABLED "lance.version_checkpoint.enabled"
 #define LV_CONFIG_MAX_ENTRIES "lance.version_checkpoint.max_entries"
 #define LV_CONFIG_MAX_FILES "lance.version_checkpoint.max_checkpoint_files"
+#define LV_CONFIG_ARCHIVE "lance.version_checkpoint.archive"
+#define LV_CONFIG_SEGMENT_ROWS "lance.version_checkpoint.archive_segment_rows"
 
 /**
  * Resolves the effective configuration: explicit fields of `in` win, then the
@@ -56,7 +67,11 @@ typedef struct lv_checkpoint_result {
 	char path[64];             /**< "_checkpoints/<name>.lance" */
 	lv_history_report report;  /**< how the previous checkpoint was loaded */
 	uint64_t files_quarantined;   /**< damaged checkpoints moved aside (never deleted) */
-	uint64_t unrecorded_versions; /**< versions in [first, latest] the file has no row for */
+	uint64_t unrecorded_versions; /**< versions in the range written that no row records */
+	uint64_t segments_written;    /**< archive segments this write created */
+	uint64_t segment_bytes;       /**< their bytes */
+	uint64_t archived_through;    /**< versions <= this are in the archive (0: none, or archive off) */
+	uint64_t recorded_versions;   /**< versions the head and the archive's index record */
 } lv_checkpoint_result;
 
 /**
@@ -84,6 +99,47 @@ LV_EXTERN int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cf
  */
 LV_EXTERN int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 			 lv_error *err) LV_WARN_UNUSED;
+
+/** Which part of the history lv_history_each() hands out. */
+typedef struct lv_history_options {
+	int version;             /**< LV_HISTORY_OPTIONS_VERSION */
+	uint64_t limit;          /**< only the newest N recorded versions (0 = all) */
+	uint64_t since_version;  /**< only versions >= this (0 = from the first) */
+	bool since_time;         /**< only versions committed at or after since_ms */
+	int64_t since_ms;
+} lv_history_options;
+
+#define LV_HISTORY_OPTIONS_VERSION 1
+#define LV_HISTORY_OPTIONS_INIT { LV_HISTORY_OPTIONS_VERSION, 0, 0, false, 0 }
+
+/** One version of a history stream (borrowed: valid during the call).  Non-zero stops. */
+typedef int (*lv_history_row_fn)(const lv_version_info *v, void *payload);
+/** A range of versions that no readable record holds (also a warning on the dataset). */
+typedef int (*lv_history_gap_fn)(uint64_t first, uint64_t last, void *payload);
+
+/**
+ * The history as a stream, in version order, with what lv_history() returns
+ * but without holding it: the head checkpoint and the live manifests beyond
+ * it are read first (a race with a concurrent writer is met by looking
+ * again), then archive segments one at a time (several at once on object
+ * stores), so memory is bounded by a segment, not by the history.  With
+ * `opts`, only the segments that can hold the versions asked for are read
+ * (since_version and limit by version ranges and the head's index of row
+ * counts; since_time by the index's commit-time ranges).  `on_gap` (may be
+ * NULL) gets each range no readable record holds, in place; each is also a
+ * warning.  Returns 0, or the (positive) value a callback returned to stop the
+ * stream, or a negative error.
+ */
+LV_EXTERN int lv_history_each(lv_dataset *ds, const lv_history_options *opts,
+			      lv_history_row_fn on_row, lv_history_gap_fn on_gap, void *payload,
+			      lv_history_report *report, lv_error *err) LV_WARN_UNUSED;
+
+/**
+ * lv_history() with `opts` (may be NULL): the versions lv_history_each() would hand out,
+ * collected into a list (memory grows with the answer, as with lv_history()).
+ */
+LV_EXTERN int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
+			      lv_history_report *report, lv_error *err) LV_WARN_UNUSED;
 
 /** A loaded timeline for repeated as-of lookups (O(log n) each). */
 typedef struct lv_timeline lv_timeline;

@@ -62,13 +62,15 @@ typedef struct lv_cleanup_policy {
 	lv_cleanup_file_cb on_file;
 	lv_cleanup_progress_cb on_progress;
 	void *payload;
+	double delete_rate_limit;     /**< deletes per second (each file counts one, as in Lance's
+					   delete_rate_limit, even when a request deletes many); 0 = none */
 } lv_cleanup_policy;
 
-#define LV_CLEANUP_POLICY_VERSION 1
+#define LV_CLEANUP_POLICY_VERSION 2
 /* With no condition set, older_than defaults to 7 days (LanceDB optimize()'s default). */
 #define LV_CLEANUP_POLICY_INIT                                                              \
 	{ LV_CLEANUP_POLICY_VERSION, -1, -1, 0, false, true, false, 0,                      \
-	  LV_CHECKPOINT_CONFIG_INIT, NULL, NULL, NULL }
+	  LV_CHECKPOINT_CONFIG_INIT, NULL, NULL, NULL, 0 }
 
 #define LV_CLEANUP_DEFAULT_OLDER_THAN_MS (7LL * 24 * 3600 * 1000)
 #define LV_CLEANUP_UNVERIFIED_MS (7LL * 24 * 3600 * 1000)
@@ -78,7 +80,8 @@ typedef struct lv_cleanup_policy {
 typedef struct lv_cleanup_stats {
 	uint64_t versions_total;     /**< manifests listed */
 	uint64_t versions_removed;   /**< old manifests this call deleted (a dry run: would delete) */
-	uint64_t versions_archived;  /**< rows in the checkpoint written first */
+	uint64_t versions_archived;  /**< versions the history records once the checkpoint written
+					  first is in place (its head and the archive) */
 	uint64_t files_removed[LV_KIND_COUNT]; /**< by this call: not those a concurrent cleanup took first */
 	uint64_t bytes_removed[LV_KIND_COUNT];
 	bool checkpoint_written;
@@ -92,6 +95,55 @@ typedef struct lv_cleanup_stats {
  */
 LV_EXTERN int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *policy, lv_cleanup_stats *stats,
 			 lv_error *err) LV_WARN_UNUSED;
+
+/**
+ * Manifest-only expiry (what upstream Lance calls expire_versions): removes
+ * old versions' manifests and nothing else.  The versions are selected as
+ * lv_cleanup() selects them (older_than, retain_versions, before_version;
+ * with none set, older than 7 days; never the latest, a tagged version or a
+ * branch's base), optionally thinned: with keep_one_per_ms, the newest
+ * selected version of each window of that length (by commit time, windows
+ * aligned to the Unix epoch) is kept.
+ *
+ * History is written first, as in cleanup: a checkpoint records every
+ * version (reading only the manifests no checkpoint covers yet) and marks the
+ * expired ones cleaned up before any manifest is deleted.  Commit times of
+ * versions a checkpoint covers come from the checkpoint (the head, or the
+ * archive segment that holds them), never from their manifests.  Data,
+ * deletion, index and transaction files are left in place: a later
+ * lv_cleanup() removes them, under Lance's rule for files no manifest
+ * references any more (they are "unverified": removed once older than 7
+ * days, or at once with delete_unverified when no writer is committing).
+ */
+typedef struct lv_expire_policy {
+	int version;                  /**< LV_EXPIRE_POLICY_VERSION */
+	int64_t older_than_ms;        /**< expire versions committed before now - this; -1 = unset */
+	int64_t retain_versions;      /**< keep the newest N versions; -1 = unset */
+	uint64_t before_version;      /**< expire only versions < this; 0 = unset */
+	int64_t keep_one_per_ms;      /**< thinning window (e.g. 3600000 = one per hour); -1 = none */
+	bool error_if_tagged_old_versions; /**< fail (LV_ETAGGED) if the policy selects a tagged version */
+	bool dry_run;                 /**< report what would be expired; change nothing (no checkpoint) */
+	double delete_rate_limit;     /**< deletes per second; 0 = none */
+	int64_t now_ms;               /**< the clock; 0 = wall clock */
+	lv_checkpoint_config checkpoint;
+	lv_cleanup_file_cb on_file;   /**< each manifest removed (kind LV_KIND_MANIFEST) */
+	lv_cleanup_progress_cb on_progress;
+	void *payload;
+} lv_expire_policy;
+
+#define LV_EXPIRE_POLICY_VERSION 1
+#define LV_EXPIRE_POLICY_INIT                                                               \
+	{ LV_EXPIRE_POLICY_VERSION, -1, -1, 0, -1, true, false, 0, 0, LV_CHECKPOINT_CONFIG_INIT,   \
+	  NULL, NULL, NULL }
+
+/**
+ * Runs a manifest-only expiry.  `stats` (may be NULL) counts manifests
+ * (files_removed[LV_KIND_MANIFEST]); versions_archived is the number of
+ * versions the history records.  Any failure before the first delete leaves
+ * the dataset unchanged (a checkpoint may have been written: history only).
+ */
+LV_EXTERN int lv_expire(lv_dataset *ds, const lv_expire_policy *policy, lv_cleanup_stats *stats,
+			lv_error *err) LV_WARN_UNUSED;
 
 #ifdef __cplusplus
 }

@@ -112,6 +112,7 @@ typedef struct lv_history_report {
 	char note[256];               /**< e.g. why a checkpoint was rejected */
 	uint64_t unrecorded_versions; /**< history: versions in gaps (no record anywhere readable) */
 	uint64_t warnings;            /**< warnings this call added to the dataset */
+	uint64_t segments_read;       /**< archive segments read (history, as-of, check) */
 } lv_history_report;
 
 /**
@@ -167,7 +168,8 @@ enum lv_warning_kind {
 	LV_WARN_TAG_UNREADABLE = 4,      /**< a tag file that does not parse; the other tags still count */
 	LV_WARN_BRANCH_UNREADABLE = 5,   /**< a branch file that does not parse */
 	LV_WARN_HISTORY_GAP = 6,         /**< versions first..last have no record anywhere readable */
-	LV_WARN_ANSWER_UNCERTAIN = 7     /**< an as-of answer that a version in a gap could change */
+	LV_WARN_ANSWER_UNCERTAIN = 7,    /**< an as-of answer that a version in a gap could change */
+	LV_WARN_SEGMENT_MISSING = 8      /**< an archive segment the head's index names is not there (path) */
 };
 
 typedef struct lv_warning {

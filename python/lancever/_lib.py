@@ -79,6 +79,7 @@ class HistoryReport(ctypes.Structure):
         ("note", ctypes.c_char * 256),
         ("unrecorded_versions", c_u64),
         ("warnings", c_u64),
+        ("segments_read", c_u64),
     ]
 
 
@@ -150,7 +151,7 @@ class Branch(ctypes.Structure):
     ]
 
 
-CHECKPOINT_CONFIG_VERSION = 1
+CHECKPOINT_CONFIG_VERSION = 2
 
 
 class CheckpointConfig(ctypes.Structure):
@@ -159,6 +160,8 @@ class CheckpointConfig(ctypes.Structure):
         ("enabled", c_int),
         ("max_entries", c_i64),
         ("max_checkpoint_files", c_i64),
+        ("archive", c_int),
+        ("archive_segment_rows", c_i64),
     ]
 
 
@@ -175,12 +178,16 @@ class CheckpointResult(ctypes.Structure):
         ("report", HistoryReport),
         ("files_quarantined", c_u64),
         ("unrecorded_versions", c_u64),
+        ("segments_written", c_u64),
+        ("segment_bytes", c_u64),
+        ("archived_through", c_u64),
+        ("recorded_versions", c_u64),
     ]
 
 
 CLEANUP_FILE_CB = ctypes.CFUNCTYPE(None, c_char_p, c_int, c_u64, c_char_p, c_void_p)
 CLEANUP_PROGRESS_CB = ctypes.CFUNCTYPE(None, c_char_p, c_u64, c_u64, c_void_p)
-CLEANUP_POLICY_VERSION = 1
+CLEANUP_POLICY_VERSION = 2
 
 
 class CleanupPolicy(ctypes.Structure):
@@ -197,6 +204,7 @@ class CleanupPolicy(ctypes.Structure):
         ("on_file", CLEANUP_FILE_CB),
         ("on_progress", CLEANUP_PROGRESS_CB),
         ("payload", c_void_p),
+        ("delete_rate_limit", ctypes.c_double),
     ]
 
 

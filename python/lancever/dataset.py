@@ -336,7 +336,7 @@ class Dataset:
         cfg = _lib.CheckpointConfig(_lib.CHECKPOINT_CONFIG_VERSION,
                                     -1 if enabled is None else int(enabled),
                                     -1 if max_entries is None else max_entries,
-                                    -1 if max_files is None else max_files)
+                                    -1 if max_files is None else max_files, -1, -1)
         res = _lib.CheckpointResult()
         fn = _lib.lib().lv_checkpoint_write
         found = self._call(lambda ds, *a: fn(ds, ctypes.byref(cfg), None, 0, ctypes.byref(res), *a))
@@ -366,7 +366,7 @@ class Dataset:
         pol.error_if_tagged_old_versions = error_if_tagged_old_versions
         pol.dry_run = dry_run
         pol.checkpoint = _lib.CheckpointConfig(_lib.CHECKPOINT_CONFIG_VERSION,
-                                               -1 if checkpoint else 0, -1, -1)
+                                               -1 if checkpoint else 0, -1, -1, -1, -1)
         raised: List[BaseException] = []
 
         def file_cb(path: bytes, kind: int, size: int, reason: bytes, _p: Any) -> None:

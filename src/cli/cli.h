@@ -28,6 +28,7 @@ enum lvcli_optkind {
 	LVCLI_NUMBER,   /* a strict decimal number in min..max into a uint64_t */
 	LVCLI_DURATION, /* 7d, 36h, 90m, 1d12h into an int64_t of milliseconds */
 	LVCLI_FORMAT,   /* json, table, csv or arrow into an int (enum lvcli_format; format.c) */
+	LVCLI_STRING,   /* the value as given, into a const char * (the command checks it) */
 };
 
 typedef struct lvcli_opt {
@@ -51,8 +52,8 @@ typedef struct lvcli_cmd {
 
 /* Each command file defines its table entry. */
 extern const lvcli_cmd lvcli_cmd_versions, lvcli_cmd_history, lvcli_cmd_checkpoint,
-	lvcli_cmd_asof, lvcli_cmd_show, lvcli_cmd_diff, lvcli_cmd_cleanup, lvcli_cmd_info,
-	lvcli_cmd_tags, lvcli_cmd_check, lvcli_cmd_inspect;
+	lvcli_cmd_asof, lvcli_cmd_show, lvcli_cmd_diff, lvcli_cmd_cleanup, lvcli_cmd_expire,
+	lvcli_cmd_info, lvcli_cmd_tags, lvcli_cmd_check, lvcli_cmd_inspect;
 /* cmd_inspect.c's entry point (its table entry names it). */
 int lvcli_inspect(int argc, char **argv);
 
@@ -84,6 +85,10 @@ typedef struct lvcli_args {
 	uint64_t threads, retain_versions, before_version, max_entries, max_files;
 	int64_t older_than_ms; /* -1 = not given */
 	int format;            /* enum lvcli_format, 0 = not given */
+	bool no_archive;
+	uint64_t limit, segment_rows, delete_rate_limit;
+	const char *since;
+	int64_t keep_one_per_ms; /* -1 = not given */
 } lvcli_args;
 
 /*
@@ -188,6 +193,10 @@ void lvcli_print_version_fields(FILE *f, const lv_version_info *v);
 /* A list of versions as a JSON array, one object a line. */
 void lvcli_print_list_json(FILE *f, const lv_version_list *l);
 void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned);
+/* The table a row at a time (history streams it): header, row, a gap marked in place. */
+void lvcli_print_table_header(FILE *f, bool show_cleaned);
+void lvcli_print_table_row(FILE *f, const lv_version_info *v, bool show_cleaned);
+void lvcli_print_table_gap(FILE *f, uint64_t first, uint64_t last);
 /* --stats: where a history answer came from and what it cost (stderr). */
 void lvcli_print_report(const lv_history_report *r);
 void lvcli_format_time(char *buf, size_t cap, int64_t ms);

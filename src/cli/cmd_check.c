@@ -1,6 +1,6 @@
 /*
  * lancever check DATASET [--salvage] [--json]
- *   Verifies every checkpoint, every file kept aside, every manifest, tag and
+ *   Verifies every checkpoint, every file kept aside, every archive segment, every manifest, tag and
  *   branch file, and the history they make up.  Exit 0 when nothing is wrong,
  *   1 when something is (each finding printed: the report is the answer), 2 on
  *   a usage error.  --salvage writes the rows damaged files still give back for
@@ -19,6 +19,7 @@ static const char *kind_name(int kind)
 	case LV_CHECK_KEPT_ASIDE: return "kept-aside";
 	case LV_CHECK_MANIFEST: return "manifest";
 	case LV_CHECK_REF: return "ref";
+	case LV_CHECK_SEGMENT: return "segment";
 	default: return "gap";
 	}
 }
@@ -27,9 +28,12 @@ static void print_text(const lv_check *c)
 {
 	for (size_t i = 0; i < lv_check_count(c); i++) {
 		const lv_check_item *it = lv_check_get(c, i);
-		const char *state = it->kind == LV_CHECK_GAP ? "MISSING" : it->status ? "REJECTED" : "ok";
+		const char *state = it->kind == LV_CHECK_GAP || it->status == LV_ENOTFOUND ? "MISSING"
+				    : it->status				      ? "REJECTED"
+										      : "ok";
 		printf("%-10s  %-8s  %s", kind_name(it->kind), state, it->path ? lvcli_esc(it->path) : "");
-		if (it->kind == LV_CHECK_CHECKPOINT || it->kind == LV_CHECK_KEPT_ASIDE)
+		if (it->kind == LV_CHECK_CHECKPOINT || it->kind == LV_CHECK_KEPT_ASIDE ||
+		    it->kind == LV_CHECK_SEGMENT)
 			printf("%s%" PRIu64 " rows", it->path ? "  " : "", it->rows);
 		if (it->rows)
 			printf(" (versions %" PRIu64 "-%" PRIu64 ")", it->first, it->last);
@@ -100,7 +104,8 @@ static int run_check(int argc, char **argv)
 
 const lvcli_cmd lvcli_cmd_check = {
 	"check", "DATASET", "verify every history record; exit 1 if anything is wrong",
-	"Verifies every checkpoint, every checkpoint kept aside as damaged, every manifest, tag "
+	"Verifies every checkpoint, every checkpoint kept aside as damaged, every archive segment "
+	"(and names each one the head's index lists that is missing), every manifest, tag "
 	"and branch file, and the history they make up, and reports each range of versions that "
 	"no readable record holds, with the rows a damaged file could give back. Exits 1 when it "
 	"finds a problem (after printing its report, also with --json).",

@@ -7,15 +7,20 @@
 #include "cli.h"
 
 static const lvcli_opt checkpoint_opts[] = {
-	{ "--max-entries", "N", "keep at most N versions in the file, the newest (default 10000, or the "
-	  "dataset's lance.version_checkpoint.max_entries)", LVCLI_NUMBER, 1, INT64_MAX,
-	  offsetof(lvcli_args, max_entries) },
+	{ "--max-entries", "N", "the head checkpoint holds at most N versions (default 10000, or the "
+	  "dataset's lance.version_checkpoint.max_entries); older ones go to the archive",
+	  LVCLI_NUMBER, 1, INT64_MAX, offsetof(lvcli_args, max_entries) },
 	{ "--max-files", "N", "keep at most N checkpoint files, pruning the oldest (default 2)",
 	  LVCLI_NUMBER, 1, INT64_MAX, offsetof(lvcli_args, max_files) },
 	{ "--disable", NULL, "act as if the dataset disabled checkpoints: write nothing and say so",
 	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, disable) },
+	{ "--no-archive", NULL, "history beyond --max-entries is dropped instead of sealed into archive "
+	  "segments (the proposal's behaviour)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, no_archive) },
+	{ "--segment-rows", "N", "versions per archive segment (default 4096, at most --max-entries)",
+	  LVCLI_NUMBER, 1, INT64_MAX, offsetof(lvcli_args, segment_rows) },
 	{ "--json", NULL, "print a JSON object: written, already_present, path, latest_version, entries, "
-	  "new_entries, file_size, files_pruned, previous_checkpoint, checkpoints_rejected, warnings",
+	  "new_entries, file_size, files_pruned, previous_checkpoint, checkpoints_rejected, "
+	  "segments_written, segment_bytes, archived_through, versions_recorded, warnings",
 	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, json) },
 	{ "--stats", NULL, "say on stderr how the previous checkpoint was loaded and what it cost",
 	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, stats) },
@@ -33,6 +38,9 @@ static void print_result(const lvcli_args *a, const lv_checkpoint_result *r, con
 		       ",\"checkpoints_rejected\":%" PRIu64,
 		       r->latest_version, r->entries, r->new_entries, r->file_size, r->files_pruned,
 		       r->report.checkpoint_version, r->report.checkpoints_rejected);
+		printf(",\"segments_written\":%" PRIu64 ",\"segment_bytes\":%" PRIu64 ",\"archived_through\":%" PRIu64
+		       ",\"versions_recorded\":%" PRIu64, r->segments_written, r->segment_bytes, r->archived_through,
+		       r->recorded_versions);
 		lvcli_json_warnings(stdout, ds);
 		fputs("}\n", stdout);
 	} else if (!r->written) {
@@ -42,6 +50,13 @@ static void print_result(const lvcli_args *a, const lv_checkpoint_result *r, con
 		       " old checkpoint file(s)\n",
 		       r->already_present ? "up to date" : "wrote", lvcli_esc(r->path), r->entries,
 		       r->new_entries, r->file_size, r->files_pruned);
+		if (r->segments_written)
+			printf("sealed %" PRIu64 " archive segment(s), %" PRIu64 " bytes\n", r->segments_written,
+			       r->segment_bytes);
+		if (r->archived_through)
+			printf("history: %" PRIu64 " versions recorded; versions up to %" PRIu64
+			       " are in the archive (_checkpoints/archive/)\n", r->recorded_versions,
+			       r->archived_through);
 	}
 }
 
@@ -59,6 +74,10 @@ static int run_checkpoint(int argc, char **argv)
 		cfg.max_entries = (int64_t)a.max_entries;
 	if (a.max_files)
 		cfg.max_checkpoint_files = (int64_t)a.max_files;
+	if (a.no_archive)
+		cfg.archive = 0;
+	if (a.segment_rows)
+		cfg.archive_segment_rows = (int64_t)a.segment_rows;
 	lv_checkpoint_result r;
 	lv_error err = { 0 };
 	if (lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err) < 0) {
@@ -76,7 +95,9 @@ const lvcli_cmd lvcli_cmd_checkpoint = {
 	"checkpoint", "DATASET", "write a checkpoint (no cleanup, no new version)",
 	"Records every version's metadata (the 15 columns of the Version Checkpointing proposal) "
 	"in _checkpoints/{latest version:020}.lance, a Lance file, so that versions() answers "
-	"from one small read and the history survives cleanup. Nothing in _versions/ is touched. "
-	"The same dataset state always gives the same bytes.",
+	"from one small read and the history survives cleanup; ranges of older versions are sealed "
+	"once into archive segments (_checkpoints/archive/{first:020}-{last:020}.lance), so a "
+	"checkpoint writes only what changed. Nothing in _versions/ is touched. The same dataset "
+	"state always gives the same bytes.",
 	checkpoint_opts, run_checkpoint, true,
 };

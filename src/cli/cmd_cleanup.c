@@ -31,13 +31,19 @@ static const lvcli_opt cleanup_opts[] = {
 	  "refusing to run", LVCLI_FLAG_OFF, 0, 0, offsetof(lvcli_args, error_if_tagged) },
 	{ "--error-if-tagged-old-versions", NULL, "refuse to run if the policy selects a tagged version "
 	  "(the default, as in Lance)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, error_if_tagged) },
-	{ "--max-entries", "N", "the checkpoint written first keeps at most the newest N versions "
-	  "(default 10000: older history is dropped)", LVCLI_NUMBER, 1, INT64_MAX,
+	{ "--max-entries", "N", "the head checkpoint written first holds at most N versions (default "
+	  "10000); older history goes to archive segments", LVCLI_NUMBER, 1, INT64_MAX,
 	  offsetof(lvcli_args, max_entries) },
 	{ "--max-files", "N", "keep at most N checkpoint files (default 2)", LVCLI_NUMBER, 1, INT64_MAX,
 	  offsetof(lvcli_args, max_files) },
+	{ "--no-archive", NULL, "history beyond --max-entries is dropped instead of sealed into archive "
+	  "segments (the proposal's behaviour)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, no_archive) },
+	{ "--segment-rows", "N", "versions per archive segment (default 4096, at most --max-entries)",
+	  LVCLI_NUMBER, 1, INT64_MAX, offsetof(lvcli_args, segment_rows) },
 	{ "--no-checkpoint", NULL, "write no checkpoint first: the removed versions' history is lost",
 	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, no_checkpoint) },
+	{ "--delete-rate-limit", "N", "at most N deletes per second", LVCLI_NUMBER, 1, 1000000000,
+	  offsetof(lvcli_args, delete_rate_limit) },
 	{ "--dry-run", NULL, "list what would be removed and why; change nothing", LVCLI_FLAG, 0, 0,
 	  offsetof(lvcli_args, dry_run) },
 	{ "--list", NULL, "list every file removed", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, list) },
@@ -171,6 +177,11 @@ static void policy_from_args(const lvcli_args *a, lv_cleanup_policy *p)
 		p->checkpoint.max_entries = (int64_t)a->max_entries;
 	if (a->max_files)
 		p->checkpoint.max_checkpoint_files = (int64_t)a->max_files;
+	if (a->no_archive)
+		p->checkpoint.archive = 0;
+	if (a->segment_rows)
+		p->checkpoint.archive_segment_rows = (int64_t)a->segment_rows;
+	p->delete_rate_limit = (double)a->delete_rate_limit;
 }
 
 /* Lance's refusal, worded as Lance words it, but naming the CLI's flag for its knob. */
@@ -319,7 +330,8 @@ const lvcli_cmd lvcli_cmd_cleanup = {
 	"version, tagged versions and branch bases are never removed) and the files only they "
 	"used, by Lance's rules. First every manifest is read (an unreadable one stops the "
 	"cleanup before anything changes), then a checkpoint records the history of the versions "
-	"about to go, then their files are removed, and their manifests last. A checkpoint keeps "
-	"at most --max-entries versions (default 10000): history older than that is not kept.",
+	"about to go, then their files are removed, and their manifests last. The head checkpoint "
+	"holds at most --max-entries versions (default 10000); older history is sealed into archive "
+	"segments (_checkpoints/archive/), unless --no-archive drops it as the proposal does.",
 	cleanup_opts, run_cleanup, true,
 };

@@ -1,7 +1,7 @@
 /*
- * lancever versions / history: the live versions (Lance's versions()), and every version
- * ever recorded.  --json prints an array of version records (the shape of LanceDB's
- * listVersions(), one record shape for both: records.c); warnings go to stderr.
+ * lancever versions: the live versions (Lance's versions()).  --json prints an array of
+ * version records (the shape of LanceDB's listVersions(): records.c); warnings go to
+ * stderr.  (history: cmd_history.c.)
  */
 #include <stddef.h>
 
@@ -19,9 +19,7 @@ static const lvcli_opt versions_opts[] = {
 	{ 0 },
 };
 
-static const lvcli_opt history_opts[] = { OPT_JSON, LVCLI_OPT_FORMAT, OPT_STATS, { 0 } };
-
-/* Runs one list call (lv_versions or lv_history) and prints its answer. */
+/* Runs lv_versions and prints its answer. */
 static int list_command(int argc, char **argv, const lvcli_cmd *c, bool history)
 {
 	lvcli_args a;
@@ -32,7 +30,7 @@ static int list_command(int argc, char **argv, const lvcli_cmd *c, bool history)
 	lv_error err = { 0 };
 	lv_version_list *l = NULL;
 	lv_history_report rep;
-	rc = history ? lv_history(&l, ds, &rep, &err) : lv_versions(&l, ds, &rep, &err);
+	rc = lv_versions(&l, ds, &rep, &err);
 	if (rc < 0) {
 		rc = lvcli_fail(&err);
 		lvcli_close(ds);
@@ -56,23 +54,10 @@ static int run_versions(int argc, char **argv)
 	return list_command(argc, argv, &lvcli_cmd_versions, false);
 }
 
-static int run_history(int argc, char **argv)
-{
-	return list_command(argc, argv, &lvcli_cmd_history, true);
-}
-
 const lvcli_cmd lvcli_cmd_versions = {
 	"versions", "DATASET", "live versions (what Lance's versions() returns)",
 	"Lists the versions whose manifests are in _versions/, with Lance's summary counters, "
 	"from the newest usable checkpoint plus the manifests newer than it (or from every "
 	"manifest when no checkpoint can be used).",
 	versions_opts, run_versions, true,
-};
-
-const lvcli_cmd lvcli_cmd_history = {
-	"history", "DATASET", "every version ever recorded; cleaned-up ones flagged",
-	"Lists every version that a checkpoint or a manifest records, including versions whose "
-	"manifests a cleanup removed (CLEANED_UP). Ranges of versions that nothing readable "
-	"records are marked in place and reported as warnings.",
-	history_opts, run_history, true,
 };

@@ -142,6 +142,9 @@ static int set_opt(const lvcli_opt *o, const char *v, lvcli_args *a)
 		return lvcli_parse_number(o->name, v, o->min, o->max, (uint64_t *)dst);
 	case LVCLI_FORMAT:
 		return lvcli_format_set(o->name, v, (int *)dst);
+	case LVCLI_STRING:
+		*(const char **)dst = v;
+		return 0;
 	default: {
 		lv_error e = { 0 };
 		if (lv_parse_duration(v, (int64_t *)dst, &e) < 0)
@@ -182,6 +185,7 @@ int lvcli_parse(int argc, char **argv, const lvcli_cmd *c, lvcli_args *a)
 {
 	memset(a, 0, sizeof *a);
 	a->older_than_ms = -1;
+	a->keep_one_per_ms = -1;
 	a->error_if_tagged = true;
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
@@ -481,6 +485,7 @@ static const char *warning_kind(int kind)
 		[LV_WARN_BRANCH_UNREADABLE] = "branch_unreadable",
 		[LV_WARN_HISTORY_GAP] = "history_gap",
 		[LV_WARN_ANSWER_UNCERTAIN] = "answer_uncertain",
+		[LV_WARN_SEGMENT_MISSING] = "segment_missing",
 	};
 	if (kind > 0 && (size_t)kind < sizeof names / sizeof names[0] && names[kind])
 		return names[kind];

@@ -130,41 +130,55 @@ void lvcli_format_time(char *buf, size_t cap, int64_t ms)
 	snprintf(buf + n, cap - n, ".%03dZ", (int)frac);
 }
 
+void lvcli_print_table_gap(FILE *f, uint64_t gf, uint64_t gl)
+{
+	char range[48];
+	if (gf == gl)
+		snprintf(range, sizeof range, "%" PRIu64, gf);
+	else
+		snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, gf, gl);
+	fprintf(f, "%8s  (no record of %s: see the warning on stderr)\n", range,
+		gf == gl ? "this version" : "these versions");
+}
+
 /* Marks the gaps before version `before` (history lists them in place). */
 static void print_gaps_before(FILE *f, const lv_version_list *l, size_t *g, uint64_t before)
 {
 	uint64_t gf = 0, gl = 0;
 	while (*g < lv_version_list_gap_count(l) && lv_version_list_gap(l, *g, &gf, &gl) &&
 	       gf < before) {
-		char range[48];
-		if (gf == gl)
-			snprintf(range, sizeof range, "%" PRIu64, gf);
-		else
-			snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, gf, gl);
-		fprintf(f, "%8s  (no record of %s: see the warning on stderr)\n", range,
-			gf == gl ? "this version" : "these versions");
+		lvcli_print_table_gap(f, gf, gl);
 		(*g)++;
 	}
 }
 
-void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned)
+void lvcli_print_table_header(FILE *f, bool show_cleaned)
 {
 	fprintf(f, "%8s  %-24s  %-16s  %8s  %9s  %6s  %-6s%s\n", "VERSION", "TIMESTAMP (UTC)",
 		"OPERATION", "READ_VER", "ROWS", "FRAGS", "TAGGED", show_cleaned ? "  CLEANED_UP" : "");
+}
+
+void lvcli_print_table_row(FILE *f, const lv_version_info *v, bool show_cleaned)
+{
+	char ts[40], rv[24];
+	lvcli_format_time(ts, sizeof ts, v->timestamp_millis);
+	if (v->has_read_version)
+		snprintf(rv, sizeof rv, "%" PRIu64, v->read_version);
+	else
+		snprintf(rv, sizeof rv, "-");
+	fprintf(f, "%8" PRIu64 "  %-24s  %-16s  %8s  %9" PRIu64 "  %6" PRIu64 "  %-6s%s\n", v->version,
+		ts, lvcli_esc(v->operation_type), rv, v->total_rows, v->total_fragments,
+		v->is_tagged ? "yes" : "", show_cleaned && v->is_cleaned_up ? "  yes" : "");
+}
+
+void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned)
+{
+	lvcli_print_table_header(f, show_cleaned);
 	size_t g = 0;
 	for (size_t i = 0; i < lv_version_list_count(l); i++) {
 		const lv_version_info *v = lv_version_list_get(l, i);
 		print_gaps_before(f, l, &g, v->version);
-		char ts[40], rv[24];
-		lvcli_format_time(ts, sizeof ts, v->timestamp_millis);
-		if (v->has_read_version)
-			snprintf(rv, sizeof rv, "%" PRIu64, v->read_version);
-		else
-			snprintf(rv, sizeof rv, "-");
-		fprintf(f, "%8" PRIu64 "  %-24s  %-16s  %8s  %9" PRIu64 "  %6" PRIu64 "  %-6s%s\n",
-			v->version, ts, lvcli_esc(v->operation_type), rv, v->total_rows,
-			v->total_fragments, v->is_tagged ? "yes" : "",
-			show_cleaned && v->is_cleaned_up ? "  yes" : "");
+		lvcli_print_table_row(f, v, show_cleaned);
 	}
 }
 
@@ -173,10 +187,10 @@ void lvcli_print_report(const lv_history_report *r)
 	static const char *rungs[] = { "manifests", "newest checkpoint", "older checkpoint" };
 	fflush(stdout);
 	fprintf(stderr,
-		"lancever: answered from %s; manifests read %" PRIu64 ", vanished %" PRIu64
-		", checkpoints rejected %" PRIu64 ", identity check read %" PRIu64 " bytes, requests %" PRIu64
-		", bytes read %" PRIu64 "%s%s\n",
-		r->rung >= 0 && r->rung <= 2 ? rungs[r->rung] : "?", r->manifests_read,
+		"lancever: answered from %s; manifests read %" PRIu64 ", segments read %" PRIu64
+		", vanished %" PRIu64 ", checkpoints rejected %" PRIu64 ", identity check read %" PRIu64
+		" bytes, requests %" PRIu64 ", bytes read %" PRIu64 "%s%s\n",
+		r->rung >= 0 && r->rung <= 2 ? rungs[r->rung] : "?", r->manifests_read, r->segments_read,
 		r->manifests_vanished, r->checkpoints_rejected, r->identity_bytes, r->requests,
 		r->bytes_read, r->note[0] ? "; " : "", lvcli_esc(r->note));
 }

@@ -429,6 +429,18 @@ cases.push({ label: 'ten_writes checkpointed, then cleanup (checkpoint merge)', 
   const r = lvSync(['checkpoint', d, '--json']);
   if (r.status !== 0) throw new Error('prep checkpoint: ' + r.stderr);
 }), cmd: CLEAN, expectRemoved: '>0', expectSyscall: /^rename/ });
+// Sealing archive segments (issue 18): tiny segments, so every run seals several; and expire
+// (manifests only, history first).
+const SEAL = ['--segment-rows', '2', '--max-entries', '3'];
+cases.push({ label: 'ten_writes checkpoint sealing segments', pristine: pristine('ten_writes'),
+  cmd: ['checkpoint', ...SEAL, '--json'], expectRemoved: 0 });
+cases.push({ label: 'ten_writes cleanup sealing segments', pristine: pristine('ten_writes'),
+  cmd: [...CLEAN, ...SEAL], expectRemoved: '>0' });
+cases.push({ label: 'ten_writes expire --retain-versions 2 sealing segments', pristine: pristine('ten_writes'),
+  cmd: ['expire', '--retain-versions', '2', '--no-error-if-tagged-old-versions', ...SEAL, '--json'], expectRemoved: '>0' });
+cases.push({ label: 'restore expire --keep-one-per 1d', pristine: pristine('restore'),
+  cmd: ['expire', '--older-than', '0s', '--keep-one-per', '1d', '--no-error-if-tagged-old-versions', ...SEAL, '--json'],
+  expectRemoved: '>0' }); /* one per day kept: the newest */
 // A checkpoint after a cleanup and two more commits: the file holds cleaned-up rows and a tail.
 {
   const dir = pristine('restore', (d) => {

@@ -10,9 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <pthread.h>
 
 #include <lancever/lancever.h>
+#include <lancever/sys/testing.h>
 
+#include "core/checkpoint/checkpoint_internal.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 
@@ -62,10 +65,685 @@ static void test_large_checkpoint_is_read(void **state)
 	lv_storage_free(st);
 }
 
+/* ---- a model of the dataset: every version ever committed ---- */
+
+#define MAXV 2048
+
+typedef struct truth {
+	int64_t ts[MAXV + 1];
+	bool committed[MAXV + 1];
+	uint64_t n;
+} truth;
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* Commits versions first..last; skew: timestamps jump back and forth by up to that many ms. */
+static void commit_range(lv_storage *st, truth *t, uint64_t first, uint64_t last, int64_t skew)
+{
+	for (uint64_t v = first; v <= last; v++) {
+		int64_t ts = BASE_MS + 1000 * (int64_t)v;
+		if (skew)
+			ts += (int64_t)(rng() % (uint64_t)(2 * skew + 1)) - skew;
+		synth_commit c = { .version = v, .ts_ms = ts, .read_version = v - 1 };
+		CHECK(synth_write(st, &c));
+		if (t) {
+			t->ts[v] = ts;
+			t->committed[v] = true;
+			t->n = v > t->n ? v : t->n;
+		}
+	}
+}
+
+static lv_checkpoint_config small_cfg(int64_t max_entries, int64_t seg_rows)
+{
+	lv_checkpoint_config c = LV_CHECKPOINT_CONFIG_INIT;
+	c.max_entries = max_entries;
+	c.archive_segment_rows = seg_rows;
+	c.max_checkpoint_files = 2;
+	return c;
+}
+
+static void cleanup_retain(lv_storage *st, int64_t n, const lv_checkpoint_config *cfg)
+{
+	lv_dataset *ds = open_ds(st);
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.retain_versions = n;
+	p.error_if_tagged_old_versions = false;
+	p.now_ms = BASE_MS + 100000000;
+	if (cfg)
+		p.checkpoint = *cfg;
+	CHECK(lv_cleanup(ds, &p, NULL, &err));
+	lv_dataset_free(ds);
+}
+
+typedef struct names {
+	char v[512][96];
+	size_t n;
+} names;
+
+static int collect_name(const lv_list_entry *e, void *p)
+{
+	names *n = p;
+	if (n->n < 512)
+		snprintf(n->v[n->n++], sizeof n->v[0], "%s", e->path);
+	return 0;
+}
+
+/* The segments in the store, sorted. */
+static void segments(lv_storage *st, names *out)
+{
+	memset(out, 0, sizeof *out);
+	CHECK(lv_storage_list(st, "_checkpoints/archive", false, collect_name, out, &err));
+	for (size_t i = 1; i < out->n; i++) /* insertion sort: few names */
+		for (size_t j = i; j > 0 && strcmp(out->v[j - 1], out->v[j]) > 0; j--) {
+			char tmp[96];
+			memcpy(tmp, out->v[j], sizeof tmp);
+			memcpy(out->v[j], out->v[j - 1], sizeof tmp);
+			memcpy(out->v[j - 1], tmp, sizeof tmp);
+		}
+}
+
+static bool is_live(lv_storage *st, uint64_t v)
+{
+	char path[96];
+	return lv_storage_head(st, synth_manifest_path(path, sizeof path, v), NULL, NULL, &err) == 0;
+}
+
+/*
+ * History against the model: every committed version, in order, with its commit time,
+ * cleaned up iff its manifest is gone; no gap, no warning.
+ */
+static void assert_history_complete(lv_storage *st, const truth *t)
+{
+	lv_dataset *ds = open_ds(st);
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	CHECK(lv_history(&l, ds, &rep, &err));
+	size_t k = 0;
+	for (uint64_t v = 1; v <= t->n; v++) {
+		if (!t->committed[v])
+			continue;
+		const lv_version_info *r = lv_version_list_get(l, k++);
+		if (!r || r->version != v)
+			fail_msg("history: version %llu missing (got %llu)", (unsigned long long)v,
+				 r ? (unsigned long long)r->version : 0ull);
+		assert_int_equal(r->timestamp_millis, t->ts[v]);
+		assert_int_equal(r->is_cleaned_up, !is_live(st, v));
+	}
+	assert_int_equal(lv_version_list_count(l), k);
+	assert_int_equal(lv_version_list_gap_count(l), 0);
+	assert_int_equal(lv_dataset_warning_count(ds), 0);
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+}
+
+/* The head checkpoint's number of rows. */
+static size_t head_rows(lv_storage *st)
+{
+	names n;
+	memset(&n, 0, sizeof n);
+	CHECK(lv_storage_list(st, "_checkpoints", false, collect_name, &n, &err));
+	size_t best = 0, rows = 0;
+	for (size_t i = 0; i < n.n; i++) {
+		if (strlen(n.v[i]) != 13 + 26)
+			continue;
+		lv_buf b = { 0 };
+		CHECK(lv_storage_read(st, n.v[i], &b, &err));
+		lv_version_list *l = NULL;
+		CHECK(lv__checkpoint_decode(b.ptr, b.size, n.v[i], true, &l, NULL, &err));
+		size_t v = strtoull(n.v[i] + 13, NULL, 10);
+		if (v >= best) {
+			best = v;
+			rows = lv_version_list_count(l);
+		}
+		lv_version_list_free(l);
+		lv_buf_dispose(&b);
+	}
+	return rows;
+}
+
+/*
+ * Sealing at every boundary: S (segment rows) and max_entries around each other, histories
+ * of max_entries - 1 .. 2 * max_entries + 1 versions, cleaned to one version.  Cells of S
+ * versions are sealed exactly when complete; the head never holds more than max_entries rows;
+ * history is complete.
+ */
+static void test_seal_boundaries(void **state)
+{
+	(void)state;
+	const int64_t shapes[][2] = { { 4, 4 }, { 5, 4 }, { 4, 5 }, { 3, 7 } }; /* max_entries, S */
+	for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+		int64_t max = shapes[k][0], S = shapes[k][1] < max ? shapes[k][1] : max;
+		for (int64_t n = max - 1; n <= 2 * max + 1; n++) {
+			lv_storage *st = NULL;
+			CHECK(lv_storage_mem_new(&st, &err));
+			truth t;
+			memset(&t, 0, sizeof t);
+			commit_range(st, &t, 1, (uint64_t)n, 0);
+			lv_checkpoint_config cfg = small_cfg(max, shapes[k][1]);
+			lv_dataset *ds = open_ds(st);
+			lv_checkpoint_result r;
+			CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
+			lv_dataset_free(ds);
+			names segs;
+			segments(st, &segs);
+			assert_int_equal(segs.n, (size_t)(n / S));
+			for (size_t i = 0; i < segs.n; i++) {
+				char want[96];
+				snprintf(want, sizeof want, "_checkpoints/archive/%020llu-%020llu.lance",
+					 (unsigned long long)(i * (size_t)S + 1), (unsigned long long)((i + 1) * (size_t)S));
+				assert_string_equal(segs.v[i], want);
+			}
+			assert_int_equal(r.archived_through, (uint64_t)(n / S * S));
+			assert_true(r.entries <= (uint64_t)max);
+			assert_history_complete(st, &t);
+			cleanup_retain(st, 1, &cfg);
+			assert_true(head_rows(st) <= (size_t)max);
+			assert_history_complete(st, &t);
+			lv_storage_free(st);
+		}
+	}
+}
+
+/* One cleanup of a long history without any checkpoint seals many cells at once. */
+static void test_multiple_seals_in_one_cleanup(void **state)
+{
+	(void)state;
+	lv_storage *st = NULL;
+	CHECK(lv_storage_mem_new(&st, &err));
+	truth t;
+	memset(&t, 0, sizeof t);
+	commit_range(st, &t, 1, 30, 0);
+	lv_checkpoint_config cfg = small_cfg(6, 4);
+	cleanup_retain(st, 2, &cfg);
+	names segs;
+	segments(st, &segs);
+	assert_int_equal(segs.n, 7); /* 1-4 ... 25-28 */
+	assert_true(head_rows(st) <= 6);
+	assert_history_complete(st, &t);
+	/* versions() from the head alone: the two live versions */
+	lv_dataset *ds = open_ds(st);
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	CHECK(lv_versions(&l, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(l), 2);
+	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
+	assert_int_equal(rep.manifests_read, 0);
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+static lv_storage *copy_store(lv_storage *src)
+{
+	lv_storage *dst = NULL;
+	CHECK(lv_storage_mem_new(&dst, &err));
+	names *all = calloc(1, sizeof *all);
+	CHECK(lv_storage_list(src, "", true, collect_name, all, &err));
+	assert_true(all->n < 512);
+	for (size_t i = 0; i < all->n; i++) {
+		lv_buf b = { 0 };
+		CHECK(lv_storage_read(src, all->v[i], &b, &err));
+		CHECK(lv_storage_write(dst, all->v[i], b.ptr, b.size, &err));
+		lv_buf_dispose(&b);
+	}
+	free(all);
+	return dst;
+}
+
+static bool same_object(lv_storage *a, lv_storage *b, const char *path)
+{
+	lv_buf x = { 0 }, y = { 0 };
+	CHECK(lv_storage_read(a, path, &x, &err));
+	CHECK(lv_storage_read(b, path, &y, &err));
+	bool same = x.size == y.size && !memcmp(x.ptr, y.ptr, x.size);
+	lv_buf_dispose(&x);
+	lv_buf_dispose(&y);
+	return same;
+}
+
+typedef struct sealer_arg {
+	lv_storage *st;
+	lv_checkpoint_config cfg;
+	int rc;
+	lv_error e;
+} sealer_arg;
+
+static void *sealer(void *p)
+{
+	sealer_arg *a = p;
+	lv_dataset *ds = NULL;
+	a->rc = lv_dataset_open_storage(&ds, a->st, NULL, &a->e);
+	lv_checkpoint_result r;
+	if (a->rc == 0)
+		a->rc = lv_checkpoint_write(ds, &a->cfg, NULL, 0, &r, &a->e);
+	lv_dataset_free(ds);
+	return NULL;
+}
+
+/* Sealers of the same state write identical segments: twins sealed apart, and four at once. */
+static void test_concurrent_sealers_identical(void **state)
+{
+	(void)state;
+	lv_storage *a = NULL;
+	CHECK(lv_storage_mem_new(&a, &err));
+	truth t;
+	memset(&t, 0, sizeof t);
+	commit_range(a, &t, 1, 41, 300);
+	lv_storage *b = copy_store(a), *c = copy_store(a);
+	lv_checkpoint_config cfg = small_cfg(8, 8);
+	sealer_arg one = { a, cfg, 0, { 0 } };
+	sealer(&one);
+	CHECK(one.rc);
+	sealer_arg two = { b, cfg, 0, { 0 } };
+	sealer(&two);
+	CHECK(two.rc);
+	pthread_t th[4];
+	sealer_arg args[4];
+	for (int i = 0; i < 4; i++) {
+		args[i] = (sealer_arg){ c, cfg, 0, { 0 } };
+		assert_int_equal(pthread_create(&th[i], NULL, sealer, &args[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(th[i], NULL);
+		if (args[i].rc)
+			fail_msg("concurrent sealer %d: %s", i, args[i].e.message);
+	}
+	names sa, sb, sc;
+	segments(a, &sa);
+	segments(b, &sb);
+	segments(c, &sc);
+	assert_int_equal(sa.n, 5);
+	assert_int_equal(sb.n, sa.n);
+	assert_int_equal(sc.n, sa.n);
+	for (size_t i = 0; i < sa.n; i++) {
+		assert_string_equal(sa.v[i], sb.v[i]);
+		assert_string_equal(sa.v[i], sc.v[i]);
+		assert_true(same_object(a, b, sa.v[i]));
+		assert_true(same_object(a, c, sa.v[i]));
+	}
+	assert_true(same_object(a, b, "_checkpoints/00000000000000000041.lance"));
+	assert_true(same_object(a, c, "_checkpoints/00000000000000000041.lance"));
+	assert_history_complete(c, &t);
+	lv_storage_free(a);
+	lv_storage_free(b);
+	lv_storage_free(c);
+}
+
+/* Does a warning of `kind` name `path` (or, kind GAP, cover version v)? */
+static bool warned(const lv_dataset *ds, int kind, const char *path, uint64_t v)
+{
+	for (size_t i = 0; i < lv_dataset_warning_count(ds); i++) {
+		const lv_warning *w = lv_dataset_warning(ds, i);
+		if (w->kind != kind)
+			continue;
+		if (path && w->path && !strcmp(w->path, path))
+			return true;
+		if (v && w->first <= v && v <= w->last)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * A damaged or missing segment loses only its range: history returns every other row
+ * exactly, the range's live versions from their manifests, and a gap naming the segment
+ * for the rest; never a wrong row.  Writers neither replace nor delete it.
+ */
+static void test_damaged_and_missing_segments(void **state)
+{
+	(void)state;
+	for (int mode = 0; mode < 3; mode++) { /* flipped byte, truncated, deleted */
+		lv_storage *st = NULL;
+		CHECK(lv_storage_mem_new(&st, &err));
+		truth t;
+		memset(&t, 0, sizeof t);
+		commit_range(st, &t, 1, 40, 0);
+		lv_checkpoint_config cfg = small_cfg(10, 8);
+		cleanup_retain(st, 3, &cfg); /* 1-8 ... 33-40? no: 33-40 holds live 38-40 */
+		const char *victim = "_checkpoints/archive/00000000000000000009-00000000000000000016.lance";
+		lv_buf orig = { 0 };
+		CHECK(lv_storage_read(st, victim, &orig, &err));
+		if (mode == 0) { /* flip bytes until the codec rejects it (padding tolerates flips) */
+			lv_version_list *rows = NULL;
+			lv_error de = { 0 };
+			for (size_t at = orig.size / 3;
+			     lv__checkpoint_decode(orig.ptr, orig.size, victim, true, &rows, NULL, &de) == 0; at++) {
+				lv_version_list_free(rows);
+				rows = NULL;
+				orig.ptr[at] ^= 0x5A;
+			}
+			CHECK(lv_storage_write(st, victim, orig.ptr, orig.size, &err));
+		} else if (mode == 1) {
+			CHECK(lv_storage_write(st, victim, orig.ptr, orig.size / 2, &err));
+		} else {
+			CHECK(lv_storage_delete(st, victim, &err));
+		}
+		lv_dataset *ds = open_ds(st);
+		lv_version_list *l = NULL;
+		lv_history_report rep;
+		CHECK(lv_history(&l, ds, &rep, &err));
+		assert_int_equal(lv_version_list_count(l), 40 - 8);
+		for (size_t i = 0; i < lv_version_list_count(l); i++) {
+			const lv_version_info *r = lv_version_list_get(l, i);
+			assert_true(r->version < 9 || r->version > 16);
+			assert_int_equal(r->timestamp_millis, t.ts[r->version]);
+		}
+		assert_int_equal(lv_version_list_gap_count(l), 1);
+		uint64_t gf, gl;
+		assert_true(lv_version_list_gap(l, 0, &gf, &gl));
+		assert_int_equal(gf, 9);
+		assert_int_equal(gl, 16);
+		assert_true(warned(ds, LV_WARN_HISTORY_GAP, victim, 12));
+		assert_true(warned(ds, mode == 2 ? LV_WARN_SEGMENT_MISSING : LV_WARN_CHECKPOINT_REJECTED,
+				   victim, 0));
+		lv_version_list_free(l);
+		/* writers: more versions, a checkpoint and a cleanup; the damaged bytes stay */
+		commit_range(st, &t, 41, 60, 0);
+		lv_checkpoint_result r;
+		CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
+		lv_dataset_free(ds);
+		cleanup_retain(st, 2, &cfg);
+		lv_buf now = { 0 };
+		int rc = lv_storage_read(st, victim, &now, &err);
+		if (mode == 2) {
+			assert_int_equal(rc, LV_ENOTFOUND);
+		} else {
+			CHECK(rc);
+			assert_int_equal(now.size, mode == 1 ? orig.size / 2 : orig.size);
+			assert_memory_equal(now.ptr, orig.ptr, now.size);
+		}
+		lv_buf_dispose(&now);
+		ds = open_ds(st);
+		CHECK(lv_history(&l, ds, &rep, &err));
+		assert_int_equal(lv_version_list_count(l), 60 - 8);
+		lv_version_list_free(l);
+		lv_dataset_free(ds);
+		lv_buf_dispose(&orig);
+		lv_storage_free(st);
+	}
+}
+
+/* Brute force: the newest committed version with ts <= t (< t when strict), 0 if none. */
+static uint64_t brute_asof(const truth *t, int64_t at, bool strict)
+{
+	uint64_t best = 0;
+	for (uint64_t v = 1; v <= t->n; v++)
+		if (t->committed[v] && (strict ? t->ts[v] < at : t->ts[v] <= at))
+			best = v;
+	return best;
+}
+
+typedef struct got {
+	uint64_t v[MAXV];
+	size_t n;
+	size_t gaps;
+} got;
+
+static int got_row(const lv_version_info *v, void *p)
+{
+	got *g = p;
+	g->v[g->n++] = v->version;
+	return 0;
+}
+
+static int got_gap(uint64_t first, uint64_t last, void *p)
+{
+	(void)first;
+	(void)last;
+	((got *)p)->gaps++;
+	return 0;
+}
+
+/* lv_history_each with options against the model. */
+static void check_options(lv_storage *st, const truth *t, const lv_history_options *o)
+{
+	uint64_t want[MAXV];
+	size_t nw = 0;
+	for (uint64_t v = 1; v <= t->n; v++)
+		if (t->committed[v] && v >= o->since_version && (!o->since_time || t->ts[v] >= o->since_ms))
+			want[nw++] = v;
+	size_t from = o->limit && nw > o->limit ? nw - (size_t)o->limit : 0;
+	lv_dataset *ds = open_ds(st);
+	got *g = calloc(1, sizeof *g);
+	lv_history_report rep;
+	CHECK(lv_history_each(ds, o, got_row, got_gap, g, &rep, &err));
+	assert_int_equal(g->n, nw - from);
+	for (size_t i = 0; i < g->n; i++)
+		assert_int_equal(g->v[i], want[from + i]);
+	if (g->gaps)
+		fail_msg("limit %llu since %llu time %d %lld: %zu gaps", (unsigned long long)o->limit,
+			 (unsigned long long)o->since_version, o->since_time, (long long)o->since_ms, g->gaps);
+	free(g);
+	lv_dataset_free(ds);
+}
+
+/*
+ * History, as-of and the stream's options across segments against brute force, with
+ * commit times that jump back and forth (clock skew) and a history partly cleaned up,
+ * partly beyond the archive, with a tagged old version.
+ */
+static void test_history_asof_brute_force(void **state)
+{
+	(void)state;
+	lv_storage *st = NULL;
+	CHECK(lv_storage_mem_new(&st, &err));
+	truth t;
+	memset(&t, 0, sizeof t);
+	lv_checkpoint_config cfg = small_cfg(12, 8);
+	commit_range(st, &t, 1, 150, 5000);
+	CHECK(synth_tag(st, "keep", 37));
+	cleanup_retain(st, 10, &cfg);
+	commit_range(st, &t, 151, 203, 5000);
+	cleanup_retain(st, 25, &cfg);
+	commit_range(st, &t, 204, 210, 5000); /* beyond the head: read from manifests */
+	assert_history_complete(st, &t);
+	names segs;
+	segments(st, &segs);
+	assert_true(segs.n >= 20);
+	lv_dataset *ds = open_ds(st);
+	int64_t lo = BASE_MS - 10000, hi = BASE_MS + 1000 * 211 + 10000;
+	for (int i = 0; i < 400; i++) {
+		int64_t at = lo + (int64_t)(rng() % (uint64_t)(hi - lo));
+		if (i < 40) /* exactly at commit times: inclusive and strict differ */
+			at = t.ts[1 + rng() % 210];
+		for (int strict = 0; strict < 2; strict++) {
+			uint64_t want = brute_asof(&t, at, strict);
+			lv_version_list *one = NULL;
+			lv_history_report rep;
+			int rc = lv_version_as_of(&one, ds, at, strict, &rep, &err);
+			if (!want) {
+				assert_int_equal(rc, LV_ENOTFOUND);
+				continue;
+			}
+			CHECK(rc);
+			if (lv_version_list_get(one, 0)->version != want)
+				fail_msg("as_of(%lld, %d) = %llu, brute force %llu", (long long)at, strict,
+					 (unsigned long long)lv_version_list_get(one, 0)->version,
+					 (unsigned long long)want);
+			assert_true(rep.segments_read <= 1);
+			lv_version_list_free(one);
+		}
+	}
+	for (size_t i = 0; i < lv_dataset_warning_count(ds); i++)
+		fprintf(stderr, "warning: %s\n", lv_dataset_warning(ds, i)->message);
+	assert_int_equal(lv_dataset_warning_count(ds), 0);
+	lv_dataset_free(ds);
+	lv_history_options o = LV_HISTORY_OPTIONS_INIT;
+	const uint64_t limits[] = { 1, 5, 8, 9, 30, 209, 210, 500 };
+	for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+		o.limit = limits[i];
+		check_options(st, &t, &o);
+	}
+	o.limit = 0;
+	const uint64_t since[] = { 1, 2, 8, 9, 100, 150, 151, 210, 211 };
+	for (size_t i = 0; i < sizeof since / sizeof since[0]; i++) {
+		o.since_version = since[i];
+		check_options(st, &t, &o);
+		o.limit = 7;
+		check_options(st, &t, &o);
+		o.limit = 0;
+	}
+	o.since_version = 0;
+	for (int i = 0; i < 30; i++) {
+		o.since_time = true;
+		o.since_ms = lo + (int64_t)(rng() % (uint64_t)(hi - lo));
+		check_options(st, &t, &o);
+		o.limit = 3;
+		check_options(st, &t, &o);
+		o.limit = 0;
+	}
+	lv_storage_free(st);
+}
+
+/*
+ * Cost bounded by what changed: versions() touches no segment at all, and a checkpoint that
+ * seals nothing writes only the head (here every call on a segment fails, and they succeed);
+ * the bytes an incremental checkpoint writes do not grow with the archive.
+ */
+static void test_costs_do_not_touch_the_archive(void **state)
+{
+	(void)state;
+	lv_storage *mem = NULL;
+	CHECK(lv_storage_mem_new(&mem, &err));
+	truth t;
+	memset(&t, 0, sizeof t);
+	lv_checkpoint_config cfg = small_cfg(64, 64);
+	commit_range(mem, &t, 1, 1000, 0);
+	cleanup_retain(mem, 5, &cfg);
+	commit_range(mem, &t, 1001, 1003, 0);
+	lv_fault_spec none = { 0, 0, false, LV_FAULT_FAIL, NULL };
+	lv_storage *st = NULL;
+	CHECK(lv_storage_fault_wrap(&st, mem, &none, &err));
+	lv_fault_spec seg = { LV_FAULT_ALL, 1, true, LV_FAULT_FAIL, "_checkpoints/archive" };
+	CHECK(lv_storage_fault_set(st, &seg, &err));
+	lv_dataset *ds = open_ds(st);
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	CHECK(lv_versions(&l, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(l), 8);
+	lv_version_list_free(l);
+	seg.ops = LV_FAULT_READ | LV_FAULT_HEAD | LV_FAULT_WRITE | LV_FAULT_CREATE | LV_FAULT_DELETE;
+	CHECK(lv_storage_fault_set(st, &seg, &err));
+	lv_storage_stats s0, s1;
+	lv_storage_get_stats(st, &s0);
+	lv_checkpoint_result r;
+	CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
+	lv_storage_get_stats(st, &s1);
+	assert_int_equal(r.segments_written, 0);
+	assert_int_equal(r.new_entries, 3);
+	assert_int_equal(r.report.manifests_read, 3);
+	assert_true(s1.bytes_written - s0.bytes_written <= r.file_size + 64);
+	assert_true(r.entries < 64);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+static size_t count_tagged(const lv_version_list *l)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < lv_version_list_count(l); i++)
+		n += lv_version_list_get(l, i)->is_tagged;
+	return n;
+}
+
+/*
+ * The handle's versions() cache: a repeated call reads no checkpoint (a listing and the
+ * identity probe), and whatever changes -- a commit, a cleanup, a tag, a new checkpoint, the
+ * dataset recreated under the same name -- is seen by the next call; a list handed out
+ * earlier stays valid and unchanged.
+ */
+static void test_versions_cache(void **state)
+{
+	(void)state;
+	lv_storage *st = NULL;
+	CHECK(lv_storage_mem_new(&st, &err));
+	truth t;
+	memset(&t, 0, sizeof t);
+	commit_range(st, &t, 1, 300, 0);
+	lv_checkpoint_config cfg = small_cfg(100, 32);
+	lv_dataset *ds = open_ds(st);
+	lv_checkpoint_result r;
+	CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
+	lv_version_list *a = NULL, *b = NULL;
+	lv_history_report rep;
+	CHECK(lv_versions(&a, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(a), 300);
+	lv_storage_stats s0, s1;
+	lv_storage_get_stats(st, &s0);
+	CHECK(lv_versions(&b, ds, &rep, &err));
+	lv_storage_get_stats(st, &s1);
+	assert_int_equal(lv_version_list_count(b), 300);
+	assert_true(s1.bytes_read - s0.bytes_read < 8192); /* the identity probe, not the checkpoint */
+	for (size_t i = 0; i < 300; i++)
+		assert_int_equal(lv_version_list_get(a, i)->version, lv_version_list_get(b, i)->version);
+	lv_version_list_free(b);
+	/* a commit */
+	commit_range(st, &t, 301, 301, 0);
+	CHECK(lv_versions(&b, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(b), 301);
+	lv_version_list_free(b);
+	/* a tag */
+	CHECK(synth_tag(st, "v5", 5));
+	CHECK(lv_versions(&b, ds, &rep, &err));
+	assert_int_equal(count_tagged(b), 1);
+	lv_version_list_free(b);
+	/* a cleanup (a new head, fewer live versions) */
+	lv_dataset_free(ds);
+	cleanup_retain(st, 20, &cfg);
+	ds = open_ds(st);
+	CHECK(lv_versions(&b, ds, &rep, &err));
+	lv_version_list_free(b);
+	CHECK(lv_versions(&b, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(b), 21); /* 20 and the tagged 5 */
+	lv_version_list_free(b);
+	/* the earlier list is untouched */
+	assert_int_equal(lv_version_list_count(a), 300);
+	assert_int_equal(lv_version_list_get(a, 299)->version, 300);
+	lv_version_list_free(a);
+	/* recreated under the same name: the same live version numbers and tag, every manifest
+	 * of another history, the checkpoint left behind (the cache's key is unchanged: only the
+	 * identity probe can tell) */
+	names all;
+	memset(&all, 0, sizeof all);
+	CHECK(lv_storage_list(st, "_versions", false, collect_name, &all, &err));
+	assert_int_equal(all.n, 21);
+	for (size_t i = 0; i < all.n; i++)
+		CHECK(lv_storage_delete(st, all.v[i], &err));
+	for (uint64_t v = 1; v <= 301; v++) {
+		synth_commit c = { .version = v, .ts_ms = BASE_MS + 7 + 1000 * (int64_t)v,
+				   .read_version = v - 1, .uuid = "another-history" };
+		if (v >= 282 || v == 5)
+			CHECK(synth_write(st, &c));
+	}
+	CHECK(lv_versions(&b, ds, &rep, &err));
+	assert_int_equal(rep.rung, LV_RUNG_MANIFESTS);
+	assert_int_equal(lv_version_list_count(b), 21);
+	assert_string_equal(lv_version_list_get(b, 0)->transaction_uuid, "another-history");
+	lv_version_list_free(b);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_large_checkpoint_is_read),
+		cmocka_unit_test(test_seal_boundaries),
+		cmocka_unit_test(test_multiple_seals_in_one_cleanup),
+		cmocka_unit_test(test_concurrent_sealers_identical),
+		cmocka_unit_test(test_damaged_and_missing_segments),
+		cmocka_unit_test(test_history_asof_brute_force),
+		cmocka_unit_test(test_costs_do_not_touch_the_archive),
+		cmocka_unit_test(test_versions_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

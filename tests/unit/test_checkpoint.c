@@ -341,8 +341,10 @@ static void test_config_and_limits(void **state)
 	/* explicit settings win */
 	lv_checkpoint_config in = LV_CHECKPOINT_CONFIG_INIT;
 	in.max_entries = 2;
+	in.archive = 0; /* the proposal's head: a smaller one under the same name is not written */
 	CHECK(lv_checkpoint_write(ds, &in, NULL, 0, &r, &err));
 	assert_int_equal(r.entries, 4); /* same name already says more: kept */
+	in.archive = -1;
 	in.enabled = 0;
 	CHECK(lv_checkpoint_write(ds, &in, NULL, 0, &r, &err));
 	assert_false(r.written);

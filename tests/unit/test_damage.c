@@ -2,9 +2,10 @@
  * Damaged-state sweep (issue 13's reliability campaign).
  *
  * A dataset with cleaned-up history (1..10, cleanup to 5 -> checkpoint 10;
- * 11..15, cleanup to 3 -> checkpoint 15; tags on 13 and 14; a branch forked
- * at 13 with two versions of its own).  Each of its files that history
- * depends on -- every checkpoint, live manifest, tag and branch file -- is
+ * 11..15, cleanup to 3 -> checkpoint 15; archive segments of 4 versions, so
+ * 1-4, 5-8 and 9-12 are sealed; tags on 13 and 14; a branch forked at 13 with
+ * two versions of its own).  Each of its files that history depends on --
+ * every checkpoint, archive segment, live manifest, tag and branch file -- is
  * damaged in turn (emptied, cut in half, one byte flipped at several places),
  * and every command's library call runs on the damaged copy:
  *   versions, history, show (each version), asof (each commit time), tags,
@@ -43,6 +44,7 @@ typedef struct stats {
 } stats;
 static stats S;
 static bool must_warn; /* the damaged file is one a reader rejects */
+static uint64_t seg_first, seg_last; /* when it is an archive segment: its range (else 0, 0) */
 
 static void commit(lv_storage *st, uint64_t v)
 {
@@ -58,6 +60,7 @@ static void cleanup_retain(lv_storage *st, int64_t n)
 	p.retain_versions = n;
 	p.error_if_tagged_old_versions = false;
 	p.now_ms = BASE_MS + 10000000;
+	p.checkpoint.archive_segment_rows = 4;
 	CHECK(lv_cleanup(ds, &p, NULL, &err));
 	lv_dataset_free(ds);
 }
@@ -234,6 +237,8 @@ static void run_list(lv_storage *st, const truth *t, const char *damaged, const 
 	lv_version_list *l = NULL;
 	lv_error e = { 0 };
 	int rc = history ? lv_history(&l, ds, NULL, &e) : lv_versions(&l, ds, NULL, &e);
+	bool saved = must_warn; /* versions() reads no segment */
+	must_warn = must_warn && !(seg_last && !history);
 	bool correct = rc == 0, warning = !must_warn || warned(ds, damaged, 0);
 	size_t want = 0;
 	for (uint64_t v = 1; v <= NV; v++)
@@ -255,6 +260,7 @@ static void run_list(lv_storage *st, const truth *t, const char *damaged, const 
 		}
 	}
 	judge(history ? "history" : "versions", damaged, mode, rc, &e, correct, warning);
+	must_warn = saved;
 	lv_version_list_free(l);
 	lv_dataset_free(ds);
 }
@@ -272,8 +278,11 @@ static void run_show_asof(lv_storage *st, const truth *t, const char *damaged, c
 		bool correct = rc == 0 && lv_version_list_get(one, 0)->version == v;
 		if (rc == LV_ENOTFOUND) /* no version at all: only acceptable with a warning */
 			rc = 0;
+		bool saved_asof = must_warn; /* as-of reads only the segment that holds the answer */
+		must_warn = must_warn && (!seg_last || (v >= seg_first && v <= seg_last));
 		judge("asof", damaged, mode, rc, &e, correct,
 		      must_warn ? warned(ds, damaged, 0) : warned(ds, damaged, v));
+		must_warn = saved_asof;
 		lv_version_list_free(one);
 		/* show: live versions from their manifest, others from history */
 		lv_error e2 = { 0 };
@@ -418,6 +427,12 @@ static void run_writer(lv_storage *st, const char *damaged, const lv_buf *bytes,
 static bool rejected(const char *path, const lv_buf *b)
 {
 	lv_error e = { 0 };
+	if (!strncmp(path, "_checkpoints/archive/", 21)) { /* a segment: every history reader needs it */
+		lv_version_list *rows = NULL;
+		int rc = lv__checkpoint_decode(b->ptr, b->size, path, true, &rows, NULL, &e);
+		lv_version_list_free(rows);
+		return rc < 0;
+	}
 	if (!strncmp(path, "_checkpoints/", 13)) {
 		if (strcmp(path, "_checkpoints/00000000000000000015.lance"))
 			return false; /* not the newest: readers do not need it */
@@ -479,6 +494,11 @@ static void sweep_one(lv_storage *base, const truth *t, const char *path, int mo
 	CHECK(lv_storage_read(base, path, &orig, &err));
 	bool changed = orig.size != bytes.size || memcmp(orig.ptr, bytes.ptr, bytes.size);
 	must_warn = rejected(path, &bytes);
+	seg_first = seg_last = 0;
+	if (!strncmp(path, "_checkpoints/archive/", 21)) {
+		seg_first = strtoull(path + 21, NULL, 10);
+		seg_last = strtoull(path + 42, NULL, 10);
+	}
 	S.rejected += must_warn;
 	lv_buf_dispose(&orig);
 	S.cases++;
@@ -505,7 +525,11 @@ static void test_damaged_state_sweep(void **state)
 	learn(base, &t);
 	files f;
 	targets(base, &f);
-	assert_true(f.n >= 9);
+	assert_true(f.n >= 12);
+	size_t nseg = 0;
+	for (size_t i = 0; i < f.n; i++)
+		nseg += !strncmp(f.path[i], "_checkpoints/archive/", 21);
+	assert_int_equal(nseg, 3); /* 1-4, 5-8, 9-12 */
 	for (size_t i = 0; i < f.n; i++) {
 		lv_buf b = { 0 };
 		CHECK(lv_storage_read(base, f.path[i], &b, &err));

@@ -1,6 +1,7 @@
 /*
- * lv_check_run: every record of a dataset's history, verified, and what a
- * damaged checkpoint could still give back.
+ * lv_check_run: every record of a dataset's history (head checkpoints, files
+ * kept aside, archive segments, manifests, tags, branches), verified, and what
+ * a damaged checkpoint or segment could still give back.
  *
  * Invariants:
  *  - Read-only, except with `salvage`, which only ever adds a checkpoint
@@ -22,6 +23,7 @@
 #include "core/checkpoint/store.h"
 #include "core/dataset.h"
 #include "core/fetch.h"
+#include "core/hplan.h"
 #include "core/manifests.h"
 #include "core/vlist.h"
 #include "format/manifest.h"
@@ -80,11 +82,10 @@ static int parse_only(void *ctx, size_t chunk, size_t i, const char *path, const
 static int check_manifests(lv_check *c, lv_dataset *ds, const lv_manifest_entry *live, size_t n,
 			   lv_error *err)
 {
-	const char **paths = lv__calloc(n ? n : 1, sizeof *paths);
+	const char **paths = NULL;
+	char *block = NULL;
 	int *rcs = lv__calloc(n ? n : 1, sizeof *rcs);
-	int rc = paths && rcs ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n && rc == 0; i++)
-		paths[i] = live[i].path;
+	int rc = rcs && lv__mpaths(live, n, &paths, &block) == 0 ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
 	/* Chunks of one: each failure keeps its own message. */
 	lv_error first = { 0 };
 	if (rc == 0 && lv__manifests_each(ds->st, ds->threads, paths, n, 1, parse_only, NULL, rcs,
@@ -106,6 +107,7 @@ static int check_manifests(lv_check *c, lv_dataset *ds, const lv_manifest_entry 
 			rc = lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	free(paths);
+	free(block);
 	free(rcs);
 	return rc;
 }
@@ -206,6 +208,57 @@ static int check_checkpoints(lv_check *c, lv_dataset *ds, const lv_manifest_entr
 	for (size_t i = 0; i < names.ndamaged && rc == 0; i++)
 		rc = check_one(c, ds, &names.damaged[i], LV_CHECK_KEPT_ASIDE, live, nlive, err);
 	lv__cp_names_free(&names);
+	return rc;
+}
+
+/* Every listed segment, and every one the head's index names that is not there. */
+static int check_segments(lv_check *c, lv_dataset *ds, lv_error *err)
+{
+	lv__hplan p;
+	memset(&p, 0, sizeof p);
+	LV_TRY(lv__hplan_load(ds, &p, err));
+	int rc = 0;
+	for (size_t i = 0; i < p.segs.n && rc == 0; i++) {
+		const lv__seg_name *name = &p.segs.v[i];
+		lv__cp_file f;
+		lv_error e = { 0 };
+		uint64_t rows = 0, first = 0, last = 0;
+		int src = lv__hplan_read_segment(&p, name, &f, &p.wl, &e);
+		if (src == LV_ENOMEM) {
+			rc = lv__err(err, src, "out of memory");
+			break;
+		}
+		const lv__seg_entry *ent = lv__arc_index_find(&p.ix, name->first);
+		if (src == 0) {
+			rows = f.rows->n;
+			first = rows ? f.rows->items[0].version : 0;
+			last = f.latest;
+			e.message[0] = 0;
+			if (ent && ent->last == name->last && ent->rows != rows)
+				src = lv__err(&e, LV_ECORRUPT, "holds %" PRIu64 " rows; the head's index says %" PRIu64,
+					      rows, ent->rows);
+			lv__cp_file_dispose(&f);
+		} else {
+			lv__cp_name n = { 0 };
+			snprintf(n.path, sizeof n.path, "%s", name->path);
+			lv_error why = { 0 };
+			if (decode_damaged(c, ds, &n, &rows, &first, &last, &why) == LV_ENOMEM)
+				rc = lv__err(err, LV_ENOMEM, "out of memory");
+		}
+		if (rc == 0 && add(c, LV_CHECK_SEGMENT, name->path, src, e.message, rows, first, last) < 0)
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	for (size_t i = 0; i < p.nmissing && rc == 0; i++) {
+		char path[80], msg[160];
+		lv__seg_path(path, sizeof path, p.missing[i].first, p.missing[i].last);
+		snprintf(msg, sizeof msg, "missing: the head's index records %" PRIu64 " rows of versions %" PRIu64
+			 "-%" PRIu64 " in it", p.missing[i].rows, p.missing[i].first, p.missing[i].last);
+		if (add(c, LV_CHECK_SEGMENT, path, LV_ENOTFOUND, msg, 0, p.missing[i].first,
+			p.missing[i].last) < 0)
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	lv__warn_commit(ds, &p.wl);
+	lv__hplan_dispose(&p);
 	return rc;
 }
 
@@ -319,6 +372,8 @@ int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, l
 		rc = check_refs(c, ds, err);
 	if (rc == 0)
 		rc = check_checkpoints(c, ds, live, nlive, err);
+	if (rc == 0)
+		rc = check_segments(c, ds, err);
 	if (rc == 0)
 		rc = check_gaps(c, ds, err);
 	if (rc == 0 && opts && opts->salvage)

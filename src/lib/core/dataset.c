@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "core/manifests.h"
+#include "core/vcache.h"
 #include "format/refs.h"
 #include "util/util.h"
 
@@ -52,6 +53,13 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	if (ds->threads > 256)
 		ds->threads = 256;
 	ds->remote = remote;
+	ds->vcache = calloc(1, sizeof *ds->vcache);
+	if (!ds->vcache) {
+		pthread_mutex_destroy(&ds->warn_mu);
+		free(ds);
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	pthread_mutex_init(&ds->vcache->mu, NULL);
 	if (branch) {
 		char *sub = lv__sprintf("tree/%s", branch);
 		ds->branch = lv__strdup(branch);
@@ -60,6 +68,7 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 		free(sub);
 		if (rc < 0) {
 			free(ds->branch);
+			lv__vcache_free(ds->vcache);
 			free(ds);
 			return rc;
 		}
@@ -267,6 +276,7 @@ void lv_dataset_free(lv_dataset *ds)
 		return;
 	lv__warnlog_dispose(&ds->warnings);
 	pthread_mutex_destroy(&ds->warn_mu);
+	lv__vcache_free(ds->vcache);
 	lv_storage_free(ds->owned_sub);
 	lv_storage_free(ds->owned_root);
 	free(ds->branch);

@@ -20,6 +20,7 @@ struct lv_dataset {
 	bool remote;           /* an object store: each request is a round trip */
 	lv__warnlog warnings;  /* accumulated over calls; see lv_dataset_warning() */
 	pthread_mutex_t warn_mu; /* guards `warnings` (calls on one handle may run in threads) */
+	struct lv__vcache *vcache; /* the last versions() answer (vcache.c) */
 };
 
 /* Starts / ends a report: zeroes it and counts the requests and bytes in between. */

@@ -1,7 +1,8 @@
 /*
- * lv_versions() and lv_history(): where the rows come from.  The newest
- * usable checkpoint (the ladder) plus the manifests it lacks; with no usable
- * checkpoint, every manifest.
+ * lv_versions(): where the rows come from.  The newest usable head checkpoint
+ * (the ladder) plus the manifests it lacks; with no usable checkpoint, every
+ * manifest.  No archive segment is read: the head holds copies of live rows.
+ * (lv_history() streams the archive too: hstream.c.)
  *
  * Invariants:
  *  - Liveness is never taken from a checkpoint: a covered version is live iff
@@ -21,6 +22,7 @@
 #include "core/dataset.h"
 #include "core/manifests.h"
 #include "core/versions.h"
+#include "core/vcache.h"
 #include "core/vlist.h"
 #include "core/warnings.h"
 #include "format/refs.h"
@@ -54,45 +56,6 @@ static void round1_job(size_t i, void *arg)
 						 r->ds->remote ? r->ds->threads : 1, &r->err[2]);
 }
 
-/* Why versions first..last have no record, for the warning that says so. */
-static void warn_gap(lv__warnlog *wl, const lv__cp_names *names, uint64_t max_rejected, uint64_t first,
-		     uint64_t last)
-{
-	char range[64];
-	lv__format_range(range, sizeof range, first, last);
-	const lv__cp_name *aside = NULL; /* the oldest damaged file that may hold the range */
-	for (size_t i = names->ndamaged; i-- > 0 && !aside;)
-		if (names->damaged[i].version >= first)
-			aside = &names->damaged[i];
-	if (max_rejected >= first)
-		lv__warn(wl, LV_WARN_HISTORY_GAP, NULL, first, last,
-			 "%s: no record in any usable checkpoint; a rejected checkpoint (see above) may hold them",
-			 range);
-	else if (aside)
-		lv__warn(wl, LV_WARN_HISTORY_GAP, aside->path, first, last,
-			 "%s: no record; the damaged checkpoint kept as %s may hold them "
-			 "(lancever check --salvage)", range, aside->path);
-	else
-		lv__warn(wl, LV_WARN_HISTORY_GAP, NULL, first, last,
-			 "%s: no record (cleaned up before any checkpoint recorded them, or trimmed "
-			 "by max_entries)", range);
-}
-
-/* Gaps of a history list, each a warning; the first version of main is 1. */
-static int history_gaps(lv_dataset *ds, lv_version_list *l, const lv__cp_names *names,
-			uint64_t max_rejected, lv_history_report *rep, lv__warnlog *wl)
-{
-	if (l->n == 0)
-		return 0;
-	uint64_t start = ds->branch ? l->items[0].version : 1;
-	if (lv__list_find_gaps(l, start) < 0)
-		return LV_ENOMEM;
-	for (size_t g = 0; g < l->ngaps; g++)
-		warn_gap(wl, names, max_rejected, l->gaps[g][0], l->gaps[g][1]);
-	rep->unrecorded_versions = lv__list_gap_versions(l);
-	return 0;
-}
-
 static void warn_vanished(lv__warnlog *wl, const lv_version_list *l)
 {
 	for (size_t i = 0; i < l->nvanished; i++)
@@ -108,17 +71,20 @@ static void warn_vanished(lv__warnlog *wl, const lv_version_list *l)
  * The rows are filtered in place (versions() keeps live ones only).
  */
 static int walk(lv_version_list *l, const lv_manifest_entry *live, size_t nlive, bool history,
-		const char **tail, size_t *ntail)
+		lv_manifest_entry *tail, size_t *ntail)
 {
 	size_t li = 0, w = 0;
 	*ntail = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		lv_version_info v = l->items[i];
 		while (li < nlive && live[li].version < v.version)
-			tail[(*ntail)++] = live[li++].path;
+			tail[(*ntail)++] = live[li++];
 		bool is_live = li < nlive && live[li].version == v.version;
-		if (is_live && !(v.manifest_path = lv_arena_strdup(&l->arenas[0], live[li].path)))
+		char *mp = is_live ? lv_arena_alloc(&l->arenas[0], LV__MPATH) : NULL;
+		if (is_live && !mp)
 			return LV_ENOMEM;
+		if (is_live)
+			v.manifest_path = lv__mpath(&live[li], mp);
 		if (is_live)
 			li++;
 		else if (!history)
@@ -129,7 +95,7 @@ static int walk(lv_version_list *l, const lv_manifest_entry *live, size_t nlive,
 	}
 	l->n = w;
 	while (li < nlive)
-		tail[(*ntail)++] = live[li++].path;
+		tail[(*ntail)++] = live[li++];
 	if (*ntail == 0)
 		return 0;
 	/* room for the tail's rows and one arena per tail manifest */
@@ -151,14 +117,20 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 {
 	lv_version_list *l = cp->rows;
 	cp->rows = NULL;
-	const char **tail = lv__calloc(r1->nlive ? r1->nlive : 1, sizeof *tail);
+	lv_manifest_entry *tail = lv__calloc(r1->nlive ? r1->nlive : 1, sizeof *tail);
 	size_t ntail = 0;
+	const char **paths = NULL;
+	char *block = NULL;
 	int rc = tail ? walk(l, r1->live, r1->nlive, history, tail, &ntail) : LV_ENOMEM;
+	if (rc == 0)
+		rc = lv__mpaths(tail, ntail, &paths, &block);
 	if (rc < 0)
 		rc = lv__err(err, rc, "out of memory");
 	if (rc == 0)
-		rc = lv__read_into_list(l, ds->st, ds->threads, tail, ntail, err);
+		rc = lv__read_into_list(l, ds->st, ds->threads, paths, ntail, err);
 	free(tail);
+	free(paths);
+	free(block);
 	if (rc < 0) {
 		lv_version_list_free(l);
 		return rc;
@@ -171,91 +143,55 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 	return 0;
 }
 
-static int assemble_once(lv_dataset *ds, bool history, lv_version_list **out,
-			 lv_history_report *report, int *races, lv__warnlog *wl, lv_error *err)
+/* Lists the first round into r1 (refs too unless `no_refs`); 0 or the first error. */
+static int round1_run(lv_dataset *ds, round1 *r1, bool no_refs, lv_error *err)
 {
-	lv_history_report rep;
-	lv_storage_stats s0;
-	lv__report_begin(ds, &rep, &s0);
-	lv__cp_file cp;
-	memset(&cp, 0, sizeof cp);
-	lv_version_list *l = NULL;
-	round1 r1;
-	memset(&r1, 0, sizeof r1);
-	r1.ds = ds;
-	lv_parallel_for(3, ds->remote ? 3 : 1, round1_job, &r1);
-	uint64_t max_rejected = 0;
-	int rc = r1.rc[0] < 0 ? r1.rc[0] : r1.rc[1];
+	memset(r1, 0, sizeof *r1);
+	r1->ds = ds;
+	lv_parallel_for(no_refs ? 2 : 3, ds->remote ? 3 : 1, round1_job, r1);
+	int rc = r1->rc[0] < 0 ? r1->rc[0] : r1->rc[1];
 	if (rc < 0 && err)
-		*err = r1.err[r1.rc[0] < 0 ? 0 : 1];
-	if (rc == 0) {
-		lv__warn_refs(wl, r1.refs);
-		rc = lv__cp_load_ladder(ds, &r1.names, r1.live, r1.nlive, history, &cp, &rep, races, wl,
-					&max_rejected, NULL, err);
-	}
-	if (rc == 0 && cp.rows) {
-		rc = from_checkpoint(ds, history, &cp, &r1, &rep, &l, err);
-	} else if (rc == 0 && r1.nlive == 0) {
-		rc = lv__not_a_dataset(ds, err);
-	} else if (rc == 0) {
-		rc = lv__versions_from_manifests(&l, ds, r1.live, r1.nlive, r1.refs, &r1.err[2], &rep, err);
-		rep.rung = LV_RUNG_MANIFESTS;
-	}
-	if (rc == 0) {
-		warn_vanished(wl, l);
-		if (history && history_gaps(ds, l, &r1.names, max_rejected, &rep, wl) < 0)
-			rc = lv__err(err, LV_ENOMEM, "out of memory");
-	}
-	if (rc == 0) {
-		lv__report_end(ds, &rep, &s0);
-		if (report)
-			*report = rep;
-		*out = l;
-		l = NULL;
-	}
-	lv_version_list_free(l);
-	lv__cp_file_dispose(&cp);
-	free(r1.live);
-	lv__cp_names_free(&r1.names);
-	lv_refs_free(r1.refs);
+		*err = r1->err[r1->rc[0] < 0 ? 0 : 1];
 	return rc;
 }
 
-/*
- * A cleanup records the versions it removes in a checkpoint before it deletes
- * their manifests, and checkpoints are pruned only once newer ones exist.  So
- * when a pass finds a listed manifest or checkpoint gone, the versions it was
- * about to miss are in a checkpoint written meanwhile: history lists again
- * (taking "gone" as "skip it" lost them).  A checkpoint ahead of the listed
- * manifests is looked at again once (it may also mean another history).
- * versions() needs no retry: a vanished manifest is no longer live.
- */
-#define LV__RACE_RETRIES 8
-
-static int assemble(lv_dataset *ds, bool history, lv_version_list **out, lv_history_report *report,
-		    lv_error *err)
+static void round1_dispose(round1 *r1)
 {
-	lv_history_report rep;
-	lv__warnlog wl = { 0 };
-	for (int attempt = 0;; attempt++) {
-		int races = 0;
-		lv__warnlog_dispose(&wl); /* only the final attempt's warnings count */
-		int rc = assemble_once(ds, history, out, &rep, &races, &wl, err);
-		if (rc < 0) {
-			lv__warnlog_dispose(&wl);
-			return rc;
-		}
-		bool again = (races & LV__RACE_VANISHED) || rep.manifests_vanished ||
-			     ((races & LV__RACE_AHEAD) && attempt == 0);
-		if (!history || !again || attempt == LV__RACE_RETRIES)
-			break;
-		lv_version_list_free(*out);
-		*out = NULL;
+	free(r1->live);
+	lv__cp_names_free(&r1->names);
+	lv_refs_free(r1->refs);
+	memset(r1, 0, sizeof *r1);
+}
+
+/* One versions() pass over the first round's listings (a vanished manifest is no longer
+ * live: no retry).  *clean: from the newest checkpoint, nothing vanished or rejected. */
+static int versions_once(lv_dataset *ds, round1 *r1, lv_version_list **out, lv_history_report *rep,
+			 lv__warnlog *wl, bool *clean, lv_error *err)
+{
+	lv__cp_file cp;
+	memset(&cp, 0, sizeof cp);
+	lv_version_list *l = NULL;
+	uint64_t max_rejected = 0;
+	int races = 0;
+	lv__warn_refs(wl, r1->refs);
+	int rc = lv__cp_load_ladder(ds, &r1->names, r1->live, r1->nlive, false, &cp, rep, &races, wl,
+				    &max_rejected, NULL, err);
+	if (rc == 0 && cp.rows) {
+		rc = from_checkpoint(ds, false, &cp, r1, rep, &l, err);
+	} else if (rc == 0 && r1->nlive == 0) {
+		rc = lv__not_a_dataset(ds, err);
+	} else if (rc == 0) {
+		rc = lv__versions_from_manifests(&l, ds, r1->live, r1->nlive, r1->refs, &r1->err[2], rep, err);
+		rep->rung = LV_RUNG_MANIFESTS;
 	}
-	rep.warnings = lv__warn_commit(ds, &wl);
-	if (report)
-		*report = rep;
-	return 0;
+	if (rc == 0)
+		warn_vanished(wl, l);
+	*clean = rc == 0 && rep->rung == LV_RUNG_NEWEST_CHECKPOINT && !l->nvanished && !wl->n &&
+		 r1->refs;
+	if (rc == 0)
+		*out = l;
+	lv__cp_file_dispose(&cp);
+	return rc;
 }
 
 int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)
@@ -263,13 +199,48 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_versions: NULL argument");
 	*out = NULL;
-	return assemble(ds, false, out, report, err);
-}
-
-int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)
-{
-	if (!out || !ds)
-		return lv__err(err, LV_EINVALID, "lv_history: NULL argument");
-	*out = NULL;
-	return assemble(ds, true, out, report, err);
+	lv_history_report rep;
+	lv_storage_stats s0;
+	lv__report_begin(ds, &rep, &s0);
+	bool cache = lv__vcache_enter(ds);
+	bool answered = cache && ds->vcache->answer; /* worth a look: the refs are then digested */
+	round1 r1;
+	uint64_t refs_sig = 0;
+	lv_error se = { 0 };
+	int rc = round1_run(ds, &r1, answered, err);
+	bool served = false;
+	if (rc == 0 && cache && lv__vcache_refs_sig(ds, &refs_sig, &se) < 0) {
+		lv__vcache_leave(ds);
+		cache = false;
+	} else if (rc == 0 && answered && r1.names.n) {
+		served = lv__vcache_lookup(ds, &r1.names.v[0], r1.live, r1.nlive, refs_sig, out, &rep) == 1;
+	}
+	if (served) {
+		lv__report_end(ds, &rep, &s0);
+		if (report)
+			*report = rep;
+		if (cache)
+			lv__vcache_leave(ds);
+		round1_dispose(&r1);
+		return 0;
+	}
+	if (rc == 0 && answered) /* the refs were not read: read them now */
+		r1.rc[2] = lv__refs_load_lenient(&r1.refs, ds->root, ds->remote ? ds->threads : 1, &r1.err[2]);
+	lv__warnlog wl = { 0 };
+	bool clean = false;
+	if (rc == 0)
+		rc = versions_once(ds, &r1, out, &rep, &wl, &clean, err);
+	if (rc == 0) {
+		lv__report_end(ds, &rep, &s0);
+		rep.warnings = lv__warn_commit(ds, &wl);
+		if (cache && clean)
+			lv__vcache_store(ds, &r1.names.v[0], r1.live, r1.nlive, refs_sig, out, &rep);
+		if (report)
+			*report = rep;
+	}
+	lv__warnlog_dispose(&wl);
+	if (cache)
+		lv__vcache_leave(ds);
+	round1_dispose(&r1);
+	return rc;
 }

@@ -30,6 +30,59 @@ typedef struct list_ctx {
 	int rc;
 } list_ctx;
 
+/* Writes v in decimal, `width` digits with leading zeros (0: as many as it takes), two
+ * digits at a time. */
+static char *put_dec(char *p, uint64_t v, int width)
+{
+	static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+				       "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+				       "8081828384858687888990919293949596979899";
+	char d[24];
+	int n = 24;
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		d[--n] = pairs[2 * r + 1];
+		d[--n] = pairs[2 * r];
+	}
+	if (v >= 10) {
+		d[--n] = pairs[2 * v + 1];
+		d[--n] = pairs[2 * v];
+	} else {
+		d[--n] = (char)('0' + v);
+	}
+	while (24 - n < width)
+		d[--n] = '0';
+	memcpy(p, d + n, (size_t)(24 - n));
+	return p + (24 - n);
+}
+
+const char *lv__mpath(const lv_manifest_entry *e, char *buf)
+{
+	/* hand-written: versions() writes one path per live version */
+	memcpy(buf, "_versions/", 10);
+	char *p = e->scheme == LV_NAME_V2 ? put_dec(buf + 10, UINT64_MAX - e->version, 20)
+					  : put_dec(buf + 10, e->version, 0);
+	memcpy(p, ".manifest", 10);
+	return buf;
+}
+
+int lv__mpaths(const lv_manifest_entry *e, size_t n, const char ***paths, char **block)
+{
+	*paths = lv__calloc(n ? n : 1, sizeof **paths);
+	*block = lv__malloc((n ? n : 1) * LV__MPATH);
+	if (!*paths || !*block) {
+		free(*paths);
+		free(*block);
+		*paths = NULL;
+		*block = NULL;
+		return LV_ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		(*paths)[i] = lv__mpath(&e[i], *block + i * LV__MPATH);
+	return 0;
+}
+
 static int list_cb(const lv_list_entry *e, void *payload)
 {
 	list_ctx *c = payload;
@@ -37,18 +90,22 @@ static int list_cb(const lv_list_entry *e, void *payload)
 	size_t n = strlen(e->path);
 	const char *base = memrchr(e->path, '/', n);
 	int scheme = lv__version_name_parse(base ? base + 1 : e->path, &version);
-	if (scheme == LV_NAME_NONE || n >= sizeof c->v[0].path)
+	if (scheme == LV_NAME_NONE || n >= LV__MPATH)
 		return 0;
+	/* only the canonical spelling of a name (lv__mpath writes it back exactly): a V1 name has
+	 * no leading zero, and the listing is of _versions/ itself */
+	const char *name = base ? base + 1 : e->path;
+	if ((scheme == LV_NAME_V1 && name[0] == '0' && name[1] != '.') || !base ||
+	    base != e->path + 9 || memcmp(e->path, "_versions", 9))
+		return 0;
+	lv_manifest_entry m = { version, scheme };
 	lv_manifest_entry *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 64);
 	if (!nv) {
 		c->rc = LV_ENOMEM;
 		return 1;
 	}
 	c->v = nv;
-	lv_manifest_entry *m = &c->v[c->n++];
-	m->version = version;
-	m->scheme = scheme;
-	memcpy(m->path, e->path, n + 1);
+	c->v[c->n++] = m;
 	return 0;
 }
 

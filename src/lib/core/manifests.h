@@ -8,12 +8,19 @@
 #include "lancever/dataset.h"
 #include "util/arena.h"
 
-/* A listed manifest of _versions/. */
+/* A listed manifest of _versions/: 16 bytes (a million of them are 16 MB); the name is
+ * written out from (version, scheme) when it is needed (lv__mpath). */
 typedef struct lv_manifest_entry {
 	uint64_t version;
 	int scheme;      /* LV_NAME_V1 / LV_NAME_V2 */
-	char path[64];   /* "_versions/<name>" */
 } lv_manifest_entry;
+
+/* Room for "_versions/<name>" of any entry (V2: 10 + 20 + 9 characters). */
+#define LV__MPATH 48
+/* Writes "_versions/<name>" of e into buf (LV__MPATH bytes); returns buf. */
+const char *lv__mpath(const lv_manifest_entry *e, char *buf);
+/* The paths of entries [0, n): one block of n * LV__MPATH bytes holds them (free *block). */
+int lv__mpaths(const lv_manifest_entry *e, size_t n, const char ***paths, char **block);
 
 /* Lists _versions/, sorted by version ascending, duplicates (V1+V2 of one version) folded. */
 int lv__list_manifests(lv_storage *st, lv_manifest_entry **out, size_t *n, lv_error *err);

@@ -70,14 +70,13 @@ int lv__versions_from_manifests(lv_version_list **out, lv_dataset *ds,
 				const lv_error *refs_err, lv_history_report *rep, lv_error *err)
 {
 	lv_version_list *l = lv__version_list_new(n, n);
-	const char **paths = lv__calloc(n, sizeof *paths);
+	const char **paths = NULL;
+	char *block = NULL;
 	int rc;
-	if (!l || !paths) {
+	if (!l || lv__mpaths(entries, n, &paths, &block) < 0) {
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
-		paths[i] = entries[i].path;
 	if ((rc = lv__read_into_list(l, ds->st, ds->threads, paths, n, err)) < 0)
 		goto out;
 	rep->manifests_read += n;
@@ -92,6 +91,7 @@ int lv__versions_from_manifests(lv_version_list **out, lv_dataset *ds,
 out:
 	lv_version_list_free(l);
 	free(paths);
+	free(block);
 	return rc;
 }
 

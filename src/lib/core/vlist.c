@@ -10,10 +10,45 @@
 #include <string.h>
 
 #include "util/util.h"
+lv__vshare *lv__vshare_new(lv_version_list *l)
+{
+	lv__vshare *s = malloc(sizeof *s);
+	if (s) {
+		s->refs = 1;
+		s->l = l;
+	}
+	return s;
+}
+
+lv_version_list *lv__vshare_view(lv__vshare *s)
+{
+	lv_version_list *v = calloc(1, sizeof *v);
+	if (!v)
+		return NULL;
+	__atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
+	v->items = s->l->items;
+	v->n = s->l->n;
+	v->share = s;
+	return v;
+}
+
+void lv__vshare_unref(lv__vshare *s)
+{
+	if (s && __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0) {
+		lv_version_list_free(s->l);
+		free(s);
+	}
+}
+
 void lv_version_list_free(lv_version_list *l)
 {
 	if (!l)
 		return;
+	if (l->share) { /* a view: the items are the share's */
+		lv__vshare_unref(l->share);
+		free(l);
+		return;
+	}
 	for (size_t i = 0; i < l->narenas; i++)
 		lv_arena_dispose(&l->arenas[i]);
 	for (size_t i = 0; i < l->nvanished; i++)

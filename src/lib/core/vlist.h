@@ -17,7 +17,20 @@ struct lv_version_list {
 	size_t nvanished;
 	uint64_t (*gaps)[2]; /* history lists: unrecorded version ranges [first, last] */
 	size_t ngaps;
+	struct lv__vshare *share; /* set: items belong to a shared answer (vcache.c), not to this */
 };
+
+/* A list shared by several holders (the dataset's versions() cache and its callers). */
+typedef struct lv__vshare {
+	int refs; /* atomic */
+	lv_version_list *l;
+} lv__vshare;
+
+/* A new share holding l (one reference); NULL on OOM (l untouched). */
+lv__vshare *lv__vshare_new(lv_version_list *l);
+/* A list object that reads the share's items (the share gets a reference); NULL on OOM. */
+lv_version_list *lv__vshare_view(lv__vshare *s);
+void lv__vshare_unref(lv__vshare *s);
 
 /* Room for cap_items items and cap_arenas arenas (not initialised); NULL on OOM. */
 lv_version_list *lv__version_list_new(size_t cap_items, size_t cap_arenas);

@@ -34,6 +34,12 @@
 #define KEY_FORMAT "lancever:format"
 
 #define KEY_LATEST "lancever:latest_version"
+
+#define KEY_SEGMENT "lancever:segment"
+
+#define KEY_ARCHIVE "lancever:archive"
+
+#define KEY_EXTRA_CHECKSUM "lancever:archive_checksum"
 enum {
 	C_VERSION, C_TS, C_FRAGS, C_DFILES, C_FSIZE, C_DELFILES, C_DFROWS, C_DELROWS, C_ROWS,
 	C_TAGGED, C_CLEANED, C_UUID, C_READV, C_OP, C_PROPS, C_NCOLS
@@ -202,6 +208,28 @@ static uint32_t checksum_start(int64_t created, size_t n)
 }
 
 /*
+ * A file of the archive carries a second checksum (KEY_EXTRA_CHECKSUM): the
+ * rows' checksum carried on over its archive metadata (a tag byte, the u64
+ * length, the bytes of a segment's range and of a head's segment index).  The
+ * first checksum stays the rows' alone, so a reader that knows nothing of the
+ * archive still takes the head.
+ */
+static uint32_t checksum_extra(uint32_t c, const lv__cp_extra *x, size_t seglen, size_t arclen)
+{
+	if (x && x->segment) {
+		c = lv_crc32c(c, "S", 1);
+		c = crc_u64(c, seglen);
+		c = lv_crc32c(c, x->segment, seglen);
+	}
+	if (x && x->archive) {
+		c = lv_crc32c(c, "A", 1);
+		c = crc_u64(c, arclen);
+		c = lv_crc32c(c, x->archive, arclen);
+	}
+	return c;
+}
+
+/*
  * The one mapping between the 15 columns and a row: FIXED[k] is the column
  * of row_view.f[k]; STRS[k] the column of row_view.s[k].  Encode, decode and
  * the checksum all go through row_view.
@@ -326,8 +354,8 @@ static void columns_describe(cp_columns *c, lv_column cols[C_NCOLS])
 	}
 }
 
-int lv__cp_encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf *out,
-		  lv_error *err)
+int lv__cp_encode_x(const lv_version_info *rows, size_t n, int64_t created, const lv__cp_extra *x,
+		    lv_buf *out, lv_error *err)
 {
 	cp_columns c;
 	int rc = columns_alloc(&c, n);
@@ -342,13 +370,17 @@ int lv__cp_encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf
 	}
 	lv_column cols[C_NCOLS];
 	columns_describe(&c, cols);
-	char created_s[32], created_at_s[32], crc_s[32], latest_s[32], ident[256];
+	char created_s[32], created_at_s[32], crc_s[32], xcrc_s[32], latest_s[32], ident[256];
 	snprintf(created_s, sizeof created_s, "%" PRId64, created);
 	snprintf(created_at_s, sizeof created_at_s, "%" PRId64, n ? rows[n - 1].timestamp_millis : 0);
-	snprintf(crc_s, sizeof crc_s, "crc32c:%08x", rows_checksum(rows, n, created));
+	uint32_t crc = rows_checksum(rows, n, created);
+	snprintf(crc_s, sizeof crc_s, "crc32c:%08x", crc);
+	snprintf(xcrc_s, sizeof xcrc_s, "crc32c:%08x",
+		 checksum_extra(crc, x, x && x->segment ? strlen(x->segment) : 0,
+				x && x->archive ? strlen(x->archive) : 0));
 	snprintf(latest_s, sizeof latest_s, "%" PRIu64, n ? rows[n - 1].version : 0);
 	identity_of(ident, sizeof ident, created, n ? &rows[0] : NULL);
-	lv_kv meta[] = {
+	lv_kv meta[9] = {
 		{ KEY_CREATED, created_s, strlen(created_s) },
 		{ KEY_CREATED_AT, created_at_s, strlen(created_at_s) },
 		{ KEY_FORMAT, "1", 1 },
@@ -356,11 +388,24 @@ int lv__cp_encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf
 		{ KEY_IDENTITY, ident, strlen(ident) },
 		{ KEY_CHECKSUM, crc_s, strlen(crc_s) },
 	};
+	size_t nmeta = 6;
+	if (x && x->segment)
+		meta[nmeta++] = (lv_kv){ KEY_SEGMENT, x->segment, strlen(x->segment) };
+	if (x && x->archive)
+		meta[nmeta++] = (lv_kv){ KEY_ARCHIVE, x->archive, strlen(x->archive) };
+	if (x && (x->segment || x->archive))
+		meta[nmeta++] = (lv_kv){ KEY_EXTRA_CHECKSUM, xcrc_s, strlen(xcrc_s) };
 	lv_lancefile_write_options wo = LV_LANCEFILE_WRITE_OPTIONS_INIT;
 	wo.file_version = LV_LANCEFILE_V2_1;
-	rc = lv_lancefile_write(out, cols, C_NCOLS, n, meta, sizeof meta / sizeof meta[0], &wo, err);
+	rc = lv_lancefile_write(out, cols, C_NCOLS, n, meta, nmeta, &wo, err);
 	columns_free(&c);
 	return rc;
+}
+
+int lv__cp_encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf *out,
+		  lv_error *err)
+{
+	return lv__cp_encode_x(rows, n, created, NULL, out, err);
 }
 
 /* ---- decode ---- */
@@ -369,6 +414,31 @@ void lv__cp_file_dispose(lv__cp_file *f)
 {
 	lv_version_list_free(f->rows);
 	f->rows = NULL;
+	free(f->archive);
+	f->archive = NULL;
+}
+
+/* The optional archive keys of a decoded file, copied out (a NUL in either is corrupt). */
+static int extra_keys(const lv_lancefile *lf, const char *path, lv__cp_file *out, lv_error *err)
+{
+	const lv_kv *seg = lv_lancefile_metadata_find(lf, KEY_SEGMENT);
+	const lv_kv *arc = lv_lancefile_metadata_find(lf, KEY_ARCHIVE);
+	if (seg) {
+		const char *dash = memchr(seg->value, '-', seg->value_len);
+		size_t a = dash ? (size_t)(dash - seg->value) : 0;
+		if (!dash || !lv_parse_u64(seg->value, a, &out->seg_first) ||
+		    !lv_parse_u64(dash + 1, seg->value_len - a - 1, &out->seg_last) ||
+		    out->seg_first > out->seg_last)
+			return lv__err(err, LV_ECORRUPT, "checkpoint %s: bad %s metadata", path, KEY_SEGMENT);
+		out->is_segment = true;
+	}
+	if (arc) {
+		if (memchr(arc->value, 0, arc->value_len))
+			return lv__err(err, LV_ECORRUPT, "checkpoint %s: bad %s metadata", path, KEY_ARCHIVE);
+		if (!(out->archive = lv__strndup(arc->value, arc->value_len)))
+			return lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	return 0;
 }
 
 static bool meta_i64(const lv_lancefile *lf, const char *key, int64_t *out)
@@ -429,6 +499,15 @@ static int check_schema(const lv_lancefile *lf, const char *path, const lv_colum
 	return 0;
 }
 
+/* Does metadata `key` say "crc32c:<crc>"? */
+static bool meta_is(const lv_lancefile *lf, const char *key, uint32_t crc)
+{
+	const lv_kv *ck = lv_lancefile_metadata_find(lf, key);
+	char expect[32];
+	snprintf(expect, sizeof expect, "crc32c:%08x", crc);
+	return ck && ck->value_len == strlen(expect) && !memcmp(ck->value, expect, ck->value_len);
+}
+
 /* Is version v in keep (sorted), advancing *ki?  keep == NULL keeps everything. */
 static bool kept(const lv_manifest_entry *keep, size_t nkeep, size_t *ki, uint64_t v)
 {
@@ -458,11 +537,13 @@ static int verify_rows(const lv_lancefile *lf, const lv_column *const *col, int6
 		crc = row_crc(crc, &w);
 		*want += kept(keep, nkeep, &ki, ver[i]);
 	}
-	const lv_kv *ck = lv_lancefile_metadata_find(lf, KEY_CHECKSUM);
-	char expect[32];
-	snprintf(expect, sizeof expect, "crc32c:%08x", crc);
-	if (verify_checksum &&
-	    (!ck || ck->value_len != strlen(expect) || memcmp(ck->value, expect, ck->value_len)))
+	const lv_kv *seg = lv_lancefile_metadata_find(lf, KEY_SEGMENT);
+	const lv_kv *arc = lv_lancefile_metadata_find(lf, KEY_ARCHIVE);
+	lv__cp_extra x = { seg ? seg->value : NULL, arc ? arc->value : NULL };
+	uint32_t xcrc = checksum_extra(crc, &x, seg ? seg->value_len : 0, arc ? arc->value_len : 0);
+	if (!verify_checksum)
+		return 0;
+	if (!meta_is(lf, KEY_CHECKSUM, crc) || ((seg || arc) && !meta_is(lf, KEY_EXTRA_CHECKSUM, xcrc)))
 		return lv__err(err, LV_ECORRUPT, "checkpoint %s: checksum mismatch", path);
 	return 0;
 }
@@ -543,6 +624,8 @@ int lv__cp_decode(const uint8_t *data, size_t size, const char *path, bool verif
 			     KEY_CREATED_AT);
 	if (rc == 0)
 		rc = verify_rows(lf, col, out->created, verify_checksum, keep, nkeep, path, &want, err);
+	if (rc == 0)
+		rc = extra_keys(lf, path, out, err);
 	if (rc == 0 && (rc = materialise(col, n, want, keep, nkeep, out)) < 0)
 		lv__err(err, rc, "out of memory");
 	if (rc == 0)

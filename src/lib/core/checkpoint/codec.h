@@ -12,14 +12,23 @@
 /* A checkpoint file larger than this is refused before it is read. */
 #define LV__CP_MAX_FILE_BYTES ((uint64_t)1 << 30)
 
-/* A decoded checkpoint file. */
+/* A decoded checkpoint file (a head checkpoint or an archive segment). */
 typedef struct lv__cp_file {
 	lv_version_list *rows; /* items + arena[0] own the strings */
 	uint64_t latest;       /* its newest row's version */
 	int64_t created;       /* lance:checkpoint:dataset_created */
 	int64_t created_at;
 	char path[96];
+	bool is_segment;       /* carries lancever:segment: the range below */
+	uint64_t seg_first, seg_last;
+	char *archive;         /* a head's lancever:archive (segment index text), or NULL */
 } lv__cp_file;
+
+/* The metadata a file of the archive adds (covered by the checksum); NULL fields: absent. */
+typedef struct lv__cp_extra {
+	const char *segment; /* "<first>-<last>": the version range a segment answers for */
+	const char *archive; /* a head's index of the segments (core/checkpoint/archive.h) */
+} lv__cp_extra;
 
 void lv__cp_file_dispose(lv__cp_file *f);
 
@@ -35,5 +44,8 @@ int lv__cp_decode(const uint8_t *data, size_t size, const char *path, bool verif
 /* Encodes rows (sorted by version) as a checkpoint file. */
 int lv__cp_encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf *out,
 		  lv_error *err);
+/* The same with the archive's metadata (x may be NULL). */
+int lv__cp_encode_x(const lv_version_info *rows, size_t n, int64_t created, const lv__cp_extra *x,
+		    lv_buf *out, lv_error *err);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "core/checkpoint/archive.h"
 #include "core/dataset.h"
 #include "core/manifests.h"
 #include "util/util.h"
@@ -41,7 +42,7 @@ static int parse_cfg_pos(const char *key, const char *v, int64_t *out, lv_error 
 int lv__cp_config_from_info(lv_checkpoint_config *out, const lv_version_info *latest,
 			  const lv_checkpoint_config *in, lv_error *err)
 {
-	lv_checkpoint_config c = { LV_CHECKPOINT_CONFIG_VERSION, 1, 10000, 2 };
+	lv_checkpoint_config c = { LV_CHECKPOINT_CONFIG_VERSION, 1, 10000, 2, 1, LV__SEGMENT_ROWS_DEFAULT };
 	for (size_t i = 0; latest && i < latest->num_config; i++) {
 		const char *k = latest->config_keys[i], *v = latest->config_values[i];
 		if (!strcmp(k, LV_CONFIG_ENABLED))
@@ -50,6 +51,10 @@ int lv__cp_config_from_info(lv_checkpoint_config *out, const lv_version_info *la
 			LV_TRY(parse_cfg_pos(k, v, &c.max_entries, err));
 		else if (!strcmp(k, LV_CONFIG_MAX_FILES))
 			LV_TRY(parse_cfg_pos(k, v, &c.max_checkpoint_files, err));
+		else if (!strcmp(k, LV_CONFIG_ARCHIVE))
+			LV_TRY(parse_cfg_bool(k, v, &c.archive, err));
+		else if (!strcmp(k, LV_CONFIG_SEGMENT_ROWS))
+			LV_TRY(parse_cfg_pos(k, v, &c.archive_segment_rows, err));
 	}
 	if (in) {
 		if (in->enabled < -1 || in->enabled > 1)
@@ -64,6 +69,17 @@ int lv__cp_config_from_info(lv_checkpoint_config *out, const lv_version_info *la
 			c.max_entries = in->max_entries;
 		if (in->max_checkpoint_files != -1)
 			c.max_checkpoint_files = in->max_checkpoint_files;
+		/* version 1 of the struct has no archive fields */
+		int archive = in->version >= 2 ? in->archive : -1;
+		int64_t rows = in->version >= 2 ? in->archive_segment_rows : -1;
+		if (archive < -1 || archive > 1)
+			return lv__err(err, LV_EINVALID, "checkpoint archive must be 0 or 1");
+		if (rows == 0 || rows < -1)
+			return lv__err(err, LV_EINVALID, "archive_segment_rows must be a positive integer");
+		if (archive != -1)
+			c.archive = archive;
+		if (rows != -1)
+			c.archive_segment_rows = rows;
 	}
 	*out = c;
 	return 0;
@@ -83,7 +99,8 @@ int lv_checkpoint_config_resolve(lv_checkpoint_config *out, lv_dataset *ds,
 	int rc = 0;
 	bool have = false;
 	if (n) {
-		rc = lv__read_version_info(ds->st, live[n - 1].path, &a, &info, err);
+		char path[LV__MPATH];
+		rc = lv__read_version_info(ds->st, lv__mpath(&live[n - 1], path), &a, &info, err);
 		have = rc == 0;
 		if (rc == LV_ENOTFOUND)
 			rc = 0;

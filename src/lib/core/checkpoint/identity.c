@@ -69,6 +69,37 @@ static int head_confirms(lv_storage *st, const char *path, const lv_version_info
 	return found < 0 ? 0 : found;
 }
 
+int lv__cp_confirm_row(lv_dataset *ds, const lv_manifest_entry *e, const lv_version_info *row,
+		       const lv__head_pre *pre, const char *cp_path, uint64_t *bytes, lv_error *err)
+{
+	char path[LV__MPATH];
+	lv__mpath(e, path);
+	int hc = head_confirms(ds->st, path, row, pre, bytes, err);
+	if (hc < 0)
+		return hc; /* LV_ENOTFOUND: vanished meanwhile */
+	if (hc == 1)
+		return 0;
+	lv_arena a;
+	lv_arena_init(&a, 1024);
+	lv_version_info info;
+	int rc = lv__read_version_info(ds->st, path, &a, &info, err);
+	if (rc == 0)
+		*bytes += info.manifest_size;
+	bool same = rc == 0 && info.timestamp_millis == row->timestamp_millis &&
+		    ((!info.transaction_uuid && !row->transaction_uuid) ||
+		     (info.transaction_uuid && row->transaction_uuid &&
+		      !strcmp(info.transaction_uuid, row->transaction_uuid)));
+	lv_arena_dispose(&a);
+	if (rc < 0)
+		return rc;
+	if (!same)
+		return lv__err(err, LV_ECONFLICT,
+			       "checkpoint %s: version %" PRIu64
+			       " differs from its manifest (dataset recreated? different history)",
+			       cp_path, e->version);
+	return 0;
+}
+
 /*
  * Does this checkpoint belong to the dataset's present history?  It must not
  * cover versions beyond the latest live one, and the newest covered version
@@ -90,38 +121,10 @@ int lv__cp_verify_identity(lv_dataset *ds, const lv__cp_file *f, const lv_manife
 		const lv_version_info *row = lv__vlist_find(f->rows, live[k].version);
 		if (!row)
 			continue;
-		int hc = head_confirms(ds->st, live[k].path, row, pre, bytes, err);
-		if (hc == LV_ENOTFOUND) /* vanished meanwhile: try an older one */
+		int rc = lv__cp_confirm_row(ds, &live[k], row, pre, f->path, bytes, err);
+		if (rc == LV_ENOTFOUND) /* vanished meanwhile: try an older one */
 			continue;
-		if (hc < 0)
-			return hc;
-		if (hc == 1)
-			return 0;
-		lv_arena a;
-		lv_arena_init(&a, 1024);
-		lv_version_info info;
-		int rc = lv__read_version_info(ds->st, live[k].path, &a, &info, err);
-		if (rc == 0)
-			*bytes += info.manifest_size;
-		if (rc == LV_ENOTFOUND) { /* vanished meanwhile: try an older one */
-			lv_arena_dispose(&a);
-			continue;
-		}
-		if (rc < 0) {
-			lv_arena_dispose(&a);
-			return rc;
-		}
-		bool same = info.timestamp_millis == row->timestamp_millis &&
-			    ((!info.transaction_uuid && !row->transaction_uuid) ||
-			     (info.transaction_uuid && row->transaction_uuid &&
-			      !strcmp(info.transaction_uuid, row->transaction_uuid)));
-		lv_arena_dispose(&a);
-		if (!same)
-			return lv__err(err, LV_ECONFLICT,
-				       "checkpoint %s: version %" PRIu64
-				       " differs from its manifest (dataset recreated? different history)",
-				       f->path, live[k].version);
-		return 0;
+		return rc;
 	}
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/checkpoint/archive.h"
 #include "core/checkpoint/identity.h"
 #include "core/fetch.h"
 #include "core/warnings.h"
@@ -85,6 +86,14 @@ int lv__cp_try(lv_dataset *ds, const lv__cp_name *name, const lv_manifest_entry 
 	if (rc == 0 && f->latest != name->version)
 		rc = lv__err(e, LV_ECORRUPT, "checkpoint %s: covers version %" PRIu64
 			     " but is named for %" PRIu64, name->path, f->latest, name->version);
+	if (rc == 0 && f->is_segment)
+		rc = lv__err(e, LV_ECORRUPT, "checkpoint %s: is an archive segment (%" PRIu64 "-%" PRIu64
+			     "), not a head", name->path, f->seg_first, f->seg_last);
+	if (rc == 0 && f->archive) { /* a head's index of the archive must parse */
+		lv__arc_index ix;
+		rc = lv__arc_index_parse(f->archive, name->path, &ix, e);
+		lv__arc_index_dispose(&ix);
+	}
 	if (rc < 0 && rc != LV_ENOMEM)
 		*cls = classify_decode_error(rc);
 	if (rc == 0 && nlive && f->latest > live[nlive - 1].version) {
@@ -138,6 +147,7 @@ int lv__cp_load_ladder(lv_dataset *ds, const lv__cp_names *names, const lv_manif
 		classes[i] = -1;
 	lv__head_pre pre;
 	memset(&pre, 0, sizeof pre);
+	char head_path[LV__MPATH]; /* pre.path, while pre lives */
 	int rc = 0;
 	for (size_t i = 0; i < names->n; i++) {
 		lv_error e = { 0 };
@@ -152,7 +162,8 @@ int lv__cp_load_ladder(lv_dataset *ds, const lv__cp_names *names, const lv_manif
 			size_t k = nlive;
 			while (k > 0 && live[k - 1].version > names->v[0].version)
 				k--;
-			pre_read pr = { ds->st, names->v[0].path, k ? live[k - 1].path : NULL, &first, 0, &e, &pre };
+			pre_read pr = { ds->st, names->v[0].path, k ? lv__mpath(&live[k - 1], head_path) : NULL,
+					&first, 0, &e, &pre };
 			pre.path = pr.head_path;
 			lv_parallel_for(pre.path ? 2 : 1, 2, pre_read_job, &pr);
 			if (pr.rc < 0) {

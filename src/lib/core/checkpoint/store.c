@@ -63,6 +63,7 @@ static int cp_list_cb(const lv_list_entry *e, void *payload)
 	c->v = nv;
 	c->v[c->n].version = v;
 	c->v[c->n].size = e->size;
+	c->v[c->n].mtime_ms = e->mtime_ms;
 	snprintf(c->v[c->n].path, sizeof c->v[c->n].path, LV__CP_DIR "/%s", name);
 	c->n++;
 	return 0;

@@ -18,6 +18,7 @@
 typedef struct lv__cp_name {
 	uint64_t version;
 	uint64_t size;
+	int64_t mtime_ms; /* from the listing (0 if it did not say) */
 	char path[96];
 } lv__cp_name;
 

@@ -4,14 +4,18 @@
  * Phases (one function each, in order):
  *   1. refs      tags and branches, strictly: a tag or branch we cannot read
  *                may protect a version or a file, so it aborts the cleanup
- *   2. read      every manifest of the dataset, concurrently (mrefs.c)
- *   3. select    old versions: every set condition, not the latest, not
- *                tagged, not a branch's base
- *   4. keep      what kept manifests, branches, detached and newer commits
- *                reference; the files to consider, listed before any delete
+ *   2. read      every manifest of the dataset, concurrently, a batch at a
+ *                time (mrefs.c), and
+ *   3. select    each one as it is read: old (every set condition, not the
+ *                latest, not tagged, not a branch's base) or kept; what it
+ *                references goes to the kept or the old set (128-bit digests)
+ *   4. keep      what branches, detached and newer commits reference
  *   5. record    the checkpoint marking the old versions cleaned up
- *   6. sweep     unreferenced files by Lance's age rules, then old manifests
- * Anything unreadable before phase 6 aborts with nothing changed.
+ *   6. sweep     each directory judged while listed: unreferenced files by
+ *                Lance's age rules, then old manifests
+ * Anything unreadable before phase 6 aborts with nothing deleted.  Memory:
+ * 16 bytes per manifest, the two sets, a batch of manifests; never a list of
+ * every file or every manifest's references.
  */
 #include "lancever/cleanup.h"
 
@@ -39,29 +43,34 @@ typedef struct plan {
 	const lv_cleanup_policy *pol;
 	int64_t now, older;   /* the clock and the age condition (-1 = unset) */
 	lv_refs *refs;
-	lv__mref *m;          /* dataset manifests, sorted by version */
-	size_t nm;
-	bool *old;            /* per manifest */
-	uint64_t *cleaned;    /* versions of the old manifests */
+	lv_manifest_entry *v; /* dataset manifests, sorted by version (16 bytes each) */
+	uint32_t *size;       /* per manifest: bytes, from its read */
+	uint8_t *old;         /* per manifest: selected for removal */
+	size_t nv;
+	uint64_t latest, retain_before;
 	size_t nold;
+	lv__mrow **rows;      /* rows built while reading, for the checkpoint (few, or none) */
+	size_t nrows;
 	lv__strset referenced; /* by kept manifests (and branches, detached, newer commits) */
 	lv__strset verified;  /* by old manifests: known committed */
 	bool suffix;          /* the kept versions are the newest ones */
+	bool seen_kept;
 	int64_t earliest_kept;
-	lv__file_vec files;   /* listed before anything is deleted */
+	lv_dbuf tagmsg;
+	size_t ntagged;
 	lv_cleanup_stats s;
 } plan;
+
+/* Manifests read at once: their references are folded into the sets, then dropped. */
+#define READ_BATCH 4096
+/* Rows for the checkpoint are built while reading only for a tail this short (else the
+ * checkpoint writer reads those manifests itself, a range at a time). */
+#define ROWS_MAX 8192
 
 static void progress(const plan *P, const char *phase, uint64_t done, uint64_t total)
 {
 	if (P->pol->on_progress)
 		P->pol->on_progress(phase, done, total, P->pol->payload);
-}
-
-static int cmp_mref(const void *a, const void *b)
-{
-	const lv__mref *x = a, *y = b;
-	return x->version < y->version ? -1 : x->version > y->version;
 }
 
 static int ignore_entry(const lv_list_entry *e, void *payload)
@@ -97,52 +106,6 @@ static int phase_refs(plan *P, lv_error *err)
 	return 0;
 }
 
-/* 2. Every manifest, read concurrently; any failure aborts. */
-static int phase_read(plan *P, lv_error *err)
-{
-	lv_dataset *ds = P->ds;
-	lv_manifest_entry *live = NULL;
-	size_t nlive = 0;
-	progress(P, "reading manifests", 0, 0);
-	LV_TRY(lv__list_manifests(ds->st, &live, &nlive, err));
-	if (nlive == 0) {
-		free(live);
-		return lv__not_a_dataset(ds, err);
-	}
-	P->nm = nlive;
-	P->m = lv__calloc(nlive, sizeof *P->m);
-	P->old = lv__calloc(nlive, sizeof *P->old);
-	P->cleaned = lv__calloc(nlive, sizeof *P->cleaned);
-	int rc = P->m && P->old && P->cleaned ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
-	/*
-	 * Rows for the checkpoint step are built only for versions newer than the
-	 * newest checkpoint's name: it normally holds the older ones already, and
-	 * a million rows built for nothing cost ~0.8 KB each.  If that file turns
-	 * out unusable, the checkpoint step reads what it lacks, as without rows.
-	 * A dry run writes no checkpoint and builds none.
-	 */
-	uint64_t cp_newest = 0;
-	lv_error ce = { 0 };
-	if (rc == 0 && !P->pol->dry_run && lv__checkpoint_newest_name(ds->st, &cp_newest, &ce) < 0)
-		cp_newest = 0;
-	for (size_t i = 0; i < nlive && rc == 0; i++) {
-		P->m[i].path = lv__strdup(live[i].path);
-		P->m[i].want_info = !P->pol->dry_run && live[i].version > cp_newest;
-		lv_dbuf_init(&P->m[i].refs, 0);
-		if (!P->m[i].path)
-			rc = lv__err(err, LV_ENOMEM, "out of memory");
-	}
-	free(live);
-	if (rc == 0)
-		rc = lv__mrefs_read(ds, P->m, P->nm, err);
-	if (rc < 0)
-		return rc;
-	qsort(P->m, P->nm, sizeof *P->m, cmp_mref);
-	P->s.versions_total = P->nm;
-	progress(P, "reading manifests", P->nm, P->nm);
-	return 0;
-}
-
 /* Is version v of main tagged?  Each tag naming it is added to `msg` as Lance words it. */
 static size_t tags_on(const lv_refs *refs, uint64_t v, lv_dbuf *msg)
 {
@@ -167,91 +130,137 @@ static bool branch_base(const lv_refs *refs, uint64_t v)
 	return false;
 }
 
-/* Does the policy select manifest m (before tags and branches are considered)? */
-static bool selected(const plan *P, const lv__mref *m, uint64_t latest, uint64_t retain_before)
+/* Does the policy select this version (before tags and branches are considered)? */
+static bool selected(const plan *P, uint64_t version, int64_t ts)
 {
 	const lv_cleanup_policy *pol = P->pol;
-	bool sel = m->version < latest;
+	bool sel = version < P->latest;
 	if (P->older >= 0)
-		sel = sel && m->ts_ms < P->now - P->older;
+		sel = sel && ts < P->now - P->older;
 	if (pol->before_version)
-		sel = sel && m->version < pol->before_version;
+		sel = sel && version < pol->before_version;
 	if (pol->retain_versions > 0)
-		sel = sel && m->version < retain_before;
+		sel = sel && version < P->retain_before;
 	return sel;
 }
 
-/* 3. Old versions: selected by every set condition, not latest, not tagged, not a branch base. */
-static int phase_select(plan *P, lv_error *err)
+/* 3. One manifest read: old (not latest, not tagged, not a branch base) or kept; its
+ * references go to the matching set. */
+static int judge(plan *P, size_t i, lv__mref *m, lv_error *err)
 {
-	const lv_cleanup_policy *pol = P->pol;
-	uint64_t latest = P->m[P->nm - 1].version;
-	uint64_t retain_before = 0;
-	if (pol->retain_versions > 0)
-		retain_before = (size_t)pol->retain_versions >= P->nm
-					? P->m[0].version
-					: P->m[P->nm - (size_t)pol->retain_versions].version;
-	lv_dbuf tagmsg;
-	lv_dbuf_init(&tagmsg, 0);
-	size_t ntagged = 0;
-	for (size_t i = 0; i < P->nm; i++) {
-		const lv__mref *m = &P->m[i];
-		if (!selected(P, m, latest, retain_before))
-			continue;
-		size_t k = tags_on(P->refs, m->version, &tagmsg);
-		ntagged += k;
-		if (k || branch_base(P->refs, m->version))
-			continue;
-		P->old[i] = true;
-		P->cleaned[P->nold++] = m->version;
+	uint64_t version = P->v[i].version;
+	P->size[i] = m->size > UINT32_MAX ? UINT32_MAX : (uint32_t)m->size;
+	bool old = false;
+	if (selected(P, version, m->ts_ms)) {
+		size_t k = tags_on(P->refs, version, &P->tagmsg);
+		P->ntagged += k;
+		old = !k && !branch_base(P->refs, version);
 	}
-	int rc = 0;
-	if (ntagged && pol->error_if_tagged_old_versions)
+	P->old[i] = old;
+	if (old) {
+		P->nold++;
+		P->suffix = P->suffix && !P->seen_kept;
+	} else {
+		P->seen_kept = true;
+		if (m->ts_ms < P->earliest_kept)
+			P->earliest_kept = m->ts_ms;
+	}
+	if (lv__mrefs_add_to(old ? &P->verified : &P->referenced, m) < 0)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	if (m->row) { /* for the checkpoint step */
+		P->rows[P->nrows++] = m->row;
+		m->row = NULL;
+	}
+	return 0;
+}
+
+/* 2 and 3. Manifests read a batch at a time, in version order, each judged as it comes. */
+static int read_batch(plan *P, size_t first, size_t n, uint64_t cp_newest, bool rows, lv_error *err)
+{
+	lv__mref *m = lv__calloc(n, sizeof *m);
+	char *block = lv__malloc(n * LV__MPATH);
+	int rc = m && block ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		m[i].path = lv__mpath(&P->v[first + i], block + i * LV__MPATH);
+		m[i].want_info = rows && P->v[first + i].version > cp_newest;
+		lv_dbuf_init(&m[i].refs, 0);
+	}
+	if (rc == 0)
+		rc = lv__mrefs_read(P->ds, m, n, err);
+	for (size_t i = 0; i < n && rc == 0; i++)
+		rc = judge(P, first + i, &m[i], err);
+	lv__mrefs_dispose(m, m ? n : 0);
+	free(block);
+	return rc;
+}
+
+/* 2. Every manifest, read (concurrently, a batch at a time); any failure aborts. */
+static int phase_read(plan *P, lv_error *err)
+{
+	lv_dataset *ds = P->ds;
+	progress(P, "reading manifests", 0, 0);
+	LV_TRY(lv__list_manifests(ds->st, &P->v, &P->nv, err));
+	if (P->nv == 0)
+		return lv__not_a_dataset(ds, err);
+	P->size = lv__calloc(P->nv, sizeof *P->size);
+	P->old = lv__calloc(P->nv, sizeof *P->old);
+	int rc = P->size && P->old ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
+	if (rc < 0)
+		return rc;
+	P->latest = P->v[P->nv - 1].version;
+	if (P->pol->retain_versions > 0)
+		P->retain_before = (size_t)P->pol->retain_versions >= P->nv
+					   ? P->v[0].version
+					   : P->v[P->nv - (size_t)P->pol->retain_versions].version;
+	/*
+	 * Rows for the checkpoint step are built only for versions newer than the
+	 * newest checkpoint's name, and only when they are few: the checkpoint
+	 * normally holds the older ones already.  A dry run writes no checkpoint.
+	 */
+	uint64_t cp_newest = 0;
+	lv_error ce = { 0 };
+	if (!P->pol->dry_run && lv__checkpoint_newest_name(ds->st, &cp_newest, &ce) < 0)
+		cp_newest = 0;
+	size_t tail = 0;
+	for (size_t i = P->nv; i-- > 0 && P->v[i].version > cp_newest;)
+		tail++;
+	bool rows = !P->pol->dry_run && tail <= ROWS_MAX;
+	if (rows && !(P->rows = lv__calloc(tail ? tail : 1, sizeof *P->rows)))
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	for (size_t i = 0; i < P->nv && rc == 0; i += READ_BATCH) {
+		rc = read_batch(P, i, P->nv - i < READ_BATCH ? P->nv - i : READ_BATCH, cp_newest, rows, err);
+		progress(P, "reading manifests", i, P->nv);
+	}
+	P->s.versions_total = P->nv;
+	progress(P, "reading manifests", P->nv, P->nv);
+	if (rc == 0 && P->ntagged && P->pol->error_if_tagged_old_versions)
 		rc = lv__err(err, LV_ETAGGED,
 			     "%zu tagged version(s) have been marked for cleanup. Either set "
 			     "`error_if_tagged_old_versions=false` or delete the following tag(s) to enable "
 			     "cleanup: {%.300s}",
-			     ntagged, tagmsg.ptr ? (const char *)tagmsg.ptr : "");
-	lv_dbuf_dispose(&tagmsg);
+			     P->ntagged, P->tagmsg.ptr ? (const char *)P->tagmsg.ptr : "");
 	return rc;
 }
 
-/* 4. What stays referenced, what old manifests vouch for, and the files to consider. */
+/* The directories the sweep lists; Lance keeps the flat ones flat (data/ may nest). */
+static const char *const dirs[] = { "_versions", "data", "_deletions", "_transactions", "_indices" };
+static const bool flat[] = { true, false, true, true, false };
+#define NDIRS (sizeof dirs / sizeof dirs[0])
+
+/* 4. What branches, detached versions and commits newer than the plan reference is kept;
+ * and every directory the sweep will list can be (a symlinked one is refused now, before the
+ * checkpoint: nothing changes). */
 static int phase_keep(plan *P, lv_error *err)
 {
-	lv_dataset *ds = P->ds;
-	P->earliest_kept = INT64_MAX;
-	P->suffix = true;
-	bool seen_kept = false;
-	for (size_t i = 0; i < P->nm; i++) {
-		int rc;
-		if (P->old[i]) {
-			P->suffix = P->suffix && !seen_kept;
-			rc = lv__mrefs_add_to(&P->verified, &P->m[i]);
-		} else {
-			seen_kept = true;
-			if (P->m[i].ts_ms < P->earliest_kept)
-				P->earliest_kept = P->m[i].ts_ms;
-			rc = lv__mrefs_add_to(&P->referenced, &P->m[i]);
-		}
-		if (rc < 0)
-			return lv__err(err, rc, "out of memory");
-	}
-	LV_TRY(lv__refs_of_others(ds, &P->referenced, err));
-	static const char *const dirs[] = { "_versions", "_transactions", "data", "_indices", "_deletions" };
-	for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
-		int rc = lv_storage_list(ds->root, dirs[d], true, lv__collect_file, &P->files, err);
-		if (rc >= 0 && P->files.rc < 0)
-			rc = lv__err(err, P->files.rc, "out of memory");
-		if (rc < 0)
-			return rc;
-	}
+	for (size_t d = 0; d < NDIRS; d++)
+		LV_TRY(lv_storage_list_names(P->ds->root, dirs[d], ignore_entry, NULL, err));
+	LV_TRY(lv__refs_of_others(P->ds, &P->referenced, err));
 	/*
-	 * Commits that landed since the manifests were read may own files in that
-	 * listing: read the manifests now newer than our latest and keep what
-	 * they reference.
+	 * Commits that landed since the manifests were read may own files the
+	 * sweep will list: read the manifests now newer than our latest and keep
+	 * what they reference.
 	 */
-	return lv__refs_of_newer(ds, P->m[P->nm - 1].version, &P->referenced, err);
+	return lv__refs_of_newer(P->ds, P->latest, &P->referenced, err);
 }
 
 /* 5. The old versions' history is recorded before anything goes. */
@@ -260,28 +269,37 @@ static int phase_record(plan *P, lv_error *err)
 	if (P->pol->dry_run || !P->nold)
 		return 0;
 	progress(P, "writing checkpoint", 0, 1);
-	/* P->m is sorted by version: so are the rows built while reading it. */
-	const lv_version_info **pre = lv__calloc(P->nm, sizeof *pre);
-	if (!pre)
+	/* read in version order: the rows are sorted */
+	const lv_version_info **pre = lv__calloc(P->nrows ? P->nrows : 1, sizeof *pre);
+	uint64_t *cleaned = lv__calloc(P->nold, sizeof *cleaned);
+	if (!pre || !cleaned) {
+		free(pre);
+		free(cleaned);
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	size_t npre = 0;
-	for (size_t i = 0; i < P->nm; i++)
-		if (P->m[i].row)
-			pre[npre++] = &P->m[i].row->info;
+	}
+	for (size_t i = 0; i < P->nrows; i++)
+		pre[i] = &P->rows[i]->info;
+	for (size_t i = 0, k = 0; i < P->nv; i++)
+		if (P->old[i])
+			cleaned[k++] = P->v[i].version;
 	lv_checkpoint_result cr;
-	int rc = lv__checkpoint_write_pre(P->ds, &P->pol->checkpoint, P->cleaned, P->nold, pre, npre,
+	int rc = lv__checkpoint_write_pre(P->ds, &P->pol->checkpoint, cleaned, P->nold, pre, P->nrows,
 					  &cr, err);
 	free(pre);
+	free(cleaned);
+	for (size_t i = 0; i < P->nrows; i++)
+		lv__mrow_free(P->rows[i]);
+	P->nrows = 0;
 	if (rc < 0)
 		return rc;
 	P->s.checkpoint_written = cr.written;
-	P->s.versions_archived = cr.written ? cr.entries : 0;
+	P->s.versions_archived = cr.written ? cr.recorded_versions : 0;
 	snprintf(P->s.checkpoint_path, sizeof P->s.checkpoint_path, "%s", cr.written ? cr.path : "");
 	return 0;
 }
 
 /* Why an unreferenced file may go, or NULL if it stays (Lance's rules). */
-static const char *removal_reason(const plan *P, const lv__file_ent *f, int kind, const char *key)
+static const char *removal_reason(const plan *P, const lv_list_entry *f, int kind, const char *key)
 {
 	/*
 	 * Only files older than every kept manifest, when the kept set is a
@@ -305,37 +323,151 @@ static const char *removal_reason(const plan *P, const lv__file_ent *f, int kind
 	return NULL;
 }
 
+/* A file listed by name that could go: its size and time are looked up (a batch at once). */
+typedef struct cand {
+	char *path, *key; /* key: NULL = the path */
+	int kind;
+	uint64_t size;
+	int64_t mtime_ms;
+	int rc;
+} cand;
+
+#define CAND_BATCH 4096
+
+/* The sweep of one directory: each file judged as it is listed, removals queued. */
+typedef struct sweeper {
+	plan *P;
+	lv__deleter *del;
+	lv_error *err;
+	int rc;
+	cand c[CAND_BATCH];
+	size_t nc;
+} sweeper;
+
+/* Queues the removal of a file judged to go (its path copied: the batch outlives the listing). */
+static int judge_file(sweeper *w, const lv_list_entry *e, int kind, const char *key)
+{
+	const char *reason = removal_reason(w->P, e, kind, key);
+	if (!reason)
+		return 0;
+	char *copy = lv__strdup(e->path);
+	if (!copy || lv__del_hold(w->del, copy) < 0) {
+		free(copy);
+		return lv__err(w->err, LV_ENOMEM, "out of memory");
+	}
+	return lv__remove_file(w->del, copy, kind, e->size, reason, w->err);
+}
+
+static void head_job(size_t i, void *arg)
+{
+	sweeper *w = arg;
+	lv_error e = { 0 };
+	cand *c = &w->c[i];
+	c->rc = lv_storage_head(w->P->ds->root, c->path, &c->size, &c->mtime_ms, &e);
+}
+
+/* The candidates' times, read at once (a file gone meanwhile is skipped), then each judged. */
+static int flush_candidates(sweeper *w)
+{
+	lv_parallel_for(w->nc, w->P->ds->threads, head_job, w);
+	int rc = 0;
+	for (size_t i = 0; i < w->nc; i++) {
+		cand *c = &w->c[i];
+		lv_list_entry e = { c->path, c->size, c->mtime_ms };
+		if (rc == 0 && c->rc == 0)
+			rc = judge_file(w, &e, c->kind, c->key ? c->key : c->path);
+		free(c->path);
+		free(c->key);
+	}
+	w->nc = 0;
+	return rc;
+}
+
+static int sweep_file(const lv_list_entry *f, void *payload)
+{
+	sweeper *w = payload;
+	char key[LV__CLEANUP_KEY_MAX];
+	int kind = lv__classify(f->path, key, sizeof key);
+	if (kind < 0)
+		return 0;
+	if (kind != LV_KIND_TEMP && lv__strset_has(&w->P->referenced, key))
+		return 0; /* kept, whatever its age */
+	if (f->mtime_ms) {
+		w->rc = judge_file(w, f, kind, key);
+		return w->rc < 0;
+	}
+	cand *c = &w->c[w->nc]; /* listed by name only */
+	*c = (cand){ lv__strdup(f->path), strcmp(key, f->path) ? lv__strdup(key) : NULL, kind, 0, 0, 0 };
+	if (!c->path || (strcmp(key, f->path) && !c->key)) {
+		free(c->path);
+		free(c->key);
+		w->rc = lv__err(w->err, LV_ENOMEM, "out of memory");
+		return 1;
+	}
+	if (++w->nc == CAND_BATCH)
+		w->rc = flush_candidates(w);
+	return w->rc < 0;
+}
+
 /*
  * 6. Unreferenced files, then old manifests last.  Deleting manifests before
  * their files would make an interrupted run leak those files for good: a
  * rerun no longer knows they were committed (verified), and the age cutoff
  * may then protect them.  Kept versions are complete in either order; the old
- * ones are already recorded as cleaned up by the checkpoint.
+ * ones are already recorded as cleaned up by the checkpoint.  Each directory
+ * is judged while it is listed (after the plan and the commits newer than it
+ * were read), so no list of every file is held.
  */
 static int phase_sweep(plan *P, lv__deleter *del, lv_error *err)
 {
-	for (size_t i = 0; i < P->files.n; i++) {
-		const lv__file_ent *f = &P->files.v[i];
-		char key[LV__CLEANUP_KEY_MAX];
-		int kind = lv__classify(f->path, key, sizeof key);
-		if (kind < 0)
-			continue;
-		progress(P, "checking files", i + 1, P->files.n);
-		const char *reason = removal_reason(P, f, kind, key);
-		if (reason)
-			LV_TRY(lv__remove_file(del, f->path, kind, f->size, reason, err));
+	sweeper *w = calloc(1, sizeof *w);
+	if (!w)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	*w = (sweeper){ .P = P, .del = del, .err = err };
+	/* _versions/ holds a manifest per version: listed by name only, temp files looked at */
+	progress(P, "checking files", 0, NDIRS);
+	int rc = 0;
+	for (size_t d = 0; d < NDIRS && rc >= 0 && w->rc == 0; d++) {
+		progress(P, "checking files", d, NDIRS);
+		/* the flat directories by name only (no list of them is held); a file that could go
+		 * is looked at on its own */
+		rc = flat[d] ? lv_storage_list_names(P->ds->root, dirs[d], sweep_file, w, err)
+			     : lv_storage_list(P->ds->root, dirs[d], true, sweep_file, w, err);
+		if (rc >= 0 && w->rc == 0)
+			w->rc = flush_candidates(w);
 	}
+	progress(P, "checking files", NDIRS, NDIRS);
+	for (size_t i = 0; i < w->nc; i++) {
+		free(w->c[i].path);
+		free(w->c[i].key);
+	}
+	int wrc = w->rc;
+	free(w);
+	if (wrc < 0)
+		return wrc;
+	LV_TRY(rc);
 	LV_TRY(lv__del_flush(del, err));
-	for (size_t i = 0, k = 0; i < P->nm; i++) {
+	char *block = lv__malloc(READ_BATCH * LV__MPATH);
+	if (!block)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	size_t k = 0, slot = 0;
+	for (size_t i = 0; i < P->nv && rc >= 0; i++) {
 		if (!P->old[i])
 			continue;
 		progress(P, "removing old manifests", ++k, P->nold);
-		LV_TRY(lv__remove_file(del, P->m[i].path, LV_KIND_MANIFEST, P->m[i].size, "old version",
-				       err));
+		if (slot == READ_BATCH) { /* the paths of one batch live until it is sent */
+			rc = lv__del_flush(del, err);
+			slot = 0;
+		}
+		const char *path = lv__mpath(&P->v[i], block + slot++ * LV__MPATH);
+		if (rc >= 0)
+			rc = lv__remove_file(del, path, LV_KIND_MANIFEST, P->size[i], "old version", err);
 	}
-	LV_TRY(lv__del_flush(del, err));
+	if (rc >= 0)
+		rc = lv__del_flush(del, err);
+	free(block);
 	P->s.versions_removed = P->pol->dry_run ? P->nold : del->manifests_deleted;
-	return 0;
+	return rc < 0 ? rc : 0;
 }
 
 static int check_policy(lv_dataset *ds, const lv_cleanup_policy *pol, lv_error *err)
@@ -344,21 +476,69 @@ static int check_policy(lv_dataset *ds, const lv_cleanup_policy *pol, lv_error *
 		return lv__err(err, LV_EINVALID, "lv_cleanup: NULL argument");
 	if (ds->branch)
 		return lv__err(err, LV_EUNSUPPORTED, "cleanup of a branch is not supported (clean main)");
-	if (pol->older_than_ms < -1 || pol->retain_versions == 0 || pol->retain_versions < -1)
+	if (pol->older_than_ms < -1 || pol->retain_versions == 0 || pol->retain_versions < -1 ||
+	    !(pol->delete_rate_limit >= 0))
 		return lv__err(err, LV_EINVALID,
-			       "cleanup: invalid policy (older_than >= 0, retain_versions >= 1)");
+			       "cleanup: invalid policy (older_than >= 0, retain_versions >= 1, "
+			       "delete_rate_limit >= 0)");
 	return 0;
+}
+
+/* lv_cleanup_policy as version 1 laid it out: its checkpoint config had no archive fields. */
+typedef struct config_v1 {
+	int version, enabled;
+	int64_t max_entries, max_checkpoint_files;
+} config_v1;
+typedef struct policy_v1 {
+	int version;
+	int64_t older_than_ms, retain_versions;
+	uint64_t before_version;
+	bool delete_unverified, error_if_tagged_old_versions, dry_run;
+	int64_t now_ms;
+	config_v1 checkpoint;
+	lv_cleanup_file_cb on_file;
+	lv_cleanup_progress_cb on_progress;
+	void *payload;
+} policy_v1;
+
+/* A version-1 policy read as one (a caller built against the older header). */
+static void from_v1(const lv_cleanup_policy *in, lv_cleanup_policy *out)
+{
+	const policy_v1 *o = (const policy_v1 *)(const void *)in;
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.older_than_ms = o->older_than_ms;
+	p.retain_versions = o->retain_versions;
+	p.before_version = o->before_version;
+	p.delete_unverified = o->delete_unverified;
+	p.error_if_tagged_old_versions = o->error_if_tagged_old_versions;
+	p.dry_run = o->dry_run;
+	p.now_ms = o->now_ms;
+	p.checkpoint.enabled = o->checkpoint.enabled;
+	p.checkpoint.max_entries = o->checkpoint.max_entries;
+	p.checkpoint.max_checkpoint_files = o->checkpoint.max_checkpoint_files;
+	p.on_file = o->on_file;
+	p.on_progress = o->on_progress;
+	p.payload = o->payload;
+	*out = p;
 }
 
 int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *stats,
 	       lv_error *err)
 {
+	lv_cleanup_policy v2;
+	if (pol && pol->version == 1) {
+		from_v1(pol, &v2);
+		pol = &v2;
+	}
 	LV_TRY(check_policy(ds, pol, err));
 	plan P;
 	memset(&P, 0, sizeof P);
 	P.ds = ds;
 	P.pol = pol;
 	P.now = pol->now_ms ? pol->now_ms : lv_now_ms();
+	P.suffix = true;
+	P.earliest_kept = INT64_MAX;
+	lv_dbuf_init(&P.tagmsg, 0);
 	P.older = pol->older_than_ms;
 	if (P.older < 0 && pol->retain_versions < 0 && pol->before_version == 0)
 		P.older = LV_CLEANUP_DEFAULT_OLDER_THAN_MS;
@@ -368,13 +548,12 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		del->ds = ds;
 		del->p = pol;
 		del->s = &P.s;
+		del->rate = pol->delete_rate_limit;
 	}
 	if (rc == 0)
 		rc = phase_refs(&P, err);
 	if (rc == 0)
 		rc = phase_read(&P, err);
-	if (rc == 0)
-		rc = phase_select(&P, err);
 	if (rc == 0)
 		rc = phase_keep(&P, err);
 	if (rc == 0)
@@ -386,12 +565,16 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	if (stats)
 		*stats = P.s;
 	lv_refs_free(P.refs);
-	free(P.cleaned);
-	lv__mrefs_dispose(P.m, P.nm);
+	free(P.v);
+	free(P.size);
 	free(P.old);
+	for (size_t i = 0; i < P.nrows; i++)
+		lv__mrow_free(P.rows[i]);
+	free(P.rows);
+	lv_dbuf_dispose(&P.tagmsg);
 	lv__strset_dispose(&P.referenced);
 	lv__strset_dispose(&P.verified);
-	lv__file_vec_dispose(&P.files);
+	lv__del_release(del);
 	free(del);
 	return rc;
 }

@@ -24,7 +24,7 @@ typedef struct lv__mrow {
 } lv__mrow;
 
 typedef struct lv__mref {
-	const char *path;   /* manifest path (owned) */
+	const char *path;   /* manifest path (the caller's: it outlives the read) */
 	bool branch;        /* a branch's manifest: only its base_id files concern the root */
 	uint64_t version;
 	int64_t ts_ms;
@@ -44,7 +44,9 @@ typedef struct lv__mrefs_job {
 int lv__mrefs_read(lv_dataset *ds, lv__mref *m, size_t n, lv_error *err);
 /* Adds every path m references to s.  0 or LV_ENOMEM. */
 int lv__mrefs_add_to(lv__strset *s, const lv__mref *m);
+/* Frees what m[0..n) hold (refs, rows not taken), then m itself; not the paths. */
 void lv__mrefs_dispose(lv__mref *m, size_t n);
+void lv__mrow_free(lv__mrow *r);
 /* References of every branch's manifests and of detached versions, added to `referenced`. */
 int lv__refs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err);
 /* References of manifests committed after `latest` (concurrent writers), added to `referenced`. */
@@ -85,10 +87,18 @@ typedef struct lv__deleter {
 	int rcs[LV__DEL_BATCH];
 	size_t n;
 	uint64_t manifests_deleted; /* old manifests this process deleted */
+	char *held[LV__DEL_BATCH];  /* paths the deleter owns until the batch is sent */
+	size_t nheld;
+	double rate;                /* deletes per second (0 = no limit) */
+	uint64_t sent;              /* deletes sent so far (for the rate) */
+	uint64_t start_ns;          /* when the first was sent */
 } lv__deleter;
 
-/* Sends the queued deletes. */
+/* Sends the queued deletes (and frees the paths it held for them). */
 int lv__del_flush(lv__deleter *d, lv_error *err);
+/* Hands the deleter a malloc'ed path to free once its batch is sent (call before queuing it). */
+int lv__del_hold(lv__deleter *d, char *path);
+void lv__del_release(lv__deleter *d);
 /* Queues `path` and `reason` (which must stay valid until the next flush); the flush reports
  * it to on_file once it is gone (a dry run: every file). */
 int lv__remove_file(lv__deleter *d, const char *path, int kind, uint64_t size, const char *reason,

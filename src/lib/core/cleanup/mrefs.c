@@ -185,24 +185,35 @@ int lv__mrefs_add_to(lv__strset *s, const lv__mref *m)
 	return 0;
 }
 
+void lv__mrow_free(lv__mrow *r)
+{
+	if (r) {
+		lv_arena_dispose(&r->arena);
+		free(r);
+	}
+}
+
 void lv__mrefs_dispose(lv__mref *m, size_t n)
 {
 	for (size_t i = 0; m && i < n; i++) {
 		lv_dbuf_dispose(&m[i].refs);
-		if (m[i].row) {
-			lv_arena_dispose(&m[i].row->arena);
-			free(m[i].row);
-		}
-		free((char *)m[i].path);
+		lv__mrow_free(m[i].row);
 	}
 	free(m);
+}
+
+/* A listing callback keeping only detached manifests (_versions/d*.manifest). */
+static int collect_detached(const lv_list_entry *e, void *payload)
+{
+	const char *base = lv__basename(e->path);
+	return base[0] == 'd' && lv__ends_with(base, ".manifest") ? lv__collect_file(e, payload) : 0;
 }
 
 /*
  * Manifests that are not versions of this dataset but may use its files:
  * every branch's (any tree/ ** /_versions/ *.manifest: their base_id files are
  * ours) and detached versions (_versions/d*.manifest).  Their references are
- * all kept.
+ * all kept.  Only those names are held while listing (not every manifest).
  */
 int lv__refs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err)
 {
@@ -210,7 +221,7 @@ int lv__refs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err)
 	int rc = lv_storage_list(ds->root, "tree", true, lv__collect_file, &fv, err);
 	size_t nbranch = fv.n;
 	if (rc >= 0 && fv.rc == 0)
-		rc = lv_storage_list_names(ds->root, "_versions", lv__collect_file, &fv, err);
+		rc = lv_storage_list_names(ds->root, "_versions", collect_detached, &fv, err);
 	if (rc >= 0 && fv.rc < 0)
 		rc = lv__err(err, fv.rc, "out of memory");
 	lv__mref *m = NULL;
@@ -227,12 +238,10 @@ int lv__refs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err)
 		uint64_t v;
 		size_t pl = strlen(fv.v[i].path), bl = strlen(base);
 		bool branch = i < nbranch;
-		if (branch ? lv__version_name_parse(base, &v) == LV_NAME_NONE || pl < bl + 10 ||
-				     memcmp(fv.v[i].path + pl - bl - 10, "_versions/", 10)
-			   : base[0] != 'd' || !lv__ends_with(base, ".manifest"))
+		if (branch && (lv__version_name_parse(base, &v) == LV_NAME_NONE || pl < bl + 10 ||
+			       memcmp(fv.v[i].path + pl - bl - 10, "_versions/", 10)))
 			continue;
 		m[n].path = fv.v[i].path;
-		fv.v[i].path = NULL;
 		m[n].branch = branch;
 		lv_dbuf_init(&m[n].refs, 0);
 		n++;
@@ -260,15 +269,14 @@ int lv__refs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, l
 	while (first > 0 && e[first - 1].version > latest)
 		first--;
 	size_t n = ne - first;
+	const char **paths = NULL;
+	char *block = NULL;
 	lv__mref *m = n ? lv__calloc(n, sizeof *m) : NULL;
-	if (n && !m) {
-		free(e);
-		return lv__err(err, LV_ENOMEM, "out of memory");
-	}
+	if (n && (!m || lv__mpaths(e + first, n, &paths, &block) < 0))
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		lv_dbuf_init(&m[i].refs, 0);
-		if (!(m[i].path = lv__strdup(e[first + i].path)))
-			rc = lv__err(err, LV_ENOMEM, "out of memory");
+		m[i].path = paths[i];
 	}
 	if (rc == 0)
 		rc = lv__mrefs_read(ds, m, n, err);
@@ -276,6 +284,8 @@ int lv__refs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, l
 		if ((rc = lv__mrefs_add_to(referenced, &m[i])) < 0)
 			lv__err(err, rc, "out of memory");
 	lv__mrefs_dispose(m, n);
+	free(paths);
+	free(block);
 	free(e);
 	return rc;
 }

@@ -1,72 +1,140 @@
 /*
- * A set of strings (open addressing, owned copies): the files kept manifests
- * reference, and the files old manifests reference.
+ * A set of strings as 128-bit keyed digests (see strset.h): the files kept
+ * manifests reference, and the files old manifests reference.
+ *
+ * Invariants: a digest is never {0, 0} (that marks an empty slot); the table
+ * is at most half full.
  */
 #include "core/cleanup/strset.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "util/util.h"
 
-static uint64_t hash_str(const char *s, size_t n)
+static uint64_t key[4];
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+
+static void init_key(void)
 {
-	uint64_t h = 1469598103934665603ull; /* FNV-1a */
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (uint8_t)s[i]) * 1099511628211ull;
-	return h;
+	if (getrandom(key, sizeof key, 0) != (ssize_t)sizeof key) { /* never in practice */
+		key[0] = (uint64_t)time(NULL) * 0x9E3779B97F4A7C15ull;
+		key[1] = (uint64_t)getpid() * 0xBF58476D1CE4E5B9ull;
+		key[2] = key[0] ^ 0x94D049BB133111EBull;
+		key[3] = key[1] ^ 0x2545F4914F6CDD1Dull;
+	}
+}
+
+static inline uint64_t rotl(uint64_t x, int b)
+{
+	return (x << b) | (x >> (64 - b));
+}
+
+#define SIPROUND                                                                       \
+	do {                                                                           \
+		v0 += v1, v1 = rotl(v1, 13), v1 ^= v0, v0 = rotl(v0, 32);              \
+		v2 += v3, v3 = rotl(v3, 16), v3 ^= v2;                                 \
+		v0 += v3, v3 = rotl(v3, 21), v3 ^= v0;                                 \
+		v2 += v1, v1 = rotl(v1, 17), v1 ^= v2, v2 = rotl(v2, 32);              \
+	} while (0)
+
+/* SipHash-2-4 of s[0..n) under (k0, k1). */
+static uint64_t siphash(const uint8_t *s, size_t n, uint64_t k0, uint64_t k1)
+{
+	uint64_t v0 = 0x736f6d6570736575ull ^ k0, v1 = 0x646f72616e646f6dull ^ k1;
+	uint64_t v2 = 0x6c7967656e657261ull ^ k0, v3 = 0x7465646279746573ull ^ k1;
+	size_t full = n / 8 * 8;
+	for (size_t i = 0; i < full; i += 8) {
+		uint64_t m = lv_le64(s + i);
+		v3 ^= m;
+		SIPROUND;
+		SIPROUND;
+		v0 ^= m;
+	}
+	uint64_t b = (uint64_t)n << 56;
+	for (size_t i = full; i < n; i++)
+		b |= (uint64_t)s[i] << (8 * (i - full));
+	v3 ^= b;
+	SIPROUND;
+	SIPROUND;
+	v0 ^= b;
+	v2 ^= 0xff;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+static void digest(const char *k, size_t n, uint64_t d[2])
+{
+	pthread_once(&key_once, init_key);
+	d[0] = siphash((const uint8_t *)k, n, key[0], key[1]);
+	d[1] = siphash((const uint8_t *)k, n, key[2], key[3]);
+	if (!d[0] && !d[1])
+		d[1] = 1;
+}
+
+/* The slot holding d, or the empty one where it would go. */
+static size_t find(const lv__strset *s, const uint64_t d[2])
+{
+	size_t i = d[0] & (s->cap - 1);
+	while ((s->slot[i][0] || s->slot[i][1]) && (s->slot[i][0] != d[0] || s->slot[i][1] != d[1]))
+		i = (i + 1) & (s->cap - 1);
+	return i;
 }
 
 bool lv__strset_has_n(const lv__strset *s, const char *k, size_t n)
 {
 	if (!s->cap)
 		return false;
-	for (size_t i = hash_str(k, n) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-		const char *x = s->slot[i];
-		if (!x)
-			return false;
-		if (strlen(x) == n && !memcmp(x, k, n))
-			return true;
-	}
+	uint64_t d[2];
+	digest(k, n, d);
+	size_t i = find(s, d);
+	return s->slot[i][0] == d[0] && s->slot[i][1] == d[1];
 }
 
 bool lv__strset_has(const lv__strset *s, const char *k) { return lv__strset_has_n(s, k, strlen(k)); }
 
+static int grow(lv__strset *s)
+{
+	size_t nc = s->cap ? s->cap * 2 : 64;
+	lv__strset t = { lv__calloc(nc, sizeof *t.slot), nc, 0 };
+	if (!t.slot)
+		return LV_ENOMEM;
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->slot[i][0] || s->slot[i][1]) {
+			size_t j = find(&t, s->slot[i]);
+			t.slot[j][0] = s->slot[i][0];
+			t.slot[j][1] = s->slot[i][1];
+			t.n++;
+		}
+	free(s->slot);
+	*s = t;
+	return 0;
+}
+
 int lv__strset_add(lv__strset *s, const char *k)
 {
-	size_t n = strlen(k);
-	if (lv__strset_has_n(s, k, n))
+	if ((s->n + 1) * 2 > s->cap)
+		LV_TRY(grow(s));
+	uint64_t d[2];
+	digest(k, strlen(k), d);
+	size_t i = find(s, d);
+	if (s->slot[i][0] == d[0] && s->slot[i][1] == d[1])
 		return 0;
-	if ((s->n + 1) * 2 > s->cap) {
-		size_t nc = s->cap ? s->cap * 2 : 1024;
-		char **ns = lv__calloc(nc, sizeof *ns);
-		if (!ns)
-			return LV_ENOMEM;
-		for (size_t i = 0; i < s->cap; i++) {
-			if (!s->slot[i])
-				continue;
-			size_t j = hash_str(s->slot[i], strlen(s->slot[i])) & (nc - 1);
-			while (ns[j])
-				j = (j + 1) & (nc - 1);
-			ns[j] = s->slot[i];
-		}
-		free(s->slot);
-		s->slot = ns;
-		s->cap = nc;
-	}
-	size_t i = hash_str(k, n) & (s->cap - 1);
-	while (s->slot[i])
-		i = (i + 1) & (s->cap - 1);
-	if (!(s->slot[i] = lv__strndup(k, n)))
-		return LV_ENOMEM;
+	s->slot[i][0] = d[0];
+	s->slot[i][1] = d[1];
 	s->n++;
 	return 0;
 }
 
 void lv__strset_dispose(lv__strset *s)
 {
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->slot[i]);
 	free(s->slot);
 	memset(s, 0, sizeof *s);
 }

@@ -1,18 +1,24 @@
-/* A set of strings (open addressing, owned copies). */
+/*
+ * A set of strings kept as 128-bit keyed digests (two SipHash-2-4 with keys
+ * drawn at random once per process), so a million paths take 32 MB, not
+ * the strings: a false "yes" needs a 128-bit collision under a key no input
+ * can know.
+ */
 #ifndef LV_CORE_CLEANUP_STRSET_H
 #define LV_CORE_CLEANUP_STRSET_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct lv__strset {
-	char **slot;
+	uint64_t (*slot)[2]; /* {0, 0} = empty */
 	size_t cap, n;
 } lv__strset;
 
 bool lv__strset_has_n(const lv__strset *s, const char *k, size_t n);
 bool lv__strset_has(const lv__strset *s, const char *k);
-/* Adds a copy of k (no-op if present).  0 or LV_ENOMEM. */
+/* Adds k (no-op if present).  0 or LV_ENOMEM. */
 int lv__strset_add(lv__strset *s, const char *k);
 void lv__strset_dispose(lv__strset *s);
 

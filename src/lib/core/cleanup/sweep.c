@@ -8,13 +8,44 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "util/util.h"
+
+/*
+ * The rate limit, as Lance counts it: each file is one delete, even in a batched request.
+ * Before a batch goes out, wait until `sent` deletes fit in the time since the first.
+ */
+static void rate_wait(lv__deleter *d)
+{
+	if (d->rate <= 0 || d->p->dry_run)
+		return;
+	uint64_t now = lv_mono_ns();
+	if (!d->sent)
+		d->start_ns = now;
+	uint64_t due = d->start_ns + (uint64_t)((double)d->sent / d->rate * 1e9);
+	if (due > now) {
+		struct timespec ts = { (time_t)((due - now) / 1000000000u), (long)((due - now) % 1000000000u) };
+		while (nanosleep(&ts, &ts) != 0) {
+		}
+	}
+	d->sent += d->n;
+}
+
+/* Deletes per request: 1000 (S3's DeleteObjects); under a rate limit, a tenth of a second's. */
+static size_t batch_size(const lv__deleter *d)
+{
+	if (d->rate <= 0)
+		return LV__DEL_BATCH;
+	size_t b = d->rate < 10 ? 1 : (size_t)(d->rate / 10);
+	return b < LV__DEL_BATCH ? b : LV__DEL_BATCH;
+}
 
 int lv__del_flush(lv__deleter *d, lv_error *err)
 {
 	if (!d->n)
 		return 0;
+	rate_wait(d);
 	int rc = d->p->dry_run ? 0 : lv_storage_delete_many(d->ds->root, d->path, d->n, d->rcs, err);
 	for (size_t i = 0; i < d->n; i++) {
 		/* Only what this process removed counts: LV_ENOTFOUND is a concurrent cleanup's. */
@@ -28,7 +59,25 @@ int lv__del_flush(lv__deleter *d, lv_error *err)
 		}
 	}
 	d->n = 0;
+	lv__del_release(d);
 	return rc;
+}
+
+int lv__del_hold(lv__deleter *d, char *path)
+{
+	if (d->nheld == LV__DEL_BATCH) /* never: a batch is sent when it has that many */
+		return LV_ENOMEM;
+	d->held[d->nheld++] = path;
+	return 0;
+}
+
+void lv__del_release(lv__deleter *d)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < d->nheld; i++)
+		free(d->held[i]);
+	d->nheld = 0;
 }
 
 int lv__remove_file(lv__deleter *d, const char *path, int kind, uint64_t size, const char *reason,
@@ -39,7 +88,7 @@ int lv__remove_file(lv__deleter *d, const char *path, int kind, uint64_t size, c
 	d->kind[d->n] = kind;
 	d->size[d->n] = size;
 	d->n++;
-	return d->n == LV__DEL_BATCH ? lv__del_flush(d, err) : 0;
+	return d->n >= batch_size(d) ? lv__del_flush(d, err) : 0;
 }
 
 int lv__classify(const char *path, char *key, size_t cap)

@@ -1,0 +1,88 @@
+/*
+ * The physical limit of versions() from a checkpoint: only the unavoidable I/O (list
+ * _versions/ and _checkpoints/, read the newest checkpoint whole, read 4 KiB of the newest
+ * manifest), nothing decoded.  Prints {"median_ms":M,"min_ms":m} over R runs after a warm-up.
+ *   limit_baseline DATASET [--repeat R]
+ */
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Lists dir; returns the entries seen and the greatest (or, lowest, the smallest) name ending in
+ * `suffix` (or ""). */
+static size_t list(const char *dir, const char *suffix, int lowest, char *best, size_t cap)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0, sl = strlen(suffix);
+	best[0] = 0;
+	while (d && (e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+		n++;
+		int c = best[0] ? strcmp(e->d_name, best) : lowest ? -1 : 1;
+		if (l > sl && !strcmp(e->d_name + l - sl, suffix) && (lowest ? c < 0 : c > 0) && l < cap)
+			memcpy(best, e->d_name, l + 1);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static size_t slurp(const char *path, size_t max, char *buf)
+{
+	int fd = open(path, O_RDONLY);
+	size_t got = 0;
+	ssize_t r;
+	while (fd >= 0 && got < max && (r = read(fd, buf + got, max - got)) > 0)
+		got += (size_t)r;
+	if (fd >= 0)
+		close(fd);
+	return got;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	int repeat = argc > 3 && !strcmp(argv[2], "--repeat") ? atoi(argv[3]) : 101;
+	if (argc < 2 || repeat < 1) {
+		fprintf(stderr, "usage: limit_baseline DATASET [--repeat R]\n");
+		return 2;
+	}
+	char vdir[4096], cdir[4096], path[8192], cp[256], man[256];
+	snprintf(vdir, sizeof vdir, "%s/_versions", argv[1]);
+	snprintf(cdir, sizeof cdir, "%s/_checkpoints", argv[1]);
+	static char buf[256 << 20];
+	double *t = calloc((size_t)repeat, sizeof *t);
+	size_t bytes = 0;
+	for (int r = -1; r < repeat; r++) {
+		double t0 = now_ms();
+		list(vdir, ".manifest", 1, man, sizeof man); /* V2 names: the smallest is the newest */
+		list(cdir, ".lance", 0, cp, sizeof cp);
+		snprintf(path, sizeof path, "%s/%s", cdir, cp);
+		bytes = slurp(path, sizeof buf, buf);
+		snprintf(path, sizeof path, "%s/%s", vdir, man);
+		bytes += slurp(path, 4096, buf);
+		if (r >= 0)
+			t[r] = now_ms() - t0;
+	}
+	qsort(t, (size_t)repeat, sizeof *t, cmp);
+	printf("{\"median_ms\":%.4f,\"min_ms\":%.4f,\"bytes\":%zu}\n", t[repeat / 2], t[0], bytes);
+	free(t);
+	return 0;
+}

@@ -1,0 +1,170 @@
+/*
+ * lancever expire: manifest-only expiry (lv_expire): old versions' manifests go, after a
+ * checkpoint has recorded them; their data files are left for a later cleanup.
+ *
+ * Invariants: with --json nothing reaches stdout until the expiry has finished (a failure
+ * prints no JSON); the list names only manifests this process removed.
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const lvcli_opt expire_opts[] = {
+	{ "--older-than", "DURATION", "expire versions committed before now - DURATION (7d, 36h, 90m); "
+	  "with no condition at all, 7d", LVCLI_DURATION, 0, 0, offsetof(lvcli_args, older_than_ms) },
+	{ "--retain-versions", "N", "keep at least the newest N versions", LVCLI_NUMBER, 1, INT64_MAX,
+	  offsetof(lvcli_args, retain_versions) },
+	{ "--before-version", "V", "expire only versions below V", LVCLI_NUMBER, 1, UINT64_MAX,
+	  offsetof(lvcli_args, before_version) },
+	{ "--keep-one-per", "DURATION", "thinning: of the versions selected, keep the newest of each "
+	  "window of this length by commit time (1h, 1d)", LVCLI_DURATION, 0, 0,
+	  offsetof(lvcli_args, keep_one_per_ms) },
+	{ "--no-error-if-tagged-old-versions", NULL, "keep tagged versions the policy selects instead of "
+	  "refusing to run", LVCLI_FLAG_OFF, 0, 0, offsetof(lvcli_args, error_if_tagged) },
+	{ "--error-if-tagged-old-versions", NULL, "refuse to run if the policy selects a tagged version "
+	  "(the default)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, error_if_tagged) },
+	{ "--max-entries", "N", "the head checkpoint written first holds at most N versions (default "
+	  "10000); older history goes to archive segments", LVCLI_NUMBER, 1, INT64_MAX,
+	  offsetof(lvcli_args, max_entries) },
+	{ "--segment-rows", "N", "versions per archive segment (default 4096, at most --max-entries)",
+	  LVCLI_NUMBER, 1, INT64_MAX, offsetof(lvcli_args, segment_rows) },
+	{ "--no-archive", NULL, "history beyond --max-entries is dropped instead of sealed into archive "
+	  "segments (the proposal's behaviour)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, no_archive) },
+	{ "--delete-rate-limit", "N", "at most N deletes per second", LVCLI_NUMBER, 1, 1000000000,
+	  offsetof(lvcli_args, delete_rate_limit) },
+	{ "--dry-run", NULL, "list what would be expired; change nothing", LVCLI_FLAG, 0, 0,
+	  offsetof(lvcli_args, dry_run) },
+	{ "--list", NULL, "list every manifest removed", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, list) },
+	{ "--json", NULL, "print a JSON object: manifests (with --list or --dry-run), dry_run, versions_total, "
+	  "versions_removed, versions_recorded, checkpoint, warnings", LVCLI_FLAG, 0, 0,
+	  offsetof(lvcli_args, json) },
+	{ 0 },
+};
+
+typedef struct ex_out {
+	bool dry_run, json, list;
+	FILE *files; /* --json: the array, held back until the expiry succeeded */
+	size_t nfiles;
+} ex_out;
+
+static void on_file(const char *path, int kind, uint64_t size, const char *reason, void *payload)
+{
+	(void)kind;
+	(void)size;
+	(void)reason;
+	ex_out *o = payload;
+	if (!o->list)
+		return;
+	if (o->json) {
+		fputs(o->nfiles++ ? "," : "", o->files);
+		lvcli_json_str(o->files, path);
+		return;
+	}
+	printf("%s %s\n", o->dry_run ? "would remove" : "removed", lvcli_esc(path));
+}
+
+static void on_progress(const char *phase, uint64_t done, uint64_t total, void *payload)
+{
+	(void)payload;
+	if (!strcmp(phase, "done"))
+		fputs("\r\033[K", stderr);
+	else if (total && done != total && done % 1000)
+		return; /* redrawn every 1000 manifests */
+	else if (total)
+		fprintf(stderr, "\r\033[K%s %" PRIu64 "/%" PRIu64, phase, done, total);
+	else
+		fprintf(stderr, "\r\033[K%s", phase);
+}
+
+static void print_result(const ex_out *o, const char *files, const lv_cleanup_stats *s,
+			 const lv_dataset *ds)
+{
+	if (o->json) {
+		printf("{\"manifests\":[%s],\"dry_run\":%s,\"versions_total\":%" PRIu64
+		       ",\"versions_removed\":%" PRIu64 ",\"versions_recorded\":%" PRIu64 ",\"checkpoint\":",
+		       o->nfiles ? files : "", o->dry_run ? "true" : "false", s->versions_total,
+		       s->versions_removed, s->versions_archived);
+		lvcli_json_str(stdout, s->checkpoint_written ? s->checkpoint_path : NULL);
+		lvcli_json_warnings(stdout, ds);
+		fputs("}\n", stdout);
+		return;
+	}
+	printf("%s %" PRIu64 " of %" PRIu64 " versions", o->dry_run ? "would expire" : "expired",
+	       s->versions_removed, s->versions_total);
+	if (s->checkpoint_written)
+		printf("; their history is kept in %s (%" PRIu64 " versions recorded)",
+		       lvcli_esc(s->checkpoint_path), s->versions_archived);
+	printf("\n%s", s->versions_removed && !o->dry_run
+			       ? "their data files stay until a cleanup removes them (lancever cleanup)\n"
+			       : "");
+}
+
+static int run_expire(int argc, char **argv)
+{
+	lvcli_args a;
+	int rc = lvcli_parse(argc, argv, &lvcli_cmd_expire, &a);
+	if (rc)
+		return rc;
+	if (a.keep_one_per_ms == 0)
+		return lvcli_usage_error("--keep-one-per wants a window longer than 0");
+	lv_expire_policy p = LV_EXPIRE_POLICY_INIT;
+	p.older_than_ms = a.older_than_ms;
+	p.retain_versions = a.retain_versions ? (int64_t)a.retain_versions : -1;
+	p.before_version = a.before_version;
+	p.keep_one_per_ms = a.keep_one_per_ms;
+	p.error_if_tagged_old_versions = a.error_if_tagged;
+	p.dry_run = a.dry_run;
+	p.delete_rate_limit = (double)a.delete_rate_limit;
+	if (a.max_entries)
+		p.checkpoint.max_entries = (int64_t)a.max_entries;
+	if (a.segment_rows)
+		p.checkpoint.archive_segment_rows = (int64_t)a.segment_rows;
+	if (a.no_archive)
+		p.checkpoint.archive = 0;
+	ex_out o = { .dry_run = a.dry_run, .json = a.json, .list = a.list || a.dry_run };
+	char *files = NULL;
+	size_t files_len = 0;
+	if (o.json && o.list && !(o.files = open_memstream(&files, &files_len))) {
+		fputs("lancever: out of memory\n", stderr);
+		return 1;
+	}
+	p.on_file = on_file;
+	p.payload = &o;
+	if (isatty(2))
+		p.on_progress = on_progress;
+	lv_dataset *ds = NULL;
+	lv_error err = { 0 };
+	lv_cleanup_stats s;
+	if (lvcli_open(&ds, a.pos[0], 0)) {
+		rc = 1;
+	} else if ((rc = lv_expire(ds, &p, &s, &err)) < 0) {
+		rc = lvcli_fail(&err);
+	} else {
+		if (o.files)
+			fclose(o.files);
+		o.files = NULL;
+		print_result(&o, files, &s, ds);
+	}
+	if (o.files)
+		fclose(o.files);
+	free(files);
+	if (ds)
+		lvcli_close(ds);
+	return rc;
+}
+
+const lvcli_cmd lvcli_cmd_expire = {
+	"expire", "DATASET", "remove old versions' manifests only (data files stay for cleanup)",
+	"Removes the manifests of the versions the policy selects (as cleanup selects them: the "
+	"latest version, tagged versions and branch bases are never removed), thinned with "
+	"--keep-one-per, and nothing else. First a checkpoint records every version (reading only "
+	"manifests no checkpoint covers yet: commit times come from the checkpoint and its archive), "
+	"then marks the selected ones cleaned up; then their manifests go. Their data files are "
+	"left for a later cleanup, which removes them by Lance's rule for files no manifest "
+	"references: once older than 7 days, or at once with --delete-unverified.",
+	expire_opts, run_expire, true,
+};

@@ -1,0 +1,72 @@
+/*
+ * The plan of a history answer: the listings, the newest usable head, its
+ * archive index, and the live manifests no record holds -- everything a
+ * history, as-of or check call needs before it reads any segment.
+ */
+#ifndef LV_CORE_HPLAN_H
+#define LV_CORE_HPLAN_H
+
+#include "core/checkpoint/archive.h"
+#include "core/checkpoint/store.h"
+#include "core/dataset.h"
+#include "core/manifests.h"
+#include "core/warnings.h"
+
+/* A tail of live manifests larger than this is read while streaming, a chunk at a time. */
+#define LV__TAIL_UPFRONT 8192
+#define LV__TAIL_CHUNK 4096
+
+typedef struct lv__hplan {
+	lv_dataset *ds;
+	lv_manifest_entry *live;
+	size_t nlive;
+	lv__cp_names names;
+	lv__seg_names segs;    /* listed segments, sorted */
+	lv_refs *refs;         /* NULL: unreadable (refs_err says why) */
+	lv_error refs_err;
+	lv__cp_file head;      /* the newest usable head (rows NULL: none) */
+	lv__arc_index ix;      /* its archive index (empty without one) */
+	bool have_created;     /* dataset_created of this history is known */
+	int64_t created;
+	uint64_t through;      /* versions <= this are the archive's (the index's, else the segments') */
+	/* live versions that no head row holds and that lie beyond the archive: */
+	const lv_manifest_entry **tail; /* sorted by version */
+	size_t ntail;
+	lv_version_list *tail_rows;     /* read already (ntail <= LV__TAIL_UPFRONT), else NULL */
+	lv__seg_entry *missing;         /* index entries whose segment is not there */
+	size_t nmissing;
+	lv_history_report rep;
+	lv__warnlog wl;
+	uint64_t max_rejected;
+	int races;
+} lv__hplan;
+
+/*
+ * Loads the plan, retrying after races with concurrent writers (as history
+ * always did): `rep` is begun by the caller.  On success the plan's warnings
+ * are in p->wl (committed by the caller once the answer is complete).
+ */
+int lv__hplan_load(lv_dataset *ds, lv__hplan *p, lv_error *err);
+void lv__hplan_dispose(lv__hplan *p);
+
+/* Is version v live (its manifest listed)?  If so, path (LV__MPATH bytes, may be NULL)
+ * receives its manifest's path. */
+bool lv__hplan_live(const lv__hplan *p, uint64_t v, char *path);
+/* Reads the tail's manifests [from, from + n) into l (room for n items and n arenas). */
+int lv__hplan_read_tail(lv__hplan *p, size_t from, size_t n, lv_version_list *l, lv_error *err);
+
+/*
+ * Reads one segment for the plan: validated (lv__seg_read with the history's
+ * dataset_created), not beyond the latest version, and agreeing with the
+ * head's copies of its live rows.  A rejected segment is a warning; its
+ * range is the caller's to report.  Returns 0 (usable), LV_ENOMEM, or
+ * another error (rejected: f empty).
+ */
+int lv__hplan_read_segment(lv__hplan *p, const lv__seg_name *name, lv__cp_file *f, lv__warnlog *wl,
+			   lv_error *err);
+/* The same in two steps: the read (safe on worker threads), then the checks and warning (not). */
+int lv__hplan_segment_fetch(const lv__hplan *p, const lv__seg_name *name, lv__cp_file *f, lv_error *e);
+int lv__hplan_segment_accept(lv__hplan *p, const lv__seg_name *name, int rc, lv__cp_file *f,
+			     lv_error *e, lv__warnlog *wl);
+
+#endif
