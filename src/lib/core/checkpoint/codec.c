@@ -643,9 +643,11 @@ int lv__checkpoint_decode(const uint8_t *data, size_t size, const char *path, bo
 	memset(&f, 0, sizeof f);
 	*rows = NULL;
 	LV_TRY(lv__cp_decode(data, size, path, verify_checksum, NULL, 0, &f, err));
-	*rows = f.rows;
+	*rows = f.rows; /* the rows are the caller's; the rest of the decoded file is not */
+	f.rows = NULL;
 	if (created)
 		*created = f.created;
+	lv__cp_file_dispose(&f);
 	return 0;
 }
 
