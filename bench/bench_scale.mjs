@@ -46,7 +46,7 @@ async function rusageJson(argv) {
 }
 const copy = async (src, dst) => { fs.rmSync(dst, { recursive: true, force: true }); await run('cp', ['-al', src, dst]); };
 const statsOf = async (argv) => {
-  const r = await run(bin, [...argv, '--stats'], { allowFail: false });
+  const r = await run(bin, [...argv, '--stats'], { allowFail: false, discardStdout: true });
   const m = /manifests read (\d+), segments read (\d+).*requests (\d+), bytes read (\d+)/.exec(r.stderr);
   return m ? { manifests_read: +m[1], segments_read: +m[2], requests: +m[3], bytes_read: +m[4] } : null;
 };

@@ -37,9 +37,10 @@ export const nowMs = () => Number(process.hrtime.bigint()) / 1e6;
 export function run(cmd, argv, opts = {}) {
   return new Promise((resolve, reject) => {
     const t0 = nowMs();
-    const p = spawn(cmd, argv, { env: opts.env || process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    // opts.discardStdout: output too big for a string (a 10M-version history) goes to /dev/null
+    const p = spawn(cmd, argv, { env: opts.env || process.env, stdio: ['ignore', opts.discardStdout ? 'ignore' : 'pipe', 'pipe'] });
     let out = '', err = '';
-    p.stdout.on('data', (d) => { out += d; });
+    if (p.stdout) p.stdout.on('data', (d) => { out += d; });
     p.stderr.on('data', (d) => { err += d; });
     p.on('error', reject);
     p.on('close', (code, sig) => {
