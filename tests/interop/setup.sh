@@ -13,9 +13,10 @@
 # takes every version and integrity hash from the committed lockfile and skips the
 # unpublished optional packages; the lockfiles were generated on linux-x64 (the CI
 # platform), so they hold the linux-x64-gnu binary package with its hash.  To make the
-# install as strict as `npm ci`, the lockfile must come out unchanged (a change means
-# the registry resolved something other than what is locked) and the installed
-# versions are checked.  LV_PEERS (default "lance8 lance12") limits which are installed.
+# install as strict as `npm ci`, the lockfile must come out with the same packages at the
+# same versions and integrity hashes (a change means the registry resolved something other
+# than what is locked; lockcmp.mjs; fields npm versions write differently, such as npm 10's
+# "libc" that Debian 12's npm 9 drops, do not count) and the installed versions are checked.  LV_PEERS (default "lance8 lance12") limits which are installed.
 set -euo pipefail
 cd "$(dirname "$0")"
 peers=${LV_PEERS:-lance8 lance12}
@@ -26,13 +27,14 @@ locked_install() {
   before=$(mktemp)
   cp "$dir/package-lock.json" "$before"
   (cd "$dir" && npm install --no-audit --no-fund --no-update-notifier --loglevel=error)
-  if ! cmp -s "$before" "$dir/package-lock.json"; then
-    cp "$before" "$dir/package-lock.json"
-    rm -f "$before"
+  local same=0
+  node "$PWD/lockcmp.mjs" "$before" "$dir/package-lock.json" || same=$?
+  cp "$before" "$dir/package-lock.json" # the committed lockfile stays as committed
+  rm -f "$before"
+  if [ $same != 0 ]; then
     echo "setup.sh: npm changed $dir/package-lock.json: the registry no longer serves what is locked" >&2
     exit 1
   fi
-  rm -f "$before"
 }
 if ! has . s3rver 3.7.1; then locked_install .; fi
 for p in $peers; do
