@@ -414,6 +414,7 @@ static const lv_storage_ops local_ops = {
 	.write = lv__local_write,
 	.create = lv__local_create,
 	.del = lv__local_del,
+	.del_many = lv__local_del_many,
 	.close = local_close,
 	.list_names = local_list_names,
 };

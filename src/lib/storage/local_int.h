@@ -39,5 +39,7 @@ int64_t lv__local_mtime_ms(const struct stat *sb);
 int lv__local_write(void *impl, const char *path, const void *data, size_t size, lv_error *err);
 int lv__local_create(void *impl, const char *path, const void *data, size_t size, lv_error *err);
 int lv__local_del(void *impl, const char *path, lv_error *err);
+/* Deletes each path (rcs[i] per path); returns the first failure other than LV_ENOTFOUND. */
+int lv__local_del_many(void *impl, const char *const *paths, size_t n, int *rcs, lv_error *err);
 
 #endif

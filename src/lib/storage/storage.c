@@ -279,7 +279,7 @@ int lv_storage_delete_many(lv_storage *st, const char *const *paths, size_t n, i
 	if (rc < 0)
 		goto out;
 	if (st->ops.del_many) {
-		count(st, (n + 999) / 1000, 0, 0);
+		count(st, lv_storage_is_remote(st) ? (n + 999) / 1000 : n, 0, 0); /* local: a call each */
 		rc = st->ops.del_many(st->impl, (const char *const *)full, n, r, err);
 	} else {
 		for (size_t i = 0; i < n; i++) {
