@@ -16,22 +16,14 @@
 #include "objstore/xml.h"
 #include "util/util.h"
 
-#define AZ_SMALL_BODY_MAX (64u << 10)
 #define AZ_LIST_BODY_MAX ((uint64_t)32 << 20)
 #define AZ_DELETE_THREADS 16
 
 typedef struct azreq {
-	const char *method, *what, *name; /* name: for messages, relative to the store */
-	const char *blob;                 /* full blob name (decoded); NULL = the container */
+	lv_objreq o;                      /* key: the full blob name (decoded); NULL = the container */
 	const lv_az_param *params;        /* sorted by name */
 	size_t nparams;
-	const uint8_t *body;
-	size_t body_len;
-	bool put_blob, if_none_match;
-	const char *range;                /* "bytes=a-b" (x-ms-range) or NULL */
-	uint64_t max_ok, keep_ok;
-	bool ranged;
-	uint64_t range_off, range_len;
+	bool put_blob;
 } azreq;
 
 typedef struct sign_ctx {
@@ -55,8 +47,8 @@ static int az_sign(void *ctx, const lv_http_req *hq, lv_http_hdrs *h, lv_error *
 		xms[nx++] = "x-ms-blob-type:BlockBlob";
 	snprintf(xd, sizeof xd, "x-ms-date:%s", date);
 	xms[nx++] = xd;
-	if (q->range) {
-		snprintf(xr, sizeof xr, "x-ms-range:%s", q->range);
+	if (q->o.range) {
+		snprintf(xr, sizeof xr, "x-ms-range:%s", q->o.range);
 		xms[nx++] = xr;
 	}
 	xms[nx++] = "x-ms-version:" LV_AZ_VERSION;
@@ -68,11 +60,11 @@ static int az_sign(void *ctx, const lv_http_req *hq, lv_http_hdrs *h, lv_error *
 	const char *ctype = q->put_blob ? "application/octet-stream" : NULL;
 	if (rc == 0 && ctype)
 		rc = lv__http_hdr(h, "Content-Type: %s", ctype);
-	if (rc == 0 && q->if_none_match)
+	if (rc == 0 && q->o.create)
 		rc = lv__http_hdr(h, "If-None-Match: *");
 	if (rc == 0 && c->a->keylen) {
-		char *sts = lv__az_string_to_sign(q->method, c->a->account, c->path, q->params, q->nparams,
-						  q->body_len, ctype, q->if_none_match,
+		char *sts = lv__az_string_to_sign(q->o.method, c->a->account, c->path, q->params, q->nparams,
+						  q->o.n, ctype, q->o.create,
 						  (const char *const *)xms, nx);
 		if (!sts)
 			return lv__err(err, LV_ENOMEM, "out of memory");
@@ -132,7 +124,7 @@ static char *query_of(const az *a, const azreq *q)
 static int az_perform(az *a, const azreq *q, lv_http_resp *r, lv_error *err)
 {
 	memset(r, 0, sizeof *r);
-	char *path = url_path(a, q->blob);
+	char *path = url_path(a, q->o.key);
 	char *query = path ? query_of(a, q) : NULL;
 	const char *hs = strstr(a->service, "://");
 	const char *sp = hs ? strchr(hs + 3, '/') : NULL;
@@ -145,23 +137,10 @@ static int az_perform(az *a, const azreq *q, lv_http_resp *r, lv_error *err)
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 	} else {
 		sign_ctx c = { a, q, path };
-		lv_http_req hq = { 0 };
-		hq.method = q->method;
-		hq.what = q->what;
-		hq.name = q->name;
-		hq.url = url;
-		hq.body = q->body;
-		hq.body_len = q->body_len;
+		lv_http_req hq;
+		lv__obj_http_req(&a->o, &q->o, url, &hq);
 		hq.sign = az_sign;
 		hq.ctx = &c;
-		hq.max_ok = q->max_ok ? q->max_ok : AZ_SMALL_BODY_MAX;
-		hq.keep_ok = q->keep_ok;
-		hq.ranged = q->ranged;
-		hq.range_off = q->range_off;
-		hq.range_len = q->range_len;
-		hq.code_of = code_of;
-		hq.service_name = "Azure";
-		hq.root = a->o.root;
 		rc = lv__http_perform(a->o.http, &hq, r, err);
 	}
 	if (url)
@@ -178,9 +157,7 @@ static int az_perform(az *a, const azreq *q, lv_http_resp *r, lv_error *err)
 
 static int az_object(void *impl, const lv_objreq *o, lv_http_resp *r, lv_error *err)
 {
-	azreq q = { o->method, o->method, o->path, o->key, NULL, 0, o->data, o->n,
-		    !strcmp(o->method, "PUT"), o->create, o->range, o->max_ok, 0, o->ranged,
-		    o->range_off, o->range_len };
+	azreq q = { *o, NULL, 0, !strcmp(o->method, "PUT") };
 	return az_perform(impl, &q, r, err);
 }
 
@@ -220,8 +197,8 @@ static int az_list_page(void *impl, const char *kprefix, bool recursive, const c
 	ps[np++] = (lv_az_param){ "maxresults", "5000" };
 	ps[np++] = (lv_az_param){ "prefix", kprefix };
 	ps[np++] = (lv_az_param){ "restype", "container" };
-	azreq q = { "GET", "LIST", dname, NULL, ps, np, NULL, 0, false, false, NULL,
-		    AZ_LIST_BODY_MAX, 0, false, 0, 0 };
+	azreq q = { { .method = "GET", .what = "LIST", .path = dname, .max_ok = AZ_LIST_BODY_MAX },
+		    ps, np, false };
 	lv_http_resp r;
 	int rc = az_perform(a, &q, &r, err);
 	if (rc == 0 && r.status != 200)

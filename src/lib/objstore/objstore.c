@@ -9,6 +9,24 @@
 #include "storage/storage_int.h"
 #include "util/util.h"
 
+void lv__obj_http_req(const lv_objstore *o, const lv_objreq *q, const char *url, lv_http_req *hq)
+{
+	memset(hq, 0, sizeof *hq);
+	hq->method = q->method;
+	hq->what = q->what;
+	hq->name = q->path;
+	hq->url = url;
+	hq->body = q->data;
+	hq->body_len = q->n;
+	hq->max_ok = q->max_ok;
+	hq->ranged = q->ranged;
+	hq->range_off = q->range_off;
+	hq->range_len = q->range_len;
+	hq->code_of = o->svc->code_of;
+	hq->service_name = o->svc->name;
+	hq->root = o->root;
+}
+
 char *lv__obj_key(const lv_objstore *o, const char *path)
 {
 	if (!o->prefix[0])
@@ -91,7 +109,7 @@ static int get(lv_objstore *o, const char *path, bool ranged, uint64_t offset, u
 			snprintf(range, sizeof range, "bytes=%llu-%llu", (unsigned long long)offset,
 				 (unsigned long long)last);
 	}
-	lv_objreq q = { .method = "GET", .path = path, .range = ranged ? range : NULL,
+	lv_objreq q = { .method = "GET", .what = "GET", .path = path, .range = ranged ? range : NULL,
 			.max_ok = lv__http_get_limits(o->http)->max_object, .ranged = ranged,
 			.range_off = offset, .range_len = len };
 	lv_http_resp r;
@@ -126,7 +144,7 @@ int lv__obj_read_range(void *impl, const char *path, uint64_t offset, uint64_t l
 int lv__obj_head(void *impl, const char *path, uint64_t *size, int64_t *mtime, lv_error *err)
 {
 	lv_objstore *o = impl;
-	lv_objreq q = { .method = "HEAD", .path = path };
+	lv_objreq q = { .method = "HEAD", .what = "HEAD", .path = path };
 	lv_http_resp r;
 	int rc = object(o, &q, &r, err);
 	if (rc == 0 && r.status != 200)
@@ -148,7 +166,7 @@ static int put(lv_objstore *o, const char *path, const void *data, size_t n, boo
 	       lv_error *err)
 {
 	/* a zero-length object still sends a (non-NULL) body and its content type */
-	lv_objreq q = { .method = "PUT", .path = path, .data = data ? data : "", .n = n,
+	lv_objreq q = { .method = "PUT", .what = "PUT", .path = path, .data = data ? data : "", .n = n,
 			.create = create };
 	lv_http_resp r;
 	int rc = object(o, &q, &r, err);
@@ -173,7 +191,7 @@ int lv__obj_create(void *impl, const char *path, const void *data, size_t n, lv_
 int lv__obj_delete(void *impl, const char *path, lv_error *err)
 {
 	lv_objstore *o = impl;
-	lv_objreq q = { .method = "DELETE", .path = path };
+	lv_objreq q = { .method = "DELETE", .what = "DELETE", .path = path };
 	lv_http_resp r;
 	int rc = object(o, &q, &r, err);
 	if (rc == 0 && r.status != 200 && r.status != o->svc->del_ok)

@@ -24,10 +24,11 @@
 #include "objstore/http.h"
 #include "objstore/xml.h"
 
-/* One request for one object. */
+/* One request for one object (the backends extend it for their other requests). */
 typedef struct lv_objreq {
-	const char *method; /* GET, HEAD, PUT, DELETE */
-	const char *path;   /* relative to the store: for messages */
+	const char *method; /* GET, HEAD, PUT, DELETE (a backend's own requests: also POST) */
+	const char *what;   /* for messages: "GET", "LIST", ... */
+	const char *path;   /* for messages: the object or directory, relative to the store */
 	const char *key;    /* the full key below the bucket or container, decoded */
 	const void *data;   /* PUT: the body (non-NULL, also when empty); else NULL */
 	size_t n;
@@ -60,6 +61,9 @@ typedef struct lv_objstore {
 	lv_http *http;
 } lv_objstore;
 
+/* The request `hq` for `q` to `url`, with the service's name and error codes and the
+ * store's root; the backend adds its signing (and retry_on). */
+void lv__obj_http_req(const lv_objstore *o, const lv_objreq *q, const char *url, lv_http_req *hq);
 /* The full key of `path` (malloc'ed; NULL on OOM). */
 char *lv__obj_key(const lv_objstore *o, const char *path);
 /* LV_ENOTFOUND (404), LV_EEXISTS (412 where the service says so) or LV_EIO, naming the

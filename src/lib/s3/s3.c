@@ -20,28 +20,17 @@
 #include "util/util.h"
 
 /* Bodies lancever keeps: error bodies (for the code in messages) and the 2xx bodies of
- * PUT/DELETE/HEAD are cut after 64 KiB; a ListObjectsV2 page or DeleteObjects result
- * over 32 MiB is refused (1000 keys of 1 KiB, escaped, take ~6 MiB). */
-#define S3_SMALL_BODY_MAX (64u << 10)
+ * PUT/DELETE/HEAD are cut after 64 KiB (objstore/http.h's default); a ListObjectsV2 page
+ * or DeleteObjects result over 32 MiB is refused (1000 keys of 1 KiB, escaped, take ~6 MiB). */
 #define S3_LIST_BODY_MAX ((uint64_t)32 << 20)
 
 /* ---- one S3 request ---- */
 
 typedef struct s3req {
-	const char *method;
-	const char *what;       /* for messages: "GET", "LIST", ... */
-	const char *name;       /* for messages: the object or directory, relative */
-	const char *key;        /* object key below the bucket ("" for bucket-level) */
-	const char *query;      /* canonical query (sorted, encoded) or "" */
-	const uint8_t *body;
-	size_t body_len;
-	const char *range;      /* "bytes=a-b" or NULL */
-	bool if_none_match;
+	lv_objreq o;             /* method, what, name, key ("" for bucket-level), body, range, limits */
+	const char *query;       /* canonical query (sorted, encoded) or "" */
 	const char *content_type;
 	const char *content_md5; /* base64, or NULL */
-	uint64_t max_ok, keep_ok;
-	bool ranged;
-	uint64_t range_off, range_len;
 } s3req;
 
 typedef struct sign_ctx {
@@ -73,7 +62,7 @@ static int s3_sign(void *ctx, const lv_http_req *hq, lv_http_hdrs *h, lv_error *
 		sh[nh++] = (lv_sigv4_header){ "x-amz-date", amz };
 		if (cr->token)
 			sh[nh++] = (lv_sigv4_header){ "x-amz-security-token", cr->token };
-		lv_sigv4_request sr = { q->method, c->curi, q->query, sh, nh, c->payload, amz,
+		lv_sigv4_request sr = { q->o.method, c->curi, q->query, sh, nh, c->payload, amz,
 					c->s->region, "s3", cr->akid, cr->secret };
 		char auth[1024];
 		if (lv_sigv4_authorization(&sr, auth, sizeof auth) < 0)
@@ -89,9 +78,9 @@ static int s3_sign(void *ctx, const lv_http_req *hq, lv_http_hdrs *h, lv_error *
 	}
 	if (rc == 0)
 		rc = lv__http_hdr(h, "x-amz-content-sha256: %s", c->payload);
-	if (rc == 0 && q->range)
-		rc = lv__http_hdr(h, "Range: %s", q->range);
-	if (rc == 0 && q->if_none_match)
+	if (rc == 0 && q->o.range)
+		rc = lv__http_hdr(h, "Range: %s", q->o.range);
+	if (rc == 0 && q->o.create)
 		rc = lv__http_hdr(h, "If-None-Match: *");
 	if (rc == 0 && q->content_type)
 		rc = lv__http_hdr(h, "Content-Type: %s", q->content_type);
@@ -126,10 +115,11 @@ static bool token_expired(const lv_http_resp *r)
 static int s3_perform(s3 *s, const s3req *q, lv_http_resp *r, lv_error *err)
 {
 	memset(r, 0, sizeof *r);
-	char *ekey = lv_aws_uri_encode(q->key, strlen(q->key), 1);
+	const char *key = q->o.key;
+	char *ekey = lv_aws_uri_encode(key, strlen(key), 1);
 	char *curi = NULL, *url = NULL;
 	if (ekey)
-		curi = s->path_style ? lv__sprintf("/%s%s%s", s->bucket, q->key[0] ? "/" : "", ekey)
+		curi = s->path_style ? lv__sprintf("/%s%s%s", s->bucket, key[0] ? "/" : "", ekey)
 				     : lv__sprintf("/%s", ekey);
 	if (curi)
 		url = lv__sprintf("%s%s%s%s", s->endpoint, curi, q->query[0] ? "?" : "", q->query);
@@ -142,25 +132,12 @@ static int s3_perform(s3 *s, const s3req *q, lv_http_resp *r, lv_error *err)
 	if (s->unsigned_payload)
 		snprintf(c.payload, sizeof c.payload, "UNSIGNED-PAYLOAD");
 	else
-		lv_sha256_hex(q->body ? (const void *)q->body : "", q->body_len, c.payload);
-	lv_http_req hq = { 0 };
-	hq.method = q->method;
-	hq.what = q->what;
-	hq.name = q->name;
-	hq.url = url;
-	hq.body = q->body;
-	hq.body_len = q->body_len;
+		lv_sha256_hex(q->o.data ? q->o.data : "", q->o.n, c.payload);
+	lv_http_req hq;
+	lv__obj_http_req(&s->o, &q->o, url, &hq);
 	hq.sign = s3_sign;
 	hq.ctx = &c;
-	hq.max_ok = q->max_ok ? q->max_ok : S3_SMALL_BODY_MAX;
-	hq.keep_ok = q->keep_ok;
-	hq.ranged = q->ranged;
-	hq.range_off = q->range_off;
-	hq.range_len = q->range_len;
 	hq.retry_on = slow_down;
-	hq.code_of = code_of;
-	hq.service_name = "S3";
-	hq.root = s->o.root;
 	int rc = lv__http_perform(s->o.http, &hq, r, err);
 	if (rc == 0 && token_expired(r)) {
 		c.force_refresh = true;
@@ -177,9 +154,7 @@ static int s3_perform(s3 *s, const s3req *q, lv_http_resp *r, lv_error *err)
 
 static int s3_object(void *impl, const lv_objreq *o, lv_http_resp *r, lv_error *err)
 {
-	s3req q = { o->method, o->method, o->path, o->key, "", o->data, o->n, o->range, o->create,
-		    o->data ? "application/octet-stream" : NULL, NULL, o->max_ok, 0, o->ranged,
-		    o->range_off, o->range_len };
+	s3req q = { *o, "", o->data ? "application/octet-stream" : NULL, NULL };
 	return s3_perform(impl, &q, r, err);
 }
 
@@ -239,8 +214,9 @@ static int delete_batch(s3 *s, const char *const *paths, size_t n, int *rcs, lv_
 	char md5b64[32];
 	k->encode_block((unsigned char *)md5b64, md5, 16);
 	lv_http_resp r;
-	s3req q = { "POST", "DELETE", paths[0], "", "delete=", body.ptr, body.len, NULL, false,
-		    "application/xml", md5b64, S3_LIST_BODY_MAX, 0, false, 0, 0 };
+	s3req q = { { .method = "POST", .what = "DELETE", .path = paths[0], .key = "", .data = body.ptr,
+		      .n = body.len, .max_ok = S3_LIST_BODY_MAX },
+		    "delete=", "application/xml", md5b64 };
 	rc = s3_perform(s, &q, &r, err);
 	if (rc == 0 && r.status != 200)
 		rc = lv__obj_status_error(&s->o, "DELETE", paths[0], &r, err);
@@ -300,8 +276,8 @@ static int s3_list_page(void *impl, const char *kprefix, bool recursive, const c
 	if (!query)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	lv_http_resp r;
-	s3req q = { "GET", "LIST", dname, "", query, NULL, 0, NULL, false, NULL, NULL,
-		    S3_LIST_BODY_MAX, 0, false, 0, 0 };
+	s3req q = { { .method = "GET", .what = "LIST", .path = dname, .key = "", .max_ok = S3_LIST_BODY_MAX },
+		    query, NULL, NULL };
 	int rc = s3_perform(s, &q, &r, err);
 	free(query);
 	if (rc == 0 && r.status != 200)
