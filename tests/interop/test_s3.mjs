@@ -19,8 +19,7 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { check, checkEq, finish, lanceVersion, pick, scratch, lanceverBin, openDir, SUMMARY_KEYS } from './lib.mjs';
+import { check, checkEq, finish, lanceVersion, pick, scratch, lanceverBin, run, openDir, SUMMARY_KEYS } from './lib.mjs';
 import { lancedb } from './peer.mjs';
 import { rows } from './datasets.mjs';
 import { startS3, s3Env, s3StorageOptions, copyPrefix, listPrefix, SECRET_KEY } from './s3server.mjs';
@@ -37,18 +36,7 @@ const byVersion = (a, b) => a.version - b.version;
 
 // lancever, asynchronously (the S3 server runs in this process); killed after `timeout` ms.
 function lvA(args, { env: e = env, timeout = 120000 } = {}) {
-  return new Promise((resolve) => {
-    const t0 = Date.now();
-    const p = spawn(lanceverBin, args, { env: e });
-    let stdout = '', stderr = '';
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => p.kill('SIGKILL'), timeout);
-    p.on('close', (status, signal) => {
-      clearTimeout(timer);
-      resolve({ status, signal, stdout, stderr, ms: Date.now() - t0 });
-    });
-  });
+  return run(lanceverBin, args, { env: e, killAfterMs: timeout });
 }
 async function lvJ(label, args, opts) {
   const r = await lvA([...args, '--json'], opts);
