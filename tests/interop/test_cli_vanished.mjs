@@ -6,7 +6,6 @@
 // stopped here): it serves demo/demo.lance and lists every manifest, but answers each GET
 // of the manifests of versions 1..5 with 404 NoSuchKey, as a cleanup that removed them
 // between the listing and the reads would.
-import fs from 'node:fs';
 import path from 'node:path';
 import { check, checkEq, finish, lanceverBin, run, sourceDir } from './lib.mjs';
 import { startHostile, errorXml, AKID, SECRET } from './hostile_s3.mjs';
