@@ -27,6 +27,17 @@ const char *synth_manifest_path(char *buf, size_t cap, uint64_t version)
 	return buf;
 }
 
+void synth_add_manifest(lv_dbuf *file, const lv_dbuf *man)
+{
+	uint64_t pos = file->len;
+	lv_dbuf_add_u32le(file, (uint32_t)man->len);
+	lv_dbuf_add(file, man->ptr, man->len);
+	lv_dbuf_add_u64le(file, pos);
+	lv_dbuf_add_u16le(file, 0);
+	lv_dbuf_add_u16le(file, 2);
+	lv_dbuf_add(file, "LANC", 4);
+}
+
 int synth_write(lv_storage *st, const synth_commit *c)
 {
 	char uuid[64], path[96], txname[128];
@@ -67,13 +78,7 @@ int synth_write(lv_storage *st, const synth_commit *c)
 		lv_dbuf_add_u32le(&file, (uint32_t)txn.len);
 		lv_dbuf_add(&file, txn.ptr, txn.len);
 	}
-	uint64_t pos = file.len;
-	lv_dbuf_add_u32le(&file, (uint32_t)man.len);
-	lv_dbuf_add(&file, man.ptr, man.len);
-	lv_dbuf_add_u64le(&file, pos);
-	lv_dbuf_add_u16le(&file, 0);
-	lv_dbuf_add_u16le(&file, 2);
-	lv_dbuf_add(&file, "LANC", 4);
+	synth_add_manifest(&file, &man);
 
 	if (c->scheme == 3)
 		snprintf(path, sizeof path, "_versions/d%llu.manifest",
