@@ -89,6 +89,8 @@ typedef struct lvcli_args {
 	uint64_t limit, segment_rows, delete_rate_limit;
 	const char *since;
 	int64_t keep_one_per_ms; /* -1 = not given */
+	uint64_t vers[2];        /* VERSION / A, B: set by the command's check */
+	int64_t when_ms;         /* TIME: set by the command's check */
 } lvcli_args;
 
 /*
@@ -151,6 +153,11 @@ extern lvcli_globals lvcli_g;
 int lvcli_open(lv_dataset **ds, const char *uri, int threads);
 /* lvcli_parse, then lvcli_open of DATASET (the first argument): 0, or the exit status. */
 int lvcli_start(int argc, char **argv, const lvcli_cmd *c, lvcli_args *a, lv_dataset **ds);
+/* A command on one dataset: c's options parsed, `check` (may be NULL) checks the other
+ * positional arguments (setting vers/when_ms), DATASET (pos[0]) is opened, `run` runs, and
+ * the dataset is closed with its warnings printed (lvcli_close).  Returns the exit status. */
+int lvcli_run_dataset(int argc, char **argv, const lvcli_cmd *c, int (*check)(lvcli_args *a),
+		      int (*run)(const lvcli_args *a, lv_dataset *ds));
 /* Prints the dataset's warnings on stderr, once each ("lancever: warning: ...", unless
  * --quiet; vanished manifests as one summary line), then frees it. */
 void lvcli_close(lv_dataset *ds);
