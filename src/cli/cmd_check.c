@@ -97,10 +97,7 @@ static int run_check(const lvcli_args *a, lv_dataset *ds)
 	return rc;
 }
 
-static int cmd_check(int argc, char **argv)
-{
-	return lvcli_run_dataset(argc, argv, &lvcli_cmd_check, NULL, run_check);
-}
+LVCLI_DATASET_CMD(check, NULL, run_check)
 
 const lvcli_cmd lvcli_cmd_check = {
 	"check", "DATASET", "verify every history record; exit 1 if anything is wrong",

@@ -86,10 +86,7 @@ static int run_checkpoint(const lvcli_args *a, lv_dataset *ds)
 	return rc;
 }
 
-static int cmd_checkpoint(int argc, char **argv)
-{
-	return lvcli_run_dataset(argc, argv, &lvcli_cmd_checkpoint, NULL, run_checkpoint);
-}
+LVCLI_DATASET_CMD(checkpoint, NULL, run_checkpoint)
 
 const lvcli_cmd lvcli_cmd_checkpoint = {
 	"checkpoint", "DATASET", "write a checkpoint (no cleanup, no new version)",

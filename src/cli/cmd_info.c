@@ -184,10 +184,7 @@ static int run_tags(const lvcli_args *a, lv_dataset *ds)
 	return rc;
 }
 
-static int cmd_info(int argc, char **argv)
-{
-	return lvcli_run_dataset(argc, argv, &lvcli_cmd_info, NULL, run_info);
-}
+LVCLI_DATASET_CMD(info, NULL, run_info)
 
 const lvcli_cmd lvcli_cmd_info = {
 	"info", "DATASET", "latest version, checkpoint and lance.auto_cleanup.* config",
@@ -197,10 +194,7 @@ const lvcli_cmd lvcli_cmd_info = {
 	info_opts, cmd_info, true,
 };
 
-static int cmd_tags(int argc, char **argv)
-{
-	return lvcli_run_dataset(argc, argv, &lvcli_cmd_tags, NULL, run_tags);
-}
+LVCLI_DATASET_CMD(tags, NULL, run_tags)
 
 const lvcli_cmd lvcli_cmd_tags = {
 	"tags", "DATASET", "tags and branches",

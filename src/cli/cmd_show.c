@@ -230,10 +230,7 @@ static int run_diff(const lvcli_args *a, lv_dataset *ds)
 	return rc;
 }
 
-static int cmd_asof(int argc, char **argv)
-{
-	return lvcli_run_dataset(argc, argv, &lvcli_cmd_asof, check_asof, run_asof);
-}
+LVCLI_DATASET_CMD(asof, check_asof, run_asof)
 
 const lvcli_cmd lvcli_cmd_asof = {
 	"asof", "DATASET TIME", "newest version committed at or before TIME",
@@ -244,10 +241,7 @@ const lvcli_cmd lvcli_cmd_asof = {
 	asof_opts, cmd_asof, true,
 };
 
-static int cmd_show(int argc, char **argv)
-{
-	return lvcli_run_dataset(argc, argv, &lvcli_cmd_show, check_show, run_show);
-}
+LVCLI_DATASET_CMD(show, check_show, run_show)
 
 const lvcli_cmd lvcli_cmd_show = {
 	"show", "DATASET VERSION", "one version's full record",
@@ -256,10 +250,7 @@ const lvcli_cmd lvcli_cmd_show = {
 	show_opts, cmd_show, true,
 };
 
-static int cmd_diff(int argc, char **argv)
-{
-	return lvcli_run_dataset(argc, argv, &lvcli_cmd_diff, check_diff, run_diff);
-}
+LVCLI_DATASET_CMD(diff, check_diff, run_diff)
 
 const lvcli_cmd lvcli_cmd_diff = {
 	"diff", "DATASET A B", "what changed between two versions",
