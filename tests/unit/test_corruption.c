@@ -180,8 +180,7 @@ static bool same_answer(const answer *x, const answer *y)
 static probe_set probes_of(lv_storage *st)
 {
 	probe_set p = { .n = 0 };
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	CHECK(lv_history(&l, ds, NULL, &err));
 	for (size_t i = 0; i < lv_version_list_count(l) && p.n + 3 < 62; i++) {
@@ -211,8 +210,7 @@ static void test_checkpoint_sweep(void **state)
 {
 	(void)state;
 	lv_storage *st = tu_mem_copy("lance8/t.lance");
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result cr;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &cr, &err));
 	assert_string_equal(cr.path, CKPT);
@@ -453,8 +451,7 @@ static void test_txn_file_sweep(void **state)
 	synth_commit c = { .version = 1, .ts_ms = 1700000001000, .txn_file_only = 1 };
 	CHECK(synth_write(st, &c));
 	names = NULL;
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	CHECK(lv_versions(&l, ds, NULL, &err));
 	assert_false(lv_version_list_get(l, 0)->transaction_inline);
