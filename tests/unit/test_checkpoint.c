@@ -125,9 +125,7 @@ static void test_real_checkpoint_roundtrip(void **state)
 static void test_history_after_manifests_removed(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 10, 1700000000000));
+	lv_storage *st = synth_mem_series(10, 1700000000000);
 	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
@@ -176,9 +174,7 @@ static void test_history_after_manifests_removed(void **state)
 /* Writes checkpoints at 5 and 8 over synthetic versions 1..8; returns the storage. */
 static lv_storage *two_checkpoints(void)
 {
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 5, 1700000000000));
+	lv_storage *st = synth_mem_series(5, 1700000000000);
 	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
@@ -309,9 +305,7 @@ static void test_recreated_dataset(void **state)
 static void test_config_and_limits(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 9, 1700000000000));
+	lv_storage *st = synth_mem_series(9, 1700000000000);
 	const char *cfgkv[] = { "lance.version_checkpoint.max_entries", "4", NULL };
 	synth_commit c = { .version = 10, .ts_ms = 1700000010000, .read_version = 9, .config = cfgkv };
 	CHECK(synth_write(st, &c));
@@ -361,9 +355,7 @@ static void test_config_and_limits(void **state)
 static void test_cleaned_marks(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 5, 1700000000000));
+	lv_storage *st = synth_mem_series(5, 1700000000000);
 	CHECK(synth_tag(st, "keep", 2));
 	lv_dataset *ds = tu_open(st);
 	uint64_t gone[] = { 3, 1 };
@@ -599,9 +591,7 @@ static void test_concurrent_checkpointers(void **state)
 {
 	(void)state;
 	for (int round = 0; round < 20; round++) {
-		lv_storage *st = NULL;
-		CHECK(lv_storage_mem_new(&st, &err));
-		CHECK(synth_series(st, 30, 1700000000000));
+		lv_storage *st = synth_mem_series(30, 1700000000000);
 		pthread_t t[4];
 		th_arg a[4];
 		for (int i = 0; i < 4; i++) {

@@ -656,9 +656,7 @@ static char *deep_json(size_t depth)
 static void test_deep_json_tag(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 2, 1700000000000));
+	lv_storage *st = synth_mem_series(2, 1700000000000);
 	char *j = deep_json(100000);
 	CHECK(lv_storage_write(st, "_refs/tags/deep.json", j, strlen(j), &err));
 	/* the same depth inside an otherwise valid tag object */
@@ -788,9 +786,7 @@ static void test_absurd_lance_files(void **state)
 				fail_msg("v2.%d patch #%zu read OK", ver, i);
 			assert_non_null(strstr(e.message, "absurd.lance"));
 			/* as the newest checkpoint: rejected, the manifests answer */
-			lv_storage *st = NULL;
-			CHECK(lv_storage_mem_new(&st, &err));
-			CHECK(synth_series(st, 3, 1700000000000));
+			lv_storage *st = synth_mem_series(3, 1700000000000);
 			CHECK(lv_storage_write(st, "_checkpoints/00000000000000000003.lance", bad, n, &err));
 			lv_dataset *ds = tu_open(st);
 			lv_version_list *l = NULL;

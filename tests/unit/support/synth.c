@@ -1,8 +1,14 @@
 #include "support/synth.h"
 
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <cmocka.h>
 
+#include "support/testutil.h"
 #include "util/util.h"
 #include "wire/pb.h"
 
@@ -111,6 +117,15 @@ int synth_series(lv_storage *st, uint64_t n, int64_t base_ms)
 			return rc;
 	}
 	return 0;
+}
+
+lv_storage *synth_mem_series(uint64_t n, int64_t base_ms)
+{
+	lv_error e = { 0 };
+	lv_storage *st = NULL;
+	TU_CHECK(e, lv_storage_mem_new(&st, &e));
+	TU_CHECK(e, synth_series(st, n, base_ms));
+	return st;
 }
 
 int synth_tag(lv_storage *st, const char *name, uint64_t version)

@@ -27,6 +27,8 @@ void synth_add_manifest(lv_dbuf *file, const lv_dbuf *man);
 int synth_write(lv_storage *st, const synth_commit *c);
 /* Writes versions 1..n with timestamps base_ms + 1000*v. */
 int synth_series(lv_storage *st, uint64_t n, int64_t base_ms);
+/* A new in-memory store holding versions 1..n (synth_series); fails the test on error. */
+lv_storage *synth_mem_series(uint64_t n, int64_t base_ms);
 /* Writes a tag file _refs/tags/<name>.json. */
 int synth_tag(lv_storage *st, const char *name, uint64_t version);
 /* Path of version v's manifest (V2 name) in buf. */
