@@ -304,9 +304,10 @@ int lv__storage_azure_open(lv_storage **out, const char *uri, lv_optbag *o, lv_e
 	free(c.conn_key);
 	free(c.conn_sas);
 	free(c.conn_endpoint);
-	if (rc == 0)
-		rc = lv__obj_register(out, &a->o, "az://", a->container, &lv__az_ops, LV__STORAGE_AZURE,
-				      err);
+	if (rc == 0) {
+		lv__obj_set_root(&a->o, "az://", a->container);
+		rc = lv__storage_new_kind(out, &lv__az_ops, a, a->o.root, LV__STORAGE_AZURE, err);
+	}
 	if (rc < 0)
 		lv__az_close(a);
 	return rc;

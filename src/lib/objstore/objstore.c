@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "objstore/lister.h"
-#include "storage/storage_int.h"
 #include "util/util.h"
 
 void lv__obj_http_req(const lv_objstore *o, const lv_objreq *q, const char *url, lv_http_req *hq)
@@ -255,9 +254,7 @@ int lv__obj_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, voi
 	return rc;
 }
 
-int lv__obj_register(lv_storage **out, lv_objstore *o, const char *scheme, const char *top,
-		     const lv_storage_ops *ops, int kind, lv_error *err)
+void lv__obj_set_root(lv_objstore *o, const char *scheme, const char *top)
 {
 	snprintf(o->root, sizeof o->root, "%s%s%s%s", scheme, top, o->prefix[0] ? "/" : "", o->prefix);
-	return lv__storage_new_kind(out, ops, o, o->root, kind, err);
 }

@@ -70,9 +70,8 @@ char *lv__obj_key(const lv_objstore *o, const char *path);
  * service, `what` ("GET", "LIST", ...), `name` and the status and error code. */
 int lv__obj_status_error(const lv_objstore *o, const char *what, const char *name,
 			 const lv_http_resp *r, lv_error *err);
-/* Sets o->root to "<scheme><top>[/<prefix>]" and makes the handle (lv__storage_new_kind). */
-int lv__obj_register(lv_storage **out, lv_objstore *o, const char *scheme, const char *top,
-		     const lv_storage_ops *ops, int kind, lv_error *err);
+/* Sets o->root to "<scheme><top>[/<prefix>]" (the handle's description, for log lines). */
+void lv__obj_set_root(lv_objstore *o, const char *scheme, const char *top);
 
 int lv__obj_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
 		 lv_error *err);

@@ -206,8 +206,10 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, lv_optbag *o, lv_err
 		rc = lv__aws_chain_open(&s->creds, &cc, err);
 	}
 	lv__aws_profile_dispose(&prof);
-	if (rc == 0)
-		rc = lv__obj_register(out, &s->o, "s3://", s->bucket, &lv__s3_ops, LV__STORAGE_S3, err);
+	if (rc == 0) {
+		lv__obj_set_root(&s->o, "s3://", s->bucket);
+		rc = lv__storage_new_kind(out, &lv__s3_ops, s, s->o.root, LV__STORAGE_S3, err);
+	}
 	if (rc < 0)
 		lv__s3_close(s);
 	return rc;
