@@ -37,16 +37,8 @@
 #define NVERSIONS 6
 #define TAGGED_VERSION 3
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                                                                           \
-	do {                                                                               \
-		if (!(c)) {                                                                \
-			fprintf(stderr, "checkpoint_fuzz: property failed at line %d: %s\n", \
-				__LINE__, #c);                                             \
-			abort();                                                           \
-		}                                                                          \
-	} while (0)
+#define FUZZ_NAME "checkpoint_fuzz"
+#include "fuzz.h"
 
 static uint64_t manifest_version(const char *path)
 {

@@ -21,16 +21,8 @@
 
 #define MAX_DEPTH 8
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                                                                          \
-	do {                                                                              \
-		if (!(c)) {                                                               \
-			fprintf(stderr, "pb_fuzz: property failed at line %d: %s\n", __LINE__, \
-				#c);                                                      \
-			abort();                                                          \
-		}                                                                         \
-	} while (0)
+#define FUZZ_NAME "pb_fuzz"
+#include "fuzz.h"
 
 static void count_cb(uint64_t v, void *arg)
 {

@@ -20,16 +20,8 @@
 #include "objstore/xml.h"
 #include "storage/storage_int.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                                                                           \
-	do {                                                                               \
-		if (!(c)) {                                                                \
-			fprintf(stderr, "s3xml_fuzz: property failed at line %d: %s\n", __LINE__, \
-				#c);                                                       \
-			abort();                                                           \
-		}                                                                          \
-	} while (0)
+#define FUZZ_NAME "s3xml_fuzz"
+#include "fuzz.h"
 
 static const char *const batch[] = {
 	"db/t.lance/_versions/18446744073709551614.manifest",

@@ -20,16 +20,8 @@
 
 #include "lancever/common.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-#define CHECK(c)                                                                                \
-	do {                                                                                    \
-		if (!(c)) {                                                                     \
-			fprintf(stderr, "timeparse_fuzz: property failed at line %d: %s\n", __LINE__, \
-				#c);                                                            \
-			abort();                                                                \
-		}                                                                               \
-	} while (0)
+#define FUZZ_NAME "timeparse_fuzz"
+#include "fuzz.h"
 
 #define DAY_MS 86400000LL
 

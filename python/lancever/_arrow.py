@@ -170,59 +170,71 @@ def _check(rc: int, stream: Any, what: str) -> None:
                     f"{msg.decode('utf-8', 'replace') if msg else 'no message'}")
 
 
-def read_columns(stream: Any) -> Columns:
-    """Reads a stream (a pointer to ArrowArrayStream) to its end and releases it."""
-    out = Columns()
+def _consume(stream: Any, on_schema: Any, on_batch: Any) -> None:
+    """Reads a stream (a pointer to ArrowArrayStream) to its end and releases it:
+    on_schema(schema) once, then on_batch(batch) for every batch; each is released after
+    its callback, also when the callback raises."""
     try:
         schema = _lib.ArrowSchema()
         _check(stream.contents.get_schema(stream, ctypes.byref(schema)), stream, "get_schema")
         try:
-            for i in range(schema.n_children):
-                child = schema.children[i].contents
-                out.names.append(child.name.decode())
-                out.formats.append(child.format.decode())
-                out.nullable.append(bool(child.flags & 2))
-            out.metadata = parse_metadata(schema.metadata)
+            on_schema(schema)
         finally:
             schema.release(ctypes.byref(schema))
-        out.data = [[] for _ in out.names]
         while True:
             batch = _lib.ArrowArray()
             _check(stream.contents.get_next(stream, ctypes.byref(batch)), stream, "get_next")
             if not batch.release:
-                break
+                return
             try:
-                for c, fmt in enumerate(out.formats):
-                    child = batch.children[c].contents
-                    out.data[c].extend(_column(child, fmt, child.offset + batch.offset, batch.length))
-                out.num_rows += batch.length
-                out.num_batches += 1
+                on_batch(batch)
             finally:
                 batch.release(ctypes.byref(batch))
     finally:
         if stream.contents.release:
             stream.contents.release(stream)
+
+
+def _fields(schema: Any) -> "List[Tuple[str, str, bool]]":
+    """(name, format, nullable) of each column of a schema."""
+    out = []
+    for i in range(schema.n_children):
+        child = schema.children[i].contents
+        out.append((child.name.decode(), child.format.decode(), bool(child.flags & 2)))
+    return out
+
+
+def read_columns(stream: Any) -> Columns:
+    """Reads a stream (a pointer to ArrowArrayStream) to its end and releases it."""
+    out = Columns()
+
+    def on_schema(schema: Any) -> None:
+        for name, fmt, nullable in _fields(schema):
+            out.names.append(name)
+            out.formats.append(fmt)
+            out.nullable.append(nullable)
+        out.metadata = parse_metadata(schema.metadata)
+        out.data = [[] for _ in out.names]
+
+    def on_batch(batch: Any) -> None:
+        for c, fmt in enumerate(out.formats):
+            child = batch.children[c].contents
+            out.data[c].extend(_column(child, fmt, child.offset + batch.offset, batch.length))
+        out.num_rows += batch.length
+        out.num_batches += 1
+    _consume(stream, on_schema, on_batch)
     return out
 
 
 def walk_batches(stream: Any) -> Tuple[int, int]:
     """Consumes a stream batch by batch without decoding cells: (rows, batches)."""
-    rows = batches = 0
-    try:
-        schema = _lib.ArrowSchema()
-        _check(stream.contents.get_schema(stream, ctypes.byref(schema)), stream, "get_schema")
-        schema.release(ctypes.byref(schema))
-        while True:
-            batch = _lib.ArrowArray()
-            _check(stream.contents.get_next(stream, ctypes.byref(batch)), stream, "get_next")
-            if not batch.release:
-                return rows, batches
-            rows += batch.length
-            batches += 1
-            batch.release(ctypes.byref(batch))
-    finally:
-        if stream.contents.release:
-            stream.contents.release(stream)
+    count = [0, 0]
+
+    def on_batch(batch: Any) -> None:
+        count[0] += batch.length
+        count[1] += 1
+    _consume(stream, lambda schema: None, on_batch)
+    return count[0], count[1]
 
 
 def read_numpy_columns(stream: Any) -> "Tuple[List[str], List[str], List[bool], List[Tuple[Any, Any]]]":
@@ -239,42 +251,29 @@ def read_numpy_columns(stream: Any) -> "Tuple[List[str], List[str], List[bool], 
         first = start >> 3
         raw = np.frombuffer(ctypes.string_at(addr + first, ((start + n + 7) >> 3) - first), np.uint8)
         return np.unpackbits(raw, bitorder="little")[(start & 7):(start & 7) + n].astype(bool)
-    try:
-        schema = _lib.ArrowSchema()
-        _check(stream.contents.get_schema(stream, ctypes.byref(schema)), stream, "get_schema")
-        try:
-            for i in range(schema.n_children):
-                child = schema.children[i].contents
-                names.append(child.name.decode())
-                formats.append(child.format.decode())
-                nullable.append(bool(child.flags & 2))
-        finally:
-            schema.release(ctypes.byref(schema))
-        parts = [[] for _ in names]
-        while True:
-            batch = _lib.ArrowArray()
-            _check(stream.contents.get_next(stream, ctypes.byref(batch)), stream, "get_next")
-            if not batch.release:
-                break
-            try:
-                n = batch.length
-                for c, fmt in enumerate(formats):
-                    arr = batch.children[c].contents
-                    start, b = arr.offset + batch.offset, arr.buffers
-                    if fmt in ("L", "l"):
-                        dt = np.uint64 if fmt == "L" else np.int64
-                        vals: Any = np.frombuffer(ctypes.string_at(b[1] + 8 * start, 8 * n), dt)
-                    elif fmt == "b":
-                        vals = bits(b[1], start, n)
-                    else:
-                        vals = _strings(b, start, n)
-                    valid = bits(b[0], start, n) if b[0] and arr.null_count != 0 else None
-                    parts[c].append((vals, valid))
-            finally:
-                batch.release(ctypes.byref(batch))
-    finally:
-        if stream.contents.release:
-            stream.contents.release(stream)
+
+    def on_schema(schema: Any) -> None:
+        for name, fmt, null in _fields(schema):
+            names.append(name)
+            formats.append(fmt)
+            nullable.append(null)
+        parts.extend([] for _ in names)
+
+    def on_batch(batch: Any) -> None:
+        n = batch.length
+        for c, fmt in enumerate(formats):
+            arr = batch.children[c].contents
+            start, b = arr.offset + batch.offset, arr.buffers
+            if fmt in ("L", "l"):
+                dt = np.uint64 if fmt == "L" else np.int64
+                vals: Any = np.frombuffer(ctypes.string_at(b[1] + 8 * start, 8 * n), dt)
+            elif fmt == "b":
+                vals = bits(b[1], start, n)
+            else:
+                vals = _strings(b, start, n)
+            valid = bits(b[0], start, n) if b[0] and arr.null_count != 0 else None
+            parts[c].append((vals, valid))
+    _consume(stream, on_schema, on_batch)
     cols: List[Tuple[Any, Any]] = []
     for fmt, chunks in zip(formats, parts):
         if fmt == "u":

@@ -89,6 +89,8 @@ typedef struct lvcli_args {
 	uint64_t limit, segment_rows, delete_rate_limit;
 	const char *since;
 	int64_t keep_one_per_ms; /* -1 = not given */
+	uint64_t vers[2];        /* VERSION / A, B: set by the command's check */
+	int64_t when_ms;         /* TIME: set by the command's check */
 } lvcli_args;
 
 /*
@@ -151,6 +153,17 @@ extern lvcli_globals lvcli_g;
 int lvcli_open(lv_dataset **ds, const char *uri, int threads);
 /* lvcli_parse, then lvcli_open of DATASET (the first argument): 0, or the exit status. */
 int lvcli_start(int argc, char **argv, const lvcli_cmd *c, lvcli_args *a, lv_dataset **ds);
+/* A command on one dataset: c's options parsed, `check` (may be NULL) checks the other
+ * positional arguments (setting vers/when_ms), DATASET (pos[0]) is opened, `run` runs, and
+ * the dataset is closed with its warnings printed (lvcli_close).  Returns the exit status. */
+int lvcli_run_dataset(int argc, char **argv, const lvcli_cmd *c, int (*check)(lvcli_args *a),
+		      int (*run)(const lvcli_args *a, lv_dataset *ds));
+/* Defines `static int cmd_NAME(argc, argv)`, the table entry's run for lvcli_cmd_NAME. */
+#define LVCLI_DATASET_CMD(NAME, CHECK, RUN)                                                 \
+	static int cmd_##NAME(int argc, char **argv)                                        \
+	{                                                                                   \
+		return lvcli_run_dataset(argc, argv, &lvcli_cmd_##NAME, CHECK, RUN);        \
+	}
 /* Prints the dataset's warnings on stderr, once each ("lancever: warning: ...", unless
  * --quiet; vanished manifests as one summary line), then frees it. */
 void lvcli_close(lv_dataset *ds);
@@ -182,6 +195,9 @@ int lvcli_emit_stream(const lvcli_args *a, struct ArrowArrayStream *s);
 int lvcli_emit_list(const lvcli_args *a, const lv_version_list *l, const char *kind);
 /* The writers: 0 or an LV_* status with err set; both take the stream. */
 int lvcli_write_csv(struct ArrowArrayStream *s, FILE *f, lv_error *err);
+/* One CSV field (RFC 4180): quoted when empty or holding a comma, a quote, CR or LF, quotes
+ * doubled; the bytes as they are (no terminal escaping). */
+void lvcli_csv_field(FILE *f, const char *s, size_t n);
 int lvcli_write_arrow(struct ArrowArrayStream *s, FILE *f, lv_error *err);
 
 /* ---- records.c ---- */

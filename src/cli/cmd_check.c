@@ -77,30 +77,27 @@ static const lvcli_opt check_opts[] = {
 	{ 0 },
 };
 
-static int run_check(int argc, char **argv)
+static int run_check(const lvcli_args *a, lv_dataset *ds)
 {
-	lvcli_args a;
-	lv_dataset *ds = NULL;
-	int rc = lvcli_start(argc, argv, &lvcli_cmd_check, &a, &ds);
-	if (rc)
-		return rc;
+	int rc = 0;
 	lv_check_options o = LV_CHECK_OPTIONS_INIT;
-	o.salvage = a.salvage;
+	o.salvage = a->salvage;
 	lv_error err = { 0 };
 	lv_check *c = NULL;
 	if (lv_check_run(&c, ds, &o, &err) < 0) {
 		rc = lvcli_fail(&err);
 	} else {
-		if (a.json)
+		if (a->json)
 			print_json(c, ds);
 		else
 			print_text(c);
 		rc = lv_check_problems(c) ? 1 : 0;
 	}
 	lv_check_free(c);
-	lvcli_close(ds);
 	return rc;
 }
+
+LVCLI_DATASET_CMD(check, NULL, run_check)
 
 const lvcli_cmd lvcli_cmd_check = {
 	"check", "DATASET", "verify every history record; exit 1 if anything is wrong",
@@ -109,5 +106,5 @@ const lvcli_cmd lvcli_cmd_check = {
 	"and branch file, and the history they make up, and reports each range of versions that "
 	"no readable record holds, with the rows a damaged file could give back. Exits 1 when it "
 	"finds a problem (after printing its report, also with --json).",
-	check_opts, run_check, true,
+	check_opts, cmd_check, true,
 };

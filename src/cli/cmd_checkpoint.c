@@ -60,36 +60,33 @@ static void print_result(const lvcli_args *a, const lv_checkpoint_result *r, con
 	}
 }
 
-static int run_checkpoint(int argc, char **argv)
+static int run_checkpoint(const lvcli_args *a, lv_dataset *ds)
 {
-	lvcli_args a;
-	lv_dataset *ds = NULL;
-	int rc = lvcli_start(argc, argv, &lvcli_cmd_checkpoint, &a, &ds);
-	if (rc)
-		return rc;
+	int rc = 0;
 	lv_checkpoint_config cfg = LV_CHECKPOINT_CONFIG_INIT;
-	if (a.disable)
+	if (a->disable)
 		cfg.enabled = 0;
-	if (a.max_entries)
-		cfg.max_entries = (int64_t)a.max_entries;
-	if (a.max_files)
-		cfg.max_checkpoint_files = (int64_t)a.max_files;
-	if (a.no_archive)
+	if (a->max_entries)
+		cfg.max_entries = (int64_t)a->max_entries;
+	if (a->max_files)
+		cfg.max_checkpoint_files = (int64_t)a->max_files;
+	if (a->no_archive)
 		cfg.archive = 0;
-	if (a.segment_rows)
-		cfg.archive_segment_rows = (int64_t)a.segment_rows;
+	if (a->segment_rows)
+		cfg.archive_segment_rows = (int64_t)a->segment_rows;
 	lv_checkpoint_result r;
 	lv_error err = { 0 };
 	if (lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err) < 0) {
 		rc = lvcli_fail(&err);
 	} else {
-		print_result(&a, &r, ds);
-		if (a.stats)
+		print_result(a, &r, ds);
+		if (a->stats)
 			lvcli_print_report(&r.report);
 	}
-	lvcli_close(ds);
 	return rc;
 }
+
+LVCLI_DATASET_CMD(checkpoint, NULL, run_checkpoint)
 
 const lvcli_cmd lvcli_cmd_checkpoint = {
 	"checkpoint", "DATASET", "write a checkpoint (no cleanup, no new version)",
@@ -99,5 +96,5 @@ const lvcli_cmd lvcli_cmd_checkpoint = {
 	"once into archive segments (_checkpoints/archive/{first:020}-{last:020}.lance), so a "
 	"checkpoint writes only what changed. Nothing in _versions/ is touched. The same dataset "
 	"state always gives the same bytes.",
-	checkpoint_opts, run_checkpoint, true,
+	checkpoint_opts, cmd_checkpoint, true,
 };

@@ -91,13 +91,9 @@ static void info_text(const lv_version_info *v, const lv_version_list *l, const 
 	}
 }
 
-static int run_info(int argc, char **argv)
+static int run_info(const lvcli_args *a, lv_dataset *ds)
 {
-	lvcli_args a;
-	lv_dataset *ds = NULL;
-	int rc = lvcli_start(argc, argv, &lvcli_cmd_info, &a, &ds);
-	if (rc)
-		return rc;
+	int rc = 0;
 	lv_error err = { 0 };
 	lv_version_list *l = NULL, *latest = NULL;
 	lv_history_report rep;
@@ -110,14 +106,13 @@ static int run_info(int argc, char **argv)
 				    &err);
 	if (rc < 0) {
 		rc = lvcli_fail(&err);
-	} else if (a.json) {
+	} else if (a->json) {
 		info_json(lv_version_list_get(latest, 0), l, &cfg, &rep, ds);
 	} else {
 		info_text(lv_version_list_get(latest, 0), l, &cfg, &rep, ds);
 	}
 	lv_version_list_free(latest);
 	lv_version_list_free(l);
-	lvcli_close(ds);
 	return rc;
 }
 
@@ -170,37 +165,36 @@ static void tags_text(const lv_refs *r)
 	}
 }
 
-static int run_tags(int argc, char **argv)
+static int run_tags(const lvcli_args *a, lv_dataset *ds)
 {
-	lvcli_args a;
-	lv_dataset *ds = NULL;
-	int rc = lvcli_start(argc, argv, &lvcli_cmd_tags, &a, &ds);
-	if (rc)
-		return rc;
+	int rc = 0;
 	lv_error err = { 0 };
 	lv_refs *r = NULL;
 	struct ArrowArrayStream s;
 	if (lv_refs_load(&r, ds, &err) < 0)
 		rc = lvcli_fail(&err);
-	else if (lvcli_format_stream(&a))
+	else if (lvcli_format_stream(a))
 		rc = lv_refs_arrow_stream(&s, r, lvcli_arrow_options(), &err) < 0 ? lvcli_fail(&err)
-										     : lvcli_emit_stream(&a, &s);
-	else if (a.json)
+										     : lvcli_emit_stream(a, &s);
+	else if (a->json)
 		tags_json(r, ds);
 	else
 		tags_text(r);
 	lv_refs_free(r);
-	lvcli_close(ds);
 	return rc;
 }
+
+LVCLI_DATASET_CMD(info, NULL, run_info)
 
 const lvcli_cmd lvcli_cmd_info = {
 	"info", "DATASET", "latest version, checkpoint and lance.auto_cleanup.* config",
 	"Shows the latest version, how many versions are live, the writer, the effective "
 	"checkpoint configuration (explicit, else the dataset's lance.version_checkpoint.* keys, "
 	"else the defaults) and the dataset's lance.auto_cleanup.* keys.",
-	info_opts, run_info, true,
+	info_opts, cmd_info, true,
 };
+
+LVCLI_DATASET_CMD(tags, NULL, run_tags)
 
 const lvcli_cmd lvcli_cmd_tags = {
 	"tags", "DATASET", "tags and branches",
@@ -208,5 +202,5 @@ const lvcli_cmd lvcli_cmd_tags = {
 	"branches in _refs/branches/, by name as Lance means it: LanceDB stores a tag "
 	"\"\xc3\xbc" "n\xc3\xaf" "code\" as _refs/tags/%C3%BCn%C3%AFcode.json. A tag file that cannot be "
 	"read is skipped with a warning; the other tags still count.",
-	tags_opts, run_tags, true,
+	tags_opts, cmd_tags, true,
 };

@@ -127,21 +127,7 @@ static void print_value(FILE *o, const lv_column *c, size_t r, int mode)
 	if (mode == 1) {
 		lvcli_json_strn(o, s, n);
 	} else if (mode == 2) {
-		/* RFC 4180: quote when needed; "" distinguishes an empty string from null */
-		bool q = n == 0;
-		for (size_t i = 0; i < n && !q; i++)
-			q = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
-		if (!q) {
-			fwrite(s, 1, n, o);
-			return;
-		}
-		fputc('"', o);
-		for (size_t i = 0; i < n; i++) {
-			if (s[i] == '"')
-				fputc('"', o);
-			fputc(s[i], o);
-		}
-		fputc('"', o);
+		lvcli_csv_field(o, s, n); /* "" distinguishes an empty string from null */
 	} else {
 		/* text: one line per row, long values shortened */
 		size_t k = n > 60 ? 57 : n;
@@ -150,6 +136,20 @@ static void print_value(FILE *o, const lv_column *c, size_t r, int mode)
 		if (k < n)
 			fprintf(o, "...(%zu bytes)", n);
 	}
+}
+
+/* One field of the file's schema. */
+typedef struct field {
+	const char *name, *lt;
+	bool nullable;
+	unsigned depth;
+} field;
+
+/* Field i of f's schema into *x; false past the last one (or the first unreadable one). */
+static bool field_at(const lv_lancefile *f, size_t i, field *x)
+{
+	return i < lv_lancefile_num_fields(f) &&
+	       lv_lancefile_field(f, i, &x->name, &x->lt, &x->nullable, &x->depth) == 0;
 }
 
 static void print_json(FILE *o, const lv_lancefile *f)
@@ -171,17 +171,13 @@ static void print_json(FILE *o, const lv_lancefile *f)
 		fputc('}', o);
 	}
 	fputs("],\"fields\":[", o);
-	for (size_t i = 0; i < lv_lancefile_num_fields(f); i++) {
-		const char *name, *lt;
-		bool nullable;
-		unsigned depth;
-		if (lv_lancefile_field(f, i, &name, &lt, &nullable, &depth) != 0)
-			break;
+	field x;
+	for (size_t i = 0; field_at(f, i, &x); i++) {
 		fputs(i ? ",{\"name\":" : "{\"name\":", o);
-		lvcli_json_str(o, name);
+		lvcli_json_str(o, x.name);
 		fputs(",\"type\":", o);
-		lvcli_json_str(o, lt);
-		fprintf(o, ",\"nullable\":%s,\"depth\":%u}", nullable ? "true" : "false", depth);
+		lvcli_json_str(o, x.lt);
+		fprintf(o, ",\"nullable\":%s,\"depth\":%u}", x.nullable ? "true" : "false", x.depth);
 	}
 	fputs("],\"metadata\":{", o);
 	for (size_t i = 0; i < lv_lancefile_num_metadata(f); i++) {
@@ -241,15 +237,10 @@ static void print_text(FILE *o, const char *path, const lv_lancefile *f)
 	size_t nc = lv_lancefile_num_columns(f), nr = lv_lancefile_num_rows(f);
 	fprintf(o, "file:     %s\nversion:  %s\nrows:     %zu\ncolumns:  %zu\nschema:\n", path,
 		version_str(lv_lancefile_file_version(f)), nr, nc);
-	for (size_t i = 0; i < lv_lancefile_num_fields(f); i++) {
-		const char *name, *lt;
-		bool nullable;
-		unsigned depth;
-		if (lv_lancefile_field(f, i, &name, &lt, &nullable, &depth) != 0)
-			break;
-		fprintf(o, "  %*s%-*s %-12s %s\n", (int)(2 * depth), "", 24 - (int)(2 * (depth % 8)), name,
-			lt, nullable ? "nullable" : "not null");
-	}
+	field x;
+	for (size_t i = 0; field_at(f, i, &x); i++)
+		fprintf(o, "  %*s%-*s %-12s %s\n", (int)(2 * x.depth), "", 24 - (int)(2 * (x.depth % 8)),
+			x.name, x.lt, x.nullable ? "nullable" : "not null");
 	for (size_t i = 0; i < nc; i++)
 		if (lv_lancefile_column_error(f, i))
 			fprintf(o, "  not decoded: %s\n", lv_lancefile_column_error(f, i));

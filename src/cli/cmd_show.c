@@ -56,28 +56,25 @@ static void print_asof(const lvcli_args *a, int64_t ts, const lv_version_info *v
 	       v->is_cleaned_up ? ": cleaned up, history only, cannot be checked out" : "");
 }
 
-static int run_asof(int argc, char **argv)
+static int check_asof(lvcli_args *a)
 {
-	lvcli_args a;
-	int64_t ts = 0;
-	int rc = lvcli_parse(argc, argv, &lvcli_cmd_asof, &a);
-	if (rc || (rc = parse_when(a.pos[1], &ts)))
-		return rc;
-	lv_dataset *ds = NULL;
-	if (lvcli_open(&ds, a.pos[0], 0))
-		return 1;
+	return parse_when(a->pos[1], &a->when_ms);
+}
+
+static int run_asof(const lvcli_args *a, lv_dataset *ds)
+{
+	int rc = 0;
 	lv_error err = { 0 };
 	lv_version_list *l = NULL;
 	lv_history_report rep;
-	if (lv_version_as_of(&l, ds, ts, a.strict, &rep, &err) < 0) {
+	if (lv_version_as_of(&l, ds, a->when_ms, a->strict, &rep, &err) < 0) {
 		rc = lvcli_fail(&err);
 	} else {
-		print_asof(&a, ts, lv_version_list_get(l, 0), ds);
-		if (a.stats)
+		print_asof(a, a->when_ms, lv_version_list_get(l, 0), ds);
+		if (a->stats)
 			lvcli_print_report(&rep);
 	}
 	lv_version_list_free(l);
-	lvcli_close(ds);
 	return rc;
 }
 
@@ -141,22 +138,20 @@ static int lookup(lv_dataset *ds, uint64_t ver, lv_version_list **l, const lv_ve
 	return err->code = LV_ENOTFOUND;
 }
 
-static int run_show(int argc, char **argv)
+static int check_show(lvcli_args *a)
 {
-	lvcli_args a;
-	uint64_t ver = 0;
-	int rc = lvcli_parse(argc, argv, &lvcli_cmd_show, &a);
-	if (rc || (rc = parse_version("show", "VERSION", a.pos[1], &ver)))
-		return rc;
-	lv_dataset *ds = NULL;
-	if (lvcli_open(&ds, a.pos[0], 0))
-		return 1;
+	return parse_version("show", "VERSION", a->pos[1], &a->vers[0]);
+}
+
+static int run_show(const lvcli_args *a, lv_dataset *ds)
+{
+	int rc = 0;
 	lv_error err = { 0 };
 	lv_version_list *l = NULL;
 	const lv_version_info *v = NULL;
-	if (lookup(ds, ver, &l, &v, &err) < 0) {
+	if (lookup(ds, a->vers[0], &l, &v, &err) < 0) {
 		rc = lvcli_fail(&err);
-	} else if (a.json) {
+	} else if (a->json) {
 		fputc('{', stdout);
 		lvcli_print_version_fields(stdout, v);
 		lvcli_json_warnings(stdout, ds);
@@ -165,7 +160,6 @@ static int run_show(int argc, char **argv)
 		show_text(v);
 	}
 	lv_version_list_free(l);
-	lvcli_close(ds);
 	return rc;
 }
 
@@ -207,17 +201,16 @@ static void print_diff(const lvcli_args *a, const lv_version_info *x, const lv_v
 	printf("(summaries only: rows added/removed are net changes between %s and %s)\n", ha, hb);
 }
 
-static int run_diff(int argc, char **argv)
+static int check_diff(lvcli_args *a)
 {
-	lvcli_args a;
-	uint64_t va = 0, vb = 0;
-	int rc = lvcli_parse(argc, argv, &lvcli_cmd_diff, &a);
-	if (rc || (rc = parse_version("diff", "A", a.pos[1], &va)) ||
-	    (rc = parse_version("diff", "B", a.pos[2], &vb)))
-		return rc;
-	lv_dataset *ds = NULL;
-	if (lvcli_open(&ds, a.pos[0], 0))
-		return 1;
+	int rc = parse_version("diff", "A", a->pos[1], &a->vers[0]);
+	return rc ? rc : parse_version("diff", "B", a->pos[2], &a->vers[1]);
+}
+
+static int run_diff(const lvcli_args *a, lv_dataset *ds)
+{
+	int rc = 0;
+	uint64_t va = a->vers[0], vb = a->vers[1];
 	lv_error err = { 0 };
 	lv_version_list *l = NULL;
 	if (lv_history(&l, ds, NULL, &err) < 0) {
@@ -225,7 +218,7 @@ static int run_diff(int argc, char **argv)
 	} else {
 		const lv_version_info *x = lvcli_find_version(l, va), *y = lvcli_find_version(l, vb);
 		if (x && y) {
-			print_diff(&a, x, y, ds);
+			print_diff(a, x, y, ds);
 		} else {
 			snprintf(err.message, sizeof err.message, "version %" PRIu64 " not recorded",
 				 !x ? va : vb);
@@ -234,9 +227,10 @@ static int run_diff(int argc, char **argv)
 		}
 	}
 	lv_version_list_free(l);
-	lvcli_close(ds);
 	return rc;
 }
+
+LVCLI_DATASET_CMD(asof, check_asof, run_asof)
 
 const lvcli_cmd lvcli_cmd_asof = {
 	"asof", "DATASET TIME", "newest version committed at or before TIME",
@@ -244,19 +238,23 @@ const lvcli_cmd lvcli_cmd_asof = {
 	"+02:00 offsets; no zone is UTC). The answer may be a cleaned-up version, which can no "
 	"longer be checked out; the output says so. Commit times are not monotonic across "
 	"writers, and the answer accounts for that.",
-	asof_opts, run_asof, true,
+	asof_opts, cmd_asof, true,
 };
+
+LVCLI_DATASET_CMD(show, check_show, run_show)
 
 const lvcli_cmd lvcli_cmd_show = {
 	"show", "DATASET VERSION", "one version's full record",
 	"Shows one version: from its manifest if it is live (with the writer, data format, "
 	"indices and config), else from the checkpoint that records it.",
-	show_opts, run_show, true,
+	show_opts, cmd_show, true,
 };
+
+LVCLI_DATASET_CMD(diff, check_diff, run_diff)
 
 const lvcli_cmd lvcli_cmd_diff = {
 	"diff", "DATASET A B", "what changed between two versions",
 	"Compares the summary counters (rows, fragments, files, bytes, deletions) of two recorded "
 	"versions, live or cleaned up. These are net changes, not row-level differences.",
-	diff_opts, run_diff, true,
+	diff_opts, cmd_diff, true,
 };

@@ -450,6 +450,19 @@ int lvcli_start(int argc, char **argv, const lvcli_cmd *c, lvcli_args *a, lv_dat
 	return lvcli_open(ds, a->pos[0], (int)a->threads);
 }
 
+int lvcli_run_dataset(int argc, char **argv, const lvcli_cmd *c, int (*check)(lvcli_args *a),
+		      int (*run)(const lvcli_args *a, lv_dataset *ds))
+{
+	lvcli_args a;
+	lv_dataset *ds = NULL;
+	int rc = lvcli_parse(argc, argv, c, &a);
+	if (rc || (check && (rc = check(&a))) || (rc = lvcli_open(&ds, a.pos[0], (int)a.threads)))
+		return rc;
+	rc = run(&a, ds);
+	lvcli_close(ds);
+	return rc;
+}
+
 void lvcli_close(lv_dataset *ds)
 {
 	size_t n = lv_dataset_warning_count(ds), nvanished = 0;

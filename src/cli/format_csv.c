@@ -29,17 +29,8 @@ static bool tty_unsafe(FILE *f, const char *s, size_t n)
 	return false;
 }
 
-static void csv_string(FILE *f, const char *s, size_t n)
+void lvcli_csv_field(FILE *f, const char *s, size_t n)
 {
-	if (tty_unsafe(f, s, n)) {
-		char *copy = strndup(s, n);
-		const char *e = copy ? lvcli_esc(copy) : "?";
-		s = e;
-		n = strlen(e);
-		csv_string(f, s, n);
-		free(copy);
-		return;
-	}
 	if (n && !memchr(s, ',', n) && !memchr(s, '"', n) && !memchr(s, '\n', n) &&
 	    !memchr(s, '\r', n)) {
 		fwrite(s, 1, n, f);
@@ -52,6 +43,18 @@ static void csv_string(FILE *f, const char *s, size_t n)
 		fputc(s[i], f);
 	}
 	fputc('"', f);
+}
+
+static void csv_string(FILE *f, const char *s, size_t n)
+{
+	if (tty_unsafe(f, s, n)) {
+		char *copy = strndup(s, n);
+		const char *e = copy ? lvcli_esc(copy) : "?";
+		lvcli_csv_field(f, e, strlen(e));
+		free(copy);
+		return;
+	}
+	lvcli_csv_field(f, s, n);
 }
 
 /* One cell; the column's format was checked by check_schema. */

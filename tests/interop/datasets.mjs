@@ -24,6 +24,20 @@ import { lancedb, peerDataFormat, peerLanceVersion } from './peer.mjs';
 export const rows = (from, n) => Array.from({ length: n },
   (_, i) => ({ id: from + i, val: (from + i) * 1.5, name: 'r' + (from + i) }));
 
+// Versions 1..7 of table `name` in the connection `db` (on any store): appends, a delete, an
+// update, a btree index, a tag keep6 on version 6, one more append; returns the table.
+export async function mixedSeven(db, name) {
+  const t = await db.createTable(name, rows(0, 5));                  // v1
+  await t.add(rows(5, 5));                                           // v2
+  await t.add(rows(10, 5));                                          // v3
+  await t.delete('id < 3');                                          // v4
+  await t.update({ where: 'id > 10', valuesSql: { val: 'val * 2' } }); // v5
+  await t.createIndex('id', { config: lancedb.Index.btree() });      // v6
+  await (await t.tags()).create('keep6', 6);
+  await t.add(rows(15, 5));                                          // v7
+  return t;
+}
+
 // Tracks versions committed through one table handle.
 class Recorder {
   constructor(t) {

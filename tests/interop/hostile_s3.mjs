@@ -11,13 +11,16 @@
 //   const s3 = await startHostile();
 //   s3.endpoint                      'http://127.0.0.1:PORT'
 //   s3.put(key, buffer)              stores an object (key below the bucket)
+//   s3.putDir(dir, prefix)           stores every file below dir as prefix/<relative path>, with its mtime
 //   s3.pageSize = 2                  keys per ListObjectsV2 page (default 1000)
 //   s3.hook = (req, sock, h) => bool a scenario: return true if it answered req itself;
 //                                    h.send(status, headers, body) / h.honest() help
 //   s3.requests()                    [{method, key, query, range}] since the last reset()
 //   s3.reset()                       clears the log and the hook, page size back to 1000
 //   s3.stop()                        closes every socket and the server
+import fs from 'node:fs';
 import net from 'node:net';
+import path from 'node:path';
 import { verifySigV4 } from './s3server.mjs';
 
 export const BUCKET = 'bucket';
@@ -182,6 +185,16 @@ export async function startHostile() {
   });
   api.endpoint = `http://127.0.0.1:${server.address().port}`;
   api.put = (key, data, mtime = new Date()) => objects.set(key, { data: Buffer.from(data), mtime });
+  api.putDir = (dir, prefix) => {
+    const walk = (d, rel) => {
+      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+        const r = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isDirectory()) walk(path.join(d, e.name), r);
+        else api.put(`${prefix}/${r}`, fs.readFileSync(path.join(d, e.name)), fs.statSync(path.join(d, e.name)).mtime);
+      }
+    };
+    walk(dir, '');
+  };
   api.get = (key) => objects.get(key)?.data;
   api.keys = () => [...objects.keys()].sort();
   api.requests = () => log.map((e) => ({ ...e }));

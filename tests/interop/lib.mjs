@@ -1,8 +1,8 @@
 // Shared helpers for interop tests: load the real LanceDB peer chosen by LV_PEER
 // (peer.mjs: lance8 = 0.31.0 / Lance 8.0.0, lance12 = 0.39.0 / Lance 12.0.0),
-// run the lancever CLI, make scratch directories, and assert.
+// run the lancever CLI (or any command, also asynchronously: run), make scratch directories, and assert.
 import { lancedb, arrow, peerName, peerLabel, peerLanceVersion, peerLanceMajor, peerDataFormat } from './peer.mjs';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -31,6 +31,24 @@ export function scratch(prefix = 'lv-interop-') {
 export function lv(args, opts = {}) {
   const r = spawnSync(lanceverBin, args, { encoding: 'utf8', maxBuffer: 1 << 30, ...opts });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+// Spawns a process asynchronously; resolves {status, signal, stdout, stderr, ms}. `onSpawn`
+// gets the child (to kill it); `killAfterMs` sends SIGKILL after that delay.
+export function run(cmd, args, { env, onSpawn, killAfterMs } = {}) {
+  return new Promise((resolve) => {
+    const t0 = process.hrtime.bigint();
+    const p = spawn(cmd, args, { env: env || process.env });
+    let stdout = '', stderr = '', timer = null;
+    p.stdout.on('data', (d) => { stdout += d; });
+    p.stderr.on('data', (d) => { stderr += d; });
+    if (killAfterMs !== undefined) timer = setTimeout(() => p.kill('SIGKILL'), killAfterMs);
+    if (onSpawn) onSpawn(p);
+    p.on('close', (status, signal) => {
+      if (timer) clearTimeout(timer);
+      resolve({ status, signal, stdout, stderr, ms: Number(process.hrtime.bigint() - t0) / 1e6 });
+    });
+  });
 }
 
 // Runs lancever and parses --json stdout; throws with stderr on failure.

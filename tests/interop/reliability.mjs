@@ -8,8 +8,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { lanceverBin } from './lib.mjs';
+import { lanceverBin, run } from './lib.mjs';
 
 // ---------------------------------------------------------------- seeded randomness
 
@@ -174,23 +173,8 @@ export function rowsSupersede(a, b) {
 
 // ---------------------------------------------------------------- processes
 
-// Spawns a process asynchronously; resolves {status, signal, stdout, stderr, ms}. `onSpawn`
-// gets the child (to kill it); `killAfterMs` sends SIGKILL after that delay.
-export function run(cmd, args, { env, onSpawn, killAfterMs } = {}) {
-  return new Promise((resolve) => {
-    const t0 = process.hrtime.bigint();
-    const p = spawn(cmd, args, { env: env || process.env });
-    let stdout = '', stderr = '', timer = null;
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
-    if (killAfterMs !== undefined) timer = setTimeout(() => p.kill('SIGKILL'), killAfterMs);
-    if (onSpawn) onSpawn(p);
-    p.on('close', (status, signal) => {
-      if (timer) clearTimeout(timer);
-      resolve({ status, signal, stdout, stderr, ms: Number(process.hrtime.bigint() - t0) / 1e6 });
-    });
-  });
-}
+// run() (asynchronous spawn) is lib.mjs's; re-exported for the tests that import it from here.
+export { run };
 
 // ---------------------------------------------------------------- LanceDB reads
 

@@ -18,41 +18,16 @@ import path from 'node:path';
 import { lv, lvJson, openDir, check, checkEq, finish, lanceVersion, pick, scratch, SUMMARY_KEYS } from './lib.mjs';
 import { lancedb } from './peer.mjs';
 import { rows } from './datasets.mjs';
+import { CP_FIELDS, CP_SCHEMA, CP_U64_FIELDS, wrapLanceFile } from './lancewrap.mjs';
 import { readVersion } from './reliability.mjs';
 
 const root = scratch('lv-archive-');
-const CP_FIELDS = ['version', 'timestamp_millis', 'total_fragments', 'total_data_files',
-  'total_files_size', 'total_deletion_files', 'total_data_file_rows', 'total_deletion_file_rows',
-  'total_rows', 'is_tagged', 'is_cleaned_up', 'transaction_uuid', 'read_version', 'operation_type',
-  'transaction_properties'];
 const FACTS = CP_FIELDS.filter((f) => f !== 'is_tagged' && f !== 'is_cleaned_up');
-const U64 = new Set(['version', 'total_fragments', 'total_data_files', 'total_files_size', 'total_deletion_files',
-  'total_data_file_rows', 'total_deletion_file_rows', 'total_rows', 'read_version']);
-
-// ---- a file read by LanceDB: wrapped as the only data file of a dataset (LANCEDB-NODE-PEER.md §7)
-const vint = (n) => { n = BigInt.asUintN(64, BigInt(n)); const o = [];
-  do { let b = Number(n & 0x7fn); n >>= 7n; if (n) b |= 0x80; o.push(b); } while (n); return Buffer.from(o); };
-const u = (f, v) => Buffer.concat([vint(f << 3), vint(v)]);
-const bytes = (f, b) => { b = Buffer.from(b); return Buffer.concat([vint((f << 3) | 2), vint(b.length), b]); };
-const packed = (f, a) => bytes(f, Buffer.concat(a.map(vint)));
-const field = (name, id, type, nullable) => bytes(1, Buffer.concat([bytes(2, name),
-  id ? u(3, id) : Buffer.alloc(0), u(4, -1), bytes(5, type), nullable ? u(6, 1) : Buffer.alloc(0)]));
-const FOOTER = (() => { const t = Buffer.alloc(16); t.writeUInt16LE(2, 10); t.write('LANC', 12, 'latin1'); return t; })();
-const SCHEMA = CP_FIELDS.map((n, i) => ({ name: n, id: i, nullable: ['transaction_uuid', 'read_version', 'operation_type'].includes(n),
-  type: n === 'timestamp_millis' ? 'int64' : n.startsWith('is_') ? 'bool' : U64.has(n) ? 'uint64' : 'string' }));
+// ---- a file read by LanceDB: wrapped as the only data file of a dataset (lancewrap.mjs)
 let wraps = 0;
 async function lanceRead(file, nrows) {
   const dir = path.join(root, `wrap${wraps++}.lance`);
-  fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
-  fs.mkdirSync(path.join(dir, '_versions'), { recursive: true });
-  fs.copyFileSync(file, path.join(dir, 'data', 'f.lance'));
-  const idx = CP_FIELDS.map((_, i) => i);
-  const df = Buffer.concat([bytes(1, 'f.lance'), packed(2, idx), packed(3, idx), u(4, 2), u(5, 1), u(6, fs.statSync(file).size)]);
-  const pb = Buffer.concat([...SCHEMA.map((f) => field(f.name, f.id, f.type, f.nullable)),
-    bytes(2, Buffer.concat([bytes(2, df), u(4, nrows)])), u(3, 1), u(11, 0)]);
-  const len = Buffer.alloc(4);
-  len.writeUInt32LE(pb.length);
-  fs.writeFileSync(path.join(dir, '_versions', '18446744073709551614.manifest'), Buffer.concat([len, pb, FOOTER]));
+  wrapLanceFile(dir, file, { fields: CP_SCHEMA, nrows });
   const db = await lancedb.connect(root);
   const t = await db.openTable(path.basename(dir, '.lance'));
   return { schema: await t.schema(), table: await t.query().toArrow() };
@@ -69,7 +44,7 @@ async function checkFile(label, file, history) {
   const n = Number(ins.num_rows);
   let got;
   try { got = await lanceRead(file, n); } catch (e) { check(false, `${label}: LanceDB cannot read it: ${e.message}`); return 0; }
-  checkEq(got.schema.fields.map((f) => [f.name, f.nullable]), SCHEMA.map((f) => [f.name, f.nullable]), `${label}: schema as LanceDB sees it`);
+  checkEq(got.schema.fields.map((f) => [f.name, f.nullable]), CP_SCHEMA.map((f) => [f.name, f.nullable]), `${label}: schema as LanceDB sees it`);
   checkEq(got.table.numRows, n, `${label}: rows LanceDB reads`);
   const byV = new Map(history.map((h) => [h.version, h]));
   const cols = CP_FIELDS.map((c) => got.table.getChild(c));
@@ -84,7 +59,7 @@ async function checkFile(label, file, history) {
       if (typeof g === 'bigint') g = g.toString();
       let e = h[f];
       if (f === 'transaction_properties') g = JSON.parse(g);
-      else if (e !== null && (U64.has(f) || f === 'timestamp_millis')) e = String(e);
+      else if (e !== null && (CP_U64_FIELDS.has(f) || f === 'timestamp_millis')) e = String(e);
       mine[f] = g;
       theirs[f] = e;
     }

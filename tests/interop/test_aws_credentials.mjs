@@ -20,8 +20,7 @@
 // no secret, session token or web identity token in any output.
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { check, finish, scratch, lanceverBin } from './lib.mjs';
+import { check, finish, scratch, lanceverBin, run } from './lib.mjs';
 import { lancedb } from './peer.mjs';
 import { startS3, s3StorageOptions, ACCESS_KEY, SECRET_KEY, REGION } from './s3server.mjs';
 import { startFake, WEB_TOKEN, CONTAINER_TOKEN } from './awsfakes.mjs';
@@ -46,20 +45,10 @@ function baseEnv(extra = {}) {
   return { ...e, HOME: home, AWS_ENDPOINT_URL: s3.endpoint, AWS_ALLOW_HTTP: 'true', AWS_REGION: REGION,
     AWS_EC2_METADATA_DISABLED: 'true', ...extra };
 }
-function lv(args, env, timeout = 120000) {
-  return new Promise((resolve) => {
-    const t0 = Date.now();
-    const p = spawn(lanceverBin, args, { env });
-    let stdout = '', stderr = '';
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => p.kill('SIGKILL'), timeout);
-    p.on('close', (status, signal) => {
-      clearTimeout(timer);
-      outputs.push(stdout, stderr);
-      resolve({ status, signal, stdout, stderr, ms: Date.now() - t0 });
-    });
-  });
+async function lv(args, env, timeout = 120000) {
+  const r = await run(lanceverBin, args, { env, killAfterMs: timeout });
+  outputs.push(r.stdout, r.stderr);
+  return r;
 }
 const credLine = (r) => (/^credentials\s+(.*)$/m.exec(r.stdout) || [])[1] || '';
 const files = (creds, config) => {

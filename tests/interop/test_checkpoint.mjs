@@ -24,16 +24,9 @@ import {
   lv, lvJson, openDir, check, checkEq, finish, lanceVersion, pick, scratch, lanceverBin,
 } from './lib.mjs';
 import { lancedb } from './peer.mjs';
+import { CP_FIELDS, CP_SCHEMA, CP_U64_FIELDS, wrapLanceFile } from './lancewrap.mjs';
 import { tenWrites, compaction, v1Names, restore, stableRowIds, concurrent, rows } from './datasets.mjs';
 
-// The 15 per-version columns of a checkpoint, in file order.
-const CP_FIELDS = ['version', 'timestamp_millis', 'total_fragments', 'total_data_files',
-  'total_files_size', 'total_deletion_files', 'total_data_file_rows', 'total_deletion_file_rows',
-  'total_rows', 'is_tagged', 'is_cleaned_up', 'transaction_uuid', 'read_version', 'operation_type',
-  'transaction_properties'];
-const U64_FIELDS = new Set(['version', 'total_fragments', 'total_data_files', 'total_files_size',
-  'total_deletion_files', 'total_data_file_rows', 'total_deletion_file_rows', 'total_rows',
-  'read_version']);
 const U64_MAX = (1n << 64n) - 1n;
 const CP_NAME_RE = /^_checkpoints\/(\d{20})\.lance$/;
 const byVersion = (a, b) => a.version - b.version;
@@ -90,36 +83,9 @@ async function lanceAppend(dir, id) {
 
 // ---------------------------------------------------------------- (b) LanceDB reads a checkpoint
 
-// Hand-written manifest encoder (LANCEDB-NODE-PEER.md §7).
-const vint = (n) => { n = BigInt.asUintN(64, BigInt(n)); const o = [];
-  do { let b = Number(n & 0x7fn); n >>= 7n; if (n) b |= 0x80; o.push(b); } while (n); return Buffer.from(o); };
-const u = (f, v) => Buffer.concat([vint(f << 3), vint(v)]);
-const bytes = (f, b) => { b = Buffer.from(b); return Buffer.concat([vint((f << 3) | 2), vint(b.length), b]); };
-const packed = (f, a) => bytes(f, Buffer.concat(a.map(vint)));
-const field = (name, id, type, nullable) => bytes(1, Buffer.concat([bytes(2, name),
-  id ? u(3, id) : Buffer.alloc(0), u(4, -1), bytes(5, type), nullable ? u(6, 1) : Buffer.alloc(0)]));
-const FOOTER = (() => { const t = Buffer.alloc(16); t.writeUInt16LE(2, 10); t.write('LANC', 12, 'latin1'); return t; })();
-const manifestBytes = (pb) => { const len = Buffer.alloc(4); len.writeUInt32LE(pb.length); return Buffer.concat([len, pb, FOOTER]); };
-
-const CP_SCHEMA = CP_FIELDS.map((n, i) => {
-  const type = n === 'timestamp_millis' ? 'int64' : n.startsWith('is_') ? 'bool'
-    : U64_FIELDS.has(n) ? 'uint64' : 'string';
-  const nullable = ['transaction_uuid', 'read_version', 'operation_type'].includes(n);
-  return { name: n, type, nullable, id: i };
-});
-
 // Wraps `file` (nrows rows) as the only data file of a new dataset `dir`.
 function wrapCheckpoint(dir, file, nrows) {
-  fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
-  fs.mkdirSync(path.join(dir, '_versions'), { recursive: true });
-  const name = 'checkpoint.lance';
-  fs.copyFileSync(file, path.join(dir, 'data', name));
-  const idx = CP_FIELDS.map((_, i) => i);
-  const df = Buffer.concat([bytes(1, name), packed(2, idx), packed(3, idx), u(4, 2), u(5, 1),
-    u(6, fs.statSync(file).size)]);
-  const pb = Buffer.concat([...CP_SCHEMA.map((f) => field(f.name, f.id, f.type, f.nullable)),
-    bytes(2, Buffer.concat([bytes(2, df), u(4, nrows)])), u(3, 1), u(11, 0)]);
-  fs.writeFileSync(path.join(dir, '_versions', '18446744073709551614.manifest'), manifestBytes(pb));
+  wrapLanceFile(dir, file, { name: 'checkpoint.lance', fields: CP_SCHEMA, nrows });
 }
 
 // `lancever inspect --json` with 64-bit integers kept exact (as strings).
@@ -166,7 +132,7 @@ async function checkLanceReadsCheckpoint(label, file, history) {
       if (n === 'transaction_properties') {
         // the file holds the JSON text; history --json holds it parsed
         try { g = JSON.parse(g); } catch { g = { unparsable: g }; }
-      } else if (e !== null && (U64_FIELDS.has(n) || n === 'timestamp_millis')) e = String(e);
+      } else if (e !== null && (CP_U64_FIELDS.has(n) || n === 'timestamp_millis')) e = String(e);
       got[n] = g === undefined ? '<missing>' : g;
       exp[n] = e;
     });
@@ -216,14 +182,9 @@ async function handMade(parent, name = 'hand_made') {
   const sdir = path.join(seedParent, 's.lance', 'data');
   const dfile = fs.readdirSync(sdir)[0];
   const dir = path.join(parent, name + '.lance');
-  fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
-  fs.mkdirSync(path.join(dir, '_versions'), { recursive: true });
-  fs.copyFileSync(path.join(sdir, dfile), path.join(dir, 'data', dfile));
-  const df = Buffer.concat([bytes(1, dfile), packed(2, [0, 1, 2]), packed(3, [0, 1, 2]), u(4, 2), u(5, 1),
-    u(6, fs.statSync(path.join(sdir, dfile)).size)]);
-  const pb = Buffer.concat([field('id', 0, 'double', true), field('val', 1, 'double', true),
-    field('name', 2, 'string', true), bytes(2, Buffer.concat([bytes(2, df), u(4, 3)])), u(3, 1), u(11, 0)]);
-  fs.writeFileSync(path.join(dir, '_versions', '18446744073709551614.manifest'), manifestBytes(pb));
+  wrapLanceFile(dir, path.join(sdir, dfile), { name: dfile, nrows: 3, fields: [
+    { name: 'id', type: 'double', nullable: true }, { name: 'val', type: 'double', nullable: true },
+    { name: 'name', type: 'string', nullable: true }] });
   const t = await openDir(dir);
   await t.add(rows(3, 2));
   await t.add(rows(5, 2));

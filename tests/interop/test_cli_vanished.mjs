@@ -6,10 +6,8 @@
 // stopped here): it serves demo/demo.lance and lists every manifest, but answers each GET
 // of the manifests of versions 1..5 with 404 NoSuchKey, as a cleanup that removed them
 // between the listing and the reads would.
-import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { check, checkEq, finish, lanceverBin, sourceDir } from './lib.mjs';
+import { check, checkEq, finish, lanceverBin, run, sourceDir } from './lib.mjs';
 import { startHostile, errorXml, AKID, SECRET } from './hostile_s3.mjs';
 
 const PREFIX = 'db/demo.lance';
@@ -22,26 +20,10 @@ const env = {
   AWS_EC2_METADATA_DISABLED: 'true',
 };
 
-function run(args) {
-  return new Promise((resolve) => {
-    const p = spawn(lanceverBin, args, { env });
-    let stdout = '', stderr = '';
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => p.kill('SIGKILL'), 120000);
-    p.on('close', (status) => { clearTimeout(timer); resolve({ status, stdout, stderr }); });
-  });
-}
+const runLv = (args) => run(lanceverBin, args, { env, killAfterMs: 120000 });
 
 const demo = path.join(sourceDir, 'demo/demo.lance');
-const walk = (d, rel) => {
-  for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-    const r = rel ? `${rel}/${e.name}` : e.name;
-    if (e.isDirectory()) walk(path.join(d, e.name), r);
-    else s3.put(`${PREFIX}/${r}`, fs.readFileSync(path.join(d, e.name)), fs.statSync(path.join(d, e.name)).mtime);
-  }
-};
-walk(demo, '');
+s3.putDir(demo, PREFIX);
 // V2 manifest names: {u64::MAX - version:020}.manifest
 const MAX = 18446744073709551615n;
 const gone = new Set();
@@ -56,7 +38,7 @@ s3.hook = (req, sock, h) => {
 try {
   const vanishedLines = (stderr) => stderr.split('\n').filter((l) => /vanished/.test(l));
 
-  const t = await run(['versions', URI]);
+  const t = await runLv(['versions', URI]);
   check(t.status === 0, `versions: exit ${t.status}: ${t.stderr}`);
   const rows = t.stdout.split('\n').filter((l) => /^\s+\d+\s/.test(l)).map((l) => Number(l.trim().split(/\s+/)[0]));
   checkEq(rows, [6, 7, 8, 9, 10, 11, 12], 'versions: the live versions that could be read');
@@ -65,13 +47,13 @@ try {
   check(/^lancever: warning: 5 manifests vanished while being read .*_versions\/\d{20}\.manifest \.\.\. _versions\/\d{20}\.manifest$/.test(vl[0] || ''),
     `versions: the line counts them and names the first and last: ${vl[0]}`);
 
-  const j = await run(['versions', URI, '--json']);
+  const j = await runLv(['versions', URI, '--json']);
   let arr = null;
   try { arr = JSON.parse(j.stdout); } catch (e) { check(false, `versions --json: not JSON: ${e.message}`); }
   if (arr) checkEq(arr.map((v) => v.version), [6, 7, 8, 9, 10, 11, 12], 'versions --json: the readable versions');
   check(vanishedLines(j.stderr).length === 1, `versions --json: one line on stderr, got:\n${j.stderr}`);
 
-  const i = await run(['info', URI, '--json']);
+  const i = await runLv(['info', URI, '--json']);
   let info = null;
   try { info = JSON.parse(i.stdout); } catch (e) { check(false, `info --json: not JSON (exit ${i.status}): ${e.message}: ${i.stderr}`); }
   if (info && check(Array.isArray(info.warnings), `info --json: no "warnings" list: ${i.stdout.slice(0, 200)}`)) {
@@ -82,7 +64,7 @@ try {
       `info --json: warning fields: ${JSON.stringify(w[0])}`);
   }
 
-  const q = await run(['-q', 'versions', URI]);
+  const q = await runLv(['-q', 'versions', URI]);
   check(q.status === 0 && q.stderr === '', `versions -q: exit ${q.status}, stderr ${JSON.stringify(q.stderr)}`);
 } finally {
   await s3.stop();

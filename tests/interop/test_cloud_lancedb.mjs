@@ -17,8 +17,7 @@
 //  (e) `info --verbose` names the credential source; unknown storage option and wrong
 //      credentials fail cleanly; no secret in any output.
 // Never skips: a missing peer, server or binary fails.
-import { spawn } from 'node:child_process';
-import { check, checkEq, finish, lanceverBin } from './lib.mjs';
+import { check, checkEq, finish, lanceverBin, run } from './lib.mjs';
 import { lancedb, peerLanceMajor } from './peer.mjs';
 import { startS3, s3Env, s3StorageOptions, SECRET_KEY } from './s3server.mjs';
 import { startAzurite, KEY as AZ_KEY } from './azurite.mjs';
@@ -34,16 +33,7 @@ const NAME = L12 ? 'dïr+plus%25' : 'dïr with space+plus%25';
 const KEY = L12 ? 'dïr+plus%' : 'd%C3%AFr%20with%20space+plus%25'; // the keys LanceDB writes
 const ENCODED = L12 ? 'd%C3%AFr+plus%25' : KEY; // the same name percent-encoded in a URI
 
-function lvA(args, env, timeout = 120000) {
-  return new Promise((resolve) => {
-    const p = spawn(lanceverBin, args, { env });
-    let stdout = '', stderr = '';
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => p.kill('SIGKILL'), timeout);
-    p.on('close', (status, signal) => { clearTimeout(timer); resolve({ status, signal, stdout, stderr }); });
-  });
-}
+const lvA = (args, env, timeout = 120000) => run(lanceverBin, args, { env, killAfterMs: timeout });
 const outputs = [];
 async function lv(label, args, env) {
   const r = await lvA(args, env);

@@ -41,7 +41,7 @@ import {
   check, checkEq, finish, scratch, lanceverBin, openDir, lanceVersion, pick, SUMMARY_KEYS,
 } from './lib.mjs';
 import { lancedb } from './peer.mjs';
-import { SCENARIOS, demo, rows } from './datasets.mjs';
+import { SCENARIOS, demo, mixedSeven, rows } from './datasets.mjs';
 import { startS3, s3Env, s3StorageOptions, listPrefix, BUCKET } from './s3server.mjs';
 import {
   prng, sampleOrdered, fileSet, fileSetDiff, copyDir, TMP_RE, CHECKPOINT_RE, localManifestVersions,
@@ -510,14 +510,7 @@ async function runS3() {
 
   // A dataset built by LanceDB on S3: appends, delete, update, btree index, tag, compaction.
   const db = await connect();
-  const t = await db.createTable('base', rows(0, 5));               // v1
-  await t.add(rows(5, 5));                                           // v2
-  await t.add(rows(10, 5));                                          // v3
-  await t.delete('id < 3');                                          // v4
-  await t.update({ where: 'id > 10', valuesSql: { val: 'val * 2' } }); // v5
-  await t.createIndex('id', { config: lancedb.Index.btree() });      // v6
-  await (await t.tags()).create('keep6', 6);
-  await t.add(rows(15, 5));                                          // v7
+  const t = await mixedSeven(db, 'base');                            // v1..v7
   await t.optimize({ cleanupOlderThan: new Date(0) });               // v8 v9 (v10 index)
   await t.delete('id = 16');
   await t.add(rows(100, 3));

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { lancedb, lanceverBin, scratch, lv, check, checkEq, finish } from './lib.mjs';
+import { wrapLanceFile } from './lancewrap.mjs';
 
 const buildDir = process.env.LANCEVER_BUILD_DIR || path.dirname(lanceverBin);
 const writer = path.join(buildDir, 'write_lancefile');
@@ -51,33 +52,11 @@ function expected(seed, n, nulls, strs) {
   return rows;
 }
 
-// ---- hand-written manifest (protobuf) ----
-const vint = n => { n = BigInt.asUintN(64, BigInt(n)); const o = [];
-  do { let b = Number(n & 0x7fn); n >>= 7n; if (n) b |= 0x80; o.push(b); } while (n); return Buffer.from(o); };
-const u = (f, v) => Buffer.concat([vint(f << 3), vint(v)]);
-const bytes = (f, b) => { b = Buffer.from(b); return Buffer.concat([vint((f << 3) | 2), vint(b.length), b]); };
-const packed = (f, a) => bytes(f, Buffer.concat(a.map(vint)));
-const field = (name, id, type, nullable) => bytes(1, Buffer.concat([bytes(2, name),
-  id ? u(3, id) : Buffer.alloc(0), u(4, -1), bytes(5, type), nullable ? u(6, 1) : Buffer.alloc(0)]));
-
+// The file as the only data file of a dataset LanceDB can open (lancewrap.mjs).
 function makeDataset(dir, file, minor, nrows) {
-  const size = fs.statSync(file).size;
-  fs.mkdirSync(path.join(dir, 'data'), { recursive: true });
-  fs.mkdirSync(path.join(dir, '_versions'), { recursive: true });
-  const name = 'lancever-test.lance';
-  fs.copyFileSync(file, path.join(dir, 'data', name));
-  const df = Buffer.concat([bytes(1, name), packed(2, [0, 1, 2, 3]), packed(3, [0, 1, 2, 3]),
-    u(4, 2), u(5, minor), u(6, size)]);
-  const pb = Buffer.concat([field('u64', 0, 'uint64', false), field('i64', 1, 'int64', true),
-    field('b', 2, 'bool', false), field('s', 3, 'string', true),
-    bytes(2, Buffer.concat([bytes(2, df), u(4, nrows)])), u(3, 1), u(11, 0)]);
-  const tail = Buffer.alloc(16);
-  tail.writeBigUInt64LE(0n, 0); tail.writeUInt16LE(0, 8); tail.writeUInt16LE(2, 10);
-  tail.write('LANC', 12, 'latin1');
-  const len = Buffer.alloc(4); len.writeUInt32LE(pb.length);
-  // manifest = u32 len | Manifest | u64 0 | u16 0 | u16 2 | "LANC"  (V2 name of version 1)
-  fs.writeFileSync(path.join(dir, '_versions', '18446744073709551614.manifest'),
-    Buffer.concat([len, pb, tail]));
+  wrapLanceFile(dir, file, { name: 'lancever-test.lance', minor, nrows, fields: [
+    { name: 'u64', type: 'uint64', nullable: false }, { name: 'i64', type: 'int64', nullable: true },
+    { name: 'b', type: 'bool', nullable: false }, { name: 's', type: 'string', nullable: true }] });
 }
 
 // `lancever inspect --json` output with 64-bit integers kept exact (as strings).

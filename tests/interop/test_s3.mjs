@@ -19,10 +19,9 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { check, checkEq, finish, lanceVersion, pick, scratch, lanceverBin, openDir, SUMMARY_KEYS } from './lib.mjs';
+import { check, checkEq, finish, lanceVersion, pick, scratch, lanceverBin, run, openDir, SUMMARY_KEYS } from './lib.mjs';
 import { lancedb } from './peer.mjs';
-import { rows } from './datasets.mjs';
+import { mixedSeven, rows } from './datasets.mjs';
 import { startS3, s3Env, s3StorageOptions, copyPrefix, listPrefix, SECRET_KEY } from './s3server.mjs';
 
 process.setMaxListeners(0);
@@ -37,18 +36,7 @@ const byVersion = (a, b) => a.version - b.version;
 
 // lancever, asynchronously (the S3 server runs in this process); killed after `timeout` ms.
 function lvA(args, { env: e = env, timeout = 120000 } = {}) {
-  return new Promise((resolve) => {
-    const t0 = Date.now();
-    const p = spawn(lanceverBin, args, { env: e });
-    let stdout = '', stderr = '';
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => p.kill('SIGKILL'), timeout);
-    p.on('close', (status, signal) => {
-      clearTimeout(timer);
-      resolve({ status, signal, stdout, stderr, ms: Date.now() - t0 });
-    });
-  });
+  return run(lanceverBin, args, { env: e, killAfterMs: timeout });
 }
 async function lvJ(label, args, opts) {
   const r = await lvA([...args, '--json'], opts);
@@ -112,14 +100,7 @@ async function sameOnS3AndLocal(label, cmd, dir, extra = []) {
 // ---------------------------------------------------------------- build with LanceDB on S3
 const opts = { storageOptions: s3StorageOptions(s3) };
 const db = await lancedb.connect('s3://bucket/db', opts);
-const t = await db.createTable('t', rows(0, 5));                 // v1
-await t.add(rows(5, 5));                                          // v2
-await t.add(rows(10, 5));                                         // v3
-await t.delete('id < 3');                                         // v4
-await t.update({ where: 'id > 10', valuesSql: { val: 'val * 2' } }); // v5
-await t.createIndex('id', { config: lancedb.Index.btree() });     // v6
-await (await t.tags()).create('keep6', 6);
-await t.add(rows(15, 5));                                         // v7
+const t = await mixedSeven(db, 't');                             // v1..v7
 await t.add(rows(100, 3), { mode: 'overwrite' });                 // v8
 await t.add(rows(200, 2));                                        // v9
 checkEq(await t.version(), 9, 'LanceDB on S3: latest version after the writes');

@@ -7,8 +7,7 @@
 //      LANCEVER_S3_DEADLINE_SECONDS=2 does the same from the environment;
 //  (c) --quiet silences the retry notices, not the error.
 import net from 'node:net';
-import { spawn } from 'node:child_process';
-import { check, finish, lanceverBin } from './lib.mjs';
+import { check, finish, lanceverBin, run } from './lib.mjs';
 
 const sockets = new Set();
 const server = net.createServer((s) => { sockets.add(s); s.on('data', () => {}); s.on('close', () => sockets.delete(s)); });
@@ -18,17 +17,7 @@ const env = { ...process.env, AWS_ACCESS_KEY_ID: 'AKIDEADLINE', AWS_SECRET_ACCES
   AWS_ENDPOINT_URL: endpoint, AWS_ALLOW_HTTP: 'true', AWS_REGION: 'us-east-1', AWS_EC2_METADATA_DISABLED: 'true' };
 for (const k of Object.keys(env)) if (k.startsWith('LANCEVER_S3_')) delete env[k];
 
-function lv(args, e = env) {
-  return new Promise((resolve) => {
-    const t0 = Date.now();
-    const p = spawn(lanceverBin, args, { env: e });
-    let stdout = '', stderr = '';
-    p.stdout.on('data', (d) => { stdout += d; });
-    p.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => p.kill('SIGKILL'), 200000);
-    p.on('close', (status, signal) => { clearTimeout(timer); resolve({ status, signal, stdout, stderr, ms: Date.now() - t0 }); });
-  });
-}
+const lv = (args, e = env) => run(lanceverBin, args, { env: e, killAfterMs: 200000 });
 const retries = (r) => r.stderr.split('\n').filter((l) => /retrying \(attempt \d+ of \d+, [\d.]+ s left of \d+ s\)/.test(l));
 
 const a = await lv(['versions', 's3://bucket/db/t.lance']);

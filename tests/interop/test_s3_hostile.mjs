@@ -80,16 +80,7 @@ function run(args, { env = baseEnv, bin = lanceverBin, timeout = HANG_MS, vmemKb
   });
 }
 
-function putDir(dir, prefix) {
-  const walk = (d, rel) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(path.join(d, e.name), r);
-      else s3.put(`${prefix}/${r}`, fs.readFileSync(path.join(d, e.name)), fs.statSync(path.join(d, e.name)).mtime);
-    }
-  };
-  walk(dir, '');
-}
+const putDir = (dir, prefix) => s3.putDir(dir, prefix);
 
 // A checkpoint, so that listing _checkpoints/, reading a checkpoint and the ranged identity
 // probe of a manifest are exercised too.

@@ -24,13 +24,6 @@
 
 static lv_error err;
 
-static lv_dataset *open_ds(lv_storage *st)
-{
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
-	return ds;
-}
-
 /*
  * A checkpoint larger than 4 MiB (read footer-first: size, then its last bytes) is used.
  * Before: the size check read a manifest's 16-byte footer at the end of a Lance data file
@@ -50,7 +43,7 @@ static void test_large_checkpoint_is_read(void **state)
 				   .props = props };
 		CHECK(synth_write(st, &c));
 	}
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	assert_true(r.file_size > (4u << 20));
@@ -77,13 +70,7 @@ typedef struct truth {
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
+static uint64_t rng(void) { return tu_rng(&rng_state); }
 
 /* Commits versions first..last; skew: timestamps jump back and forth by up to that many ms. */
 static void commit_range(lv_storage *st, truth *t, uint64_t first, uint64_t last, int64_t skew)
@@ -113,7 +100,7 @@ static lv_checkpoint_config small_cfg(int64_t max_entries, int64_t seg_rows)
 
 static void cleanup_retain(lv_storage *st, int64_t n, const lv_checkpoint_config *cfg)
 {
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 	p.retain_versions = n;
 	p.error_if_tagged_old_versions = false;
@@ -163,7 +150,7 @@ static bool is_live(lv_storage *st, uint64_t v)
  */
 static void assert_history_complete(lv_storage *st, const truth *t)
 {
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	lv_history_report rep;
 	CHECK(lv_history(&l, ds, &rep, &err));
@@ -229,7 +216,7 @@ static void test_seal_boundaries(void **state)
 			memset(&t, 0, sizeof t);
 			commit_range(st, &t, 1, (uint64_t)n, 0);
 			lv_checkpoint_config cfg = small_cfg(max, shapes[k][1]);
-			lv_dataset *ds = open_ds(st);
+			lv_dataset *ds = tu_open(st);
 			lv_checkpoint_result r;
 			CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
 			lv_dataset_free(ds);
@@ -270,7 +257,7 @@ static void test_multiple_seals_in_one_cleanup(void **state)
 	assert_true(head_rows(st) <= 6);
 	assert_history_complete(st, &t);
 	/* versions() from the head alone: the two live versions */
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	lv_history_report rep;
 	CHECK(lv_versions(&l, ds, &rep, &err));
@@ -427,7 +414,7 @@ static void test_damaged_and_missing_segments(void **state)
 		} else {
 			CHECK(lv_storage_delete(st, victim, &err));
 		}
-		lv_dataset *ds = open_ds(st);
+		lv_dataset *ds = tu_open(st);
 		lv_version_list *l = NULL;
 		lv_history_report rep;
 		CHECK(lv_history(&l, ds, &rep, &err));
@@ -462,7 +449,7 @@ static void test_damaged_and_missing_segments(void **state)
 			assert_memory_equal(now.ptr, orig.ptr, now.size);
 		}
 		lv_buf_dispose(&now);
-		ds = open_ds(st);
+		ds = tu_open(st);
 		CHECK(lv_history(&l, ds, &rep, &err));
 		assert_int_equal(lv_version_list_count(l), 60 - 8);
 		lv_version_list_free(l);
@@ -512,7 +499,7 @@ static void check_options(lv_storage *st, const truth *t, const lv_history_optio
 		if (t->committed[v] && v >= o->since_version && (!o->since_time || t->ts[v] >= o->since_ms))
 			want[nw++] = v;
 	size_t from = o->limit && nw > o->limit ? nw - (size_t)o->limit : 0;
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	got *g = calloc(1, sizeof *g);
 	lv_history_report rep;
 	CHECK(lv_history_each(ds, o, got_row, got_gap, g, &rep, &err));
@@ -549,7 +536,7 @@ static void test_history_asof_brute_force(void **state)
 	names segs;
 	segments(st, &segs);
 	assert_true(segs.n >= 20);
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	int64_t lo = BASE_MS - 10000, hi = BASE_MS + 1000 * 211 + 10000;
 	for (int i = 0; i < 400; i++) {
 		int64_t at = lo + (int64_t)(rng() % (uint64_t)(hi - lo));
@@ -625,7 +612,7 @@ static void test_costs_do_not_touch_the_archive(void **state)
 	CHECK(lv_storage_fault_wrap(&st, mem, &none, &err));
 	lv_fault_spec seg = { LV_FAULT_ALL, 1, true, LV_FAULT_FAIL, "_checkpoints/archive" };
 	CHECK(lv_storage_fault_set(st, &seg, &err));
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	lv_history_report rep;
 	CHECK(lv_versions(&l, ds, &rep, &err));
@@ -670,7 +657,7 @@ static void test_versions_cache(void **state)
 	memset(&t, 0, sizeof t);
 	commit_range(st, &t, 1, 300, 0);
 	lv_checkpoint_config cfg = small_cfg(100, 32);
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
 	lv_version_list *a = NULL, *b = NULL;
@@ -699,7 +686,7 @@ static void test_versions_cache(void **state)
 	/* a cleanup (a new head, fewer live versions) */
 	lv_dataset_free(ds);
 	cleanup_retain(st, 20, &cfg);
-	ds = open_ds(st);
+	ds = tu_open(st);
 	CHECK(lv_versions(&b, ds, &rep, &err));
 	lv_version_list_free(b);
 	CHECK(lv_versions(&b, ds, &rep, &err));

@@ -240,20 +240,13 @@ static size_t walk(struct ArrowArrayStream *st, const lv_version_list *l, const 
 	return batches;
 }
 
-static lv_dataset *open_mem(lv_storage *st)
-{
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
-	return ds;
-}
-
 /* ---- tests ---- */
 
 static void test_history_every_batch_size(void **state)
 {
 	(void)state;
 	lv_storage *st = ads_dataset();
-	lv_dataset *ds = open_mem(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	CHECK(lv_history(&l, ds, NULL, &err));
 	assert_int_equal(lv_version_list_count(l), 14);
@@ -280,7 +273,7 @@ static void test_versions_and_real_lance(void **state)
 	const char *fixtures[] = { NULL, "lance8/t.lance", "lance8/v1.lance" };
 	for (size_t f = 0; f < 3; f++) {
 		lv_storage *st = f ? tu_mem_copy(fixtures[f]) : ads_dataset();
-		lv_dataset *ds = open_mem(st);
+		lv_dataset *ds = tu_open(st);
 		lv_version_list *l = NULL;
 		CHECK(lv_versions(&l, ds, NULL, &err));
 		assert_true(lv_version_list_count(l) >= 2);
@@ -304,7 +297,7 @@ static void test_release_in_any_order(void **state)
 {
 	(void)state;
 	lv_storage *st = ads_dataset();
-	lv_dataset *ds = open_mem(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	CHECK(lv_history(&l, ds, NULL, &err));
 	reset_counts();
@@ -349,7 +342,7 @@ static void test_batch_bytes(void **state)
 {
 	(void)state;
 	lv_storage *st = ads_dataset();
-	lv_dataset *ds = open_mem(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	CHECK(lv_history(&l, ds, NULL, &err));
 	lv_arrow_options o = { LV_ARROW_OPTIONS_VERSION, 0, 1000 };
@@ -413,7 +406,7 @@ static void test_allocation_failures(void **state)
 {
 	(void)state;
 	lv_storage *st = ads_dataset();
-	lv_dataset *ds = open_mem(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	CHECK(lv_history(&l, ds, NULL, &err));
 	lv_arrow_options o = { LV_ARROW_OPTIONS_VERSION, 5, 0 };
@@ -447,7 +440,7 @@ static void test_bad_arguments(void **state)
 {
 	(void)state;
 	lv_storage *st = ads_dataset();
-	lv_dataset *ds = open_mem(st);
+	lv_dataset *ds = tu_open(st);
 	struct ArrowArrayStream s = { 0 };
 	assert_int_equal(lv_history_arrow_stream(NULL, ds, NULL, NULL, &err), LV_EINVALID);
 	assert_int_equal(lv_history_arrow_stream(&s, NULL, NULL, NULL, &err), LV_EINVALID);
@@ -476,7 +469,7 @@ static void test_refs(void **state)
 {
 	(void)state;
 	lv_storage *st = ads_dataset();
-	lv_dataset *ds = open_mem(st);
+	lv_dataset *ds = tu_open(st);
 	lv_refs *r = NULL;
 	CHECK(lv_refs_load(&r, ds, &err));
 	assert_int_equal(lv_refs_tag_count(r), 1);

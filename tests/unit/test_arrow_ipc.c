@@ -241,8 +241,7 @@ static void test_history_roundtrip(void **state)
 {
 	(void)state;
 	lv_storage *st = ads_dataset();
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	CHECK(lv_history(&l, ds, NULL, &err));
 	lv_arrow_options o = { LV_ARROW_OPTIONS_VERSION, 4, 0 };
@@ -486,8 +485,7 @@ static void test_allocation_failures(void **state)
 {
 	(void)state;
 	lv_storage *st = ads_dataset();
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	CHECK(lv_history(&l, ds, NULL, &err));
 	lv_arrow_options o = { LV_ARROW_OPTIONS_VERSION, 6, 0 };

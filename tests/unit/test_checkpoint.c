@@ -28,13 +28,6 @@ static lv_error err;
 /* A fresh in-memory copy of a fixture dataset written by Lance 8.0.0. */
 static lv_storage *mem_copy_of(const char *fixture) { return tu_mem_copy(fixture); }
 
-static lv_dataset *open_ds(lv_storage *st)
-{
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
-	return ds;
-}
-
 static bool same15(const lv_version_info *a, const lv_version_info *b)
 {
 	bool s = a->version == b->version && a->timestamp_millis == b->timestamp_millis &&
@@ -62,19 +55,12 @@ static void assert_lists_equal(const lv_version_list *a, const lv_version_list *
 				 (unsigned long long)lv_version_list_get(a, i)->version);
 }
 
-static lv_buf read_obj(lv_storage *st, const char *path)
-{
-	lv_buf b = { 0 };
-	CHECK(lv_storage_read(st, path, &b, &err));
-	return b;
-}
-
 /* Real Lance dataset: checkpoint, idempotence, versions from checkpoint == from manifests. */
 static void test_real_checkpoint_roundtrip(void **state)
 {
 	(void)state;
 	lv_storage *st = mem_copy_of("lance8/t.lance");
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *before = NULL, *after = NULL, *hist = NULL;
 	lv_history_report rep;
 	CHECK(lv_versions(&before, ds, &rep, &err));
@@ -89,12 +75,12 @@ static void test_real_checkpoint_roundtrip(void **state)
 	assert_int_equal(r.latest_version, 6);
 	assert_int_equal(r.entries, 6);
 	assert_string_equal(r.path, "_checkpoints/00000000000000000006.lance");
-	lv_buf f1 = read_obj(st, r.path);
+	lv_buf f1 = tu_read(st, r.path);
 
 	/* Same state, same bytes: the second writer finds it and succeeds. */
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	assert_true(r.already_present);
-	lv_buf f2 = read_obj(st, r.path);
+	lv_buf f2 = tu_read(st, r.path);
 	assert_int_equal(f1.size, f2.size);
 	assert_memory_equal(f1.ptr, f2.ptr, f1.size);
 
@@ -139,10 +125,8 @@ static void test_real_checkpoint_roundtrip(void **state)
 static void test_history_after_manifests_removed(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 10, 1700000000000));
-	lv_dataset *ds = open_ds(st);
+	lv_storage *st = synth_mem_series(10, 1700000000000);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	char p[96];
@@ -190,10 +174,8 @@ static void test_history_after_manifests_removed(void **state)
 /* Writes checkpoints at 5 and 8 over synthetic versions 1..8; returns the storage. */
 static lv_storage *two_checkpoints(void)
 {
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 5, 1700000000000));
-	lv_dataset *ds = open_ds(st);
+	lv_storage *st = synth_mem_series(5, 1700000000000);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	for (uint64_t v = 6; v <= 8; v++) {
@@ -211,7 +193,7 @@ static lv_storage *two_checkpoints(void)
 
 static void expect_rung(lv_storage *st, int rung, size_t expect_rows)
 {
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	lv_history_report rep;
 	CHECK(lv_versions(&l, ds, &rep, &err));
@@ -234,7 +216,7 @@ static void test_corrupt_newest_every_byte(void **state)
 {
 	(void)state;
 	lv_storage *st = two_checkpoints();
-	lv_buf good = read_obj(st, NEWEST);
+	lv_buf good = tu_read(st, NEWEST);
 	expect_rung(st, LV_RUNG_NEWEST_CHECKPOINT, 8);
 	/* every byte flipped: the older checkpoint (or, rarely, a still-valid file) answers right */
 	uint8_t *bad = malloc(good.size);
@@ -243,7 +225,7 @@ static void test_corrupt_newest_every_byte(void **state)
 		memcpy(bad, good.ptr, good.size);
 		bad[i] ^= 0x55;
 		CHECK(lv_storage_write(st, NEWEST, bad, good.size, &err));
-		lv_dataset *ds = open_ds(st);
+		lv_dataset *ds = tu_open(st);
 		lv_version_list *l = NULL;
 		lv_history_report rep;
 		CHECK(lv_versions(&l, ds, &rep, &err));
@@ -285,16 +267,16 @@ static void test_recreated_dataset(void **state)
 {
 	(void)state;
 	lv_storage *st = mem_copy_of("lance8/t.lance");
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
-	lv_buf cp = read_obj(st, r.path);
+	lv_buf cp = tu_read(st, r.path);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
 	/* same operations, new uuids and times */
 	st = mem_copy_of("lance8/t_recreated.lance");
 	CHECK(lv_storage_write(st, "_checkpoints/00000000000000000006.lance", cp.ptr, cp.size, &err));
-	ds = open_ds(st);
+	ds = tu_open(st);
 	lv_version_list *l = NULL;
 	lv_history_report rep;
 	CHECK(lv_history(&l, ds, &rep, &err));
@@ -310,7 +292,7 @@ static void test_recreated_dataset(void **state)
 	CHECK(lv_storage_mem_new(&st, &err));
 	CHECK(synth_series(st, 3, 1600000000000));
 	CHECK(lv_storage_write(st, "_checkpoints/00000000000000000006.lance", cp.ptr, cp.size, &err));
-	ds = open_ds(st);
+	ds = tu_open(st);
 	CHECK(lv_history(&l, ds, &rep, &err));
 	assert_int_equal(rep.rung, LV_RUNG_MANIFESTS);
 	assert_int_equal(lv_version_list_count(l), 3);
@@ -323,13 +305,11 @@ static void test_recreated_dataset(void **state)
 static void test_config_and_limits(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 9, 1700000000000));
+	lv_storage *st = synth_mem_series(9, 1700000000000);
 	const char *cfgkv[] = { "lance.version_checkpoint.max_entries", "4", NULL };
 	synth_commit c = { .version = 10, .ts_ms = 1700000010000, .read_version = 9, .config = cfgkv };
 	CHECK(synth_write(st, &c));
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_config cfg;
 	CHECK(lv_checkpoint_config_resolve(&cfg, ds, NULL, &err));
 	assert_int_equal(cfg.enabled, 1);
@@ -363,7 +343,7 @@ static void test_config_and_limits(void **state)
 		const char *kv[] = { bad[i][0], bad[i][1], NULL };
 		synth_commit cc = { .version = 11 + (uint64_t)i, .ts_ms = 1700000011000 + i, .read_version = 10, .config = kv };
 		CHECK(synth_write(st, &cc));
-		ds = open_ds(st);
+		ds = tu_open(st);
 		assert_int_equal(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err), LV_EINVALID);
 		assert_non_null(strstr(err.message, bad[i][0]));
 		lv_dataset_free(ds);
@@ -375,15 +355,13 @@ static void test_config_and_limits(void **state)
 static void test_cleaned_marks(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 5, 1700000000000));
+	lv_storage *st = synth_mem_series(5, 1700000000000);
 	CHECK(synth_tag(st, "keep", 2));
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	uint64_t gone[] = { 3, 1 };
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, gone, 2, &r, &err));
-	lv_buf b = read_obj(st, r.path);
+	lv_buf b = tu_read(st, r.path);
 	lv_lancefile *lf = NULL;
 	CHECK(lv_lancefile_read(&lf, b.ptr, b.size, "cp", &err));
 	const lv_column *cl = lv_lancefile_column(lf, 10), *tg = lv_lancefile_column(lf, 9);
@@ -467,7 +445,7 @@ static void test_properties_through_checkpoint(void **state)
 	const char *props[] = { "msg", big, "z", "\xe2\x82\xac", NULL };
 	synth_commit c = { .version = 1, .ts_ms = 1700000000000, .props = props };
 	CHECK(synth_write(st, &c));
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	lv_version_list *l = NULL;
@@ -534,7 +512,7 @@ static void test_asof_on_dataset(void **state)
 		synth_commit c = { .version = (uint64_t)i + 1, .ts_ms = ts[i] * 1000, .read_version = (uint64_t)i };
 		CHECK(synth_write(st, &c));
 	}
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	char p[96];
@@ -613,9 +591,7 @@ static void test_concurrent_checkpointers(void **state)
 {
 	(void)state;
 	for (int round = 0; round < 20; round++) {
-		lv_storage *st = NULL;
-		CHECK(lv_storage_mem_new(&st, &err));
-		CHECK(synth_series(st, 30, 1700000000000));
+		lv_storage *st = synth_mem_series(30, 1700000000000);
 		pthread_t t[4];
 		th_arg a[4];
 		for (int i = 0; i < 4; i++) {
@@ -626,7 +602,7 @@ static void test_concurrent_checkpointers(void **state)
 			pthread_join(t[i], NULL);
 			assert_int_equal(a[i].rc, 0);
 		}
-		lv_dataset *ds = open_ds(st);
+		lv_dataset *ds = tu_open(st);
 		lv_version_list *l = NULL;
 		lv_history_report rep;
 		CHECK(lv_history(&l, ds, &rep, &err));
@@ -649,7 +625,7 @@ static void test_identity_without_inline_txn(void **state)
 				   .read_version = v - 1, .txn_file_only = 1 };
 		CHECK(synth_write(st, &c));
 	}
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	lv_version_list *l = NULL;

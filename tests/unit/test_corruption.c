@@ -180,8 +180,7 @@ static bool same_answer(const answer *x, const answer *y)
 static probe_set probes_of(lv_storage *st)
 {
 	probe_set p = { .n = 0 };
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	CHECK(lv_history(&l, ds, NULL, &err));
 	for (size_t i = 0; i < lv_version_list_count(l) && p.n + 3 < 62; i++) {
@@ -211,8 +210,7 @@ static void test_checkpoint_sweep(void **state)
 {
 	(void)state;
 	lv_storage *st = tu_mem_copy("lance8/t.lance");
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result cr;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &cr, &err));
 	assert_string_equal(cr.path, CKPT);
@@ -328,6 +326,21 @@ static bool others_intact(const char *ans, const char *others)
 enum { MC_ERROR, MC_SAME, MC_OWN_ROW, MC_COUNT };
 
 /* Self-consistency of a successful answer with all manifests live: history == versions, show == rows. */
+/* What every damaged answer must be: an error naming the file, the same in versions, history
+ * and timeline (all read every manifest, so all fail alike): MC_ERROR; else MC_SAME for the
+ * pristine answer, or -1 for a changed one (the caller judges the change). */
+static int judge(const answer *a, const answer *pristine, const char *what)
+{
+	if (a->unnamed)
+		fail_msg("%s: error does not name the file: %s", what, a->first_err);
+	if (a->errors) {
+		if (strcmp(a->versions, "ERR") || strcmp(a->history, "ERR") || strcmp(a->timeline, "ERR"))
+			fail_msg("%s: some calls failed, others did not (%s)", what, a->first_err);
+		return MC_ERROR;
+	}
+	return same_answer(a, pristine) ? MC_SAME : -1;
+}
+
 static void consistent(const answer *a, const char *what)
 {
 	if (strcmp(a->versions, a->history))
@@ -370,15 +383,9 @@ static void test_manifest_sweep(void **state)
 			size_t len = cm_apply(m.ptr, m.size, &cases[i], bad);
 			CHECK(lv_storage_write(st, path, bad, len, &err));
 			answer a = ask(st, base_name(path), &pr, 6);
-			if (a.unnamed)
-				fail_msg("%s: error does not name the file: %s", what, a.first_err);
-			if (a.errors) {
-				/* versions/history/timeline all read every manifest: all fail alike */
-				if (strcmp(a.versions, "ERR") || strcmp(a.history, "ERR") || strcmp(a.timeline, "ERR"))
-					fail_msg("%s: some calls failed, others did not (%s)", what, a.first_err);
-				cls[MC_ERROR]++;
-			} else if (same_answer(&a, &pristine)) {
-				cls[MC_SAME]++;
+			int k = judge(&a, &pristine, what);
+			if (k >= 0) {
+				cls[k]++;
 			} else {
 				/* Undetectable without a checksum; other versions must be untouched
 				 * (the corrupted manifest's row may even claim another version number). */
@@ -453,8 +460,7 @@ static void test_txn_file_sweep(void **state)
 	synth_commit c = { .version = 1, .ts_ms = 1700000001000, .txn_file_only = 1 };
 	CHECK(synth_write(st, &c));
 	names = NULL;
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	CHECK(lv_versions(&l, ds, NULL, &err));
 	assert_false(lv_version_list_get(l, 0)->transaction_inline);
@@ -482,14 +488,9 @@ static void test_txn_file_sweep(void **state)
 		size_t len = cm_apply(txn, txn_size, &cases[i], bad);
 		CHECK(lv_storage_write(st, tpath, bad, len, &err));
 		answer a = ask(st, base_name(tpath), &pr, 1);
-		if (a.unnamed)
-			fail_msg("%s: error does not name the file: %s", what, a.first_err);
-		if (a.errors) {
-			if (strcmp(a.versions, "ERR") || strcmp(a.history, "ERR") || strcmp(a.timeline, "ERR"))
-				fail_msg("%s: some calls failed, others did not (%s)", what, a.first_err);
-			cls[MC_ERROR]++;
-		} else if (same_answer(&a, &pristine)) {
-			cls[MC_SAME]++;
+		int k = judge(&a, &pristine, what);
+		if (k >= 0) {
+			cls[k]++;
 		} else {
 			/* only the transaction columns may change */
 			manifest_part(a.versions, part, sizeof part);

@@ -54,8 +54,7 @@ static void commit(lv_storage *st, uint64_t v)
 
 static void cleanup_retain(lv_storage *st, int64_t n)
 {
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 	p.retain_versions = n;
 	p.error_if_tagged_old_versions = false;
@@ -152,8 +151,7 @@ typedef struct truth {
 static void learn(lv_storage *st, truth *t)
 {
 	memset(t, 0, sizeof *t);
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	CHECK(lv_history(&t->hist, ds, NULL, &err));
 	assert_int_equal(lv_version_list_count(t->hist), NV);
 	for (size_t i = 0; i < lv_version_list_count(t->hist); i++) {
@@ -232,8 +230,7 @@ static bool row_ok(const truth *t, const lv_version_info *v, const char *damaged
 static void run_list(lv_storage *st, const truth *t, const char *damaged, const char *mode,
 		     bool history)
 {
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	lv_error e = { 0 };
 	int rc = history ? lv_history(&l, ds, NULL, &e) : lv_versions(&l, ds, NULL, &e);
@@ -267,8 +264,7 @@ static void run_list(lv_storage *st, const truth *t, const char *damaged, const 
 
 static void run_show_asof(lv_storage *st, const truth *t, const char *damaged, const char *mode)
 {
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	for (uint64_t v = 1; v <= NV; v++) {
 		/* asof at each commit time: the answer is v */
 		lv_version_list *one = NULL;
@@ -311,8 +307,7 @@ static void run_show_asof(lv_storage *st, const truth *t, const char *damaged, c
 
 static void run_tags(lv_storage *st, const char *damaged, const char *mode)
 {
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_refs *r = NULL;
 	lv_error e = { 0 };
 	int rc = lv_refs_load(&r, ds, &e);
@@ -327,8 +322,7 @@ static void run_tags(lv_storage *st, const char *damaged, const char *mode)
 
 static void run_check(lv_storage *st, const char *damaged, const char *mode, bool changed)
 {
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_check *c = NULL;
 	lv_error e = { 0 };
 	int rc = lv_check_run(&c, ds, NULL, &e);
@@ -348,8 +342,7 @@ static void run_check(lv_storage *st, const char *damaged, const char *mode, boo
 /* Versions some record holds: history's rows plus rows damaged files kept aside still hold. */
 static size_t recoverable(lv_storage *st)
 {
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *h = NULL;
 	lv_error e = { 0 };
 	size_t n = 0;
@@ -388,8 +381,7 @@ static void run_writer(lv_storage *st, const char *damaged, const lv_buf *bytes,
 		       bool cleanup)
 {
 	size_t before = recoverable(st);
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_error e = { 0 };
 	int rc;
 	if (cleanup) {

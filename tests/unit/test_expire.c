@@ -27,20 +27,7 @@
 static lv_error err;
 static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
 
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static lv_dataset *open_ds(lv_storage *st)
-{
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
-	return ds;
-}
+static uint64_t rng(void) { return tu_rng(&rng_state); }
 
 typedef struct model {
 	int64_t ts[NV + 1];
@@ -159,7 +146,7 @@ static size_t count_files(lv_storage *st, const char *dir)
 /* Every version recorded, the expired ones cleaned up. */
 static void assert_history(lv_storage *st, const bool expired[NV + 1])
 {
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	lv_history_report rep;
 	CHECK(lv_history(&l, ds, &rep, &err));
@@ -205,7 +192,7 @@ static void test_policies_against_model(void **state)
 			for (uint64_t v = 1; v <= NV; v++)
 				nwant += want[v];
 			size_t data = count_files(st, "_transactions");
-			lv_dataset *ds = open_ds(st);
+			lv_dataset *ds = tu_open(st);
 			lv_cleanup_stats s;
 			CHECK(lv_expire(ds, &p, &s, &err));
 			lv_dataset_free(ds);
@@ -234,7 +221,7 @@ static void test_tagged_refused(void **state)
 	lv_expire_policy p = LV_EXPIRE_POLICY_INIT;
 	p.retain_versions = 5;
 	p.now_ms = BASE_MS + 1000 * HOUR;
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	assert_int_equal(lv_expire(ds, &p, NULL, &err), LV_ETAGGED);
 	assert_non_null(strstr(err.message, "\"t50\": 50"));
 	for (uint64_t v = 1; v <= NV; v++)
@@ -256,7 +243,7 @@ static size_t manifest_reads(uint64_t n)
 		synth_commit c = { .version = v, .ts_ms = BASE_MS + 1000 * (int64_t)v, .read_version = v - 1 };
 		CHECK(synth_write(mem, &c));
 	}
-	lv_dataset *ds = open_ds(mem);
+	lv_dataset *ds = tu_open(mem);
 	lv_checkpoint_config cfg = LV_CHECKPOINT_CONFIG_INIT;
 	cfg.archive_segment_rows = 16;
 	cfg.max_entries = 20;
@@ -270,7 +257,7 @@ static size_t manifest_reads(uint64_t n)
 	for (k = 0; k < 50; k++) {
 		lv_fault_spec f = { LV_FAULT_READ, k + 1, true, LV_FAULT_FAIL, "_versions/" };
 		CHECK(lv_storage_fault_set(st, &f, &err));
-		ds = open_ds(st);
+		ds = tu_open(st);
 		lv_expire_policy p = LV_EXPIRE_POLICY_INIT;
 		p.retain_versions = 3;
 		p.dry_run = true; /* counts reads without changing the store */
@@ -303,7 +290,7 @@ static void test_delete_rate_limit(void **state)
 	p.error_if_tagged_old_versions = false;
 	p.delete_rate_limit = 100;
 	p.now_ms = BASE_MS + 1000 * HOUR;
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	lv_cleanup_stats s;

@@ -30,13 +30,6 @@ static lv_error err;
 
 #define CHECK(expr) TU_CHECK(err, expr)
 
-static lv_dataset *open_ds(lv_storage *st)
-{
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
-	return ds;
-}
-
 /*
  * Replaces the dataset's checkpoint _checkpoints/6 by a checksum-valid file of
  * another history: version 6 gets another transaction uuid; `created_delta`
@@ -68,7 +61,7 @@ static void plant_foreign_checkpoint(lv_storage *st, int64_t created_delta, bool
 static void foreign_checkpoint_case(int64_t created_delta, bool extra)
 {
 	lv_storage *st = tu_mem_copy("lance8/t.lance");
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result res;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &res, &err));
 	plant_foreign_checkpoint(st, created_delta, extra);

@@ -137,25 +137,12 @@ static void put_manifest(lv_storage *st, const raw_manifest *m)
 		lv_dbuf_add(&file, txn.ptr, txn.len);
 		lv_dbuf_dispose(&txn);
 	}
-	uint64_t pos = file.len;
-	lv_dbuf_add_u32le(&file, (uint32_t)man.len);
-	lv_dbuf_add(&file, man.ptr, man.len);
-	lv_dbuf_add_u64le(&file, pos);
-	lv_dbuf_add_u16le(&file, 0);
-	lv_dbuf_add_u16le(&file, 2);
-	lv_dbuf_add(&file, "LANC", 4);
+	synth_add_manifest(&file, &man);
 	char path[96];
 	CHECK(lv_storage_write(st, synth_manifest_path(path, sizeof path, m->version), file.ptr, file.len, &err));
 	lv_dbuf_dispose(&man);
 	lv_dbuf_dispose(&ts);
 	lv_dbuf_dispose(&file);
-}
-
-static lv_dataset *open_ds(lv_storage *st)
-{
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
-	return ds;
 }
 
 static lv_cleanup_policy all_old(void)
@@ -214,7 +201,7 @@ static void test_escaping_paths(void **state)
 			synth_commit c = { .version = v, .ts_ms = 1700000000000 + 1000 * (int64_t)v, .read_version = v - 1 };
 			CHECK(synth_write(st, &c));
 		}
-		lv_dataset *ds = open_ds(st);
+		lv_dataset *ds = tu_open(st);
 		/* versions() has no reason to refuse: it does not resolve data paths */
 		lv_version_list *l = NULL;
 		CHECK(lv_versions(&l, ds, NULL, &err));
@@ -269,7 +256,7 @@ static void test_lookalike_paths(void **state)
 		synth_commit c = { .version = 2, .ts_ms = 1700000002000, .read_version = 1 };
 		CHECK(synth_write(st, &c));
 		tu_set_all_mtimes(st, 1600000000000LL); /* older than every commit */
-		lv_dataset *ds = open_ds(st);
+		lv_dataset *ds = tu_open(st);
 		lv_cleanup_policy p = all_old();
 		lv_cleanup_stats s;
 		CHECK(lv_cleanup(ds, &p, &s, &err));
@@ -294,7 +281,7 @@ static void test_escaping_transaction_file(void **state)
 		raw_manifest m = { .version = 1, .ts_seconds = 1700000001, .frags = &f, .nfrags = 1, .txn_file = bad[i] };
 		put_manifest(st, &m);
 		CHECK(lv_storage_write(st, "x.txn", "keep", 4, &err));
-		lv_dataset *ds = open_ds(st);
+		lv_dataset *ds = tu_open(st);
 		lv_version_list *l = NULL;
 		int rc = lv_versions(&l, ds, NULL, &err);
 		assert_int_equal(rc, LV_ECORRUPT);
@@ -338,7 +325,7 @@ static void test_base_paths_outside(void **state)
 		CHECK(lv_storage_write(st, "data/f.lance", "mine", 4, &err));
 		synth_commit c = { .version = 2, .ts_ms = 1700000002000, .read_version = 1 };
 		CHECK(synth_write(st, &c));
-		lv_dataset *ds = open_ds(st);
+		lv_dataset *ds = tu_open(st);
 		lv_cleanup_policy p = all_old();
 		lv_cleanup_stats s;
 		CHECK(lv_cleanup(ds, &p, &s, &err));
@@ -359,7 +346,7 @@ static void test_base_paths_outside(void **state)
 
 static int versions_rc(lv_storage *st, lv_version_list **out)
 {
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	int rc = lv_versions(out, ds, NULL, &err);
 	lv_dataset_free(ds);
 	return rc;
@@ -463,7 +450,7 @@ static void test_counter_overflow(void **state)
 	assert_true(v->total_data_file_rows == v->total_rows + UINT64_MAX);
 	lv_version_list_free(l);
 	/* the checkpoint stores and returns them exactly */
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	CHECK(lv_history(&l, ds, NULL, &err));
@@ -487,7 +474,7 @@ static void test_absurd_timestamps(void **state)
 		raw_manifest m = { .version = i + 1, .ts_seconds = ts[i].s, .ts_nanos = ts[i].ns };
 		put_manifest(st, &m);
 	}
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	CHECK(lv_versions(&l, ds, NULL, &err));
 	assert_int_equal(lv_version_list_count(l), sizeof ts / sizeof ts[0]);
@@ -565,7 +552,7 @@ static void test_version_u64_max(void **state)
 				   .inline_txn = true };
 		put_manifest(st, &m);
 	}
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	CHECK(lv_versions(&l, ds, NULL, &err));
 	assert_int_equal(lv_version_list_count(l), 3);
@@ -669,16 +656,14 @@ static char *deep_json(size_t depth)
 static void test_deep_json_tag(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 2, 1700000000000));
+	lv_storage *st = synth_mem_series(2, 1700000000000);
 	char *j = deep_json(100000);
 	CHECK(lv_storage_write(st, "_refs/tags/deep.json", j, strlen(j), &err));
 	/* the same depth inside an otherwise valid tag object */
 	char *obj = malloc(strlen(j) + 64);
 	sprintf(obj, "{\"version\": 1, \"branch\": null, \"metadata\": %s}", j);
 	CHECK(lv_storage_write(st, "_refs/tags/deep2.json", obj, strlen(obj), &err));
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_refs *r = NULL;
 	int rc = lv_refs_load(&r, ds, &err);
 	if (rc == 0) {
@@ -720,7 +705,7 @@ static void test_deep_json_property(void **state)
 	raw_manifest m = { .version = 1, .ts_seconds = 1700000001, .frags = &f, .nfrags = 1, .inline_txn = true,
 			   .props = props };
 	put_manifest(st, &m);
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	CHECK(lv_versions(&l, ds, NULL, &err));
 	const char *tp = lv_version_list_get(l, 0)->transaction_properties;
@@ -801,11 +786,9 @@ static void test_absurd_lance_files(void **state)
 				fail_msg("v2.%d patch #%zu read OK", ver, i);
 			assert_non_null(strstr(e.message, "absurd.lance"));
 			/* as the newest checkpoint: rejected, the manifests answer */
-			lv_storage *st = NULL;
-			CHECK(lv_storage_mem_new(&st, &err));
-			CHECK(synth_series(st, 3, 1700000000000));
+			lv_storage *st = synth_mem_series(3, 1700000000000);
 			CHECK(lv_storage_write(st, "_checkpoints/00000000000000000003.lance", bad, n, &err));
-			lv_dataset *ds = open_ds(st);
+			lv_dataset *ds = tu_open(st);
 			lv_version_list *l = NULL;
 			lv_history_report rep;
 			CHECK(lv_history(&l, ds, &rep, &err));

@@ -22,23 +22,9 @@
 
 #include "lancefile/lf_internal.h"
 #include "lancever/lancefile.h"
+#include "support/testutil.h"
 
 #define FIX LV_FIXTURES_DIR "/lance12/"
-
-static uint8_t *slurp(const char *path, size_t *n)
-{
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	long len = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	uint8_t *b = malloc((size_t)len + 1);
-	assert_non_null(b);
-	assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
-	fclose(f);
-	*n = (size_t)len;
-	return b;
-}
 
 /* ---- the digest of make_fixtures.mjs ---- */
 
@@ -160,7 +146,7 @@ static void test_fixtures(void **st)
 		char path[512];
 		snprintf(path, sizeof path, FIX "%s", name);
 		size_t n;
-		uint8_t *b = slurp(path, &n);
+		uint8_t *b = tu_read_file(path, &n);
 		lv_lancefile *f = NULL;
 		lv_error err = { 0 };
 		if (lv_lancefile_read(&f, b, n, name, &err) != 0)
@@ -321,7 +307,7 @@ static void test_hostile_fixture(void **st)
 {
 	(void)st;
 	size_t n;
-	uint8_t *b = slurp(FIX "zstd_2_2.lance", &n);
+	uint8_t *b = tu_read_file(FIX "zstd_2_2.lance", &n);
 	int patched = 0;
 	for (size_t i = 8; i + 4 <= n; i++)
 		if (b[i] == 0x28 && b[i + 1] == 0xb5 && b[i + 2] == 0x2f && b[i + 3] == 0xfd &&
@@ -356,7 +342,7 @@ static void test_nested_partial(void **st)
 {
 	(void)st;
 	size_t n;
-	uint8_t *b = slurp(FIX "nested_2_2.lance", &n);
+	uint8_t *b = tu_read_file(FIX "nested_2_2.lance", &n);
 	lv_lancefile *f = NULL;
 	lv_error err = { 0 };
 	assert_int_equal(lv_lancefile_read(&f, b, n, "nested_2_2.lance", &err), LV_EUNSUPPORTED);

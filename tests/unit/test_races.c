@@ -166,9 +166,7 @@ typedef struct cp_bytes {
 
 static cp_bytes cleanup_checkpoint(uint64_t upto, uint64_t cleaned_upto)
 {
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, upto, BASE_MS));
+	lv_storage *st = synth_mem_series(upto, BASE_MS);
 	lv_dataset *ds = open_ds(st);
 	uint64_t cleaned[64];
 	for (uint64_t v = 1; v <= cleaned_upto; v++)
@@ -233,9 +231,7 @@ static void assert_history_complete(lv_storage *st, uint64_t n, uint64_t cleaned
 static void test_checkpoint_write_vs_cleanup(void **state)
 {
 	(void)state;
-	lv_storage *mem = NULL;
-	CHECK(lv_storage_mem_new(&mem, &err));
-	CHECK(synth_series(mem, 10, BASE_MS));
+	lv_storage *mem = synth_mem_series(10, BASE_MS);
 	char trig[64];
 	cleanup_sim sim = { cleanup_checkpoint(9, 5), 5, NULL };
 	lv_storage *st = hook_new(mem, synth_manifest_path(trig, sizeof trig, 1), 0, fire_cleanup, &sim);
@@ -274,9 +270,7 @@ static void count_manifest_files(const char *path, int kind, uint64_t size, cons
 static void test_cleanup_vs_cleanup(void **state)
 {
 	(void)state;
-	lv_storage *mem = NULL;
-	CHECK(lv_storage_mem_new(&mem, &err));
-	CHECK(synth_series(mem, 10, BASE_MS));
+	lv_storage *mem = synth_mem_series(10, BASE_MS);
 	char trig[64];
 	cleanup_sim sim = { cleanup_checkpoint(9, 3), 3, NULL };
 	/*
@@ -319,9 +313,7 @@ static void test_cleanup_vs_cleanup(void **state)
 static void test_history_vs_cleanup(void **state)
 {
 	(void)state;
-	lv_storage *mem = NULL;
-	CHECK(lv_storage_mem_new(&mem, &err));
-	CHECK(synth_series(mem, 10, BASE_MS));
+	lv_storage *mem = synth_mem_series(10, BASE_MS);
 	cp_bytes c3 = cleanup_checkpoint(3, 0);
 	CHECK(lv_storage_create(mem, c3.path, c3.bytes.ptr, c3.bytes.size, &err));
 	char trig[64];
@@ -353,9 +345,7 @@ static void test_history_vs_cleanup(void **state)
 static void test_history_checkpoint_pruned(void **state)
 {
 	(void)state;
-	lv_storage *mem = NULL;
-	CHECK(lv_storage_mem_new(&mem, &err));
-	CHECK(synth_series(mem, 10, BASE_MS));
+	lv_storage *mem = synth_mem_series(10, BASE_MS);
 	cp_bytes c3 = cleanup_checkpoint(3, 0), c6 = cleanup_checkpoint(6, 0);
 	CHECK(lv_storage_create(mem, c3.path, c3.bytes.ptr, c3.bytes.size, &err));
 	CHECK(lv_storage_create(mem, c6.path, c6.bytes.ptr, c6.bytes.size, &err));
@@ -422,9 +412,7 @@ static void fire_second_writer(hook *h)
 static void test_concurrent_merges(void **state)
 {
 	(void)state;
-	lv_storage *mem = NULL;
-	CHECK(lv_storage_mem_new(&mem, &err));
-	CHECK(synth_series(mem, 10, BASE_MS));
+	lv_storage *mem = synth_mem_series(10, BASE_MS);
 	lv_dataset *ds0 = open_ds(mem);
 	lv_checkpoint_result r0;
 	CHECK(lv_checkpoint_write(ds0, NULL, NULL, 0, &r0, &err));
@@ -475,9 +463,7 @@ static void fire_prune(hook *h)
 static void test_checkpoint_pruned_after_exists(void **state)
 {
 	(void)state;
-	lv_storage *mem = NULL;
-	CHECK(lv_storage_mem_new(&mem, &err));
-	CHECK(synth_series(mem, 10, BASE_MS));
+	lv_storage *mem = synth_mem_series(10, BASE_MS);
 	lv_dataset *ds0 = open_ds(mem);
 	lv_checkpoint_result r0;
 	CHECK(lv_checkpoint_write(ds0, NULL, NULL, 0, &r0, &err));

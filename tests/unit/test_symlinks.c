@@ -409,8 +409,7 @@ static void test_fifo_transaction_file(void **state)
 	char *txn = pathf("%s/_transactions/%s", base, names[0]);
 	assert_int_equal(unlink(txn), 0);
 	assert_int_equal(mkfifo(txn, 0600), 0);
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	lv_history_report rep;
 	assert_true(lv_versions(&l, ds, &rep, &err) < 0);

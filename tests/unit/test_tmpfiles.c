@@ -71,13 +71,6 @@ static int count_cb(const lv_list_entry *e, void *payload)
 	return 0;
 }
 
-static lv_buf read_back(lv_storage *st, const char *path)
-{
-	lv_buf b = { 0 };
-	CHECK(lv_storage_read(st, path, &b, &err));
-	return b;
-}
-
 static void test_writes_leave_no_temporaries(void **state)
 {
 	(void)state;
@@ -86,12 +79,12 @@ static void test_writes_leave_no_temporaries(void **state)
 	CHECK(lv_storage_open(&st, root, NULL, &err));
 	CHECK(lv_storage_create(st, "_checkpoints/a.lance", "one", 3, &err));
 	assert_int_equal(lv_storage_create(st, "_checkpoints/a.lance", "two", 3, &err), LV_EEXISTS);
-	lv_buf b = read_back(st, "_checkpoints/a.lance");
+	lv_buf b = tu_read(st, "_checkpoints/a.lance");
 	assert_int_equal(b.size, 3);
 	assert_memory_equal(b.ptr, "one", 3);
 	lv_buf_dispose(&b);
 	CHECK(lv_storage_write(st, "_checkpoints/a.lance", "three", 5, &err));
-	b = read_back(st, "_checkpoints/a.lance");
+	b = tu_read(st, "_checkpoints/a.lance");
 	assert_int_equal(b.size, 5);
 	assert_memory_equal(b.ptr, "three", 5);
 	lv_buf_dispose(&b);

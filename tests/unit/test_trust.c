@@ -23,13 +23,6 @@
 
 static lv_error err;
 
-static lv_dataset *open_ds(lv_storage *st)
-{
-	lv_dataset *ds = NULL;
-	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
-	return ds;
-}
-
 /* Commits versions first..last (timestamps 1000*v past a fixed base). */
 static void commit_range(lv_storage *st, uint64_t first, uint64_t last)
 {
@@ -56,7 +49,7 @@ static lv_storage *two_cleanups(void)
 	lv_storage *st = NULL;
 	CHECK(lv_storage_mem_new(&st, &err));
 	commit_range(st, 1, 10);
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	cleanup_retain(ds, 5);
 	commit_range(st, 11, 15);
 	cleanup_retain(ds, 3);
@@ -90,7 +83,7 @@ static void test_history_warns_on_damaged_checkpoint(void **state)
 	(void)state;
 	lv_storage *st = two_cleanups();
 	truncate_obj(st, CP15, 1000);
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *h = NULL;
 	lv_history_report rep;
 	CHECK(lv_history(&h, ds, &rep, &err));
@@ -137,7 +130,7 @@ static void test_malformed_tag_keeps_other_tags(void **state)
 	CHECK(synth_tag(st, "good", 3));
 	const char *bad = "{\"version\": 6,";
 	CHECK(lv_storage_write(st, "_refs/tags/bad.json", bad, strlen(bad), &err));
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	for (int pass = 0; pass < 2; pass++) { /* from manifests, then from a checkpoint */
 		lv_version_list *l = NULL;
 		lv_history_report rep;
@@ -215,7 +208,7 @@ static void test_tree_path_is_branch_only_when_registered(void **state)
 /* Versions that some readable file (checkpoint, kept-aside file or manifest) records. */
 static size_t recorded_versions(lv_storage *st)
 {
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *h = NULL;
 	CHECK(lv_history(&h, ds, NULL, &err));
 	size_t n = lv_version_list_count(h);
@@ -268,7 +261,7 @@ static void test_writer_keeps_damaged_checkpoint(void **state)
 	size_t before = recorded_versions(st);
 	assert_int_equal(before, 13); /* 1-10 and 13-15 */
 
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	assert_true(r.written);
@@ -311,7 +304,7 @@ static void test_writer_never_replaces_unreadable(void **state)
 	lv_storage *st = NULL;
 	lv_fault_spec f = { LV_FAULT_READ, 1, true, LV_FAULT_FAIL, "00000000000000000015.lance" };
 	CHECK(lv_storage_fault_wrap(&st, mem, &f, &err));
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	lv_error e = { 0 };
 	/* Same latest version: the file would be written over.  Refused, naming it. */
@@ -342,7 +335,7 @@ static void test_writer_merges_older_usable(void **state)
 	lv_storage *st = NULL;
 	CHECK(lv_storage_mem_new(&st, &err));
 	commit_range(st, 1, 10);
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	lv_checkpoint_config keep = LV_CHECKPOINT_CONFIG_INIT;
 	keep.max_checkpoint_files = 10;
@@ -381,7 +374,7 @@ static void test_manifest_name_must_match_content(void **state)
 	CHECK(lv_storage_read(st, synth_manifest_path(p1, sizeof p1, 1), &b, &err));
 	CHECK(lv_storage_write(st, synth_manifest_path(p15, sizeof p15, 15), b.ptr, b.size, &err));
 	lv_buf_dispose(&b);
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
 	lv_error e = { 0 };
 	assert_int_equal(lv_versions(&l, ds, NULL, &e), LV_ECORRUPT);
@@ -409,7 +402,7 @@ static void test_check_salvages_rows(void **state)
 	assert_non_null(k);
 	k[7] = k[7] == '0' ? '1' : '0';
 	CHECK(lv_storage_write(st, CP15, b.ptr, b.size, &err));
-	lv_dataset *ds = open_ds(st);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	assert_int_equal(r.files_quarantined, 1);

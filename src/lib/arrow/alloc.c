@@ -1,5 +1,6 @@
 /*
- * Memory of the Arrow export and its test hooks (lancever/sys/arrow.h).
+ * Memory of the Arrow export and its test hooks (lancever/sys/arrow.h), and the
+ * streams' copies of their rows (lv__arows).
  *
  * Invariants: every allocation of src/lib/arrow goes through lv__arrow_alloc,
  * so an injected failure can hit any of them; the live-object counter is
@@ -14,6 +15,7 @@
 
 #include "arrow/arrow_internal.h"
 #include "lancever/sys/arrow.h"
+#include "util/util.h"
 
 static atomic_int_fast64_t live_objects;
 static atomic_uint_fast64_t alloc_count; /* allocations since the last lv_arrow_fail_alloc_at */
@@ -55,4 +57,38 @@ uint64_t lv_arrow_fail_alloc_at(uint64_t nth)
 	uint64_t seen = atomic_exchange(&alloc_count, 0);
 	atomic_store(&fail_at, nth);
 	return seen;
+}
+
+lv__arows *lv__arows_new(size_t n, size_t row_size, size_t string_bytes)
+{
+	lv__arows *r = lv__arrow_alloc(sizeof *r);
+	size_t sz;
+	if (!r || lv__mul_overflow(n, row_size, &sz) || !(r->rows = lv__arrow_alloc(sz)) ||
+	    !(r->strings = lv__arrow_alloc(string_bytes))) {
+		lv__arows_free(r);
+		return NULL;
+	}
+	r->cap = string_bytes;
+	return r;
+}
+
+void lv__arows_free(void *rows)
+{
+	lv__arows *r = rows;
+	if (!r)
+		return;
+	lv__arrow_free(r->rows);
+	lv__arrow_free(r->strings);
+	lv__arrow_free(r);
+}
+
+const char *lv__arows_keep(lv__arows *r, const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t l = strlen(s) + 1;
+	char *p = r->strings + r->used;
+	memcpy(p, s, l);
+	r->used += l;
+	return p;
 }

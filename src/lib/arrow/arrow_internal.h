@@ -13,6 +13,9 @@
 
 #include <errno.h>
 
+#include <stdbool.h>
+#include <string.h>
+
 #include "lancever/arrow.h"
 
 /* Column types the export produces (and the IPC writer reads). */
@@ -54,6 +57,34 @@ void *lv__arrow_alloc(size_t n);
 void lv__arrow_free(void *p);
 /* Exported-object accounting (lancever/sys/arrow.h). */
 void lv__arrow_live_add(int64_t delta);
+
+/* A stream's own copy of its rows: n fixed-size row structs whose strings point into one
+ * block sized for them beforehand (the sum of lv__arows_slen over the strings kept). */
+typedef struct lv__arows {
+	void *rows;
+	char *strings;
+	size_t used, cap; /* of strings */
+} lv__arows;
+/* NULL on OOM (or overflow). */
+lv__arows *lv__arows_new(size_t n, size_t row_size, size_t string_bytes);
+/* Frees the rows (an lv__asource's free_rows); NULL is a no-op. */
+void lv__arows_free(void *rows);
+/* Copies s (NULL stays NULL) into the block, which must have room for it. */
+const char *lv__arows_keep(lv__arows *r, const char *s);
+/* What s takes in the block: strlen + 1, 0 for NULL. */
+static inline size_t lv__arows_slen(const char *s)
+{
+	return s ? strlen(s) + 1 : 0;
+}
+/* A UTF8 cell holding s; false (a null cell) for NULL. */
+static inline bool lv__acell_str(const char *s, lv__aval *v)
+{
+	if (!s)
+		return false;
+	v->s = s;
+	v->n = strlen(s);
+	return true;
+}
 
 /* ---- schema and batches (table.c) ---- */
 

@@ -13,62 +13,6 @@
 #include "arrow/arrow_internal.h"
 #include "util/util.h"
 
-/* Rows of fixed-size structs plus one string block. */
-typedef struct rowset {
-	void *rows;
-	char *strings;
-	size_t used, cap; /* of strings */
-} rowset;
-
-static void free_rowset(void *p)
-{
-	rowset *r = p;
-	if (!r)
-		return;
-	lv__arrow_free(r->rows);
-	lv__arrow_free(r->strings);
-	lv__arrow_free(r);
-}
-
-static rowset *rowset_new(size_t n, size_t row_size, size_t string_bytes)
-{
-	rowset *r = lv__arrow_alloc(sizeof *r);
-	size_t sz;
-	if (!r || lv__mul_overflow(n, row_size, &sz) || !(r->rows = lv__arrow_alloc(sz)) ||
-	    !(r->strings = lv__arrow_alloc(string_bytes))) {
-		free_rowset(r);
-		return NULL;
-	}
-	r->cap = string_bytes;
-	return r;
-}
-
-/* Copies s (NULL stays NULL) into the block sized for it. */
-static const char *keep(rowset *r, const char *s)
-{
-	if (!s)
-		return NULL;
-	size_t l = strlen(s) + 1;
-	char *p = r->strings + r->used;
-	memcpy(p, s, l);
-	r->used += l;
-	return p;
-}
-
-static size_t slen(const char *s)
-{
-	return s ? strlen(s) + 1 : 0;
-}
-
-static bool str_cell(const char *s, lv__aval *v)
-{
-	if (!s)
-		return false;
-	v->s = s;
-	v->n = strlen(s);
-	return true;
-}
-
 /* ---- tags and branches ---- */
 
 typedef struct ref_row {
@@ -85,14 +29,14 @@ static const lv__acol REF_COLS[] = {
 
 static bool ref_cell(const void *rows, size_t row, size_t col, lv__aval *v)
 {
-	const ref_row *r = &((const ref_row *)((const rowset *)rows)->rows)[row];
+	const ref_row *r = &((const ref_row *)((const lv__arows *)rows)->rows)[row];
 	switch (col) {
-	case 0: return str_cell(r->kind, v);
-	case 1: return str_cell(r->name, v);
+	case 0: return lv__acell_str(r->kind, v);
+	case 1: return lv__acell_str(r->name, v);
 	case 2: v->u = r->version; return true;
-	case 3: return str_cell(r->branch, v);
+	case 3: return lv__acell_str(r->branch, v);
 	case 4: v->u = r->manifest_size; return true;
-	default: return str_cell(r->created_at, v);
+	default: return lv__acell_str(r->created_at, v);
 	}
 }
 
@@ -115,31 +59,31 @@ int lv_refs_arrow_stream(struct ArrowArrayStream *out, const lv_refs *refs,
 	size_t nt = lv_refs_tag_count(refs), nb = lv_refs_branch_count(refs), bytes = 1;
 	for (size_t i = 0; i < nt; i++) {
 		const lv_tag *t = lv_refs_tag(refs, i);
-		bytes += slen(t->name) + slen(t->branch) + slen(t->created_at);
+		bytes += lv__arows_slen(t->name) + lv__arows_slen(t->branch) + lv__arows_slen(t->created_at);
 	}
 	for (size_t i = 0; i < nb; i++)
-		bytes += slen(lv_refs_branch(refs, i)->name) + slen(lv_refs_branch(refs, i)->parent_branch);
-	rowset *rs = rowset_new(nt + nb, sizeof(ref_row), bytes);
+		bytes += lv__arows_slen(lv_refs_branch(refs, i)->name) + lv__arows_slen(lv_refs_branch(refs, i)->parent_branch);
+	lv__arows *rs = lv__arows_new(nt + nb, sizeof(ref_row), bytes);
 	if (!rs)
 		return lv__err(err, LV_ENOMEM, "arrow: out of memory copying %zu refs", nt + nb);
 	ref_row *rows = rs->rows;
 	for (size_t i = 0; i < nt; i++) {
 		const lv_tag *t = lv_refs_tag(refs, i);
-		rows[i] = (ref_row){ .kind = "tag", .name = keep(rs, t->name), .version = t->version,
-				     .branch = keep(rs, t->branch), .manifest_size = t->manifest_size,
-				     .created_at = keep(rs, t->created_at) };
+		rows[i] = (ref_row){ .kind = "tag", .name = lv__arows_keep(rs, t->name), .version = t->version,
+				     .branch = lv__arows_keep(rs, t->branch), .manifest_size = t->manifest_size,
+				     .created_at = lv__arows_keep(rs, t->created_at) };
 	}
 	for (size_t i = 0; i < nb; i++) {
 		const lv_branch *b = lv_refs_branch(refs, i);
 		ref_row *r = &rows[nt + i];
-		*r = (ref_row){ .kind = "branch", .name = keep(rs, b->name),
-				.version = b->parent_version, .branch = keep(rs, b->parent_branch),
+		*r = (ref_row){ .kind = "branch", .name = lv__arows_keep(rs, b->name),
+				.version = b->parent_version, .branch = lv__arows_keep(rs, b->parent_branch),
 				.manifest_size = b->manifest_size };
 		r->created_at = branch_time(r, b->create_at);
 	}
 	const char *k[] = { "lancever:kind" }, *v[] = { "refs" };
 	lv__asource src = { .cols = REF_COLS, .ncols = sizeof REF_COLS / sizeof REF_COLS[0],
-			    .get = ref_cell, .rows = rs, .nrows = nt + nb, .free_rows = free_rowset,
+			    .get = ref_cell, .rows = rs, .nrows = nt + nb, .free_rows = lv__arows_free,
 			    .metadata = lv__arrow_metadata(k, v, 1) };
 	if (!src.metadata) {
 		lv__arrow_source_dispose(&src);
@@ -159,12 +103,12 @@ static const lv__acol FILE_COLS[] = {
 
 static bool file_cell(const void *rows, size_t row, size_t col, lv__aval *v)
 {
-	const lv_cleanup_file *f = &((const lv_cleanup_file *)((const rowset *)rows)->rows)[row];
+	const lv_cleanup_file *f = &((const lv_cleanup_file *)((const lv__arows *)rows)->rows)[row];
 	switch (col) {
-	case 0: return str_cell(f->path, v);
-	case 1: return str_cell(lv_file_kind_name(f->kind), v);
+	case 0: return lv__acell_str(f->path, v);
+	case 1: return lv__acell_str(lv_file_kind_name(f->kind), v);
 	case 2: v->u = f->size; return true;
-	default: return str_cell(f->reason ? f->reason : "", v);
+	default: return lv__acell_str(f->reason ? f->reason : "", v);
 	}
 }
 
@@ -205,19 +149,19 @@ int lv_cleanup_files_arrow_stream(struct ArrowArrayStream *out, const lv_cleanup
 	for (size_t i = 0; i < nfiles; i++) {
 		if (!files[i].path)
 			return lv__err(err, LV_EINVALID, "arrow: cleanup file %zu has no path", i);
-		bytes += slen(files[i].path) + slen(files[i].reason);
+		bytes += lv__arows_slen(files[i].path) + lv__arows_slen(files[i].reason);
 	}
-	rowset *rs = rowset_new(nfiles, sizeof(lv_cleanup_file), bytes);
+	lv__arows *rs = lv__arows_new(nfiles, sizeof(lv_cleanup_file), bytes);
 	if (!rs)
 		return lv__err(err, LV_ENOMEM, "arrow: out of memory copying %zu files", nfiles);
 	lv_cleanup_file *rows = rs->rows;
 	for (size_t i = 0; i < nfiles; i++)
-		rows[i] = (lv_cleanup_file){ .path = keep(rs, files[i].path), .kind = files[i].kind,
+		rows[i] = (lv_cleanup_file){ .path = lv__arows_keep(rs, files[i].path), .kind = files[i].kind,
 					     .size = files[i].size,
-					     .reason = keep(rs, files[i].reason) };
+					     .reason = lv__arows_keep(rs, files[i].reason) };
 	lv__asource src = { .cols = FILE_COLS, .ncols = sizeof FILE_COLS / sizeof FILE_COLS[0],
 			    .get = file_cell, .rows = rs, .nrows = nfiles,
-			    .free_rows = free_rowset, .metadata = cleanup_metadata(stats, dry_run) };
+			    .free_rows = lv__arows_free, .metadata = cleanup_metadata(stats, dry_run) };
 	if (!src.metadata) {
 		lv__arrow_source_dispose(&src);
 		return lv__err(err, LV_ENOMEM, "arrow: out of memory");

@@ -47,34 +47,9 @@ static const lv__acol COLS[C_NCOLS] = {
 };
 _Static_assert(C_NCOLS == LV_ARROW_VERSION_COLUMNS, "arrow.h documents 22 columns");
 
-/* The copied rows: lv_version_info structs whose strings point into `strings`. */
-typedef struct vrows {
-	lv_version_info *rows;
-	char *strings;
-} vrows;
-
-static void free_vrows(void *p)
-{
-	vrows *v = p;
-	if (!v)
-		return;
-	lv__arrow_free(v->rows);
-	lv__arrow_free(v->strings);
-	lv__arrow_free(v);
-}
-
-static bool str_cell(const char *s, lv__aval *v)
-{
-	if (!s)
-		return false;
-	v->s = s;
-	v->n = strlen(s);
-	return true;
-}
-
 static bool get_cell(const void *rows, size_t row, size_t col, lv__aval *v)
 {
-	const lv_version_info *r = &((const vrows *)rows)->rows[row];
+	const lv_version_info *r = &((const lv_version_info *)((const lv__arows *)rows)->rows)[row];
 	const uint64_t counters[] = { r->total_fragments, r->total_data_files, r->total_files_size,
 				      r->total_deletion_files, r->total_data_file_rows,
 				      r->total_deletion_file_rows, r->total_rows };
@@ -82,7 +57,7 @@ static bool get_cell(const void *rows, size_t row, size_t col, lv__aval *v)
 	 * listing gives it) but no other manifest details. */
 	bool listed = r->has_manifest_details || (!r->is_cleaned_up && r->manifest_path);
 	if (col == C_MPATH)
-		return listed && str_cell(r->manifest_path, v);
+		return listed && lv__acell_str(r->manifest_path, v);
 	if (col == C_MSIZE) {
 		v->u = r->manifest_size;
 		return r->has_manifest_details || (listed && r->manifest_size);
@@ -94,14 +69,14 @@ static bool get_cell(const void *rows, size_t row, size_t col, lv__aval *v)
 	case C_TS: v->i = r->timestamp_millis; return true;
 	case C_TAGGED: v->b = r->is_tagged; return true;
 	case C_CLEANED: v->b = r->is_cleaned_up; return true;
-	case C_UUID: return str_cell(r->transaction_uuid, v);
+	case C_UUID: return lv__acell_str(r->transaction_uuid, v);
 	case C_READV: v->u = r->read_version; return r->has_read_version;
-	case C_OP: return str_cell(r->operation_type, v);
-	case C_PROPS: return str_cell(r->transaction_properties ? r->transaction_properties : "{}", v);
-	case C_WLIB: return str_cell(r->writer_library, v);
-	case C_WVER: return str_cell(r->writer_version, v);
-	case C_DFMT: return str_cell(r->data_format, v);
-	case C_BRANCH: return str_cell(r->branch, v);
+	case C_OP: return lv__acell_str(r->operation_type, v);
+	case C_PROPS: return lv__acell_str(r->transaction_properties ? r->transaction_properties : "{}", v);
+	case C_WLIB: return lv__acell_str(r->writer_library, v);
+	case C_WVER: return lv__acell_str(r->writer_version, v);
+	case C_DFMT: return lv__acell_str(r->data_format, v);
+	case C_BRANCH: return lv__acell_str(r->branch, v);
 	case C_NIDX: v->u = r->num_indices; return true;
 	default: v->u = counters[col - C_FRAGS]; return true;
 	}
@@ -113,37 +88,28 @@ static bool get_cell(const void *rows, size_t row, size_t col, lv__aval *v)
 	  &(r)->manifest_path, &(r)->writer_library, &(r)->writer_version, &(r)->data_format, \
 	  &(r)->branch }
 
-/* Copies the list's rows (without the config maps); NULL on OOM. */
-static vrows *copy_rows(const lv_version_list *list, size_t n)
+/* Copies the list's rows (without the config maps): lv_version_info structs whose strings
+ * point into the block; NULL on OOM. */
+static lv__arows *copy_rows(const lv_version_list *list, size_t n)
 {
-	vrows *v = lv__arrow_alloc(sizeof *v);
-	size_t total = 1, sz;
+	size_t total = 1;
 	for (size_t i = 0; i < n; i++) {
 		lv_version_info tmp = *lv_version_list_get(list, i);
 		const char **f[] = ROW_STRINGS(&tmp);
 		for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
-			total += *f[k] ? strlen(*f[k]) + 1 : 0;
+			total += lv__arows_slen(*f[k]);
 	}
-	if (!v || lv__mul_overflow(n, sizeof(lv_version_info), &sz) ||
-	    !(v->rows = lv__arrow_alloc(sz)) || !(v->strings = lv__arrow_alloc(total))) {
-		free_vrows(v);
+	lv__arows *v = lv__arows_new(n, sizeof(lv_version_info), total);
+	if (!v)
 		return NULL;
-	}
-	char *p = v->strings;
 	for (size_t i = 0; i < n; i++) {
-		lv_version_info *r = &v->rows[i];
+		lv_version_info *r = &((lv_version_info *)v->rows)[i];
 		*r = *lv_version_list_get(list, i);
 		r->num_config = 0;
 		r->config_keys = r->config_values = NULL;
 		const char **f[] = ROW_STRINGS(r);
-		for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) {
-			if (!*f[k])
-				continue;
-			size_t l = strlen(*f[k]) + 1;
-			memcpy(p, *f[k], l);
-			*f[k] = p;
-			p += l;
-		}
+		for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
+			*f[k] = lv__arows_keep(v, *f[k]);
 	}
 	return v;
 }
@@ -173,7 +139,7 @@ int lv_version_list_arrow_stream(struct ArrowArrayStream *out, const lv_version_
 	const char *keys[] = { "lancever:kind", "lancever:gaps" };
 	const char *vals[] = { kind ? kind : "versions", gaps ? gaps : "" };
 	lv__asource src = { .cols = COLS, .ncols = C_NCOLS, .get = get_cell,
-			    .rows = copy_rows(list, n), .nrows = n, .free_rows = free_vrows,
+			    .rows = copy_rows(list, n), .nrows = n, .free_rows = lv__arows_free,
 			    .metadata = gaps ? lv__arrow_metadata(keys, vals, 2) : NULL };
 	free(gaps);
 	if (!src.rows || !src.metadata) {

@@ -10,24 +10,23 @@
 #include <stddef.h>
 
 #include "lancever/sys/storage.h"
-#include "objstore/http.h"
+#include "objstore/objstore.h"
 
 #define LV_AZ_VERSION "2021-08-06" /* x-ms-version: If-None-Match on Put Blob, List Blobs v2 */
 
 typedef struct az {
+	lv_objstore o;     /* first: prefix, root ("az://container/prefix"), HTTP client */
 	char *account;
 	char *container;
-	char *prefix;      /* decoded, without leading/trailing '/'; "" = container root */
 	char *service;     /* scheme://host[:port][/path]: blob URLs are service/container/blob */
 	uint8_t key[64];   /* Shared Key: the decoded account key */
 	size_t keylen;     /* 0 = no Shared Key */
 	char *sas;         /* SAS query (without '?'), or NULL */
 	char *cred_source; /* which source supplied the credentials (never a secret) */
-	char root[600];    /* "az://container/prefix", for log lines */
-	lv_http *http;
 } az;
 
 extern const lv_storage_ops lv__az_ops;
+extern const lv_objsvc lv__az_svc;
 void lv__az_close(void *impl);
 
 /* One query parameter: name and raw (unencoded) value. */

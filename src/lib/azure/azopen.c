@@ -80,9 +80,9 @@ static int parse_uri(az *a, const char *uri, lv_optbag *o, lv_error *err)
 		plen--;
 	if (!a->container || (at && !a->account))
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	LV_TRY(lv__uri_key_prefix(p, plen, "az://", o, &a->prefix, err));
-	if (a->prefix[0]) {
-		int rc = lv__storage_check_path(a->prefix, false, "open az://", err);
+	LV_TRY(lv__uri_key_prefix(p, plen, "az://", o, &a->o.prefix, err));
+	if (a->o.prefix[0]) {
+		int rc = lv__storage_check_path(a->o.prefix, false, "open az://", err);
 		if (rc < 0)
 			return lv__err_prefix(err, rc, "open az://%s: the path is not a valid blob path",
 					      a->container);
@@ -191,7 +191,7 @@ static int set_key(az *a, const char *key, lv_error *err)
 	if (n == 0 || n > 88 || n % 4)
 		return lv__err(err, LV_EINVALID, "Azure account key: not base64 of at most 64 bytes");
 	uint8_t buf[72];
-	int k = lv__http_crypto(a->http)->decode_block(buf, (const unsigned char *)key, (int)n);
+	int k = lv__http_crypto(a->o.http)->decode_block(buf, (const unsigned char *)key, (int)n);
 	if (k < 0)
 		return lv__err(err, LV_EINVALID, "Azure account key: not base64");
 	size_t len = (size_t)k;
@@ -281,6 +281,7 @@ int lv__storage_azure_open(lv_storage **out, const char *uri, lv_optbag *o, lv_e
 	az *a = lv__calloc(1, sizeof *a);
 	if (!a)
 		return lv__err(err, LV_ENOMEM, "out of memory");
+	a->o.svc = &lv__az_svc;
 	azcfg c;
 	memset(&c, 0, sizeof c);
 	lv_http_limits lim;
@@ -292,7 +293,7 @@ int lv__storage_azure_open(lv_storage **out, const char *uri, lv_optbag *o, lv_e
 	if (rc == 0)
 		rc = lv__opt_leftover(o, "az://", err);
 	if (rc == 0)
-		rc = lv__http_new(&a->http, &lim, "az", err);
+		rc = lv__http_new(&a->o.http, &lim, "az", err);
 	if (rc == 0)
 		rc = resolve(a, &c, err);
 	if (c.conn_key)
@@ -304,9 +305,8 @@ int lv__storage_azure_open(lv_storage **out, const char *uri, lv_optbag *o, lv_e
 	free(c.conn_sas);
 	free(c.conn_endpoint);
 	if (rc == 0) {
-		snprintf(a->root, sizeof a->root, "az://%s%s%s", a->container, a->prefix[0] ? "/" : "",
-			 a->prefix);
-		rc = lv__storage_new_kind(out, &lv__az_ops, a, a->root, LV__STORAGE_AZURE, err);
+		lv__obj_set_root(&a->o, "az://", a->container);
+		rc = lv__storage_new_kind(out, &lv__az_ops, a, a->o.root, LV__STORAGE_AZURE, err);
 	}
 	if (rc < 0)
 		lv__az_close(a);

@@ -240,15 +240,9 @@ int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool 
 		return lv__err(err, LV_EINVALID, "lv_version_as_of: NULL argument");
 	*out = NULL;
 	lv__hplan p;
-	memset(&p, 0, sizeof p);
 	lv_storage_stats s0;
-	lv__report_begin(ds, &p.rep, &s0);
-	LV_TRY(lv__hplan_load(ds, &p, err));
-	asof a;
-	memset(&a, 0, sizeof a);
-	a.p = &p;
-	a.ts = ts_ms;
-	a.strict = strict;
+	LV_TRY(lv__hplan_start(ds, &p, &s0, err));
+	asof a = { .p = &p, .ts = ts_ms, .strict = strict };
 	lv_arena_init(&a.arena, 1024);
 	int rc = beyond_archive(&a, err);
 	if (rc == 0 && !a.best.version)

@@ -290,3 +290,10 @@ int lv__hplan_read_segment(lv__hplan *p, const lv__seg_name *name, lv__cp_file *
 		*err = e;
 	return rc;
 }
+
+int lv__hplan_start(lv_dataset *ds, lv__hplan *p, lv_storage_stats *s0, lv_error *err)
+{
+	memset(p, 0, sizeof *p);
+	lv__report_begin(ds, &p->rep, s0);
+	return lv__hplan_load(ds, p, err);
+}

@@ -47,6 +47,9 @@ typedef struct lv__hplan {
  * are in p->wl (committed by the caller once the answer is complete).
  */
 int lv__hplan_load(lv_dataset *ds, lv__hplan *p, lv_error *err);
+/* Starts a history read: *p zeroed, its report begun (request counters from *s0, which
+ * lv__report_end takes), the plan loaded (lv__hplan_load). */
+int lv__hplan_start(lv_dataset *ds, lv__hplan *p, lv_storage_stats *s0, lv_error *err);
 void lv__hplan_dispose(lv__hplan *p);
 
 /* Is version v live (its manifest listed)?  If so, path (LV__MPATH bytes, may be NULL)

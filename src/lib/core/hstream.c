@@ -536,19 +536,10 @@ int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_r
 	if (opts)
 		o = *opts;
 	lv__hplan p;
-	memset(&p, 0, sizeof p);
 	lv_storage_stats s0;
-	lv__report_begin(ds, &p.rep, &s0);
-	LV_TRY(lv__hplan_load(ds, &p, err));
-	emitter em;
-	memset(&em, 0, sizeof em);
-	em.p = &p;
-	em.o = o;
-	em.on_row = on_row;
-	em.on_gap = on_gap;
-	em.payload = payload;
-	em.gaps_on = !o.limit;
-	em.next = o.since_version;
+	LV_TRY(lv__hplan_start(ds, &p, &s0, err));
+	emitter em = { .p = &p, .o = o, .on_row = on_row, .on_gap = on_gap, .payload = payload,
+		       .gaps_on = !o.limit, .next = o.since_version };
 	int rc = load_tagged(&em) < 0 ? lv__err(err, LV_ENOMEM, "out of memory") : 0;
 	if (rc == 0 && o.limit) {
 		em.ring.cap = o.limit;

@@ -24,17 +24,22 @@ void lv__printable(char *out, size_t cap, const char *s)
 
 /*
  * What every parser shares: the expat handle, the text of the current
- * element (capped), the depth, the expected root and the first problem seen.
- * A problem stops the parser at once.
+ * element (capped), the depth, the expected root, the parser's own start and
+ * end callbacks and the first problem seen.  A problem stops the parser at once.
  */
-typedef struct xstate {
+typedef struct xstate xstate;
+struct xstate {
 	XML_Parser xp;
 	const char *root; /* expected root element */
 	int depth;
 	lv_dbuf text;
+	/* Called at every start tag past the root check (depth already counts it), and at
+	 * every end tag with the element's text (the depth still counts it). */
+	void (*on_start)(xstate *x, const XML_Char *name);
+	void (*on_end)(xstate *x, const XML_Char *name, const char *t, size_t tl);
 	int rc;           /* first problem (< 0) */
 	char why[160];    /* its description */
-} xstate;
+};
 
 static void xfail(xstate *x, int rc, const char *fmt, ...) LV_PRINTF(3, 4);
 static void xfail(xstate *x, int rc, const char *fmt, ...)
@@ -49,25 +54,46 @@ static void xfail(xstate *x, int rc, const char *fmt, ...)
 	XML_StopParser(x->xp, XML_FALSE);
 }
 
-/* Called for every start tag: depth, text reset, root check.  False once stopped. */
-static bool xstart(xstate *x, const XML_Char *name)
+/* *dst = a copy of the current element's text (the old value freed). */
+static void xkeep(xstate *x, char **dst, const char *t, size_t tl)
 {
+	free(*dst);
+	if (!(*dst = lv__strndup(t, tl)))
+		xfail(x, LV_ENOMEM, "out of memory");
+}
+
+/* Every start tag: depth, text reset, root check, then the parser's own callback. */
+static void XMLCALL xstart(void *u, const XML_Char *name, const XML_Char **attrs)
+{
+	xstate *x = u; /* every state struct starts with its xstate */
+	(void)attrs;
 	if (x->rc < 0)
-		return false;
+		return;
 	x->depth++;
 	x->text.len = 0;
 	if (x->depth == 1 && strcmp(name, x->root)) {
 		char n[64];
 		lv__printable(n, sizeof n, name);
 		xfail(x, LV_ECORRUPT, "root element <%s>, expected <%s>", n, x->root);
-		return false;
+		return;
 	}
-	return true;
+	if (x->on_start)
+		x->on_start(x, name);
+}
+
+static void XMLCALL xend(void *u, const XML_Char *name)
+{
+	xstate *x = u;
+	if (x->rc < 0)
+		return;
+	x->on_end(x, name, x->text.ptr ? (const char *)x->text.ptr : "", x->text.len);
+	x->text.len = 0;
+	x->depth--;
 }
 
 static void XMLCALL xtext(void *u, const XML_Char *s, int n)
 {
-	xstate *x = u; /* every state struct starts with its xstate */
+	xstate *x = u;
 	if (x->rc < 0)
 		return;
 	int rc = lv_dbuf_add(&x->text, s, (size_t)n);
@@ -92,6 +118,7 @@ static int xrun(xstate *x, const char *body, size_t len, char *msg, size_t cap)
 	size_t left = body ? len : 0;
 	XML_SetStartDoctypeDeclHandler(x->xp, xdoctype);
 	XML_SetCharacterDataHandler(x->xp, xtext);
+	XML_SetElementHandler(x->xp, xstart, xend);
 	do {
 		int piece = left > (size_t)INT_MAX / 2 ? INT_MAX / 2 : (int)left;
 		left -= (size_t)piece;
@@ -114,62 +141,61 @@ static int xrun(xstate *x, const char *body, size_t len, char *msg, size_t cap)
 	return 0;
 }
 
-static int xinit(xstate *x, const char *root, void *state)
+/* Parses `body` with the state `x` (the first member of the parser's state, whose other
+ * members the caller has set); 0, or the problem with its description in msg. */
+static int xparse(xstate *x, const char *root, const char *body, size_t len, char *msg,
+		  size_t cap)
 {
-	memset(x, 0, sizeof *x);
 	x->root = root;
 	lv_dbuf_init(&x->text, LV_S3XML_TEXT_MAX + 1);
-	x->xp = XML_ParserCreate("UTF-8");
-	if (!x->xp)
-		return LV_ENOMEM;
-	XML_SetUserData(x->xp, state);
-	return 0;
-}
-
-static void xdispose(xstate *x)
-{
-	if (x->xp)
+	int rc;
+	if (!(x->xp = XML_ParserCreate("UTF-8"))) {
+		snprintf(msg, cap, "out of memory");
+		rc = LV_ENOMEM;
+	} else {
+		XML_SetUserData(x->xp, x);
+		rc = xrun(x, body, len, msg, cap);
 		XML_ParserFree(x->xp);
+	}
 	lv_dbuf_dispose(&x->text);
+	return rc;
 }
 
-/* ---- ListObjectsV2 ---- */
+/* ---- listings: S3 ListObjectsV2 and Azure List Blobs ---- */
 
+/* The state of either listing parser. */
 typedef struct lst {
 	xstate x; /* first */
 	lv_list_page *page;
-	bool in_contents;
+	bool in_obj; /* inside <Contents> (S3) or <Blob> (Azure) */
 	char *key;
 	uint64_t size;
-	bool has_mtime;
+	bool has_size, has_mtime;
 	int64_t mtime;
 } lst;
 
-static void XMLCALL l_start(void *u, const XML_Char *name, const XML_Char **attrs)
+static void obj_begin(lst *l)
 {
-	lst *l = u;
-	(void)attrs;
-	if (!xstart(&l->x, name))
-		return;
-	if (l->x.depth == 2 && !strcmp(name, "Contents")) {
-		l->in_contents = true;
-		free(l->key);
-		l->key = NULL;
-		l->size = 0;
-		l->mtime = 0;
-		l->has_mtime = false;
-	}
+	l->in_obj = true;
+	free(l->key);
+	l->key = NULL;
+	l->size = 0;
+	l->mtime = 0;
+	l->has_size = l->has_mtime = false;
 }
 
-static void add_obj(lst *l)
+/* The end of one listed object: it joins the page, or (`missing` names what it lacks, in a
+ * message about the `noun`) the parse stops. */
+static void obj_end(lst *l, const char *noun, const char *missing)
 {
+	l->in_obj = false;
 	if (!l->key)
 		return;
-	if (!l->has_mtime) {
+	if (missing) {
 		/* Age rules (cleanup) must never take an unknown age for an old one. */
 		char k[128];
 		lv__printable(k, sizeof k, l->key);
-		xfail(&l->x, LV_ECORRUPT, "key '%s' has no valid <LastModified>", k);
+		xfail(&l->x, LV_ECORRUPT, "%s '%s' has no valid %s", noun, k, missing);
 		return;
 	}
 	lv_list_page *p = l->page;
@@ -186,37 +212,24 @@ static void add_obj(lst *l)
 	l->key = NULL;
 }
 
-static void XMLCALL l_end(void *u, const XML_Char *name)
+static int parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
+		      const char *root, void (*on_start)(xstate *, const XML_Char *),
+		      void (*on_end)(xstate *, const XML_Char *, const char *, size_t), lv_error *err)
 {
-	lst *l = u;
-	if (l->x.rc < 0)
-		return;
-	const char *t = l->x.text.ptr ? (const char *)l->x.text.ptr : "";
-	size_t tl = l->x.text.len;
-	if (l->in_contents && l->x.depth == 3) {
-		if (!strcmp(name, "Key")) {
-			free(l->key);
-			if (!(l->key = lv__strndup(t, tl)))
-				xfail(&l->x, LV_ENOMEM, "out of memory");
-		} else if (!strcmp(name, "Size")) {
-			if (!lv_parse_u64(t, tl, &l->size))
-				xfail(&l->x, LV_ECORRUPT, "<Size> is not a number");
-		} else if (!strcmp(name, "LastModified")) {
-			lv_error e = { 0 };
-			l->has_mtime = lv_parse_time(t, &l->mtime, &e) == 0;
-		}
-	} else if (l->x.depth == 2 && !strcmp(name, "Contents")) {
-		l->in_contents = false;
-		add_obj(l);
-	} else if (l->x.depth == 2 && !strcmp(name, "IsTruncated")) {
-		l->page->truncated = tl == 4 && !memcmp(t, "true", 4);
-	} else if (l->x.depth == 2 && !strcmp(name, "NextContinuationToken")) {
-		free(l->page->next_token);
-		if (!(l->page->next_token = lv__strndup(t, tl)))
-			xfail(&l->x, LV_ENOMEM, "out of memory");
+	memset(page, 0, sizeof *page);
+	lst l;
+	memset(&l, 0, sizeof l);
+	l.page = page;
+	l.x.on_start = on_start;
+	l.x.on_end = on_end;
+	char msg[200];
+	int rc = xparse(&l.x, root, body, len, msg, sizeof msg);
+	free(l.key);
+	if (rc < 0) {
+		lv__list_page_dispose(page);
+		return lv__err(err, rc, "%s: %s", what, msg);
 	}
-	l->x.text.len = 0;
-	l->x.depth--;
+	return 0;
 }
 
 void lv__list_page_dispose(lv_list_page *page)
@@ -228,28 +241,77 @@ void lv__list_page_dispose(lv_list_page *page)
 	memset(page, 0, sizeof *page);
 }
 
+static void s3_start(xstate *x, const XML_Char *name)
+{
+	if (x->depth == 2 && !strcmp(name, "Contents"))
+		obj_begin((lst *)x);
+}
+
+static void s3_end(xstate *x, const XML_Char *name, const char *t, size_t tl)
+{
+	lst *l = (lst *)x;
+	if (l->in_obj && x->depth == 3) {
+		if (!strcmp(name, "Key")) {
+			xkeep(x, &l->key, t, tl);
+		} else if (!strcmp(name, "Size")) {
+			if (!lv_parse_u64(t, tl, &l->size))
+				xfail(x, LV_ECORRUPT, "<Size> is not a number");
+		} else if (!strcmp(name, "LastModified")) {
+			lv_error e = { 0 };
+			l->has_mtime = lv_parse_time(t, &l->mtime, &e) == 0;
+		}
+	} else if (x->depth == 2 && !strcmp(name, "Contents")) {
+		obj_end(l, "key", l->has_mtime ? NULL : "<LastModified>");
+	} else if (x->depth == 2 && !strcmp(name, "IsTruncated")) {
+		l->page->truncated = tl == 4 && !memcmp(t, "true", 4);
+	} else if (x->depth == 2 && !strcmp(name, "NextContinuationToken")) {
+		xkeep(x, &l->page->next_token, t, tl);
+	}
+}
+
 int lv__s3xml_parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
 			 lv_error *err)
 {
-	memset(page, 0, sizeof *page);
-	lst l;
-	memset(&l, 0, sizeof l);
-	l.page = page;
-	int rc = xinit(&l.x, "ListBucketResult", &l);
-	char msg[200];
-	if (rc < 0) {
-		snprintf(msg, sizeof msg, "out of memory");
-	} else {
-		XML_SetElementHandler(l.x.xp, l_start, l_end);
-		rc = xrun(&l.x, body, len, msg, sizeof msg);
+	return parse_list(body, len, what, page, "ListBucketResult", s3_start, s3_end, err);
+}
+
+static void az_start(xstate *x, const XML_Char *name)
+{
+	if (x->depth == 3 && !strcmp(name, "Blob"))
+		obj_begin((lst *)x);
+}
+
+static void az_end(xstate *x, const XML_Char *name, const char *t, size_t tl)
+{
+	lst *l = (lst *)x;
+	if (l->in_obj && x->depth == 4 && !strcmp(name, "Name")) {
+		xkeep(x, &l->key, t, tl);
+	} else if (l->in_obj && x->depth == 5 && !strcmp(name, "Content-Length")) {
+		l->has_size = lv_parse_u64(t, tl, &l->size);
+		if (!l->has_size)
+			xfail(x, LV_ECORRUPT, "<Content-Length> is not a number");
+	} else if (l->in_obj && x->depth == 5 && !strcmp(name, "Last-Modified")) {
+		char d[64];
+		size_t n = tl < sizeof d - 1 ? tl : sizeof d - 1;
+		memcpy(d, t, n);
+		d[n] = 0;
+		l->mtime = lv__rfc1123_ms(d);
+		l->has_mtime = l->mtime > 0;
+	} else if (x->depth == 3 && !strcmp(name, "Blob")) {
+		obj_end(l, "blob", !l->has_size ? "<Content-Length>" : !l->has_mtime ? "<Last-Modified>" : NULL);
+	} else if (x->depth == 2 && !strcmp(name, "NextMarker")) {
+		free(l->page->next_token);
+		l->page->next_token = NULL;
+		if (tl)
+			xkeep(x, &l->page->next_token, t, tl);
+		l->page->truncated = tl > 0;
 	}
-	free(l.key);
-	xdispose(&l.x);
-	if (rc < 0) {
-		lv__list_page_dispose(page);
-		return lv__err(err, rc, "%s: %s", what, msg);
-	}
-	return 0;
+}
+
+int lv__azxml_parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
+			 lv_error *err)
+{
+	return parse_list(body, len, what, page, "EnumerationResults", az_start, az_end, err);
 }
 
 int lv__list_rel(const char *key, const char *kprefix, size_t strip, bool recursive,
@@ -309,13 +371,10 @@ typedef struct delres {
 	size_t failed;
 } delres;
 
-static void XMLCALL d_start(void *u, const XML_Char *name, const XML_Char **a)
+static void d_start(xstate *x, const XML_Char *name)
 {
-	delres *d = u;
-	(void)a;
-	if (!xstart(&d->x, name))
-		return;
-	if (d->x.depth == 2 && !strcmp(name, "Error")) {
+	delres *d = (delres *)x;
+	if (x->depth == 2 && !strcmp(name, "Error")) {
 		d->in_error = true;
 		free(d->key);
 		d->key = NULL;
@@ -342,28 +401,19 @@ static void d_apply(delres *d)
 	}
 }
 
-static void XMLCALL d_end(void *u, const XML_Char *name)
+static void d_end(xstate *x, const XML_Char *name, const char *t, size_t tl)
 {
-	delres *d = u;
-	if (d->x.rc < 0)
-		return;
-	const char *t = d->x.text.ptr ? (const char *)d->x.text.ptr : "";
-	size_t tl = d->x.text.len;
-	if (d->in_error && d->x.depth == 3) {
-		if (!strcmp(name, "Key")) {
-			free(d->key);
-			if (!(d->key = lv__strndup(t, tl)))
-				xfail(&d->x, LV_ENOMEM, "out of memory");
-		} else if (!strcmp(name, "Code")) {
+	delres *d = (delres *)x;
+	if (d->in_error && x->depth == 3) {
+		if (!strcmp(name, "Key"))
+			xkeep(x, &d->key, t, tl);
+		else if (!strcmp(name, "Code"))
 			snprintf(d->code, sizeof d->code, "%.*s", (int)(tl < 63 ? tl : 63), t);
-		}
-	} else if (d->x.depth == 2 && !strcmp(name, "Error")) {
+	} else if (x->depth == 2 && !strcmp(name, "Error")) {
 		d->in_error = false;
 		if (d->key)
 			d_apply(d);
 	}
-	d->x.text.len = 0;
-	d->x.depth--;
 }
 
 /* order[] = indices of keys sorted by key (insertion sort: a batch has at most 1000 keys). */
@@ -394,16 +444,11 @@ int lv__s3xml_parse_delete(const char *body, size_t len, const char *const *keys
 	d.order = order;
 	d.n = n;
 	d.rcs = rcs;
-	int rc = xinit(&d.x, "DeleteResult", &d);
+	d.x.on_start = d_start;
+	d.x.on_end = d_end;
 	char msg[200];
-	if (rc < 0) {
-		snprintf(msg, sizeof msg, "out of memory");
-	} else {
-		XML_SetElementHandler(d.x.xp, d_start, d_end);
-		rc = xrun(&d.x, body, len, msg, sizeof msg);
-	}
+	int rc = xparse(&d.x, "DeleteResult", body, len, msg, sizeof msg);
 	free(d.key);
-	xdispose(&d.x);
 	free(order);
 	if (failed)
 		*failed = d.failed;
@@ -445,25 +490,12 @@ typedef struct texts {
 	size_t n;
 } texts;
 
-static void XMLCALL t_start(void *u, const XML_Char *name, const XML_Char **attrs)
+static void t_end(xstate *x, const XML_Char *name, const char *s, size_t len)
 {
-	(void)attrs;
-	xstart(&((texts *)u)->x, name);
-}
-
-static void XMLCALL t_end(void *u, const XML_Char *name)
-{
-	texts *t = u;
-	if (t->x.rc < 0)
-		return;
+	texts *t = (texts *)x;
 	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(name, t->names[i]) && !t->vals[i]) {
-			const char *s = t->x.text.ptr ? (const char *)t->x.text.ptr : "";
-			if (!(t->vals[i] = lv__strndup(s, t->x.text.len)))
-				xfail(&t->x, LV_ENOMEM, "out of memory");
-		}
-	t->x.text.len = 0;
-	t->x.depth--;
+		if (!strcmp(name, t->names[i]) && !t->vals[i])
+			xkeep(x, &t->vals[i], s, len);
 }
 
 int lv__xml_texts(const char *body, size_t len, const char *root, const char *const *names,
@@ -476,133 +508,14 @@ int lv__xml_texts(const char *body, size_t len, const char *root, const char *co
 	t.names = names;
 	t.vals = vals;
 	t.n = n;
-	int rc = xinit(&t.x, root, &t);
+	t.x.on_end = t_end;
 	char msg[200];
-	if (rc < 0) {
-		snprintf(msg, sizeof msg, "out of memory");
-	} else {
-		XML_SetElementHandler(t.x.xp, t_start, t_end);
-		rc = xrun(&t.x, body, len, msg, sizeof msg);
-	}
-	xdispose(&t.x);
+	int rc = xparse(&t.x, root, body, len, msg, sizeof msg);
 	if (rc < 0) {
 		for (size_t i = 0; i < n; i++) {
 			free(vals[i]);
 			vals[i] = NULL;
 		}
-		return lv__err(err, rc, "%s: %s", what, msg);
-	}
-	return 0;
-}
-
-/* ---- Azure List Blobs ---- */
-
-typedef struct azl {
-	xstate x; /* first */
-	lv_list_page *page;
-	bool in_blob;
-	char *name;
-	uint64_t size;
-	bool has_size, has_mtime;
-	int64_t mtime;
-} azl;
-
-static void XMLCALL az_start(void *u, const XML_Char *name, const XML_Char **attrs)
-{
-	azl *l = u;
-	(void)attrs;
-	if (!xstart(&l->x, name))
-		return;
-	if (l->x.depth == 3 && !strcmp(name, "Blob")) {
-		l->in_blob = true;
-		free(l->name);
-		l->name = NULL;
-		l->size = 0;
-		l->mtime = 0;
-		l->has_size = l->has_mtime = false;
-	}
-}
-
-static void az_add(azl *l)
-{
-	if (!l->name)
-		return;
-	char k[128];
-	if (!l->has_mtime || !l->has_size) {
-		lv__printable(k, sizeof k, l->name);
-		xfail(&l->x, LV_ECORRUPT, "blob '%s' has no valid %s", k,
-		      l->has_size ? "<Last-Modified>" : "<Content-Length>");
-		return;
-	}
-	lv_list_page *p = l->page;
-	lv_list_obj *nv = lv__grow(p->objs, &p->cap, p->n, sizeof *nv, 64);
-	if (!nv) {
-		xfail(&l->x, LV_ENOMEM, "out of memory");
-		return;
-	}
-	p->objs = nv;
-	nv[p->n].key = l->name;
-	nv[p->n].size = l->size;
-	nv[p->n].mtime_ms = l->mtime;
-	p->n++;
-	l->name = NULL;
-}
-
-static void XMLCALL az_end(void *u, const XML_Char *name)
-{
-	azl *l = u;
-	if (l->x.rc < 0)
-		return;
-	const char *t = l->x.text.ptr ? (const char *)l->x.text.ptr : "";
-	size_t tl = l->x.text.len;
-	if (l->in_blob && l->x.depth == 4 && !strcmp(name, "Name")) {
-		free(l->name);
-		if (!(l->name = lv__strndup(t, tl)))
-			xfail(&l->x, LV_ENOMEM, "out of memory");
-	} else if (l->in_blob && l->x.depth == 5 && !strcmp(name, "Content-Length")) {
-		l->has_size = lv_parse_u64(t, tl, &l->size);
-		if (!l->has_size)
-			xfail(&l->x, LV_ECORRUPT, "<Content-Length> is not a number");
-	} else if (l->in_blob && l->x.depth == 5 && !strcmp(name, "Last-Modified")) {
-		char d[64];
-		size_t n = tl < sizeof d - 1 ? tl : sizeof d - 1;
-		memcpy(d, t, n);
-		d[n] = 0;
-		l->mtime = lv__rfc1123_ms(d);
-		l->has_mtime = l->mtime > 0;
-	} else if (l->x.depth == 3 && !strcmp(name, "Blob")) {
-		l->in_blob = false;
-		az_add(l);
-	} else if (l->x.depth == 2 && !strcmp(name, "NextMarker")) {
-		free(l->page->next_token);
-		l->page->next_token = NULL;
-		if (tl && !(l->page->next_token = lv__strndup(t, tl)))
-			xfail(&l->x, LV_ENOMEM, "out of memory");
-		l->page->truncated = tl > 0;
-	}
-	l->x.text.len = 0;
-	l->x.depth--;
-}
-
-int lv__azxml_parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
-			 lv_error *err)
-{
-	memset(page, 0, sizeof *page);
-	azl l;
-	memset(&l, 0, sizeof l);
-	l.page = page;
-	int rc = xinit(&l.x, "EnumerationResults", &l);
-	char msg[200];
-	if (rc < 0) {
-		snprintf(msg, sizeof msg, "out of memory");
-	} else {
-		XML_SetElementHandler(l.x.xp, az_start, az_end);
-		rc = xrun(&l.x, body, len, msg, sizeof msg);
-	}
-	free(l.name);
-	xdispose(&l.x);
-	if (rc < 0) {
-		lv__list_page_dispose(page);
 		return lv__err(err, rc, "%s: %s", what, msg);
 	}
 	return 0;

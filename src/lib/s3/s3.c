@@ -1,7 +1,8 @@
 /*
  * S3 backend: our own SigV4 signer over the shared HTTP client
- * (objstore/http.h: handle pool, retries inside a deadline, capped bodies) and
- * expat for ListObjectsV2 / DeleteObjects.  The backend is thread-safe: every
+ * (objstore/http.h: handle pool, retries inside a deadline, capped bodies),
+ * serving the storage ops written once in objstore/objstore.h with one request
+ * per object and ListObjectsV2 pages; DeleteObjects for many keys.  The backend is thread-safe: every
  * request signs itself, at each attempt, with the credentials of the moment
  * (aws/creds.h refreshes temporary ones before they expire, and once more when
  * S3 says a token has expired).  Credentials never appear in messages.
@@ -13,36 +14,23 @@
 #include <strings.h>
 #include <time.h>
 
-#include "objstore/lister.h"
 #include "objstore/xml.h"
 #include "s3/s3_int.h"
 #include "s3/sigv4.h"
-#include "storage/storage_int.h"
 #include "util/util.h"
 
 /* Bodies lancever keeps: error bodies (for the code in messages) and the 2xx bodies of
- * PUT/DELETE/HEAD are cut after 64 KiB; a ListObjectsV2 page or DeleteObjects result
- * over 32 MiB is refused (1000 keys of 1 KiB, escaped, take ~6 MiB). */
-#define S3_SMALL_BODY_MAX (64u << 10)
+ * PUT/DELETE/HEAD are cut after 64 KiB (objstore/http.h's default); a ListObjectsV2 page
+ * or DeleteObjects result over 32 MiB is refused (1000 keys of 1 KiB, escaped, take ~6 MiB). */
 #define S3_LIST_BODY_MAX ((uint64_t)32 << 20)
 
 /* ---- one S3 request ---- */
 
 typedef struct s3req {
-	const char *method;
-	const char *what;       /* for messages: "GET", "LIST", ... */
-	const char *name;       /* for messages: the object or directory, relative */
-	const char *key;        /* object key below the bucket ("" for bucket-level) */
-	const char *query;      /* canonical query (sorted, encoded) or "" */
-	const uint8_t *body;
-	size_t body_len;
-	const char *range;      /* "bytes=a-b" or NULL */
-	bool if_none_match;
+	lv_objreq o;             /* method, what, name, key ("" for bucket-level), body, range, limits */
+	const char *query;       /* canonical query (sorted, encoded) or "" */
 	const char *content_type;
 	const char *content_md5; /* base64, or NULL */
-	uint64_t max_ok, keep_ok;
-	bool ranged;
-	uint64_t range_off, range_len;
 } s3req;
 
 typedef struct sign_ctx {
@@ -74,7 +62,7 @@ static int s3_sign(void *ctx, const lv_http_req *hq, lv_http_hdrs *h, lv_error *
 		sh[nh++] = (lv_sigv4_header){ "x-amz-date", amz };
 		if (cr->token)
 			sh[nh++] = (lv_sigv4_header){ "x-amz-security-token", cr->token };
-		lv_sigv4_request sr = { q->method, c->curi, q->query, sh, nh, c->payload, amz,
+		lv_sigv4_request sr = { q->o.method, c->curi, q->query, sh, nh, c->payload, amz,
 					c->s->region, "s3", cr->akid, cr->secret };
 		char auth[1024];
 		if (lv_sigv4_authorization(&sr, auth, sizeof auth) < 0)
@@ -90,9 +78,9 @@ static int s3_sign(void *ctx, const lv_http_req *hq, lv_http_hdrs *h, lv_error *
 	}
 	if (rc == 0)
 		rc = lv__http_hdr(h, "x-amz-content-sha256: %s", c->payload);
-	if (rc == 0 && q->range)
-		rc = lv__http_hdr(h, "Range: %s", q->range);
-	if (rc == 0 && q->if_none_match)
+	if (rc == 0 && q->o.range)
+		rc = lv__http_hdr(h, "Range: %s", q->o.range);
+	if (rc == 0 && q->o.create)
 		rc = lv__http_hdr(h, "If-None-Match: *");
 	if (rc == 0 && q->content_type)
 		rc = lv__http_hdr(h, "Content-Type: %s", q->content_type);
@@ -127,10 +115,11 @@ static bool token_expired(const lv_http_resp *r)
 static int s3_perform(s3 *s, const s3req *q, lv_http_resp *r, lv_error *err)
 {
 	memset(r, 0, sizeof *r);
-	char *ekey = lv_aws_uri_encode(q->key, strlen(q->key), 1);
+	const char *key = q->o.key;
+	char *ekey = lv_aws_uri_encode(key, strlen(key), 1);
 	char *curi = NULL, *url = NULL;
 	if (ekey)
-		curi = s->path_style ? lv__sprintf("/%s%s%s", s->bucket, q->key[0] ? "/" : "", ekey)
+		curi = s->path_style ? lv__sprintf("/%s%s%s", s->bucket, key[0] ? "/" : "", ekey)
 				     : lv__sprintf("/%s", ekey);
 	if (curi)
 		url = lv__sprintf("%s%s%s%s", s->endpoint, curi, q->query[0] ? "?" : "", q->query);
@@ -143,30 +132,17 @@ static int s3_perform(s3 *s, const s3req *q, lv_http_resp *r, lv_error *err)
 	if (s->unsigned_payload)
 		snprintf(c.payload, sizeof c.payload, "UNSIGNED-PAYLOAD");
 	else
-		lv_sha256_hex(q->body ? (const void *)q->body : "", q->body_len, c.payload);
-	lv_http_req hq = { 0 };
-	hq.method = q->method;
-	hq.what = q->what;
-	hq.name = q->name;
-	hq.url = url;
-	hq.body = q->body;
-	hq.body_len = q->body_len;
+		lv_sha256_hex(q->o.data ? q->o.data : "", q->o.n, c.payload);
+	lv_http_req hq;
+	lv__obj_http_req(&s->o, &q->o, url, &hq);
 	hq.sign = s3_sign;
 	hq.ctx = &c;
-	hq.max_ok = q->max_ok ? q->max_ok : S3_SMALL_BODY_MAX;
-	hq.keep_ok = q->keep_ok;
-	hq.ranged = q->ranged;
-	hq.range_off = q->range_off;
-	hq.range_len = q->range_len;
 	hq.retry_on = slow_down;
-	hq.code_of = code_of;
-	hq.service_name = "S3";
-	hq.root = s->root;
-	int rc = lv__http_perform(s->http, &hq, r, err);
+	int rc = lv__http_perform(s->o.http, &hq, r, err);
 	if (rc == 0 && token_expired(r)) {
 		c.force_refresh = true;
 		lv__http_resp_dispose(r);
-		rc = lv__http_perform(s->http, &hq, r, err);
+		rc = lv__http_perform(s->o.http, &hq, r, err);
 	}
 	free(url);
 	free(curi);
@@ -174,166 +150,19 @@ static int s3_perform(s3 *s, const s3req *q, lv_http_resp *r, lv_error *err)
 	return rc;
 }
 
-static int status_error(const s3 *s, const char *what, const char *key, const lv_http_resp *r,
-			lv_error *err)
-{
-	char code[64];
-	code_of(r, code, sizeof code);
-	int lv = r->status == 404 ? LV_ENOTFOUND : r->status == 412 ? LV_EEXISTS : LV_EIO;
-	return lv__err(err, lv, "S3 %s %s: HTTP %ld%s%s", what, key[0] ? key : s->bucket, r->status,
-		       code[0] ? " " : "", code);
-}
+/* ---- ops (the rest are objstore.h's) ---- */
 
-static char *full_key(const s3 *s, const char *path)
+static int s3_object(void *impl, const lv_objreq *o, lv_http_resp *r, lv_error *err)
 {
-	if (!s->prefix[0])
-		return lv__strdup(path);
-	return path[0] ? lv__sprintf("%s/%s", s->prefix, path) : lv__strdup(s->prefix);
-}
-
-/* ---- ops ---- */
-
-/*
- * A whole GET (ranged == false) or a ranged GET of [offset, offset + len).  A
- * server that ignores Range answers 200 with the object from byte 0: the range
- * is cut from that (reading stops at its end); a 206 must start at `offset`.
- */
-static int s3_get(s3 *s, const char *path, bool ranged, uint64_t offset, uint64_t len, lv_buf *out,
-		  lv_error *err)
-{
-	char range[64] = "";
-	if (ranged) {
-		uint64_t last;
-		if (__builtin_add_overflow(offset, len - 1, &last))
-			snprintf(range, sizeof range, "bytes=%llu-", (unsigned long long)offset);
-		else
-			snprintf(range, sizeof range, "bytes=%llu-%llu", (unsigned long long)offset,
-				 (unsigned long long)last);
-	}
-	char *key = full_key(s, path);
-	if (!key)
-		return lv__err(err, LV_ENOMEM, "out of memory");
-	lv_http_resp r;
-	s3req q = { "GET", "GET", path, key, "", NULL, 0, ranged ? range : NULL, false, NULL, NULL,
-		    lv__http_get_limits(s->http)->max_object, 0, ranged, offset, len };
-	int rc = s3_perform(s, &q, &r, err);
-	if (rc == 0) {
-		if (r.status == 206 && ranged) {
-			if (r.has_range && r.range_start != offset)
-				rc = lv__err(err, LV_ECORRUPT,
-					     "S3 GET %s: asked for bytes from %llu, the server sent bytes from %llu",
-					     path, (unsigned long long)offset,
-					     (unsigned long long)r.range_start);
-			else if ((rc = lv_dbuf_take(&r.body, out)) == 0 && out->size > len)
-				out->size = len;
-		} else if (r.status == 200) {
-			if (ranged) { /* Range ignored: the body starts at byte 0 */
-				size_t skip = r.body.len < offset ? r.body.len : (size_t)offset;
-				if (skip)
-					memmove(r.body.ptr, r.body.ptr + skip, r.body.len - skip);
-				r.body.len -= skip;
-				if (r.body.len > len)
-					r.body.len = (size_t)len;
-			}
-			rc = lv_dbuf_take(&r.body, out);
-		} else if (r.status == 416 && ranged) { /* range starts past the end */
-			lv__http_resp_dispose(&r);
-			lv_dbuf_init(&r.body, 0);
-			rc = lv_dbuf_take(&r.body, out);
-		} else {
-			rc = status_error(s, "GET", path, &r, err);
-		}
-		if (rc == LV_ENOMEM)
-			rc = lv__err(err, rc, "S3 GET %s: out of memory", path);
-	}
-	lv__http_resp_dispose(&r);
-	free(key);
-	return rc;
-}
-
-static int s3_read(void *impl, const char *path, lv_buf *out, lv_error *err)
-{
-	return s3_get(impl, path, false, 0, 0, out, err);
-}
-
-static int s3_read_range(void *impl, const char *path, uint64_t offset, uint64_t len, lv_buf *out,
-			 lv_error *err)
-{
-	if (len == 0) {
-		out->ptr = lv__malloc(1);
-		out->size = 0;
-		return out->ptr ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
-	}
-	return s3_get(impl, path, true, offset, len, out, err);
-}
-
-/* A HEAD, PUT or DELETE of one object: the answer's status and small body are
- * left in *r (the caller disposes r->body, also on failure). */
-static int object_request(s3 *s, const char *method, const char *path, const void *data, size_t n,
-			  bool create, lv_http_resp *r, lv_error *err)
-{
-	memset(r, 0, sizeof *r);
-	char *key = full_key(s, path);
-	if (!key)
-		return lv__err(err, LV_ENOMEM, "out of memory");
-	s3req q = { method, method, path, key, "", data, n, NULL, create,
-		    data ? "application/octet-stream" : NULL, NULL, 0, S3_SMALL_BODY_MAX, false, 0, 0 };
-	int rc = s3_perform(s, &q, r, err);
-	free(key);
-	return rc;
-}
-
-static int s3_head(void *impl, const char *path, uint64_t *size, int64_t *mtime, lv_error *err)
-{
-	lv_http_resp r;
-	int rc = object_request(impl, "HEAD", path, NULL, 0, false, &r, err);
-	if (rc == 0 && r.status != 200)
-		rc = status_error(impl, "HEAD", path, &r, err);
-	if (rc == 0 && !r.has_length)
-		rc = lv__err(err, LV_ECORRUPT, "S3 HEAD %s: no Content-Length in the answer", path);
-	if (rc == 0) {
-		if (size)
-			*size = r.content_length;
-		if (mtime)
-			*mtime = r.last_modified_ms;
-	}
-	lv__http_resp_dispose(&r);
-	return rc;
-}
-
-static int s3_put(s3 *s, const char *path, const void *data, size_t n, bool create, lv_error *err)
-{
-	lv_http_resp r;
-	/* a zero-length object still sends a (non-NULL) body and its content type */
-	int rc = object_request(s, "PUT", path, data ? data : "", n, create, &r, err);
-	if (rc == 0 && r.status != 200)
-		rc = (create && (r.status == 412 || r.status == 409))
-			     ? lv__err(err, LV_EEXISTS, "S3 PUT %s: already exists", path)
-			     : status_error(s, "PUT", path, &r, err);
-	lv__http_resp_dispose(&r);
-	return rc;
-}
-
-static int s3_write(void *impl, const char *path, const void *data, size_t n, lv_error *err)
-{
-	return s3_put(impl, path, data, n, false, err);
-}
-
-static int s3_create(void *impl, const char *path, const void *data, size_t n, lv_error *err)
-{
-	return s3_put(impl, path, data, n, true, err);
+	s3req q = { *o, "", o->data ? "application/octet-stream" : NULL, NULL };
+	return s3_perform(impl, &q, r, err);
 }
 
 static int s3_del(void *impl, const char *path, lv_error *err)
 {
 	/* S3 deletes of absent keys succeed silently; HEAD first keeps LV_ENOTFOUND meaningful. */
-	LV_TRY(s3_head(impl, path, NULL, NULL, err));
-	lv_http_resp r;
-	int rc = object_request(impl, "DELETE", path, NULL, 0, false, &r, err);
-	if (rc == 0 && r.status != 204 && r.status != 200)
-		rc = status_error(impl, "DELETE", path, &r, err);
-	lv__http_resp_dispose(&r);
-	return rc;
+	LV_TRY(lv__obj_head(impl, path, NULL, NULL, err));
+	return lv__obj_delete(impl, path, err);
 }
 
 /* ---- DeleteObjects ---- */
@@ -366,7 +195,7 @@ static int delete_batch(s3 *s, const char *const *paths, size_t n, int *rcs, lv_
 	lv_dbuf_adds(&body, "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Delete><Quiet>true</Quiet>");
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		rcs[i] = 0;
-		if (!(keys[i] = full_key(s, paths[i])))
+		if (!(keys[i] = lv__obj_key(&s->o, paths[i])))
 			rc = LV_ENOMEM;
 		else if (lv_dbuf_adds(&body, "<Object><Key>") < 0 || xml_escape(&body, keys[i]) < 0 ||
 			 lv_dbuf_adds(&body, "</Key></Object>") < 0)
@@ -380,16 +209,17 @@ static int delete_batch(s3 *s, const char *const *paths, size_t n, int *rcs, lv_
 	}
 	uint8_t md5[16];
 	unsigned ml = 0;
-	const lv_crypto_api *k = lv__http_crypto(s->http);
+	const lv_crypto_api *k = lv__http_crypto(s->o.http);
 	k->digest(body.ptr, body.len, md5, &ml, k->md5(), NULL);
 	char md5b64[32];
 	k->encode_block((unsigned char *)md5b64, md5, 16);
 	lv_http_resp r;
-	s3req q = { "POST", "DELETE", paths[0], "", "delete=", body.ptr, body.len, NULL, false,
-		    "application/xml", md5b64, S3_LIST_BODY_MAX, 0, false, 0, 0 };
+	s3req q = { { .method = "POST", .what = "DELETE", .path = paths[0], .key = "", .data = body.ptr,
+		      .n = body.len, .max_ok = S3_LIST_BODY_MAX },
+		    "delete=", "application/xml", md5b64 };
 	rc = s3_perform(s, &q, &r, err);
 	if (rc == 0 && r.status != 200)
-		rc = status_error(s, "DELETE", paths[0], &r, err);
+		rc = lv__obj_status_error(&s->o, "DELETE", paths[0], &r, err);
 	if (rc == 0)
 		rc = lv__s3xml_parse_delete((const char *)r.body.ptr, r.body.len,
 					    (const char *const *)keys, n, rcs, NULL, err);
@@ -431,76 +261,30 @@ static int s3_del_many(void *impl, const char *const *paths, size_t n, int *rcs,
 
 /* ---- ListObjectsV2 ---- */
 
-static int s3_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
-		   lv_error *err)
+static int s3_list_page(void *impl, const char *kprefix, bool recursive, const char *token,
+			const char *dname, const char *what, lv_list_page *pg, lv_error *err)
 {
 	s3 *s = impl;
-	char *kprefix = NULL; /* key prefix to list: "<prefix>/<dir>/" */
-	if (s->prefix[0])
-		kprefix = dir[0] ? lv__sprintf("%s/%s/", s->prefix, dir) : lv__sprintf("%s/", s->prefix);
-	else
-		kprefix = dir[0] ? lv__sprintf("%s/", dir) : lv__strdup("");
-	if (!kprefix)
+	/* canonical query: parameters sorted by name, values AWS-encoded */
+	char *ep = lv_aws_uri_encode(kprefix, strlen(kprefix), 0);
+	char *et = token ? lv_aws_uri_encode(token, strlen(token), 0) : NULL;
+	char *query = lv__sprintf("%s%s%s%slist-type=2&prefix=%s", et ? "continuation-token=" : "",
+				  et ? et : "", et ? "&" : "", recursive ? "" : "delimiter=%2F&",
+				  ep ? ep : "");
+	free(ep);
+	free(et);
+	if (!query)
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	lv_lister l;
-	lv__lister_init(&l, kprefix, s->prefix[0] ? strlen(s->prefix) + 1 : 0, recursive);
-	const char *dname = dir[0] ? dir : "/";
-	char what[300];
-	snprintf(what, sizeof what, "S3 LIST %.256s", dname);
-	char *token = NULL;
-	int rc = 0;
-	for (long page = 0;; page++) {
-		if (page >= lv__http_get_limits(s->http)->list_max_pages) {
-			rc = lv__err(err, LV_ELIMIT,
-				     "%s: more than %ld pages (LANCEVER_S3_LIST_MAX_PAGES raises the limit)",
-				     what, lv__http_get_limits(s->http)->list_max_pages);
-			break;
-		}
-		/* canonical query: parameters sorted by name, values AWS-encoded */
-		char *ep = lv_aws_uri_encode(kprefix, strlen(kprefix), 0);
-		char *et = token ? lv_aws_uri_encode(token, strlen(token), 0) : NULL;
-		char *query = lv__sprintf("%s%s%s%slist-type=2&prefix=%s", et ? "continuation-token=" : "",
-					  et ? et : "", et ? "&" : "", recursive ? "" : "delimiter=%2F&",
-					  ep ? ep : "");
-		free(ep);
-		free(et);
-		if (!query) {
-			rc = lv__err(err, LV_ENOMEM, "out of memory");
-			break;
-		}
-		lv_http_resp r;
-		s3req q = { "GET", "LIST", dname, "", query, NULL, 0, NULL, false, NULL, NULL,
-			    S3_LIST_BODY_MAX, 0, false, 0, 0 };
-		rc = s3_perform(s, &q, &r, err);
-		free(query);
-		if (rc == 0 && r.status != 200)
-			rc = status_error(s, "LIST", dname, &r, err);
-		lv_list_page pg;
-		memset(&pg, 0, sizeof pg);
-		if (rc == 0)
-			rc = lv__s3xml_parse_list((const char *)r.body.ptr, r.body.len, what, &pg, err);
-		lv__http_resp_dispose(&r);
-		if (rc == 0)
-			rc = lv__lister_page(&l, &pg, what, err);
-		bool more = pg.truncated;
-		free(token);
-		token = pg.next_token;
-		pg.next_token = NULL;
-		lv__list_page_dispose(&pg);
-		if (rc < 0 || !more)
-			break;
-		if (!token || !token[0]) {
-			rc = lv__err(err, LV_ECORRUPT, "%s: truncated listing without a token", what);
-			break;
-		}
-		if ((rc = lv__lister_token(&l, token, what, err)) < 0)
-			break;
-	}
+	lv_http_resp r;
+	s3req q = { { .method = "GET", .what = "LIST", .path = dname, .key = "", .max_ok = S3_LIST_BODY_MAX },
+		    query, NULL, NULL };
+	int rc = s3_perform(s, &q, &r, err);
+	free(query);
+	if (rc == 0 && r.status != 200)
+		rc = lv__obj_status_error(&s->o, "LIST", dname, &r, err);
 	if (rc == 0)
-		rc = lv__lister_emit(&l, cb, payload);
-	lv__lister_dispose(&l);
-	free(token);
-	free(kprefix);
+		rc = lv__s3xml_parse_list((const char *)r.body.ptr, r.body.len, what, pg, err);
+	lv__http_resp_dispose(&r);
 	return rc;
 }
 
@@ -509,10 +293,10 @@ void lv__s3_close(void *impl)
 	s3 *s = impl;
 	if (!s)
 		return;
-	lv__http_free(s->http);
+	lv__http_free(s->o.http);
 	lv__aws_chain_free(s->creds);
 	free(s->bucket);
-	free(s->prefix);
+	free(s->o.prefix);
 	free(s->endpoint);
 	free(s->host);
 	free(s->region);
@@ -525,17 +309,20 @@ static void s3_credential_source(void *impl, char *buf, size_t cap)
 	lv__aws_chain_describe(s->creds, buf, cap);
 }
 
+const lv_objsvc lv__s3_svc = {
+	.name = "S3",
+	.put_ok = 200,
+	.del_ok = 204,
+	.exists_on_412 = true,
+	.code_of = code_of,
+	.object = s3_object,
+	.list_page = s3_list_page,
+};
+
 const lv_storage_ops lv__s3_ops = {
-	.version = LV_STORAGE_OPS_VERSION,
-	.list = s3_list,
-	.read = s3_read,
-	.read_range = s3_read_range,
-	.head = s3_head,
-	.write = s3_write,
-	.create = s3_create,
+	LV__OBJSTORE_OPS,
 	.del = s3_del,
 	.close = lv__s3_close,
 	.del_many = s3_del_many,
-	.flags = LV_STORAGE_FLAG_REMOTE,
 	.credential_source = s3_credential_source,
 };

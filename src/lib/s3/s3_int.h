@@ -9,23 +9,23 @@
 
 #include "aws/creds.h"
 #include "lancever/sys/storage.h"
-#include "objstore/http.h"
+#include "objstore/objstore.h"
 
 typedef struct s3 {
-	char *bucket, *prefix; /* prefix decoded, without leading/trailing '/'; "" = bucket root */
+	lv_objstore o;         /* first: prefix, root ("s3://bucket/prefix"), HTTP client */
+	char *bucket;
 	char *endpoint;        /* scheme://host[:port][/path], no trailing '/' */
 	char *host;            /* Host header value */
 	bool path_style;
 	bool unsigned_payload; /* aws_unsigned_payload: x-amz-content-sha256: UNSIGNED-PAYLOAD */
 	bool bulk_delete;      /* false with aws_disable_bulk_delete: DELETE per key */
 	char *region;
-	char root[600];        /* "s3://bucket/prefix", for log lines */
-	lv_http *http;
 	lv_aws_chain *creds;
 } s3;
 
-/* s3.c: the ops table and the handle's destructor. */
+/* s3.c: the ops table, the service the shared ops call (objstore.h) and the handle's destructor. */
 extern const lv_storage_ops lv__s3_ops;
+extern const lv_objsvc lv__s3_svc;
 void lv__s3_close(void *impl);
 
 #endif

@@ -175,6 +175,7 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, lv_optbag *o, lv_err
 	s3 *s = lv__calloc(1, sizeof *s);
 	if (!s)
 		return lv__err(err, LV_ENOMEM, "out of memory");
+	s->o.svc = &lv__s3_svc;
 	s->bucket = lv__strndup(rest, blen);
 	const char *p = slash ? slash + 1 : "";
 	size_t plen = strlen(p);
@@ -184,9 +185,9 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, lv_optbag *o, lv_err
 	memset(&prof, 0, sizeof prof);
 	lv_http_limits lim;
 	lv_aws_chain_cfg cc;
-	int rc = s->bucket ? lv__uri_key_prefix(p, plen, "s3://", o, &s->prefix, err)
+	int rc = s->bucket ? lv__uri_key_prefix(p, plen, "s3://", o, &s->o.prefix, err)
 			   : lv__err(err, LV_ENOMEM, "out of memory");
-	if (rc == 0 && s->prefix[0] && (rc = lv__storage_check_path(s->prefix, false, "open s3://", err)) < 0)
+	if (rc == 0 && s->o.prefix[0] && (rc = lv__storage_check_path(s->o.prefix, false, "open s3://", err)) < 0)
 		lv__err_prefix(err, rc, "open s3://%s: the key prefix is not a valid object path", s->bucket);
 	if (rc == 0)
 		rc = lv__http_limits_read(&lim, o, err);
@@ -199,16 +200,15 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, lv_optbag *o, lv_err
 	if (rc == 0)
 		rc = lv__opt_leftover(o, "s3://", err);
 	if (rc == 0)
-		rc = lv__http_new(&s->http, &lim, "s3", err);
+		rc = lv__http_new(&s->o.http, &lim, "s3", err);
 	if (rc == 0) {
 		cc.lim = &lim;
 		rc = lv__aws_chain_open(&s->creds, &cc, err);
 	}
 	lv__aws_profile_dispose(&prof);
 	if (rc == 0) {
-		snprintf(s->root, sizeof s->root, "s3://%s%s%s", s->bucket, s->prefix[0] ? "/" : "",
-			 s->prefix);
-		rc = lv__storage_new_kind(out, &lv__s3_ops, s, s->root, LV__STORAGE_S3, err);
+		lv__obj_set_root(&s->o, "s3://", s->bucket);
+		rc = lv__storage_new_kind(out, &lv__s3_ops, s, s->o.root, LV__STORAGE_S3, err);
 	}
 	if (rc < 0)
 		lv__s3_close(s);

@@ -48,19 +48,6 @@ static mobj *find(mem *m, const char *path)
 	return i < m->n && strcmp(m->v[i].path, path) == 0 ? &m->v[i] : NULL;
 }
 
-static uint8_t *copy_bytes(const void *data, size_t size)
-{
-	if (size == SIZE_MAX)
-		return NULL;
-	uint8_t *p = lv__malloc(size + 1);
-	if (!p)
-		return NULL;
-	if (size)
-		memcpy(p, data, size);
-	p[size] = 0;
-	return p;
-}
-
 /* ---- list ---- */
 
 typedef struct snap {
@@ -136,7 +123,7 @@ static int mem_read_range(void *impl, const char *path, uint64_t offset, uint64_
 	uint64_t n = offset >= o->size ? 0 : o->size - offset;
 	if (n > len)
 		n = len;
-	out->ptr = copy_bytes(n ? o->data + offset : o->data, (size_t)n);
+	out->ptr = lv__memdupz(n ? o->data + offset : o->data, (size_t)n);
 	if (!out->ptr) {
 		rc = lv__err(err, LV_ENOMEM, "read %s: out of memory", path);
 		goto out;
@@ -178,7 +165,7 @@ static int mem_put(void *impl, const char *path, const void *data, size_t size, 
 	const char *what = create ? "create" : "write";
 	int rc = 0;
 	/* Copy outside the lock; the swap under it is what makes the write atomic. */
-	uint8_t *bytes = copy_bytes(data, size);
+	uint8_t *bytes = lv__memdupz(data, size);
 	char *key = lv__strdup(path);
 	if (!bytes || !key) {
 		free(bytes);

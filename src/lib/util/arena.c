@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/util.h"
+
 struct lv_arena_block {
 	lv_arena_block *next;
 	size_t used;
@@ -53,13 +55,7 @@ void *lv_arena_alloc(lv_arena *a, size_t n)
 
 char *lv_arena_strndup(lv_arena *a, const char *s, size_t n)
 {
-	char *d = lv_arena_alloc(a, n + 1);
-	if (!d)
-		return NULL;
-	if (n)
-		memcpy(d, s, n);
-	d[n] = 0;
-	return d;
+	return lv__copyz(lv_arena_alloc(a, n + 1), s, n);
 }
 
 char *lv_arena_strdup(lv_arena *a, const char *s)

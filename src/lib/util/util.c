@@ -78,16 +78,22 @@ void *lv__reallocarray(void *p, size_t n, size_t size)
 	return lv__realloc(p, t);
 }
 
-char *lv__strndup(const char *s, size_t n)
+void *lv__memdupz(const void *s, size_t n)
 {
-	char *d = malloc(n + 1);
-	if (!d)
-		return NULL;
-	if (n)
-		memcpy(d, s, n);
-	d[n] = 0;
-	return d;
+	return n == SIZE_MAX ? NULL : lv__copyz(malloc(n + 1), s, n);
 }
+
+int lv__buf_copy(lv_buf *out, const lv_buf *b)
+{
+	uint8_t *p = lv__memdupz(b->ptr, b->size);
+	if (!p)
+		return LV_ENOMEM;
+	out->ptr = p;
+	out->size = b->size;
+	return 0;
+}
+
+char *lv__strndup(const char *s, size_t n) { return lv__memdupz(s, n); }
 
 char *lv__strdup(const char *s) { return s ? lv__strndup(s, strlen(s)) : NULL; }
 

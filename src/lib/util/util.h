@@ -38,6 +38,21 @@ void *lv__malloc(size_t n);
 void *lv__calloc(size_t n, size_t size);
 void *lv__realloc(void *p, size_t n);
 void *lv__reallocarray(void *p, size_t n, size_t size);
+/* Copies n bytes of s into d (which has room for n + 1) and ends them with a 0 byte;
+ * returns d (NULL if d is NULL: the allocation that made it failed). */
+static inline void *lv__copyz(void *d, const void *s, size_t n)
+{
+	if (d) {
+		if (n)
+			memcpy(d, s, n);
+		((char *)d)[n] = 0;
+	}
+	return d;
+}
+/* A malloc'd copy of n bytes followed by a 0 byte; NULL when out of memory. */
+void *lv__memdupz(const void *s, size_t n);
+/* out = a copy of b (0-terminated past its end, as read buffers are); LV_ENOMEM. */
+int lv__buf_copy(lv_buf *out, const lv_buf *b);
 char *lv__strdup(const char *s);
 char *lv__strndup(const char *s, size_t n);
 char *lv__sprintf(const char *fmt, ...) LV_PRINTF(1, 2); /* malloc'ed, NULL on OOM */

@@ -1,8 +1,14 @@
 #include "support/synth.h"
 
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <cmocka.h>
 
+#include "support/testutil.h"
 #include "util/util.h"
 #include "wire/pb.h"
 
@@ -25,6 +31,17 @@ const char *synth_manifest_path(char *buf, size_t cap, uint64_t version)
 {
 	snprintf(buf, cap, "_versions/%020llu.manifest", (unsigned long long)(UINT64_MAX - version));
 	return buf;
+}
+
+void synth_add_manifest(lv_dbuf *file, const lv_dbuf *man)
+{
+	uint64_t pos = file->len;
+	lv_dbuf_add_u32le(file, (uint32_t)man->len);
+	lv_dbuf_add(file, man->ptr, man->len);
+	lv_dbuf_add_u64le(file, pos);
+	lv_dbuf_add_u16le(file, 0);
+	lv_dbuf_add_u16le(file, 2);
+	lv_dbuf_add(file, "LANC", 4);
 }
 
 int synth_write(lv_storage *st, const synth_commit *c)
@@ -67,13 +84,7 @@ int synth_write(lv_storage *st, const synth_commit *c)
 		lv_dbuf_add_u32le(&file, (uint32_t)txn.len);
 		lv_dbuf_add(&file, txn.ptr, txn.len);
 	}
-	uint64_t pos = file.len;
-	lv_dbuf_add_u32le(&file, (uint32_t)man.len);
-	lv_dbuf_add(&file, man.ptr, man.len);
-	lv_dbuf_add_u64le(&file, pos);
-	lv_dbuf_add_u16le(&file, 0);
-	lv_dbuf_add_u16le(&file, 2);
-	lv_dbuf_add(&file, "LANC", 4);
+	synth_add_manifest(&file, &man);
 
 	if (c->scheme == 3)
 		snprintf(path, sizeof path, "_versions/d%llu.manifest",
@@ -106,6 +117,15 @@ int synth_series(lv_storage *st, uint64_t n, int64_t base_ms)
 			return rc;
 	}
 	return 0;
+}
+
+lv_storage *synth_mem_series(uint64_t n, int64_t base_ms)
+{
+	lv_error e = { 0 };
+	lv_storage *st = NULL;
+	TU_CHECK(e, lv_storage_mem_new(&st, &e));
+	TU_CHECK(e, synth_series(st, n, base_ms));
+	return st;
 }
 
 int synth_tag(lv_storage *st, const char *name, uint64_t version)

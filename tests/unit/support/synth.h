@@ -4,6 +4,8 @@
 
 #include <lancever/storage.h>
 
+#include "util/util.h"
+
 typedef struct synth_commit {
 	uint64_t version;
 	int64_t ts_ms;
@@ -18,10 +20,15 @@ typedef struct synth_commit {
 	const char *data_path;        /* the fragment's data file (relative to data/); NULL = data.lance */           /* no inline transaction: only _transactions/<file> */
 } synth_commit;
 
+/* Appends a manifest message and the manifest footer (its offset, version 0.2, "LANC")
+ * to `file`, which holds what comes before it (an inline transaction, or nothing). */
+void synth_add_manifest(lv_dbuf *file, const lv_dbuf *man);
 /* Writes one manifest (inline transaction + manifest + footer).  Returns an LV_* code. */
 int synth_write(lv_storage *st, const synth_commit *c);
 /* Writes versions 1..n with timestamps base_ms + 1000*v. */
 int synth_series(lv_storage *st, uint64_t n, int64_t base_ms);
+/* A new in-memory store holding versions 1..n (synth_series); fails the test on error. */
+lv_storage *synth_mem_series(uint64_t n, int64_t base_ms);
 /* Writes a tag file _refs/tags/<name>.json. */
 int synth_tag(lv_storage *st, const char *name, uint64_t version);
 /* Path of version v's manifest (V2 name) in buf. */

@@ -87,3 +87,27 @@ void tu_rmrf(const char *path)
 {
 	nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
+
+lv_dataset *tu_open(lv_storage *st)
+{
+	lv_error err = { 0 };
+	lv_dataset *ds = NULL;
+	TU_CHECK(err, lv_dataset_open_storage(&ds, st, NULL, &err));
+	return ds;
+}
+
+lv_buf tu_read(lv_storage *st, const char *path)
+{
+	lv_error err = { 0 };
+	lv_buf b = { 0 };
+	TU_CHECK(err, lv_storage_read(st, path, &b, &err));
+	return b;
+}
+
+uint64_t tu_rng(uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	return *state;
+}

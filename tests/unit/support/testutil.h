@@ -5,6 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lancever/dataset.h"
+#include "lancever/storage.h"
+
 /* Fails the current cmocka test, with the lv_error's message, when EXPR (a
  * lancever call returning an int status) is not 0.  ERR is the lv_error the
  * call was given. */
@@ -26,5 +29,11 @@ void tu_free_list(char **l);
 const char *tu_tmpdir(void);
 /* rm -rf */
 void tu_rmrf(const char *path);
+/* A dataset opened on `st` with default options; fails the test on error. */
+lv_dataset *tu_open(lv_storage *st);
+/* The whole object at `path` of `st`; fails the test on error. */
+lv_buf tu_read(lv_storage *st, const char *path);
+/* xorshift64 over *state: the same sequence for the same seed on every machine. */
+uint64_t tu_rng(uint64_t *state);
 
 #endif

@@ -22,19 +22,6 @@
 /* A name taken by a file that is not ours is looked at again this many times. */
 #define CREATE_ATTEMPTS 4
 
-/* A copy of `b` (lv__cp_try consumes the bytes it is handed). */
-static int buf_copy(lv_buf *out, const lv_buf *b)
-{
-	uint8_t *p = lv__malloc(b->size + 1);
-	if (!p)
-		return LV_ENOMEM;
-	memcpy(p, b->ptr, b->size);
-	p[b->size] = 0;
-	out->ptr = p;
-	out->size = b->size;
-	return 0;
-}
-
 /* Does their index say everything ours says (range sealed, segments, orphan ranges)? */
 static bool index_covers(const char *theirs, const char *ours)
 {
@@ -101,7 +88,7 @@ static int judge_taken(lv__writer *w, lv__seen *s, const lv_buf *file, const lv_
 	name.version = w->r.latest_version;
 	snprintf(name.path, sizeof name.path, "%s", w->r.path);
 	lv_buf copy = { 0 };
-	if (buf_copy(&copy, old) < 0)
+	if (lv__buf_copy(&copy, old) < 0)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	int cls;
 	rc = lv__cp_try(w->ds, &name, s->live, s->nlive, true, NULL, NULL, theirs, &cls,

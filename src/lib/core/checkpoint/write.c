@@ -53,25 +53,12 @@ static void seen_dispose(seen *s)
 	memset(s, 0, sizeof *s);
 }
 
-/* A copy of `b` (lv__cp_try consumes the bytes it is handed). */
-static int buf_copy(lv_buf *out, const lv_buf *b)
-{
-	uint8_t *p = lv__malloc(b->size + 1);
-	if (!p)
-		return LV_ENOMEM;
-	memcpy(p, b->ptr, b->size);
-	p[b->size] = 0;
-	out->ptr = p;
-	out->size = b->size;
-	return 0;
-}
-
 /* Is the file whose bytes are `b` still one a reader would reject as damaged or foreign? */
 static int still_rejected(lv_dataset *ds, seen *s, const lv__cp_name *name, const lv_buf *b,
 			  bool *rejected, uint64_t *id_bytes)
 {
 	lv_buf copy = { 0 };
-	if (buf_copy(&copy, b) < 0)
+	if (lv__buf_copy(&copy, b) < 0)
 		return LV_ENOMEM;
 	lv__cp_file f;
 	lv_error e = { 0 };
