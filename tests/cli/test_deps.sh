@@ -12,6 +12,7 @@
 #    to a package that one of those depends on, or to an essential package).  The demo's
 #    configure is run here in a scratch directory as the demo runs it; the tests' is
 #    BUILD_DIR's own.
+# 2b. Every program the tests and benchmarks run by name comes from such a package too.
 # 3. A configure that cannot find a module names its Debian package and the command.
 # Prints each problem and exits 1 if there is any.
 set -u
@@ -101,6 +102,50 @@ else
 		bad "the demo's configure failed: $(tail -5 "$T/demo.log")"
 	fi
 	check_cache "$BUILD/CMakeCache.txt" --test "the tests' build"
+fi
+
+# ---- 2b. programs the tests and benchmarks run, and who owns them ----
+# Found by name where a test spawns one (Node's spawn/spawnSync/execFile/execFileSync and
+# Python's subprocess with a literal program), plus the ones the shell scripts run.  Each must
+# come from a package the group installs (or its dependencies) or an essential one: protoc
+# was on the development machine by chance and missing on a fresh one.
+programs() { # DIR...
+	grep -rhoE --exclude-dir=node_modules "(spawnSync|execFileSync|spawn|execFile)\(['\"][A-Za-z0-9_.+-]+['\"]" "$@" --include=*.mjs --include=*.js 2>/dev/null |
+		sed -E "s/.*\(['\"]//; s/['\"]$//"
+	grep -rhoE --exclude-dir=node_modules "subprocess\.(run|check_output|check_call|Popen)\(\[['\"][A-Za-z0-9_.+-]+['\"]" "$@" --include=*.py 2>/dev/null |
+		sed -E "s/.*\[['\"]//; s/['\"]$//"
+}
+check_programs() { # GROUP WHO DIR...
+	local group=$1 who=$2 allow prog
+	shift 2
+	allow=$(allowed "$group")
+	for prog in $( (programs "$@"; echo "$SHELL_PROGRAMS") | tr ' ' '\n' | grep -v '^$' | sort -u | grep -vxF -f <(tr ' ' '\n' <<<"$OPTIONAL")); do
+		local path o
+		# Debian's programs, not a pyenv shim or anything else first on this PATH
+		path=$(PATH=/usr/sbin:/usr/bin:/sbin:/bin command -v "$prog" 2>/dev/null)
+		if [ -z "$path" ]; then
+			bad "$who run $prog, which is not installed here"
+			continue
+		fi
+		case $path in /*) ;; *) ok; continue ;; esac # a shell builtin
+		o=$(owner "$path")
+		[ -z "$o" ] && o=$(owner "/bin/${path##*/}") # usrmerge: dpkg knows /bin/cp, not /usr/bin/cp
+		if [ -z "$o" ]; then
+			# node and npm may come from NodeSource (install-deps.sh installs Debian's only when missing)
+			case $prog in node | npm | npx) ok ;; *) bad "$who run $prog ($path), which no Debian package installed" ;; esac
+		elif grep -qx "$o" <<<"$allow" || [ "$(dpkg-query -W -f='${Essential}' "$o" 2>/dev/null)" = yes ]; then
+			ok
+		else
+			bad "$who run $prog from the Debian package $o, which tests/install-deps.sh $group does not install (add it to tests/debian-packages.txt)"
+		fi
+	done
+}
+if command -v dpkg-query >/dev/null; then
+	OPTIONAL="git" # bench/report.mjs names the commit when git is there, "?" otherwise
+	SHELL_PROGRAMS="node npm python3 pytest-3 script strace valgrind clang-14 groff pkg-config cmake"
+	check_programs --test "the tests" "$SRC/tests" "$SRC/python"
+	SHELL_PROGRAMS="node gnuplot"
+	check_programs --bench "the benchmarks" "$SRC/bench"
 fi
 
 # ---- 3. the configure-time message for a missing module ----
