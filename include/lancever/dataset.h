@@ -7,7 +7,7 @@
  * live as long as the object they came from.  (Conventions: lancever/common.h.)
  *
  * "The reading errors", which every call that reads a dataset's history can return
- * (here, in checkpoint.h, check.h, cleanup.h and arrow.h): LV_ENOTFOUND (not a Lance
+ * (here, in checkpoint.h, check.h and arrow.h): LV_ENOTFOUND (not a Lance
  * dataset: no manifest in _versions/, or a branch that is not registered);
  * LV_ECORRUPT, LV_EUNSUPPORTED or LV_ELIMIT (a manifest the call reads does not parse,
  * needs a feature lancever does not implement, or is larger than accepted; the message
