@@ -21,6 +21,10 @@
  * released in any order and from any thread.  A stream must not be used from
  * two threads at once.  Stream callbacks return 0 or an errno value (EINVAL,
  * ENOMEM, EIO); after a failure, get_last_error() describes it.
+ *
+ * Every export below writes `out` only on success; the stream is then the caller's
+ * (out->release).  Each returns LV_EINVALID for a NULL argument or an `opts` of an
+ * unknown version, and LV_ENOMEM (lancever/common.h conventions).
  */
 #ifndef LANCEVER_ARROW_H
 #define LANCEVER_ARROW_H
@@ -116,12 +120,16 @@ typedef struct lv_arrow_options {
 /**
  * Reads the live versions (as lv_versions) and exports them as a stream.
  * `out` is written only on success.  `report` may be NULL.
+ * Errors: those of lv_versions(), LV_EINVALID (above), LV_ENOMEM.
  */
 LV_EXTERN int lv_versions_arrow_stream(struct ArrowArrayStream *out, lv_dataset *ds,
 				       const lv_arrow_options *opts, lv_history_report *report,
 				       lv_error *err) LV_WARN_UNUSED;
 
-/** Reads every recorded version (as lv_history) and exports them as a stream. */
+/**
+ * Reads every recorded version (as lv_history) and exports them as a stream.
+ * Errors: those of lv_history(), LV_EINVALID (above), LV_ENOMEM.
+ */
 LV_EXTERN int lv_history_arrow_stream(struct ArrowArrayStream *out, lv_dataset *ds,
 				      const lv_arrow_options *opts, lv_history_report *report,
 				      lv_error *err) LV_WARN_UNUSED;
@@ -129,7 +137,8 @@ LV_EXTERN int lv_history_arrow_stream(struct ArrowArrayStream *out, lv_dataset *
 /**
  * Exports a list already read (by lv_versions, lv_history, lv_version_get ...).
  * The stream copies what it needs: the list may be freed right after.
- * `kind` names the list in the schema metadata ("versions" / "history").
+ * `kind` names the list in the schema metadata ("versions" / "history"; NULL =
+ * "versions").  Errors: LV_EINVALID (NULL out or list, bad opts), LV_ENOMEM.
  */
 LV_EXTERN int lv_version_list_arrow_stream(struct ArrowArrayStream *out,
 					   const lv_version_list *list, const char *kind,
@@ -145,6 +154,7 @@ LV_EXTERN int lv_version_list_arrow_stream(struct ArrowArrayStream *out,
  *   created_at Utf8, nullable: the tag's RFC 3339 text / the branch's creation
  *   time as RFC 3339 UTC seconds ("2026-12-02T17:00:00Z"; null when unknown).
  * The stream copies what it needs from `refs`.
+ * Errors: LV_EINVALID (NULL out or refs, bad opts), LV_ENOMEM.
  */
 LV_EXTERN int lv_refs_arrow_stream(struct ArrowArrayStream *out, const lv_refs *refs,
 				   const lv_arrow_options *opts, lv_error *err) LV_WARN_UNUSED;
@@ -163,6 +173,8 @@ typedef struct lv_cleanup_file {
  * totals: "lancever:dry_run", "lancever:versions_total", "lancever:versions_removed",
  * "lancever:versions_archived", "lancever:checkpoint" (path or ""),
  * "lancever:files_removed", "lancever:bytes_removed".  The stream copies `files`.
+ * Errors: LV_EINVALID (NULL out, NULL files with nfiles > 0, a file without a path,
+ * bad opts), LV_ENOMEM.
  */
 LV_EXTERN int lv_cleanup_files_arrow_stream(struct ArrowArrayStream *out,
 					    const lv_cleanup_file *files, size_t nfiles,
@@ -181,6 +193,11 @@ typedef int (*lv_arrow_write_fn)(const void *data, size_t size, void *payload);
  * of types Boolean, Int8..Int64, UInt8..UInt64 and Utf8 are supported
  * (nullable or not, any offset); other types are LV_EUNSUPPORTED naming the
  * column.  A failing stream callback is LV_EIO with its get_last_error text.
+ * Errors: LV_EINVALID (NULL or released stream: then nothing is released; NULL
+ * write), LV_EUNSUPPORTED (above, or a schema that is not a struct), LV_EIO (above;
+ * LV_ENOMEM if the callback said ENOMEM), LV_ECORRUPT (malformed schema metadata, or
+ * arrays that do not match their schema), LV_ELIMIT
+ * (metadata too large), LV_ENOMEM, and any negative code `write` returned.
  */
 LV_EXTERN int lv_arrow_ipc_write(struct ArrowArrayStream *stream, lv_arrow_write_fn write,
 				 void *payload, lv_error *err) LV_WARN_UNUSED;

@@ -57,16 +57,24 @@ typedef struct lv_check_options {
  * damaged files (their checksum no longer holds) for versions no other record
  * holds are written into a new checkpoint; nothing is deleted.  Returns 0
  * whether or not problems were found (lv_check_problems() says), or an
- * error if the check itself could not run.  `opts` may be NULL.
+ * error if the check itself could not run.  `opts` may be NULL.  *out is the
+ * caller's: lv_check_free(); NULL on error.  A file that is rejected is an item, not
+ * an error.  Errors: LV_EINVALID (NULL out or ds), LV_ENOTFOUND (not a Lance dataset),
+ * LV_ENOMEM, storage errors of the listings, those of lv_history() (the gaps are
+ * found from it) and, with opts->salvage, those of lv_checkpoint_write().
  */
 LV_EXTERN int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts,
 			   lv_error *err) LV_WARN_UNUSED;
+/** Number of items.  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_check_count(const lv_check *c);
+/** Item `i`.  Borrowed: valid until lv_check_free(c), strings included.  Errors: none
+ *  (NULL if out of range). */
 LV_EXTERN const lv_check_item *lv_check_get(const lv_check *c, size_t i);
-/** Items that are problems (rejected files, kept-aside files, gaps). */
+/** Items that are problems (rejected files, kept-aside files, gaps).  Errors: none. */
 LV_EXTERN size_t lv_check_problems(const lv_check *c);
-/** Rows written back by a salvage (0 without opts->salvage). */
+/** Rows written back by a salvage (0 without opts->salvage).  Errors: none. */
 LV_EXTERN uint64_t lv_check_salvaged(const lv_check *c);
+/** Frees the report and everything borrowed from it.  Accepts NULL.  Errors: none. */
 LV_EXTERN void lv_check_free(lv_check *c);
 
 #ifdef __cplusplus

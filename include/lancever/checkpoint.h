@@ -11,6 +11,9 @@
  * sealed into segments `_checkpoints/archive/{first:020}-{last:020}.lance`
  * (the same schema), each written once and never rewritten or deleted; the
  * head stays a checkpoint of the proposal (at most max_entries rows).
+ *
+ * Errors and ownership follow lancever/common.h; "the reading errors" are those of
+ * lancever/dataset.h.
  */
 #ifndef LANCEVER_CHECKPOINT_H
 #define LANCEVER_CHECKPOINT_H
@@ -49,7 +52,11 @@ typedef struct lv_checkpoint_config {
 /**
  * Resolves the effective configuration: explicit fields of `in` win, then the
  * latest manifest's config keys, then defaults.  Invalid dataset values (0,
- * negative, not a number, not true/false) are LV_EINVALID naming the key.
+ * negative, not a number, not true/false) are LV_EINVALID naming the key.  `in` may be
+ * NULL.  Reads the listing and the latest manifest (one that vanished meanwhile counts
+ * as absent).  Errors: LV_EINVALID (NULL out or ds, a bad explicit field or dataset
+ * value), LV_ECORRUPT / LV_EUNSUPPORTED / LV_ELIMIT (the latest manifest), LV_ENOMEM,
+ * storage errors.  A directory with no manifests is not an error (defaults apply).
  */
 LV_EXTERN int lv_checkpoint_config_resolve(lv_checkpoint_config *out, lv_dataset *ds,
 					   const lv_checkpoint_config *in,
@@ -86,7 +93,13 @@ typedef struct lv_checkpoint_result {
  * checkpoint are merged into the new file; one that cannot be read at all is
  * left in place, nothing is pruned while it exists, and its name is never
  * written over (LV_EIO naming it).  Versions the new file has no row for are
- * warnings on the dataset (LV_WARN_HISTORY_GAP).
+ * warnings on the dataset (LV_WARN_HISTORY_GAP).  `result` (may be NULL) is written
+ * only on success.
+ * Errors: the reading errors; LV_EINVALID (NULL ds, a bad configuration as
+ * lv_checkpoint_config_resolve()); LV_EIO (above); LV_ECONFLICT (manifests kept
+ * vanishing while read, the checkpoint lock held by another writer too long, or a
+ * concurrent writer's file with other content under the same name); LV_ELIMIT
+ * (version numbers exhausted).
  */
 LV_EXTERN int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg,
 				  const uint64_t *cleaned, size_t ncleaned,
@@ -95,7 +108,9 @@ LV_EXTERN int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cf
 /**
  * Every version ever recorded: the newest usable checkpoint's rows plus live
  * manifests, sorted by version; versions whose manifests are gone have
- * is_cleaned_up = true.  `report` says which rung of the ladder answered.
+ * is_cleaned_up = true.  `report` (may be NULL, written only on success) says which
+ * rung of the ladder answered.  *out is the caller's: lv_version_list_free(); NULL on
+ * error.  Errors: LV_EINVALID (NULL out or ds), the reading errors.
  */
 LV_EXTERN int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 			 lv_error *err) LV_WARN_UNUSED;
@@ -127,8 +142,10 @@ typedef int (*lv_history_gap_fn)(uint64_t first, uint64_t last, void *payload);
  * (since_version and limit by version ranges and the head's index of row
  * counts; since_time by the index's commit-time ranges).  `on_gap` (may be
  * NULL) gets each range no readable record holds, in place; each is also a
- * warning.  Returns 0, or the (positive) value a callback returned to stop the
- * stream, or a negative error.
+ * warning.  Returns 0, or the non-zero value a callback returned to stop the
+ * stream (a negative one is returned as is, `err` untouched), or a negative error.
+ * `opts` and `report` may be NULL; `report` is written unless an error occurred.
+ * Errors: LV_EINVALID (NULL ds or on_row), the reading errors.
  */
 LV_EXTERN int lv_history_each(lv_dataset *ds, const lv_history_options *opts,
 			      lv_history_row_fn on_row, lv_history_gap_fn on_gap, void *payload,
@@ -137,6 +154,7 @@ LV_EXTERN int lv_history_each(lv_dataset *ds, const lv_history_options *opts,
 /**
  * lv_history() with `opts` (may be NULL): the versions lv_history_each() would hand out,
  * collected into a list (memory grows with the answer, as with lv_history()).
+ * *out is the caller's: lv_version_list_free(); NULL on error.  Errors: as lv_history().
  */
 LV_EXTERN int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
 			      lv_history_report *report, lv_error *err) LV_WARN_UNUSED;
@@ -144,31 +162,47 @@ LV_EXTERN int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_hi
 /** A loaded timeline for repeated as-of lookups (O(log n) each). */
 typedef struct lv_timeline lv_timeline;
 
+/**
+ * Loads the history (lv_history()) into a timeline.  *out is the caller's:
+ * lv_timeline_free(); left untouched on error.  Errors: as lv_history().
+ */
 LV_EXTERN int lv_timeline_load(lv_timeline **out, lv_dataset *ds, lv_history_report *report,
 			       lv_error *err) LV_WARN_UNUSED;
-/** Builds a timeline from an existing list (the list must outlive the timeline). */
+/**
+ * Builds a timeline from an existing list (borrowed: the list must outlive the timeline).
+ * *out is the caller's: lv_timeline_free(); left untouched on error.
+ * Errors: LV_EINVALID (NULL out or list), LV_ENOMEM.
+ */
 LV_EXTERN int lv_timeline_from_list(lv_timeline **out, const lv_version_list *list,
 				    lv_error *err) LV_WARN_UNUSED;
+/** Frees the timeline (and the list lv_timeline_load read).  Accepts NULL.  Errors: none. */
 LV_EXTERN void lv_timeline_free(lv_timeline *tl);
 
 /**
  * The newest version whose commit time is <= ts_ms (or < ts_ms when `strict`;
  * Python Lance's asof is strict).  Exact even when timestamps are not
  * monotonic in version order.  Returns NULL if no version qualifies.  The
- * pointer is borrowed from the timeline.  A result with is_cleaned_up set
- * can no longer be checked out.
+ * pointer is borrowed from the timeline (and its list).  A result with is_cleaned_up set
+ * can no longer be checked out.  Errors: none (NULL for NULL tl).
  */
 LV_EXTERN const lv_version_info *lv_timeline_as_of(const lv_timeline *tl, int64_t ts_ms,
 						   bool strict);
 
-/** One-shot convenience: loads the timeline and looks up once. LV_ENOTFOUND if none. */
+/**
+ * One-shot convenience: the answer of lv_timeline_as_of(), reading only the history it
+ * needs (archive segments by the head's index).  *out is the caller's:
+ * lv_version_list_free() (one entry); NULL on error.  `report` may be NULL.
+ * Errors: LV_ENOTFOUND (no version qualifies, or not a Lance dataset), LV_EINVALID (NULL
+ * out or ds), the reading errors.
+ */
 LV_EXTERN int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool strict,
 			       lv_history_report *report, lv_error *err) LV_WARN_UNUSED;
 
 /**
  * Wraps transaction-properties JSON longer than `limit` bytes as
  * {"_truncated":true,"_size":N,"_data":"<first bytes, cut at a UTF-8 boundary>"}.
- * Returns a malloc'ed string (the input copied when short enough), NULL on OOM.
+ * Returns a malloc'ed string, the caller's: free() (the input copied when short enough).
+ * `json` must not be NULL.  Errors: none but out of memory, which returns NULL.
  */
 LV_EXTERN char *lv_properties_truncate(const char *json, size_t limit);
 

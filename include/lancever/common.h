@@ -8,6 +8,18 @@
  * allocation happens on the error path and no global or thread-local state is
  * used, so an lv_error can live on the caller's stack.  (The one process-wide
  * setting is the optional log handler, lv_set_log_handler below.)
+ *
+ * Conventions of every public header (each function's comment adds what differs):
+ *  - "Errors:" lists the codes a function returns and when.  Everywhere, a NULL
+ *    required argument is LV_EINVALID and a failed allocation LV_ENOMEM.  "Storage
+ *    errors" are the codes of the storage calls the function makes (lancever/storage.h:
+ *    LV_EINVALID for a bad path, LV_EIO when the backend fails, LV_ENOTFOUND, ...).
+ *  - An object returned through `**out` is the caller's, released with its own
+ *    lv_*_free() (all accept NULL); on error *out is NULL (after LV_EINVALID for a NULL
+ *    argument it may be left as it was).  An lv_buf output is the caller's
+ *    (lv_buf_dispose()) and empty on error.  Pointers returned by getters are
+ *    borrowed from the object passed in and live as long as it does.  Functions that
+ *    take no lv_error cannot fail ("Errors: none"), beyond what they say.
  */
 #ifndef LANCEVER_COMMON_H
 #define LANCEVER_COMMON_H
@@ -57,7 +69,7 @@ typedef struct lv_error {
 	char message[LV_ERROR_MESSAGE_MAX]; /**< NUL-terminated, never contains credentials */
 } lv_error;
 
-/** Static name for a status code ("LV_ECORRUPT", ...). Never NULL. */
+/** Static name of a status code ("LV_ECORRUPT", ...; "LV_EUNKNOWN" for others).  Errors: none. */
 LV_EXTERN const char *lv_strerror(int code);
 
 /** A byte buffer owned by the caller once returned; release with lv_buf_dispose(). */
@@ -66,16 +78,21 @@ typedef struct lv_buf {
 	size_t size;
 } lv_buf;
 
-/** Frees the bytes of `b` and zeroes it.  Accepts NULL and empty buffers. */
+/** Frees the bytes of `b` and zeroes it.  Accepts NULL and empty buffers.  Errors: none. */
 LV_EXTERN void lv_buf_dispose(lv_buf *b);
 
 /**
  * Parses a point in time: decimal milliseconds since the Unix epoch, or ISO 8601
  * "YYYY-MM-DD[(T| )HH:MM[:SS[.fraction]]][Z|+HH:MM|-HH:MM]" (no zone = UTC).
+ * *ms_out is written only on success.  Errors: LV_EINVALID (NULL argument, text that
+ * is not such a time, a field out of range).
  */
 LV_EXTERN int lv_parse_time(const char *s, int64_t *ms_out, lv_error *err) LV_WARN_UNUSED;
 
-/** Parses a duration such as "7d", "36h", "90m", "45s", "500ms", "1w" (sums allowed: "1d12h"). */
+/**
+ * Parses a duration such as "7d", "36h", "90m", "45s", "500ms", "1w" (sums allowed: "1d12h").
+ * *ms_out is written only on success.  Errors: LV_EINVALID (NULL argument, bad text, overflow).
+ */
 LV_EXTERN int lv_parse_duration(const char *s, int64_t *ms_out, lv_error *err) LV_WARN_UNUSED;
 
 /** Levels of the messages given to an lv_log_fn. */
@@ -97,11 +114,11 @@ typedef void (*lv_log_fn)(int level, const char *message, void *ctx);
  * Installs `fn` (NULL: none) as the process-wide log handler.  Thread-safe; a
  * notice already being delivered on another thread may still reach the previous
  * handler.  Example, S3 retries: "s3: GET s3://bucket/key: HTTP 503, retrying
- * (attempt 2 of 5, 27.4 s left of 30 s)".
+ * (attempt 2 of 5, 27.4 s left of 30 s)".  Errors: none.
  */
 LV_EXTERN void lv_set_log_handler(lv_log_fn fn, void *ctx);
 
-/** Library version string, e.g. "0.1.0". */
+/** Library version string, e.g. "0.1.0" (static).  Errors: none. */
 LV_EXTERN const char *lv_version_string(void);
 
 #ifdef __cplusplus

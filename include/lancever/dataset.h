@@ -4,7 +4,15 @@
  * Ownership: objects returned through `**out` belong to the caller and are
  * released with their own lv_*_free() (all accept NULL).  Pointers returned by
  * getters (lv_version_list_get, strings inside lv_version_info) are borrowed and
- * live as long as the object they came from.
+ * live as long as the object they came from.  (Conventions: lancever/common.h.)
+ *
+ * "The reading errors", which every call that reads a dataset's history can return
+ * (here, in checkpoint.h, check.h and arrow.h): LV_ENOTFOUND (not a Lance
+ * dataset: no manifest in _versions/, or a branch that is not registered);
+ * LV_ECORRUPT, LV_EUNSUPPORTED or LV_ELIMIT (a manifest the call reads does not parse,
+ * needs a feature lancever does not implement, or is larger than accepted; the message
+ * names it); LV_ENOMEM; and storage errors.  A checkpoint or archive segment that
+ * cannot be used is not an error: it is a warning, and the ladder goes on.
  */
 #ifndef LANCEVER_DATASET_H
 #define LANCEVER_DATASET_H
@@ -34,21 +42,29 @@ typedef struct lv_open_options {
  * lv_storage_open).  `opts` may be NULL.
  * With opts->branch, versions come from `tree/<branch>/` and tags are those of
  * that branch.  A local path of the form `<root>/tree/<branch>` whose root is a
- * dataset is opened as that branch automatically.
+ * dataset is opened as that branch automatically.  Opening reads no more than such
+ * probes: whether a dataset is there is found by the first reading call (LV_ENOTFOUND).
+ * *out is the caller's: lv_dataset_free(); NULL on error.
+ * Errors: LV_EINVALID (NULL out or uri, an invalid branch name), those of
+ * lv_storage_open(), LV_ENOMEM.
  */
 LV_EXTERN int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *opts,
 			      lv_error *err) LV_WARN_UNUSED;
 
 /**
  * Opens a dataset over an existing storage handle.  The dataset borrows `st`,
- * which must outlive it.
+ * which must outlive it.  *out is the caller's: lv_dataset_free(); NULL on error.
+ * Errors: LV_EINVALID (NULL out or st, an invalid branch name), LV_ENOMEM.
  */
 LV_EXTERN int lv_dataset_open_storage(lv_dataset **out, lv_storage *st,
 				      const lv_open_options *opts, lv_error *err) LV_WARN_UNUSED;
 
+/** Frees the dataset, its warnings and the storage it opened (not a borrowed one).
+ *  Accepts NULL.  Errors: none. */
 LV_EXTERN void lv_dataset_free(lv_dataset *ds);
 
-/** The dataset's storage handle (borrowed). */
+/** The dataset's storage handle (the branch's sub-handle on a branch).  Borrowed: valid
+ *  until lv_dataset_free(ds).  Errors: none (NULL for NULL). */
 LV_EXTERN lv_storage *lv_dataset_storage(lv_dataset *ds);
 
 /**
@@ -125,17 +141,22 @@ typedef struct lv_history_report {
  * them all.  Manifests are read concurrently.  A manifest that disappears
  * between listing and reading (concurrent cleanup) is skipped, counted in
  * report->manifests_vanished and a warning; a manifest that cannot be parsed
- * is an error naming the file (LV_ECORRUPT).  `report` may be NULL.  The list
- * is yours: lv_version_list_free().
+ * is an error naming the file (LV_ECORRUPT).  `report` may be NULL; it is written
+ * only on success.  *out is the caller's: lv_version_list_free(); NULL on error.
+ * Errors: LV_EINVALID (NULL out or ds), the reading errors (above).
  */
 LV_EXTERN int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 			  lv_error *err) LV_WARN_UNUSED;
 
+/** Number of entries.  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_version_list_count(const lv_version_list *list);
-/** Borrowed pointer to entry `i` (< count), sorted by version. */
+/** Entry `i` (< count), sorted by version.  Borrowed: valid until
+ *  lv_version_list_free(list), strings included.  Errors: none (NULL if out of range). */
 LV_EXTERN const lv_version_info *lv_version_list_get(const lv_version_list *list, size_t i);
-/** Names of manifests skipped because they vanished (borrowed), count in the report. */
+/** Name of a manifest skipped because it vanished (i < lv_version_list_vanished_count()).
+ *  Borrowed: valid until lv_version_list_free(list).  Errors: none (NULL if out of range). */
 LV_EXTERN const char *lv_version_list_vanished(const lv_version_list *list, size_t i);
+/** Number of vanished manifests (also report->manifests_vanished).  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_version_list_vanished_count(const lv_version_list *list);
 /*
  * Gaps of a history list: ranges of version numbers that no readable
@@ -143,12 +164,21 @@ LV_EXTERN size_t lv_version_list_vanished_count(const lv_version_list *list);
  * them, trimmed by max_entries, or only in a damaged checkpoint).  Sorted.
  * Lists from lv_versions() have none (only live versions are asked for).
  */
+/** Number of gaps.  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_version_list_gap_count(const lv_version_list *list);
+/** Gap `i`: writes *first and *last (either may be NULL).  Errors: none; false (nothing
+ *  written) if `i` is out of range. */
 LV_EXTERN bool lv_version_list_gap(const lv_version_list *list, size_t i, uint64_t *first,
 				   uint64_t *last);
+/** Frees the list and everything borrowed from it.  Accepts NULL.  Errors: none. */
 LV_EXTERN void lv_version_list_free(lv_version_list *list);
 
-/** Reads one live version's record from its manifest (LV_ENOTFOUND if gone). */
+/**
+ * Reads one live version's record from its manifest (all manifest details).  *out is the
+ * caller's: lv_version_list_free() (one entry); NULL on error.
+ * Errors: LV_ENOTFOUND (no manifest of that version), LV_EINVALID (NULL out or ds),
+ * LV_ECORRUPT / LV_EUNSUPPORTED / LV_ELIMIT (the manifest), LV_ENOMEM, storage errors.
+ */
 LV_EXTERN int lv_version_get(lv_version_list **out, lv_dataset *ds, uint64_t version,
 			     lv_error *err) LV_WARN_UNUSED;
 
@@ -179,9 +209,12 @@ typedef struct lv_warning {
 	const char *message; /**< one line that names the file or the range */
 } lv_warning;
 
+/** Number of warnings recorded on `ds`.  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_dataset_warning_count(const lv_dataset *ds);
-/** Borrowed; valid until the next call on `ds` or lv_dataset_clear_warnings(). */
+/** Warning `i`.  Borrowed; valid until the next call on `ds` or lv_dataset_clear_warnings().
+ *  Errors: none (NULL if out of range). */
 LV_EXTERN const lv_warning *lv_dataset_warning(const lv_dataset *ds, size_t i);
+/** Drops every warning (borrowed ones become invalid).  Accepts NULL.  Errors: none. */
 LV_EXTERN void lv_dataset_clear_warnings(lv_dataset *ds);
 
 /* ---- tags and branches ---- */
@@ -205,11 +238,21 @@ typedef struct lv_branch {
 
 typedef struct lv_refs lv_refs;
 
-/** Reads _refs/tags/ *.json and _refs/branches/ *.json. */
+/**
+ * Reads _refs/tags/ *.json and _refs/branches/ *.json (of the dataset's root, whatever
+ * its branch).  A file that cannot be read or parsed is skipped, listed by
+ * lv_refs_unreadable() and a warning on `ds`.  *out is the caller's: lv_refs_free();
+ * NULL on error.  Errors: LV_EINVALID (NULL out or ds), LV_ENOTFOUND (not a Lance
+ * dataset), LV_ENOMEM, storage errors of the listings.
+ */
 LV_EXTERN int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err) LV_WARN_UNUSED;
+/** Number of tags.  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_refs_tag_count(const lv_refs *r);
+/** Tag `i`.  Borrowed: valid until lv_refs_free(r).  Errors: none (NULL if out of range). */
 LV_EXTERN const lv_tag *lv_refs_tag(const lv_refs *r, size_t i);
+/** Number of branches.  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_refs_branch_count(const lv_refs *r);
+/** Branch `i`.  Borrowed: valid until lv_refs_free(r).  Errors: none (NULL if out of range). */
 LV_EXTERN const lv_branch *lv_refs_branch(const lv_refs *r, size_t i);
 /* A tag or branch file that lv_refs_load skipped because it could not be read or parsed. */
 typedef struct lv_refs_bad {
@@ -217,8 +260,12 @@ typedef struct lv_refs_bad {
 	char *path;    /**< "_refs/tags/x.json" */
 	char *message; /**< why */
 } lv_refs_bad;
+/** Number of skipped tag and branch files.  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_refs_unreadable_count(const lv_refs *r);
+/** Skipped file `i`.  Borrowed: valid until lv_refs_free(r).  Errors: none (NULL if out
+ *  of range). */
 LV_EXTERN const lv_refs_bad *lv_refs_unreadable(const lv_refs *r, size_t i);
+/** Frees the refs and everything borrowed from them.  Accepts NULL.  Errors: none. */
 LV_EXTERN void lv_refs_free(lv_refs *r);
 
 #ifdef __cplusplus

@@ -7,7 +7,8 @@
  * or not.  The reader also decodes Int32, Float32, Float64, Timestamp and
  * FixedSizeList<Float32> (vectors); lv_lancefile_read_ex with
  * LV_LANCEFILE_READ_PARTIAL keeps the schema and every decodable column of a file
- * whose other columns it cannot decode, naming why for each.
+ * whose other columns it cannot decode, naming why for each.  Errors and ownership
+ * follow lancever/common.h.
  */
 #ifndef LANCEVER_LANCEFILE_H
 #define LANCEVER_LANCEFILE_H
@@ -79,7 +80,12 @@ typedef struct lv_lancefile_write_options {
 #define LV_LANCEFILE_WRITE_OPTIONS_VERSION 1
 #define LV_LANCEFILE_WRITE_OPTIONS_INIT { LV_LANCEFILE_WRITE_OPTIONS_VERSION, 0, 0 }
 
-/** Writes a whole file into `out` (caller disposes).  `opts` may be NULL. */
+/**
+ * Writes a whole file into `out`: the caller's (lv_buf_dispose()), empty on error.
+ * `opts` may be NULL.  Errors: LV_EINVALID (NULL out, unknown options or file version,
+ * a missing or malformed column or metadata entry), LV_ELIMIT (too many rows or
+ * columns, a file too large), LV_ENOMEM.
+ */
 LV_EXTERN int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t nrows,
 				 const lv_kv *meta, size_t nmeta,
 				 const lv_lancefile_write_options *opts,
@@ -91,7 +97,10 @@ typedef struct lv_lancefile lv_lancefile;
  * Parses and decodes a whole file.  The result owns copies of every value and
  * does not reference `data` afterwards.  Unknown encodings are LV_EUNSUPPORTED
  * with the encoding named in the message; malformed bytes are LV_ECORRUPT.
- * `name` (may be NULL) is used in error messages.
+ * `name` (may be NULL) is used in error messages.  *out is the caller's:
+ * lv_lancefile_free(); NULL on error.  Errors: LV_EINVALID (NULL out, NULL data with
+ * size > 0), LV_ECORRUPT, LV_EUNSUPPORTED (above), LV_ELIMIT (more rows or decoded
+ * cells than the decode limit allows for the input's size), LV_ENOMEM.
  */
 LV_EXTERN int lv_lancefile_read(lv_lancefile **out, const uint8_t *data, size_t size,
 				const char *name, lv_error *err) LV_WARN_UNUSED;
@@ -104,28 +113,46 @@ enum {
 	LV_LANCEFILE_READ_PARTIAL = 1
 };
 
-/** lv_lancefile_read with flags (0 = lv_lancefile_read). */
+/** lv_lancefile_read with flags (0 = lv_lancefile_read); *out is the caller's, as there.
+ *  Errors: as lv_lancefile_read(); with LV_LANCEFILE_READ_PARTIAL a column it cannot
+ *  decode is not one. */
 LV_EXTERN int lv_lancefile_read_ex(lv_lancefile **out, const uint8_t *data, size_t size,
 				   const char *name, unsigned flags, lv_error *err) LV_WARN_UNUSED;
 
+/** Frees the file and everything borrowed from it.  Accepts NULL.  Errors: none. */
 LV_EXTERN void lv_lancefile_free(lv_lancefile *f);
-/** Why column i was not decoded (LV_COL_UNDECODED), or NULL when it was. */
+/** Why column i was not decoded (LV_COL_UNDECODED), or NULL when it was (or i is out of
+ *  range).  Borrowed: valid until lv_lancefile_free(f).  Errors: none. */
 LV_EXTERN const char *lv_lancefile_column_error(const lv_lancefile *f, size_t i);
-/** Number of schema fields, nested ones included (>= columns for nested types). */
+/** Number of schema fields, nested ones included (>= columns for nested types).
+ *  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_lancefile_num_fields(const lv_lancefile *f);
-/** Schema field i in pre-order: name, logical type, nullable, depth (0 = top level). */
+/**
+ * Schema field i in pre-order: name, logical type, nullable, depth (0 = top level); each
+ * out may be NULL.  The strings are borrowed: valid until lv_lancefile_free(f).
+ * Returns 0.  Errors: LV_EINVALID (NULL f, i out of range; nothing written).
+ */
 LV_EXTERN int lv_lancefile_field(const lv_lancefile *f, size_t i, const char **name,
 				 const char **logical_type, bool *nullable, unsigned *depth);
-LV_EXTERN int lv_lancefile_file_version(const lv_lancefile *f); /**< enum lv_lancefile_version */
+/** The file's format version (enum lv_lancefile_version).  Errors: none (0 for NULL). */
+LV_EXTERN int lv_lancefile_file_version(const lv_lancefile *f);
+/** Number of rows.  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_lancefile_num_rows(const lv_lancefile *f);
+/** Number of columns (lv_lancefile_column).  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_lancefile_num_columns(const lv_lancefile *f);
-/** Borrowed column view (arrays as in lv_column; validity is never NULL for nullable columns). */
+/** Column view (arrays as in lv_column; validity is never NULL for nullable columns).
+ *  Borrowed: valid until lv_lancefile_free(f).  Errors: none (NULL if out of range). */
 LV_EXTERN const lv_column *lv_lancefile_column(const lv_lancefile *f, size_t i);
-/** Logical type string of column i as stored ("uint64", "string", ...). */
+/** Logical type string of column i as stored ("uint64", "string", ...).  Borrowed: valid
+ *  until lv_lancefile_free(f).  Errors: none (NULL if out of range). */
 LV_EXTERN const char *lv_lancefile_column_logical_type(const lv_lancefile *f, size_t i);
+/** Number of schema metadata entries.  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_lancefile_num_metadata(const lv_lancefile *f);
+/** Metadata entry i.  Borrowed: valid until lv_lancefile_free(f).  Errors: none (NULL if
+ *  out of range). */
 LV_EXTERN const lv_kv *lv_lancefile_metadata(const lv_lancefile *f, size_t i);
-/** Value of metadata `key`, or NULL. */
+/** The entry of metadata `key` (the last one if the key repeats), or NULL.  Borrowed:
+ *  valid until lv_lancefile_free(f).  Errors: none. */
 LV_EXTERN const lv_kv *lv_lancefile_metadata_find(const lv_lancefile *f, const char *key);
 
 #ifdef __cplusplus

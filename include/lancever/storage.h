@@ -66,28 +66,37 @@ typedef struct lv_storage_options {
  * "mem://name" (a fresh, empty in-memory store), "s3://bucket[/prefix]" or
  * "az://container[/prefix]" (also "abfs[s]://container@account.dfs.core.windows.net/prefix").
  * Object-store URIs resolve their credentials when opened (README, "Cloud").
- * `opts` may be NULL.  Release with lv_storage_free().
+ * `opts` may be NULL.  A local path need not exist yet.  *out is the caller's:
+ * lv_storage_free(); NULL on error.
  * Errors: LV_EUNSUPPORTED (a scheme that is not built in, a storage option lancever does
- * not support), LV_EINVALID (bad URI, unknown storage option, storage options given for a
- * local or in-memory store, no credentials found), LV_EIO (a credential source failed).
+ * not support, a file:// URI that is not an absolute local path), LV_EINVALID (bad URI,
+ * unknown storage option, storage options given for a local or in-memory store, a
+ * local path that is not a directory, no credentials found), LV_EIO (a credential
+ * source failed, a local path that cannot be resolved), LV_ENOMEM.
  */
 LV_EXTERN int lv_storage_open(lv_storage **out, const char *uri,
 			      const lv_storage_options *opts, lv_error *err) LV_WARN_UNUSED;
 
-/** Opens a new, empty in-memory store. */
+/** Opens a new, empty in-memory store; *out: the caller's (lv_storage_free()).
+ *  Errors: LV_EINVALID (NULL out), LV_ENOMEM. */
 LV_EXTERN int lv_storage_mem_new(lv_storage **out, lv_error *err) LV_WARN_UNUSED;
 
 /**
  * Returns a new handle for the sub-directory `subdir` of `parent` (used for
- * branches under tree/).  The parent must outlive the child.
+ * branches under tree/).  The parent must outlive the child.  *out is the caller's:
+ * lv_storage_free() (which leaves the parent open).
+ * Errors: LV_EINVALID (NULL argument, `subdir` not a valid relative path), LV_ENOMEM.
  */
 LV_EXTERN int lv_storage_sub(lv_storage **out, lv_storage *parent, const char *subdir,
 			     lv_error *err) LV_WARN_UNUSED;
 
-/** Closes the handle.  Accepts NULL. */
+/** Closes the handle (and a backend it owns).  Accepts NULL.  Errors: none. */
 LV_EXTERN void lv_storage_free(lv_storage *st);
 
-/** A human readable description of the root ("file:///x", "mem://", "s3://b/p", "az://c/p"). */
+/**
+ * A human readable description of the root ("file:///x", "mem://", "s3://b/p", "az://c/p").
+ * Borrowed: valid until lv_storage_free(st); "(null)" for NULL.  Errors: none.
+ */
 LV_EXTERN const char *lv_storage_describe(const lv_storage *st);
 
 /**
@@ -95,6 +104,7 @@ LV_EXTERN const char *lv_storage_describe(const lv_storage *st);
  * custom backend that says so), so callers keep many requests in flight and
  * batch; false for local and in-memory stores and for NULL.  A shim (such as
  * the fault shim of lancever/sys/testing.h) reports what its inner store reports.
+ * Errors: none.
  */
 LV_EXTERN bool lv_storage_is_remote(const lv_storage *st);
 
@@ -104,7 +114,7 @@ LV_EXTERN bool lv_storage_is_remote(const lv_storage *st);
  * "shared credentials file /home/u/.aws/credentials, profile dev",
  * "EC2 instance metadata (IMDSv2), expires 2026-12-04T12:00:00Z"; "none" for
  * stores without credentials (local, mem).  Never a key, token or secret.
- * Returns 0, or LV_EINVALID (NULL argument, cap 0).
+ * Returns 0.  Errors: LV_EINVALID (NULL argument, cap 0).
  */
 LV_EXTERN int lv_storage_credential_source(const lv_storage *st, char *buf, size_t cap);
 
@@ -112,7 +122,8 @@ LV_EXTERN int lv_storage_credential_source(const lv_storage *st, char *buf, size
  * Lists objects under directory `dir` ("" = root).  Non-recursive listings
  * report only direct children that are files; recursive ones report every file
  * below.  Order is backend-defined (the local backend sorts by name).
- * A missing directory lists as empty.
+ * A missing directory lists as empty.  A non-zero value returned by `cb` stops the
+ * listing and is returned.  Errors: LV_EINVALID (NULL st or cb, bad path), storage errors.
  */
 LV_EXTERN int lv_storage_list(lv_storage *st, const char *dir, bool recursive, lv_list_cb cb,
 			      void *payload, lv_error *err) LV_WARN_UNUSED;
@@ -120,46 +131,63 @@ LV_EXTERN int lv_storage_list(lv_storage *st, const char *dir, bool recursive, l
 /**
  * Like a non-recursive lv_storage_list(), but entries may report size and
  * mtime as 0 (unknown) and come in no particular order.  Cheaper where sizes
- * cost extra work (local disk: no stat per entry).
+ * cost extra work (local disk: no stat per entry).  Errors: as lv_storage_list()
+ * (LV_EINVALID, storage errors).
  */
 LV_EXTERN int lv_storage_list_names(lv_storage *st, const char *dir, lv_list_cb cb, void *payload,
 				    lv_error *err) LV_WARN_UNUSED;
 
-/** Reads a whole object into `out` (caller disposes). LV_ENOTFOUND if absent. */
+/**
+ * Reads a whole object into `out`: the caller's (lv_buf_dispose()), empty on error.
+ * Errors: LV_ENOTFOUND (absent), LV_EINVALID (NULL argument, bad path), storage errors.
+ */
 LV_EXTERN int lv_storage_read(lv_storage *st, const char *path, lv_buf *out,
 			      lv_error *err) LV_WARN_UNUSED;
 
 /**
  * Reads bytes [offset, offset+len) into `out`.  A range running past the end
  * is clipped: `out->size` may be smaller than `len` (0 at or beyond the end).
+ * `out` is the caller's (lv_buf_dispose()), empty on error.  Errors: as lv_storage_read().
  */
 LV_EXTERN int lv_storage_read_range(lv_storage *st, const char *path, uint64_t offset,
 				    uint64_t len, lv_buf *out, lv_error *err) LV_WARN_UNUSED;
 
-/** Size and mtime of one object (LV_ENOTFOUND if absent).  Either out may be NULL. */
+/**
+ * Size and mtime of one object.  Either out may be NULL; they are written only on success.
+ * Errors: LV_ENOTFOUND (absent), LV_EINVALID (NULL st, bad path), storage errors.
+ */
 LV_EXTERN int lv_storage_head(lv_storage *st, const char *path, uint64_t *size_out,
 			      int64_t *mtime_ms_out, lv_error *err) LV_WARN_UNUSED;
 
-/** Writes (creates or replaces) an object atomically: readers see old or new bytes. */
+/**
+ * Writes (creates or replaces) an object atomically: readers see old or new bytes.
+ * `data` is only read during the call.  Errors: LV_EINVALID (NULL st, NULL data with
+ * size > 0, bad path), storage errors.
+ */
 LV_EXTERN int lv_storage_write(lv_storage *st, const char *path, const void *data, size_t size,
 			       lv_error *err) LV_WARN_UNUSED;
 
 /**
  * Creates an object only if it does not exist, atomically: LV_EEXISTS if it
  * does (the existing object is left untouched).  Readers never see a partial object.
+ * Errors: LV_EEXISTS, otherwise as lv_storage_write().
  */
 LV_EXTERN int lv_storage_create(lv_storage *st, const char *path, const void *data, size_t size,
 				lv_error *err) LV_WARN_UNUSED;
 
-/** Deletes an object.  Deleting an absent object is LV_ENOTFOUND. */
+/**
+ * Deletes an object.  Errors: LV_ENOTFOUND (absent; a store that cannot tell returns 0),
+ * LV_EINVALID (NULL st, bad path), storage errors.
+ */
 LV_EXTERN int lv_storage_delete(lv_storage *st, const char *path, lv_error *err) LV_WARN_UNUSED;
 
 /**
  * Deletes `n` objects, batched where the store supports it (S3: up to 1000
  * per request, failed keys retried once).  rcs (may be NULL) receives each
  * path's result: 0, LV_ENOTFOUND (not every store can tell), or an error.
- * Returns 0 if every path is gone, else the first error, with a message
- * naming the path.
+ * Returns 0 if every path is gone (LV_ENOTFOUND counts as gone), else the first error,
+ * with a message naming the path.  Errors: LV_EINVALID (NULL st, NULL paths with n > 0, a
+ * bad path: then nothing is deleted and rcs is not filled), LV_ENOMEM, storage errors.
  */
 LV_EXTERN int lv_storage_delete_many(lv_storage *st, const char *const *paths, size_t n, int *rcs,
 				     lv_error *err) LV_WARN_UNUSED;
@@ -171,7 +199,10 @@ typedef struct lv_storage_stats {
 	uint64_t bytes_written;
 } lv_storage_stats;
 
+/** The handle's counters (a sub-handle's requests also count in its parent); all 0 for a
+ *  NULL st.  Errors: none. */
 LV_EXTERN void lv_storage_get_stats(const lv_storage *st, lv_storage_stats *out);
+/** Zeroes the handle's counters (not its parent's).  Accepts NULL.  Errors: none. */
 LV_EXTERN void lv_storage_reset_stats(lv_storage *st);
 
 #ifdef __cplusplus

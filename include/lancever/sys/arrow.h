@@ -17,14 +17,14 @@ extern "C" {
 /**
  * Exported objects not yet released: every stream, schema and array the
  * export handed out, children included (a child counts once, whether its
- * parent or the consumer released it).  0 when a consumer released all.
+ * parent or the consumer released it).  0 when a consumer released all.  Errors: none.
  */
 LV_EXTERN int64_t lv_arrow_live_objects(void);
 
 /**
  * Makes the `nth` memory allocation (1-based, counted from this call) of the
  * Arrow export and the IPC writer fail as if out of memory; 0 = never.
- * Returns the number of allocations counted since the previous call.
+ * Returns the number of allocations counted since the previous call.  Errors: none.
  */
 LV_EXTERN uint64_t lv_arrow_fail_alloc_at(uint64_t nth);
 

@@ -67,8 +67,9 @@ typedef struct lv_storage_ops {
 /**
  * Makes a storage handle from a backend.  `describe` is copied.  On success the
  * handle owns `impl` (ops->close is called by lv_storage_free); on failure the
- * caller still owns it.  Errors: LV_EINVALID (unknown ops version, a NULL
- * required op), LV_ENOMEM.
+ * caller still owns it.  *out is the caller's: lv_storage_free(); NULL on error.
+ * Errors: LV_EINVALID (NULL out or ops, unknown ops version, a NULL required op),
+ * LV_ENOMEM.
  */
 LV_EXTERN int lv_storage_new(lv_storage **out, const lv_storage_ops *ops, void *impl,
 			     const char *describe, lv_error *err) LV_WARN_UNUSED;

@@ -41,22 +41,28 @@ typedef struct lv_fault_spec {
  * Wraps `inner` in a fault-injecting shim (the shim takes ownership of `inner`
  * on success; on failure the caller keeps it).  Works over any backend; the shim
  * reports what `inner` reports for lv_storage_is_remote() and
- * lv_storage_credential_source().  Errors: LV_EINVALID (bad spec), LV_ENOMEM.
+ * lv_storage_credential_source().  `spec` NULL = never trigger; its strings are copied.
+ * *out is the caller's: lv_storage_free() (which frees `inner` too); NULL on error.
+ * Errors: LV_EINVALID (NULL out or inner, bad spec), LV_ENOMEM.
  */
 LV_EXTERN int lv_storage_fault_wrap(lv_storage **out, lv_storage *inner,
 				    const lv_fault_spec *spec, lv_error *err) LV_WARN_UNUSED;
 
-/** Replaces the spec of a fault shim and resets its call counter (LV_EINVALID if not a shim). */
+/**
+ * Replaces the spec of a fault shim (NULL = never trigger) and resets its call counter.
+ * Errors: LV_EINVALID (`shim` is not a fault shim, bad spec), LV_ENOMEM.
+ */
 LV_EXTERN int lv_storage_fault_set(lv_storage *shim, const lv_fault_spec *spec,
 				   lv_error *err) LV_WARN_UNUSED;
 
-/** Number of counted calls a fault shim has seen since the last set (0 if not a shim). */
+/** Number of counted calls a fault shim has seen since the last set.  Errors: none (0 if
+ *  `shim` is not a fault shim). */
 LV_EXTERN uint64_t lv_storage_fault_calls(const lv_storage *shim);
 
 /**
  * Sets an object's mtime in an in-memory store, also seen through shims and
- * sub-handles (for tests of age rules).  LV_EINVALID if the store is not
- * in-memory, LV_ENOTFOUND if the object is absent.
+ * sub-handles (for tests of age rules).  Errors: LV_EINVALID (the store is not
+ * in-memory, a bad path), LV_ENOTFOUND (the object is absent).
  */
 LV_EXTERN int lv_storage_mem_set_mtime(lv_storage *st, const char *path, int64_t mtime_ms,
 				       lv_error *err) LV_WARN_UNUSED;
