@@ -49,6 +49,39 @@ typedef void (*lv_cleanup_file_cb)(const char *path, int kind, uint64_t size, co
 typedef void (*lv_cleanup_progress_cb)(const char *phase, uint64_t done, uint64_t total,
 				       void *payload);
 
+/**
+ * A file this cleanup removed (a dry run: would remove), as Lance's explain_cleanup_old_versions
+ * describes a candidate: `unverified` is Lance's flag -- true when the file goes only because it
+ * is old enough (older than 7 days) or delete_unverified is set, not because a removed manifest
+ * vouched for it (temporary manifests are always unverified, old manifests never are; for a
+ * transaction file, unverified = no removed manifest names it).
+ */
+typedef struct lv_cleanup_candidate {
+	const char *path;
+	int kind;                     /**< LV_KIND_* */
+	uint64_t size;
+	const char *reason;
+	bool unverified;
+	uint64_t version;             /**< an old manifest: its version; else 0 */
+} lv_cleanup_candidate;
+typedef void (*lv_cleanup_candidate_cb)(const lv_cleanup_candidate *c, void *payload);
+
+/**
+ * A branch created from a version of the lineage being cleaned whose base version the policy
+ * selects (Lance's CleanupReferencedBranch; Lance lists a branch whose base manifest is gone
+ * too).  Such a base version is never removed here (it is kept, as every branch base is).
+ * `cascade` says whether clean_referenced_branches would clean that branch (lancever does not
+ * implement the cascade: always false).
+ */
+typedef void (*lv_cleanup_branch_cb)(const char *name, uint64_t referenced_version, bool cascade,
+				     void *payload);
+
+/** Called once the manifests are read and judged, before anything changes: the version the
+ * plan was made against (the latest: Lance's read_version), the versions listed and the
+ * versions selected for removal. */
+typedef void (*lv_cleanup_plan_cb)(uint64_t read_version, uint64_t versions_total,
+				   uint64_t versions_selected, void *payload);
+
 typedef struct lv_cleanup_policy {
 	int version;                  /**< LV_CLEANUP_POLICY_VERSION */
 	int64_t older_than_ms;        /**< remove versions committed before now - this; -1 = unset */
@@ -64,13 +97,27 @@ typedef struct lv_cleanup_policy {
 	void *payload;
 	double delete_rate_limit;     /**< deletes per second (each file counts one, as in Lance's
 					   delete_rate_limit, even when a request deletes many); 0 = none */
+	/* ---- version 3 ---- */
+	const uint64_t *versions;     /**< Lance's exact version list: only these versions are
+					   candidates (every other condition set must hold too);
+					   NULL = unset.  The latest version, tagged versions and
+					   branch bases in it are kept as always (a tagged one fails
+					   the run under error_if_tagged_old_versions, as in Lance);
+					   a version that does not exist is ignored, as in Lance */
+	size_t nversions;             /**< entries of `versions`; 0 with versions set is refused,
+					   as Lance refuses an empty list */
+	lv_cleanup_candidate_cb on_candidate; /**< each file with Lance's unverified flag (called
+					   after on_file, for the same files); NULL = none */
+	lv_cleanup_branch_cb on_referenced_branch; /**< see lv_cleanup_branch_cb; NULL = none */
+	lv_cleanup_plan_cb on_plan;   /**< see lv_cleanup_plan_cb; NULL = none */
 } lv_cleanup_policy;
 
-#define LV_CLEANUP_POLICY_VERSION 2
-/* With no condition set, older_than defaults to 7 days (LanceDB optimize()'s default). */
+#define LV_CLEANUP_POLICY_VERSION 3
+/* With no condition set, older_than defaults to 7 days (LanceDB optimize()'s default); a
+ * version list is a condition. */
 #define LV_CLEANUP_POLICY_INIT                                                              \
 	{ LV_CLEANUP_POLICY_VERSION, -1, -1, 0, false, true, false, 0,                      \
-	  LV_CHECKPOINT_CONFIG_INIT, NULL, NULL, NULL, 0 }
+	  LV_CHECKPOINT_CONFIG_INIT, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, NULL }
 
 #define LV_CLEANUP_DEFAULT_OLDER_THAN_MS (7LL * 24 * 3600 * 1000)
 #define LV_CLEANUP_UNVERIFIED_MS (7LL * 24 * 3600 * 1000)
@@ -91,7 +138,12 @@ typedef struct lv_cleanup_stats {
 /**
  * Runs a cleanup.  Any unreadable manifest aborts it before anything is
  * deleted.  Returns LV_ETAGGED when tagged versions would be removed and
- * error_if_tagged_old_versions is set.  `stats` may be NULL.
+ * error_if_tagged_old_versions is set.  A cleanup (a dry run too, as Lance's
+ * explain) is refused with LV_EUNSUPPORTED, before anything changes, when a
+ * manifest it reads (the dataset's, its branches', commits newer than the
+ * plan) carries writer feature flags lancever does not know, naming the bits
+ * (Lance's ensure_can_write_manifest refuses them in cleanup).  Policies of versions 1 and 2 (older
+ * headers) are read as such.  `stats` may be NULL.
  */
 LV_EXTERN int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *policy, lv_cleanup_stats *stats,
 			 lv_error *err) LV_WARN_UNUSED;

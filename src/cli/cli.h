@@ -91,6 +91,9 @@ typedef struct lvcli_args {
 	int64_t keep_one_per_ms; /* -1 = not given */
 	uint64_t vers[2];        /* VERSION / A, B: set by the command's check */
 	int64_t when_ms;         /* TIME: set by the command's check */
+	const char *versions;    /* cleanup --versions LIST, as given */
+	bool explain;            /* cleanup --explain */
+	uint64_t max_candidates; /* cleanup --max-candidates (0 = not given) */
 } lvcli_args;
 
 /*

@@ -44,6 +44,17 @@ static const lvcli_opt cleanup_opts[] = {
 	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, no_checkpoint) },
 	{ "--delete-rate-limit", "N", "at most N deletes per second", LVCLI_NUMBER, 1, 1000000000,
 	  offsetof(lvcli_args, delete_rate_limit) },
+	{ "--versions", "LIST", "remove only these versions (3,5,7-9; Lance's exact version list): "
+	  "every other condition given must hold too; the latest, tagged versions and branch bases "
+	  "in it are kept (a tagged one stops the run unless --no-error-if-tagged-old-versions), and "
+	  "each listed version not removed is warned about", LVCLI_STRING, 0, 0,
+	  offsetof(lvcli_args, versions) },
+	{ "--explain", NULL, "say what a cleanup would remove, shaped like Lance's CleanupExplanation "
+	  "(read_version, stats, candidate_files with kind, unverified and size, "
+	  "candidate_files_truncated, candidate_file_limit, referenced_branches, warnings); change "
+	  "nothing", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, explain) },
+	{ "--max-candidates", "N", "--explain lists at most N candidate files (default 1000, as Lance)",
+	  LVCLI_NUMBER, 1, 100000000, offsetof(lvcli_args, max_candidates) },
 	{ "--dry-run", NULL, "list what would be removed and why; change nothing", LVCLI_FLAG, 0, 0,
 	  offsetof(lvcli_args, dry_run) },
 	{ "--list", NULL, "list every file removed", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, list) },
@@ -56,8 +67,22 @@ static const lvcli_opt cleanup_opts[] = {
 	{ 0 },
 };
 
+/* At most this many versions in --versions (ranges expanded). */
+#define VERSIONS_MAX 1000000
+#define EXPLAIN_LIMIT_DEFAULT 1000
+
 typedef struct cl_out {
 	bool dry_run, json, list;
+	/* --versions: the requested versions (sorted) and whether each was removed */
+	uint64_t *want;
+	bool *gone;
+	size_t nwant;
+	/* --explain */
+	bool explain;
+	uint64_t read_version, limit;
+	FILE *cands, *branches; /* JSON arrays (--json) or text lines, held back */
+	size_t ncands, nbranches;
+	bool truncated;
 	FILE *files; /* --json: the "files" array, held back until the cleanup succeeded */
 	size_t nfiles;
 	char phase[64];
@@ -135,6 +160,147 @@ static void on_file(const char *path, int kind, uint64_t size, const char *reaso
 	printf("%s %-11s %10" PRIu64 "  %s", o->dry_run ? "would remove" : "removed",
 	       lv_file_kind_name(kind), size, lvcli_esc(path));
 	printf("  (%s)\n", lvcli_esc(reason));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Adds first..last to the list; 2 (usage) past VERSIONS_MAX. */
+static int add_range(cl_out *o, uint64_t first, uint64_t last, size_t *cap)
+{
+	if (last - first >= VERSIONS_MAX || o->nwant + (last - first) >= VERSIONS_MAX)
+		return lvcli_usage_error("cleanup: --versions lists more than %d versions", VERSIONS_MAX);
+	for (uint64_t v = first;; v++) {
+		if (o->nwant == *cap) {
+			*cap = *cap ? 2 * *cap : 16;
+			uint64_t *w = realloc(o->want, *cap * sizeof *w);
+			if (!w)
+				return lvcli_usage_error("cleanup: out of memory");
+			o->want = w;
+		}
+		o->want[o->nwant++] = v;
+		if (v == last)
+			return 0;
+	}
+}
+
+/* --versions "3,5,7-9": strict numbers >= 1, ranges first-last with first <= last. */
+static int parse_versions(const char *list, cl_out *o)
+{
+	size_t cap = 0;
+	const char *p = list;
+	for (;;) {
+		const char *end = p + strcspn(p, ",");
+		char item[64];
+		size_t n = (size_t)(end - p);
+		if (n == 0 || n >= sizeof item)
+			return lvcli_usage_error("cleanup: --versions: bad list '%s' (e.g. 3,5,7-9)",
+						 lvcli_esc(list));
+		memcpy(item, p, n);
+		item[n] = 0;
+		char *dash = strchr(item, '-');
+		uint64_t a, b;
+		if (dash)
+			*dash = 0;
+		if (!lvcli_parse_u64_strict(item, UINT64_MAX, &a) || a == 0 ||
+		    (dash && (!lvcli_parse_u64_strict(dash + 1, UINT64_MAX, &b) || b < a)))
+			return lvcli_usage_error("cleanup: --versions: bad item '%s' in '%s' (versions "
+						 "from 1, ranges FIRST-LAST)", lvcli_esc(p), lvcli_esc(list));
+		int rc = add_range(o, a, dash ? b : a, &cap);
+		if (rc)
+			return rc;
+		if (!*end)
+			break;
+		p = end + 1;
+	}
+	qsort(o->want, o->nwant, sizeof *o->want, cmp_u64);
+	size_t k = 0; /* duplicates once */
+	for (size_t i = 0; i < o->nwant; i++)
+		if (!k || o->want[k - 1] != o->want[i])
+			o->want[k++] = o->want[i];
+	o->nwant = k;
+	o->gone = calloc(k, sizeof *o->gone);
+	return o->gone ? 0 : lvcli_usage_error("cleanup: out of memory");
+}
+
+/* Lance's names of the file kinds (CleanupFileKind). */
+static const char *lance_kind(int kind)
+{
+	static const char *const n[LV_KIND_COUNT] = { "manifest", "data", "deletion", "index",
+						      "transaction", "temporary_manifest" };
+	return kind >= 0 && kind < LV_KIND_COUNT ? n[kind] : "?";
+}
+
+/* Every file: a removed manifest marks its version gone; --explain keeps the first `limit`. */
+static void on_candidate(const lv_cleanup_candidate *c, void *payload)
+{
+	cl_out *o = payload;
+	if (c->kind == LV_KIND_MANIFEST && o->nwant) {
+		uint64_t *at = bsearch(&c->version, o->want, o->nwant, sizeof *o->want, cmp_u64);
+		if (at)
+			o->gone[at - o->want] = true;
+	}
+	if (!o->explain)
+		return;
+	if (o->ncands >= o->limit) {
+		o->truncated = true;
+		return;
+	}
+	if (o->json) {
+		fputs(o->ncands ? ",{\"path\":" : "{\"path\":", o->cands);
+		lvcli_json_str(o->cands, c->path);
+		fprintf(o->cands, ",\"kind\":\"%s\",\"unverified\":%s,\"size_bytes\":%" PRIu64 "}",
+			lance_kind(c->kind), c->unverified ? "true" : "false", c->size);
+	} else {
+		fprintf(o->cands, "  %-18s %-10s %12" PRIu64 "  %s\n", lance_kind(c->kind),
+			c->unverified ? "unverified" : "verified", c->size, lvcli_esc(c->path));
+	}
+	o->ncands++;
+}
+
+static void on_branch(const char *name, uint64_t version, bool cascade, void *payload)
+{
+	cl_out *o = payload;
+	if (!o->explain)
+		return;
+	if (o->json) {
+		fputs(o->nbranches ? ",{\"name\":" : "{\"name\":", o->branches);
+		lvcli_json_str(o->branches, name);
+		fprintf(o->branches, ",\"referenced_version\":%" PRIu64 ",\"cleanup_candidate\":%s}",
+			version, cascade ? "true" : "false");
+	} else {
+		fprintf(o->branches, "  %s (from version %" PRIu64 ")%s\n", lvcli_esc(name), version,
+			cascade ? ", would be cleaned" : "");
+	}
+	o->nbranches++;
+}
+
+static void on_plan(uint64_t read_version, uint64_t total, uint64_t selected, void *payload)
+{
+	(void)total;
+	(void)selected;
+	((cl_out *)payload)->read_version = read_version;
+}
+
+/* Each requested version not removed: a warning (stderr), and its text for --explain. */
+static void warn_kept_versions(const cl_out *o, FILE *json_warnings, size_t *nw)
+{
+	for (size_t i = 0; i < o->nwant; i++) {
+		if (o->gone[i])
+			continue;
+		char msg[200];
+		snprintf(msg, sizeof msg, "version %" PRIu64 " was %s: not a version of the dataset, "
+			 "the latest, tagged, a branch base, or outside the other conditions",
+			 o->want[i], o->dry_run ? "not selected" : "not removed");
+		fprintf(stderr, "lancever: warning: %s\n", msg);
+		if (json_warnings) {
+			fputs((*nw)++ ? "," : "", json_warnings);
+			lvcli_json_str(json_warnings, msg);
+		}
+	}
 }
 
 static int64_t now_ms(void)
@@ -265,6 +431,58 @@ static void print_stats(lv_dataset *ds, const lv_cleanup_stats *s)
 		s->versions_total, st.requests, st.bytes_read, st.bytes_written);
 }
 
+/* --explain: Lance's CleanupExplanation (JSON field for field; text for people). */
+static void print_explain(cl_out *o, const char *cands, const char *branches, const lv_cleanup_stats *s,
+			  const lv_dataset *ds)
+{
+	uint64_t nb = 0;
+	for (int k = 0; k < LV_KIND_COUNT; k++)
+		nb += s->bytes_removed[k];
+	char *warn = NULL;
+	size_t wlen = 0, nw = 0;
+	FILE *w = o->json ? open_memstream(&warn, &wlen) : NULL;
+	char trunc[96];
+	snprintf(trunc, sizeof trunc, "candidate_files truncated to %" PRIu64 " entries", o->limit);
+	if (o->truncated && w) {
+		lvcli_json_str(w, trunc);
+		nw++;
+	}
+	warn_kept_versions(o, w, &nw);
+	for (size_t i = 0; w && i < lv_dataset_warning_count(ds); i++) {
+		fputs(nw++ ? "," : "", w);
+		lvcli_json_str(w, lv_dataset_warning(ds, i)->message);
+	}
+	if (w)
+		fclose(w);
+	if (o->json) {
+		printf("{\"read_version\":%" PRIu64 ",\"stats\":{\"bytes_removed\":%" PRIu64
+		       ",\"old_versions\":%" PRIu64 ",\"data_files_removed\":%" PRIu64
+		       ",\"transaction_files_removed\":%" PRIu64 ",\"index_files_removed\":%" PRIu64
+		       ",\"deletion_files_removed\":%" PRIu64 ",\"failed_deletes\":0},\"candidate_files\":[%s],"
+		       "\"candidate_files_truncated\":%s,\"candidate_file_limit\":%" PRIu64
+		       ",\"referenced_branches\":[%s],\"warnings\":[%s]}\n",
+		       o->read_version, nb, s->files_removed[LV_KIND_MANIFEST], s->files_removed[LV_KIND_DATA],
+		       s->files_removed[LV_KIND_TRANSACTION], s->files_removed[LV_KIND_INDEX],
+		       s->files_removed[LV_KIND_DELETION], cands ? cands : "",
+		       o->truncated ? "true" : "false", o->limit, branches ? branches : "", warn ? warn : "");
+		free(warn);
+		return;
+	}
+	printf("read version %" PRIu64 ": a cleanup would remove %" PRIu64 " of %" PRIu64
+	       " versions and %" PRIu64 " bytes (nothing was changed)\n",
+	       o->read_version, s->files_removed[LV_KIND_MANIFEST], s->versions_total, nb);
+	printf("data %" PRIu64 ", deletion %" PRIu64 ", index %" PRIu64 ", transaction %" PRIu64
+	       ", temporary manifest %" PRIu64 " files\n",
+	       s->files_removed[LV_KIND_DATA], s->files_removed[LV_KIND_DELETION],
+	       s->files_removed[LV_KIND_INDEX], s->files_removed[LV_KIND_TRANSACTION],
+	       s->files_removed[LV_KIND_TEMP]);
+	printf("candidate files (%zu listed, limit %" PRIu64 "%s):\n%s", o->ncands, o->limit,
+	       o->truncated ? ", truncated" : "", cands ? cands : "");
+	printf("referenced branches: %s\n%s", o->nbranches ? "" : "none", branches ? branches : "");
+	if (o->truncated)
+		fprintf(stderr, "lancever: warning: %s\n", trunc);
+}
+
 /* Whether a checkpoint would be written (1), would not (0), or unknown (-1). */
 static int checkpoint_enabled(lv_dataset *ds, const lv_cleanup_policy *p)
 {
@@ -273,24 +491,51 @@ static int checkpoint_enabled(lv_dataset *ds, const lv_cleanup_policy *p)
 	return lv_checkpoint_config_resolve(&cfg, ds, &p->checkpoint, &e) < 0 ? -1 : cfg.enabled != 0;
 }
 
+static void close_held(cl_out *o)
+{
+	if (o->cands)
+		fclose(o->cands);
+	if (o->branches)
+		fclose(o->branches);
+	o->cands = o->branches = NULL;
+}
+
 static int run_cleanup(int argc, char **argv)
 {
 	lvcli_args a;
 	int rc = lvcli_parse(argc, argv, &lvcli_cmd_cleanup, &a);
 	if (rc)
 		return rc;
+	if (a.explain && (a.list || a.format || a.csv))
+		return lvcli_usage_error("cleanup: --explain prints its own report (text or --json); "
+					 "not with --list or --format");
+	if (a.max_candidates && !a.explain)
+		return lvcli_usage_error("cleanup: --max-candidates goes with --explain");
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 	policy_from_args(&a, &p);
+	p.dry_run = p.dry_run || a.explain;
 	/* a dry run is for seeing what would go */
-	cl_out o = { .dry_run = a.dry_run, .json = a.json, .list = a.list || a.dry_run,
-		     .collect = lvcli_format_stream(&a) };
-	char *files = NULL;
-	size_t files_len = 0;
-	if (o.json && o.list && !(o.files = open_memstream(&files, &files_len))) {
+	cl_out o = { .dry_run = p.dry_run, .json = a.json, .list = !a.explain && (a.list || a.dry_run),
+		     .collect = !a.explain && lvcli_format_stream(&a), .explain = a.explain,
+		     .limit = a.max_candidates ? a.max_candidates : EXPLAIN_LIMIT_DEFAULT };
+	if (a.versions && (rc = parse_versions(a.versions, &o))) {
+		free(o.want);
+		return rc;
+	}
+	p.versions = o.want;
+	p.nversions = o.nwant;
+	char *files = NULL, *cands = NULL, *branches = NULL;
+	size_t files_len = 0, cands_len = 0, branches_len = 0;
+	if ((o.json && o.list && !(o.files = open_memstream(&files, &files_len))) ||
+	    (o.explain && (!(o.cands = open_memstream(&cands, &cands_len)) ||
+			   !(o.branches = open_memstream(&branches, &branches_len))))) {
 		fputs("lancever: out of memory\n", stderr);
 		return 1;
 	}
 	p.on_file = on_file;
+	p.on_candidate = on_candidate;
+	p.on_referenced_branch = on_branch;
+	p.on_plan = on_plan;
 	p.payload = &o;
 	if (isatty(2))
 		p.on_progress = on_progress;
@@ -305,19 +550,31 @@ static int run_cleanup(int argc, char **argv)
 		if (o.files)
 			fclose(o.files);
 		o.files = NULL;
+		close_held(&o);
 		int cp = s.checkpoint_written ? 1 : checkpoint_enabled(ds, &p);
-		if (o.collect)
-			rc = emit_files(&a, &o, &s);
-		else if (o.json)
-			print_json(&o, files, &p, &s, ds);
-		else
-			print_text(&p, &s, cp);
+		if (o.explain) {
+			print_explain(&o, cands, branches, &s, ds);
+		} else {
+			size_t nw = 0;
+			warn_kept_versions(&o, NULL, &nw);
+			if (o.collect)
+				rc = emit_files(&a, &o, &s);
+			else if (o.json)
+				print_json(&o, files, &p, &s, ds);
+			else
+				print_text(&p, &s, cp);
+		}
 		if (a.stats)
 			print_stats(ds, &s);
 	}
 	if (o.files)
 		fclose(o.files);
+	close_held(&o);
 	free(files);
+	free(cands);
+	free(branches);
+	free(o.want);
+	free(o.gone);
 	free_kept(&o);
 	if (ds)
 		lvcli_close(ds);

@@ -75,6 +75,8 @@ int synth_write(lv_storage *st, const synth_commit *c)
 	lv_pbw_u64_always(&man, 3, c->version);
 	lv_pbw_bytes(&man, 7, ts.ptr ? ts.ptr : (uint8_t *)"", ts.len);
 	lv_pbw_str(&man, 12, txname);
+	if (c->writer_flags)
+		lv_pbw_u64(&man, 10, c->writer_flags);
 	add_map(&man, 16, c->config);
 	if (!c->txn_file_only)
 		lv_pbw_u64_always(&man, 21, 0);

@@ -18,6 +18,7 @@ typedef struct synth_commit {
 	int scheme;                  /* 1 = V1 names, 2 = V2 (default), 3 = detached (d<v>.manifest) */
 	int txn_file_only;
 	const char *data_path;        /* the fragment's data file (relative to data/); NULL = data.lance */           /* no inline transaction: only _transactions/<file> */
+	uint64_t writer_flags;       /* the manifest's writer_feature_flags (0 = none) */
 } synth_commit;
 
 /* Appends a manifest message and the manifest footer (its offset, version 0.2, "LANC")

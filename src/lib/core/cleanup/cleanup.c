@@ -20,6 +20,7 @@
 #include "lancever/cleanup.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,8 @@ typedef struct plan {
 	int64_t earliest_kept;
 	lv_dbuf tagmsg;
 	size_t ntagged;
+	uint64_t *versions;   /* the policy's exact list, sorted (NULL = unset) */
+	size_t nversions;
 	lv_cleanup_stats s;
 } plan;
 
@@ -130,11 +133,19 @@ static bool branch_base(const lv_refs *refs, uint64_t v)
 	return false;
 }
 
-/* Does the policy select this version (before tags and branches are considered)? */
-static bool selected(const plan *P, uint64_t version, int64_t ts)
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The policy's conditions on one version (Lance's should_clean: not the latest check). */
+static bool conditions(const plan *P, uint64_t version, int64_t ts)
 {
 	const lv_cleanup_policy *pol = P->pol;
-	bool sel = version < P->latest;
+	bool sel = true;
+	if (P->versions && !bsearch(&version, P->versions, P->nversions, sizeof *P->versions, cmp_u64))
+		return false;
 	if (P->older >= 0)
 		sel = sel && ts < P->now - P->older;
 	if (pol->before_version)
@@ -144,12 +155,57 @@ static bool selected(const plan *P, uint64_t version, int64_t ts)
 	return sel;
 }
 
+/* Does the policy select this version (before tags and branches are considered)? */
+static bool selected(const plan *P, uint64_t version, int64_t ts)
+{
+	return version < P->latest && conditions(P, version, ts);
+}
+
+/*
+ * Branches made from version v of main when the policy's conditions select v (Lance's
+ * find_referenced_branches), reported to on_referenced_branch as each base is judged.
+ */
+static void report_branches_on(const plan *P, uint64_t v, int64_t ts)
+{
+	const lv_cleanup_policy *pol = P->pol;
+	if (!pol->on_referenced_branch || !conditions(P, v, ts))
+		return;
+	for (size_t b = 0; b < lv_refs_branch_count(P->refs); b++) {
+		const lv_branch *br = lv_refs_branch(P->refs, b);
+		if ((!br->parent_branch || !strcmp(br->parent_branch, "main")) && br->parent_version == v)
+			pol->on_referenced_branch(br->name, v, false, pol->payload);
+	}
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	uint64_t x = ((const lv_manifest_entry *)a)->version, y = ((const lv_manifest_entry *)b)->version;
+	return x < y ? -1 : x > y;
+}
+
+/* Branches whose base version of main has no manifest: Lance lists them too (their files
+ * may still be in use). */
+static void report_branches_without_base(const plan *P)
+{
+	const lv_cleanup_policy *pol = P->pol;
+	if (!pol->on_referenced_branch)
+		return;
+	for (size_t b = 0; b < lv_refs_branch_count(P->refs); b++) {
+		const lv_branch *br = lv_refs_branch(P->refs, b);
+		lv_manifest_entry key = { br->parent_version, 0 };
+		if ((!br->parent_branch || !strcmp(br->parent_branch, "main")) &&
+		    !bsearch(&key, P->v, P->nv, sizeof *P->v, cmp_entry))
+			pol->on_referenced_branch(br->name, br->parent_version, false, pol->payload);
+	}
+}
+
 /* 3. One manifest read: old (not latest, not tagged, not a branch base) or kept; its
  * references go to the matching set. */
 static int judge(plan *P, size_t i, lv__mref *m, lv_error *err)
 {
 	uint64_t version = P->v[i].version;
 	P->size[i] = m->size > UINT32_MAX ? UINT32_MAX : (uint32_t)m->size;
+	report_branches_on(P, version, m->ts_ms);
 	bool old = false;
 	if (selected(P, version, m->ts_ms)) {
 		size_t k = tags_on(P->refs, version, &P->tagmsg);
@@ -233,6 +289,10 @@ static int phase_read(plan *P, lv_error *err)
 	}
 	P->s.versions_total = P->nv;
 	progress(P, "reading manifests", P->nv, P->nv);
+	if (rc == 0)
+		report_branches_without_base(P);
+	if (rc == 0 && P->pol->on_plan)
+		P->pol->on_plan(P->latest, P->nv, P->nold, P->pol->payload);
 	if (rc == 0 && P->ntagged && P->pol->error_if_tagged_old_versions)
 		rc = lv__err(err, LV_ETAGGED,
 			     "%zu tagged version(s) have been marked for cleanup. Either set "
@@ -298,8 +358,10 @@ static int phase_record(plan *P, lv_error *err)
 	return 0;
 }
 
-/* Why an unreferenced file may go, or NULL if it stays (Lance's rules). */
-static const char *removal_reason(const plan *P, const lv_list_entry *f, int kind, const char *key)
+/* Why an unreferenced file may go, or NULL if it stays (Lance's rules); *unverified gets
+ * Lance's flag for it (see lv_cleanup_candidate). */
+static const char *removal_reason(const plan *P, const lv_list_entry *f, int kind, const char *key,
+				  bool *unverified)
 {
 	/*
 	 * Only files older than every kept manifest, when the kept set is a
@@ -311,6 +373,9 @@ static const char *removal_reason(const plan *P, const lv_list_entry *f, int kin
 	if (P->suffix && f->mtime_ms > P->earliest_kept - (known ? 0 : LV_CLEANUP_MTIME_SLACK_MS))
 		return NULL;
 	bool in_progress = !P->pol->delete_unverified && f->mtime_ms >= P->now - LV_CLEANUP_UNVERIFIED_MS;
+	/* Lance: old enough (or delete_unverified) makes a file unverified even if a removed
+	 * manifest names it, except a transaction file (unverified = named by none) */
+	*unverified = kind == LV_KIND_TEMP || (kind == LV_KIND_TRANSACTION ? !known : !in_progress);
 	if (kind == LV_KIND_TEMP)
 		return in_progress ? NULL : "stale temporary manifest";
 	if (lv__strset_has(&P->referenced, key))
@@ -347,7 +412,8 @@ typedef struct sweeper {
 /* Queues the removal of a file judged to go (its path copied: the batch outlives the listing). */
 static int judge_file(sweeper *w, const lv_list_entry *e, int kind, const char *key)
 {
-	const char *reason = removal_reason(w->P, e, kind, key);
+	bool unverified = false;
+	const char *reason = removal_reason(w->P, e, kind, key, &unverified);
 	if (!reason)
 		return 0;
 	char *copy = lv__strdup(e->path);
@@ -355,7 +421,7 @@ static int judge_file(sweeper *w, const lv_list_entry *e, int kind, const char *
 		free(copy);
 		return lv__err(w->err, LV_ENOMEM, "out of memory");
 	}
-	return lv__remove_file(w->del, copy, kind, e->size, reason, w->err);
+	return lv__remove_file_u(w->del, copy, kind, e->size, reason, unverified, 0, w->err);
 }
 
 static void head_job(size_t i, void *arg)
@@ -461,7 +527,8 @@ static int phase_sweep(plan *P, lv__deleter *del, lv_error *err)
 		}
 		const char *path = lv__mpath(&P->v[i], block + slot++ * LV__MPATH);
 		if (rc >= 0)
-			rc = lv__remove_file(del, path, LV_KIND_MANIFEST, P->size[i], "old version", err);
+			rc = lv__remove_file_u(del, path, LV_KIND_MANIFEST, P->size[i], "old version", false,
+					       P->v[i].version, err);
 	}
 	if (rc >= 0)
 		rc = lv__del_flush(del, err);
@@ -481,6 +548,24 @@ static int check_policy(lv_dataset *ds, const lv_cleanup_policy *pol, lv_error *
 		return lv__err(err, LV_EINVALID,
 			       "cleanup: invalid policy (older_than >= 0, retain_versions >= 1, "
 			       "delete_rate_limit >= 0)");
+	if (pol->versions && !pol->nversions)
+		return lv__err(err, LV_EINVALID, "cleanup: versions must not be empty when specified");
+	if (!pol->versions && pol->nversions)
+		return lv__err(err, LV_EINVALID, "cleanup: nversions without versions");
+	return 0;
+}
+
+/* The policy's version list, sorted, for bsearch. */
+static int sort_versions(plan *P, lv_error *err)
+{
+	if (!P->pol->versions)
+		return 0;
+	P->versions = lv__calloc(P->pol->nversions, sizeof *P->versions);
+	if (!P->versions)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	memcpy(P->versions, P->pol->versions, P->pol->nversions * sizeof *P->versions);
+	qsort(P->versions, P->pol->nversions, sizeof *P->versions, cmp_u64);
+	P->nversions = P->pol->nversions;
 	return 0;
 }
 
@@ -522,13 +607,25 @@ static void from_v1(const lv_cleanup_policy *in, lv_cleanup_policy *out)
 	*out = p;
 }
 
+/* A version-2 policy: the version-3 layout without the fields from `versions` on. */
+static void from_v2(const lv_cleanup_policy *in, lv_cleanup_policy *out)
+{
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	memcpy(&p, in, offsetof(lv_cleanup_policy, versions));
+	p.version = LV_CLEANUP_POLICY_VERSION;
+	*out = p;
+}
+
 int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *stats,
 	       lv_error *err)
 {
-	lv_cleanup_policy v2;
+	lv_cleanup_policy cur;
 	if (pol && pol->version == 1) {
-		from_v1(pol, &v2);
-		pol = &v2;
+		from_v1(pol, &cur);
+		pol = &cur;
+	} else if (pol && pol->version == 2) {
+		from_v2(pol, &cur);
+		pol = &cur;
 	}
 	LV_TRY(check_policy(ds, pol, err));
 	plan P;
@@ -540,7 +637,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	P.earliest_kept = INT64_MAX;
 	lv_dbuf_init(&P.tagmsg, 0);
 	P.older = pol->older_than_ms;
-	if (P.older < 0 && pol->retain_versions < 0 && pol->before_version == 0)
+	if (P.older < 0 && pol->retain_versions < 0 && pol->before_version == 0 && !pol->versions)
 		P.older = LV_CLEANUP_DEFAULT_OLDER_THAN_MS;
 	lv__deleter *del = calloc(1, sizeof *del);
 	int rc = del ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
@@ -550,6 +647,8 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		del->s = &P.s;
 		del->rate = pol->delete_rate_limit;
 	}
+	if (rc == 0)
+		rc = sort_versions(&P, err);
 	if (rc == 0)
 		rc = phase_refs(&P, err);
 	if (rc == 0)
@@ -572,6 +671,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		lv__mrow_free(P.rows[i]);
 	free(P.rows);
 	lv_dbuf_dispose(&P.tagmsg);
+	free(P.versions);
 	lv__strset_dispose(&P.referenced);
 	lv__strset_dispose(&P.verified);
 	lv__del_release(del);

@@ -17,6 +17,12 @@
 #define LV__REF_PATH_MAX 4000
 #define LV__CLEANUP_KEY_MAX (LV__REF_PATH_MAX + 64)
 
+/* Writer flags whose meaning cleanup knows (every file they imply is one cleanup sees):
+ * 1, 2, 4, 8, 16, 32 and 256 (format/manifest.h names them).  Any other bit (64: data overlay
+ * files, 128: no writer meaning known here, higher ones) stops a cleanup before anything
+ * changes, as Lance's ensure_can_write_manifest does. */
+#define LV_WRITER_FLAGS_KNOWN 319u
+
 /* A version's history row built from the manifest bytes cleanup reads anyway. */
 typedef struct lv__mrow {
 	lv_version_info info;
@@ -29,6 +35,7 @@ typedef struct lv__mref {
 	uint64_t version;
 	int64_t ts_ms;
 	uint64_t size;
+	uint64_t writer_flags; /* the manifest's writer_feature_flags */
 	lv_dbuf refs;       /* NUL-separated root-relative paths ("_indices/<uuid>" for indices) */
 	lv_error *err;      /* while its manifest is parsed: where a refusal is written */
 	bool want_info;     /* a version of main: also build its history row (for the checkpoint) */
@@ -84,6 +91,8 @@ typedef struct lv__deleter {
 	const char *reason[LV__DEL_BATCH];
 	int kind[LV__DEL_BATCH];
 	uint64_t size[LV__DEL_BATCH];
+	bool unverified[LV__DEL_BATCH]; /* Lance's flag, for on_candidate */
+	uint64_t version[LV__DEL_BATCH]; /* an old manifest's version, for on_candidate */
 	int rcs[LV__DEL_BATCH];
 	size_t n;
 	uint64_t manifests_deleted; /* old manifests this process deleted */
@@ -103,6 +112,9 @@ void lv__del_release(lv__deleter *d);
  * it to on_file once it is gone (a dry run: every file). */
 int lv__remove_file(lv__deleter *d, const char *path, int kind, uint64_t size, const char *reason,
 		    lv_error *err);
+/* The same, with Lance's unverified flag (reported to on_candidate). */
+int lv__remove_file_u(lv__deleter *d, const char *path, int kind, uint64_t size, const char *reason,
+		      bool unverified, uint64_t version, lv_error *err);
 /*
  * Which rule a listed file falls under (an LV_KIND_*), or -1: never touched
  * by the listing pass.  `key` receives the name it is referenced by (an

@@ -97,6 +97,26 @@ static int on_index(const lv_index_ref *idx, void *payload)
 	return add_ref(m, "_indices/", u, (size_t)n);
 }
 
+/*
+ * Lance refuses to write to (or clean) a dataset whose manifest has writer flags it does not
+ * know: they may mean files cleanup cannot see are in use (data overlay files, bit 6).
+ */
+static int unknown_writer_flags(const char *path, uint64_t flags, lv_error *err)
+{
+	uint64_t unknown = flags & ~(uint64_t)LV_WRITER_FLAGS_KNOWN;
+	char bits[160];
+	size_t n = 0;
+	bits[0] = 0;
+	for (int b = 0; b < 64 && n < sizeof bits - 8; b++)
+		if (unknown >> b & 1)
+			n += (size_t)snprintf(bits + n, sizeof bits - n, "%s%d", n ? ", " : "", b);
+	return lv__err(err, LV_EUNSUPPORTED,
+		       "manifest %s has writer feature flags lancever does not know (0x%" PRIx64
+		       ": bit %s); refusing to clean up (Lance refuses to write to or clean such a "
+		       "dataset)",
+		       path, unknown, bits);
+}
+
 /* Collects one manifest's references (and, if wanted, its history row): a reader visitor. */
 static int refs_visit(void *ctx, size_t chunk, size_t i, const char *path, const uint8_t *data,
 		      size_t size, lv_error *err)
@@ -112,8 +132,11 @@ static int refs_visit(void *ctx, size_t chunk, size_t i, const char *path, const
 	int rc = lv__manifest_parse(data, size, m->path, &vis, &man, err);
 	if (rc == 0 && err->code < 0) /* a visitor refusal */
 		rc = err->code;
+	if (rc == 0 && (man.writer_flags & ~(uint64_t)LV_WRITER_FLAGS_KNOWN))
+		rc = unknown_writer_flags(m->path, man.writer_flags, err);
 	if (rc == 0) {
 		m->version = man.version;
+		m->writer_flags = man.writer_flags;
 		m->ts_ms = lv__manifest_ts_millis(&man, NULL);
 		long k = lv__manifest_indices(&man, m->path, on_index, m, err);
 		if (k < 0)

@@ -56,6 +56,11 @@ int lv__del_flush(lv__deleter *d, lv_error *err)
 			/* reported once gone, so a listing names only what this process removed */
 			if (d->p->on_file)
 				d->p->on_file(d->path[i], d->kind[i], d->size[i], d->reason[i], d->p->payload);
+			if (d->p->on_candidate) {
+				lv_cleanup_candidate c = { d->path[i], d->kind[i], d->size[i], d->reason[i],
+							   d->unverified[i], d->version[i] };
+				d->p->on_candidate(&c, d->p->payload);
+			}
 		}
 	}
 	d->n = 0;
@@ -83,6 +88,14 @@ void lv__del_release(lv__deleter *d)
 int lv__remove_file(lv__deleter *d, const char *path, int kind, uint64_t size, const char *reason,
 		       lv_error *err)
 {
+	return lv__remove_file_u(d, path, kind, size, reason, false, 0, err);
+}
+
+int lv__remove_file_u(lv__deleter *d, const char *path, int kind, uint64_t size, const char *reason,
+		      bool unverified, uint64_t version, lv_error *err)
+{
+	d->unverified[d->n] = unverified;
+	d->version[d->n] = version;
 	d->path[d->n] = path;
 	d->reason[d->n] = reason;
 	d->kind[d->n] = kind;

@@ -1,0 +1,398 @@
+/*
+ * Unit tests: Lance's newer cleanup options (issue 16) -- the exact version list, the
+ * explanation's per-file unverified flag and referenced branches, the refusal of unknown
+ * writer feature flags, and version-2 policies read as such.  The version list is checked
+ * against a brute-force model of Lance's rule on random datasets.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <lancever/lancever.h>
+#include <lancever/sys/testing.h>
+
+#include "support/memcopy.h"
+#include "support/synth.h"
+#include "support/testutil.h"
+
+static lv_error err;
+#define CHECK(expr) TU_CHECK(err, expr)
+
+#define DAY (86400000LL)
+#define BASE 1700000000000LL
+#define MAXV 16
+
+static lv_dataset *open_ds(lv_storage *st)
+{
+	lv_dataset *ds = NULL;
+	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
+	return ds;
+}
+
+/* Versions 1..n, each with its own data file data/f<v>.lance, all files 30 days old. */
+static lv_storage *series(uint64_t n)
+{
+	lv_storage *st = NULL;
+	CHECK(lv_storage_mem_new(&st, &err));
+	for (uint64_t v = 1; v <= n; v++) {
+		char dp[32], full[48];
+		snprintf(dp, sizeof dp, "f%llu.lance", (unsigned long long)v);
+		synth_commit c = { .version = v, .ts_ms = BASE + (int64_t)v * 1000, .read_version = v - 1,
+				   .data_path = dp };
+		CHECK(synth_write(st, &c));
+		snprintf(full, sizeof full, "data/%s", dp);
+		CHECK(lv_storage_write(st, full, "xy", 2, &err));
+	}
+	tu_set_all_mtimes(st, BASE - 30 * DAY);
+	return st;
+}
+
+static void branch_from(lv_storage *st, const char *name, uint64_t base)
+{
+	char path[128], body[256];
+	snprintf(path, sizeof path, "_refs/branches/%s.json", name);
+	snprintf(body, sizeof body,
+		 "{\n  \"parentBranch\": null,\n  \"parentVersion\": %llu,\n  \"createAt\": 1700000002,\n"
+		 "  \"manifestSize\": 100\n}", (unsigned long long)base);
+	CHECK(lv_storage_write(st, path, body, strlen(body), &err));
+}
+
+static bool exists(lv_storage *st, const char *path)
+{
+	uint64_t sz;
+	lv_error e = { 0 };
+	return lv_storage_head(st, path, &sz, NULL, &e) == 0;
+}
+
+/* What the callbacks saw. */
+typedef struct seen {
+	bool manifest[MAXV + 1];  /* old manifests removed, by version */
+	size_t nfiles, nunverified, nverified_data;
+	char branch[4][32];
+	uint64_t branch_version[4];
+	size_t nbranch;
+	uint64_t read_version, planned;
+} seen;
+
+static void on_candidate(const lv_cleanup_candidate *c, void *payload)
+{
+	seen *s = payload;
+	s->nfiles++;
+	if (c->kind == LV_KIND_MANIFEST) {
+		assert_false(c->unverified);
+		assert_true(c->version >= 1 && c->version <= MAXV);
+		s->manifest[c->version] = true;
+	}
+	s->nunverified += c->unverified;
+	s->nverified_data += c->kind == LV_KIND_DATA && !c->unverified;
+}
+
+static void on_branch(const char *name, uint64_t v, bool cascade, void *payload)
+{
+	seen *s = payload;
+	assert_false(cascade);
+	assert_true(s->nbranch < 4);
+	snprintf(s->branch[s->nbranch], sizeof s->branch[0], "%s", name);
+	s->branch_version[s->nbranch++] = v;
+}
+
+static void on_plan(uint64_t read_version, uint64_t total, uint64_t selected, void *payload)
+{
+	seen *s = payload;
+	(void)total;
+	s->read_version = read_version;
+	s->planned = selected;
+}
+
+static void hook(lv_cleanup_policy *p, seen *s)
+{
+	memset(s, 0, sizeof *s);
+	p->on_candidate = on_candidate;
+	p->on_referenced_branch = on_branch;
+	p->on_plan = on_plan;
+	p->payload = s;
+}
+
+/* A small deterministic generator (xorshift64*). */
+static uint64_t rng_next(uint64_t *x)
+{
+	*x ^= *x >> 12;
+	*x ^= *x << 25;
+	*x ^= *x >> 27;
+	return *x * 2685821657736338717ull;
+}
+
+/*
+ * Lance's rule for an exact version list, by brute force: version v goes when it is in the
+ * list, below before_version (if set), not the latest, not tagged, and (lancever) not a
+ * branch's base.
+ */
+static bool model_removed(uint64_t v, uint64_t n, const bool *listed, uint64_t before,
+			  const bool *tagged, const bool *based)
+{
+	return listed[v] && (!before || v < before) && v != n && !tagged[v] && !based[v];
+}
+
+static void test_versions_model(void **state)
+{
+	(void)state;
+	uint64_t x = 0x9e3779b97f4a7c15ull;
+	for (int round = 0; round < 60; round++) {
+		uint64_t n = 2 + rng_next(&x) % (MAXV - 2);
+		bool listed[MAXV + 8] = { 0 }, tagged[MAXV + 1] = { 0 }, based[MAXV + 1] = { 0 };
+		uint64_t list[MAXV + 8];
+		size_t nl = 0;
+		for (uint64_t v = 1; v <= n + 2; v++) /* n+1, n+2 do not exist: ignored, as in Lance */
+			if (rng_next(&x) % 2) {
+				listed[v] = true;
+				list[nl++] = v;
+			}
+		if (!nl) {
+			listed[1] = true;
+			list[nl++] = 1;
+		}
+		lv_storage *st = series(n);
+		if (rng_next(&x) % 2) {
+			uint64_t t = 1 + rng_next(&x) % n;
+			tagged[t] = true;
+			CHECK(synth_tag(st, "keep", t));
+		}
+		if (rng_next(&x) % 3 == 0) {
+			uint64_t b = 1 + rng_next(&x) % n;
+			based[b] = true;
+			branch_from(st, "feat", b);
+		}
+		uint64_t before = rng_next(&x) % 3 == 0 ? 1 + rng_next(&x) % (n + 1) : 0;
+		lv_dataset *ds = open_ds(st);
+		lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+		seen s;
+		hook(&p, &s);
+		p.versions = list;
+		p.nversions = nl;
+		p.before_version = before;
+		p.error_if_tagged_old_versions = false;
+		p.now_ms = BASE + 1000 * (int64_t)n + 1000; /* every version is a second old */
+		lv_cleanup_stats stats;
+		CHECK(lv_cleanup(ds, &p, &stats, &err));
+		uint64_t want = 0;
+		for (uint64_t v = 1; v <= n; v++) {
+			bool gone = model_removed(v, n, listed, before, tagged, based);
+			want += gone;
+			char mp[96], dp[48];
+			synth_manifest_path(mp, sizeof mp, v);
+			snprintf(dp, sizeof dp, "data/f%llu.lance", (unsigned long long)v);
+			if (s.manifest[v] != gone || exists(st, mp) == gone || exists(st, dp) == gone)
+				fail_msg("round %d, n %llu, version %llu: model says %s", round,
+					 (unsigned long long)n, (unsigned long long)v, gone ? "removed" : "kept");
+		}
+		assert_int_equal(stats.versions_removed, want);
+		assert_int_equal(s.planned, want);
+		assert_int_equal(s.read_version, n);
+		/* only the version list's versions: files of removed versions are verified */
+		assert_int_equal(stats.files_removed[LV_KIND_DATA], want);
+		/* history written first: every version is still listed */
+		lv_version_list *l = NULL;
+		CHECK(lv_history(&l, ds, NULL, &err));
+		assert_int_equal(lv_version_list_count(l), n);
+		for (size_t i = 0; i < n; i++) {
+			const lv_version_info *vi = lv_version_list_get(l, i);
+			assert_int_equal(vi->is_cleaned_up,
+					 model_removed(vi->version, n, listed, before, tagged, based));
+		}
+		lv_version_list_free(l);
+		lv_dataset_free(ds);
+		lv_storage_free(st);
+	}
+}
+
+/* A version list alone is a condition: no 7-day default hides young versions. */
+static void test_versions_no_age_default(void **state)
+{
+	(void)state;
+	lv_storage *st = series(5);
+	lv_dataset *ds = open_ds(st);
+	uint64_t list[] = { 2, 4 };
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.versions = list;
+	p.nversions = 2;
+	p.now_ms = BASE + 6000; /* every version is seconds old */
+	lv_cleanup_stats s;
+	CHECK(lv_cleanup(ds, &p, &s, &err));
+	assert_int_equal(s.versions_removed, 2);
+	assert_true(exists(st, "data/f1.lance") && !exists(st, "data/f2.lance"));
+	/* and with an age condition too, both must hold (Lance ANDs them) */
+	uint64_t three[] = { 3 };
+	p.versions = three;
+	p.nversions = 1;
+	p.older_than_ms = 7 * DAY;
+	CHECK(lv_cleanup(ds, &p, &s, &err));
+	assert_int_equal(s.versions_removed, 0);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+/* Refusals: an empty list, a tagged version in the list (error, nothing changed, as Lance). */
+static void test_versions_refusals(void **state)
+{
+	(void)state;
+	lv_storage *st = series(5);
+	CHECK(synth_tag(st, "keep3", 3));
+	lv_dataset *ds = open_ds(st);
+	uint64_t list[] = { 2, 3 };
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.versions = list;
+	p.nversions = 0;
+	p.now_ms = BASE + 6000;
+	assert_int_equal(lv_cleanup(ds, &p, NULL, &err), LV_EINVALID);
+	assert_non_null(strstr(err.message, "must not be empty"));
+	p.nversions = 2;
+	char *before = tu_snapshot(st);
+	assert_int_equal(lv_cleanup(ds, &p, NULL, &err), LV_ETAGGED);
+	assert_non_null(strstr(err.message, "\"keep3\": 3"));
+	char *after = tu_snapshot(st);
+	assert_string_equal(before, after);
+	/* a tagged version outside the list does not stop it */
+	uint64_t two[] = { 2 };
+	p.versions = two;
+	p.nversions = 1;
+	lv_cleanup_stats s;
+	CHECK(lv_cleanup(ds, &p, &s, &err));
+	assert_int_equal(s.versions_removed, 1);
+	free(before);
+	free(after);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+/* A caller built against the version-2 header passes the shorter struct: read as such. */
+static void test_policy_v2_layout(void **state)
+{
+	(void)state;
+	lv_storage *st = series(4);
+	lv_dataset *ds = open_ds(st);
+	size_t v2size = offsetof(lv_cleanup_policy, versions);
+	lv_cleanup_policy full = LV_CLEANUP_POLICY_INIT;
+	full.version = 2;
+	full.older_than_ms = 0;
+	full.now_ms = BASE + 10000;
+	/* exactly the old size on the heap: reading past it is caught by ASan */
+	lv_cleanup_policy *p = malloc(v2size);
+	assert_non_null(p);
+	memcpy(p, &full, v2size);
+	lv_cleanup_stats s;
+	CHECK(lv_cleanup(ds, p, &s, &err));
+	assert_int_equal(s.versions_removed, 3);
+	free(p);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+/* Unknown writer feature flags stop any cleanup (a dry run too) before anything changes. */
+static void test_unknown_writer_flags(void **state)
+{
+	(void)state;
+	static const struct { uint64_t flags; int rc; const char *bits; } cases[] = {
+		{ 64, LV_EUNSUPPORTED, "bit 6" },             /* data overlay files */
+		{ 128 | 1024, LV_EUNSUPPORTED, "bit 7, 10" },
+		{ 1 | 2 | 8 | 16 | 32, 0, NULL }, /* known (256 needs its reader flag too) */
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		lv_storage *st = series(3);
+		synth_commit nc = { .version = 4, .ts_ms = BASE + 4000, .read_version = 3,
+				    .data_path = "f4.lance", .writer_flags = cases[c].flags };
+		CHECK(synth_write(st, &nc));
+		CHECK(lv_storage_write(st, "data/f4.lance", "xy", 2, &err));
+		lv_dataset *ds = open_ds(st);
+		lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+		p.older_than_ms = 0;
+		p.delete_unverified = true;
+		p.now_ms = BASE + 30 * DAY;
+		char *before = tu_snapshot(st);
+		for (int dry = 1; dry >= 0; dry--) {
+			p.dry_run = dry;
+			lv_cleanup_stats s;
+			int rc = lv_cleanup(ds, &p, &s, &err);
+			assert_int_equal(rc, cases[c].rc);
+			if (rc) {
+				assert_non_null(strstr(err.message, "writer feature flags"));
+				assert_non_null(strstr(err.message, cases[c].bits));
+				char *after = tu_snapshot(st);
+				assert_string_equal(before, after);
+				free(after);
+			} else if (!dry) {
+				assert_int_equal(s.versions_removed, 3);
+			}
+		}
+		free(before);
+		lv_dataset_free(ds);
+		lv_storage_free(st);
+	}
+}
+
+/* The explanation's facts: Lance's unverified flag, referenced branches, read version. */
+static void test_explain_facts(void **state)
+{
+	(void)state;
+	lv_storage *st = series(4);
+	/* v1..v4 committed at BASE+1..4 s; "now" is 1 day later: files 30 days old are old
+	 * enough (unverified in Lance's sense), a young one is verified only by a manifest */
+	CHECK(lv_storage_mem_set_mtime(st, "data/f2.lance", BASE + 1500, &err));
+	CHECK(lv_storage_write(st, "data/orphan.lance", "x", 1, &err));
+	CHECK(lv_storage_mem_set_mtime(st, "data/orphan.lance", BASE - 30 * DAY, &err));
+	branch_from(st, "feat", 3);   /* base selected by the policy: listed, kept */
+	branch_from(st, "gone", 99);  /* base has no manifest: listed too, as Lance does */
+	lv_dataset *ds = open_ds(st);
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	seen s;
+	hook(&p, &s);
+	p.older_than_ms = 0;
+	p.dry_run = true;
+	p.now_ms = BASE + DAY;
+	char *before = tu_snapshot(st);
+	lv_cleanup_stats stats;
+	CHECK(lv_cleanup(ds, &p, &stats, &err));
+	char *after = tu_snapshot(st);
+	assert_string_equal(before, after);
+	assert_int_equal(s.read_version, 4);
+	assert_true(s.manifest[1] && s.manifest[2] && !s.manifest[3] && !s.manifest[4]);
+	/* f1 (30 days old) and the orphan: unverified; f2 (young, named by removed v2): verified */
+	assert_int_equal(s.nverified_data, 1);
+	assert_int_equal(stats.files_removed[LV_KIND_DATA], 3);
+	assert_int_equal(s.nbranch, 2);
+	bool feat = false, gone = false;
+	for (size_t i = 0; i < s.nbranch; i++) {
+		feat |= !strcmp(s.branch[i], "feat") && s.branch_version[i] == 3;
+		gone |= !strcmp(s.branch[i], "gone") && s.branch_version[i] == 99;
+	}
+	assert_true(feat && gone);
+	/* a branch whose base the policy does not select is not listed */
+	uint64_t one[] = { 1 };
+	p.versions = one;
+	p.nversions = 1;
+	hook(&p, &s);
+	CHECK(lv_cleanup(ds, &p, &stats, &err));
+	assert_int_equal(s.nbranch, 1);
+	assert_string_equal(s.branch[0], "gone");
+	free(before);
+	free(after);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_versions_model),
+		cmocka_unit_test(test_versions_no_age_default),
+		cmocka_unit_test(test_versions_refusals),
+		cmocka_unit_test(test_policy_v2_layout),
+		cmocka_unit_test(test_unknown_writer_flags),
+		cmocka_unit_test(test_explain_facts),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
