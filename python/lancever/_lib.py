@@ -187,7 +187,23 @@ class CheckpointResult(ctypes.Structure):
 
 CLEANUP_FILE_CB = ctypes.CFUNCTYPE(None, c_char_p, c_int, c_u64, c_char_p, c_void_p)
 CLEANUP_PROGRESS_CB = ctypes.CFUNCTYPE(None, c_char_p, c_u64, c_u64, c_void_p)
-CLEANUP_POLICY_VERSION = 2
+CLEANUP_POLICY_VERSION = 3
+
+
+class CleanupCandidate(ctypes.Structure):
+    _fields_ = [
+        ("path", c_char_p),
+        ("kind", c_int),
+        ("size", c_u64),
+        ("reason", c_char_p),
+        ("unverified", c_bool),
+        ("version", c_u64),
+    ]
+
+
+CLEANUP_CANDIDATE_CB = ctypes.CFUNCTYPE(None, ctypes.POINTER(CleanupCandidate), c_void_p)
+CLEANUP_BRANCH_CB = ctypes.CFUNCTYPE(None, c_char_p, c_u64, c_bool, c_void_p)
+CLEANUP_PLAN_CB = ctypes.CFUNCTYPE(None, c_u64, c_u64, c_u64, c_void_p)
 
 
 class CleanupPolicy(ctypes.Structure):
@@ -205,6 +221,11 @@ class CleanupPolicy(ctypes.Structure):
         ("on_progress", CLEANUP_PROGRESS_CB),
         ("payload", c_void_p),
         ("delete_rate_limit", ctypes.c_double),
+        ("versions", ctypes.POINTER(c_u64)),
+        ("nversions", c_size_t),
+        ("on_candidate", CLEANUP_CANDIDATE_CB),
+        ("on_referenced_branch", CLEANUP_BRANCH_CB),
+        ("on_plan", CLEANUP_PLAN_CB),
     ]
 
 

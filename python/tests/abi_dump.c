@@ -89,7 +89,13 @@ int main(void)
 	F(lv_cleanup_policy, delete_unverified); F(lv_cleanup_policy, error_if_tagged_old_versions);
 	F(lv_cleanup_policy, dry_run); F(lv_cleanup_policy, now_ms); F(lv_cleanup_policy, checkpoint);
 	F(lv_cleanup_policy, on_file); F(lv_cleanup_policy, on_progress);
-	F(lv_cleanup_policy, payload); F(lv_cleanup_policy, delete_rate_limit); end();
+	F(lv_cleanup_policy, payload); F(lv_cleanup_policy, delete_rate_limit);
+	F(lv_cleanup_policy, versions); F(lv_cleanup_policy, nversions);
+	F(lv_cleanup_policy, on_candidate); F(lv_cleanup_policy, on_referenced_branch);
+	F(lv_cleanup_policy, on_plan); end();
+	S(lv_cleanup_candidate); F(lv_cleanup_candidate, path); F(lv_cleanup_candidate, kind);
+	F(lv_cleanup_candidate, size); F(lv_cleanup_candidate, reason);
+	F(lv_cleanup_candidate, unverified); F(lv_cleanup_candidate, version); end();
 	S(lv_cleanup_stats); F(lv_cleanup_stats, versions_total); F(lv_cleanup_stats, versions_removed);
 	F(lv_cleanup_stats, versions_archived); F(lv_cleanup_stats, files_removed);
 	F(lv_cleanup_stats, bytes_removed); F(lv_cleanup_stats, checkpoint_written);

@@ -16,7 +16,7 @@ MIRRORS = {
     "lv_branch": _lib.Branch, "lv_checkpoint_config": _lib.CheckpointConfig,
     "lv_checkpoint_result": _lib.CheckpointResult, "lv_cleanup_policy": _lib.CleanupPolicy,
     "lv_cleanup_stats": _lib.CleanupStats, "lv_arrow_options": _lib.ArrowOptions,
-    "lv_cleanup_file": _lib.CleanupFile, "struct ArrowSchema": _lib.ArrowSchema,
+    "lv_cleanup_file": _lib.CleanupFile, "lv_cleanup_candidate": _lib.CleanupCandidate, "struct ArrowSchema": _lib.ArrowSchema,
     "struct ArrowArray": _lib.ArrowArray, "struct ArrowArrayStream": _lib.ArrowArrayStream,
 }
 

@@ -201,6 +201,8 @@ static int parse_versions(const char *list, cl_out *o)
 						 lvcli_esc(list));
 		memcpy(item, p, n);
 		item[n] = 0;
+		char shown[64];
+		memcpy(shown, item, n + 1);
 		char *dash = strchr(item, '-');
 		uint64_t a, b;
 		if (dash)
@@ -208,7 +210,7 @@ static int parse_versions(const char *list, cl_out *o)
 		if (!lvcli_parse_u64_strict(item, UINT64_MAX, &a) || a == 0 ||
 		    (dash && (!lvcli_parse_u64_strict(dash + 1, UINT64_MAX, &b) || b < a)))
 			return lvcli_usage_error("cleanup: --versions: bad item '%s' in '%s' (versions "
-						 "from 1, ranges FIRST-LAST)", lvcli_esc(p), lvcli_esc(list));
+						 "from 1, ranges FIRST-LAST)", lvcli_esc(shown), lvcli_esc(list));
 		int rc = add_range(o, a, dash ? b : a, &cap);
 		if (rc)
 			return rc;

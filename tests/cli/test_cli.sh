@@ -83,6 +83,18 @@ row "asof ms before everything" 1 - 'no version committed' asof "$DS" 0
 row "show 2^64-1 (parses, not recorded)" 1 - 'neither live nor recorded' show "$DS" 18446744073709551615
 row "cleanup --before-version 3 --dry-run" 0 'would remove 2 of 12' - cleanup "$DS" --dry-run --before-version 3
 row "cleanup --retain-versions 2 --dry-run" 0 'would remove' - cleanup "$DS" --dry-run --retain-versions 2 --no-error-if-tagged-old-versions
+# issue 16: Lance's exact version list and the explanation
+row "cleanup --versions 1,2 --dry-run" 0 'would remove 2 of 12' - cleanup "$DS" --dry-run --versions 1,2
+row "cleanup --versions: a kept version is warned about" 0 'would remove 1 of 12' 'warning: version 12 was not selected' cleanup "$DS" --dry-run --versions 2,12
+row "cleanup --versions 1,x" 2 $USAGE "--versions: bad item 'x' in '1,x'" cleanup "$DS" --dry-run --versions 1,x
+row "cleanup --versions 5-2" 2 $USAGE "--versions: bad item '5-2'" cleanup "$DS" --dry-run --versions 5-2
+row "cleanup --versions 0" 2 $USAGE "--versions: bad item '0'" cleanup "$DS" --dry-run --versions 0
+row "cleanup --versions 1,,2" 2 $USAGE "--versions: bad list" cleanup "$DS" --dry-run --versions 1,,2
+row "cleanup --explain --json" 0 '^\{"read_version":12,"stats":\{"bytes_removed":[0-9]+,"old_versions":2,.*"candidate_file_limit":1000,"referenced_branches":\[\],"warnings":\[\]\}$' - cleanup "$DS" --explain --json --versions 1-2
+row "cleanup --explain (text)" 0 '^read version 12: a cleanup would remove 2 of 12 versions' - cleanup "$DS" --explain --versions 1-2
+row "cleanup --explain --max-candidates 1" 0 '"candidate_files_truncated":true,"candidate_file_limit":1,' - cleanup "$DS" --explain --json --versions 1-2 --max-candidates 1
+row "cleanup --explain --list" 2 $USAGE "--explain prints its own report" cleanup "$DS" --explain --list
+row "cleanup --max-candidates without --explain" 2 $USAGE "--max-candidates goes with --explain" cleanup "$DS" --dry-run --max-candidates 5
 row "checkpoint --max-entries 100 --max-files 3" 0 'versions' - checkpoint "$DS" --max-entries 100 --max-files 3
 # a Lance file lancever reads (the demo's data files hold doubles, which inspect does not decode)
 DATAFILE=$(ls "$DS"/_checkpoints/*.lance 2>/dev/null | head -1)
