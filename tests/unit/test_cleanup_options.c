@@ -384,6 +384,105 @@ static void test_explain_facts(void **state)
 	lv_storage_free(st);
 }
 
+/*
+ * Cleaning a branch: its own versions and files under tree/<name>/ by the same rules; tags on
+ * the branch and bases of its child branches kept; nothing of main (the parent) touched.
+ */
+static void test_branch_cleanup(void **state)
+{
+	(void)state;
+	lv_storage *st = series(4);
+	branch_from(st, "feat", 2);
+	const char *child = "{\n  \"parentBranch\": \"feat\",\n  \"parentVersion\": 5,\n"
+			    "  \"createAt\": 1700000002,\n  \"manifestSize\": 100\n}";
+	CHECK(lv_storage_write(st, "_refs/branches/feat2.json", child, strlen(child), &err));
+	const char *tag = "{\n  \"branch\": \"feat\",\n  \"version\": 4,\n  \"manifestSize\": 100,\n"
+			  "  \"metadata\": {}\n}";
+	CHECK(lv_storage_write(st, "_refs/tags/t4.json", tag, strlen(tag), &err));
+	CHECK(synth_tag(st, "main6", 6)); /* a tag of main: says nothing about the branch's v6 */
+	lv_storage *sub = NULL;
+	CHECK(lv_storage_sub(&sub, st, "tree/feat", &err));
+	for (uint64_t v = 3; v <= 7; v++) {
+		char dp[32], full[48];
+		snprintf(dp, sizeof dp, "b%llu.lance", (unsigned long long)v);
+		synth_commit c = { .version = v, .ts_ms = BASE + (int64_t)v * 1000, .read_version = v - 1,
+				   .data_path = dp };
+		CHECK(synth_write(sub, &c));
+		snprintf(full, sizeof full, "data/%s", dp);
+		CHECK(lv_storage_write(sub, full, "xy", 2, &err));
+	}
+	/* an own file of the branch named like a main file: the branch's, removable */
+	CHECK(lv_storage_write(sub, "data/stray.lance", "x", 1, &err));
+	tu_set_all_mtimes(st, BASE - 30 * DAY);
+	lv_storage_free(sub);
+	char *main_before = tu_snapshot(st);
+
+	lv_open_options o = LV_OPEN_OPTIONS_INIT;
+	o.branch = "feat";
+	lv_dataset *ds = NULL;
+	CHECK(lv_dataset_open_storage(&ds, st, &o, &err));
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.older_than_ms = 0;
+	p.delete_unverified = true;
+	p.now_ms = BASE + 30 * DAY;
+	/* the branch's tag stops it, as on main */
+	char *before = tu_snapshot(st);
+	assert_int_equal(lv_cleanup(ds, &p, NULL, &err), LV_ETAGGED);
+	assert_non_null(strstr(err.message, "\"t4\": 4"));
+	char *after = tu_snapshot(st);
+	assert_string_equal(before, after);
+	p.error_if_tagged_old_versions = false;
+	seen s;
+	hook(&p, &s);
+	lv_cleanup_stats stats;
+	CHECK(lv_cleanup(ds, &p, &stats, &err));
+	/* 3 and 6 go; 4 is tagged on the branch, 5 is feat2's base, 7 the latest */
+	assert_int_equal(stats.versions_removed, 2);
+	assert_true(s.manifest[3] && s.manifest[6] && !s.manifest[4] && !s.manifest[5]);
+	assert_int_equal(s.read_version, 7);
+	assert_int_equal(s.nbranch, 1);
+	assert_string_equal(s.branch[0], "feat2");
+	assert_true(!exists(st, "tree/feat/data/b3.lance") && !exists(st, "tree/feat/data/b6.lance"));
+	assert_true(exists(st, "tree/feat/data/b4.lance") && exists(st, "tree/feat/data/b5.lance") &&
+		    exists(st, "tree/feat/data/b7.lance"));
+	assert_false(exists(st, "tree/feat/data/stray.lance"));
+	/* main, the parent: every file and manifest as it was */
+	for (uint64_t v = 1; v <= 4; v++) {
+		char mp[96], dp[48];
+		snprintf(dp, sizeof dp, "data/f%llu.lance", (unsigned long long)v);
+		assert_true(exists(st, synth_manifest_path(mp, sizeof mp, v)) && exists(st, dp));
+	}
+	char *main_after = tu_snapshot(st);
+	/* the snapshot lines of the root, outside tree/, are unchanged */
+	char *a = main_before, *b = main_after;
+	size_t nroot = 0;
+	for (char *line = strtok(a, "\n"); line; line = strtok(NULL, "\n"))
+		if (strncmp(line, "tree/", 5) && strncmp(line, "_checkpoints/", 13)) {
+			assert_non_null(strstr(b, line));
+			nroot++;
+		}
+	assert_true(nroot >= 8);
+	/* the branch's history is kept: the removed versions are recorded as cleaned up */
+	lv_version_list *l = NULL;
+	CHECK(lv_history(&l, ds, NULL, &err));
+	size_t cleaned = 0;
+	for (size_t i = 0; i < lv_version_list_count(l); i++) {
+		const lv_version_info *vi = lv_version_list_get(l, i);
+		if (vi->is_cleaned_up) {
+			assert_true(vi->version == 3 || vi->version == 6);
+			cleaned++;
+		}
+	}
+	assert_int_equal(cleaned, 2);
+	lv_version_list_free(l);
+	free(before);
+	free(after);
+	free(main_before);
+	free(main_after);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_policy_v2_layout),
 		cmocka_unit_test(test_unknown_writer_flags),
 		cmocka_unit_test(test_explain_facts),
+		cmocka_unit_test(test_branch_cleanup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

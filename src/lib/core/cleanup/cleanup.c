@@ -109,13 +109,20 @@ static int phase_refs(plan *P, lv_error *err)
 	return 0;
 }
 
-/* Is version v of main tagged?  Each tag naming it is added to `msg` as Lance words it. */
-static size_t tags_on(const lv_refs *refs, uint64_t v, lv_dbuf *msg)
+/* Does a tag's or a branch's parent branch name (NULL = main) name the lineage cleaned
+ * (`cur`: NULL = main, else the branch opened)? */
+static bool same_lineage(const char *b, const char *cur)
+{
+	return cur ? b && !strcmp(b, cur) : !b || !strcmp(b, "main");
+}
+
+/* Is version v of the lineage tagged?  Each tag naming it is added to `msg` as Lance words it. */
+static size_t tags_on(const lv_refs *refs, const char *cur, uint64_t v, lv_dbuf *msg)
 {
 	size_t n = 0;
 	for (size_t t = 0; t < lv_refs_tag_count(refs); t++) {
 		const lv_tag *tg = lv_refs_tag(refs, t);
-		if (tg->version != v || (tg->branch && strcmp(tg->branch, "main")))
+		if (tg->version != v || !same_lineage(tg->branch, cur))
 			continue;
 		n++;
 		lv_dbuf_printf(msg, "%s\"%s\": %" PRIu64, msg->len ? ", " : "", tg->name, tg->version);
@@ -123,11 +130,11 @@ static size_t tags_on(const lv_refs *refs, uint64_t v, lv_dbuf *msg)
 	return n;
 }
 
-static bool branch_base(const lv_refs *refs, uint64_t v)
+static bool branch_base(const lv_refs *refs, const char *cur, uint64_t v)
 {
 	for (size_t b = 0; b < lv_refs_branch_count(refs); b++) {
 		const lv_branch *br = lv_refs_branch(refs, b);
-		if ((!br->parent_branch || !strcmp(br->parent_branch, "main")) && br->parent_version == v)
+		if (same_lineage(br->parent_branch, cur) && br->parent_version == v)
 			return true;
 	}
 	return false;
@@ -172,7 +179,7 @@ static void report_branches_on(const plan *P, uint64_t v, int64_t ts)
 		return;
 	for (size_t b = 0; b < lv_refs_branch_count(P->refs); b++) {
 		const lv_branch *br = lv_refs_branch(P->refs, b);
-		if ((!br->parent_branch || !strcmp(br->parent_branch, "main")) && br->parent_version == v)
+		if (same_lineage(br->parent_branch, P->ds->branch) && br->parent_version == v)
 			pol->on_referenced_branch(br->name, v, false, pol->payload);
 	}
 }
@@ -193,7 +200,7 @@ static void report_branches_without_base(const plan *P)
 	for (size_t b = 0; b < lv_refs_branch_count(P->refs); b++) {
 		const lv_branch *br = lv_refs_branch(P->refs, b);
 		lv_manifest_entry key = { br->parent_version, 0 };
-		if ((!br->parent_branch || !strcmp(br->parent_branch, "main")) &&
+		if (same_lineage(br->parent_branch, P->ds->branch) &&
 		    !bsearch(&key, P->v, P->nv, sizeof *P->v, cmp_entry))
 			pol->on_referenced_branch(br->name, br->parent_version, false, pol->payload);
 	}
@@ -208,9 +215,9 @@ static int judge(plan *P, size_t i, lv__mref *m, lv_error *err)
 	report_branches_on(P, version, m->ts_ms);
 	bool old = false;
 	if (selected(P, version, m->ts_ms)) {
-		size_t k = tags_on(P->refs, version, &P->tagmsg);
+		size_t k = tags_on(P->refs, P->ds->branch, version, &P->tagmsg);
 		P->ntagged += k;
-		old = !k && !branch_base(P->refs, version);
+		old = !k && !branch_base(P->refs, P->ds->branch, version);
 	}
 	P->old[i] = old;
 	if (old) {
@@ -242,7 +249,7 @@ static int read_batch(plan *P, size_t first, size_t n, uint64_t cp_newest, bool 
 		lv_dbuf_init(&m[i].refs, 0);
 	}
 	if (rc == 0)
-		rc = lv__mrefs_read(P->ds, m, n, err);
+		rc = lv__mrefs_read(P->ds, P->ds->st, m, n, err);
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = judge(P, first + i, &m[i], err);
 	lv__mrefs_dispose(m, m ? n : 0);
@@ -313,7 +320,7 @@ static const bool flat[] = { true, false, true, true, false };
 static int phase_keep(plan *P, lv_error *err)
 {
 	for (size_t d = 0; d < NDIRS; d++)
-		LV_TRY(lv_storage_list_names(P->ds->root, dirs[d], ignore_entry, NULL, err));
+		LV_TRY(lv_storage_list_names(P->ds->st, dirs[d], ignore_entry, NULL, err));
 	LV_TRY(lv__refs_of_others(P->ds, &P->referenced, err));
 	/*
 	 * Commits that landed since the manifests were read may own files the
@@ -429,7 +436,7 @@ static void head_job(size_t i, void *arg)
 	sweeper *w = arg;
 	lv_error e = { 0 };
 	cand *c = &w->c[i];
-	c->rc = lv_storage_head(w->P->ds->root, c->path, &c->size, &c->mtime_ms, &e);
+	c->rc = lv_storage_head(w->P->ds->st, c->path, &c->size, &c->mtime_ms, &e);
 }
 
 /* The candidates' times, read at once (a file gone meanwhile is skipped), then each judged. */
@@ -497,8 +504,8 @@ static int phase_sweep(plan *P, lv__deleter *del, lv_error *err)
 		progress(P, "checking files", d, NDIRS);
 		/* the flat directories by name only (no list of them is held); a file that could go
 		 * is looked at on its own */
-		rc = flat[d] ? lv_storage_list_names(P->ds->root, dirs[d], sweep_file, w, err)
-			     : lv_storage_list(P->ds->root, dirs[d], true, sweep_file, w, err);
+		rc = flat[d] ? lv_storage_list_names(P->ds->st, dirs[d], sweep_file, w, err)
+			     : lv_storage_list(P->ds->st, dirs[d], true, sweep_file, w, err);
 		if (rc >= 0 && w->rc == 0)
 			w->rc = flush_candidates(w);
 	}
@@ -541,8 +548,6 @@ static int check_policy(lv_dataset *ds, const lv_cleanup_policy *pol, lv_error *
 {
 	if (!ds || !pol)
 		return lv__err(err, LV_EINVALID, "lv_cleanup: NULL argument");
-	if (ds->branch)
-		return lv__err(err, LV_EUNSUPPORTED, "cleanup of a branch is not supported (clean main)");
 	if (pol->older_than_ms < -1 || pol->retain_versions == 0 || pol->retain_versions < -1 ||
 	    !(pol->delete_rate_limit >= 0))
 		return lv__err(err, LV_EINVALID,

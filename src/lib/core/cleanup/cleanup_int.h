@@ -47,14 +47,15 @@ typedef struct lv__mrefs_job {
 	lv__mref *m;
 } lv__mrefs_job;
 
-/* Reads the manifests of m[0..n) concurrently; fails with the first error (lowest index). */
-int lv__mrefs_read(lv_dataset *ds, lv__mref *m, size_t n, lv_error *err);
+/* Reads the manifests of m[0..n) (paths relative to st) concurrently; fails with the first
+ * error (lowest index). */
+int lv__mrefs_read(lv_dataset *ds, lv_storage *st, lv__mref *m, size_t n, lv_error *err);
 /* Adds every path m references to s.  0 or LV_ENOMEM. */
 int lv__mrefs_add_to(lv__strset *s, const lv__mref *m);
 /* Frees what m[0..n) hold (refs, rows not taken), then m itself; not the paths. */
 void lv__mrefs_dispose(lv__mref *m, size_t n);
 void lv__mrow_free(lv__mrow *r);
-/* References of every branch's manifests and of detached versions, added to `referenced`. */
+/* References of other lineages' manifests and of detached versions, added to `referenced`. */
 int lv__refs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err);
 /* References of manifests committed after `latest` (concurrent writers), added to `referenced`. */
 int lv__refs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, lv_error *err);

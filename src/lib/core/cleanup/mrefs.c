@@ -172,7 +172,7 @@ static int refs_visit(void *ctx, size_t chunk, size_t i, const char *path, const
 	return rc;
 }
 
-int lv__mrefs_read(lv_dataset *ds, lv__mref *m, size_t n, lv_error *err)
+int lv__mrefs_read(lv_dataset *ds, lv_storage *st, lv__mref *m, size_t n, lv_error *err)
 {
 	if (n == 0)
 		return 0;
@@ -183,9 +183,9 @@ int lv__mrefs_read(lv_dataset *ds, lv__mref *m, size_t n, lv_error *err)
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n && rc == 0; i++)
 		paths[i] = m[i].path;
-	lv__mrefs_job j = { ds->root, m };
+	lv__mrefs_job j = { st, m };
 	if (rc == 0)
-		rc = lv__manifests_each(ds->root, ds->threads, paths, n,
+		rc = lv__manifests_each(st, ds->threads, paths, n,
 					 lv__manifests_per_chunk(n, ds->threads), refs_visit, &j, rcs, err);
 	/* A manifest gone while cleanup reads it: a concurrent cleanup; stop before deleting. */
 	for (size_t i = 0; i < n && rc == 0; i++)
@@ -232,52 +232,82 @@ static int collect_detached(const lv_list_entry *e, void *payload)
 	return base[0] == 'd' && lv__ends_with(base, ".manifest") ? lv__collect_file(e, payload) : 0;
 }
 
-/*
- * Manifests that are not versions of this dataset but may use its files:
- * every branch's (any tree/ ** /_versions/ *.manifest: their base_id files are
- * ours) and detached versions (_versions/d*.manifest).  Their references are
- * all kept.  Only those names are held while listing (not every manifest).
- */
-int lv__refs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err)
+/* A listing callback keeping only manifests (_versions/ *.manifest, detached ones too). */
+static int collect_manifest(const lv_list_entry *e, void *payload)
 {
-	lv__file_vec fv = { 0 };
-	int rc = lv_storage_list(ds->root, "tree", true, lv__collect_file, &fv, err);
-	size_t nbranch = fv.n;
-	if (rc >= 0 && fv.rc == 0)
-		rc = lv_storage_list_names(ds->root, "_versions", collect_detached, &fv, err);
-	if (rc >= 0 && fv.rc < 0)
-		rc = lv__err(err, fv.rc, "out of memory");
-	lv__mref *m = NULL;
+	return lv__ends_with(lv__basename(e->path), ".manifest") ? lv__collect_file(e, payload) : 0;
+}
+
+/* Is this listed path a version's manifest in some branch's _versions/? */
+static bool branch_version_manifest(const char *path)
+{
+	const char *base = lv__basename(path);
+	uint64_t v;
+	size_t pl = strlen(path), bl = strlen(base);
+	return lv__version_name_parse(base, &v) != LV_NAME_NONE && pl >= bl + 10 &&
+	       !memcmp(path + pl - bl - 10, "_versions/", 10);
+}
+
+/*
+ * Reads the manifests `fv` lists (paths relative to `st`) and keeps what they reference.
+ * `branch`: only their base_id files concern us (a manifest of another lineage); else every
+ * own file.  `versions_only`: skip what is not a version's manifest under a _versions/.
+ */
+static int keep_refs_of(lv_dataset *ds, lv_storage *st, const lv__file_vec *fv, bool branch,
+			bool versions_only, lv__strset *referenced, lv_error *err)
+{
+	lv__mref *m = lv__calloc(fv->n ? fv->n : 1, sizeof *m);
+	if (!m)
+		return lv__err(err, LV_ENOMEM, "out of memory");
 	size_t n = 0;
-	if (rc < 0)
-		goto out;
-	m = lv__calloc(fv.n ? fv.n : 1, sizeof *m);
-	if (!m) {
-		rc = lv__err(err, LV_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < fv.n; i++) {
-		const char *base = lv__basename(fv.v[i].path);
-		uint64_t v;
-		size_t pl = strlen(fv.v[i].path), bl = strlen(base);
-		bool branch = i < nbranch;
-		if (branch && (lv__version_name_parse(base, &v) == LV_NAME_NONE || pl < bl + 10 ||
-			       memcmp(fv.v[i].path + pl - bl - 10, "_versions/", 10)))
+	for (size_t i = 0; i < fv->n; i++) {
+		if (versions_only && !branch_version_manifest(fv->v[i].path))
 			continue;
-		m[n].path = fv.v[i].path;
+		m[n].path = fv->v[i].path;
 		m[n].branch = branch;
 		lv_dbuf_init(&m[n].refs, 0);
 		n++;
 	}
-	if ((rc = lv__mrefs_read(ds, m, n, err)) < 0)
-		goto out;
+	int rc = lv__mrefs_read(ds, st, m, n, err);
 	for (size_t i = 0; i < n && rc == 0; i++)
 		if ((rc = lv__mrefs_add_to(referenced, &m[i])) < 0)
 			lv__err(err, rc, "out of memory");
-out:
 	lv__mrefs_dispose(m, n);
-	lv__file_vec_dispose(&fv);
 	return rc;
+}
+
+/* Lists `dir` of `st` with `cb` (recursively or not) and keeps what those manifests reference. */
+static int keep_listed(lv_dataset *ds, lv_storage *st, const char *dir, bool recursive,
+		       lv_list_cb cb, bool branch, bool versions_only, lv__strset *referenced,
+		       lv_error *err)
+{
+	lv__file_vec fv = { 0 };
+	int rc = recursive ? lv_storage_list(st, dir, true, cb, &fv, err)
+			   : lv_storage_list_names(st, dir, cb, &fv, err);
+	if (rc >= 0 && fv.rc < 0)
+		rc = lv__err(err, fv.rc, "out of memory");
+	if (rc >= 0)
+		rc = keep_refs_of(ds, st, &fv, branch, versions_only, referenced, err);
+	lv__file_vec_dispose(&fv);
+	return rc < 0 ? rc : 0;
+}
+
+/*
+ * Manifests that are not versions of the lineage being cleaned but may use its files, all
+ * kept: every branch's (any tree/ ** /_versions/ *.manifest under the root: their base_id
+ * files may be ours), the lineage's detached versions (_versions/d*.manifest), and, when a
+ * branch is cleaned, every manifest of main too (base_id files: a clone or rebase of main
+ * could point into the branch).  Over-protecting only ever keeps a file.
+ */
+int lv__refs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err)
+{
+	LV_TRY(keep_listed(ds, ds->root, "tree", true, lv__collect_file, true, true, referenced, err));
+	LV_TRY(keep_listed(ds, ds->st, "_versions", false, collect_detached, false, false, referenced,
+			   err));
+	if (ds->branch)
+		LV_TRY(keep_listed(ds, ds->root, "_versions", false, collect_manifest, true, false,
+				   referenced, err));
+	return 0;
 }
 
 /* References of manifests committed after `latest` (concurrent writers), added to `referenced`. */
@@ -302,7 +332,7 @@ int lv__refs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, l
 		m[i].path = paths[i];
 	}
 	if (rc == 0)
-		rc = lv__mrefs_read(ds, m, n, err);
+		rc = lv__mrefs_read(ds, ds->st, m, n, err);
 	for (size_t i = 0; i < n && rc == 0; i++)
 		if ((rc = lv__mrefs_add_to(referenced, &m[i])) < 0)
 			lv__err(err, rc, "out of memory");

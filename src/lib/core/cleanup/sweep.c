@@ -46,7 +46,7 @@ int lv__del_flush(lv__deleter *d, lv_error *err)
 	if (!d->n)
 		return 0;
 	rate_wait(d);
-	int rc = d->p->dry_run ? 0 : lv_storage_delete_many(d->ds->root, d->path, d->n, d->rcs, err);
+	int rc = d->p->dry_run ? 0 : lv_storage_delete_many(d->ds->st, d->path, d->n, d->rcs, err);
 	for (size_t i = 0; i < d->n; i++) {
 		/* Only what this process removed counts: LV_ENOTFOUND is a concurrent cleanup's. */
 		if (d->p->dry_run || d->rcs[i] == 0) {
