@@ -591,6 +591,8 @@ const lvcli_cmd lvcli_cmd_cleanup = {
 	"cleanup before anything changes), then a checkpoint records the history of the versions "
 	"about to go, then their files are removed, and their manifests last. The head checkpoint "
 	"holds at most --max-entries versions (default 10000); older history is sealed into archive "
-	"segments (_checkpoints/archive/), unless --no-archive drops it as the proposal does.",
+	"segments (_checkpoints/archive/), unless --no-archive drops it as the proposal does. With "
+	"--branch NAME, the branch's own versions and files are cleaned (its tags and its child "
+	"branches' bases kept); the files it shares with its parent are never touched.",
 	cleanup_opts, run_cleanup, true,
 };
