@@ -40,7 +40,8 @@ LV_EXTERN const char *lv_file_kind_name(int kind);
 
 /**
  * Called for every file this cleanup removed, once it is gone (in a dry run: for every file
- * it would remove).  A file that a concurrent cleanup removed first is not reported.
+ * it would remove).  A file that a concurrent cleanup removed first is not reported.  Paths
+ * are relative to the lineage cleaned: the dataset root on main, tree/NAME/ on branch NAME.
  */
 typedef void (*lv_cleanup_file_cb)(const char *path, int kind, uint64_t size, const char *reason,
 				   void *payload);
