@@ -35,7 +35,10 @@ enum lv_file_kind {
 	LV_KIND_COUNT = 6
 };
 
-/** Static name of a kind ("manifest", "data", ...). */
+/**
+ * Static name of a kind ("manifest", "data", ...); "?" for a kind out of range.
+ * The string is static: never free it.  Errors: none.
+ */
 LV_EXTERN const char *lv_file_kind_name(int kind);
 
 /**
@@ -144,7 +147,13 @@ typedef struct lv_cleanup_stats {
  * manifest it reads (the dataset's, its branches', commits newer than the
  * plan) carries writer feature flags lancever does not know, naming the bits
  * (Lance's ensure_can_write_manifest refuses them in cleanup).  Policies of versions 1 and 2 (older
- * headers) are read as such.  `stats` may be NULL.
+ * headers) are read as such.  `stats` (may be NULL) is the caller's struct, filled
+ * also on error with what was done; the callbacks' arguments are borrowed for the call.
+ * Errors: LV_EINVALID (a NULL argument, an invalid policy, an empty version list);
+ * LV_ETAGGED; LV_EUNSUPPORTED (unknown writer flags); LV_ECORRUPT (a
+ * manifest that does not parse or names an unsafe path: nothing is deleted); LV_EIO (a
+ * manifest that vanished mid-plan); the reading errors of lv_history() and the errors of
+ * lv_checkpoint_write() (the history written first); and storage errors of the deletes.
  */
 LV_EXTERN int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *policy, lv_cleanup_stats *stats,
 			 lv_error *err) LV_WARN_UNUSED;
@@ -194,6 +203,10 @@ typedef struct lv_expire_policy {
  * (files_removed[LV_KIND_MANIFEST]); versions_archived is the number of
  * versions the history records.  Any failure before the first delete leaves
  * the dataset unchanged (a checkpoint may have been written: history only).
+ * `stats` is the caller's struct; callbacks' arguments are borrowed for the call.
+ * Errors: LV_EINVALID (a NULL argument or an invalid policy), LV_ETAGGED (as
+ * lv_cleanup()), the reading errors of lv_history(), the errors of
+ * lv_checkpoint_write(), and storage errors of the deletes.
  */
 LV_EXTERN int lv_expire(lv_dataset *ds, const lv_expire_policy *policy, lv_cleanup_stats *stats,
 			lv_error *err) LV_WARN_UNUSED;
