@@ -103,7 +103,7 @@ static int mkdirs(const char *path)
 	return mkdir(buf, 0777) && errno != EEXIST ? -1 : 0;
 }
 
-static void die_oom(const lv_dbuf *b)
+static void die_oom(const lv__dbuf *b)
 {
 	if (b->oom) {
 		fprintf(stderr, "gen_dataset: out of memory\n");
@@ -127,23 +127,23 @@ static void write_file(const char *path, const void *a, size_t na, const void *b
 	}
 }
 
-static void add_field(lv_dbuf *b, uint32_t num, const char *name, uint64_t id, const char *type, uint64_t encoding)
+static void add_field(lv__dbuf *b, uint32_t num, const char *name, uint64_t id, const char *type, uint64_t encoding)
 {
-	lv_dbuf f;
-	lv_dbuf_init(&f, 0);
-	lv_pbw_str(&f, 2, name);
-	lv_pbw_u64(&f, 3, id);
-	lv_pbw_u64_always(&f, 4, UINT64_MAX); /* parent_id -1: a 10-byte varint */
-	lv_pbw_str(&f, 5, type);
-	lv_pbw_u64(&f, 6, 1);                 /* nullable */
-	lv_pbw_u64(&f, 7, encoding);          /* 1 plain, 2 var-binary (as Lance writes) */
+	lv__dbuf f;
+	lv__dbuf_init(&f, 0);
+	lv__pbw_str(&f, 2, name);
+	lv__pbw_u64(&f, 3, id);
+	lv__pbw_u64_always(&f, 4, UINT64_MAX); /* parent_id -1: a 10-byte varint */
+	lv__pbw_str(&f, 5, type);
+	lv__pbw_u64(&f, 6, 1);                 /* nullable */
+	lv__pbw_u64(&f, 7, encoding);          /* 1 plain, 2 var-binary (as Lance writes) */
 	die_oom(&f);
-	lv_pbw_bytes(b, num, f.ptr, f.len);
-	lv_dbuf_dispose(&f);
+	lv__pbw_bytes(b, num, f.ptr, f.len);
+	lv__dbuf_dispose(&f);
 }
 
 /* The schema as repeated Field number `num` (Manifest.fields = 1, Overwrite.schema = 2). */
-static void add_schema(lv_dbuf *b, uint32_t num)
+static void add_schema(lv__dbuf *b, uint32_t num)
 {
 	add_field(b, num, "id", 0, "int64", 1);
 	add_field(b, num, "val", 1, "double", 1);
@@ -159,8 +159,8 @@ static uint64_t copy_data_file(const gen_opts *o, char *name, size_t cap)
 		fprintf(stderr, "gen_dataset: data file name too long\n");
 		exit(2);
 	}
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
 	FILE *f = fopen(o->data_file, "rb");
 	if (!f) {
 		fprintf(stderr, "gen_dataset: %s: %s\n", o->data_file, strerror(errno));
@@ -169,19 +169,19 @@ static uint64_t copy_data_file(const gen_opts *o, char *name, size_t cap)
 	char chunk[65536];
 	size_t n;
 	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		lv_dbuf_add(&b, chunk, n);
+		lv__dbuf_add(&b, chunk, n);
 	fclose(f);
 	die_oom(&b);
 	char path[4096];
 	snprintf(path, sizeof path, "%s/data/%s", o->out, name);
 	write_file(path, b.ptr, b.len, NULL, 0, NULL, 0, NULL, 0);
 	uint64_t size = b.len;
-	lv_dbuf_dispose(&b);
+	lv__dbuf_dispose(&b);
 	return size;
 }
 
 /* The schema and fragments: identical in every version, encoded once. */
-static void build_body(lv_dbuf *body, const gen_opts *o, const char *data_name, uint64_t data_size)
+static void build_body(lv__dbuf *body, const gen_opts *o, const char *data_name, uint64_t data_size)
 {
 	add_schema(body, 1);
 	static const uint8_t idx[3] = { 0, 1, 2 };
@@ -197,23 +197,23 @@ static void build_body(lv_dbuf *body, const gen_opts *o, const char *data_name, 
 			snprintf(name + 24, sizeof name - 24, "%016" PRIx64 "%010" PRIx64 ".lance", h2,
 				 (uint64_t)(h3 & 0xFFFFFFFFFFu));
 		}
-		lv_dbuf df, frag;
-		lv_dbuf_init(&df, 0);
-		lv_pbw_str(&df, 1, name);
-		lv_pbw_bytes(&df, 2, idx, 3);
-		lv_pbw_bytes(&df, 3, idx, 3);
-		lv_pbw_u64(&df, 4, 2);
-		lv_pbw_u64(&df, 5, 1);
-		lv_pbw_u64(&df, 6, data_name ? data_size : 900 + mix(i) % 100);
-		lv_dbuf_init(&frag, 0);
-		lv_pbw_u64(&frag, 1, i);
-		lv_pbw_bytes(&frag, 2, df.ptr, df.len);
-		lv_pbw_u64(&frag, 4, data_name ? o->data_rows : 1 + mix(i) % 5);
+		lv__dbuf df, frag;
+		lv__dbuf_init(&df, 0);
+		lv__pbw_str(&df, 1, name);
+		lv__pbw_bytes(&df, 2, idx, 3);
+		lv__pbw_bytes(&df, 3, idx, 3);
+		lv__pbw_u64(&df, 4, 2);
+		lv__pbw_u64(&df, 5, 1);
+		lv__pbw_u64(&df, 6, data_name ? data_size : 900 + mix(i) % 100);
+		lv__dbuf_init(&frag, 0);
+		lv__pbw_u64(&frag, 1, i);
+		lv__pbw_bytes(&frag, 2, df.ptr, df.len);
+		lv__pbw_u64(&frag, 4, data_name ? o->data_rows : 1 + mix(i) % 5);
 		die_oom(&df);
 		die_oom(&frag);
-		lv_pbw_bytes(body, 2, frag.ptr, frag.len);
-		lv_dbuf_dispose(&df);
-		lv_dbuf_dispose(&frag);
+		lv__pbw_bytes(body, 2, frag.ptr, frag.len);
+		lv__dbuf_dispose(&df);
+		lv__dbuf_dispose(&frag);
 	}
 	die_oom(body);
 }
@@ -227,66 +227,66 @@ static void uuid_of(uint64_t v, char *uuid, size_t cap)
 		 (uint64_t)((h2 >> 52) & 0xFFFu), (uint64_t)(h2 & 0xFFFFFFFFFFFFu));
 }
 
-static void write_version(const gen_opts *o, const lv_dbuf *body, uint64_t v)
+static void write_version(const gen_opts *o, const lv__dbuf *body, uint64_t v)
 {
 	char uuid[40], txname[96], path[4096];
 	uuid_of(v, uuid, sizeof uuid);
 	snprintf(txname, sizeof txname, "%" PRIu64 "-%s.txn", v - 1, uuid);
 
-	lv_dbuf txn, op, man, ts, wv, fmt, file;
-	lv_dbuf_init(&txn, 0);
-	lv_pbw_u64(&txn, 1, v - 1);
-	lv_pbw_str(&txn, 2, uuid);
-	lv_dbuf_init(&op, 0);
+	lv__dbuf txn, op, man, ts, wv, fmt, file;
+	lv__dbuf_init(&txn, 0);
+	lv__pbw_u64(&txn, 1, v - 1);
+	lv__pbw_str(&txn, 2, uuid);
+	lv__dbuf_init(&op, 0);
 	if (v == 1) {
 		add_schema(&op, 2);             /* Overwrite {2 schema} */
-		lv_pbw_bytes(&txn, 102, op.ptr, op.len);
+		lv__pbw_bytes(&txn, 102, op.ptr, op.len);
 	} else {
-		lv_pbw_bytes(&txn, 100, "", 0); /* Append {} */
+		lv__pbw_bytes(&txn, 100, "", 0); /* Append {} */
 	}
 	die_oom(&op);
 	die_oom(&txn);
 
 	/* The manifest after the shared body. */
-	lv_dbuf_init(&man, 0);
-	lv_pbw_u64_always(&man, 3, v);
+	lv__dbuf_init(&man, 0);
+	lv__pbw_u64_always(&man, 3, v);
 	int64_t ms = o->base_ms + 1000 * (int64_t)v;
-	lv_dbuf_init(&ts, 0);
-	lv_pbw_u64(&ts, 1, (uint64_t)(ms / 1000));
-	lv_pbw_u64(&ts, 2, (uint64_t)((ms % 1000) * 1000000 + (int64_t)(mix(v) % 1000000)));
-	lv_pbw_bytes(&man, 7, ts.ptr ? ts.ptr : (const uint8_t *)"", ts.len);
+	lv__dbuf_init(&ts, 0);
+	lv__pbw_u64(&ts, 1, (uint64_t)(ms / 1000));
+	lv__pbw_u64(&ts, 2, (uint64_t)((ms % 1000) * 1000000 + (int64_t)(mix(v) % 1000000)));
+	lv__pbw_bytes(&man, 7, ts.ptr ? ts.ptr : (const uint8_t *)"", ts.len);
 	if (o->fragments)
-		lv_pbw_u64_always(&man, 11, o->fragments - 1);
-	lv_pbw_str(&man, 12, txname);
-	lv_dbuf_init(&wv, 0);
-	lv_pbw_str(&wv, 1, "lance");
-	lv_pbw_str(&wv, 2, "8.0.0");
-	lv_pbw_bytes(&man, 13, wv.ptr, wv.len);
-	lv_dbuf_init(&fmt, 0);
-	lv_pbw_str(&fmt, 1, "lance");
-	lv_pbw_str(&fmt, 2, "2.1");
-	lv_pbw_bytes(&man, 15, fmt.ptr, fmt.len);
-	lv_pbw_u64_always(&man, 21, 0); /* transaction_section: the txn is at offset 0 */
+		lv__pbw_u64_always(&man, 11, o->fragments - 1);
+	lv__pbw_str(&man, 12, txname);
+	lv__dbuf_init(&wv, 0);
+	lv__pbw_str(&wv, 1, "lance");
+	lv__pbw_str(&wv, 2, "8.0.0");
+	lv__pbw_bytes(&man, 13, wv.ptr, wv.len);
+	lv__dbuf_init(&fmt, 0);
+	lv__pbw_str(&fmt, 1, "lance");
+	lv__pbw_str(&fmt, 2, "2.1");
+	lv__pbw_bytes(&man, 15, fmt.ptr, fmt.len);
+	lv__pbw_u64_always(&man, 21, 0); /* transaction_section: the txn is at offset 0 */
 	die_oom(&man);
 
 	/* file = u32 len | txn | u32 len | body + man | u64 manifest_pos | u16 0 | u16 2 | LANC */
-	lv_dbuf_init(&file, 0);
-	lv_dbuf_add_u32le(&file, (uint32_t)txn.len);
-	lv_dbuf_add(&file, txn.ptr, txn.len);
+	lv__dbuf_init(&file, 0);
+	lv__dbuf_add_u32le(&file, (uint32_t)txn.len);
+	lv__dbuf_add(&file, txn.ptr, txn.len);
 	uint64_t pos = file.len;
 	uint64_t mlen = body->len + man.len;
 	if (mlen > UINT32_MAX) {
 		fprintf(stderr, "gen_dataset: manifest too large (%" PRIu64 " bytes)\n", mlen);
 		exit(1);
 	}
-	lv_dbuf_add_u32le(&file, (uint32_t)mlen);
-	lv_dbuf tail;
-	lv_dbuf_init(&tail, 0);
-	lv_dbuf_add(&tail, man.ptr, man.len);
-	lv_dbuf_add_u64le(&tail, pos);
-	lv_dbuf_add_u16le(&tail, 0);
-	lv_dbuf_add_u16le(&tail, 2);
-	lv_dbuf_add(&tail, "LANC", 4);
+	lv__dbuf_add_u32le(&file, (uint32_t)mlen);
+	lv__dbuf tail;
+	lv__dbuf_init(&tail, 0);
+	lv__dbuf_add(&tail, man.ptr, man.len);
+	lv__dbuf_add_u64le(&tail, pos);
+	lv__dbuf_add_u16le(&tail, 0);
+	lv__dbuf_add_u16le(&tail, 2);
+	lv__dbuf_add(&tail, "LANC", 4);
 	die_oom(&file);
 	die_oom(&tail);
 
@@ -295,14 +295,14 @@ static void write_version(const gen_opts *o, const lv_dbuf *body, uint64_t v)
 	snprintf(path, sizeof path, "%s/_transactions/%s", o->out, txname);
 	write_file(path, txn.ptr, txn.len, NULL, 0, NULL, 0, NULL, 0);
 
-	lv_dbuf_dispose(&txn);
-	lv_dbuf_dispose(&op);
-	lv_dbuf_dispose(&man);
-	lv_dbuf_dispose(&ts);
-	lv_dbuf_dispose(&wv);
-	lv_dbuf_dispose(&fmt);
-	lv_dbuf_dispose(&file);
-	lv_dbuf_dispose(&tail);
+	lv__dbuf_dispose(&txn);
+	lv__dbuf_dispose(&op);
+	lv__dbuf_dispose(&man);
+	lv__dbuf_dispose(&ts);
+	lv__dbuf_dispose(&wv);
+	lv__dbuf_dispose(&fmt);
+	lv__dbuf_dispose(&file);
+	lv__dbuf_dispose(&tail);
 }
 
 /* Removes version v's manifest and transaction file (written by write_version). */
@@ -325,7 +325,7 @@ static void remove_version(const gen_opts *o, uint64_t v)
  * Versions 1..o->start-1 as recorded history (see --recorded): rows exactly as
  * their manifests would give them, written by lancever's checkpoint writer.
  */
-static void record_history(const gen_opts *o, const lv_dbuf *body, uint64_t data_size)
+static void record_history(const gen_opts *o, const lv__dbuf *body, uint64_t data_size)
 {
 	uint64_t frag_size = 0, frag_rows = 0;
 	for (uint64_t i = 0; i < o->fragments; i++) {
@@ -419,8 +419,8 @@ int main(int argc, char **argv)
 	if (o.data_file)
 		data_size = copy_data_file(&o, data_name, sizeof data_name);
 
-	lv_dbuf body;
-	lv_dbuf_init(&body, 0);
+	lv__dbuf body;
+	lv__dbuf_init(&body, 0);
 	build_body(&body, &o, o.data_file ? data_name : NULL, data_size);
 	uint64_t last = o.start + o.versions - 1;
 	if (o.recorded && o.start > 1)
@@ -435,6 +435,6 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "gen_dataset: %s: versions %" PRIu64 "..%" PRIu64 ", %" PRIu64
 		" fragments, manifest body %zu bytes\n", o.out, o.start, last, o.fragments, body.len);
-	lv_dbuf_dispose(&body);
+	lv__dbuf_dispose(&body);
 	return 0;
 }

@@ -51,10 +51,10 @@ int main(int argc, char **argv)
 		*op_valid = calloc(n ? n : 1, 1);
 	for (int k = 0; k < 9; k++)
 		u[k] = calloc(n ? n : 1, 8);
-	lv_dbuf uu, op, tp;
-	lv_dbuf_init(&uu, 0);
-	lv_dbuf_init(&op, 0);
-	lv_dbuf_init(&tp, 0);
+	lv__dbuf uu, op, tp;
+	lv__dbuf_init(&uu, 0);
+	lv__dbuf_init(&op, 0);
+	lv__dbuf_init(&tp, 0);
 	uint64_t frags = 0, rows = 0;
 	for (size_t i = 0; i < n; i++) {
 		u[0][i] = i + 1;                                      /* version */
@@ -75,22 +75,22 @@ int main(int argc, char **argv)
 		uu_valid[i] = rng(&s) % 100 != 0;
 		if (uu_valid[i]) {
 			uint64_t a = rng(&s), b = rng(&s);
-			lv_dbuf_printf(&uu, "%08" PRIx64 "-%04" PRIx64 "-4%03" PRIx64 "-a%03" PRIx64
+			lv__dbuf_printf(&uu, "%08" PRIx64 "-%04" PRIx64 "-4%03" PRIx64 "-a%03" PRIx64
 				       "-%012" PRIx64, a >> 32, (a >> 16) & 0xffff, a & 0xfff,
 				       b >> 52, b & (uint64_t)0xffffffffffff);
 		}
 		uu_off[i + 1] = uu.len;
 		op_valid[i] = rng(&s) % 50 != 0;
 		if (op_valid[i])
-			lv_dbuf_adds(&op, ops[rng(&s) % 6]);
+			lv__dbuf_adds(&op, ops[rng(&s) % 6]);
 		op_off[i + 1] = op.len;
-		lv_dbuf_printf(&tp, "{\"writer\":\"lancever\",\"batch\":%zu,\"rows\":%" PRIu64 "}", i,
+		lv__dbuf_printf(&tp, "{\"writer\":\"lancever\",\"batch\":%zu,\"rows\":%" PRIu64 "}", i,
 			       1000 + rng(&s) % 5000);
 		tp_off[i + 1] = tp.len;
 	}
-	lv_dbuf_addc(&uu, 0);
-	lv_dbuf_addc(&op, 0);
-	lv_dbuf_addc(&tp, 0);
+	lv__dbuf_addc(&uu, 0);
+	lv__dbuf_addc(&op, 0);
+	lv__dbuf_addc(&tp, 0);
 	static const char *const counters[] = { "total_fragments", "total_data_files",
 						"total_files_size", "total_deletion_files",
 						"total_data_file_rows", "total_deletion_file_rows",
@@ -125,18 +125,18 @@ int main(int argc, char **argv)
 			o.file_version = vers[v];
 			lv_buf b;
 			lv_error e = { 0 };
-			uint64_t t0 = lv_mono_ns();
+			uint64_t t0 = lv__mono_ns();
 			if (lv_lancefile_write(&b, cols, NCOLS, n, meta, 1, &o, &e) != 0) {
 				fprintf(stderr, "write: %s\n", e.message);
 				return 1;
 			}
-			uint64_t t1 = lv_mono_ns();
+			uint64_t t1 = lv__mono_ns();
 			lv_lancefile *f;
 			if (lv_lancefile_read(&f, b.ptr, b.size, "bench.lance", &e) != 0) {
 				fprintf(stderr, "read: %s\n", e.message);
 				return 1;
 			}
-			uint64_t t2 = lv_mono_ns();
+			uint64_t t2 = lv__mono_ns();
 			if (lv_lancefile_num_rows(f) != n)
 				status = 1;
 			lv_lancefile_free(f);
@@ -154,8 +154,8 @@ int main(int argc, char **argv)
 		free(u[k]);
 	free(ts), free(tagged), free(cleaned), free(uu_valid), free(rv_valid), free(op_valid);
 	free(tp_off), free(uu_off), free(op_off);
-	lv_dbuf_dispose(&uu);
-	lv_dbuf_dispose(&op);
-	lv_dbuf_dispose(&tp);
+	lv__dbuf_dispose(&uu);
+	lv__dbuf_dispose(&op);
+	lv__dbuf_dispose(&tp);
 	return status;
 }

@@ -11,9 +11,9 @@
 
 #include "format/manifest.h"
 
-static int on_data(const lv_data_file_ref *f, void *p) { (void)f; (void)p; return 0; }
-static int on_del(const lv_deletion_ref *d, void *p) { (void)d; (void)p; return 0; }
-static int on_ext(lv_sv s, void *p) { (void)s; (void)p; return 0; }
+static int on_data(const lv__data_file_ref *f, void *p) { (void)f; (void)p; return 0; }
+static int on_del(const lv__deletion_ref *d, void *p) { (void)d; (void)p; return 0; }
+static int on_ext(lv__sv s, void *p) { (void)s; (void)p; return 0; }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -40,23 +40,23 @@ static void version_names(const uint8_t *data, size_t size)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	version_names(data, size);
-	lv_manifest m;
+	lv__manifest m;
 	lv_error err = { 0 };
-	lv_manifest_visitor vis = { on_data, on_del, on_ext, NULL };
+	lv__manifest_visitor vis = { on_data, on_del, on_ext, NULL };
 	if (lv__manifest_parse(data, size, "fuzz", &vis, &m, &err) != 0)
 		return 0;
 	(void)lv__manifest_indices(&m, "fuzz", NULL, NULL, &err);
 	size_t c = 0;
-	lv_sv k, v;
+	lv__sv k, v;
 	while (lv__manifest_config_next(&m, &c, &k, &v) == 1)
 		;
-	lv_base_path bp;
+	lv__base_path bp;
 	c = 0;
 	while (lv__manifest_base_path_next(&m, &c, &bp) == 1)
 		;
 	const uint8_t *t;
 	size_t tn;
-	lv_txn txn;
+	lv__txn txn;
 	if (lv__manifest_inline_txn(&m, "fuzz", &t, &tn, &err) == 0 &&
 	    lv__txn_parse(t, tn, "fuzz", &txn, &err) == 0) {
 		c = 0;

@@ -33,18 +33,18 @@ static void count_cb(uint64_t v, void *arg)
 /* Walks a message; returns true if it parsed to its end without error. */
 static bool walk(const uint8_t *p, size_t n, int depth)
 {
-	lv_pb r = lv_pb_make(p, n);
+	lv__pb r = lv__pb_make(p, n);
 	const uint8_t *end = p + n;
-	lv_pb_field f;
+	lv__pb_field f;
 	for (;;) {
 		const uint8_t *before = r.p;
-		int rc = lv_pb_next(&r, &f);
+		int rc = lv__pb_next(&r, &f);
 		if (rc == 0) {
-			CHECK(r.p == end && lv_pb_done(&r));
+			CHECK(r.p == end && lv__pb_done(&r));
 			return true;
 		}
 		if (rc < 0) {
-			CHECK(r.p == end && lv_pb_done(&r));
+			CHECK(r.p == end && lv__pb_done(&r));
 			return false;
 		}
 		CHECK(rc == 1);
@@ -52,10 +52,10 @@ static bool walk(const uint8_t *p, size_t n, int depth)
 		CHECK(f.num >= 1 && f.num <= 0x1fffffff);
 		/* the field's bytes: its key, then its value (varints may be non-minimal) */
 		size_t used = (size_t)(r.p - before);
-		size_t key = lv_pb_varint_size(((uint64_t)f.num << 3) | (uint64_t)f.wire);
+		size_t key = lv__pb_varint_size(((uint64_t)f.num << 3) | (uint64_t)f.wire);
 		switch (f.wire) {
 		case LV_PB_VARINT:
-			CHECK(used >= key + lv_pb_varint_size(f.u) && used <= 20);
+			CHECK(used >= key + lv__pb_varint_size(f.u) && used <= 20);
 			break;
 		case LV_PB_I64:
 			CHECK(used >= key + 8 && used <= 18);
@@ -64,11 +64,11 @@ static bool walk(const uint8_t *p, size_t n, int depth)
 			CHECK(used >= key + 4 && used <= 14 && f.u <= UINT32_MAX);
 			break;
 		case LV_PB_LEN: {
-			CHECK(used >= key + lv_pb_varint_size(f.len) + f.len);
+			CHECK(used >= key + lv__pb_varint_size(f.len) + f.len);
 			CHECK(f.data + f.len == r.p);
 			CHECK(f.data >= p && f.data + f.len <= end);
 			long cnt = 0;
-			long k = lv_pb_repeated_varint(&f, count_cb, &cnt);
+			long k = lv__pb_repeated_varint(&f, count_cb, &cnt);
 			CHECK(k == -1 || k == cnt);
 			CHECK(k <= (long)f.len);
 			if (depth < MAX_DEPTH)
@@ -80,22 +80,22 @@ static bool walk(const uint8_t *p, size_t n, int depth)
 		}
 		if (f.wire == LV_PB_VARINT) {
 			long cnt = 0;
-			CHECK(lv_pb_repeated_varint(&f, count_cb, &cnt) == 1 && cnt == 1);
+			CHECK(lv__pb_repeated_varint(&f, count_cb, &cnt) == 1 && cnt == 1);
 		}
 	}
 }
 
 /* Re-encodes VARINT and LEN fields; false if the message has fixed-width fields or is malformed. */
-static bool reencode(const uint8_t *p, size_t n, lv_dbuf *out)
+static bool reencode(const uint8_t *p, size_t n, lv__dbuf *out)
 {
-	lv_pb r = lv_pb_make(p, n);
-	lv_pb_field f;
+	lv__pb r = lv__pb_make(p, n);
+	lv__pb_field f;
 	int rc;
-	while ((rc = lv_pb_next(&r, &f)) == 1) {
+	while ((rc = lv__pb_next(&r, &f)) == 1) {
 		if (f.wire == LV_PB_VARINT)
-			CHECK(lv_pbw_u64_always(out, f.num, f.u) == 0);
+			CHECK(lv__pbw_u64_always(out, f.num, f.u) == 0);
 		else if (f.wire == LV_PB_LEN)
-			CHECK(lv_pbw_bytes(out, f.num, f.data, f.len) == 0);
+			CHECK(lv__pbw_bytes(out, f.num, f.data, f.len) == 0);
 		else
 			return false;
 	}
@@ -104,24 +104,24 @@ static bool reencode(const uint8_t *p, size_t n, lv_dbuf *out)
 
 static void roundtrip(const uint8_t *p, size_t n)
 {
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
 	if (reencode(p, n, &b)) {
 		/* The writer never produces more bytes than a reader accepted. */
 		CHECK(b.len <= n);
 		if (b.len == n)
 			CHECK(n == 0 || !memcmp(b.ptr, p, n));
-		lv_pb a = lv_pb_make(p, n), c = lv_pb_make(b.ptr, b.len);
-		lv_pb_field fa, fc;
+		lv__pb a = lv__pb_make(p, n), c = lv__pb_make(b.ptr, b.len);
+		lv__pb_field fa, fc;
 		int ra, rc;
-		while ((ra = lv_pb_next(&a, &fa)) == 1) {
-			rc = lv_pb_next(&c, &fc);
+		while ((ra = lv__pb_next(&a, &fa)) == 1) {
+			rc = lv__pb_next(&c, &fc);
 			CHECK(rc == 1 && fa.num == fc.num && fa.wire == fc.wire && fa.u == fc.u &&
 			      fa.len == fc.len && (!fa.len || !memcmp(fa.data, fc.data, fa.len)));
 		}
-		CHECK(ra == 0 && lv_pb_next(&c, &fc) == 0);
+		CHECK(ra == 0 && lv__pb_next(&c, &fc) == 0);
 	}
-	lv_dbuf_dispose(&b);
+	lv__dbuf_dispose(&b);
 }
 
 static void writer_helpers(const uint8_t *p, size_t n)
@@ -130,42 +130,42 @@ static void writer_helpers(const uint8_t *p, size_t n)
 	for (size_t i = 0; i < 8 && i < n; i++)
 		v |= (uint64_t)p[i] << (8 * i);
 	uint32_t num = (uint32_t)(v % 0x1fffffff) + 1;
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
-	CHECK(lv_pbw_varint(&b, v) == 0);
-	CHECK(b.len == lv_pb_varint_size(v) && b.len <= 10);
-	lv_pb r = lv_pb_make(b.ptr, b.len);
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
+	CHECK(lv__pbw_varint(&b, v) == 0);
+	CHECK(b.len == lv__pb_varint_size(v) && b.len <= 10);
+	lv__pb r = lv__pb_make(b.ptr, b.len);
 	uint64_t back;
-	CHECK(lv_pb_varint(&r, &back) && back == v && lv_pb_done(&r));
+	CHECK(lv__pb_varint(&r, &back) && back == v && lv__pb_done(&r));
 	/* omitted-if-zero/empty helpers and the field forms */
 	b.len = 0;
-	CHECK(lv_pbw_u64(&b, num, v) == 0);
+	CHECK(lv__pbw_u64(&b, num, v) == 0);
 	CHECK((v == 0) == (b.len == 0));
 	size_t slen = n > 8 ? n - 8 : 0;
 	char *s = lv__strndup((const char *)p + (n > 8 ? 8 : n), slen);
 	CHECK(s != NULL);
-	CHECK(lv_pbw_str(&b, num, s) == 0);
-	CHECK(lv_pbw_bytes(&b, num, p, n) == 0);
-	CHECK(lv_pbw_tag(&b, num, LV_PB_I32) == 0);
-	CHECK(lv_dbuf_add_u32le(&b, (uint32_t)v) == 0);
-	CHECK(lv_pbw_tag(&b, num, LV_PB_I64) == 0);
-	CHECK(lv_dbuf_add_u64le(&b, v) == 0);
-	r = lv_pb_make(b.ptr, b.len);
-	lv_pb_field f;
+	CHECK(lv__pbw_str(&b, num, s) == 0);
+	CHECK(lv__pbw_bytes(&b, num, p, n) == 0);
+	CHECK(lv__pbw_tag(&b, num, LV_PB_I32) == 0);
+	CHECK(lv__dbuf_add_u32le(&b, (uint32_t)v) == 0);
+	CHECK(lv__pbw_tag(&b, num, LV_PB_I64) == 0);
+	CHECK(lv__dbuf_add_u64le(&b, v) == 0);
+	r = lv__pb_make(b.ptr, b.len);
+	lv__pb_field f;
 	if (v) {
-		CHECK(lv_pb_next(&r, &f) == 1 && f.num == num && f.wire == LV_PB_VARINT && f.u == v);
+		CHECK(lv__pb_next(&r, &f) == 1 && f.num == num && f.wire == LV_PB_VARINT && f.u == v);
 	}
 	if (s[0]) {
-		CHECK(lv_pb_next(&r, &f) == 1 && f.num == num && f.wire == LV_PB_LEN &&
+		CHECK(lv__pb_next(&r, &f) == 1 && f.num == num && f.wire == LV_PB_LEN &&
 		      f.len == strlen(s) && !memcmp(f.data, s, f.len));
 	}
-	CHECK(lv_pb_next(&r, &f) == 1 && f.num == num && f.wire == LV_PB_LEN && f.len == n &&
+	CHECK(lv__pb_next(&r, &f) == 1 && f.num == num && f.wire == LV_PB_LEN && f.len == n &&
 	      (!n || !memcmp(f.data, p, n)));
-	CHECK(lv_pb_next(&r, &f) == 1 && f.num == num && f.wire == LV_PB_I32 && f.u == (uint32_t)v);
-	CHECK(lv_pb_next(&r, &f) == 1 && f.num == num && f.wire == LV_PB_I64 && f.u == v);
-	CHECK(lv_pb_next(&r, &f) == 0);
+	CHECK(lv__pb_next(&r, &f) == 1 && f.num == num && f.wire == LV_PB_I32 && f.u == (uint32_t)v);
+	CHECK(lv__pb_next(&r, &f) == 1 && f.num == num && f.wire == LV_PB_I64 && f.u == v);
+	CHECK(lv__pb_next(&r, &f) == 0);
 	free(s);
-	lv_dbuf_dispose(&b);
+	lv__dbuf_dispose(&b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -178,9 +178,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(p, data, size);
 	(void)walk(p, size, 0);
 	roundtrip(p, size);
-	lv_pb r = lv_pb_make(p, size);
+	lv__pb r = lv__pb_make(p, size);
 	uint64_t v;
-	while (!lv_pb_done(&r) && lv_pb_varint(&r, &v))
+	while (!lv__pb_done(&r) && lv__pb_varint(&r, &v))
 		;
 	writer_helpers(p, size);
 	free(p);

@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(body, data, size);
 
-	lv_list_page pg;
+	lv__list_page pg;
 	lv_error err = { 0 };
 	if (lv__s3xml_parse_list(body, size, "S3 LIST fuzz", &pg, &err) == 0) {
 		CHECK(pg.n <= size / 8); /* "<Contents><Key></Key></Contents>" at least */
@@ -98,7 +98,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		CHECK(err.code < 0 && err.message[0]);
 	}
-	lv_aws_creds *cr = NULL;
+	lv__aws_creds *cr = NULL;
 	if (lv__aws_parse_sts_creds(body, size, "sts", &cr, &err) == 0)
 		CHECK(cr && cr->akid[0] && cr->secret[0] && cr->token);
 	else

@@ -12,14 +12,14 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	lv_txn t;
+	lv__txn t;
 	lv_error err = { 0 };
 	if (lv__txn_parse(data, size, "fuzz", &t, &err) != 0)
 		return 0;
-	lv_arena a;
-	lv_arena_init(&a, 1024);
+	lv__arena a;
+	lv__arena_init(&a, 1024);
 	const char *json;
 	(void)lv__txn_properties_json(&t, &a, &json);
-	lv_arena_dispose(&a);
+	lv__arena_dispose(&a);
 	return 0;
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The exported symbol set of liblancever.so must equal the functions the public headers declare
 # with LV_EXTERN (include/lancever/**/*.h): nothing internal leaks, nothing declared is missing.
+# And one internal prefix: every global symbol of the static library (liblancever.a, beside the
+# .so) is either one of those or starts with lv__ (file-local names are static).
 #   test_exports.sh LIBLANCEVER_SO INCLUDE_DIR
 set -euo pipefail
 lib=${1:?usage: test_exports.sh LIBLANCEVER_SO INCLUDE_DIR}
@@ -25,5 +27,17 @@ if comm -13 "$tmp/exported" "$tmp/declared" | grep -q .; then
 	comm -13 "$tmp/exported" "$tmp/declared" | sed 's/^/  /'
 	status=1
 fi
-echo "$(wc -l <"$tmp/exported") exported, $(wc -l <"$tmp/declared") declared"
+archive=$(dirname "$lib")/liblancever.a
+if [ ! -f "$archive" ]; then
+	echo "no $archive beside $lib"
+	status=1
+else
+	nm -g --defined-only "$archive" | awk 'NF == 3 {print $3}' | sort -u >"$tmp/globals"
+	if grep -v '^lv__' "$tmp/globals" | comm -23 - "$tmp/declared" | grep -q .; then
+		echo "global symbols of liblancever.a that are neither public nor lv__-prefixed:"
+		grep -v '^lv__' "$tmp/globals" | comm -23 - "$tmp/declared" | sed 's/^/  /'
+		status=1
+	fi
+fi
+echo "$(wc -l <"$tmp/exported") exported, $(wc -l <"$tmp/declared") declared, $(grep -c '^lv__' "$tmp/globals" 2>/dev/null) internal lv__ globals"
 exit $status

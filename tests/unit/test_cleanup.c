@@ -58,7 +58,7 @@ static void must_exist(ref_check *c, const char *path)
 	}
 }
 
-static int rc_data(const lv_data_file_ref *f, void *p)
+static int rc_data(const lv__data_file_ref *f, void *p)
 {
 	char path[600];
 	snprintf(path, sizeof path, "data/%.*s", (int)f->path.n, f->path.p);
@@ -66,7 +66,7 @@ static int rc_data(const lv_data_file_ref *f, void *p)
 	return 0;
 }
 
-static int rc_del(const lv_deletion_ref *d, void *p)
+static int rc_del(const lv__deletion_ref *d, void *p)
 {
 	char path[200];
 	snprintf(path, sizeof path, "_deletions/%llu-%llu-%llu.%s", (unsigned long long)d->fragment_id,
@@ -96,8 +96,8 @@ static size_t check_retained_complete(lv_storage *st, const bool *doomed)
 		lv_buf b = { 0 };
 		CHECK(lv_storage_read(st, v->manifest_path, &b, &err));
 		ref_check c = { st, v->manifest_path, 0 };
-		lv_manifest_visitor vis = { rc_data, rc_del, NULL, &c };
-		lv_manifest m;
+		lv__manifest_visitor vis = { rc_data, rc_del, NULL, &c };
+		lv__manifest m;
 		CHECK(lv__manifest_parse(b.ptr, b.size, v->manifest_path, &vis, &m, &err));
 		if (v->transaction_file) {
 			char tp[400];
@@ -470,24 +470,24 @@ static void test_fault_sweep(void **state)
 		expect_history(st, 6, cl);
 		char *got = tu_snapshot(st);
 		/* checkpoint files may differ in number (an interrupted run wrote one more) */
-		lv_dbuf a, b;
-		lv_dbuf_init(&a, 0);
-		lv_dbuf_init(&b, 0);
+		lv__dbuf a, b;
+		lv__dbuf_init(&a, 0);
+		lv__dbuf_init(&b, 0);
 		for (const char *s = got; *s;) {
 			const char *nl = strchr(s, '\n');
 			if (strncmp(s, "_checkpoints/", 13))
-				lv_dbuf_add(&a, s, (size_t)(nl - s + 1));
+				lv__dbuf_add(&a, s, (size_t)(nl - s + 1));
 			s = nl + 1;
 		}
 		for (const char *s = want; *s;) {
 			const char *nl = strchr(s, '\n');
 			if (strncmp(s, "_checkpoints/", 13))
-				lv_dbuf_add(&b, s, (size_t)(nl - s + 1));
+				lv__dbuf_add(&b, s, (size_t)(nl - s + 1));
 			s = nl + 1;
 		}
 		assert_string_equal(a.ptr ? (char *)a.ptr : "", b.ptr ? (char *)b.ptr : "");
-		lv_dbuf_dispose(&a);
-		lv_dbuf_dispose(&b);
+		lv__dbuf_dispose(&a);
+		lv__dbuf_dispose(&b);
 		free(got);
 		lv_dataset_free(ds);
 		lv_storage_free(st);

@@ -38,7 +38,7 @@ static const char INI[] =
 static void t_ini(void **state)
 {
 	(void)state;
-	lv_aws_profile p;
+	lv__aws_profile p;
 	memset(&p, 0, sizeof p);
 	lv_error e = { 0 };
 	assert_int_equal(lv__aws_ini_section(&p, INI, strlen(INI), "profile dev", "cfg", &e), 0);
@@ -67,7 +67,7 @@ static void t_json_creds(void **state)
 {
 	(void)state;
 	lv_error e = { 0 };
-	lv_aws_creds *c = NULL;
+	lv__aws_creds *c = NULL;
 	const char *imds = "{\"Code\":\"Success\",\"AccessKeyId\":\"ASIA1\",\"SecretAccessKey\":\"s3cr3t\","
 			   "\"Token\":\"tok\",\"Expiration\":\"2030-01-02T03:04:05Z\"}";
 	assert_int_equal(lv__aws_parse_json_creds(imds, strlen(imds), false, "imds", &c, &e), 0);
@@ -97,7 +97,7 @@ static void t_json_creds(void **state)
 		  "Version" },
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		c = (lv_aws_creds *)1;
+		c = (lv__aws_creds *)1;
 		assert_int_equal(lv__aws_parse_json_creds(bad[i].body, strlen(bad[i].body), bad[i].process,
 							  "src", &c, &e), bad[i].rc);
 		assert_null(c);
@@ -110,7 +110,7 @@ static void t_sts(void **state)
 {
 	(void)state;
 	lv_error e = { 0 };
-	lv_aws_creds *c = NULL;
+	lv__aws_creds *c = NULL;
 	const char *ok = "<AssumeRoleWithWebIdentityResponse><AssumeRoleWithWebIdentityResult><Credentials>"
 			 "<AccessKeyId>ASIA2</AccessKeyId><SecretAccessKey>s3cr3t</SecretAccessKey>"
 			 "<SessionToken>tok</SessionToken><Expiration>2030-01-02T03:04:05Z</Expiration>"
@@ -133,7 +133,7 @@ static void t_azure_list(void **state)
 {
 	(void)state;
 	lv_error e = { 0 };
-	lv_list_page pg;
+	lv__list_page pg;
 	const char *body =
 		"<?xml version=\"1.0\" encoding=\"utf-8\"?><EnumerationResults ServiceEndpoint=\"x\">"
 		"<Prefix>p/</Prefix><Blobs><Blob><Name>p/a b</Name><Properties>"
@@ -162,7 +162,7 @@ static void t_azure_list(void **state)
 static void t_azure_sts(void **state)
 {
 	(void)state;
-	lv_az_param ps[] = { { "comp", "list" }, { "prefix", "a b/" }, { "restype", "container" } };
+	lv__az_param ps[] = { { "comp", "list" }, { "prefix", "a b/" }, { "restype", "container" } };
 	const char *xms[] = { "x-ms-date:Fri, 04 Dec 2026 11:49:34 GMT", "x-ms-version:2021-08-06" };
 	char *s = lv__az_string_to_sign("GET", "acct", "/acct/cont", ps, 3, 0, NULL, false, xms, 2);
 	assert_string_equal(s, "GET\n\n\n\n\n\n\n\n\n\n\n\n"
@@ -180,7 +180,7 @@ static void t_azure_sts(void **state)
 }
 
 /* A bag with object_key_encoding set (NULL: not set). */
-static lv_optbag *key_bag(lv_optbag *b, const char *enc, lv_storage_options *o,
+static lv__optbag *key_bag(lv__optbag *b, const char *enc, lv_storage_options *o,
 			  const char **k, const char **v)
 {
 	*o = (lv_storage_options)LV_STORAGE_OPTIONS_INIT;
@@ -199,7 +199,7 @@ static void t_uri_keys(void **state)
 	(void)state;
 	lv_error e = { 0 };
 	char *k = NULL;
-	lv_optbag b;
+	lv__optbag b;
 	lv_storage_options o;
 	const char *ks[1], *vs[1];
 	/* Lance 8 (LanceDB 0.31): the URL path, percent-encoded, '%' kept */
@@ -244,7 +244,7 @@ static void t_optbag(void **state)
 	o.option_values = vals;
 	o.noptions = 4;
 	o.s3_region = "ignored-explicit-pair-wins";
-	lv_optbag b;
+	lv__optbag b;
 	assert_int_equal(lv__optbag_init(&b, &o, &e), 0);
 	assert_string_equal(lv__opt_get(&b, LV_OPT("aws_region", "region")), "eu-1");
 	int64_t ms = 0;

@@ -48,9 +48,9 @@ static size_t stride(void) { return cm_quick() && !cm_dense() ? 7 : 1; }
 
 /* ---- the answer of every public read API, as one canonical string ---- */
 
-static void row(lv_dbuf *b, const lv_version_info *v)
+static void row(lv__dbuf *b, const lv_version_info *v)
 {
-	lv_dbuf_printf(b, "%llu %lld %llu %llu %llu %llu %llu %llu %llu t%d c%d u=%s r=%d/%llu op=%s p=%s\n",
+	lv__dbuf_printf(b, "%llu %lld %llu %llu %llu %llu %llu %llu %llu t%d c%d u=%s r=%d/%llu op=%s p=%s\n",
 		       (unsigned long long)v->version, (long long)v->timestamp_millis,
 		       (unsigned long long)v->total_fragments, (unsigned long long)v->total_data_files,
 		       (unsigned long long)v->total_files_size, (unsigned long long)v->total_deletion_files,
@@ -84,12 +84,12 @@ static void answer_free(answer *a)
 
 static char *list_str(const lv_version_list *l)
 {
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
 	for (size_t i = 0; i < lv_version_list_count(l); i++)
 		row(&b, lv_version_list_get(l, i));
-	lv_dbuf_addc(&b, 0);
-	char *s = lv_dbuf_take_str(&b);
+	lv__dbuf_addc(&b, 0);
+	char *s = lv__dbuf_take_str(&b);
 	assert_non_null(s);
 	return s;
 }
@@ -135,37 +135,37 @@ static answer ask(lv_storage *st, const char *name, const probe_set *pr, uint64_
 	lv_version_list_free(l);
 	lv_timeline *tl = NULL;
 	if (lv_timeline_load(&tl, ds, &rep, &e) == 0) {
-		lv_dbuf b;
-		lv_dbuf_init(&b, 0);
+		lv__dbuf b;
+		lv__dbuf_init(&b, 0);
 		for (size_t i = 0; i < pr->n; i++)
 			for (int strict = 0; strict < 2; strict++) {
 				const lv_version_info *v = lv_timeline_as_of(tl, pr->ts[i], strict);
-				lv_dbuf_printf(&b, "%llu ", v ? (unsigned long long)v->version : 0ull);
+				lv__dbuf_printf(&b, "%llu ", v ? (unsigned long long)v->version : 0ull);
 			}
-		lv_dbuf_addc(&b, 0);
-		a.timeline = lv_dbuf_take_str(&b);
+		lv__dbuf_addc(&b, 0);
+		a.timeline = lv__dbuf_take_str(&b);
 		lv_timeline_free(tl);
 	} else {
 		a.timeline = strdup("ERR");
 		failed(&a, &e, name);
 	}
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
 	for (uint64_t v = 0; v <= max_v + 1; v++) {
 		l = NULL;
 		int rc = lv_version_get(&l, ds, v, &e);
 		if (rc == 0)
 			row(&b, lv_version_list_get(l, 0));
 		else if (rc == LV_ENOTFOUND && strstr(e.message, "not found") && !strstr(e.message, name))
-			lv_dbuf_printf(&b, "%llu NF\n", (unsigned long long)v);
+			lv__dbuf_printf(&b, "%llu NF\n", (unsigned long long)v);
 		else {
-			lv_dbuf_printf(&b, "%llu ERR\n", (unsigned long long)v);
+			lv__dbuf_printf(&b, "%llu ERR\n", (unsigned long long)v);
 			failed(&a, &e, name);
 		}
 		lv_version_list_free(l);
 	}
-	lv_dbuf_addc(&b, 0);
-	a.show = lv_dbuf_take_str(&b);
+	lv__dbuf_addc(&b, 0);
+	a.show = lv__dbuf_take_str(&b);
 	lv_dataset_free(ds);
 	return a;
 }
@@ -278,18 +278,18 @@ typedef struct vlist_rows {
 /* Splits a list string into lines; the line for `own` (by manifest version) is dropped. */
 static char *without_version(const char *s, uint64_t own)
 {
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
 	const char *p = s;
 	while (*p) {
 		const char *e = strchr(p, '\n');
 		size_t n = e ? (size_t)(e - p + 1) : strlen(p);
 		if (strtoull(p, NULL, 10) != own)
-			lv_dbuf_add(&b, p, n);
+			lv__dbuf_add(&b, p, n);
 		p += n;
 	}
-	lv_dbuf_addc(&b, 0);
-	char *r = lv_dbuf_take_str(&b);
+	lv__dbuf_addc(&b, 0);
+	char *r = lv__dbuf_take_str(&b);
 	assert_non_null(r);
 	return r;
 }

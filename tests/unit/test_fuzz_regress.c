@@ -106,14 +106,14 @@ static void test_checkpoint_foreign_file_not_merged(void **state)
 	foreign_checkpoint_case(1, true);
 }
 
-/* pb_fuzz: lv_pb_make(NULL, 0) computed NULL + 0 (undefined behaviour; UBSan build). */
+/* pb_fuzz: lv__pb_make(NULL, 0) computed NULL + 0 (undefined behaviour; UBSan build). */
 static void test_pb_make_null_empty(void **state)
 {
 	(void)state;
-	lv_pb r = lv_pb_make(NULL, 0);
-	lv_pb_field f;
-	assert_true(lv_pb_done(&r));
-	assert_int_equal(lv_pb_next(&r, &f), 0);
+	lv__pb r = lv__pb_make(NULL, 0);
+	lv__pb_field f;
+	assert_true(lv__pb_done(&r));
+	assert_int_equal(lv__pb_next(&r, &f), 0);
 }
 
 int main(void)

@@ -63,86 +63,86 @@ typedef struct raw_manifest {
 	bool inline_txn;
 } raw_manifest;
 
-static void frag_bytes(lv_dbuf *out, const raw_frag *f, uint64_t id)
+static void frag_bytes(lv__dbuf *out, const raw_frag *f, uint64_t id)
 {
-	lv_dbuf df, fr, del;
-	lv_dbuf_init(&df, 0);
+	lv__dbuf df, fr, del;
+	lv__dbuf_init(&df, 0);
 	if (f->path)
-		lv_pbw_bytes(&df, 1, f->path, f->path_len);
+		lv__pbw_bytes(&df, 1, f->path, f->path_len);
 	else
-		lv_pbw_str(&df, 1, "f.lance");
-	lv_pbw_u64(&df, 6, f->file_size);
+		lv__pbw_str(&df, 1, "f.lance");
+	lv__pbw_u64(&df, 6, f->file_size);
 	if (f->base_id)
-		lv_pbw_u64_always(&df, 7, 1);
-	lv_dbuf_init(&fr, 0);
-	lv_pbw_u64(&fr, 1, id);
-	lv_pbw_bytes(&fr, 2, df.ptr, df.len);
+		lv__pbw_u64_always(&df, 7, 1);
+	lv__dbuf_init(&fr, 0);
+	lv__pbw_u64(&fr, 1, id);
+	lv__pbw_bytes(&fr, 2, df.ptr, df.len);
 	if (f->deletion) {
-		lv_dbuf_init(&del, 0);
-		lv_pbw_u64(&del, 2, 1);
-		lv_pbw_u64(&del, 3, 7);
-		lv_pbw_u64(&del, 4, f->deleted_rows);
-		lv_pbw_bytes(&fr, 3, del.ptr ? del.ptr : (uint8_t *)"", del.len);
-		lv_dbuf_dispose(&del);
+		lv__dbuf_init(&del, 0);
+		lv__pbw_u64(&del, 2, 1);
+		lv__pbw_u64(&del, 3, 7);
+		lv__pbw_u64(&del, 4, f->deleted_rows);
+		lv__pbw_bytes(&fr, 3, del.ptr ? del.ptr : (uint8_t *)"", del.len);
+		lv__dbuf_dispose(&del);
 	}
-	lv_pbw_u64(&fr, 4, f->physical_rows);
-	lv_pbw_bytes(out, 2, fr.ptr, fr.len);
-	lv_dbuf_dispose(&df);
-	lv_dbuf_dispose(&fr);
+	lv__pbw_u64(&fr, 4, f->physical_rows);
+	lv__pbw_bytes(out, 2, fr.ptr, fr.len);
+	lv__dbuf_dispose(&df);
+	lv__dbuf_dispose(&fr);
 }
 
 static void put_manifest(lv_storage *st, const raw_manifest *m)
 {
-	lv_dbuf man, ts, file, txn;
-	lv_dbuf_init(&man, 0);
+	lv__dbuf man, ts, file, txn;
+	lv__dbuf_init(&man, 0);
 	for (size_t i = 0; i < m->nfrags; i++)
 		frag_bytes(&man, &m->frags[i], i);
 	for (size_t i = 0; i < m->repeat_empty_frags; i++)
-		lv_pbw_bytes(&man, 2, "", 0);
-	lv_pbw_u64_always(&man, 3, m->version);
-	lv_dbuf_init(&ts, 0);
-	lv_pbw_u64(&ts, 1, (uint64_t)m->ts_seconds);
-	lv_pbw_u64(&ts, 2, (uint64_t)(int64_t)m->ts_nanos);
-	lv_pbw_bytes(&man, 7, ts.ptr ? ts.ptr : (uint8_t *)"", ts.len);
+		lv__pbw_bytes(&man, 2, "", 0);
+	lv__pbw_u64_always(&man, 3, m->version);
+	lv__dbuf_init(&ts, 0);
+	lv__pbw_u64(&ts, 1, (uint64_t)m->ts_seconds);
+	lv__pbw_u64(&ts, 2, (uint64_t)(int64_t)m->ts_nanos);
+	lv__pbw_bytes(&man, 7, ts.ptr ? ts.ptr : (uint8_t *)"", ts.len);
 	if (m->txn_file)
-		lv_pbw_str(&man, 12, m->txn_file);
+		lv__pbw_str(&man, 12, m->txn_file);
 	if (m->base_path) {
-		lv_dbuf bp;
-		lv_dbuf_init(&bp, 0);
-		lv_pbw_u64(&bp, 1, 1);
-		lv_pbw_u64(&bp, 3, 1);
-		lv_pbw_str(&bp, 4, m->base_path);
-		lv_pbw_bytes(&man, 18, bp.ptr, bp.len);
-		lv_dbuf_dispose(&bp);
+		lv__dbuf bp;
+		lv__dbuf_init(&bp, 0);
+		lv__pbw_u64(&bp, 1, 1);
+		lv__pbw_u64(&bp, 3, 1);
+		lv__pbw_str(&bp, 4, m->base_path);
+		lv__pbw_bytes(&man, 18, bp.ptr, bp.len);
+		lv__dbuf_dispose(&bp);
 	}
 	if (m->inline_txn)
-		lv_pbw_u64_always(&man, 21, 0);
+		lv__pbw_u64_always(&man, 21, 0);
 	if (m->extra_len)
-		lv_dbuf_add(&man, m->extra, m->extra_len);
-	lv_dbuf_init(&file, 0);
+		lv__dbuf_add(&man, m->extra, m->extra_len);
+	lv__dbuf_init(&file, 0);
 	if (m->inline_txn) {
-		lv_dbuf_init(&txn, 0);
-		lv_pbw_u64(&txn, 1, m->version ? m->version - 1 : 0);
-		lv_pbw_str(&txn, 2, "11111111-2222-4333-8444-555555555555");
+		lv__dbuf_init(&txn, 0);
+		lv__pbw_u64(&txn, 1, m->version ? m->version - 1 : 0);
+		lv__pbw_str(&txn, 2, "11111111-2222-4333-8444-555555555555");
 		for (size_t i = 0; m->props && m->props[i]; i += 2) {
-			lv_dbuf e;
-			lv_dbuf_init(&e, 0);
-			lv_pbw_str(&e, 1, m->props[i]);
-			lv_pbw_str(&e, 2, m->props[i + 1]);
-			lv_pbw_bytes(&txn, 4, e.ptr, e.len);
-			lv_dbuf_dispose(&e);
+			lv__dbuf e;
+			lv__dbuf_init(&e, 0);
+			lv__pbw_str(&e, 1, m->props[i]);
+			lv__pbw_str(&e, 2, m->props[i + 1]);
+			lv__pbw_bytes(&txn, 4, e.ptr, e.len);
+			lv__dbuf_dispose(&e);
 		}
-		lv_pbw_bytes(&txn, 100, "", 0);
-		lv_dbuf_add_u32le(&file, (uint32_t)txn.len);
-		lv_dbuf_add(&file, txn.ptr, txn.len);
-		lv_dbuf_dispose(&txn);
+		lv__pbw_bytes(&txn, 100, "", 0);
+		lv__dbuf_add_u32le(&file, (uint32_t)txn.len);
+		lv__dbuf_add(&file, txn.ptr, txn.len);
+		lv__dbuf_dispose(&txn);
 	}
 	synth_add_manifest(&file, &man);
 	char path[96];
 	CHECK(lv_storage_write(st, synth_manifest_path(path, sizeof path, m->version), file.ptr, file.len, &err));
-	lv_dbuf_dispose(&man);
-	lv_dbuf_dispose(&ts);
-	lv_dbuf_dispose(&file);
+	lv__dbuf_dispose(&man);
+	lv__dbuf_dispose(&ts);
+	lv__dbuf_dispose(&file);
 }
 
 static lv_cleanup_policy all_old(void)
@@ -528,7 +528,7 @@ static void test_timestamps_like_lance(void **state)
 		{ 1796232069, INT32_MIN, 1796232066852LL }, { 1796232069, 999999999, 1796232069999LL },
 	};
 	for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
-		lv_manifest m;
+		lv__manifest m;
 		memset(&m, 0, sizeof m);
 		m.ts_seconds = c[i].s;
 		m.ts_nanos = c[i].ns;
@@ -602,23 +602,23 @@ static void test_deep_protobuf(void **state)
 		}
 		len[k] = 1 + vl + len[k - 1];
 	}
-	lv_dbuf inner;
-	lv_dbuf_init(&inner, 0);
+	lv__dbuf inner;
+	lv__dbuf_init(&inner, 0);
 	for (size_t k = depth; k >= 1; k--) {
-		lv_pbw_tag(&inner, 1, LV_PB_LEN);
-		lv_pbw_varint(&inner, len[k - 1]);
+		lv__pbw_tag(&inner, 1, LV_PB_LEN);
+		lv__pbw_varint(&inner, len[k - 1]);
 	}
 	assert_int_equal(inner.len, len[depth]);
 	free(len);
-	lv_dbuf field;
-	lv_dbuf_init(&field, 0);
-	lv_pbw_bytes(&field, 99, inner.ptr, inner.len);           /* unknown manifest field */
-	lv_dbuf schema;                                           /* a schema Field with it in an unknown field */
-	lv_dbuf_init(&schema, 0);
-	lv_pbw_str(&schema, 2, "id");
-	lv_pbw_bytes(&schema, 50, inner.ptr, inner.len);
-	lv_pbw_bytes(&field, 1, schema.ptr, schema.len);
-	lv_dbuf_dispose(&schema);
+	lv__dbuf field;
+	lv__dbuf_init(&field, 0);
+	lv__pbw_bytes(&field, 99, inner.ptr, inner.len);           /* unknown manifest field */
+	lv__dbuf schema;                                           /* a schema Field with it in an unknown field */
+	lv__dbuf_init(&schema, 0);
+	lv__pbw_str(&schema, 2, "id");
+	lv__pbw_bytes(&schema, 50, inner.ptr, inner.len);
+	lv__pbw_bytes(&field, 1, schema.ptr, schema.len);
+	lv__dbuf_dispose(&schema);
 	lv_storage *st = NULL;
 	CHECK(lv_storage_mem_new(&st, &err));
 	raw_frag f = { .physical_rows = 3 };
@@ -630,16 +630,16 @@ static void test_deep_protobuf(void **state)
 	assert_int_equal(lv_version_list_get(l, 0)->total_rows, 3);
 	lv_version_list_free(l);
 	/* the nesting where a schema Field's varint `type` (field 1) should be: malformed, as for prost */
-	lv_dbuf_dispose(&field);
-	lv_dbuf_init(&field, 0);
-	lv_pbw_bytes(&field, 1, inner.ptr, inner.len);
+	lv__dbuf_dispose(&field);
+	lv__dbuf_init(&field, 0);
+	lv__pbw_bytes(&field, 1, inner.ptr, inner.len);
 	raw_manifest m2 = { .version = 1, .ts_seconds = 1700000001, .frags = &f, .nfrags = 1,
 			    .extra = field.ptr, .extra_len = field.len };
 	put_manifest(st, &m2);
 	assert_int_equal(versions_rc(st, &l), LV_ECORRUPT);
 	assert_non_null(strstr(err.message, "18446744073709551614.manifest"));
-	lv_dbuf_dispose(&field);
-	lv_dbuf_dispose(&inner);
+	lv__dbuf_dispose(&field);
+	lv__dbuf_dispose(&inner);
 	lv_storage_free(st);
 }
 

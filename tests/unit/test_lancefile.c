@@ -242,9 +242,9 @@ static void make_table(table *t, size_t n, uint64_t seed, const size_t *lens, si
 	t->u = calloc(m, 8), t->i = calloc(m, 8), t->iv = calloc(m, 1), t->b = calloc(m, 1);
 	t->bn = calloc(m, 1), t->bnv = calloc(m, 1), t->sv = calloc(m, 1);
 	t->so = calloc(n + 1, 8), t->s2o = calloc(n + 1, 8);
-	lv_dbuf sd, s2d;
-	lv_dbuf_init(&sd, 0);
-	lv_dbuf_init(&s2d, 0);
+	lv__dbuf sd, s2d;
+	lv__dbuf_init(&sd, 0);
+	lv__dbuf_init(&s2d, 0);
 	for (size_t r = 0; r < n; r++) {
 		t->u[r] = r % 3 ? rng(&s) : r;
 		t->i[r] = (int64_t)rng(&s);
@@ -257,15 +257,15 @@ static void make_table(table *t, size_t n, uint64_t seed, const size_t *lens, si
 		t->sv[r] = !(null_mode == 2 || (null_mode == 0 && rng(&s) % 4 == 0));
 		size_t len = nlens ? lens[r % nlens] : rng(&s) % 20;
 		for (size_t k = 0; k < len; k++)
-			lv_dbuf_addc(&sd, (uint8_t)('a' + (rng(&s) % 26)));
+			lv__dbuf_addc(&sd, (uint8_t)('a' + (rng(&s) % 26)));
 		t->so[r + 1] = sd.len;
 		size_t l2 = rng(&s) % 7;
 		for (size_t k = 0; k < l2; k++)
-			lv_dbuf_addc(&s2d, (uint8_t)('A' + (r + k) % 26));
+			lv__dbuf_addc(&s2d, (uint8_t)('A' + (r + k) % 26));
 		t->s2o[r + 1] = s2d.len;
 	}
-	lv_dbuf_addc(&sd, 0);
-	lv_dbuf_addc(&s2d, 0);
+	lv__dbuf_addc(&sd, 0);
+	lv__dbuf_addc(&s2d, 0);
 	t->sd = (char *)sd.ptr;
 	t->s2d = (char *)s2d.ptr;
 	t->cols[0] = (lv_column){ .name = "u64", .type = LV_COL_UINT64, .u64 = t->u };

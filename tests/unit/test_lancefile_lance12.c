@@ -3,7 +3,7 @@
  * by make_fixtures.mjs) and hostile compressed pages.
  *   - every fixture decodes strictly, with the version, row count, column types, null
  *     counts and a digest of every cell equal to what LanceDB returned (index.json);
- *   - lf_decompress refuses a claimed decompressed size over the cap, over the file's
+ *   - lv__lf_decompress refuses a claimed decompressed size over the cap, over the file's
  *     budget or other than the exact size expected, truncated zstd/lz4 data, and a bare
  *     zstd frame that expands past the cap - before allocating the claimed size;
  *   - a fixture whose zstd size prefix claims 2^62 bytes is an error, not an allocation.
@@ -165,11 +165,11 @@ static void test_fixtures(void **st)
 	json_decref(idx);
 }
 
-/* ---- lf_decompress on hostile buffers ---- */
+/* ---- lv__lf_decompress on hostile buffers ---- */
 
-static lf_dctx dctx(lv_error *err, lf_budget *budget)
+static lv__lf_dctx dctx(lv_error *err, lv__lf_budget *budget)
 {
-	lf_dctx c = { .file = "t.lance", .col = "c", .err = err, .budget = budget };
+	lv__lf_dctx c = { .file = "t.lance", .col = "c", .err = err, .budget = budget };
 	return c;
 }
 
@@ -193,49 +193,49 @@ static void test_decompress_zstd(void **st)
 {
 	(void)st;
 	lv_error err = { 0 };
-	lf_budget budget = { 1 << 24 };
-	lf_dctx c = dctx(&err, &budget);
+	lv__lf_budget budget = { 1 << 24 };
+	lv__lf_dctx c = dctx(&err, &budget);
 	uint8_t *plain, *out;
 	size_t len, outlen;
 	uint8_t *b = zstd_buf(5000, &len, &plain);
 	/* well formed, exact expectation */
-	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, len, 5000, 1 << 20, &out, &outlen), 0);
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_ZSTD, b, len, 5000, 1 << 20, &out, &outlen), 0);
 	assert_int_equal(outlen, 5000);
 	assert_memory_equal(out, plain, 5000);
 	free(out);
 	assert_int_equal(budget.left, (1 << 24) - 5000);
 	/* expected another size */
-	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, len, 4999, 1 << 20, &out, &outlen),
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_ZSTD, b, len, 4999, 1 << 20, &out, &outlen),
 			 LV_ECORRUPT);
 	assert_null(out);
 	/* claimed size huge: refused before allocation (ASan would catch a 2^62 malloc) */
 	b[7] = 0x40;
-	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, len, 0, SIZE_MAX, &out, &outlen),
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_ZSTD, b, len, 0, SIZE_MAX, &out, &outlen),
 			 LV_ECORRUPT);
 	assert_non_null(strstr(err.message, "claims"));
 	b[7] = 0;
 	/* claimed size larger than the frame holds */
 	b[0] = (uint8_t)(5001 & 0xff), b[1] = (uint8_t)(5001 >> 8);
-	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, len, 0, 1 << 20, &out, &outlen),
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_ZSTD, b, len, 0, 1 << 20, &out, &outlen),
 			 LV_ECORRUPT);
 	b[0] = (uint8_t)(5000 & 0xff), b[1] = (uint8_t)(5000 >> 8);
 	/* truncated frame */
-	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, len - 5, 0, 1 << 20, &out, &outlen),
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_ZSTD, b, len - 5, 0, 1 << 20, &out, &outlen),
 			 LV_ECORRUPT);
 	/* shorter than the prefix */
-	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, 5, 0, 1 << 20, &out, &outlen),
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_ZSTD, b, 5, 0, 1 << 20, &out, &outlen),
 			 LV_ECORRUPT);
 	/* over the file's remaining budget */
 	budget.left = 100;
-	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, len, 0, 1 << 20, &out, &outlen),
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_ZSTD, b, len, 0, 1 << 20, &out, &outlen),
 			 LV_ECORRUPT);
 	budget.left = 1 << 24;
 	/* a bare frame (no prefix) is decoded too, and stops at the cap */
-	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b + 8, len - 8, 0, 1 << 20, &out, &outlen),
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_ZSTD, b + 8, len - 8, 0, 1 << 20, &out, &outlen),
 			 0);
 	assert_int_equal(outlen, 5000);
 	free(out);
-	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b + 8, len - 8, 0, 4000, &out, &outlen),
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_ZSTD, b + 8, len - 8, 0, 4000, &out, &outlen),
 			 LV_ECORRUPT);
 	free(b);
 	free(plain);
@@ -257,11 +257,11 @@ static void test_decompress_zstd_bomb(void **st)
 	free(zeros);
 	assert_int_equal(ZSTD_getFrameContentSize(b, len), ZSTD_CONTENTSIZE_UNKNOWN);
 	lv_error err = { 0 };
-	lf_budget budget = { (uint64_t)1 << 40 };
-	lf_dctx c = dctx(&err, &budget);
+	lv__lf_budget budget = { (uint64_t)1 << 40 };
+	lv__lf_dctx c = dctx(&err, &budget);
 	uint8_t *out;
 	size_t outlen;
-	assert_int_equal(lf_decompress(&c, LF_COMP_ZSTD, b, len, 0, 1 << 20, &out, &outlen),
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_ZSTD, b, len, 0, 1 << 20, &out, &outlen),
 			 LV_ECORRUPT);
 	assert_non_null(strstr(err.message, "over"));
 	free(b);
@@ -271,8 +271,8 @@ static void test_decompress_lz4(void **st)
 {
 	(void)st;
 	lv_error err = { 0 };
-	lf_budget budget = { 1 << 24 };
-	lf_dctx c = dctx(&err, &budget);
+	lv__lf_budget budget = { 1 << 24 };
+	lv__lf_dctx c = dctx(&err, &budget);
 	uint8_t plain[3000];
 	for (size_t i = 0; i < sizeof plain; i++)
 		plain[i] = (uint8_t)(i % 17);
@@ -282,23 +282,23 @@ static void test_decompress_lz4(void **st)
 	b[0] = 3000 & 0xff, b[1] = 3000 >> 8, b[2] = 0, b[3] = 0;
 	uint8_t *out;
 	size_t outlen;
-	assert_int_equal(lf_decompress(&c, LF_COMP_LZ4, b, (size_t)z + 4, 3000, 1 << 20, &out, &outlen),
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_LZ4, b, (size_t)z + 4, 3000, 1 << 20, &out, &outlen),
 			 0);
 	assert_memory_equal(out, plain, 3000);
 	free(out);
 	/* claims 4 GiB - 1 */
 	b[2] = 0xff, b[3] = 0xff;
-	assert_int_equal(lf_decompress(&c, LF_COMP_LZ4, b, (size_t)z + 4, 0, 1 << 20, &out, &outlen),
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_LZ4, b, (size_t)z + 4, 0, 1 << 20, &out, &outlen),
 			 LV_ECORRUPT);
 	b[2] = 0, b[3] = 0;
 	/* claims one byte more than the block holds; truncated block */
 	b[0] = (3001 & 0xff);
-	assert_int_equal(lf_decompress(&c, LF_COMP_LZ4, b, (size_t)z + 4, 0, 1 << 20, &out, &outlen),
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_LZ4, b, (size_t)z + 4, 0, 1 << 20, &out, &outlen),
 			 LV_ECORRUPT);
 	b[0] = 3000 & 0xff;
-	assert_int_equal(lf_decompress(&c, LF_COMP_LZ4, b, (size_t)z, 0, 1 << 20, &out, &outlen),
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_LZ4, b, (size_t)z, 0, 1 << 20, &out, &outlen),
 			 LV_ECORRUPT);
-	assert_int_equal(lf_decompress(&c, LF_COMP_LZ4, b, 3, 0, 1 << 20, &out, &outlen),
+	assert_int_equal(lv__lf_decompress(&c, LV__LF_COMP_LZ4, b, 3, 0, 1 << 20, &out, &outlen),
 			 LV_ECORRUPT);
 }
 
@@ -311,7 +311,7 @@ static void test_hostile_fixture(void **st)
 	int patched = 0;
 	for (size_t i = 8; i + 4 <= n; i++)
 		if (b[i] == 0x28 && b[i + 1] == 0xb5 && b[i + 2] == 0x2f && b[i + 3] == 0xfd &&
-		    lv_le64(b + i - 8) < (1u << 24) && lv_le64(b + i - 8) > 0) {
+		    lv__le64(b + i - 8) < (1u << 24) && lv__le64(b + i - 8) > 0) {
 			memset(b + i - 8, 0, 8);
 			b[i - 1] = 0x40;
 			patched++;

@@ -22,71 +22,71 @@ static void test_varint_edges(void **state)
 	(void)state;
 	uint64_t v;
 	const uint8_t max[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
-	lv_pb r = lv_pb_make(max, sizeof max);
-	assert_true(lv_pb_varint(&r, &v));
+	lv__pb r = lv__pb_make(max, sizeof max);
+	assert_true(lv__pb_varint(&r, &v));
 	assert_true(v == UINT64_MAX);
-	assert_true(lv_pb_done(&r));
+	assert_true(lv__pb_done(&r));
 
 	const uint8_t over[] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02 };
-	r = lv_pb_make(over, sizeof over);
-	assert_false(lv_pb_varint(&r, &v));
+	r = lv__pb_make(over, sizeof over);
+	assert_false(lv__pb_varint(&r, &v));
 
 	const uint8_t eleven[] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00 };
-	r = lv_pb_make(eleven, sizeof eleven);
-	assert_false(lv_pb_varint(&r, &v));
+	r = lv__pb_make(eleven, sizeof eleven);
+	assert_false(lv__pb_varint(&r, &v));
 
 	const uint8_t trunc[] = { 0x80, 0x80 };
-	r = lv_pb_make(trunc, sizeof trunc);
-	assert_false(lv_pb_varint(&r, &v));
+	r = lv__pb_make(trunc, sizeof trunc);
+	assert_false(lv__pb_varint(&r, &v));
 
 	const uint8_t zero[] = { 0x00 };
-	r = lv_pb_make(zero, 1);
-	assert_true(lv_pb_varint(&r, &v));
+	r = lv__pb_make(zero, 1);
+	assert_true(lv__pb_varint(&r, &v));
 	assert_int_equal(v, 0);
 }
 
 static void test_fields_and_errors(void **state)
 {
 	(void)state;
-	lv_pb_field f;
+	lv__pb_field f;
 	/* field 1 varint 150, field 2 len "hi", field 3 fixed32, field 4 fixed64 */
 	const uint8_t ok[] = { 0x08, 0x96, 0x01, 0x12, 0x02, 'h', 'i', 0x1d, 1, 0, 0, 0,
 			       0x21, 2, 0, 0, 0, 0, 0, 0, 0 };
-	lv_pb r = lv_pb_make(ok, sizeof ok);
-	assert_int_equal(lv_pb_next(&r, &f), 1);
+	lv__pb r = lv__pb_make(ok, sizeof ok);
+	assert_int_equal(lv__pb_next(&r, &f), 1);
 	assert_int_equal(f.num, 1);
 	assert_int_equal(f.u, 150);
-	assert_int_equal(lv_pb_next(&r, &f), 1);
+	assert_int_equal(lv__pb_next(&r, &f), 1);
 	assert_int_equal(f.wire, LV_PB_LEN);
 	assert_int_equal(f.len, 2);
 	assert_memory_equal(f.data, "hi", 2);
-	assert_int_equal(lv_pb_next(&r, &f), 1);
+	assert_int_equal(lv__pb_next(&r, &f), 1);
 	assert_int_equal(f.u, 1);
-	assert_int_equal(lv_pb_next(&r, &f), 1);
+	assert_int_equal(lv__pb_next(&r, &f), 1);
 	assert_int_equal(f.u, 2);
-	assert_int_equal(lv_pb_next(&r, &f), 0);
+	assert_int_equal(lv__pb_next(&r, &f), 0);
 
 	const uint8_t badlen[] = { 0x12, 0x05, 'a' };
-	r = lv_pb_make(badlen, sizeof badlen);
-	assert_int_equal(lv_pb_next(&r, &f), -1);
-	assert_true(lv_pb_done(&r));
+	r = lv__pb_make(badlen, sizeof badlen);
+	assert_int_equal(lv__pb_next(&r, &f), -1);
+	assert_true(lv__pb_done(&r));
 
 	const uint8_t group[] = { 0x0b };
-	r = lv_pb_make(group, 1);
-	assert_int_equal(lv_pb_next(&r, &f), -1);
+	r = lv__pb_make(group, 1);
+	assert_int_equal(lv__pb_next(&r, &f), -1);
 
 	const uint8_t field0[] = { 0x00, 0x01 };
-	r = lv_pb_make(field0, 2);
-	assert_int_equal(lv_pb_next(&r, &f), -1);
+	r = lv__pb_make(field0, 2);
+	assert_int_equal(lv__pb_next(&r, &f), -1);
 
 	const uint8_t short64[] = { 0x09, 1, 2, 3 };
-	r = lv_pb_make(short64, sizeof short64);
-	assert_int_equal(lv_pb_next(&r, &f), -1);
+	r = lv__pb_make(short64, sizeof short64);
+	assert_int_equal(lv__pb_next(&r, &f), -1);
 
 	/* a huge length must not overflow the pointer arithmetic */
 	const uint8_t huge[] = { 0x12, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01 };
-	r = lv_pb_make(huge, sizeof huge);
-	assert_int_equal(lv_pb_next(&r, &f), -1);
+	r = lv__pb_make(huge, sizeof huge);
+	assert_int_equal(lv__pb_next(&r, &f), -1);
 }
 
 static void sum_cb(uint64_t v, void *arg) { *(uint64_t *)arg += v; }
@@ -94,46 +94,46 @@ static void sum_cb(uint64_t v, void *arg) { *(uint64_t *)arg += v; }
 static void test_packed_and_unpacked(void **state)
 {
 	(void)state;
-	lv_pb_field f;
+	lv__pb_field f;
 	const uint8_t packed[] = { 0x12, 0x03, 0x01, 0x02, 0x03 };
-	lv_pb r = lv_pb_make(packed, sizeof packed);
-	assert_int_equal(lv_pb_next(&r, &f), 1);
+	lv__pb r = lv__pb_make(packed, sizeof packed);
+	assert_int_equal(lv__pb_next(&r, &f), 1);
 	uint64_t sum = 0;
-	assert_int_equal(lv_pb_repeated_varint(&f, sum_cb, &sum), 3);
+	assert_int_equal(lv__pb_repeated_varint(&f, sum_cb, &sum), 3);
 	assert_int_equal(sum, 6);
 	const uint8_t unpacked[] = { 0x10, 0x07 };
-	r = lv_pb_make(unpacked, sizeof unpacked);
-	assert_int_equal(lv_pb_next(&r, &f), 1);
+	r = lv__pb_make(unpacked, sizeof unpacked);
+	assert_int_equal(lv__pb_next(&r, &f), 1);
 	sum = 0;
-	assert_int_equal(lv_pb_repeated_varint(&f, sum_cb, &sum), 1);
+	assert_int_equal(lv__pb_repeated_varint(&f, sum_cb, &sum), 1);
 	assert_int_equal(sum, 7);
 	const uint8_t badpacked[] = { 0x12, 0x01, 0x80 };
-	r = lv_pb_make(badpacked, sizeof badpacked);
-	assert_int_equal(lv_pb_next(&r, &f), 1);
-	assert_int_equal(lv_pb_repeated_varint(&f, NULL, NULL), -1);
+	r = lv__pb_make(badpacked, sizeof badpacked);
+	assert_int_equal(lv__pb_next(&r, &f), 1);
+	assert_int_equal(lv__pb_repeated_varint(&f, NULL, NULL), -1);
 }
 
 static void test_writer_roundtrip(void **state)
 {
 	(void)state;
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
-	assert_int_equal(lv_pbw_u64(&b, 3, 0), 0); /* omitted */
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
+	assert_int_equal(lv__pbw_u64(&b, 3, 0), 0); /* omitted */
 	assert_int_equal(b.len, 0);
-	assert_int_equal(lv_pbw_u64(&b, 3, 300), 0);
-	assert_int_equal(lv_pbw_str(&b, 2, "abc"), 0);
-	assert_int_equal(lv_pbw_u64_always(&b, 4, UINT64_MAX), 0);
-	lv_pb r = lv_pb_make(b.ptr, b.len);
-	lv_pb_field f;
-	assert_int_equal(lv_pb_next(&r, &f), 1);
+	assert_int_equal(lv__pbw_u64(&b, 3, 300), 0);
+	assert_int_equal(lv__pbw_str(&b, 2, "abc"), 0);
+	assert_int_equal(lv__pbw_u64_always(&b, 4, UINT64_MAX), 0);
+	lv__pb r = lv__pb_make(b.ptr, b.len);
+	lv__pb_field f;
+	assert_int_equal(lv__pb_next(&r, &f), 1);
 	assert_int_equal(f.num, 3);
 	assert_int_equal(f.u, 300);
-	assert_int_equal(lv_pb_next(&r, &f), 1);
+	assert_int_equal(lv__pb_next(&r, &f), 1);
 	assert_int_equal(f.len, 3);
-	assert_int_equal(lv_pb_next(&r, &f), 1);
+	assert_int_equal(lv__pb_next(&r, &f), 1);
 	assert_true(f.u == UINT64_MAX);
-	assert_int_equal(lv_pb_varint_size(UINT64_MAX), 10);
-	lv_dbuf_dispose(&b);
+	assert_int_equal(lv__pb_varint_size(UINT64_MAX), 10);
+	lv__dbuf_dispose(&b);
 }
 
 /* ---- version names ---- */
@@ -223,7 +223,7 @@ static void check_table_against_lance(const char *table)
 	json_t *exp = json_load_file(ep, 0, &je);
 	assert_non_null(exp);
 	for (size_t i = 0; i < n; i++) {
-		lv_manifest man;
+		lv__manifest man;
 		lv_error err = { 0 };
 		int rc = lv__manifest_parse(m[i].bytes, m[i].size, m[i].path, NULL, &man, &err);
 		if (rc)
@@ -248,7 +248,7 @@ static void check_table_against_lance(const char *table)
 		const uint8_t *tp;
 		size_t tn;
 		assert_int_equal(lv__manifest_inline_txn(&man, m[i].path, &tp, &tn, &err), 0);
-		lv_txn t;
+		lv__txn t;
 		assert_int_equal(lv__txn_parse(tp, tn, m[i].path, &t, &err), 0);
 		assert_non_null(t.op_name);
 		assert_int_equal(t.uuid.n, 36);
@@ -288,13 +288,13 @@ static void test_real_operations(void **state)
 	size_t n = load_manifests("t.lance", m, 32);
 	assert_int_equal(n, 6);
 	for (size_t i = 0; i < n; i++) {
-		lv_manifest man;
+		lv__manifest man;
 		lv_error err = { 0 };
 		assert_int_equal(lv__manifest_parse(m[i].bytes, m[i].size, "x", NULL, &man, &err), 0);
 		const uint8_t *tp;
 		size_t tn;
 		assert_int_equal(lv__manifest_inline_txn(&man, "x", &tp, &tn, &err), 0);
-		lv_txn t;
+		lv__txn t;
 		assert_int_equal(lv__txn_parse(tp, tn, "x", &t, &err), 0);
 		assert_string_equal(t.op_name, expected[man.version - 1]);
 		assert_int_equal(t.read_version, man.version - 1);
@@ -321,7 +321,7 @@ static void test_truncated_and_flipped(void **state)
 		uint8_t *copy = malloc(m[i].size);
 		for (size_t k = 0; k < nc; k++) {
 			size_t len = cm_apply(m[i].bytes, m[i].size, &cases[k], copy);
-			lv_manifest man;
+			lv__manifest man;
 			lv_error err = { 0 };
 			int rc = lv__manifest_parse(copy, len, "flip", NULL, &man, &err);
 			if (cases[k].kind == CM_TRUNC) {
@@ -330,7 +330,7 @@ static void test_truncated_and_flipped(void **state)
 			} else if (rc == 0) {
 				const uint8_t *tp;
 				size_t tn;
-				lv_txn t;
+				lv__txn t;
 				if (lv__manifest_inline_txn(&man, "flip", &tp, &tn, &err) == 0)
 					(void)lv__txn_parse(tp, tn, "flip", &t, &err);
 				(void)lv__manifest_indices(&man, "flip", NULL, NULL, &err);
@@ -345,15 +345,15 @@ static void test_truncated_and_flipped(void **state)
 }
 
 /* Builds a manifest file around a message built by the writer. */
-static void wrap_manifest(lv_dbuf *msg, lv_dbuf *file)
+static void wrap_manifest(lv__dbuf *msg, lv__dbuf *file)
 {
-	lv_dbuf_init(file, 0);
-	assert_int_equal(lv_dbuf_add_u32le(file, (uint32_t)msg->len), 0);
-	assert_int_equal(lv_dbuf_add(file, msg->ptr, msg->len), 0);
-	assert_int_equal(lv_dbuf_add_u64le(file, 0), 0);
-	assert_int_equal(lv_dbuf_add_u16le(file, 0), 0);
-	assert_int_equal(lv_dbuf_add_u16le(file, 2), 0);
-	assert_int_equal(lv_dbuf_add(file, "LANC", 4), 0);
+	lv__dbuf_init(file, 0);
+	assert_int_equal(lv__dbuf_add_u32le(file, (uint32_t)msg->len), 0);
+	assert_int_equal(lv__dbuf_add(file, msg->ptr, msg->len), 0);
+	assert_int_equal(lv__dbuf_add_u64le(file, 0), 0);
+	assert_int_equal(lv__dbuf_add_u16le(file, 0), 0);
+	assert_int_equal(lv__dbuf_add_u16le(file, 2), 0);
+	assert_int_equal(lv__dbuf_add(file, "LANC", 4), 0);
 }
 
 static void test_summary_rules(void **state)
@@ -361,35 +361,35 @@ static void test_summary_rules(void **state)
 	(void)state;
 	/* fragments: (a) 10 rows, 2 files of 100 and 0(unknown) bytes; (b) 5 rows, deletion 2;
 	 * (c) physical_rows 0 (unknown) with a file; (d) 7 rows, deletion file with no count */
-	lv_dbuf msg, frag, df, del, file;
-	lv_dbuf_init(&msg, 0);
+	lv__dbuf msg, frag, df, del, file;
+	lv__dbuf_init(&msg, 0);
 	struct { uint64_t rows; int ndf; uint64_t sizes[2]; int has_del; uint64_t ndel; } fr[4] = {
 		{ 10, 2, { 100, 0 }, 0, 0 }, { 5, 1, { 50, 0 }, 1, 2 }, { 0, 1, { 7, 0 }, 0, 0 },
 		{ 7, 1, { 1, 0 }, 1, 0 } };
 	for (int i = 0; i < 4; i++) {
-		lv_dbuf_init(&frag, 0);
-		assert_int_equal(lv_pbw_u64(&frag, 1, (uint64_t)i), 0);
+		lv__dbuf_init(&frag, 0);
+		assert_int_equal(lv__pbw_u64(&frag, 1, (uint64_t)i), 0);
 		for (int k = 0; k < fr[i].ndf; k++) {
-			lv_dbuf_init(&df, 0);
-			assert_int_equal(lv_pbw_str(&df, 1, "x.lance"), 0);
-			assert_int_equal(lv_pbw_u64(&df, 6, fr[i].sizes[k]), 0);
-			assert_int_equal(lv_pbw_bytes(&frag, 2, df.ptr, df.len), 0);
-			lv_dbuf_dispose(&df);
+			lv__dbuf_init(&df, 0);
+			assert_int_equal(lv__pbw_str(&df, 1, "x.lance"), 0);
+			assert_int_equal(lv__pbw_u64(&df, 6, fr[i].sizes[k]), 0);
+			assert_int_equal(lv__pbw_bytes(&frag, 2, df.ptr, df.len), 0);
+			lv__dbuf_dispose(&df);
 		}
 		if (fr[i].has_del) {
-			lv_dbuf_init(&del, 0);
-			assert_int_equal(lv_pbw_u64(&del, 2, 3), 0);
-			assert_int_equal(lv_pbw_u64(&del, 4, fr[i].ndel), 0);
-			assert_int_equal(lv_pbw_bytes(&frag, 3, del.ptr ? del.ptr : (uint8_t *)"", del.len), 0);
-			lv_dbuf_dispose(&del);
+			lv__dbuf_init(&del, 0);
+			assert_int_equal(lv__pbw_u64(&del, 2, 3), 0);
+			assert_int_equal(lv__pbw_u64(&del, 4, fr[i].ndel), 0);
+			assert_int_equal(lv__pbw_bytes(&frag, 3, del.ptr ? del.ptr : (uint8_t *)"", del.len), 0);
+			lv__dbuf_dispose(&del);
 		}
-		assert_int_equal(lv_pbw_u64(&frag, 4, fr[i].rows), 0);
-		assert_int_equal(lv_pbw_bytes(&msg, 2, frag.ptr, frag.len), 0);
-		lv_dbuf_dispose(&frag);
+		assert_int_equal(lv__pbw_u64(&frag, 4, fr[i].rows), 0);
+		assert_int_equal(lv__pbw_bytes(&msg, 2, frag.ptr, frag.len), 0);
+		lv__dbuf_dispose(&frag);
 	}
-	assert_int_equal(lv_pbw_u64(&msg, 3, 9), 0);
+	assert_int_equal(lv__pbw_u64(&msg, 3, 9), 0);
 	wrap_manifest(&msg, &file);
-	lv_manifest man;
+	lv__manifest man;
 	lv_error err = { 0 };
 	assert_int_equal(lv__manifest_parse(file.ptr, file.len, "synthetic", NULL, &man, &err), 0);
 	assert_int_equal(man.version, 9);
@@ -402,7 +402,7 @@ static void test_summary_rules(void **state)
 	assert_int_equal(man.summary.total_rows, 13);
 	assert_int_equal(man.summary.total_data_file_rows, 15);
 	assert_false(man.has_timestamp);
-	lv_dbuf_dispose(&file);
+	lv__dbuf_dispose(&file);
 
 	/* reader flags as Lance 12.0.0 treats them [observed with LanceDB 0.39.0 on patched
 	 * manifests]: 64 (data overlay files) refused, 128 read, 256 read when the writer
@@ -418,11 +418,11 @@ static void test_summary_rules(void **state)
 		{ (uint64_t)1 << 40, 0, LV_EUNSUPPORTED, "flags" },
 	};
 	for (size_t i = 0; i < sizeof fl / sizeof fl[0]; i++) {
-		lv_dbuf m2;
-		lv_dbuf_init(&m2, 0);
-		assert_int_equal(lv_dbuf_add(&m2, msg.ptr, msg.len), 0);
-		assert_int_equal(lv_pbw_u64(&m2, 9, fl[i].reader), 0);
-		assert_int_equal(lv_pbw_u64(&m2, 10, fl[i].writer), 0);
+		lv__dbuf m2;
+		lv__dbuf_init(&m2, 0);
+		assert_int_equal(lv__dbuf_add(&m2, msg.ptr, msg.len), 0);
+		assert_int_equal(lv__pbw_u64(&m2, 9, fl[i].reader), 0);
+		assert_int_equal(lv__pbw_u64(&m2, 10, fl[i].writer), 0);
 		wrap_manifest(&m2, &file);
 		int rc = lv__manifest_parse(file.ptr, file.len, "flags", NULL, &man, &err);
 		if (rc != fl[i].rc)
@@ -431,29 +431,29 @@ static void test_summary_rules(void **state)
 				 fl[i].rc, err.message);
 		if (fl[i].msg)
 			assert_non_null(strstr(err.message, fl[i].msg));
-		lv_dbuf_dispose(&file);
-		lv_dbuf_dispose(&m2);
+		lv__dbuf_dispose(&file);
+		lv__dbuf_dispose(&m2);
 	}
-	lv_dbuf_dispose(&msg);
+	lv__dbuf_dispose(&msg);
 }
 
 static void test_txn_properties_and_errors(void **state)
 {
 	(void)state;
-	lv_dbuf t, e;
-	lv_dbuf_init(&t, 0);
-	assert_int_equal(lv_pbw_u64(&t, 1, 4), 0);
-	assert_int_equal(lv_pbw_str(&t, 2, "0b7c7c2e-0000-4000-8000-000000000000"), 0);
+	lv__dbuf t, e;
+	lv__dbuf_init(&t, 0);
+	assert_int_equal(lv__pbw_u64(&t, 1, 4), 0);
+	assert_int_equal(lv__pbw_str(&t, 2, "0b7c7c2e-0000-4000-8000-000000000000"), 0);
 	const char *kv[][2] = { { "zeta", "1" }, { "alpha", "quote\"d" }, { "__lance_commit_message", "hi" } };
 	for (int i = 0; i < 3; i++) {
-		lv_dbuf_init(&e, 0);
-		assert_int_equal(lv_pbw_str(&e, 1, kv[i][0]), 0);
-		assert_int_equal(lv_pbw_str(&e, 2, kv[i][1]), 0);
-		assert_int_equal(lv_pbw_bytes(&t, 4, e.ptr, e.len), 0);
-		lv_dbuf_dispose(&e);
+		lv__dbuf_init(&e, 0);
+		assert_int_equal(lv__pbw_str(&e, 1, kv[i][0]), 0);
+		assert_int_equal(lv__pbw_str(&e, 2, kv[i][1]), 0);
+		assert_int_equal(lv__pbw_bytes(&t, 4, e.ptr, e.len), 0);
+		lv__dbuf_dispose(&e);
 	}
-	assert_int_equal(lv_pbw_bytes(&t, 107, "", 0), 0);
-	lv_txn txn;
+	assert_int_equal(lv__pbw_bytes(&t, 107, "", 0), 0);
+	lv__txn txn;
 	lv_error err = { 0 };
 	assert_int_equal(lv__txn_parse(t.ptr, t.len, "t", &txn, &err), 0);
 	assert_string_equal(txn.op_name, "ReserveFragments");
@@ -461,13 +461,13 @@ static void test_txn_properties_and_errors(void **state)
 	assert_int_equal(txn.num_properties, 3);
 
 	/* no operation at all */
-	lv_dbuf none;
-	lv_dbuf_init(&none, 0);
-	assert_int_equal(lv_pbw_u64(&none, 1, 4), 0);
+	lv__dbuf none;
+	lv__dbuf_init(&none, 0);
+	assert_int_equal(lv__pbw_u64(&none, 1, 4), 0);
 	assert_int_equal(lv__txn_parse(none.ptr, none.len, "empty.txn", &txn, &err), LV_ECORRUPT);
 	assert_non_null(strstr(err.message, "empty.txn"));
 	/* operation with the wrong wire type */
-	assert_int_equal(lv_pbw_u64(&none, 100, 1), 0);
+	assert_int_equal(lv__pbw_u64(&none, 100, 1), 0);
 	assert_int_equal(lv__txn_parse(none.ptr, none.len, "bad.txn", &txn, &err), LV_ECORRUPT);
 	for (size_t len = 0; len < t.len; len++)
 		(void)lv__txn_parse(t.ptr, len, "trunc", &txn, &err);
@@ -479,35 +479,35 @@ static void test_txn_properties_and_errors(void **state)
 	assert_null(lv__txn_op_name(99));
 	assert_null(lv__txn_op_name(116));
 	/* an operation newer than lancever knows: Unknown(N), not an error (Lance 9-12 and on) */
-	lv_dbuf fut;
-	lv_dbuf_init(&fut, 0);
-	assert_int_equal(lv_pbw_u64(&fut, 1, 7), 0);
-	assert_int_equal(lv_pbw_str(&fut, 2, "0b6d5d6e-2b6b-4b68-9b9e-9a7c5bb0a3f1"), 0);
-	assert_int_equal(lv_pbw_bytes(&fut, 137, "\x08\x01", 2), 0);
+	lv__dbuf fut;
+	lv__dbuf_init(&fut, 0);
+	assert_int_equal(lv__pbw_u64(&fut, 1, 7), 0);
+	assert_int_equal(lv__pbw_str(&fut, 2, "0b6d5d6e-2b6b-4b68-9b9e-9a7c5bb0a3f1"), 0);
+	assert_int_equal(lv__pbw_bytes(&fut, 137, "\x08\x01", 2), 0);
 	assert_int_equal(lv__txn_parse(fut.ptr, fut.len, "future.txn", &txn, &err), 0);
 	assert_string_equal(txn.op_name, "Unknown(137)");
 	assert_int_equal(txn.op_field, 137);
 	assert_int_equal(txn.read_version, 7);
 	/* the reserved former blob-op fields (200, 202) are not operations */
-	assert_int_equal(lv_pbw_bytes(&fut, 200, "", 0), 0);
+	assert_int_equal(lv__pbw_bytes(&fut, 200, "", 0), 0);
 	assert_int_equal(lv__txn_parse(fut.ptr, fut.len, "future.txn", &txn, &err), 0);
 	assert_string_equal(txn.op_name, "Unknown(137)");
 	/* DataOverlay (115) by name */
-	lv_dbuf ov;
-	lv_dbuf_init(&ov, 0);
-	assert_int_equal(lv_pbw_bytes(&ov, 115, "", 0), 0);
+	lv__dbuf ov;
+	lv__dbuf_init(&ov, 0);
+	assert_int_equal(lv__pbw_bytes(&ov, 115, "", 0), 0);
 	assert_int_equal(lv__txn_parse(ov.ptr, ov.len, "overlay.txn", &txn, &err), 0);
 	assert_string_equal(txn.op_name, "DataOverlay");
-	lv_dbuf_dispose(&ov);
-	lv_dbuf_dispose(&fut);
-	lv_dbuf_dispose(&none);
-	lv_dbuf_dispose(&t);
+	lv__dbuf_dispose(&ov);
+	lv__dbuf_dispose(&fut);
+	lv__dbuf_dispose(&none);
+	lv__dbuf_dispose(&t);
 }
 
 static void test_footer_checks(void **state)
 {
 	(void)state;
-	lv_manifest man;
+	lv__manifest man;
 	lv_error err = { 0 };
 	uint8_t buf[64] = { 0 };
 	memcpy(buf + 60, "LANC", 4);

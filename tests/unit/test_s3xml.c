@@ -16,7 +16,7 @@
 #define LBR "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">"
 #define OBJ(k) "<Contents><Key>" k "</Key><LastModified>2026-12-02T17:00:00.000Z</LastModified><Size>7</Size></Contents>"
 
-static int parse(const char *body, lv_list_page *pg, lv_error *err)
+static int parse(const char *body, lv__list_page *pg, lv_error *err)
 {
 	return lv__s3xml_parse_list(body, strlen(body), "S3 LIST t", pg, err);
 }
@@ -33,7 +33,7 @@ static void test_s3rver_listing(void **state)
 	(void)state;
 	size_t n;
 	uint8_t *b = corpus_file("s3rver_list_page0.xml", &n);
-	lv_list_page pg;
+	lv__list_page pg;
 	lv_error err = { 0 };
 	assert_int_equal(lv__s3xml_parse_list((const char *)b, n, "S3 LIST t", &pg, &err), 0);
 	assert_int_equal(pg.n, 2);
@@ -71,7 +71,7 @@ static void test_listing_refusals(void **state)
 		  "malformed XML" },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		lv_list_page pg;
+		lv__list_page pg;
 		lv_error err = { 0 };
 		int rc = parse(cases[i].body, &pg, &err);
 		if (rc != cases[i].rc || !strstr(err.message, cases[i].msg) ||
@@ -85,28 +85,28 @@ static void test_listing_refusals(void **state)
 static void test_listing_long_text(void **state)
 {
 	(void)state;
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
-	lv_dbuf_adds(&b, HEAD LBR "<Contents><Key>");
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
+	lv__dbuf_adds(&b, HEAD LBR "<Contents><Key>");
 	for (int i = 0; i < LV_S3XML_TEXT_MAX + 1; i++)
-		lv_dbuf_addc(&b, 'k');
-	lv_dbuf_adds(&b, "</Key></Contents></ListBucketResult>");
-	lv_list_page pg;
+		lv__dbuf_addc(&b, 'k');
+	lv__dbuf_adds(&b, "</Key></Contents></ListBucketResult>");
+	lv__list_page pg;
 	lv_error err = { 0 };
 	assert_int_equal(lv__s3xml_parse_list((const char *)b.ptr, b.len, "S3 LIST t", &pg, &err),
 			 LV_ELIMIT);
 	assert_non_null(strstr(err.message, "longer than"));
 	/* exactly at the limit is fine */
 	b.len = 0;
-	lv_dbuf_adds(&b, HEAD LBR "<Contents><Key>");
+	lv__dbuf_adds(&b, HEAD LBR "<Contents><Key>");
 	for (int i = 0; i < LV_S3XML_TEXT_MAX; i++)
-		lv_dbuf_addc(&b, 'k');
-	lv_dbuf_adds(&b, "</Key><LastModified>2026-12-02T17:00:00Z</LastModified></Contents></ListBucketResult>");
+		lv__dbuf_addc(&b, 'k');
+	lv__dbuf_adds(&b, "</Key><LastModified>2026-12-02T17:00:00Z</LastModified></Contents></ListBucketResult>");
 	assert_int_equal(lv__s3xml_parse_list((const char *)b.ptr, b.len, "S3 LIST t", &pg, &err), 0);
 	assert_int_equal(pg.n, 1);
 	assert_int_equal(strlen(pg.objs[0].key), LV_S3XML_TEXT_MAX);
 	lv__list_page_dispose(&pg);
-	lv_dbuf_dispose(&b);
+	lv__dbuf_dispose(&b);
 }
 
 static void test_list_rel(void **state)

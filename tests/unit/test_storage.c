@@ -72,7 +72,7 @@ static void expect_content(lv_storage *st, const char *path, const char *text)
 
 /* A listing collected into "path:size" lines joined by ' '. */
 typedef struct listing {
-	lv_dbuf out;
+	lv__dbuf out;
 	int count;
 	int stop_after; /* 0 = never */
 } listing;
@@ -81,8 +81,8 @@ static int collect(const lv_list_entry *e, void *payload)
 {
 	listing *l = payload;
 	if (l->count)
-		lv_dbuf_addc(&l->out, ' ');
-	lv_dbuf_printf(&l->out, "%s:%llu", e->path, (unsigned long long)e->size);
+		lv__dbuf_addc(&l->out, ' ');
+	lv__dbuf_printf(&l->out, "%s:%llu", e->path, (unsigned long long)e->size);
 	l->count++;
 	if (l->stop_after && l->count == l->stop_after)
 		return 7;
@@ -93,12 +93,12 @@ static int collect(const lv_list_entry *e, void *payload)
 static char *list_text(lv_storage *st, const char *dir, bool recursive)
 {
 	listing l = { .count = 0 };
-	lv_dbuf_init(&l.out, 0);
+	lv__dbuf_init(&l.out, 0);
 	lv_error e = { 0 };
 	int rc = lv_storage_list(st, dir, recursive, collect, &l, &e);
 	if (rc != 0)
 		fail_msg("list %s: %s", dir, e.message);
-	char *s = lv_dbuf_take_str(&l.out);
+	char *s = lv__dbuf_take_str(&l.out);
 	assert_non_null(s);
 	return s;
 }
@@ -300,7 +300,7 @@ static void t_head(void **state)
 	int64_t mtime = 0;
 	assert_int_equal(lv_storage_head(ST, "h/x", &size, &mtime, &e), 0);
 	assert_int_equal(size, 5);
-	int64_t now = lv_now_ms();
+	int64_t now = lv__now_ms();
 	assert_true(mtime > now - 120000 && mtime < now + 120000);
 	assert_int_equal(lv_storage_head(ST, "h/x", NULL, NULL, &e), 0);
 	assert_int_equal(lv_storage_head(ST, "h/missing", &size, &mtime, &e), LV_ENOTFOUND);
@@ -381,11 +381,11 @@ static void t_list(void **state)
 
 	/* the callback's non-zero return stops the listing and is returned */
 	listing l = { .stop_after = 2 };
-	lv_dbuf_init(&l.out, 0);
+	lv__dbuf_init(&l.out, 0);
 	lv_error e = { 0 };
 	assert_int_equal(lv_storage_list(st, "d", true, collect, &l, &e), 7);
 	assert_int_equal(l.count, 2);
-	lv_dbuf_dispose(&l.out);
+	lv__dbuf_dispose(&l.out);
 }
 
 static int cmp_cstr(const void *a, const void *b)
@@ -415,15 +415,15 @@ static void expect_names(lv_storage *st, const char *dir, const char *want)
 	if (rc != 0)
 		fail_msg("list_names %s: %s", dir, e.message);
 	qsort(nm.v, (size_t)nm.n, sizeof nm.v[0], cmp_cstr);
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
 	for (int i = 0; i < nm.n; i++) {
 		if (i)
-			lv_dbuf_addc(&b, ' ');
-		lv_dbuf_adds(&b, nm.v[i]);
+			lv__dbuf_addc(&b, ' ');
+		lv__dbuf_adds(&b, nm.v[i]);
 		free(nm.v[i]);
 	}
-	char *got = lv_dbuf_take_str(&b);
+	char *got = lv__dbuf_take_str(&b);
 	assert_string_equal(got, want);
 	free(got);
 }
@@ -444,10 +444,10 @@ static void t_list_names(void **state)
 	assert_int_equal(lv_storage_list_names(st, "../x", collect_name, NULL, &e), LV_EINVALID);
 	/* the callback's non-zero return stops the listing and is returned */
 	listing l = { .stop_after = 1 };
-	lv_dbuf_init(&l.out, 0);
+	lv__dbuf_init(&l.out, 0);
 	assert_int_equal(lv_storage_list_names(st, "n", collect, &l, &e), 7);
 	assert_int_equal(l.count, 1);
-	lv_dbuf_dispose(&l.out);
+	lv__dbuf_dispose(&l.out);
 }
 
 typedef struct mtime_check {
@@ -466,7 +466,7 @@ static int check_mtime(const lv_list_entry *e, void *payload)
 static void t_list_mtime(void **state)
 {
 	put(ST, "m/1", "1");
-	int64_t now = lv_now_ms();
+	int64_t now = lv__now_ms();
 	mtime_check m = { 0, now - 120000, now + 120000 };
 	lv_error e = { 0 };
 	assert_int_equal(lv_storage_list(ST, "m", false, check_mtime, &m, &e), 0);
@@ -698,7 +698,7 @@ static void t_concurrent_write_read(void **state)
 {
 	put(ST, "wr/obj", "version-0-");
 	wr_race w = { ST, 0, PTHREAD_MUTEX_INITIALIZER };
-	assert_int_equal(lv_parallel_for(400, 8, wr_item, &w), 0);
+	assert_int_equal(lv__parallel_for(400, 8, wr_item, &w), 0);
 	assert_int_equal(w.failures, 0);
 	/* exactly one object, no leftover temporary files */
 	char *l = list_text(ST, "wr", false);

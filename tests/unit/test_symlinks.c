@@ -67,7 +67,7 @@ static void move_out(const char *sub)
 }
 
 /* Every object under a tree (no symlink followed): "path type size fnv1a" lines. */
-static lv_dbuf snapbuf;
+static lv__dbuf snapbuf;
 static size_t snap_skip;
 
 static int snap_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
@@ -88,18 +88,18 @@ static int snap_cb(const char *p, const struct stat *sb, int flag, struct FTW *f
 		for (ssize_t i = 0; i < n; i++)
 			h = (h ^ (uint8_t)t[i]) * 1099511628211ull;
 	}
-	lv_dbuf_printf(&snapbuf, "%s %c %lld %016llx\n", p + snap_skip, kind, (long long)sb->st_size,
+	lv__dbuf_printf(&snapbuf, "%s %c %lld %016llx\n", p + snap_skip, kind, (long long)sb->st_size,
 		       (unsigned long long)h);
 	return 0;
 }
 
 static char *snapshot(const char *dir)
 {
-	lv_dbuf_init(&snapbuf, 0);
+	lv__dbuf_init(&snapbuf, 0);
 	snap_skip = strlen(dir);
 	if (nftw(dir, snap_cb, 16, FTW_PHYS) != 0)
 		fail_msg("snapshot %s failed", dir);
-	char *s = lv_dbuf_take_str(&snapbuf);
+	char *s = lv__dbuf_take_str(&snapbuf);
 	assert_non_null(s);
 	return s;
 }

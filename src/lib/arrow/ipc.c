@@ -298,8 +298,8 @@ static int column_buffers(ipc *w, const ipc_col *c, const struct ArrowArray *a, 
 /* Little-endian (int64, int64) pairs: FieldNode{length, null_count}, Buffer{offset, length}. */
 static void put_pair(uint8_t *p, int64_t x, int64_t y)
 {
-	lv_put_le64(p, (uint64_t)x);
-	lv_put_le64(p + 8, (uint64_t)y);
+	lv__put_le64(p, (uint64_t)x);
+	lv__put_le64(p + 8, (uint64_t)y);
 }
 
 static int write_batch_message(ipc *w, int64_t length, const int64_t *nulls, const ipc_buf *bufs,

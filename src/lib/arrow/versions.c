@@ -117,16 +117,16 @@ static lv__arows *copy_rows(const lv_version_list *list, size_t n)
 /* "[[first,last],...]" for the list's gaps; NULL on OOM. */
 static char *gaps_json(const lv_version_list *list)
 {
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
-	lv_dbuf_addc(&b, '[');
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
+	lv__dbuf_addc(&b, '[');
 	for (size_t i = 0; i < lv_version_list_gap_count(list); i++) {
 		uint64_t first = 0, last = 0;
 		if (lv_version_list_gap(list, i, &first, &last))
-			lv_dbuf_printf(&b, "%s[%" PRIu64 ",%" PRIu64 "]", i ? "," : "", first, last);
+			lv__dbuf_printf(&b, "%s[%" PRIu64 ",%" PRIu64 "]", i ? "," : "", first, last);
 	}
-	lv_dbuf_addc(&b, ']');
-	return lv_dbuf_take_str(&b);
+	lv__dbuf_addc(&b, ']');
+	return lv__dbuf_take_str(&b);
 }
 
 int lv_version_list_arrow_stream(struct ArrowArrayStream *out, const lv_version_list *list,

@@ -18,10 +18,10 @@
 
 #define REFRESH_AHEAD_MS 60000 /* as Lance (ObjectStoreParams.s3_credentials_refresh_offset) */
 
-struct lv_aws_chain {
-	lv_aws_source src;
+struct lv__aws_chain {
+	lv__aws_source src;
 	pthread_mutex_t mu;
-	lv_aws_creds *cur;  /* NULL only for LV_AWS_SRC_NONE */
+	lv__aws_creds *cur;  /* NULL only for LV_AWS_SRC_NONE */
 	int64_t fetched_ms;
 	int64_t quiet_until_ms; /* after a failed refresh, no new try before this */
 };
@@ -37,7 +37,7 @@ static bool truthy(const char *v)
 	return v && (!strcasecmp(v, "true") || !strcmp(v, "1"));
 }
 
-static int set_static(lv_aws_source *s, const char *akid, const char *secret, const char *token,
+static int set_static(lv__aws_source *s, const char *akid, const char *secret, const char *token,
 		      char *label, lv_error *err)
 {
 	s->kind = LV_AWS_SRC_STATIC;
@@ -47,9 +47,9 @@ static int set_static(lv_aws_source *s, const char *akid, const char *secret, co
 }
 
 /* An HTTP client for a source, with the store's limits or IMDS's short ones. */
-static int source_http(lv_aws_source *s, const lv_http_limits *base, bool imds, lv_error *err)
+static int source_http(lv__aws_source *s, const lv__http_limits *base, bool imds, lv_error *err)
 {
-	lv_http_limits l;
+	lv__http_limits l;
 	if (base)
 		l = *base;
 	else
@@ -64,7 +64,7 @@ static int source_http(lv_aws_source *s, const lv_http_limits *base, bool imds, 
 	return lv__http_new(&s->http, &l, "aws-credentials", err);
 }
 
-static int set_webid(lv_aws_source *s, const lv_aws_chain_cfg *cfg, const char *file,
+static int set_webid(lv__aws_source *s, const lv__aws_chain_cfg *cfg, const char *file,
 		     const char *role, const char *session, const char *where, lv_error *err)
 {
 	s->kind = LV_AWS_SRC_WEBID;
@@ -88,9 +88,9 @@ static int set_webid(lv_aws_source *s, const lv_aws_chain_cfg *cfg, const char *
 }
 
 /* 3. The profile's static keys, web identity, or credential_process; 0 with kind 0 if none. */
-static int from_profile(lv_aws_source *s, const lv_aws_chain_cfg *cfg, lv_error *err)
+static int from_profile(lv__aws_source *s, const lv__aws_chain_cfg *cfg, lv_error *err)
 {
-	const lv_aws_profile *p = cfg->profile;
+	const lv__aws_profile *p = cfg->profile;
 	if (!p)
 		return 0;
 	if (p->named && !p->found)
@@ -140,7 +140,7 @@ static int from_profile(lv_aws_source *s, const lv_aws_chain_cfg *cfg, lv_error 
 }
 
 /* 5. Container credentials; 0 with kind 0 if not configured. */
-static int from_container(lv_aws_source *s, const lv_aws_chain_cfg *cfg, lv_error *err)
+static int from_container(lv__aws_source *s, const lv__aws_chain_cfg *cfg, lv_error *err)
 {
 	const char *full = cfg->container_full ? cfg->container_full
 					       : env("AWS_CONTAINER_CREDENTIALS_FULL_URI");
@@ -169,7 +169,7 @@ static int from_container(lv_aws_source *s, const lv_aws_chain_cfg *cfg, lv_erro
 }
 
 /* Picks the source (see creds.h for the order).  kind 0: nothing configured before IMDS. */
-static int pick(lv_aws_source *s, const lv_aws_chain_cfg *cfg, lv_error *err)
+static int pick(lv__aws_source *s, const lv__aws_chain_cfg *cfg, lv_error *err)
 {
 	if (cfg->skip_signature) {
 		s->kind = LV_AWS_SRC_NONE;
@@ -202,7 +202,7 @@ static int pick(lv_aws_source *s, const lv_aws_chain_cfg *cfg, lv_error *err)
 	return from_container(s, cfg, err);
 }
 
-static int set_imds(lv_aws_source *s, const lv_aws_chain_cfg *cfg, lv_error *err)
+static int set_imds(lv__aws_source *s, const lv__aws_chain_cfg *cfg, lv_error *err)
 {
 	const char *ep = cfg->imds_endpoint ? cfg->imds_endpoint : env("AWS_EC2_METADATA_SERVICE_ENDPOINT");
 	const char *mode = env("AWS_EC2_METADATA_SERVICE_ENDPOINT_MODE");
@@ -222,10 +222,10 @@ static int set_imds(lv_aws_source *s, const lv_aws_chain_cfg *cfg, lv_error *err
 	return source_http(s, cfg->lim, true, err);
 }
 
-int lv__aws_chain_open(lv_aws_chain **out, const lv_aws_chain_cfg *cfg, lv_error *err)
+int lv__aws_chain_open(lv__aws_chain **out, const lv__aws_chain_cfg *cfg, lv_error *err)
 {
 	*out = NULL;
-	lv_aws_chain *c = lv__calloc(1, sizeof *c);
+	lv__aws_chain *c = lv__calloc(1, sizeof *c);
 	if (!c)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	pthread_mutex_init(&c->mu, NULL);
@@ -233,7 +233,7 @@ int lv__aws_chain_open(lv_aws_chain **out, const lv_aws_chain_cfg *cfg, lv_error
 	bool imds = false;
 	if (rc == 0 && !c->src.kind) {
 		if (truthy(env("AWS_EC2_METADATA_DISABLED"))) {
-			const lv_aws_profile *p = cfg->profile;
+			const lv__aws_profile *p = cfg->profile;
 			rc = lv__err(err, LV_EINVALID,
 				     "no AWS credentials: none in the storage options, the environment "
 				     "(AWS_ACCESS_KEY_ID), %s%s%s (profile %s), web identity or container "
@@ -248,7 +248,7 @@ int lv__aws_chain_open(lv_aws_chain **out, const lv_aws_chain_cfg *cfg, lv_error
 		}
 	}
 	if (rc == 0 && c->src.kind != LV_AWS_SRC_NONE) {
-		lv_aws_creds *cr = NULL;
+		lv__aws_creds *cr = NULL;
 		rc = lv__aws_chain_get(c, true, &cr, err);
 		lv__aws_creds_release(cr);
 		if (rc < 0 && imds)
@@ -264,7 +264,7 @@ int lv__aws_chain_open(lv_aws_chain **out, const lv_aws_chain_cfg *cfg, lv_error
 	return 0;
 }
 
-void lv__aws_chain_free(lv_aws_chain *c)
+void lv__aws_chain_free(lv__aws_chain *c)
 {
 	if (!c)
 		return;
@@ -275,7 +275,7 @@ void lv__aws_chain_free(lv_aws_chain *c)
 }
 
 /* When the credentials should be replaced: min(60 s, half their lifetime) before expiry. */
-static bool stale(const lv_aws_chain *c, int64_t now)
+static bool stale(const lv__aws_chain *c, int64_t now)
 {
 	if (!c->cur)
 		return true;
@@ -286,16 +286,16 @@ static bool stale(const lv_aws_chain *c, int64_t now)
 	return now >= c->cur->expires_ms - (ahead > 0 ? ahead : 0);
 }
 
-int lv__aws_chain_get(lv_aws_chain *c, bool force, lv_aws_creds **out, lv_error *err)
+int lv__aws_chain_get(lv__aws_chain *c, bool force, lv__aws_creds **out, lv_error *err)
 {
 	*out = NULL;
 	if (c->src.kind == LV_AWS_SRC_NONE)
 		return 0;
 	int rc = 0;
 	pthread_mutex_lock(&c->mu);
-	int64_t now = lv_now_ms();
+	int64_t now = lv__now_ms();
 	if (force || (stale(c, now) && now >= c->quiet_until_ms)) {
-		lv_aws_creds *fresh = NULL;
+		lv__aws_creds *fresh = NULL;
 		lv_error e = { 0 };
 		rc = lv__aws_source_fetch(&c->src, &fresh, &e);
 		if (rc == 0) {
@@ -319,7 +319,7 @@ int lv__aws_chain_get(lv_aws_chain *c, bool force, lv_aws_creds **out, lv_error 
 	return rc;
 }
 
-void lv__aws_chain_describe(lv_aws_chain *c, char *buf, size_t cap)
+void lv__aws_chain_describe(lv__aws_chain *c, char *buf, size_t cap)
 {
 	pthread_mutex_lock(&c->mu);
 	int64_t exp = c->cur ? c->cur->expires_ms : 0;

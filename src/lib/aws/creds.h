@@ -34,14 +34,14 @@
 #include "objstore/http.h"
 
 /* One set of credentials: immutable once made, shared by reference count. */
-typedef struct lv_aws_creds {
+typedef struct lv__aws_creds {
 	char *akid, *secret, *token; /* token NULL for long-term keys */
 	int64_t expires_ms;          /* 0 = does not expire */
 	int refs;
-} lv_aws_creds;
+} lv__aws_creds;
 
 /* Where the chain looks, gathered by the S3 backend from options and the environment. */
-typedef struct lv_aws_chain_cfg {
+typedef struct lv__aws_chain_cfg {
 	const char *akid, *secret, *token;                 /* storage options (1) */
 	const char *web_token_file, *role_arn, *role_session_name; /* options (4) */
 	const char *sts_endpoint;                          /* option/env AWS_ENDPOINT_URL_STS */
@@ -51,11 +51,11 @@ typedef struct lv_aws_chain_cfg {
 	bool skip_signature;                               /* aws_skip_signature: no credentials */
 	bool allow_http;                                   /* plain-HTTP STS endpoint allowed */
 	const char *region;                                /* for STS */
-	const lv_aws_profile *profile;                     /* borrowed during open */
-	const lv_http_limits *lim;                         /* timeouts of the HTTP sources */
-} lv_aws_chain_cfg;
+	const lv__aws_profile *profile;                     /* borrowed during open */
+	const lv__http_limits *lim;                         /* timeouts of the HTTP sources */
+} lv__aws_chain_cfg;
 
-typedef struct lv_aws_chain lv_aws_chain;
+typedef struct lv__aws_chain lv__aws_chain;
 
 /*
  * Picks the first configured source and fetches credentials from it.  Errors:
@@ -64,30 +64,30 @@ typedef struct lv_aws_chain lv_aws_chain;
  * source answered garbage), LV_EUNSUPPORTED (a profile using SSO or
  * role_arn + source_profile), LV_ENOMEM.
  */
-int lv__aws_chain_open(lv_aws_chain **out, const lv_aws_chain_cfg *cfg, lv_error *err);
-void lv__aws_chain_free(lv_aws_chain *c);
+int lv__aws_chain_open(lv__aws_chain **out, const lv__aws_chain_cfg *cfg, lv_error *err);
+void lv__aws_chain_free(lv__aws_chain *c);
 
 /*
  * Current credentials (a reference: release with lv__aws_creds_release), refreshed
  * first if stale or if `force` (the store said the token expired).  *out is NULL
  * with 0 for skip_signature.
  */
-int lv__aws_chain_get(lv_aws_chain *c, bool force, lv_aws_creds **out, lv_error *err);
-void lv__aws_creds_release(lv_aws_creds *cr);
+int lv__aws_chain_get(lv__aws_chain *c, bool force, lv__aws_creds **out, lv_error *err);
+void lv__aws_creds_release(lv__aws_creds *cr);
 
 /* Which source, and when its credentials expire; never a secret. */
-void lv__aws_chain_describe(lv_aws_chain *c, char *buf, size_t cap);
+void lv__aws_chain_describe(lv__aws_chain *c, char *buf, size_t cap);
 
 /* ---- sources (aws/sources.c), also used by tests ---- */
 
 /* Parses a JSON credentials document: IMDS / container ("Token") or credential_process
  * ("Version": 1, "SessionToken").  `what` names the source in messages. */
 int lv__aws_parse_json_creds(const char *body, size_t len, bool process, const char *what,
-			     lv_aws_creds **out, lv_error *err);
+			     lv__aws_creds **out, lv_error *err);
 /* Parses an STS AssumeRoleWithWebIdentity response body. */
-int lv__aws_parse_sts_creds(const char *body, size_t len, const char *what, lv_aws_creds **out,
+int lv__aws_parse_sts_creds(const char *body, size_t len, const char *what, lv__aws_creds **out,
 			    lv_error *err);
-lv_aws_creds *lv__aws_creds_new(const char *akid, const char *secret, const char *token,
+lv__aws_creds *lv__aws_creds_new(const char *akid, const char *secret, const char *token,
 				int64_t expires_ms);
 
 #endif

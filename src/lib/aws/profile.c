@@ -24,7 +24,7 @@ static const char *trim(char *s, size_t *len)
 	return s + a;
 }
 
-static int add_key(lv_aws_profile *p, const char *k, size_t kl, const char *v, size_t vl,
+static int add_key(lv__aws_profile *p, const char *k, size_t kl, const char *v, size_t vl,
 		   const char *file, lv_error *err)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -56,7 +56,7 @@ static int add_key(lv_aws_profile *p, const char *k, size_t kl, const char *v, s
 	return 0;
 }
 
-int lv__aws_ini_section(lv_aws_profile *p, const char *text, size_t len, const char *section,
+int lv__aws_ini_section(lv__aws_profile *p, const char *text, size_t len, const char *section,
 			const char *file, lv_error *err)
 {
 	bool in = false;
@@ -153,7 +153,7 @@ static char *file_path(const char *var, const char *leaf)
 	return home && *home ? lv__sprintf("%s/.aws/%s", home, leaf) : NULL;
 }
 
-static int load_file(lv_aws_profile *p, const char *path, const char *section, lv_error *err)
+static int load_file(lv__aws_profile *p, const char *path, const char *section, lv_error *err)
 {
 	if (!path)
 		return 0;
@@ -168,7 +168,7 @@ static int load_file(lv_aws_profile *p, const char *path, const char *section, l
 	return rc;
 }
 
-int lv__aws_profile_load(lv_aws_profile *p, const char *name, lv_error *err)
+int lv__aws_profile_load(lv__aws_profile *p, const char *name, lv_error *err)
 {
 	memset(p, 0, sizeof *p);
 	const char *env = getenv("AWS_PROFILE");
@@ -193,7 +193,7 @@ int lv__aws_profile_load(lv_aws_profile *p, const char *name, lv_error *err)
 	return rc;
 }
 
-const char *lv__aws_profile_get(const lv_aws_profile *p, const char *key, const char **file)
+const char *lv__aws_profile_get(const lv__aws_profile *p, const char *key, const char **file)
 {
 	for (size_t i = 0; i < p->n; i++)
 		if (!strcmp(p->keys[i], key)) {
@@ -204,7 +204,7 @@ const char *lv__aws_profile_get(const lv_aws_profile *p, const char *key, const 
 	return NULL;
 }
 
-void lv__aws_profile_dispose(lv_aws_profile *p)
+void lv__aws_profile_dispose(lv__aws_profile *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		memset(p->vals[i], 0, strlen(p->vals[i]));

@@ -15,7 +15,7 @@
 
 #include "lancever/common.h"
 
-typedef struct lv_aws_profile {
+typedef struct lv__aws_profile {
 	char *name;          /* the profile asked for */
 	bool named;          /* it was named (AWS_PROFILE or an option), not the default */
 	char *cred_path, *config_path; /* the two files (NULL if no HOME and no variable) */
@@ -23,24 +23,24 @@ typedef struct lv_aws_profile {
 	size_t n, cap;
 	char **keys, **vals;
 	const char **files;  /* which file each key came from (cred_path or config_path) */
-} lv_aws_profile;
+} lv__aws_profile;
 
 /*
  * Loads profile `name` (NULL: AWS_PROFILE, else "default") from the two files.
  * Missing files are not an error; a file that is not a regular file, is over
  * 1 MiB or cannot be read is (LV_EINVALID/LV_EIO naming the file).
  */
-int lv__aws_profile_load(lv_aws_profile *p, const char *name, lv_error *err);
-void lv__aws_profile_dispose(lv_aws_profile *p);
+int lv__aws_profile_load(lv__aws_profile *p, const char *name, lv_error *err);
+void lv__aws_profile_dispose(lv__aws_profile *p);
 
 /* The value of `key` in the profile (NULL if absent); *file (may be NULL) gets its file. */
-const char *lv__aws_profile_get(const lv_aws_profile *p, const char *key, const char **file);
+const char *lv__aws_profile_get(const lv__aws_profile *p, const char *key, const char **file);
 
 /*
  * Pure: adds the keys of section `section` of INI text[0, len) to p, keeping keys it
  * already has (so the file read first wins).  Sets p->found if the section exists.
  */
-int lv__aws_ini_section(lv_aws_profile *p, const char *text, size_t len, const char *section,
+int lv__aws_ini_section(lv__aws_profile *p, const char *text, size_t len, const char *section,
 			const char *file, lv_error *err);
 
 #endif

@@ -26,10 +26,10 @@
 
 extern char **environ;
 
-lv_aws_creds *lv__aws_creds_new(const char *akid, const char *secret, const char *token,
+lv__aws_creds *lv__aws_creds_new(const char *akid, const char *secret, const char *token,
 				int64_t expires_ms)
 {
-	lv_aws_creds *c = lv__calloc(1, sizeof *c);
+	lv__aws_creds *c = lv__calloc(1, sizeof *c);
 	if (!c)
 		return NULL;
 	c->akid = lv__strdup(akid);
@@ -45,7 +45,7 @@ lv_aws_creds *lv__aws_creds_new(const char *akid, const char *secret, const char
 	return c;
 }
 
-void lv__aws_creds_release(lv_aws_creds *c)
+void lv__aws_creds_release(lv__aws_creds *c)
 {
 	if (!c || __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
@@ -78,7 +78,7 @@ static const char *jstr(json_t *o, const char *k)
 }
 
 int lv__aws_parse_json_creds(const char *body, size_t len, bool process, const char *what,
-			     lv_aws_creds **out, lv_error *err)
+			     lv__aws_creds **out, lv_error *err)
 {
 	*out = NULL;
 	json_error_t je;
@@ -118,7 +118,7 @@ out:
 	return rc;
 }
 
-int lv__aws_parse_sts_creds(const char *body, size_t len, const char *what, lv_aws_creds **out,
+int lv__aws_parse_sts_creds(const char *body, size_t len, const char *what, lv__aws_creds **out,
 			    lv_error *err)
 {
 	*out = NULL;
@@ -145,10 +145,10 @@ int lv__aws_parse_sts_creds(const char *body, size_t len, const char *what, lv_a
 /* ---- credential_process ---- */
 
 /* Reads the child's stdout until EOF, ANSWER_MAX or the deadline. */
-static int read_child(int fd, uint64_t deadline, lv_dbuf *out, const char *what, lv_error *err)
+static int read_child(int fd, uint64_t deadline, lv__dbuf *out, const char *what, lv_error *err)
 {
 	for (;;) {
-		uint64_t now = lv_mono_ns();
+		uint64_t now = lv__mono_ns();
 		if (now >= deadline)
 			return lv__err(err, LV_EIO, "%s: no answer within the deadline (the command was stopped)",
 				       what);
@@ -167,7 +167,7 @@ static int read_child(int fd, uint64_t deadline, lv_dbuf *out, const char *what,
 			return 0;
 		if (out->len + (size_t)r > ANSWER_MAX)
 			return lv__err(err, LV_ELIMIT, "%s: more than %u bytes of output", what, ANSWER_MAX);
-		if (lv_dbuf_add(out, buf, (size_t)r) < 0)
+		if (lv__dbuf_add(out, buf, (size_t)r) < 0)
 			return lv__err(err, LV_ENOMEM, "out of memory");
 	}
 }
@@ -198,14 +198,14 @@ static int spawn_sh(const char *cmd, int *outfd, pid_t *pid, const char *what, l
 	return 0;
 }
 
-static int run_process(lv_aws_source *s, lv_aws_creds **out, lv_error *err)
+static int run_process(lv__aws_source *s, lv__aws_creds **out, lv_error *err)
 {
 	int fd = -1;
 	pid_t pid = 0;
 	LV_TRY(spawn_sh(s->command, &fd, &pid, s->label, err));
-	lv_dbuf b;
-	lv_dbuf_init(&b, ANSWER_MAX + 1);
-	uint64_t deadline = lv_mono_ns() + (uint64_t)s->timeout_ms * 1000000u;
+	lv__dbuf b;
+	lv__dbuf_init(&b, ANSWER_MAX + 1);
+	uint64_t deadline = lv__mono_ns() + (uint64_t)s->timeout_ms * 1000000u;
 	int rc = read_child(fd, deadline, &b, s->label, err);
 	close(fd);
 	if (rc < 0)
@@ -222,28 +222,28 @@ static int run_process(lv_aws_source *s, lv_aws_creds **out, lv_error *err)
 		rc = lv__aws_parse_json_creds((const char *)b.ptr, b.len, true, s->label, out, err);
 	if (b.ptr)
 		memset(b.ptr, 0, b.len);
-	lv_dbuf_dispose(&b);
+	lv__dbuf_dispose(&b);
 	return rc;
 }
 
 /* ---- HTTP sources ---- */
 
-static void no_code(const lv_http_resp *r, char *out, size_t cap)
+static void no_code(const lv__http_resp *r, char *out, size_t cap)
 {
 	(void)r;
 	out[0] = 0;
 }
 
-static void sts_code(const lv_http_resp *r, char *out, size_t cap)
+static void sts_code(const lv__http_resp *r, char *out, size_t cap)
 {
 	lv__s3xml_error_code((const char *)r->body.ptr, r->body.len, out, cap);
 }
 
 /* One request of a source; 0 with a 2xx answer in *r (caller disposes), else an error. */
-static int source_get(lv_aws_source *s, const char *method, const char *url, const char *name,
-		      const char *const *hdrs, const char *body, lv_http_resp *r, lv_error *err)
+static int source_get(lv__aws_source *s, const char *method, const char *url, const char *name,
+		      const char *const *hdrs, const char *body, lv__http_resp *r, lv_error *err)
 {
-	lv_http_req q = { 0 };
+	lv__http_req q = { 0 };
 	q.method = method;
 	q.what = method;
 	q.name = name;
@@ -291,14 +291,14 @@ static char *read_token_file(const char *path, const char *what, lv_error *err)
 	return buf;
 }
 
-static int fetch_webid(lv_aws_source *s, lv_aws_creds **out, lv_error *err)
+static int fetch_webid(lv__aws_source *s, lv__aws_creds **out, lv_error *err)
 {
 	char *tok = read_token_file(s->token_file, s->label, err);
 	if (!tok)
 		return err ? err->code : LV_EIO;
-	char *et = lv_aws_uri_encode(tok, strlen(tok), 0);
-	char *er = lv_aws_uri_encode(s->role_arn, strlen(s->role_arn), 0);
-	char *es = lv_aws_uri_encode(s->session_name, strlen(s->session_name), 0);
+	char *et = lv__aws_uri_encode(tok, strlen(tok), 0);
+	char *er = lv__aws_uri_encode(s->role_arn, strlen(s->role_arn), 0);
+	char *es = lv__aws_uri_encode(s->session_name, strlen(s->session_name), 0);
 	char *body = et && er && es ? lv__sprintf("Action=AssumeRoleWithWebIdentity&RoleArn=%s&"
 						  "RoleSessionName=%s&Version=2011-06-15&WebIdentityToken=%s",
 						  er, es, et)
@@ -314,7 +314,7 @@ static int fetch_webid(lv_aws_source *s, lv_aws_creds **out, lv_error *err)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	static const char *const hdrs[] = { "Content-Type: application/x-www-form-urlencoded",
 					    "Accept: application/xml", NULL };
-	lv_http_resp r;
+	lv__http_resp r;
 	int rc = source_get(s, "POST", s->sts_url, "AssumeRoleWithWebIdentity", hdrs, body, &r, err);
 	memset(body, 0, strlen(body));
 	free(body);
@@ -340,7 +340,7 @@ bool lv__aws_container_host_ok(const char *url)
 	return !strcasecmp(h, "localhost") || !strcmp(h, "169.254.170.2") || !strcmp(h, "169.254.170.23");
 }
 
-static int fetch_container(lv_aws_source *s, lv_aws_creds **out, lv_error *err)
+static int fetch_container(lv__aws_source *s, lv__aws_creds **out, lv_error *err)
 {
 	char *tok = NULL, *line = NULL;
 	if (s->auth_token_file && !(tok = read_token_file(s->auth_token_file, s->label, err)))
@@ -355,7 +355,7 @@ static int fetch_container(lv_aws_source *s, lv_aws_creds **out, lv_error *err)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	const char *hdrs[] = { line, NULL };
-	lv_http_resp r;
+	lv__http_resp r;
 	int rc = source_get(s, "GET", s->url, "credentials", line ? hdrs : NULL, NULL, &r, err);
 	if (rc == 0)
 		rc = lv__aws_parse_json_creds((const char *)r.body.ptr, r.body.len, false, s->label, out, err);
@@ -370,13 +370,13 @@ static int fetch_container(lv_aws_source *s, lv_aws_creds **out, lv_error *err)
 }
 
 /* IMDSv2: a session token, the role name, then the role's credentials. */
-static int fetch_imds(lv_aws_source *s, lv_aws_creds **out, lv_error *err)
+static int fetch_imds(lv__aws_source *s, lv__aws_creds **out, lv_error *err)
 {
 	char *url = lv__sprintf("%s/latest/api/token", s->imds_base);
 	if (!url)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	static const char *const ttl[] = { "X-aws-ec2-metadata-token-ttl-seconds: 21600", NULL };
-	lv_http_resp r;
+	lv__http_resp r;
 	char *tokhdr = NULL;
 	int rc = source_get(s, "PUT", url, "token", ttl, "", &r, err);
 	free(url);
@@ -425,7 +425,7 @@ static int fetch_imds(lv_aws_source *s, lv_aws_creds **out, lv_error *err)
 	return rc;
 }
 
-int lv__aws_source_fetch(lv_aws_source *s, lv_aws_creds **out, lv_error *err)
+int lv__aws_source_fetch(lv__aws_source *s, lv__aws_creds **out, lv_error *err)
 {
 	*out = NULL;
 	switch (s->kind) {
@@ -446,7 +446,7 @@ int lv__aws_source_fetch(lv_aws_source *s, lv_aws_creds **out, lv_error *err)
 	}
 }
 
-void lv__aws_source_dispose(lv_aws_source *s)
+void lv__aws_source_dispose(lv__aws_source *s)
 {
 	lv__aws_creds_release(s->fixed);
 	if (s->command)

@@ -15,7 +15,7 @@
 #define LV_AZ_VERSION "2021-08-06" /* x-ms-version: If-None-Match on Put Blob, List Blobs v2 */
 
 typedef struct az {
-	lv_objstore o;     /* first: prefix, root ("az://container/prefix"), HTTP client */
+	lv__objstore o;     /* first: prefix, root ("az://container/prefix"), HTTP client */
 	char *account;
 	char *container;
 	char *service;     /* scheme://host[:port][/path]: blob URLs are service/container/blob */
@@ -26,13 +26,13 @@ typedef struct az {
 } az;
 
 extern const lv_storage_ops lv__az_ops;
-extern const lv_objsvc lv__az_svc;
+extern const lv__objsvc lv__az_svc;
 void lv__az_close(void *impl);
 
 /* One query parameter: name and raw (unencoded) value. */
-typedef struct lv_az_param {
+typedef struct lv__az_param {
 	const char *name, *value;
-} lv_az_param;
+} lv__az_param;
 
 /*
  * The Shared Key string-to-sign of a request (azsign.c).  `path` is the URL path as
@@ -40,12 +40,12 @@ typedef struct lv_az_param {
  * as "name:value" sorted by name.  Returns a malloc'ed string or NULL (out of memory).
  */
 char *lv__az_string_to_sign(const char *method, const char *account, const char *path,
-			    const lv_az_param *params, size_t nparams, size_t content_length,
+			    const lv__az_param *params, size_t nparams, size_t content_length,
 			    const char *content_type, bool if_none_match, const char *const *xms,
 			    size_t nxms);
 
 /* Base64 of HMAC-SHA256(key, sts) into out[64]. */
-void lv__az_sign(const lv_crypto_api *k, const uint8_t *key, size_t keylen, const char *sts,
+void lv__az_sign(const lv__crypto_fns *k, const uint8_t *key, size_t keylen, const char *sts,
 		 char out[64]);
 
 /* Percent-encodes a blob path (keeping '/') or a query value ('/' encoded too). */

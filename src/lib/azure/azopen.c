@@ -47,7 +47,7 @@ static bool name_ok(const char *s, size_t n, bool container)
 }
 
 /* Container, account (if the URI names one) and prefix. */
-static int parse_uri(az *a, const char *uri, lv_optbag *o, lv_error *err)
+static int parse_uri(az *a, const char *uri, lv__optbag *o, lv_error *err)
 {
 	const char *rest = strstr(uri, "://") + 3;
 	size_t scheme = (size_t)(rest - 3 - uri);
@@ -129,7 +129,7 @@ static int parse_connection_string(azcfg *c, const char *cs, lv_error *err)
 	return rc;
 }
 
-static int take_options(lv_optbag *o, azcfg *c, lv_error *err)
+static int take_options(lv__optbag *o, azcfg *c, lv_error *err)
 {
 	c->account = lv__opt_get_env(o, LV_OPT("azure_storage_account_name", "account_name"),
 				     LV_OPT("AZURE_STORAGE_ACCOUNT_NAME", "AZURE_STORAGE_ACCOUNT"));
@@ -275,7 +275,7 @@ static int resolve(az *a, azcfg *c, lv_error *err)
 	return a->cred_source ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
 }
 
-int lv__storage_azure_open(lv_storage **out, const char *uri, lv_optbag *o, lv_error *err)
+int lv__storage_azure_open(lv_storage **out, const char *uri, lv__optbag *o, lv_error *err)
 {
 	*out = NULL;
 	az *a = lv__calloc(1, sizeof *a);
@@ -284,7 +284,7 @@ int lv__storage_azure_open(lv_storage **out, const char *uri, lv_optbag *o, lv_e
 	a->o.svc = &lv__az_svc;
 	azcfg c;
 	memset(&c, 0, sizeof c);
-	lv_http_limits lim;
+	lv__http_limits lim;
 	int rc = parse_uri(a, uri, o, err);
 	if (rc == 0)
 		rc = lv__http_limits_read(&lim, o, err);

@@ -35,28 +35,28 @@ char *lv__az_encode(const char *s, bool keep_slash)
 }
 
 char *lv__az_string_to_sign(const char *method, const char *account, const char *path,
-			    const lv_az_param *params, size_t nparams, size_t content_length,
+			    const lv__az_param *params, size_t nparams, size_t content_length,
 			    const char *content_type, bool if_none_match, const char *const *xms,
 			    size_t nxms)
 {
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
 	char len[32] = "";
 	if (content_length)
 		snprintf(len, sizeof len, "%zu", content_length);
 	/* VERB, Content-Encoding, -Language, -Length, -MD5, -Type, Date, If-Modified-Since,
 	 * If-Match, If-None-Match, If-Unmodified-Since, Range */
-	lv_dbuf_printf(&b, "%s\n\n\n%s\n\n%s\n\n\n\n%s\n\n\n", method, len,
+	lv__dbuf_printf(&b, "%s\n\n\n%s\n\n%s\n\n\n\n%s\n\n\n", method, len,
 		       content_type ? content_type : "", if_none_match ? "*" : "");
 	for (size_t i = 0; i < nxms; i++)
-		lv_dbuf_printf(&b, "%s\n", xms[i]);
-	lv_dbuf_printf(&b, "/%s%s", account, path);
+		lv__dbuf_printf(&b, "%s\n", xms[i]);
+	lv__dbuf_printf(&b, "/%s%s", account, path);
 	for (size_t i = 0; i < nparams; i++)
-		lv_dbuf_printf(&b, "\n%s:%s", params[i].name, params[i].value);
-	return lv_dbuf_take_str(&b);
+		lv__dbuf_printf(&b, "\n%s:%s", params[i].name, params[i].value);
+	return lv__dbuf_take_str(&b);
 }
 
-void lv__az_sign(const lv_crypto_api *k, const uint8_t *key, size_t keylen, const char *sts,
+void lv__az_sign(const lv__crypto_fns *k, const uint8_t *key, size_t keylen, const char *sts,
 		 char out[64])
 {
 	uint8_t mac[32];

@@ -20,8 +20,8 @@
 #define AZ_DELETE_THREADS 16
 
 typedef struct azreq {
-	lv_objreq o;                      /* key: the full blob name (decoded); NULL = the container */
-	const lv_az_param *params;        /* sorted by name */
+	lv__objreq o;                      /* key: the full blob name (decoded); NULL = the container */
+	const lv__az_param *params;        /* sorted by name */
 	size_t nparams;
 	bool put_blob;
 } azreq;
@@ -32,7 +32,7 @@ typedef struct sign_ctx {
 	const char *path; /* URL path as sent */
 } sign_ctx;
 
-static int az_sign(void *ctx, const lv_http_req *hq, lv_http_hdrs *h, lv_error *err)
+static int az_sign(void *ctx, const lv__http_req *hq, lv__http_hdrs *h, lv_error *err)
 {
 	sign_ctx *c = ctx;
 	const azreq *q = c->q;
@@ -76,7 +76,7 @@ static int az_sign(void *ctx, const lv_http_req *hq, lv_http_hdrs *h, lv_error *
 	return rc < 0 ? lv__err(err, rc, "out of memory") : 0;
 }
 
-static void code_of(const lv_http_resp *r, char *out, size_t cap)
+static void code_of(const lv__http_resp *r, char *out, size_t cap)
 {
 	if (r->ms_error_code[0])
 		snprintf(out, cap, "%s", r->ms_error_code);
@@ -99,29 +99,29 @@ static char *url_path(const az *a, const char *blob)
 
 static char *query_of(const az *a, const azreq *q)
 {
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
 	for (size_t i = 0; i < q->nparams; i++) {
 		char *v = lv__az_encode(q->params[i].value, false);
 		if (!v) {
-			lv_dbuf_dispose(&b);
+			lv__dbuf_dispose(&b);
 			return NULL;
 		}
-		lv_dbuf_printf(&b, "%s%s=%s", i ? "&" : "", q->params[i].name, v);
+		lv__dbuf_printf(&b, "%s%s=%s", i ? "&" : "", q->params[i].name, v);
 		free(v);
 	}
 	if (a->sas)
-		lv_dbuf_printf(&b, "%s%s", q->nparams ? "&" : "", a->sas);
-	lv_dbuf_addc(&b, 0);
+		lv__dbuf_printf(&b, "%s%s", q->nparams ? "&" : "", a->sas);
+	lv__dbuf_addc(&b, 0);
 	if (b.oom) {
-		lv_dbuf_dispose(&b);
+		lv__dbuf_dispose(&b);
 		return NULL;
 	}
 	return (char *)b.ptr;
 }
 
 /* Performs q with retries; 0 with r->status set (the caller disposes r, also on failure). */
-static int az_perform(az *a, const azreq *q, lv_http_resp *r, lv_error *err)
+static int az_perform(az *a, const azreq *q, lv__http_resp *r, lv_error *err)
 {
 	memset(r, 0, sizeof *r);
 	char *path = url_path(a, q->o.key);
@@ -137,7 +137,7 @@ static int az_perform(az *a, const azreq *q, lv_http_resp *r, lv_error *err)
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 	} else {
 		sign_ctx c = { a, q, path };
-		lv_http_req hq;
+		lv__http_req hq;
 		lv__obj_http_req(&a->o, &q->o, url, &hq);
 		hq.sign = az_sign;
 		hq.ctx = &c;
@@ -155,7 +155,7 @@ static int az_perform(az *a, const azreq *q, lv_http_resp *r, lv_error *err)
 
 /* ---- ops (the rest are objstore.h's) ---- */
 
-static int az_object(void *impl, const lv_objreq *o, lv_http_resp *r, lv_error *err)
+static int az_object(void *impl, const lv__objreq *o, lv__http_resp *r, lv_error *err)
 {
 	azreq q = { *o, NULL, 0, !strcmp(o->method, "PUT") };
 	return az_perform(impl, &q, r, err);
@@ -177,29 +177,29 @@ static void del_one(size_t i, void *arg)
 static int az_del_many(void *impl, const char *const *paths, size_t n, int *rcs, lv_error *err)
 {
 	deljob j = { impl, paths, rcs };
-	lv_parallel_for(n, AZ_DELETE_THREADS, del_one, &j);
+	lv__parallel_for(n, AZ_DELETE_THREADS, del_one, &j);
 	return 0;
 }
 
 /* ---- List Blobs ---- */
 
 static int az_list_page(void *impl, const char *kprefix, bool recursive, const char *marker,
-			const char *dname, const char *what, lv_list_page *pg, lv_error *err)
+			const char *dname, const char *what, lv__list_page *pg, lv_error *err)
 {
 	az *a = impl;
-	lv_az_param ps[6];
+	lv__az_param ps[6];
 	size_t np = 0;
-	ps[np++] = (lv_az_param){ "comp", "list" };
+	ps[np++] = (lv__az_param){ "comp", "list" };
 	if (!recursive)
-		ps[np++] = (lv_az_param){ "delimiter", "/" };
+		ps[np++] = (lv__az_param){ "delimiter", "/" };
 	if (marker)
-		ps[np++] = (lv_az_param){ "marker", marker };
-	ps[np++] = (lv_az_param){ "maxresults", "5000" };
-	ps[np++] = (lv_az_param){ "prefix", kprefix };
-	ps[np++] = (lv_az_param){ "restype", "container" };
+		ps[np++] = (lv__az_param){ "marker", marker };
+	ps[np++] = (lv__az_param){ "maxresults", "5000" };
+	ps[np++] = (lv__az_param){ "prefix", kprefix };
+	ps[np++] = (lv__az_param){ "restype", "container" };
 	azreq q = { { .method = "GET", .what = "LIST", .path = dname, .max_ok = AZ_LIST_BODY_MAX },
 		    ps, np, false };
-	lv_http_resp r;
+	lv__http_resp r;
 	int rc = az_perform(a, &q, &r, err);
 	if (rc == 0 && r.status != 200)
 		rc = lv__obj_status_error(&a->o, "LIST", dname, &r, err);
@@ -233,7 +233,7 @@ static void az_credential_source(void *impl, char *buf, size_t cap)
 	snprintf(buf, cap, "%s", a->cred_source ? a->cred_source : "none");
 }
 
-const lv_objsvc lv__az_svc = {
+const lv__objsvc lv__az_svc = {
 	.name = "Azure",
 	.put_ok = 201,
 	.del_ok = 202,

@@ -31,7 +31,7 @@ typedef struct asof {
 	int64_t ts;
 	bool strict;
 	lv_version_info best;   /* the answer so far (version 0: none) */
-	lv_arena arena;         /* its strings */
+	lv__arena arena;         /* its strings */
 	uint64_t unrec_lo, unrec_hi; /* unrecorded versions that could change the answer */
 	lv_version_list *chunk;
 } asof;
@@ -48,9 +48,9 @@ static int consider(asof *a, const lv_version_info *r)
 		return 0;
 	a->best = *r;
 	a->best.has_manifest_details = false;
-	a->best.transaction_uuid = lv_arena_strdup(&a->arena, r->transaction_uuid);
-	a->best.operation_type = lv_arena_strdup(&a->arena, r->operation_type);
-	a->best.transaction_properties = lv_arena_strdup(&a->arena, r->transaction_properties);
+	a->best.transaction_uuid = lv__arena_strdup(&a->arena, r->transaction_uuid);
+	a->best.operation_type = lv__arena_strdup(&a->arena, r->operation_type);
+	a->best.transaction_properties = lv__arena_strdup(&a->arena, r->transaction_properties);
 	return (r->transaction_uuid && !a->best.transaction_uuid) || !a->best.transaction_properties
 		       ? LV_ENOMEM
 		       : 0;
@@ -243,7 +243,7 @@ int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool 
 	lv_storage_stats s0;
 	LV_TRY(lv__hplan_start(ds, &p, &s0, err));
 	asof a = { .p = &p, .ts = ts_ms, .strict = strict };
-	lv_arena_init(&a.arena, 1024);
+	lv__arena_init(&a.arena, 1024);
 	int rc = beyond_archive(&a, err);
 	if (rc == 0 && !a.best.version)
 		rc = search_archive(&a, err);
@@ -274,7 +274,7 @@ int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool 
 		l->items[0] = a.best;
 		l->n = 1;
 		lv__mark_tags_with(ds, p.refs, &p.refs_err, l->items, 1, NULL);
-		if (path && !(l->items[0].manifest_path = lv_arena_strdup(&l->arenas[0], path)))
+		if (path && !(l->items[0].manifest_path = lv__arena_strdup(&l->arenas[0], path)))
 			rc = lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	if (rc < 0) {
@@ -282,7 +282,7 @@ int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool 
 		l = NULL;
 	}
 	*out = l;
-	lv_arena_dispose(&a.arena);
+	lv__arena_dispose(&a.arena);
 	lv_version_list_free(a.chunk);
 	lv__hplan_dispose(&p);
 	return rc;

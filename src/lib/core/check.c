@@ -34,7 +34,7 @@
 struct lv_check {
 	lv_check_item *v;
 	size_t n, cap;
-	lv_arena strings;
+	lv__arena strings;
 	uint64_t salvaged;
 	/* decoded damaged files, kept while their rows may be salvaged */
 	lv__cp_file *files;
@@ -54,8 +54,8 @@ static int add(lv_check *c, int kind, const char *path, int status, const char *
 	lv_check_item *it = &c->v[c->n];
 	memset(it, 0, sizeof *it);
 	it->kind = kind;
-	it->path = path ? lv_arena_strdup(&c->strings, path) : NULL;
-	it->message = lv_arena_strdup(&c->strings, msg ? msg : "");
+	it->path = path ? lv__arena_strdup(&c->strings, path) : NULL;
+	it->message = lv__arena_strdup(&c->strings, msg ? msg : "");
 	if ((path && !it->path) || !it->message)
 		return LV_ENOMEM;
 	it->status = status;
@@ -74,12 +74,12 @@ static int parse_only(void *ctx, size_t chunk, size_t i, const char *path, const
 	(void)ctx;
 	(void)chunk;
 	(void)i;
-	lv_manifest m;
+	lv__manifest m;
 	return lv__manifest_parse(data, size, path, NULL, &m, err);
 }
 
 /* Every manifest parses; each one that does not is an item with its own message. */
-static int check_manifests(lv_check *c, lv_dataset *ds, const lv_manifest_entry *live, size_t n,
+static int check_manifests(lv_check *c, lv_dataset *ds, const lv__manifest_entry *live, size_t n,
 			   lv_error *err)
 {
 	const char **paths = NULL;
@@ -164,7 +164,7 @@ static int decode_damaged(lv_check *c, lv_dataset *ds, const lv__cp_name *name, 
 }
 
 static int check_one(lv_check *c, lv_dataset *ds, const lv__cp_name *name, int kind,
-		     const lv_manifest_entry *live, size_t nlive, lv_error *err)
+		     const lv__manifest_entry *live, size_t nlive, lv_error *err)
 {
 	lv__cp_file f;
 	lv_error e = { 0 };
@@ -197,7 +197,7 @@ static int check_one(lv_check *c, lv_dataset *ds, const lv__cp_name *name, int k
 	return 0;
 }
 
-static int check_checkpoints(lv_check *c, lv_dataset *ds, const lv_manifest_entry *live,
+static int check_checkpoints(lv_check *c, lv_dataset *ds, const lv__manifest_entry *live,
 			     size_t nlive, lv_error *err)
 {
 	lv__cp_names names;
@@ -360,8 +360,8 @@ int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, l
 	lv_check *c = calloc(1, sizeof *c);
 	if (!c)
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	lv_arena_init(&c->strings, 4096);
-	lv_manifest_entry *live = NULL;
+	lv__arena_init(&c->strings, 4096);
+	lv__manifest_entry *live = NULL;
 	size_t nlive = 0;
 	int rc = lv__list_manifests(ds->st, &live, &nlive, err);
 	if (rc == 0 && nlive == 0)
@@ -412,7 +412,7 @@ void lv_check_free(lv_check *c)
 		lv__cp_file_dispose(&c->files[k]);
 	free(c->files);
 	lv_version_list_free(c->history);
-	lv_arena_dispose(&c->strings);
+	lv__arena_dispose(&c->strings);
 	free(c->v);
 	free(c);
 }

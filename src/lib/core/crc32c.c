@@ -43,7 +43,7 @@ static void detect_hw(void) { have_hw = __builtin_cpu_supports("sse4.2") ? 1 : 0
 static pthread_once_t hw_once = PTHREAD_ONCE_INIT;
 #endif
 
-uint32_t lv_crc32c(uint32_t crc, const void *data, size_t n)
+uint32_t lv__crc32c(uint32_t crc, const void *data, size_t n)
 {
 #if defined(__x86_64__) && defined(__GNUC__)
 	pthread_once(&hw_once, detect_hw);

@@ -3,5 +3,5 @@
 #include <stddef.h>
 #include <stdint.h>
 /* CRC-32C (Castagnoli), reflected, init/xorout 0xffffffff; chain by passing the previous value. */
-uint32_t lv_crc32c(uint32_t crc, const void *data, size_t n);
+uint32_t lv__crc32c(uint32_t crc, const void *data, size_t n);
 #endif

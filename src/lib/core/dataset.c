@@ -291,7 +291,7 @@ int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err)
 		return lv__err(err, LV_EINVALID, "lv_refs_load: NULL argument");
 	*out = NULL;
 	/* Refuse a directory that is not a dataset, rather than listing no tags. */
-	lv_manifest_entry *e = NULL;
+	lv__manifest_entry *e = NULL;
 	size_t n = 0;
 	LV_TRY(lv__list_manifests(ds->st, &e, &n, err));
 	free(e);

@@ -64,7 +64,7 @@ static int check_large(lv_storage *st, const char *path, uint64_t max, uint64_t 
 	lv_buf tail = { 0 };
 	LV_TRY(lv_storage_read_range(st, path, *size - 40, 40, &tail, err));
 	bool ok = tail.size == 40 && !memcmp(tail.ptr + 36, "LANC", 4) &&
-		  (lv_le64(tail.ptr + 24) < *size - 16 || lv_le64(tail.ptr) < *size - 40);
+		  (lv__le64(tail.ptr + 24) < *size - 16 || lv__le64(tail.ptr) < *size - 40);
 	lv_buf_dispose(&tail);
 	if (!ok)
 		return lv__err(err, LV_ECORRUPT, "%s: no Lance footer at its end (%llu bytes); not read",

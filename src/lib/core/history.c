@@ -36,7 +36,7 @@
  */
 typedef struct round1 {
 	lv_dataset *ds;
-	lv_manifest_entry *live;
+	lv__manifest_entry *live;
 	size_t nlive;
 	lv__cp_names names;
 	lv_refs *refs;
@@ -70,8 +70,8 @@ static void warn_vanished(lv__warnlog *wl, const lv_version_list *l)
  * filled in from the listing); a live manifest without a row goes to `tail`.
  * The rows are filtered in place (versions() keeps live ones only).
  */
-static int walk(lv_version_list *l, const lv_manifest_entry *live, size_t nlive, bool history,
-		lv_manifest_entry *tail, size_t *ntail)
+static int walk(lv_version_list *l, const lv__manifest_entry *live, size_t nlive, bool history,
+		lv__manifest_entry *tail, size_t *ntail)
 {
 	size_t li = 0, w = 0;
 	*ntail = 0;
@@ -80,7 +80,7 @@ static int walk(lv_version_list *l, const lv_manifest_entry *live, size_t nlive,
 		while (li < nlive && live[li].version < v.version)
 			tail[(*ntail)++] = live[li++];
 		bool is_live = li < nlive && live[li].version == v.version;
-		char *mp = is_live ? lv_arena_alloc(&l->arenas[0], LV__MPATH) : NULL;
+		char *mp = is_live ? lv__arena_alloc(&l->arenas[0], LV__MPATH) : NULL;
 		if (is_live && !mp)
 			return LV_ENOMEM;
 		if (is_live)
@@ -103,7 +103,7 @@ static int walk(lv_version_list *l, const lv_manifest_entry *live, size_t nlive,
 	if (!items)
 		return LV_ENOMEM;
 	l->items = items;
-	lv_arena *arenas = lv__reallocarray(l->arenas, l->narenas + *ntail, sizeof *arenas);
+	lv__arena *arenas = lv__reallocarray(l->arenas, l->narenas + *ntail, sizeof *arenas);
 	if (!arenas)
 		return LV_ENOMEM;
 	l->arenas = arenas;
@@ -117,7 +117,7 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 {
 	lv_version_list *l = cp->rows;
 	cp->rows = NULL;
-	lv_manifest_entry *tail = lv__calloc(r1->nlive ? r1->nlive : 1, sizeof *tail);
+	lv__manifest_entry *tail = lv__calloc(r1->nlive ? r1->nlive : 1, sizeof *tail);
 	size_t ntail = 0;
 	const char **paths = NULL;
 	char *block = NULL;
@@ -148,7 +148,7 @@ static int round1_run(lv_dataset *ds, round1 *r1, bool no_refs, lv_error *err)
 {
 	memset(r1, 0, sizeof *r1);
 	r1->ds = ds;
-	lv_parallel_for(no_refs ? 2 : 3, ds->remote ? 3 : 1, round1_job, r1);
+	lv__parallel_for(no_refs ? 2 : 3, ds->remote ? 3 : 1, round1_job, r1);
 	int rc = r1->rc[0] < 0 ? r1->rc[0] : r1->rc[1];
 	if (rc < 0 && err)
 		*err = r1->err[r1->rc[0] < 0 ? 0 : 1];

@@ -70,7 +70,7 @@ void lv__hplan_dispose(lv__hplan *p)
 bool lv__hplan_live(const lv__hplan *p, uint64_t v, char *path)
 {
 	size_t i = lv__lower_bound_u64(p->live, p->nlive, sizeof *p->live,
-				       offsetof(lv_manifest_entry, version), v);
+				       offsetof(lv__manifest_entry, version), v);
 	bool live = i < p->nlive && p->live[i].version == v;
 	if (path && live)
 		lv__mpath(&p->live[i], path);
@@ -180,7 +180,7 @@ static int load_once(lv__hplan *p, lv_error *err)
 	round1 r1;
 	memset(&r1, 0, sizeof r1);
 	r1.p = p;
-	lv_parallel_for(4, ds->remote ? 4 : 1, round1_job, &r1);
+	lv__parallel_for(4, ds->remote ? 4 : 1, round1_job, &r1);
 	for (int i = 0; i < 3; i++)
 		if (r1.rc[i] < 0) {
 			if (err)

@@ -18,7 +18,7 @@
 
 typedef struct lv__hplan {
 	lv_dataset *ds;
-	lv_manifest_entry *live;
+	lv__manifest_entry *live;
 	size_t nlive;
 	lv__cp_names names;
 	lv__seg_names segs;    /* listed segments, sorted */
@@ -30,7 +30,7 @@ typedef struct lv__hplan {
 	int64_t created;
 	uint64_t through;      /* versions <= this are the archive's (the index's, else the segments') */
 	/* live versions that no head row holds and that lie beyond the archive: */
-	const lv_manifest_entry **tail; /* sorted by version */
+	const lv__manifest_entry **tail; /* sorted by version */
 	size_t ntail;
 	lv_version_list *tail_rows;     /* read already (ntail <= LV__TAIL_UPFRONT), else NULL */
 	lv__seg_entry *missing;         /* index entries whose segment is not there */

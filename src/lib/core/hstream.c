@@ -334,14 +334,14 @@ static int live_missing(emitter *em, const seg_job *j, lv_version_list **out, lv
 {
 	lv__hplan *p = em->p;
 	size_t li = lv__lower_bound_u64(p->live, p->nlive, sizeof *p->live,
-					offsetof(lv_manifest_entry, version), j->name.first);
-	lv_manifest_entry *want = NULL;
+					offsetof(lv__manifest_entry, version), j->name.first);
+	lv__manifest_entry *want = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t i = li; i < p->nlive && p->live[i].version <= j->name.last; i++) {
 		uint64_t v = p->live[i].version;
 		if ((j->f.rows && lv__vlist_find(j->f.rows, v)) || (p->head.rows && lv__vlist_find(p->head.rows, v)))
 			continue;
-		lv_manifest_entry *nw = lv__grow(want, &cap, n, sizeof *nw, 16);
+		lv__manifest_entry *nw = lv__grow(want, &cap, n, sizeof *nw, 16);
 		if (!nw) {
 			free(want);
 			return lv__err(err, LV_ENOMEM, "out of memory");
@@ -501,7 +501,7 @@ static int stream_segments(emitter *em, lv_error *err)
 		while (i + k < n && k < batch && !skipped(em, &jobs[i + k], floor, &unrecorded))
 			k++;
 		void *args[2] = { p, jobs + i };
-		lv_parallel_for(k, (int)batch, fetch_job, args);
+		lv__parallel_for(k, (int)batch, fetch_job, args);
 		for (size_t m = 0; m < k && rc == 0; m++) {
 			seg_job *j = &jobs[i + m];
 			if (!j->missing && (j->rc = lv__hplan_segment_accept(p, &j->name, j->rc, &j->f, &j->e,
@@ -577,16 +577,16 @@ typedef struct collect {
 	int rc;
 } collect;
 
-static const char *dup(lv_arena *a, const char *s, int *rc)
+static const char *dup(lv__arena *a, const char *s, int *rc)
 {
-	char *d = s ? lv_arena_strdup(a, s) : NULL;
+	char *d = s ? lv__arena_strdup(a, s) : NULL;
 	if (s && !d)
 		*rc = LV_ENOMEM;
 	return d;
 }
 
 /* A copy of v whose strings live in the list's arena. */
-static int copy_info(lv_arena *a, const lv_version_info *v, lv_version_info *out)
+static int copy_info(lv__arena *a, const lv_version_info *v, lv_version_info *out)
 {
 	int rc = 0;
 	*out = *v;
@@ -602,8 +602,8 @@ static int copy_info(lv_arena *a, const lv_version_info *v, lv_version_info *out
 	out->transaction_file = dup(a, v->transaction_file, &rc);
 	out->branch = dup(a, v->branch, &rc);
 	if (v->num_config) {
-		const char **k = lv_arena_alloc(a, v->num_config * sizeof *k);
-		const char **val = lv_arena_alloc(a, v->num_config * sizeof *val);
+		const char **k = lv__arena_alloc(a, v->num_config * sizeof *k);
+		const char **val = lv__arena_alloc(a, v->num_config * sizeof *val);
 		if (!k || !val)
 			return LV_ENOMEM;
 		for (size_t i = 0; i < v->num_config; i++) {
@@ -662,7 +662,7 @@ int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_opti
 	collect c = { lv__version_list_new(256, 1), 256, 0, 0 };
 	if (!c.l)
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	lv_arena_init(&c.l->arenas[0], 65536);
+	lv__arena_init(&c.l->arenas[0], 65536);
 	c.l->narenas = 1;
 	int rc = lv_history_each(ds, opts, collect_row, collect_gap, &c, report, err);
 	if (rc >= 0 && c.rc < 0)

@@ -25,7 +25,7 @@
 /* ---- listing ---- */
 
 typedef struct list_ctx {
-	lv_manifest_entry *v;
+	lv__manifest_entry *v;
 	size_t n, cap;
 	int rc;
 } list_ctx;
@@ -57,7 +57,7 @@ static char *put_dec(char *p, uint64_t v, int width)
 	return p + (24 - n);
 }
 
-const char *lv__mpath(const lv_manifest_entry *e, char *buf)
+const char *lv__mpath(const lv__manifest_entry *e, char *buf)
 {
 	/* hand-written: versions() writes one path per live version */
 	memcpy(buf, "_versions/", 10);
@@ -67,7 +67,7 @@ const char *lv__mpath(const lv_manifest_entry *e, char *buf)
 	return buf;
 }
 
-int lv__mpaths(const lv_manifest_entry *e, size_t n, const char ***paths, char **block)
+int lv__mpaths(const lv__manifest_entry *e, size_t n, const char ***paths, char **block)
 {
 	*paths = lv__calloc(n ? n : 1, sizeof **paths);
 	*block = lv__malloc((n ? n : 1) * LV__MPATH);
@@ -98,8 +98,8 @@ static int list_cb(const lv_list_entry *e, void *payload)
 	if ((scheme == LV_NAME_V1 && name[0] == '0' && name[1] != '.') || !base ||
 	    base != e->path + 9 || memcmp(e->path, "_versions", 9))
 		return 0;
-	lv_manifest_entry m = { version, scheme };
-	lv_manifest_entry *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 64);
+	lv__manifest_entry m = { version, scheme };
+	lv__manifest_entry *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 64);
 	if (!nv) {
 		c->rc = LV_ENOMEM;
 		return 1;
@@ -111,7 +111,7 @@ static int list_cb(const lv_list_entry *e, void *payload)
 
 static int cmp_entry(const void *a, const void *b)
 {
-	const lv_manifest_entry *x = a, *y = b;
+	const lv__manifest_entry *x = a, *y = b;
 	if (x->version != y->version)
 		return x->version < y->version ? -1 : 1;
 	return y->scheme - x->scheme; /* V2 first */
@@ -122,7 +122,7 @@ static int cmp_entry(const void *a, const void *b)
  * place is version - min, an O(n) sort.  Returns false (array untouched) if
  * they do not, or if one version appears twice (both schemes).
  */
-static bool place_contiguous(lv_manifest_entry *v, size_t n)
+static bool place_contiguous(lv__manifest_entry *v, size_t n)
 {
 	uint64_t lo = UINT64_MAX, hi = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -131,7 +131,7 @@ static bool place_contiguous(lv_manifest_entry *v, size_t n)
 	}
 	if (hi - lo != n - 1)
 		return false;
-	lv_manifest_entry *tmp = lv__malloc(n * sizeof *tmp);
+	lv__manifest_entry *tmp = lv__malloc(n * sizeof *tmp);
 	bool *seen = lv__calloc(n, sizeof *seen);
 	bool ok = tmp && seen;
 	for (size_t i = 0; ok && i < n; i++) {
@@ -147,7 +147,7 @@ static bool place_contiguous(lv_manifest_entry *v, size_t n)
 	return ok;
 }
 
-int lv__list_manifests(lv_storage *st, lv_manifest_entry **out, size_t *n, lv_error *err)
+int lv__list_manifests(lv_storage *st, lv__manifest_entry **out, size_t *n, lv_error *err)
 {
 	list_ctx c = { 0 };
 	/* Names only: a manifest's size comes with its read, so no stat per entry. */
@@ -172,25 +172,25 @@ int lv__list_manifests(lv_storage *st, lv_manifest_entry **out, size_t *n, lv_er
 
 /* ---- one manifest -> one record ---- */
 
-static const char *arena_sv(lv_arena *a, lv_sv s)
+static const char *arena_sv(lv__arena *a, lv__sv s)
 {
-	return lv_arena_strndup(a, s.p ? s.p : "", s.n);
+	return lv__arena_strndup(a, s.p ? s.p : "", s.n);
 }
 
-int lv__txn_properties_json(const lv_txn *t, lv_arena *arena, const char **out)
+int lv__txn_properties_json(const lv__txn *t, lv__arena *arena, const char **out)
 {
 	/* Sorted keys make the text deterministic whatever order the writer used. */
 	size_t n = t->num_properties, k = 0, cursor = 0;
-	lv_sv *keys = NULL, *vals = NULL;
-	lv_dbuf b;
+	lv__sv *keys = NULL, *vals = NULL;
+	lv__dbuf b;
 	int rc = LV_ENOMEM;
-	lv_dbuf_init(&b, 0);
+	lv__dbuf_init(&b, 0);
 	if (n) {
 		keys = lv__calloc(n, sizeof *keys);
 		vals = lv__calloc(n, sizeof *vals);
 		if (!keys || !vals)
 			goto out;
-		lv_sv kk, vv;
+		lv__sv kk, vv;
 		while (k < n && lv__txn_property_next(t, &cursor, &kk, &vv) == 1) {
 			keys[k] = kk;
 			vals[k] = vv;
@@ -198,10 +198,10 @@ int lv__txn_properties_json(const lv_txn *t, lv_arena *arena, const char **out)
 		}
 		/* insertion sort: property maps are small */
 		for (size_t i = 1; i < k; i++) {
-			lv_sv ki = keys[i], vi = vals[i];
+			lv__sv ki = keys[i], vi = vals[i];
 			size_t j = i;
 			while (j > 0) {
-				lv_sv kj = keys[j - 1];
+				lv__sv kj = keys[j - 1];
 				size_t m = kj.n < ki.n ? kj.n : ki.n;
 				int c = memcmp(kj.p, ki.p, m);
 				if (c < 0 || (c == 0 && kj.n <= ki.n))
@@ -214,31 +214,31 @@ int lv__txn_properties_json(const lv_txn *t, lv_arena *arena, const char **out)
 			vals[j] = vi;
 		}
 	}
-	if ((rc = lv_dbuf_addc(&b, '{')) < 0)
+	if ((rc = lv__dbuf_addc(&b, '{')) < 0)
 		goto out;
 	for (size_t i = 0; i < k; i++) {
 		/* proto3 maps: a repeated key keeps the last value; drop earlier duplicates */
 		if (i + 1 < k && keys[i].n == keys[i + 1].n && !memcmp(keys[i].p, keys[i + 1].p, keys[i].n))
 			continue;
-		if (b.len > 1 && (rc = lv_dbuf_addc(&b, ',')) < 0)
+		if (b.len > 1 && (rc = lv__dbuf_addc(&b, ',')) < 0)
 			goto out;
-		if ((rc = lv_json_escape(&b, keys[i].p, keys[i].n)) < 0 ||
-		    (rc = lv_dbuf_addc(&b, ':')) < 0 ||
-		    (rc = lv_json_escape(&b, vals[i].p, vals[i].n)) < 0)
+		if ((rc = lv__json_escape(&b, keys[i].p, keys[i].n)) < 0 ||
+		    (rc = lv__dbuf_addc(&b, ':')) < 0 ||
+		    (rc = lv__json_escape(&b, vals[i].p, vals[i].n)) < 0)
 			goto out;
 	}
-	if ((rc = lv_dbuf_addc(&b, '}')) < 0)
+	if ((rc = lv__dbuf_addc(&b, '}')) < 0)
 		goto out;
-	*out = lv_arena_strndup(arena, (const char *)b.ptr, b.len);
+	*out = lv__arena_strndup(arena, (const char *)b.ptr, b.len);
 	rc = *out ? 0 : LV_ENOMEM;
 out:
 	free(keys);
 	free(vals);
-	lv_dbuf_dispose(&b);
+	lv__dbuf_dispose(&b);
 	return rc;
 }
 
-static bool safe_txn_name(lv_sv s)
+static bool safe_txn_name(lv__sv s)
 {
 	if (s.n == 0 || s.n > 255)
 		return false;
@@ -248,7 +248,7 @@ static bool safe_txn_name(lv_sv s)
 	return !(s.n <= 2 && s.p[0] == '.');
 }
 
-int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena, lv_version_info *info,
+int lv__read_version_info(lv_storage *st, const char *path, lv__arena *arena, lv_version_info *info,
 			  lv_error *err)
 {
 	lv_buf file = { 0 };
@@ -263,7 +263,7 @@ int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena, lv_
 }
 
 /* The manifest's own fields (counters, writer, config map).  LV_ENOMEM, or an index error. */
-static int info_of_manifest(const lv_manifest *m, const char *path, size_t size, lv_arena *arena,
+static int info_of_manifest(const lv__manifest *m, const char *path, size_t size, lv__arena *arena,
 			    lv_version_info *info, lv_error *err)
 {
 	info->version = m->version;
@@ -277,7 +277,7 @@ static int info_of_manifest(const lv_manifest *m, const char *path, size_t size,
 	info->total_deletion_file_rows = m->summary.total_deletion_file_rows;
 	info->total_rows = m->summary.total_rows;
 	info->has_manifest_details = true;
-	info->manifest_path = lv_arena_strdup(arena, path);
+	info->manifest_path = lv__arena_strdup(arena, path);
 	info->manifest_size = size;
 	info->writer_library = m->writer_library.n ? arena_sv(arena, m->writer_library) : NULL;
 	info->writer_version = m->writer_version.n ? arena_sv(arena, m->writer_version) : NULL;
@@ -295,12 +295,12 @@ static int info_of_manifest(const lv_manifest *m, const char *path, size_t size,
 	info->num_config = m->num_config;
 	if (!m->num_config)
 		return 0;
-	const char **keys = lv_arena_alloc(arena, m->num_config * sizeof *keys);
-	const char **vals = lv_arena_alloc(arena, m->num_config * sizeof *vals);
+	const char **keys = lv__arena_alloc(arena, m->num_config * sizeof *keys);
+	const char **vals = lv__arena_alloc(arena, m->num_config * sizeof *vals);
 	if (!keys || !vals)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	size_t cursor = 0, i = 0;
-	lv_sv k, v;
+	lv__sv k, v;
 	while (i < m->num_config && lv__manifest_config_next(m, &cursor, &k, &v) == 1) {
 		keys[i] = arena_sv(arena, k);
 		vals[i] = arena_sv(arena, v);
@@ -316,7 +316,7 @@ static int info_of_manifest(const lv_manifest *m, const char *path, size_t size,
  * The transaction's bytes: the inline section first, else _transactions/<file>
  * (read into *file only if read_txn_file; otherwise 1).  LV_ENOTFOUND: none.
  */
-static int txn_bytes(lv_storage *st, const lv_manifest *m, const char *path, bool read_txn_file,
+static int txn_bytes(lv_storage *st, const lv__manifest *m, const char *path, bool read_txn_file,
 		     lv_buf *file, const uint8_t **tp, size_t *tn, char *name, size_t cap,
 		     lv_error *err)
 {
@@ -339,11 +339,11 @@ static int txn_bytes(lv_storage *st, const lv_manifest *m, const char *path, boo
 }
 
 int lv__version_info_from_bytes(lv_storage *st, const char *path, const uint8_t *data, size_t size,
-				bool read_txn_file, lv_arena *arena, lv_version_info *info,
+				bool read_txn_file, lv__arena *arena, lv_version_info *info,
 				lv_error *err)
 {
 	lv_buf txnfile = { 0 };
-	lv_manifest m;
+	lv__manifest m;
 	memset(info, 0, sizeof *info);
 	info->transaction_properties = "{}";
 	LV_TRY(lv__manifest_parse(data, size, path, NULL, &m, err));
@@ -360,12 +360,12 @@ int lv__version_info_from_bytes(lv_storage *st, const char *path, const uint8_t 
 		return rc;
 	}
 	info->transaction_inline = txnfile.ptr == NULL;
-	lv_txn t;
+	lv__txn t;
 	if ((rc = lv__txn_parse(tp, tn, txn_name, &t, err)) == 0) {
 		info->transaction_uuid = t.uuid.n ? arena_sv(arena, t.uuid) : NULL;
 		info->has_read_version = true;
 		info->read_version = t.read_version;
-		info->operation_type = arena_sv(arena, (lv_sv){ t.op_name, strlen(t.op_name) });
+		info->operation_type = arena_sv(arena, (lv__sv){ t.op_name, strlen(t.op_name) });
 		if ((rc = lv__txn_properties_json(&t, arena, &info->transaction_properties)) < 0)
 			lv__err(err, rc, "out of memory");
 	}
@@ -450,7 +450,7 @@ int lv__manifests_each(lv_storage *st, int threads, const char *const *paths, si
 	j.rcs = rcs;
 	j.chunks = chunks;
 	lv__budget_init(&j.budget, LV__FETCH_INFLIGHT);
-	lv_parallel_for(nchunks, threads, each_chunk, &j);
+	lv__parallel_for(nchunks, threads, each_chunk, &j);
 	lv__budget_dispose(&j.budget);
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++)
@@ -468,7 +468,7 @@ int lv__manifests_each(lv_storage *st, int threads, const char *const *paths, si
 typedef struct into_list {
 	lv_storage *st;
 	lv_version_info *slots;
-	lv_arena *arenas; /* one per chunk */
+	lv__arena *arenas; /* one per chunk */
 } into_list;
 
 static int info_visit(void *ctx, size_t c, size_t i, const char *path, const uint8_t *data,
@@ -492,9 +492,9 @@ int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const ch
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	/* ~384 bytes of strings per manifest (paths, uuid, operation, properties, writer) */
 	size_t block = 384 * per < 1024 ? 1024 : 384 * per > 16384 ? 16384 : 384 * per;
-	lv_arena *arenas = l->arenas + l->narenas;
+	lv__arena *arenas = l->arenas + l->narenas;
 	for (size_t c = 0; c < nchunks; c++)
-		lv_arena_init(&arenas[c], block);
+		lv__arena_init(&arenas[c], block);
 	l->narenas += nchunks;
 	/* read straight into the list's free slots, then close the gaps of vanished ones */
 	lv_version_info *slots = l->items + l->n;
@@ -515,8 +515,8 @@ int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const ch
 	return rc;
 }
 
-bool lv__entries_has(const lv_manifest_entry *e, size_t n, uint64_t version)
+bool lv__entries_has(const lv__manifest_entry *e, size_t n, uint64_t version)
 {
-	size_t i = lv__lower_bound_u64(e, n, sizeof *e, offsetof(lv_manifest_entry, version), version);
+	size_t i = lv__lower_bound_u64(e, n, sizeof *e, offsetof(lv__manifest_entry, version), version);
 	return i < n && e[i].version == version;
 }

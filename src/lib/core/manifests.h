@@ -10,28 +10,28 @@
 
 /* A listed manifest of _versions/: 16 bytes (a million of them are 16 MB); the name is
  * written out from (version, scheme) when it is needed (lv__mpath). */
-typedef struct lv_manifest_entry {
+typedef struct lv__manifest_entry {
 	uint64_t version;
 	int scheme;      /* LV_NAME_V1 / LV_NAME_V2 */
-} lv_manifest_entry;
+} lv__manifest_entry;
 
 /* Room for "_versions/<name>" of any entry (V2: 10 + 20 + 9 characters). */
 #define LV__MPATH 48
 /* Writes "_versions/<name>" of e into buf (LV__MPATH bytes); returns buf. */
-const char *lv__mpath(const lv_manifest_entry *e, char *buf);
+const char *lv__mpath(const lv__manifest_entry *e, char *buf);
 /* The paths of entries [0, n): one block of n * LV__MPATH bytes holds them (free *block). */
-int lv__mpaths(const lv_manifest_entry *e, size_t n, const char ***paths, char **block);
+int lv__mpaths(const lv__manifest_entry *e, size_t n, const char ***paths, char **block);
 
 /* Lists _versions/, sorted by version ascending, duplicates (V1+V2 of one version) folded. */
-int lv__list_manifests(lv_storage *st, lv_manifest_entry **out, size_t *n, lv_error *err);
+int lv__list_manifests(lv_storage *st, lv__manifest_entry **out, size_t *n, lv_error *err);
 /* Is `version` among the sorted entries? */
-bool lv__entries_has(const lv_manifest_entry *e, size_t n, uint64_t version);
+bool lv__entries_has(const lv__manifest_entry *e, size_t n, uint64_t version);
 
 /*
  * Reads and parses one manifest (and its transaction) into `info`, strings in `arena`.
  * LV_ENOTFOUND means the manifest vanished.
  */
-int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena,
+int lv__read_version_info(lv_storage *st, const char *path, lv__arena *arena,
 			  lv_version_info *info, lv_error *err);
 /*
  * The same from a manifest's bytes already read (`path` names it in errors
@@ -40,12 +40,12 @@ int lv__read_version_info(lv_storage *st, const char *path, lv_arena *arena,
  * not to be used.
  */
 int lv__version_info_from_bytes(lv_storage *st, const char *path, const uint8_t *data, size_t size,
-				bool read_txn_file, lv_arena *arena, lv_version_info *info,
+				bool read_txn_file, lv__arena *arena, lv_version_info *info,
 				lv_error *err);
 
 /* Builds the transaction_properties JSON object (sorted keys) from a parsed transaction. */
-struct lv_txn;
-int lv__txn_properties_json(const struct lv_txn *t, lv_arena *arena, const char **out);
+struct lv__txn;
+int lv__txn_properties_json(const struct lv__txn *t, lv__arena *arena, const char **out);
 
 /*
  * The one concurrent manifest reader.  paths[0..n) are read footer-first

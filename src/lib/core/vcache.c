@@ -27,7 +27,7 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h * 0xBF58476D1CE4E5B9ull;
 }
 
-uint64_t lv__vcache_live_sig(const lv_manifest_entry *live, size_t n)
+uint64_t lv__vcache_live_sig(const lv__manifest_entry *live, size_t n)
 {
 	uint64_t h = mix(0, n);
 	for (size_t i = 0; i < n; i++)
@@ -79,7 +79,7 @@ static bool same_cp(const lv__cp_name *a, const lv__cp_name *b)
 	       !strcmp(a->path, b->path);
 }
 
-int lv__vcache_lookup(lv_dataset *ds, const lv__cp_name *newest, const lv_manifest_entry *live,
+int lv__vcache_lookup(lv_dataset *ds, const lv__cp_name *newest, const lv__manifest_entry *live,
 		      size_t nlive, uint64_t refs_sig, lv_version_list **out, lv_history_report *rep)
 {
 	lv__vcache *c = ds->vcache;
@@ -98,7 +98,7 @@ int lv__vcache_lookup(lv_dataset *ds, const lv__cp_name *newest, const lv_manife
 }
 
 /* The newest row of the answer that came from the checkpoint: what identity is confirmed with. */
-static bool pick_row(lv__vcache *c, const lv_version_list *l, const lv_manifest_entry *live,
+static bool pick_row(lv__vcache *c, const lv_version_list *l, const lv__manifest_entry *live,
 		     size_t nlive)
 {
 	for (size_t i = l->n; i-- > 0;) {
@@ -106,7 +106,7 @@ static bool pick_row(lv__vcache *c, const lv_version_list *l, const lv_manifest_
 		if (v->has_manifest_details || !v->transaction_uuid ||
 		    strlen(v->transaction_uuid) >= sizeof c->row_uuid)
 			continue;
-		size_t k = lv__lower_bound_u64(live, nlive, sizeof *live, offsetof(lv_manifest_entry, version),
+		size_t k = lv__lower_bound_u64(live, nlive, sizeof *live, offsetof(lv__manifest_entry, version),
 					       v->version);
 		if (k >= nlive || live[k].version != v->version)
 			return false;
@@ -119,7 +119,7 @@ static bool pick_row(lv__vcache *c, const lv_version_list *l, const lv_manifest_
 	return false;
 }
 
-void lv__vcache_store(lv_dataset *ds, const lv__cp_name *newest, const lv_manifest_entry *live,
+void lv__vcache_store(lv_dataset *ds, const lv__cp_name *newest, const lv__manifest_entry *live,
 		      size_t nlive, uint64_t refs_sig, lv_version_list **out,
 		      const lv_history_report *rep)
 {

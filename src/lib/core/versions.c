@@ -66,7 +66,7 @@ void lv__mark_tags_with(lv_dataset *ds, const lv_refs *refs, const lv_error *loa
 }
 
 int lv__versions_from_manifests(lv_version_list **out, lv_dataset *ds,
-				const lv_manifest_entry *entries, size_t n, const lv_refs *refs,
+				const lv__manifest_entry *entries, size_t n, const lv_refs *refs,
 				const lv_error *refs_err, lv_history_report *rep, lv_error *err)
 {
 	lv_version_list *l = lv__version_list_new(n, n);
@@ -103,7 +103,7 @@ int lv_version_get(lv_version_list **out, lv_dataset *ds, uint64_t version, lv_e
 	lv_version_list *l = lv__version_list_new(1, 1);
 	if (!l)
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	lv_arena_init(&l->arenas[0], 1024);
+	lv__arena_init(&l->arenas[0], 1024);
 	l->narenas = 1;
 	char path[64];
 	int rc = LV_ENOTFOUND;

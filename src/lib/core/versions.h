@@ -12,7 +12,7 @@ void lv__mark_tags_with(lv_dataset *ds, const lv_refs *refs, const lv_error *loa
 			lv_version_info *items, size_t n, lv_history_report *rep);
 /* Every listed manifest read into a new list.  `refs` may be NULL: they are then loaded here. */
 int lv__versions_from_manifests(lv_version_list **out, lv_dataset *ds,
-				const lv_manifest_entry *entries, size_t n, const lv_refs *refs,
+				const lv__manifest_entry *entries, size_t n, const lv_refs *refs,
 				const lv_error *refs_err, lv_history_report *rep, lv_error *err);
 
 #endif

@@ -50,7 +50,7 @@ void lv_version_list_free(lv_version_list *l)
 		return;
 	}
 	for (size_t i = 0; i < l->narenas; i++)
-		lv_arena_dispose(&l->arenas[i]);
+		lv__arena_dispose(&l->arenas[i]);
 	for (size_t i = 0; i < l->nvanished; i++)
 		free(l->vanished[i]);
 	free(l->arenas);

@@ -11,7 +11,7 @@
 struct lv_version_list {
 	lv_version_info *items;
 	size_t n;
-	lv_arena *arenas;
+	lv__arena *arenas;
 	size_t narenas;
 	char **vanished;
 	size_t nvanished;

@@ -20,9 +20,9 @@ static int corrupt(lv_error *err, const char *name, const char *what)
 	return lv__err(err, LV_ECORRUPT, "manifest %s: %s", name, what);
 }
 
-static lv_sv sv_of(const lv_pb_field *f)
+static lv__sv sv_of(const lv__pb_field *f)
 {
-	lv_sv s = { (const char *)f->data, f->len };
+	lv__sv s = { (const char *)f->data, f->len };
 	return s;
 }
 
@@ -34,21 +34,21 @@ static lv_sv sv_of(const lv_pb_field *f)
  * manifest Lance cannot open is an error here too rather than a plausible
  * answer.  Unknown fields are skipped, as prost does.
  */
-static bool is_utf8(const lv_pb_field *f) { return lv_utf8_valid(f->data, f->len); }
+static bool is_utf8(const lv__pb_field *f) { return lv__utf8_valid(f->data, f->len); }
 
 /* A LEN field that must hold a well-formed message: every field parses. */
-static bool message_ok(const lv_pb_field *f)
+static bool message_ok(const lv__pb_field *f)
 {
-	lv_pb r = lv_pb_sub(f);
-	lv_pb_field g;
+	lv__pb r = lv__pb_sub(f);
+	lv__pb_field g;
 	int rc;
-	while ((rc = lv_pb_next(&r, &g)) > 0) {
+	while ((rc = lv__pb_next(&r, &g)) > 0) {
 	}
 	return rc == 0;
 }
 
 /* Packed varints: each at most 10 bytes, the last one complete. */
-static bool packed_ok(const lv_pb_field *f)
+static bool packed_ok(const lv__pb_field *f)
 {
 	if (f->wire != LV_PB_LEN)
 		return true;
@@ -66,12 +66,12 @@ static bool packed_ok(const lv_pb_field *f)
 
 /* A map entry {1: key, 2: value} (or any message of string fields); `strings` is a bit
  * mask of the field numbers (1..31) that are `string` and must be UTF-8; others are bytes. */
-static bool strings_ok(const lv_pb_field *f, uint32_t strings)
+static bool strings_ok(const lv__pb_field *f, uint32_t strings)
 {
-	lv_pb r = lv_pb_sub(f);
-	lv_pb_field g;
+	lv__pb r = lv__pb_sub(f);
+	lv__pb_field g;
 	int rc;
-	while ((rc = lv_pb_next(&r, &g)) > 0) {
+	while ((rc = lv__pb_next(&r, &g)) > 0) {
 		if (g.num < 32 && (strings >> g.num) & 1) {
 			if (g.wire != LV_PB_LEN || !is_utf8(&g))
 				return false;
@@ -81,12 +81,12 @@ static bool strings_ok(const lv_pb_field *f, uint32_t strings)
 }
 
 /* One lance.file.Field (Lance table format: lance.file.Field). */
-static bool schema_field_ok(const lv_pb_field *f)
+static bool schema_field_ok(const lv__pb_field *f)
 {
-	lv_pb r = lv_pb_sub(f);
-	lv_pb_field g;
+	lv__pb r = lv__pb_sub(f);
+	lv__pb_field g;
 	int rc;
-	while ((rc = lv_pb_next(&r, &g)) > 0) {
+	while ((rc = lv__pb_next(&r, &g)) > 0) {
 		switch (g.num) {
 		case 1: case 3: case 4: case 6: case 7: case 12:
 			if (g.wire != LV_PB_VARINT)
@@ -117,15 +117,15 @@ static bool schema_field_ok(const lv_pb_field *f)
 			return corrupt(err, name, what); \
 	} while (0)
 
-static int parse_deletion(const lv_pb_field *df, uint64_t frag_id, const char *name,
-			  lv_deletion_ref *d, lv_error *err)
+static int parse_deletion(const lv__pb_field *df, uint64_t frag_id, const char *name,
+			  lv__deletion_ref *d, lv_error *err)
 {
-	lv_pb r = lv_pb_sub(df);
-	lv_pb_field f;
+	lv__pb r = lv__pb_sub(df);
+	lv__pb_field f;
 	int rc;
 	memset(d, 0, sizeof *d);
 	d->fragment_id = frag_id;
-	while ((rc = lv_pb_next(&r, &f)) > 0) {
+	while ((rc = lv__pb_next(&r, &f)) > 0) {
 		switch (f.num) {
 		case 1:
 			EXPECT(&f, LV_PB_VARINT, "bad DeletionFile.file_type");
@@ -149,14 +149,14 @@ static int parse_deletion(const lv_pb_field *df, uint64_t frag_id, const char *n
 	return rc < 0 ? corrupt(err, name, "truncated DeletionFile") : 0;
 }
 
-static int parse_data_file(const lv_pb_field *df, const char *name, lv_data_file_ref *d,
+static int parse_data_file(const lv__pb_field *df, const char *name, lv__data_file_ref *d,
 			   lv_error *err)
 {
-	lv_pb r = lv_pb_sub(df);
-	lv_pb_field f;
+	lv__pb r = lv__pb_sub(df);
+	lv__pb_field f;
 	int rc;
 	memset(d, 0, sizeof *d);
-	while ((rc = lv_pb_next(&r, &f)) > 0) {
+	while ((rc = lv__pb_next(&r, &f)) > 0) {
 		switch (f.num) {
 		case 1:
 			EXPECT(&f, LV_PB_LEN, "bad DataFile.path");
@@ -183,15 +183,15 @@ static int parse_data_file(const lv_pb_field *df, const char *name, lv_data_file
 	return rc < 0 ? corrupt(err, name, "truncated DataFile") : 0;
 }
 
-static int external_path(const lv_pb_field *ef, const char *name, const lv_manifest_visitor *vis,
+static int external_path(const lv__pb_field *ef, const char *name, const lv__manifest_visitor *vis,
 			 lv_error *err)
 {
 	if (ef->wire != LV_PB_LEN)
 		return corrupt(err, name, "bad ExternalFile");
-	lv_pb r = lv_pb_sub(ef);
-	lv_pb_field f;
+	lv__pb r = lv__pb_sub(ef);
+	lv__pb_field f;
 	int rc;
-	while ((rc = lv_pb_next(&r, &f)) > 0) {
+	while ((rc = lv__pb_next(&r, &f)) > 0) {
 		if (f.num == 1) {
 			EXPECT(&f, LV_PB_LEN, "bad ExternalFile.path");
 			if (!is_utf8(&f))
@@ -207,26 +207,26 @@ static int external_path(const lv_pb_field *ef, const char *name, const lv_manif
 }
 
 /* One DataFragment: accumulate the summary as Lance's ManifestSummary does. */
-static int parse_fragment(const lv_pb_field *ff, const char *name, const lv_manifest_visitor *vis,
-			  lv_summary *s, lv_error *err)
+static int parse_fragment(const lv__pb_field *ff, const char *name, const lv__manifest_visitor *vis,
+			  lv__summary *s, lv_error *err)
 {
-	lv_pb r = lv_pb_sub(ff);
-	lv_pb_field f;
+	lv__pb r = lv__pb_sub(ff);
+	lv__pb_field f;
 	int rc;
 	uint64_t id = 0, physical_rows = 0, num_files = 0;
 	bool has_deletion = false;
-	lv_deletion_ref del;
+	lv__deletion_ref del;
 	memset(&del, 0, sizeof del);
 	/* The deletion file may appear before the id; remember its span. */
-	lv_pb_field del_field;
+	lv__pb_field del_field;
 	memset(&del_field, 0, sizeof del_field);
 
-	while ((rc = lv_pb_next(&r, &f)) > 0) {
+	while ((rc = lv__pb_next(&r, &f)) > 0) {
 		switch (f.num) {
 		case 1: EXPECT(&f, LV_PB_VARINT, "bad DataFragment.id"); id = f.u; break;
 		case 2: {
 			EXPECT(&f, LV_PB_LEN, "bad DataFragment.files");
-			lv_data_file_ref d;
+			lv__data_file_ref d;
 			LV_TRY(parse_data_file(&f, name, &d, err));
 			num_files++;
 			s->total_files_size += d.file_size_bytes; /* 0 = unknown adds nothing */
@@ -276,14 +276,14 @@ static int parse_fragment(const lv_pb_field *ff, const char *name, const lv_mani
 	return 0;
 }
 
-static int parse_pair(const lv_pb_field *f, lv_sv *a, lv_sv *b, uint32_t na, uint32_t nb)
+static int parse_pair(const lv__pb_field *f, lv__sv *a, lv__sv *b, uint32_t na, uint32_t nb)
 {
-	lv_pb r = lv_pb_sub(f);
-	lv_pb_field g;
+	lv__pb r = lv__pb_sub(f);
+	lv__pb_field g;
 	int rc;
 	a->p = b->p = "";
 	a->n = b->n = 0;
-	while ((rc = lv_pb_next(&r, &g)) > 0) {
+	while ((rc = lv__pb_next(&r, &g)) > 0) {
 		if (g.wire != LV_PB_LEN)
 			continue;
 		if (g.num == na)
@@ -294,13 +294,13 @@ static int parse_pair(const lv_pb_field *f, lv_sv *a, lv_sv *b, uint32_t na, uin
 	return rc < 0 ? -1 : 0;
 }
 
-static int parse_message(const lv_pb_field *top, const char *name, const lv_manifest_visitor *vis,
-			 lv_manifest *m, lv_error *err)
+static int parse_message(const lv__pb_field *top, const char *name, const lv__manifest_visitor *vis,
+			 lv__manifest *m, lv_error *err)
 {
-	lv_pb r = lv_pb_sub(top);
-	lv_pb_field f;
+	lv__pb r = lv__pb_sub(top);
+	lv__pb_field f;
 	int rc;
-	while ((rc = lv_pb_next(&r, &f)) > 0) {
+	while ((rc = lv__pb_next(&r, &f)) > 0) {
 		switch (f.num) {
 		case 1:
 			EXPECT(&f, LV_PB_LEN, "bad fields");
@@ -329,13 +329,13 @@ static int parse_message(const lv_pb_field *top, const char *name, const lv_mani
 			break;
 		case 7: {
 			EXPECT(&f, LV_PB_LEN, "bad timestamp");
-			lv_pb t = lv_pb_sub(&f);
-			lv_pb_field g;
+			lv__pb t = lv__pb_sub(&f);
+			lv__pb_field g;
 			int trc;
 			m->has_timestamp = true;
 			m->ts_seconds = 0;
 			m->ts_nanos = 0;
-			while ((trc = lv_pb_next(&t, &g)) > 0) {
+			while ((trc = lv__pb_next(&t, &g)) > 0) {
 				if (g.wire != LV_PB_VARINT)
 					return corrupt(err, name, "bad timestamp field");
 				if (g.num == 1)
@@ -381,7 +381,7 @@ static int parse_message(const lv_pb_field *top, const char *name, const lv_mani
 			break;
 		case 16: {
 			EXPECT(&f, LV_PB_LEN, "bad config");
-			lv_sv k, v;
+			lv__sv k, v;
 			if (parse_pair(&f, &k, &v, 1, 2) < 0 || !strings_ok(&f, 1u << 1 | 1u << 2))
 				return corrupt(err, name, "malformed config entry");
 			m->num_config++;
@@ -415,7 +415,7 @@ static int parse_message(const lv_pb_field *top, const char *name, const lv_mani
 }
 
 int lv__manifest_parse(const uint8_t *file, size_t size, const char *name,
-		       const lv_manifest_visitor *vis, lv_manifest *out, lv_error *err)
+		       const lv__manifest_visitor *vis, lv__manifest *out, lv_error *err)
 {
 	memset(out, 0, sizeof *out);
 	out->file = file;
@@ -426,18 +426,18 @@ int lv__manifest_parse(const uint8_t *file, size_t size, const char *name,
 		return lv__err(err, LV_ELIMIT, "manifest %s: file too large (%zu bytes)", name, size);
 	if (memcmp(file + size - 4, "LANC", 4) != 0)
 		return corrupt(err, name, "missing LANC magic");
-	uint64_t pos = lv_le64(file + size - 16);
+	uint64_t pos = lv__le64(file + size - 16);
 	if (pos > size - 16 - 4)
 		return lv__err(err, LV_ECORRUPT, "manifest %s: manifest position %llu out of range",
 			       name, (unsigned long long)pos);
-	uint32_t len = lv_le32(file + pos);
+	uint32_t len = lv__le32(file + pos);
 	if ((uint64_t)len != (uint64_t)size - 16 - pos - 4)
 		return lv__err(err, LV_ECORRUPT,
 			       "manifest %s: message length %u does not end at the footer", name, len);
 	out->manifest_pos = pos;
 	out->msg = file + pos + 4;
 	out->msg_len = len;
-	lv_pb_field top = { .num = 0, .wire = LV_PB_LEN, .data = out->msg, .len = len };
+	lv__pb_field top = { .num = 0, .wire = LV_PB_LEN, .data = out->msg, .len = len };
 	LV_TRY(parse_message(&top, name, vis, out, err));
 	/* A manifest named for a version must hold that version (a copy under another
 	 * version's name would list one version twice, and a cleanup would plan on it). */
@@ -465,14 +465,14 @@ int lv__manifest_parse(const uint8_t *file, size_t size, const char *name,
 }
 
 /* Iterates repeated LEN field `num` of the manifest message, from byte offset *cursor. */
-static int next_field_of(const lv_manifest *m, size_t *cursor, uint32_t num, lv_pb_field *out)
+static int next_field_of(const lv__manifest *m, size_t *cursor, uint32_t num, lv__pb_field *out)
 {
 	if (*cursor > m->msg_len)
 		return 0;
-	lv_pb r = lv_pb_make(m->msg + *cursor, m->msg_len - *cursor);
-	lv_pb_field f;
+	lv__pb r = lv__pb_make(m->msg + *cursor, m->msg_len - *cursor);
+	lv__pb_field f;
 	int rc;
-	while ((rc = lv_pb_next(&r, &f)) > 0) {
+	while ((rc = lv__pb_next(&r, &f)) > 0) {
 		if (f.num == num && f.wire == LV_PB_LEN) {
 			*cursor = (size_t)(r.p - m->msg);
 			*out = f;
@@ -483,25 +483,25 @@ static int next_field_of(const lv_manifest *m, size_t *cursor, uint32_t num, lv_
 	return rc < 0 ? -1 : 0;
 }
 
-int lv__manifest_config_next(const lv_manifest *m, size_t *cursor, lv_sv *key, lv_sv *value)
+int lv__manifest_config_next(const lv__manifest *m, size_t *cursor, lv__sv *key, lv__sv *value)
 {
-	lv_pb_field f;
+	lv__pb_field f;
 	int rc = next_field_of(m, cursor, 16, &f);
 	if (rc <= 0)
 		return rc;
 	return parse_pair(&f, key, value, 1, 2) < 0 ? -1 : 1;
 }
 
-int lv__manifest_base_path_next(const lv_manifest *m, size_t *cursor, lv_base_path *out)
+int lv__manifest_base_path_next(const lv__manifest *m, size_t *cursor, lv__base_path *out)
 {
-	lv_pb_field f;
+	lv__pb_field f;
 	int rc = next_field_of(m, cursor, 18, &f);
 	if (rc <= 0)
 		return rc;
 	memset(out, 0, sizeof *out);
-	lv_pb r = lv_pb_sub(&f);
-	lv_pb_field g;
-	while ((rc = lv_pb_next(&r, &g)) > 0) {
+	lv__pb r = lv__pb_sub(&f);
+	lv__pb_field g;
+	while ((rc = lv__pb_next(&r, &g)) > 0) {
 		if (g.num == 1 && g.wire == LV_PB_VARINT)
 			out->id = (uint32_t)g.u;
 		else if (g.num == 2 && g.wire == LV_PB_LEN) {
@@ -516,13 +516,13 @@ int lv__manifest_base_path_next(const lv_manifest *m, size_t *cursor, lv_base_pa
 }
 
 /* Bounds-checked "u32 length + message" section at `off`, which must end before the manifest. */
-static int section_at(const lv_manifest *m, uint64_t off, const char *name, const char *what,
+static int section_at(const lv__manifest *m, uint64_t off, const char *name, const char *what,
 		      const uint8_t **p, size_t *len, lv_error *err)
 {
 	if (off > m->manifest_pos || m->manifest_pos - off < 4)
 		return lv__err(err, LV_ECORRUPT, "manifest %s: %s offset %llu out of range", name, what,
 			       (unsigned long long)off);
-	uint32_t n = lv_le32(m->file + off);
+	uint32_t n = lv__le32(m->file + off);
 	if ((uint64_t)n > m->manifest_pos - off - 4)
 		return lv__err(err, LV_ECORRUPT, "manifest %s: %s length %u overruns the manifest",
 			       name, what, n);
@@ -531,7 +531,7 @@ static int section_at(const lv_manifest *m, uint64_t off, const char *name, cons
 	return 0;
 }
 
-int lv__manifest_inline_txn(const lv_manifest *m, const char *name, const uint8_t **txn,
+int lv__manifest_inline_txn(const lv__manifest *m, const char *name, const uint8_t **txn,
 			    size_t *len, lv_error *err)
 {
 	if (!m->has_transaction_section)
@@ -539,7 +539,7 @@ int lv__manifest_inline_txn(const lv_manifest *m, const char *name, const uint8_
 	return section_at(m, m->transaction_section, name, "transaction section", txn, len, err);
 }
 
-long lv__manifest_indices(const lv_manifest *m, const char *name, lv_index_cb cb, void *payload,
+long lv__manifest_indices(const lv__manifest *m, const char *name, lv__index_cb cb, void *payload,
 			  lv_error *err)
 {
 	if (!m->has_index_section)
@@ -547,26 +547,26 @@ long lv__manifest_indices(const lv_manifest *m, const char *name, lv_index_cb cb
 	const uint8_t *p = NULL;
 	size_t n = 0;
 	LV_TRY(section_at(m, m->index_section, name, "index section", &p, &n, err));
-	lv_pb r = lv_pb_make(p, n);
-	lv_pb_field f;
+	lv__pb r = lv__pb_make(p, n);
+	lv__pb_field f;
 	int rc;
 	long count = 0;
-	while ((rc = lv_pb_next(&r, &f)) > 0) {
+	while ((rc = lv__pb_next(&r, &f)) > 0) {
 		if (f.num != 1)
 			continue;
 		if (f.wire != LV_PB_LEN)
 			return corrupt(err, name, "bad IndexSection entry");
-		lv_index_ref idx;
+		lv__index_ref idx;
 		memset(&idx, 0, sizeof idx);
-		lv_pb ir = lv_pb_sub(&f);
-		lv_pb_field g;
+		lv__pb ir = lv__pb_sub(&f);
+		lv__pb_field g;
 		int irc;
-		while ((irc = lv_pb_next(&ir, &g)) > 0) {
+		while ((irc = lv__pb_next(&ir, &g)) > 0) {
 			if (g.num == 1 && g.wire == LV_PB_LEN) {
-				lv_pb ur = lv_pb_sub(&g);
-				lv_pb_field u;
+				lv__pb ur = lv__pb_sub(&g);
+				lv__pb_field u;
 				int urc;
-				while ((urc = lv_pb_next(&ur, &u)) > 0)
+				while ((urc = lv__pb_next(&ur, &u)) > 0)
 					if (u.num == 1 && u.wire == LV_PB_LEN) {
 						if (u.len != 16)
 							return corrupt(err, name, "index uuid is not 16 bytes");
@@ -624,16 +624,16 @@ const char *lv__txn_op_name(uint32_t field)
 	return op_names[field - OP_FIRST];
 }
 
-int lv__txn_parse(const uint8_t *msg, size_t len, const char *name, lv_txn *out, lv_error *err)
+int lv__txn_parse(const uint8_t *msg, size_t len, const char *name, lv__txn *out, lv_error *err)
 {
 	memset(out, 0, sizeof *out);
 	out->msg = msg;
 	out->msg_len = len;
 	out->uuid.p = out->tag.p = "";
-	lv_pb r = lv_pb_make(msg, len);
-	lv_pb_field f;
+	lv__pb r = lv__pb_make(msg, len);
+	lv__pb_field f;
 	int rc;
-	while ((rc = lv_pb_next(&r, &f)) > 0) {
+	while ((rc = lv__pb_next(&r, &f)) > 0) {
 		switch (f.num) {
 		case 1:
 			if (f.wire != LV_PB_VARINT)
@@ -657,7 +657,7 @@ int lv__txn_parse(const uint8_t *msg, size_t len, const char *name, lv_txn *out,
 		case 4: {
 			if (f.wire != LV_PB_LEN)
 				goto bad;
-			lv_sv k, v;
+			lv__sv k, v;
 			if (parse_pair(&f, &k, &v, 1, 2) < 0 || !strings_ok(&f, 1u << 1 | 1u << 2))
 				goto bad;
 			out->num_properties++;
@@ -686,14 +686,14 @@ bad:
 	return lv__err(err, LV_ECORRUPT, "transaction %s: truncated or malformed", name);
 }
 
-int lv__txn_property_next(const lv_txn *t, size_t *cursor, lv_sv *key, lv_sv *value)
+int lv__txn_property_next(const lv__txn *t, size_t *cursor, lv__sv *key, lv__sv *value)
 {
 	if (*cursor > t->msg_len)
 		return 0;
-	lv_pb r = lv_pb_make(t->msg + *cursor, t->msg_len - *cursor);
-	lv_pb_field f;
+	lv__pb r = lv__pb_make(t->msg + *cursor, t->msg_len - *cursor);
+	lv__pb_field f;
 	int rc;
-	while ((rc = lv_pb_next(&r, &f)) > 0) {
+	while ((rc = lv__pb_next(&r, &f)) > 0) {
 		if (f.num == 4 && f.wire == LV_PB_LEN) {
 			*cursor = (size_t)(r.p - t->msg);
 			return parse_pair(&f, key, value, 1, 2) < 0 ? -1 : 1;
@@ -705,13 +705,13 @@ int lv__txn_property_next(const lv_txn *t, size_t *cursor, lv_sv *key, lv_sv *va
 
 /* ---- commit time ---- */
 
-int64_t lv__manifest_ts_millis(const lv_manifest *m, int64_t *nanos)
+int64_t lv__manifest_ts_millis(const lv__manifest *m, int64_t *nanos)
 {
 	/* chrono's NaiveDateTime range: -262143-01-01T00:00:00 .. +262142-12-31T23:59:59 */
 	static int64_t min_s, max_s;
 	if (!max_s) {
-		min_s = lv_days_from_civil(-262143, 1, 1) * 86400;
-		max_s = lv_days_from_civil(262143, 1, 1) * 86400 - 1;
+		min_s = lv__days_from_civil(-262143, 1, 1) * 86400;
+		max_s = lv__days_from_civil(262143, 1, 1) * 86400 - 1;
 	}
 	unsigned __int128 total = (unsigned __int128)(__int128)m->ts_seconds * 1000000000u +
 				  (unsigned __int128)(__int128)m->ts_nanos;
@@ -746,7 +746,7 @@ int lv__version_name_parse(const char *name, uint64_t *version)
 		return LV_NAME_NONE;
 	size_t stem = n - sl;
 	uint64_t v;
-	if (!lv_parse_u64(name, stem, &v))
+	if (!lv__parse_u64(name, stem, &v))
 		return LV_NAME_NONE;
 	if (stem == 20) {
 		*version = UINT64_MAX - v;

@@ -14,13 +14,13 @@
 
 #include "lancever/common.h"
 
-typedef struct lv_sv {
+typedef struct lv__sv {
 	const char *p;
 	size_t n;
-} lv_sv;
+} lv__sv;
 
 /* The 7 counters of Lance's ManifestSummary, computed as Lance does. */
-typedef struct lv_summary {
+typedef struct lv__summary {
 	uint64_t total_fragments;
 	uint64_t total_data_files;
 	uint64_t total_files_size;
@@ -28,7 +28,7 @@ typedef struct lv_summary {
 	uint64_t total_data_file_rows;
 	uint64_t total_deletion_file_rows;
 	uint64_t total_rows;
-} lv_summary;
+} lv__summary;
 
 /* Feature flags lancever understands (reader_feature_flags / writer_feature_flags). */
 #define LV_FLAG_DELETION_FILES 1u
@@ -49,14 +49,14 @@ typedef struct lv_summary {
 #define LV_READER_FLAGS_KNOWN 447u
 
 /* Files a manifest references, reported to an optional visitor during the parse. */
-typedef struct lv_data_file_ref {
-	lv_sv path;          /* relative to data/ of its base */
+typedef struct lv__data_file_ref {
+	lv__sv path;          /* relative to data/ of its base */
 	bool has_base_id;
 	uint32_t base_id;
 	uint64_t file_size_bytes;
-} lv_data_file_ref;
+} lv__data_file_ref;
 
-typedef struct lv_deletion_ref {
+typedef struct lv__deletion_ref {
 	uint64_t fragment_id;
 	uint64_t read_version;
 	uint64_t id;
@@ -64,18 +64,18 @@ typedef struct lv_deletion_ref {
 	bool has_base_id;
 	uint32_t base_id;
 	uint64_t num_deleted_rows;
-} lv_deletion_ref;
+} lv__deletion_ref;
 
-typedef struct lv_manifest_visitor {
+typedef struct lv__manifest_visitor {
 	/* Return 0 to continue; a negative LV_E* aborts the parse with that code. */
-	int (*data_file)(const lv_data_file_ref *f, void *payload);
-	int (*deletion_file)(const lv_deletion_ref *d, void *payload);
+	int (*data_file)(const lv__data_file_ref *f, void *payload);
+	int (*deletion_file)(const lv__deletion_ref *d, void *payload);
 	/* External row-id / version sequence files (ExternalFile.path, relative to root). */
-	int (*external_file)(lv_sv path, void *payload);
+	int (*external_file)(lv__sv path, void *payload);
 	void *payload;
-} lv_manifest_visitor;
+} lv__manifest_visitor;
 
-typedef struct lv_manifest {
+typedef struct lv__manifest {
 	uint64_t version;
 	bool has_timestamp;
 	int64_t ts_seconds;
@@ -89,18 +89,18 @@ typedef struct lv_manifest {
 	bool has_max_fragment_id;
 	uint32_t max_fragment_id;
 	bool has_branch;
-	lv_sv branch;
-	lv_sv tag;
-	lv_sv transaction_file;
-	lv_sv writer_library;
-	lv_sv writer_version;
-	lv_sv data_format_file;
-	lv_sv data_format_version;
+	lv__sv branch;
+	lv__sv tag;
+	lv__sv transaction_file;
+	lv__sv writer_library;
+	lv__sv writer_version;
+	lv__sv data_format_file;
+	lv__sv data_format_version;
 	size_t num_fields;
 	size_t num_config;
 	size_t num_base_paths;
 	uint64_t next_row_id;
-	lv_summary summary;
+	lv__summary summary;
 
 	/* Spans for second passes (config map, base paths, sections). */
 	const uint8_t *file;
@@ -108,7 +108,7 @@ typedef struct lv_manifest {
 	uint64_t manifest_pos;  /* offset of the u32 length of the Manifest message */
 	const uint8_t *msg;     /* the Manifest message */
 	size_t msg_len;
-} lv_manifest;
+} lv__manifest;
 
 /*
  * Commit time of a manifest, exactly as Lance 8.0.0 reports it (checked against
@@ -120,7 +120,7 @@ typedef struct lv_manifest {
  * in a corrupt manifest reads as 0, like in Lance, and nothing here overflows.
  * `nanos` may be NULL; it receives the full-precision time, wrapped to int64.
  */
-int64_t lv__manifest_ts_millis(const lv_manifest *m, int64_t *nanos);
+int64_t lv__manifest_ts_millis(const lv__manifest *m, int64_t *nanos);
 
 /*
  * Parses a whole manifest file.  `name` is used in error messages.  Unknown
@@ -128,58 +128,58 @@ int64_t lv__manifest_ts_millis(const lv_manifest *m, int64_t *nanos);
  * `vis` may be NULL.
  */
 int lv__manifest_parse(const uint8_t *file, size_t size, const char *name,
-		       const lv_manifest_visitor *vis, lv_manifest *out, lv_error *err);
+		       const lv__manifest_visitor *vis, lv__manifest *out, lv_error *err);
 
 /* Iterates the config map: *cursor starts at 0; returns 1 with key/value, 0 at end. */
-int lv__manifest_config_next(const lv_manifest *m, size_t *cursor, lv_sv *key, lv_sv *value);
+int lv__manifest_config_next(const lv__manifest *m, size_t *cursor, lv__sv *key, lv__sv *value);
 
 /* A BasePath entry (Manifest.base_paths). */
-typedef struct lv_base_path {
+typedef struct lv__base_path {
 	uint32_t id;
 	bool has_name;
-	lv_sv name;
+	lv__sv name;
 	bool is_dataset_root;
-	lv_sv path;
-} lv_base_path;
-int lv__manifest_base_path_next(const lv_manifest *m, size_t *cursor, lv_base_path *out);
+	lv__sv path;
+} lv__base_path;
+int lv__manifest_base_path_next(const lv__manifest *m, size_t *cursor, lv__base_path *out);
 
 /* Index metadata from the index section (IndexSection.indices). */
-typedef struct lv_index_ref {
+typedef struct lv__index_ref {
 	uint8_t uuid[16];
 	bool has_uuid;
-	lv_sv name;
+	lv__sv name;
 	uint64_t dataset_version;
 	bool has_base_id;
 	uint32_t base_id;
-} lv_index_ref;
-typedef int (*lv_index_cb)(const lv_index_ref *idx, void *payload);
+} lv__index_ref;
+typedef int (*lv__index_cb)(const lv__index_ref *idx, void *payload);
 /* Walks the index section if present; returns count (>= 0) or a negative LV_E*. */
-long lv__manifest_indices(const lv_manifest *m, const char *name, lv_index_cb cb, void *payload,
+long lv__manifest_indices(const lv__manifest *m, const char *name, lv__index_cb cb, void *payload,
 			  lv_error *err);
 
 /* Span of the inline transaction, if the manifest has one (bounds-checked). */
-int lv__manifest_inline_txn(const lv_manifest *m, const char *name, const uint8_t **txn,
+int lv__manifest_inline_txn(const lv__manifest *m, const char *name, const uint8_t **txn,
 			    size_t *len, lv_error *err);
 
 /* ---- transactions ---- */
 
-typedef struct lv_txn {
+typedef struct lv__txn {
 	uint64_t read_version;
-	lv_sv uuid;
-	lv_sv tag;
+	lv__sv uuid;
+	lv__sv tag;
 	uint32_t op_field;     /* 100..199, the set `operation` oneof member */
 	const char *op_name;   /* "Append", ...; "Unknown(N)" (in op_buf) for a number not known */
 	char op_buf[24];
 	size_t num_properties;
 	const uint8_t *msg;
 	size_t msg_len;
-} lv_txn;
+} lv__txn;
 
 /* Parses a serialized Transaction message (the .txn file or the inline section). */
-int lv__txn_parse(const uint8_t *msg, size_t len, const char *name, lv_txn *out, lv_error *err);
+int lv__txn_parse(const uint8_t *msg, size_t len, const char *name, lv__txn *out, lv_error *err);
 
 /* Iterates transaction_properties entries (map<string,string>). */
-int lv__txn_property_next(const lv_txn *t, size_t *cursor, lv_sv *key, lv_sv *value);
+int lv__txn_property_next(const lv__txn *t, size_t *cursor, lv__sv *key, lv__sv *value);
 
 /* Operation name for a oneof field number (100..115, Lance 12), NULL otherwise. */
 const char *lv__txn_op_name(uint32_t field);

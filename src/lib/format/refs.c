@@ -372,7 +372,7 @@ static int load_dir(lv_storage *st, const char *dir, size_t elem, ref_parse_fn p
 		goto out;
 	}
 	/* The files are read at once (on an object store each read is a round trip), then parsed in order. */
-	lv_parallel_for(nv.n, threads, read_one_ref, &rr);
+	lv__parallel_for(nv.n, threads, read_one_ref, &rr);
 	for (size_t i = 0; i < nv.n; i++) {
 		if (rr.rcs[i] < 0 && rr.rcs[i] != LV_ENOMEM && lenient) {
 			if ((rc = add_bad(lenient, bad_kind, dir, nv.v[i], &rr.errs[i])) < 0) {
@@ -464,7 +464,7 @@ static int refs_load(lv_refs **out, lv_storage *st, int threads, bool lenient, l
 		d.lenient[0] = r;
 		d.lenient[1] = &side;
 	}
-	lv_parallel_for(2, d.threads > 1 ? 2 : 1, load_one_dir, &d);
+	lv__parallel_for(2, d.threads > 1 ? 2 : 1, load_one_dir, &d);
 	r->tags = d.tags;
 	r->ntags = d.ntags;
 	r->branches = d.branches;

@@ -1,15 +1,15 @@
 /*
  * Parses a 2.1/2.2 CompressiveEncoding (encodings_v2_1.proto) into a small tree of
  * nodes, validated once so the decoders can trust its shape: widths are ones we
- * decode, required children are present, nesting is bounded (LF_MAX_DEPTH) and the
- * tree never exceeds LF_CENC_MAX_NODES.  Kinds we know but do not decode are
+ * decode, required children are present, nesting is bounded (LV__LF_MAX_DEPTH) and the
+ * tree never exceeds LV__LF_CENC_MAX_NODES.  Kinds we know but do not decode are
  * LV_EUNSUPPORTED naming the kind.
  */
 #include <string.h>
 
 #include "lancefile/lf_internal.h"
 
-const char *lf_cenc_name(int kind)
+const char *lv__lf_cenc_name(int kind)
 {
 	static const char *const names[] = {
 		"?", "flat", "variable", "constant", "out_of_line_bitpacking", "inline_bitpacking",
@@ -21,99 +21,99 @@ const char *lf_cenc_name(int kind)
 
 static bool word_bits(uint64_t b) { return b == 8 || b == 16 || b == 32 || b == 64; }
 
-static int parse_node(lf_dctx *c, const uint8_t *p, size_t n, lf_cenc_tree *t, int depth);
+static int parse_node(lv__lf_dctx *c, const uint8_t *p, size_t n, lv__lf_cenc_tree *t, int depth);
 
 /* Parses sub-message field `num` of m as a child node; absent is corrupt. */
-static int child(lf_dctx *c, const lv_pb_field *m, uint32_t num, lf_cenc_tree *t, int depth,
+static int child(lv__lf_dctx *c, const lv__pb_field *m, uint32_t num, lv__lf_cenc_tree *t, int depth,
 		 const char *what)
 {
-	lv_pb_field g = { 0 };
-	int k = lf_pb_find(m->data, m->len, num, &g);
+	lv__pb_field g = { 0 };
+	int k = lv__lf_pb_find(m->data, m->len, num, &g);
 	if (k != 1)
-		return LF_CORRUPT(c, "compressive encoding without its %s encoding", what);
+		return LV__LF_CORRUPT(c, "compressive encoding without its %s encoding", what);
 	return parse_node(c, g.data, g.len, t, depth + 1);
 }
 
 /* BufferCompression{1 scheme, 2 level} -> LF_COMP_*; unknown schemes are unsupported. */
-static int parse_scheme(lf_dctx *c, const lv_pb_field *m, uint32_t num, int *scheme)
+static int parse_scheme(lv__lf_dctx *c, const lv__pb_field *m, uint32_t num, int *scheme)
 {
-	lv_pb_field g = { 0 };
+	lv__pb_field g = { 0 };
 	uint64_t s = 0;
-	*scheme = LF_COMP_NONE;
-	int k = lf_pb_find(m->data, m->len, num, &g);
-	if (k < 0 || (k == 1 && lf_varint_field(g.data, g.len, 1, &s) < 0))
-		return LF_CORRUPT(c, "malformed buffer compression");
+	*scheme = LV__LF_COMP_NONE;
+	int k = lv__lf_pb_find(m->data, m->len, num, &g);
+	if (k < 0 || (k == 1 && lv__lf_varint_field(g.data, g.len, 1, &s) < 0))
+		return LV__LF_CORRUPT(c, "malformed buffer compression");
 	if (k == 0)
 		return 0;
-	if (s != LF_COMP_LZ4 && s != LF_COMP_ZSTD)
-		return LF_UNSUP(c, "unsupported compression scheme %llu", (unsigned long long)s);
+	if (s != LV__LF_COMP_LZ4 && s != LV__LF_COMP_ZSTD)
+		return LV__LF_UNSUP(c, "unsupported compression scheme %llu", (unsigned long long)s);
 	*scheme = (int)s;
 	return 0;
 }
 
 /* Kind-specific fields of node i (message m); children parsed recursively. */
-static int parse_kind(lf_dctx *c, const lv_pb_field *m, lf_cenc_tree *t, int i, int depth)
+static int parse_kind(lv__lf_dctx *c, const lv__pb_field *m, lv__lf_cenc_tree *t, int i, int depth)
 {
-	lf_cenc *e = &t->node[i];
+	lv__lf_cenc *e = &t->node[i];
 	int k, scheme;
 	switch (e->kind) {
 	case CE_FLAT:
 	case CE_INLINE_BITPACK:
-		if (lf_varint_field(m->data, m->len, 1, &e->bits) < 0)
-			return LF_CORRUPT(c, "malformed %s encoding", lf_cenc_name(e->kind));
+		if (lv__lf_varint_field(m->data, m->len, 1, &e->bits) < 0)
+			return LV__LF_CORRUPT(c, "malformed %s encoding", lv__lf_cenc_name(e->kind));
 		LV_TRY(parse_scheme(c, m, 2, &scheme));
 		if (scheme)
-			return LF_UNSUP(c, "unsupported %s with buffer compression",
-					lf_cenc_name(e->kind));
+			return LV__LF_UNSUP(c, "unsupported %s with buffer compression",
+					lv__lf_cenc_name(e->kind));
 		if (!word_bits(e->bits) && !(e->kind == CE_FLAT && e->bits == 1))
-			return LF_UNSUP(c, "unsupported %s of %llu bits", lf_cenc_name(e->kind),
+			return LV__LF_UNSUP(c, "unsupported %s of %llu bits", lv__lf_cenc_name(e->kind),
 					(unsigned long long)e->bits);
 		return 0;
 	case CE_VARIABLE:
 		LV_TRY(parse_scheme(c, m, 2, &scheme));
 		if (scheme)
-			return LF_UNSUP(c, "unsupported variable values compression");
+			return LV__LF_UNSUP(c, "unsupported variable values compression");
 		LV_TRY(k = child(c, m, 1, t, depth, "offsets"));
 		if (t->node[k].kind != CE_FLAT || (t->node[k].bits != 32 && t->node[k].bits != 64))
-			return LF_UNSUP(c, "unsupported variable offsets encoding '%s'",
-					lf_cenc_name(t->node[k].kind));
+			return LV__LF_UNSUP(c, "unsupported variable offsets encoding '%s'",
+					lv__lf_cenc_name(t->node[k].kind));
 		t->node[i].child[0] = k;
 		t->node[i].bits = t->node[k].bits;
 		return 0;
 	case CE_CONSTANT: {
-		lv_pb_field g = { 0 };
-		if (lf_pb_find(m->data, m->len, 1, &g) < 0)
-			return LF_CORRUPT(c, "malformed constant encoding");
+		lv__pb_field g = { 0 };
+		if (lv__lf_pb_find(m->data, m->len, 1, &g) < 0)
+			return LV__LF_CORRUPT(c, "malformed constant encoding");
 		e->blob = g.data;
 		e->blob_len = g.len;
 		return 0;
 	}
 	case CE_OOL_BITPACK:
-		if (lf_varint_field(m->data, m->len, 1, &e->bits) < 0)
-			return LF_CORRUPT(c, "malformed out_of_line_bitpacking");
+		if (lv__lf_varint_field(m->data, m->len, 1, &e->bits) < 0)
+			return LV__LF_CORRUPT(c, "malformed out_of_line_bitpacking");
 		if (!word_bits(e->bits))
-			return LF_UNSUP(c, "unsupported out_of_line_bitpacking width %llu",
+			return LV__LF_UNSUP(c, "unsupported out_of_line_bitpacking width %llu",
 					(unsigned long long)e->bits);
 		LV_TRY(k = child(c, m, 3, t, depth, "values"));
 		if (t->node[k].kind != CE_FLAT)
-			return LF_UNSUP(c, "unsupported out_of_line_bitpacking values encoding '%s'",
-					lf_cenc_name(t->node[k].kind));
+			return LV__LF_UNSUP(c, "unsupported out_of_line_bitpacking values encoding '%s'",
+					lv__lf_cenc_name(t->node[k].kind));
 		if (t->node[k].bits > t->node[i].bits)
-			return LF_CORRUPT(c, "out_of_line_bitpacking width %llu over %llu",
+			return LV__LF_CORRUPT(c, "out_of_line_bitpacking width %llu over %llu",
 					  (unsigned long long)t->node[k].bits,
 					  (unsigned long long)t->node[i].bits);
 		t->node[i].child[0] = k;
 		return 0;
 	case CE_FSST: {
-		lv_pb_field st = { 0 };
-		if (lf_pb_find(m->data, m->len, 1, &st) != 1)
-			return LF_CORRUPT(c, "fsst without a symbol table");
+		lv__pb_field st = { 0 };
+		if (lv__lf_pb_find(m->data, m->len, 1, &st) != 1)
+			return LV__LF_CORRUPT(c, "fsst without a symbol table");
 		e->blob = st.data;
 		e->blob_len = st.len;
 		LV_TRY(k = child(c, m, 2, t, depth, "values"));
 		if (t->node[k].kind != CE_VARIABLE)
-			return LF_UNSUP(c, "unsupported fsst inner encoding '%s'",
-					lf_cenc_name(t->node[k].kind));
+			return LV__LF_UNSUP(c, "unsupported fsst inner encoding '%s'",
+					lv__lf_cenc_name(t->node[k].kind));
 		t->node[i].child[0] = k;
 		return 0;
 	}
@@ -124,56 +124,56 @@ static int parse_kind(lf_dctx *c, const lv_pb_field *m, lf_cenc_tree *t, int i, 
 		t->node[i].child[1] = k;
 		if (t->node[t->node[i].child[0]].kind != CE_FLAT || t->node[k].kind != CE_FLAT ||
 		    t->node[k].bits != 8 || !word_bits(t->node[t->node[i].child[0]].bits))
-			return LF_UNSUP(c, "unsupported rle values or run lengths encoding");
+			return LV__LF_UNSUP(c, "unsupported rle values or run lengths encoding");
 		return 0;
 	case CE_BSS:
 		LV_TRY(k = child(c, m, 1, t, depth, "values"));
 		if (t->node[k].kind != CE_FLAT || !word_bits(t->node[k].bits))
-			return LF_UNSUP(c, "unsupported byte_stream_split values encoding '%s'",
-					lf_cenc_name(t->node[k].kind));
+			return LV__LF_UNSUP(c, "unsupported byte_stream_split values encoding '%s'",
+					lv__lf_cenc_name(t->node[k].kind));
 		t->node[i].child[0] = k;
 		return 0;
 	case CE_GENERAL:
 		LV_TRY(parse_scheme(c, m, 1, &scheme));
 		if (!scheme)
-			return LF_CORRUPT(c, "general compression without a scheme");
+			return LV__LF_CORRUPT(c, "general compression without a scheme");
 		e->scheme = scheme;
 		LV_TRY(k = child(c, m, 3, t, depth, "values"));
 		t->node[i].child[0] = k;
 		return 0;
 	case CE_FSL: {
 		uint64_t hv = 0;
-		if (lf_varint_field(m->data, m->len, 1, &e->items) < 0 ||
-		    lf_varint_field(m->data, m->len, 3, &hv) < 0)
-			return LF_CORRUPT(c, "malformed fixed_size_list encoding");
+		if (lv__lf_varint_field(m->data, m->len, 1, &e->items) < 0 ||
+		    lv__lf_varint_field(m->data, m->len, 3, &hv) < 0)
+			return LV__LF_CORRUPT(c, "malformed fixed_size_list encoding");
 		e->has_validity = hv != 0;
-		if (e->items == 0 || e->items > LF_MAX_LIST_SIZE)
-			return LF_UNSUP(c, "unsupported fixed_size_list of %llu items",
+		if (e->items == 0 || e->items > LV__LF_MAX_LIST_SIZE)
+			return LV__LF_UNSUP(c, "unsupported fixed_size_list of %llu items",
 					(unsigned long long)e->items);
 		LV_TRY(k = child(c, m, 2, t, depth, "values"));
 		if (t->node[k].kind != CE_FLAT || t->node[k].bits < 8)
-			return LF_UNSUP(c, "unsupported fixed_size_list values encoding '%s'",
-					lf_cenc_name(t->node[k].kind));
+			return LV__LF_UNSUP(c, "unsupported fixed_size_list values encoding '%s'",
+					lv__lf_cenc_name(t->node[k].kind));
 		t->node[i].child[0] = k;
 		return 0;
 	}
 	default:
-		return LF_UNSUP(c, "unsupported compressive encoding '%s'", lf_cenc_name(e->kind));
+		return LV__LF_UNSUP(c, "unsupported compressive encoding '%s'", lv__lf_cenc_name(e->kind));
 	}
 }
 
-static int parse_node(lf_dctx *c, const uint8_t *p, size_t n, lf_cenc_tree *t, int depth)
+static int parse_node(lv__lf_dctx *c, const uint8_t *p, size_t n, lv__lf_cenc_tree *t, int depth)
 {
-	lv_pb_field f = { 0 };
-	if (depth > LF_MAX_DEPTH)
-		return LF_CORRUPT(c, "compressive encoding nested too deeply");
-	if (t->n >= LF_CENC_MAX_NODES)
-		return LF_UNSUP(c, "compressive encoding with more than %d nodes", LF_CENC_MAX_NODES);
-	int k = lf_oneof(p, n, &f);
+	lv__pb_field f = { 0 };
+	if (depth > LV__LF_MAX_DEPTH)
+		return LV__LF_CORRUPT(c, "compressive encoding nested too deeply");
+	if (t->n >= LV__LF_CENC_MAX_NODES)
+		return LV__LF_UNSUP(c, "compressive encoding with more than %d nodes", LV__LF_CENC_MAX_NODES);
+	int k = lv__lf_oneof(p, n, &f);
 	if (k < 0)
-		return LF_CORRUPT(c, "malformed compressive encoding");
+		return LV__LF_CORRUPT(c, "malformed compressive encoding");
 	if (k == 0)
-		return LF_CORRUPT(c, "empty compressive encoding");
+		return LV__LF_CORRUPT(c, "empty compressive encoding");
 	int i = t->n++;
 	memset(&t->node[i], 0, sizeof t->node[i]);
 	t->node[i].kind = k;
@@ -182,7 +182,7 @@ static int parse_node(lf_dctx *c, const uint8_t *p, size_t n, lf_cenc_tree *t, i
 	return i;
 }
 
-int lf_cenc_parse(lf_dctx *c, const uint8_t *p, size_t n, lf_cenc_tree *t, int *root)
+int lv__lf_cenc_parse(lv__lf_dctx *c, const uint8_t *p, size_t n, lv__lf_cenc_tree *t, int *root)
 {
 	t->n = 0;
 	int r = parse_node(c, p, n, t, 0);

@@ -1,6 +1,6 @@
 /*
  * Column output of the page decoders: error messages naming file, column and page,
- * and the stores of one row's value or null into a column's arrays (lf_colbuf).
+ * and the stores of one row's value or null into a column's arrays (lv__lf_colbuf).
  * Null rows always hold 0 / empty values, whatever the file holds there.
  */
 #include <stdio.h>
@@ -8,7 +8,7 @@
 
 #include "lancefile/lf_internal.h"
 
-int lf_perr(lf_dctx *c, int code, const char *fmt, ...)
+int lv__lf_perr(lv__lf_dctx *c, int code, const char *fmt, ...)
 {
 	char msg[320];
 	va_list ap;
@@ -19,7 +19,7 @@ int lf_perr(lf_dctx *c, int code, const char *fmt, ...)
 		       msg);
 }
 
-unsigned lf_type_width(int type)
+unsigned lv__lf_type_width(int type)
 {
 	switch (type) {
 	case LV_COL_UINT64:
@@ -32,9 +32,9 @@ unsigned lf_type_width(int type)
 	}
 }
 
-int lf_col_put_str(lf_dctx *c, size_t row, const uint8_t *p, size_t n)
+int lv__lf_col_put_str(lv__lf_dctx *c, size_t row, const uint8_t *p, size_t n)
 {
-	lf_colbuf *b = c->cb;
+	lv__lf_colbuf *b = c->cb;
 	if (!b->data.oom && n < b->data.cap - b->data.len) { /* room reserved: just copy */
 		memcpy(b->data.ptr + b->data.len, p, n);
 		b->data.len += n;
@@ -42,19 +42,19 @@ int lf_col_put_str(lf_dctx *c, size_t row, const uint8_t *p, size_t n)
 		b->offs[row + 1] = b->data.len;
 		return 0;
 	}
-	int rc = lv_dbuf_add(&b->data, p, n);
+	int rc = lv__dbuf_add(&b->data, p, n);
 	if (rc < 0)
-		return lf_perr(c, rc, rc == LV_ELIMIT ? "decoded strings exceed the size limit"
+		return lv__lf_perr(c, rc, rc == LV_ELIMIT ? "decoded strings exceed the size limit"
 						      : "out of memory");
 	b->offs[row + 1] = b->data.len;
 	return 0;
 }
 
-int lf_col_put_null(lf_dctx *c, size_t row)
+int lv__lf_col_put_null(lv__lf_dctx *c, size_t row)
 {
-	lf_colbuf *b = c->cb;
+	lv__lf_colbuf *b = c->cb;
 	if (!b->nullable)
-		return LF_CORRUPT(c, "null at row %zu of a non-nullable column", row);
+		return LV__LF_CORRUPT(c, "null at row %zu of a non-nullable column", row);
 	b->valid[row] = 0;
 	if (b->type == LV_COL_UTF8)
 		b->offs[row + 1] = b->data.len;
@@ -67,7 +67,7 @@ int lf_col_put_null(lf_dctx *c, size_t row)
 	return 0;
 }
 
-void lf_col_put_fixed(lf_colbuf *b, size_t row, uint64_t v)
+void lv__lf_col_put_fixed(lv__lf_colbuf *b, size_t row, uint64_t v)
 {
 	switch (b->type) {
 	case LV_COL_BOOL: b->bools[row] = (uint8_t)(v != 0); break;

@@ -12,42 +12,42 @@
 
 #define DICT_CAP ((size_t)1 << 30)
 
-void lf_dict_free(lf_dict *d)
+void lv__lf_dict_free(lv__lf_dict *d)
 {
 	free(d->vals);
-	lf_varvals_free(&d->str);
+	lv__lf_varvals_free(&d->str);
 	memset(d, 0, sizeof *d);
 }
 
-static int binary_block(lf_dctx *c, const uint8_t *p, size_t n, lf_dict *d)
+static int binary_block(lv__lf_dctx *c, const uint8_t *p, size_t n, lv__lf_dict *d)
 {
-	if (n < 8 || lv_le32(p) != 32)
-		return LF_UNSUP(c, "unsupported dictionary block layout");
-	uint64_t start = lv_le32(p + 4);
+	if (n < 8 || lv__le32(p) != 32)
+		return LV__LF_UNSUP(c, "unsupported dictionary block layout");
+	uint64_t start = lv__le32(p + 4);
 	if (start > n || (n - 8) / 4 < d->n + 1 || start < 8 + 4 * ((uint64_t)d->n + 1))
-		return LF_CORRUPT(c, "dictionary block offsets out of range");
+		return LV__LF_CORRUPT(c, "dictionary block offsets out of range");
 	d->str.offs = lv__calloc(d->n + 1, sizeof *d->str.offs);
 	if (!d->str.offs)
-		return LF_NOMEM(c);
+		return LV__LF_NOMEM(c);
 	d->str.bytes = p + start;
 	uint64_t room = n - start;
 	for (size_t i = 0; i <= d->n; i++) {
-		d->str.offs[i] = lv_le32(p + 8 + 4 * i);
+		d->str.offs[i] = lv__le32(p + 8 + 4 * i);
 		if (d->str.offs[i] > room || (i && d->str.offs[i] < d->str.offs[i - 1]))
-			return LF_CORRUPT(c, "dictionary offsets out of order or past the block");
+			return LV__LF_CORRUPT(c, "dictionary offsets out of order or past the block");
 	}
 	return 0;
 }
 
-static int load(lf_dctx *c, const lf_cenc_tree *t, int node, const uint8_t *p, size_t n,
-		lf_dict *d)
+static int load(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, const uint8_t *p, size_t n,
+		lv__lf_dict *d)
 {
-	const lf_cenc *e = &t->node[node];
+	const lv__lf_cenc *e = &t->node[node];
 	bool strings = c->cb->type == LV_COL_UTF8;
 	if (e->kind == CE_GENERAL) {
 		uint8_t *u;
 		size_t len;
-		LV_TRY(lf_decompress(c, e->scheme, p, n, 0, DICT_CAP, &u, &len));
+		LV_TRY(lv__lf_decompress(c, e->scheme, p, n, 0, DICT_CAP, &u, &len));
 		int rc = load(c, t, e->child[0], u, len, d);
 		if (rc == 0 && strings && !d->str.owned)
 			d->str.owned = u; /* the string offsets point into it */
@@ -57,35 +57,35 @@ static int load(lf_dctx *c, const lf_cenc_tree *t, int node, const uint8_t *p, s
 	}
 	if (strings) {
 		if (e->kind != CE_VARIABLE)
-			return LF_UNSUP(c, "unsupported string dictionary encoding '%s'",
-					lf_cenc_name(e->kind));
+			return LV__LF_UNSUP(c, "unsupported string dictionary encoding '%s'",
+					lv__lf_cenc_name(e->kind));
 		return binary_block(c, p, n, d);
 	}
 	if (e->kind != CE_FLAT && e->kind != CE_INLINE_BITPACK)
-		return LF_UNSUP(c, "unsupported dictionary encoding '%s'", lf_cenc_name(e->kind));
+		return LV__LF_UNSUP(c, "unsupported dictionary encoding '%s'", lv__lf_cenc_name(e->kind));
 	if (e->kind == CE_FLAT && e->bits / 8 * (uint64_t)d->n > n)
-		return LF_CORRUPT(c, "dictionary of %zu items in %zu bytes", d->n, n);
+		return LV__LF_CORRUPT(c, "dictionary of %zu items in %zu bytes", d->n, n);
 	d->vals = lv__calloc(d->n ? d->n : 1, sizeof *d->vals);
 	if (!d->vals)
-		return LF_NOMEM(c);
-	lf_bufs b = { .p = { p }, .n = { n }, .count = 1 };
+		return LV__LF_NOMEM(c);
+	lv__lf_bufs b = { .p = { p }, .n = { n }, .count = 1 };
 	unsigned bits;
-	return lf_fixed_decode(c, t, node, b, d->n, d->vals, &bits);
+	return lv__lf_fixed_decode(c, t, node, b, d->n, d->vals, &bits);
 }
 
-int lf_dict_load(lf_dctx *c, const lf_cenc_tree *t, int node, const uint8_t *p, size_t n,
-		 uint64_t items, lf_dict *d)
+int lv__lf_dict_load(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, const uint8_t *p, size_t n,
+		 uint64_t items, lv__lf_dict *d)
 {
 	memset(d, 0, sizeof *d);
 	/* a page dictionary holds at most the page's values; an uncompressed one at most
 	 * one item per bit of the block */
 	uint64_t room = t->node[node].kind == CE_GENERAL ? (uint64_t)c->nrows + 1 : (uint64_t)n * 8 + 1;
 	if (items > room)
-		return LF_CORRUPT(c, "dictionary of %llu items in %zu bytes",
+		return LV__LF_CORRUPT(c, "dictionary of %llu items in %zu bytes",
 				  (unsigned long long)items, n);
 	d->n = (size_t)items;
 	int rc = load(c, t, node, p, n, d);
 	if (rc)
-		lf_dict_free(d);
+		lv__lf_dict_free(d);
 	return rc;
 }

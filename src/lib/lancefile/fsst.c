@@ -11,52 +11,52 @@
 
 #define FSST_ESC 255
 
-int lf_fsst_init(lf_dctx *c, const uint8_t *t, size_t n, lf_fsst *f)
+int lv__lf_fsst_init(lv__lf_dctx *c, const uint8_t *t, size_t n, lv__lf_fsst *f)
 {
 	if (n < 8)
-		return LF_CORRUPT(c, "fsst symbol table of %zu bytes", n);
-	uint64_t hdr = lv_le64(t);
+		return LV__LF_CORRUPT(c, "fsst symbol table of %zu bytes", n);
+	uint64_t hdr = lv__le64(t);
 	if ((hdr >> 32) != 0x46535354u)
-		return LF_CORRUPT(c, "fsst symbol table without magic");
+		return LV__LF_CORRUPT(c, "fsst symbol table without magic");
 	f->on = (hdr >> 24) & 1;
 	f->nsym = (unsigned)(hdr & 0xff);
 	if (n < 8 + (size_t)f->nsym * 9)
-		return LF_CORRUPT(c, "fsst symbol table too short for %u symbols", f->nsym);
+		return LV__LF_CORRUPT(c, "fsst symbol table too short for %u symbols", f->nsym);
 	for (unsigned i = 0; i < f->nsym; i++) {
-		f->sym[i] = lv_le64(t + 8 + 8 * i);
+		f->sym[i] = lv__le64(t + 8 + 8 * i);
 		f->len[i] = t[8 + 8 * f->nsym + i];
 		if (f->len[i] < 1 || f->len[i] > 8)
-			return LF_CORRUPT(c, "fsst symbol %u has length %u", i, f->len[i]);
+			return LV__LF_CORRUPT(c, "fsst symbol %u has length %u", i, f->len[i]);
 	}
 	return 0;
 }
 
-int lf_fsst_decode(lf_dctx *c, const lf_fsst *f, const uint8_t *in, size_t n, lv_dbuf *d)
+int lv__lf_fsst_decode(lv__lf_dctx *c, const lv__lf_fsst *f, const uint8_t *in, size_t n, lv__dbuf *d)
 {
 	int rc = 0;
 	if (!f->on) {
-		rc = lv_dbuf_add(d, in, n);
+		rc = lv__dbuf_add(d, in, n);
 	} else {
 		size_t i = 0;
 		while (i < n && rc == 0) {
 			uint8_t code = in[i++];
 			if (code == FSST_ESC) {
 				if (i >= n)
-					return LF_CORRUPT(c, "fsst string ends in an escape");
-				rc = lv_dbuf_addc(d, in[i++]);
+					return LV__LF_CORRUPT(c, "fsst string ends in an escape");
+				rc = lv__dbuf_addc(d, in[i++]);
 			} else {
 				if (code >= f->nsym)
-					return LF_CORRUPT(c, "fsst code %u past %u symbols", code,
+					return LV__LF_CORRUPT(c, "fsst code %u past %u symbols", code,
 							  f->nsym);
 				uint8_t s[8];
 				for (unsigned b = 0; b < 8; b++)
 					s[b] = (uint8_t)(f->sym[code] >> (8 * b));
-				rc = lv_dbuf_add(d, s, f->len[code]);
+				rc = lv__dbuf_add(d, s, f->len[code]);
 			}
 		}
 	}
 	if (rc < 0)
-		return lf_perr(c, rc, rc == LV_ELIMIT ? "decoded strings exceed the size limit"
+		return lv__lf_perr(c, rc, rc == LV_ELIMIT ? "decoded strings exceed the size limit"
 						      : "out of memory");
 	return 0;
 }

@@ -15,20 +15,20 @@
 typedef struct fz_layout {
 	uint64_t bdef, bpv, bpo;
 	bool fixed;
-	lf_cenc_tree t;
+	lv__lf_cenc_tree t;
 	int root;
-	lf_fsst fsst;
+	lv__lf_fsst fsst;
 } fz_layout;
 
-static int parse_layout(lf_dctx *c, const uint8_t *p, size_t n, fz_layout *z)
+static int parse_layout(lv__lf_dctx *c, const uint8_t *p, size_t n, fz_layout *z)
 {
-	lv_pb r = lv_pb_make(p, n);
-	lv_pb_field f = { 0 }, fval = { 0 };
+	lv__pb r = lv__pb_make(p, n);
+	lv__pb_field f = { 0 }, fval = { 0 };
 	int rc, nlayers = 0;
 	bool var = false;
 	uint64_t brep = 0, items = 0, visible = 0, layer = 0;
 	memset(z, 0, sizeof *z);
-	while ((rc = lv_pb_next(&r, &f)) == 1) {
+	while ((rc = lv__pb_next(&r, &f)) == 1) {
 		switch (f.num) {
 		case 1: brep = f.u; break;
 		case 2: z->bdef = f.u; break;
@@ -37,89 +37,89 @@ static int parse_layout(lf_dctx *c, const uint8_t *p, size_t n, fz_layout *z)
 		case 5: items = f.u; break;
 		case 6: visible = f.u; break;
 		case 7: fval = f; break;
-		case 8: LV_TRY(lf_parse_layers(c, &f, &layer, &nlayers)); break;
+		case 8: LV_TRY(lv__lf_parse_layers(c, &f, &layer, &nlayers)); break;
 		default: break;
 		}
 	}
 	if (rc < 0 || fval.wire != LV_PB_LEN || (!z->fixed && !var))
-		return LF_CORRUPT(c, "malformed full-zip layout");
-	LV_TRY(lf_check_layer(c, layer, nlayers));
+		return LV__LF_CORRUPT(c, "malformed full-zip layout");
+	LV_TRY(lv__lf_check_layer(c, layer, nlayers));
 	if (brep)
-		return LF_UNSUP(c, "unsupported full-zip repetition levels (list column)");
+		return LV__LF_UNSUP(c, "unsupported full-zip repetition levels (list column)");
 	if (z->bdef > 16)
-		return LF_UNSUP(c, "unsupported full-zip with %llu definition bits",
+		return LV__LF_UNSUP(c, "unsupported full-zip with %llu definition bits",
 				(unsigned long long)z->bdef);
 	if (items != c->nrows || visible != items)
-		return LF_CORRUPT(c, "full-zip num_items %llu / visible %llu but page has %zu rows",
+		return LV__LF_CORRUPT(c, "full-zip num_items %llu / visible %llu but page has %zu rows",
 				  (unsigned long long)items, (unsigned long long)visible, c->nrows);
 	if (c->nbufs < 1)
-		return LF_CORRUPT(c, "full-zip page without buffers");
-	return lf_cenc_parse(c, fval.data, fval.len, &z->t, &z->root);
+		return LV__LF_CORRUPT(c, "full-zip page without buffers");
+	return lv__lf_cenc_parse(c, fval.data, fval.len, &z->t, &z->root);
 }
 
-static int check_types(lf_dctx *c, fz_layout *z)
+static int check_types(lv__lf_dctx *c, fz_layout *z)
 {
-	const lf_cenc *e = &z->t.node[z->root];
+	const lv__lf_cenc *e = &z->t.node[z->root];
 	int type = c->cb->type;
 	if (!z->fixed) {
 		if (type != LV_COL_UTF8)
-			return LF_CORRUPT(c, "variable full-zip for a fixed-width column");
+			return LV__LF_CORRUPT(c, "variable full-zip for a fixed-width column");
 		if (z->bpo != 8 && z->bpo != 16 && z->bpo != 32 && z->bpo != 64)
-			return LF_UNSUP(c, "unsupported full-zip bits_per_offset %llu",
+			return LV__LF_UNSUP(c, "unsupported full-zip bits_per_offset %llu",
 					(unsigned long long)z->bpo);
 		if (e->kind == CE_FSST)
-			return lf_fsst_init(c, e->blob, e->blob_len, &z->fsst);
+			return lv__lf_fsst_init(c, e->blob, e->blob_len, &z->fsst);
 		if (e->kind == CE_GENERAL && z->t.node[e->child[0]].kind == CE_VARIABLE)
 			return 0;
 		if (e->kind != CE_VARIABLE)
-			return LF_UNSUP(c, "unsupported full-zip compressive encoding '%s'",
-					lf_cenc_name(e->kind));
+			return LV__LF_UNSUP(c, "unsupported full-zip compressive encoding '%s'",
+					lv__lf_cenc_name(e->kind));
 		return 0;
 	}
-	unsigned want = lf_type_width(type) * 8;
+	unsigned want = lv__lf_type_width(type) * 8;
 	bool ok = e->kind == CE_FLAT && want && e->bits == want && z->bpv == want;
 	if (type == LV_COL_FSL_FLOAT32)
 		ok = e->kind == CE_FSL && !e->has_validity && e->items == c->cb->dim &&
 		     z->t.node[e->child[0]].bits == 32 && z->bpv == 32 * (uint64_t)c->cb->dim;
 	if (!ok)
-		return LF_UNSUP(c, "unsupported fixed full-zip of %llu bits ('%s')",
-				(unsigned long long)z->bpv, lf_cenc_name(e->kind));
+		return LV__LF_UNSUP(c, "unsupported fixed full-zip of %llu bits ('%s')",
+				(unsigned long long)z->bpv, lv__lf_cenc_name(e->kind));
 	return 0;
 }
 
 /* Stores one valid variable-width value. */
-static int put_var(lf_dctx *c, const fz_layout *z, size_t row, const uint8_t *p, size_t len)
+static int put_var(lv__lf_dctx *c, const fz_layout *z, size_t row, const uint8_t *p, size_t len)
 {
-	const lf_cenc *e = &z->t.node[z->root];
+	const lv__lf_cenc *e = &z->t.node[z->root];
 	if (e->kind == CE_FSST) {
-		LV_TRY(lf_fsst_decode(c, &z->fsst, p, len, &c->cb->data));
+		LV_TRY(lv__lf_fsst_decode(c, &z->fsst, p, len, &c->cb->data));
 		c->cb->offs[row + 1] = c->cb->data.len;
 		return 0;
 	}
 	if (e->kind != CE_GENERAL)
-		return lf_col_put_str(c, row, p, len);
+		return lv__lf_col_put_str(c, row, p, len);
 	uint8_t *d;
 	size_t dl;
-	LV_TRY(lf_decompress(c, e->scheme, p, len, 0, VALUE_CAP, &d, &dl));
-	int rc = lf_col_put_str(c, row, d, dl);
+	LV_TRY(lv__lf_decompress(c, e->scheme, p, len, 0, VALUE_CAP, &d, &dl));
+	int rc = lv__lf_col_put_str(c, row, d, dl);
 	free(d);
 	return rc;
 }
 
 /* Stores one valid fixed-width value of w bytes. */
-static void put_fixed(lf_colbuf *b, size_t row, const uint8_t *p, size_t w)
+static void put_fixed(lv__lf_colbuf *b, size_t row, const uint8_t *p, size_t w)
 {
 	if (b->type == LV_COL_FSL_FLOAT32) {
 		for (uint32_t k = 0; k < b->dim; k++) {
-			uint32_t bits = lv_le32(p + 4 * k);
+			uint32_t bits = lv__le32(p + 4 * k);
 			memcpy(&b->f32[row * b->dim + k], &bits, sizeof bits);
 		}
 		return;
 	}
-	lf_col_put_fixed(b, row, lf_load_le(p, (unsigned)w));
+	lv__lf_col_put_fixed(b, row, lv__lf_load_le(p, (unsigned)w));
 }
 
-static int rows(lf_dctx *c, const fz_layout *z)
+static int rows(lv__lf_dctx *c, const fz_layout *z)
 {
 	size_t cw = z->bdef == 0 ? 0 : z->bdef <= 8 ? 1 : 2;
 	size_t lw = (size_t)z->bpo / 8, vw = (size_t)z->bpv / 8;
@@ -130,30 +130,30 @@ static int rows(lf_dctx *c, const fz_layout *z)
 		uint64_t lev = 0;
 		if (cw) {
 			if (dl - pos < cw)
-				return LF_CORRUPT(c, "full-zip data truncated at row %zu", i);
-			lev = lf_load_le(d + pos, (unsigned)cw) & ((1u << z->bdef) - 1);
+				return LV__LF_CORRUPT(c, "full-zip data truncated at row %zu", i);
+			lev = lv__lf_load_le(d + pos, (unsigned)cw) & ((1u << z->bdef) - 1);
 			pos += cw;
 		}
 		if (lev) {
 			if (lev != 1)
-				return LF_CORRUPT(c, "definition level %llu in a flat column",
+				return LV__LF_CORRUPT(c, "definition level %llu in a flat column",
 						  (unsigned long long)lev);
-			LV_TRY(lf_col_put_null(c, row));
+			LV_TRY(lv__lf_col_put_null(c, row));
 			continue;
 		}
 		if (z->fixed) {
 			if (dl - pos < vw)
-				return LF_CORRUPT(c, "full-zip data truncated at row %zu", i);
+				return LV__LF_CORRUPT(c, "full-zip data truncated at row %zu", i);
 			put_fixed(c->cb, row, d + pos, vw);
 			pos += vw;
 			continue;
 		}
 		if (dl - pos < lw)
-			return LF_CORRUPT(c, "full-zip data truncated at row %zu", i);
-		uint64_t len = lf_load_le(d + pos, (unsigned)lw);
+			return LV__LF_CORRUPT(c, "full-zip data truncated at row %zu", i);
+		uint64_t len = lv__lf_load_le(d + pos, (unsigned)lw);
 		pos += lw;
 		if (len > dl - pos)
-			return LF_CORRUPT(c, "full-zip value of %llu bytes past the buffer at row %zu",
+			return LV__LF_CORRUPT(c, "full-zip value of %llu bytes past the buffer at row %zu",
 					  (unsigned long long)len, i);
 		LV_TRY(put_var(c, z, row, d + pos, (size_t)len));
 		pos += (size_t)len;
@@ -161,11 +161,11 @@ static int rows(lf_dctx *c, const fz_layout *z)
 	return 0;
 }
 
-int lf_fullzip(lf_dctx *c, const uint8_t *p, size_t n)
+int lv__lf_fullzip(lv__lf_dctx *c, const uint8_t *p, size_t n)
 {
 	fz_layout *z = lv__malloc(sizeof *z);
 	if (!z)
-		return LF_NOMEM(c);
+		return LV__LF_NOMEM(c);
 	int rc = parse_layout(c, p, n, z);
 	if (rc == 0)
 		rc = check_types(c, z);

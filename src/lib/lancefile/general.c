@@ -19,20 +19,20 @@
 
 #define ZSTD_MAGIC 0xFD2FB528u
 
-static const char *scheme_name(int s) { return s == LF_COMP_LZ4 ? "lz4" : "zstd"; }
+static const char *scheme_name(int s) { return s == LV__LF_COMP_LZ4 ? "lz4" : "zstd"; }
 
 /* Checks a claimed decompressed size and charges it to the budget. */
-static int admit(lf_dctx *c, int scheme, uint64_t claim, size_t expect, size_t cap)
+static int admit(lv__lf_dctx *c, int scheme, uint64_t claim, size_t expect, size_t cap)
 {
 	if (expect && claim != expect)
-		return LF_CORRUPT(c, "%s buffer claims %llu decompressed bytes, %zu expected",
+		return LV__LF_CORRUPT(c, "%s buffer claims %llu decompressed bytes, %zu expected",
 				  scheme_name(scheme), (unsigned long long)claim, expect);
 	if (claim > cap)
-		return LF_CORRUPT(c, "%s buffer claims %llu decompressed bytes, over the %zu limit",
+		return LV__LF_CORRUPT(c, "%s buffer claims %llu decompressed bytes, over the %zu limit",
 				  scheme_name(scheme), (unsigned long long)claim, cap);
 	if (c->budget) {
 		if (claim > c->budget->left)
-			return lf_perr(c, LV_ELIMIT,
+			return lv__lf_perr(c, LV_ELIMIT,
 				       "decompressed data exceeds the file's limit (%llu bytes left)",
 				       (unsigned long long)c->budget->left);
 		c->budget->left -= claim;
@@ -41,39 +41,39 @@ static int admit(lf_dctx *c, int scheme, uint64_t claim, size_t expect, size_t c
 }
 
 /* Decompresses n bytes into a new buffer of exactly `size` bytes. */
-static int run(lf_dctx *c, int scheme, const uint8_t *p, size_t n, size_t size, uint8_t **out);
+static int run(lv__lf_dctx *c, int scheme, const uint8_t *p, size_t n, size_t size, uint8_t **out);
 
 /* A bare zstd frame; its size comes from the frame header or, if absent, from decoding
  * in steps into a buffer grown up to the limit. */
-static int zstd_bare(lf_dctx *c, const uint8_t *p, size_t n, size_t expect, size_t cap,
+static int zstd_bare(lv__lf_dctx *c, const uint8_t *p, size_t n, size_t expect, size_t cap,
 		     uint8_t **out, size_t *outlen)
 {
 	unsigned long long fcs = ZSTD_getFrameContentSize(p, n);
 	if (fcs == ZSTD_CONTENTSIZE_ERROR)
-		return LF_CORRUPT(c, "invalid zstd frame header");
+		return LV__LF_CORRUPT(c, "invalid zstd frame header");
 	if (fcs != ZSTD_CONTENTSIZE_UNKNOWN) {
-		LV_TRY(admit(c, LF_COMP_ZSTD, fcs, expect, cap));
-		LV_TRY(run(c, LF_COMP_ZSTD, p, n, (size_t)fcs, out));
+		LV_TRY(admit(c, LV__LF_COMP_ZSTD, fcs, expect, cap));
+		LV_TRY(run(c, LV__LF_COMP_ZSTD, p, n, (size_t)fcs, out));
 		*outlen = (size_t)fcs;
 		return 0;
 	}
 	size_t lim = expect ? expect : cap, size = lim < 65536 ? lim : 65536;
 	uint8_t *d = lv__malloc(size ? size : 1);
 	ZSTD_DCtx *z = ZSTD_createDCtx();
-	int rc = d && z ? 0 : LF_NOMEM(c);
+	int rc = d && z ? 0 : LV__LF_NOMEM(c);
 	ZSTD_inBuffer in = { p, n, 0 };
 	ZSTD_outBuffer ob = { d, size, 0 };
 	size_t r = 1;
 	while (rc == 0 && r != 0) {
 		if (ob.pos == ob.size) { /* full: grow, or stop at the limit */
 			if (ob.size >= lim) {
-				rc = LF_CORRUPT(c, "zstd frame decompresses to over %zu bytes", lim);
+				rc = LV__LF_CORRUPT(c, "zstd frame decompresses to over %zu bytes", lim);
 				break;
 			}
 			size_t ns = ob.size > lim / 2 ? lim : ob.size * 2;
 			uint8_t *nd = realloc(d, ns);
 			if (!nd) {
-				rc = LF_NOMEM(c);
+				rc = LV__LF_NOMEM(c);
 				break;
 			}
 			d = nd;
@@ -83,13 +83,13 @@ static int zstd_bare(lf_dctx *c, const uint8_t *p, size_t n, size_t expect, size
 		size_t before = ob.pos, used = in.pos;
 		r = ZSTD_decompressStream(z, &ob, &in);
 		if (ZSTD_isError(r))
-			rc = LF_CORRUPT(c, "zstd: %s", ZSTD_getErrorName(r));
+			rc = LV__LF_CORRUPT(c, "zstd: %s", ZSTD_getErrorName(r));
 		else if (r != 0 && ob.pos == before && in.pos == used && ob.pos < ob.size)
-			rc = LF_CORRUPT(c, "zstd frame truncated");
+			rc = LV__LF_CORRUPT(c, "zstd frame truncated");
 	}
 	ZSTD_freeDCtx(z);
 	if (rc == 0)
-		rc = admit(c, LF_COMP_ZSTD, ob.pos, expect, cap);
+		rc = admit(c, LV__LF_COMP_ZSTD, ob.pos, expect, cap);
 	if (rc) {
 		free(d);
 		return rc;
@@ -100,23 +100,23 @@ static int zstd_bare(lf_dctx *c, const uint8_t *p, size_t n, size_t expect, size
 }
 
 /* Decompresses n bytes into a new buffer of exactly `size` bytes. */
-static int run(lf_dctx *c, int scheme, const uint8_t *p, size_t n, size_t size, uint8_t **out)
+static int run(lv__lf_dctx *c, int scheme, const uint8_t *p, size_t n, size_t size, uint8_t **out)
 {
 	uint8_t *d = lv__malloc(size ? size : 1);
 	if (!d)
-		return LF_NOMEM(c);
+		return LV__LF_NOMEM(c);
 	int rc = 0;
-	if (scheme == LF_COMP_ZSTD) {
+	if (scheme == LV__LF_COMP_ZSTD) {
 		size_t r = ZSTD_decompress(d, size, p, n);
 		if (ZSTD_isError(r))
-			rc = LF_CORRUPT(c, "zstd: %s", ZSTD_getErrorName(r));
+			rc = LV__LF_CORRUPT(c, "zstd: %s", ZSTD_getErrorName(r));
 		else if (r != size)
-			rc = LF_CORRUPT(c, "zstd produced %zu of %zu bytes", r, size);
+			rc = LV__LF_CORRUPT(c, "zstd produced %zu of %zu bytes", r, size);
 	} else {
 		if (n > INT32_MAX || size > INT32_MAX)
-			rc = LF_UNSUP(c, "lz4 block over 2 GiB");
+			rc = LV__LF_UNSUP(c, "lz4 block over 2 GiB");
 		else if (LZ4_decompress_safe((const char *)p, (char *)d, (int)n, (int)size) != (int)size)
-			rc = LF_CORRUPT(c, "lz4 block is corrupt or not %zu bytes", size);
+			rc = LV__LF_CORRUPT(c, "lz4 block is corrupt or not %zu bytes", size);
 	}
 	if (rc) {
 		free(d);
@@ -126,36 +126,36 @@ static int run(lf_dctx *c, int scheme, const uint8_t *p, size_t n, size_t size, 
 	return 0;
 }
 
-int lf_decompress(lf_dctx *c, int scheme, const uint8_t *p, size_t n, size_t expect, size_t cap,
+int lv__lf_decompress(lv__lf_dctx *c, int scheme, const uint8_t *p, size_t n, size_t expect, size_t cap,
 		  uint8_t **out, size_t *outlen)
 {
 	*out = NULL;
 	*outlen = 0;
 	if (n == 0) { /* Lance writes nothing for an empty buffer */
 		if (expect)
-			return LF_CORRUPT(c, "empty %s buffer, %zu bytes expected", scheme_name(scheme),
+			return LV__LF_CORRUPT(c, "empty %s buffer, %zu bytes expected", scheme_name(scheme),
 					  expect);
 		*out = lv__malloc(1);
-		return *out ? 0 : LF_NOMEM(c);
+		return *out ? 0 : LV__LF_NOMEM(c);
 	}
 	if (c->budget && cap > c->budget->left)
 		cap = (size_t)c->budget->left;
 	uint64_t claim;
 	size_t hdr;
-	if (scheme == LF_COMP_ZSTD) {
-		if (n >= 8 && lv_le32(p) == ZSTD_MAGIC && !(p[4] & 0x10))
+	if (scheme == LV__LF_COMP_ZSTD) {
+		if (n >= 8 && lv__le32(p) == ZSTD_MAGIC && !(p[4] & 0x10))
 			return zstd_bare(c, p, n, expect, cap, out, outlen);
 		if (n < 8)
-			return LF_CORRUPT(c, "zstd buffer of %zu bytes", n);
-		claim = lv_le64(p);
+			return LV__LF_CORRUPT(c, "zstd buffer of %zu bytes", n);
+		claim = lv__le64(p);
 		hdr = 8;
-	} else if (scheme == LF_COMP_LZ4) {
+	} else if (scheme == LV__LF_COMP_LZ4) {
 		if (n < 4)
-			return LF_CORRUPT(c, "lz4 buffer of %zu bytes", n);
-		claim = lv_le32(p);
+			return LV__LF_CORRUPT(c, "lz4 buffer of %zu bytes", n);
+		claim = lv__le32(p);
 		hdr = 4;
 	} else {
-		return LF_UNSUP(c, "unsupported compression scheme %d", scheme);
+		return LV__LF_UNSUP(c, "unsupported compression scheme %d", scheme);
 	}
 	LV_TRY(admit(c, scheme, claim, expect, cap));
 	LV_TRY(run(c, scheme, p + hdr, n - hdr, (size_t)claim, out));

@@ -13,85 +13,85 @@
 #include "lancefile/lf_internal.h"
 
 /* A one-row Utf8 array in a page buffer: [u32 2][u32 8][u32 n][u32 0][u32 n][bytes]. */
-static int const_string(lf_dctx *c, const uint8_t **s, size_t *len)
+static int const_string(lv__lf_dctx *c, const uint8_t **s, size_t *len)
 {
 	const uint8_t *p = c->nbufs ? c->buf[0] : NULL;
 	size_t n = c->nbufs ? c->buflen[0] : 0;
-	if (n < 12 || lv_le32(p) != 2 || lv_le32(p + 4) != 8)
-		return LF_UNSUP(c, "unsupported constant value buffer");
-	uint64_t dl = lv_le32(p + 8);
-	if (dl != n - 20 || n < 20 || lv_le32(p + 12) != 0 || lv_le32(p + 16) != dl)
-		return LF_CORRUPT(c, "constant string value of inconsistent sizes");
+	if (n < 12 || lv__le32(p) != 2 || lv__le32(p + 4) != 8)
+		return LV__LF_UNSUP(c, "unsupported constant value buffer");
+	uint64_t dl = lv__le32(p + 8);
+	if (dl != n - 20 || n < 20 || lv__le32(p + 12) != 0 || lv__le32(p + 16) != dl)
+		return LV__LF_CORRUPT(c, "constant string value of inconsistent sizes");
 	*s = p + 20;
 	*len = (size_t)dl;
 	return 0;
 }
 
-static int constant(lf_dctx *c, const uint8_t *p, size_t n)
+static int constant(lv__lf_dctx *c, const uint8_t *p, size_t n)
 {
-	lv_pb r = lv_pb_make(p, n);
-	lv_pb_field g = { 0 }, val = { 0 };
+	lv__pb r = lv__pb_make(p, n);
+	lv__pb_field g = { 0 }, val = { 0 };
 	int rc, nlayers = 0;
 	bool have_val = false, levels = false;
 	uint64_t layer = 0;
-	while ((rc = lv_pb_next(&r, &g)) == 1) {
+	while ((rc = lv__pb_next(&r, &g)) == 1) {
 		if (g.num == 5)
-			LV_TRY(lf_parse_layers(c, &g, &layer, &nlayers));
+			LV_TRY(lv__lf_parse_layers(c, &g, &layer, &nlayers));
 		else if (g.num == 6 && g.wire == LV_PB_LEN)
 			val = g, have_val = true;
 		else if (g.num >= 7 && g.num <= 10)
 			levels = levels || g.wire == LV_PB_LEN || g.u != 0;
 	}
 	if (rc < 0)
-		return LF_CORRUPT(c, "malformed constant layout");
-	LV_TRY(lf_check_layer(c, layer, nlayers));
+		return LV__LF_CORRUPT(c, "malformed constant layout");
+	LV_TRY(lv__lf_check_layer(c, layer, nlayers));
 	if (levels)
-		return LF_UNSUP(c, "unsupported constant layout with definition levels");
-	lf_colbuf *b = c->cb;
+		return LV__LF_UNSUP(c, "unsupported constant layout with definition levels");
+	lv__lf_colbuf *b = c->cb;
 	bool all_null = layer == 3 && !have_val && (c->version < LV_LANCEFILE_V2_2 || c->nbufs == 0);
 	if (all_null || (c->version < LV_LANCEFILE_V2_2 && layer == 3)) {
 		for (size_t i = 0; i < c->nrows; i++)
-			LV_TRY(lf_col_put_null(c, c->row0 + i));
+			LV_TRY(lv__lf_col_put_null(c, c->row0 + i));
 		return 0;
 	}
 	if (c->version < LV_LANCEFILE_V2_2)
-		return LF_UNSUP(c, "unsupported all-null layout layers");
+		return LV__LF_UNSUP(c, "unsupported all-null layout layers");
 	if (b->type == LV_COL_UTF8) {
 		const uint8_t *s = NULL;
 		size_t len = 0;
 		if (have_val)
-			return LF_UNSUP(c, "unsupported inline constant for a string column");
+			return LV__LF_UNSUP(c, "unsupported inline constant for a string column");
 		LV_TRY(const_string(c, &s, &len));
 		for (size_t i = 0; i < c->nrows; i++)
-			LV_TRY(lf_col_put_str(c, c->row0 + i, s, len));
+			LV_TRY(lv__lf_col_put_str(c, c->row0 + i, s, len));
 		return 0;
 	}
-	size_t w = b->type == LV_COL_BOOL ? 1 : lf_type_width(b->type);
+	size_t w = b->type == LV_COL_BOOL ? 1 : lv__lf_type_width(b->type);
 	if (!have_val || !w || val.len != w)
-		return LF_UNSUP(c, "unsupported constant of %zu bytes for this column type",
+		return LV__LF_UNSUP(c, "unsupported constant of %zu bytes for this column type",
 				have_val ? val.len : (size_t)0);
-	uint64_t v = lf_load_le(val.data, (unsigned)w);
+	uint64_t v = lv__lf_load_le(val.data, (unsigned)w);
 	for (size_t i = 0; i < c->nrows; i++)
-		lf_col_put_fixed(b, c->row0 + i, v);
+		lv__lf_col_put_fixed(b, c->row0 + i, v);
 	return 0;
 }
 
-int lf_decode_page21(lf_dctx *c, const uint8_t *enc, size_t len)
+int lv__lf_decode_page21(lv__lf_dctx *c, const uint8_t *enc, size_t len)
 {
 	static const char *const layouts[] = { "?", "mini_block", "constant", "full_zip", "blob",
 					       "delta_blob" };
-	lv_pb_field f = { 0 };
-	int k = lf_oneof(enc, len, &f);
+	lv__pb_field f = { 0 };
+	int k = lv__lf_oneof(enc, len, &f);
 	if (k < 0)
-		return LF_CORRUPT(c, "malformed page layout");
+		return LV__LF_CORRUPT(c, "malformed page layout");
 	if (k == 1)
-		return lf_miniblock(c, f.data, f.len);
+		return lv__lf_miniblock(c, f.data, f.len);
 	if (k == 3)
-		return lf_fullzip(c, f.data, f.len);
+		return lv__lf_fullzip(c, f.data, f.len);
 	if (k == 2)
 		return constant(c, f.data, f.len);
 	if (k == 0)
-		return LF_CORRUPT(c, "page layout without a layout");
-	return LF_UNSUP(c, "unsupported page layout '%s'",
+		return LV__LF_CORRUPT(c, "page layout without a layout");
+	return LV__LF_UNSUP(c, "unsupported page layout '%s'",
 			k < (int)(sizeof layouts / sizeof layouts[0]) ? layouts[k] : "unknown");
 }

@@ -8,13 +8,13 @@
 
 #include "lancefile/lf_internal.h"
 
-typedef struct lf_field {
+typedef struct lv__lf_field {
 	char *name, *ltype;
 	bool nullable;
 	unsigned depth;
 	int64_t parent; /* field id of the parent, -1 top level */
 	int64_t id;
-} lf_field;
+} lv__lf_field;
 
 struct lv_lancefile {
 	int version;
@@ -23,31 +23,31 @@ struct lv_lancefile {
 	char **ltypes;
 	char **errors;         /* per column: why it was not decoded, or NULL */
 	size_t *phys;          /* per column: physical column index, or SIZE_MAX if unknown */
-	lf_field *fields;      /* every schema field, pre-order */
+	lv__lf_field *fields;      /* every schema field, pre-order */
 	size_t nfields;
 	lv_kv *meta;
 	size_t nmeta;
 };
 
-typedef struct lf_rctx {
+typedef struct lv__lf_rctx {
 	const uint8_t *d;
 	size_t size;
 	const char *name;
 	lv_error *err;
 	unsigned flags;
-} lf_rctx;
+} lv__lf_rctx;
 
-int lf_rcorrupt(lf_rctx *r, const char *what);
-char *lf_dup_bytes(const uint8_t *p, size_t n);
+int lv__lf_rcorrupt(lv__lf_rctx *r, const char *what);
+char *lv__lf_dup_bytes(const uint8_t *p, size_t n);
 /*
  * Parses the FileDescriptor (global buffer 0): fields, metadata, row count; sets up
  * f->cols / ltypes / phys from the top-level fields.  `nphys` is the footer's column
  * count.  A top-level field whose type or column position is not known gets an
  * error string (LV_COL_UNDECODED) when LV_LANCEFILE_READ_PARTIAL is set, else fails.
  */
-int lf_parse_schema(lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_t n, size_t nphys,
+int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_t n, size_t nphys,
 		    uint64_t *nrows);
 /* Marks column i undecoded with `why` (partial reads); fails if the read is strict. */
-int lf_col_undecoded(lf_rctx *r, lv_lancefile *f, size_t i, int code, const char *why);
+int lv__lf_col_undecoded(lv__lf_rctx *r, lv_lancefile *f, size_t i, int code, const char *why);
 
 #endif

@@ -19,79 +19,79 @@
 #include "util/util.h"
 #include "wire/pb.h"
 
-#define LF_FOOTER_SIZE 40
-#define LF_ALIGN 64
-#define LF_PAD_BYTE 0x48
-#define LF_MAX_PAGE_BUFS 16
-#define LF_MAX_DEPTH 8
-#define LF_MAX_LIST_SIZE 65536 /* floats per vector */
+#define LV__LF_FOOTER_SIZE 40
+#define LV__LF_ALIGN 64
+#define LV__LF_PAD_BYTE 0x48
+#define LV__LF_MAX_PAGE_BUFS 16
+#define LV__LF_MAX_DEPTH 8
+#define LV__LF_MAX_LIST_SIZE 65536 /* floats per vector */
 
 /* Any type URLs, written the way Lance writes them (no domain). */
-#define LF_URL_COLUMN_ENCODING "/lance.encodings.ColumnEncoding"
-#define LF_URL_ARRAY_ENCODING "/lance.encodings.ArrayEncoding"
-#define LF_URL_PAGE_LAYOUT "/lance.encodings21.PageLayout"
+#define LV__LF_URL_COLUMN_ENCODING "/lance.encodings.ColumnEncoding"
+#define LV__LF_URL_ARRAY_ENCODING "/lance.encodings.ArrayEncoding"
+#define LV__LF_URL_PAGE_LAYOUT "/lance.encodings21.PageLayout"
 
 /* A column being decoded: arrays sized for the whole file, filled page by page. */
-typedef struct lf_colbuf {
+typedef struct lv__lf_colbuf {
 	int type;
 	bool nullable;
 	uint64_t *u64;   /* every fixed-width scalar (bit pattern; INT32/TIMESTAMP sign-extended) */
 	uint8_t *bools;
 	uint64_t *offs;  /* UTF8: nrows+1 */
-	lv_dbuf data;    /* UTF8 bytes */
+	lv__dbuf data;    /* UTF8 bytes */
 	float *f32;      /* FSL_FLOAT32: nrows * dim */
 	uint32_t dim;    /* FSL_FLOAT32 list size */
 	uint8_t *valid;  /* nullable columns only */
-} lf_colbuf;
+} lv__lf_colbuf;
 
 /* Bytes that decompression may still produce for the whole file (general.c). */
-typedef struct lf_budget {
+typedef struct lv__lf_budget {
 	uint64_t left;
-} lf_budget;
+} lv__lf_budget;
 
 /* Decoder context for one page: names for errors plus the page's buffers. */
-typedef struct lf_dctx {
+typedef struct lv__lf_dctx {
 	const char *file;
 	const char *col;
 	size_t page;
 	lv_error *err;
 	int version; /* 20, 21 or 22 */
 	size_t nbufs;
-	const uint8_t *buf[LF_MAX_PAGE_BUFS];
-	size_t buflen[LF_MAX_PAGE_BUFS];
-	lf_colbuf *cb;
-	lf_budget *budget;
+	const uint8_t *buf[LV__LF_MAX_PAGE_BUFS];
+	size_t buflen[LV__LF_MAX_PAGE_BUFS];
+	lv__lf_colbuf *cb;
+	lv__lf_budget *budget;
 	size_t row0;  /* first row of the page within the column */
 	size_t nrows; /* rows in the page */
-} lf_dctx;
+} lv__lf_dctx;
 
 /* "file F: column 'C' page P: <msg>" */
-int lf_perr(lf_dctx *c, int code, const char *fmt, ...) LV_PRINTF(3, 4);
-#define LF_CORRUPT(c, ...) lf_perr((c), LV_ECORRUPT, __VA_ARGS__)
-#define LF_UNSUP(c, ...) lf_perr((c), LV_EUNSUPPORTED, __VA_ARGS__)
-#define LF_NOMEM(c) lf_perr((c), LV_ENOMEM, "out of memory")
+int lv__lf_perr(lv__lf_dctx *c, int code, const char *fmt, ...) LV_PRINTF(3, 4);
+#define LV__LF_CORRUPT(c, ...) lv__lf_perr((c), LV_ECORRUPT, __VA_ARGS__)
+#define LV__LF_UNSUP(c, ...) lv__lf_perr((c), LV_EUNSUPPORTED, __VA_ARGS__)
+#define LV__LF_NOMEM(c) lv__lf_perr((c), LV_ENOMEM, "out of memory")
 
-int lf_decode_page20(lf_dctx *c, const uint8_t *enc, size_t len);
-int lf_decode_page21(lf_dctx *c, const uint8_t *enc, size_t len);
+int lv__lf_decode_page20(lv__lf_dctx *c, const uint8_t *enc, size_t len);
+int lv__lf_decode_page21(lv__lf_dctx *c, const uint8_t *enc, size_t len);
 
 /* ---- column output (column.c) ---- */
 
 /* Bytes per fixed-width value of a scalar column type (0: not a fixed scalar). */
-unsigned lf_type_width(int type);
+unsigned lv__lf_type_width(int type);
 /* Appends a string to column data, with the decoded-size cap enforced. */
-int lf_col_put_str(lf_dctx *c, size_t row, const uint8_t *p, size_t n);
-int lf_col_put_null(lf_dctx *c, size_t row);
+int lv__lf_col_put_str(lv__lf_dctx *c, size_t row, const uint8_t *p, size_t n);
+int lv__lf_col_put_null(lv__lf_dctx *c, size_t row);
 /* Stores a fixed-width value (raw bits of the column's width) at row. */
-void lf_col_put_fixed(lf_colbuf *b, size_t row, uint64_t v);
+void lv__lf_col_put_fixed(lv__lf_colbuf *b, size_t row, uint64_t v);
 
 /* ---- little-endian loads and protobuf helpers (pbutil.c) ---- */
 
-static inline uint64_t lf_load_le(const uint8_t *p, unsigned bytes)
+static inline uint64_t lv__lf_load_le(const uint8_t *p, unsigned bytes)
 {
 	switch (bytes) {
-	case 8: return lv_le64(p);
-	case 4: return lv_le32(p);
-	case 2: return lv_le16(p);
+	case 8: return lv__le64(p);
+	case 4: return lv__le32(p);
+	case 2: return lv__le16(p);
 	case 1: return p[0];
 	default: break;
 	}
@@ -101,18 +101,18 @@ static inline uint64_t lf_load_le(const uint8_t *p, unsigned bytes)
 	return v;
 }
 /* n values of width w (bytes) into out. */
-void lf_load_le_n(const uint8_t *p, unsigned w, size_t n, uint64_t *out);
+void lv__lf_load_le_n(const uint8_t *p, unsigned w, size_t n, uint64_t *out);
 
 /* Finds the last LEN field `num` in a message; returns 1 found, 0 absent, -1 malformed. */
-int lf_pb_find(const uint8_t *p, size_t n, uint32_t num, lv_pb_field *out);
+int lv__lf_pb_find(const uint8_t *p, size_t n, uint32_t num, lv__pb_field *out);
 /* Number of the (last) LEN field of a oneof message: 0 none, -1 malformed. */
-int lf_oneof(const uint8_t *p, size_t n, lv_pb_field *out);
+int lv__lf_oneof(const uint8_t *p, size_t n, lv__pb_field *out);
 /* Last VARINT field `num` into *v (left alone when absent); <0 malformed. */
-int lf_varint_field(const uint8_t *p, size_t n, uint32_t num, uint64_t *v);
+int lv__lf_varint_field(const uint8_t *p, size_t n, uint32_t num, uint64_t *v);
 /* 1 if field `num` is present (any wire type), 0 absent, -1 malformed. */
-int lf_has_field(const uint8_t *p, size_t n, uint32_t num);
+int lv__lf_has_field(const uint8_t *p, size_t n, uint32_t num);
 /* Unwraps google.protobuf.Any: checks the type-url suffix, yields the value. */
-int lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, const uint8_t **val,
+int lv__lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, const uint8_t **val,
 		  size_t *vlen, char *got_url, size_t got_cap);
 
 /* ---- bit packing (bitpack.c) ---- */
@@ -121,12 +121,12 @@ int lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, const uin
  * FastLanes unpacking of one 1024-value block packed at width w (0..t) from words of
  * t bits (8/16/32/64) into out[1024].  `in` holds 1024*w/t words (little endian).
  */
-void lf_fastlanes_unpack(unsigned t, unsigned w, const uint8_t *in, uint64_t *out);
+void lv__lf_fastlanes_unpack(unsigned t, unsigned w, const uint8_t *in, uint64_t *out);
 /* Inline bitpacking (2.1): blocks of [width word][1024*width/t words]; cnt values out. */
-int lf_inline_bitpack(lf_dctx *c, unsigned t, const uint8_t *p, size_t n, size_t cnt,
+int lv__lf_inline_bitpack(lv__lf_dctx *c, unsigned t, const uint8_t *p, size_t n, size_t cnt,
 		      uint64_t *out);
 /* Out-of-line bitpacking of width w in words of t bits; cnt values out. */
-int lf_ool_bitpack(lf_dctx *c, unsigned t, unsigned w, const uint8_t *p, size_t n, size_t cnt,
+int lv__lf_ool_bitpack(lv__lf_dctx *c, unsigned t, unsigned w, const uint8_t *p, size_t n, size_t cnt,
 		   uint64_t *out);
 
 /* ---- 2.1/2.2 CompressiveEncoding trees (cenc.c) ---- */
@@ -137,12 +137,12 @@ enum {
 	CE_PACKED_STRUCT = 12, CE_VAR_PACKED_STRUCT = 13
 };
 /* BufferCompression schemes (encodings_v2_1.proto CompressionScheme). */
-enum { LF_COMP_NONE = 0, LF_COMP_LZ4 = 1, LF_COMP_ZSTD = 2 };
+enum { LV__LF_COMP_NONE = 0, LV__LF_COMP_LZ4 = 1, LV__LF_COMP_ZSTD = 2 };
 
-#define LF_CENC_MAX_NODES 12
+#define LV__LF_CENC_MAX_NODES 12
 
 /* One parsed CompressiveEncoding node; children are indexes into the tree (-1 none). */
-typedef struct lf_cenc {
+typedef struct lv__lf_cenc {
 	int kind;
 	uint64_t bits;   /* flat/bitpacking: (uncompressed) bits per value */
 	int scheme;      /* general: LF_COMP_* */
@@ -151,16 +151,16 @@ typedef struct lf_cenc {
 	size_t blob_len;
 	uint64_t items;  /* fsl: items per value */
 	bool has_validity; /* fsl */
-} lf_cenc;
+} lv__lf_cenc;
 
-typedef struct lf_cenc_tree {
-	lf_cenc node[LF_CENC_MAX_NODES];
+typedef struct lv__lf_cenc_tree {
+	lv__lf_cenc node[LV__LF_CENC_MAX_NODES];
 	int n;
-} lf_cenc_tree;
+} lv__lf_cenc_tree;
 
-const char *lf_cenc_name(int kind);
+const char *lv__lf_cenc_name(int kind);
 /* Parses a CompressiveEncoding body into t; *root gets its node. */
-int lf_cenc_parse(lf_dctx *c, const uint8_t *p, size_t n, lf_cenc_tree *t, int *root);
+int lv__lf_cenc_parse(lv__lf_dctx *c, const uint8_t *p, size_t n, lv__lf_cenc_tree *t, int *root);
 
 /* ---- general-purpose buffer compression (general.c) ---- */
 
@@ -170,67 +170,67 @@ int lf_cenc_parse(lf_dctx *c, const uint8_t *p, size_t n, lf_cenc_tree *t, int *
  * `expect` (0 = unknown) is the exact size the caller needs; the claimed size must
  * match it, stay under `cap` and fit the file's budget.
  */
-int lf_decompress(lf_dctx *c, int scheme, const uint8_t *p, size_t n, size_t expect, size_t cap,
+int lv__lf_decompress(lv__lf_dctx *c, int scheme, const uint8_t *p, size_t n, size_t expect, size_t cap,
 		  uint8_t **out, size_t *outlen);
 
 /* ---- values of one mini-block chunk or block (values21.c) ---- */
 
 /* A chunk's value buffers (mini-block: num_buffers of them). */
-typedef struct lf_bufs {
+typedef struct lv__lf_bufs {
 	const uint8_t *p[4];
 	size_t n[4];
 	size_t count;
 	const uint64_t *def; /* fixed_size_list: the chunk's definition levels, or NULL */
-} lf_bufs;
+} lv__lf_bufs;
 
 /* Decoded variable-width values: cnt+1 offsets into bytes. */
-typedef struct lf_varvals {
+typedef struct lv__lf_varvals {
 	uint64_t *offs;
 	const uint8_t *bytes;
-	uint8_t *owned; /* decompressed / FSST-decoded bytes, freed by lf_varvals_free */
-} lf_varvals;
-void lf_varvals_free(lf_varvals *v);
+	uint8_t *owned; /* decompressed / FSST-decoded bytes, freed by lv__lf_varvals_free */
+} lv__lf_varvals;
+void lv__lf_varvals_free(lv__lf_varvals *v);
 
 /*
  * Fixed-width values: cnt values (cnt*items for FSL) of the node's width into out;
  * *width_bits gets the decoded width.  Mini-block chunk buffers (not dictionaries).
  */
-int lf_fixed_decode(lf_dctx *c, const lf_cenc_tree *t, int node, lf_bufs b, size_t cnt,
+int lv__lf_fixed_decode(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, lv__lf_bufs b, size_t cnt,
 		    uint64_t *out, unsigned *width_bits);
 /* Variable-width values (variable, fsst, general) of one chunk: cnt strings. */
-int lf_var_decode(lf_dctx *c, const lf_cenc_tree *t, int node, lf_bufs b, size_t cnt,
-		  lf_varvals *out);
+int lv__lf_var_decode(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, lv__lf_bufs b, size_t cnt,
+		  lv__lf_varvals *out);
 /* Bits per value a fixed node decodes to (0 when not fixed-width). */
-unsigned lf_fixed_bits(const lf_cenc_tree *t, int node);
+unsigned lv__lf_fixed_bits(const lv__lf_cenc_tree *t, int node);
 
 /* A mini-block dictionary: fixed values or strings. */
-typedef struct lf_dict {
+typedef struct lv__lf_dict {
 	size_t n;
 	uint64_t *vals;   /* fixed */
-	lf_varvals str;   /* strings: n+1 offsets */
-} lf_dict;
-int lf_dict_load(lf_dctx *c, const lf_cenc_tree *t, int node, const uint8_t *p, size_t n,
-		 uint64_t items, lf_dict *d);
-void lf_dict_free(lf_dict *d);
+	lv__lf_varvals str;   /* strings: n+1 offsets */
+} lv__lf_dict;
+int lv__lf_dict_load(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, const uint8_t *p, size_t n,
+		 uint64_t items, lv__lf_dict *d);
+void lv__lf_dict_free(lv__lf_dict *d);
 
 /* FSST decompression of one string into the column at row (fsst.c). */
-typedef struct lf_fsst {
+typedef struct lv__lf_fsst {
 	bool on;
 	unsigned nsym;
 	uint64_t sym[256];
 	uint8_t len[256];
-} lf_fsst;
-int lf_fsst_init(lf_dctx *c, const uint8_t *t, size_t n, lf_fsst *f);
+} lv__lf_fsst;
+int lv__lf_fsst_init(lv__lf_dctx *c, const uint8_t *t, size_t n, lv__lf_fsst *f);
 /* Decodes one FSST string, appending to d (bounded by d's limit). */
-int lf_fsst_decode(lf_dctx *c, const lf_fsst *f, const uint8_t *in, size_t n, lv_dbuf *d);
+int lv__lf_fsst_decode(lv__lf_dctx *c, const lv__lf_fsst *f, const uint8_t *in, size_t n, lv__dbuf *d);
 
 /* ---- page layouts (miniblock.c, fullzip.c, layout21.c) ---- */
 
-int lf_parse_layers(lf_dctx *c, const lv_pb_field *f, uint64_t *layer, int *nlayers);
-int lf_check_layer(lf_dctx *c, uint64_t layer, int nlayers);
-int lf_miniblock(lf_dctx *c, const uint8_t *p, size_t n);
-int lf_fullzip(lf_dctx *c, const uint8_t *p, size_t n);
+int lv__lf_parse_layers(lv__lf_dctx *c, const lv__pb_field *f, uint64_t *layer, int *nlayers);
+int lv__lf_check_layer(lv__lf_dctx *c, uint64_t layer, int nlayers);
+int lv__lf_miniblock(lv__lf_dctx *c, const uint8_t *p, size_t n);
+int lv__lf_fullzip(lv__lf_dctx *c, const uint8_t *p, size_t n);
 /* Definition level of item i: 0 valid (returns 0), 1 null (stores it, returns 1), else <0. */
-int lf_def_null(lf_dctx *c, size_t row, const uint64_t *def, size_t i);
+int lv__lf_def_null(lv__lf_dctx *c, size_t row, const uint64_t *def, size_t i);
 
 #endif

@@ -15,28 +15,28 @@
 #include "lancefile/lf_internal.h"
 
 typedef struct mb_layout {
-	lf_cenc_tree def, val, dict;
+	lv__lf_cenc_tree def, val, dict;
 	int def_root, val_root, dict_root; /* -1 when absent */
 	uint64_t nitems, nbuf, ndict;
 	bool large;
 } mb_layout;
 
-static int parse_layout(lf_dctx *c, const uint8_t *p, size_t n, mb_layout *m)
+static int parse_layout(lv__lf_dctx *c, const uint8_t *p, size_t n, mb_layout *m)
 {
-	lv_pb r = lv_pb_make(p, n);
-	lv_pb_field f = { 0 }, fdef = { 0 }, fval = { 0 }, fdict = { 0 };
+	lv__pb r = lv__pb_make(p, n);
+	lv__pb_field f = { 0 }, fdef = { 0 }, fval = { 0 }, fdict = { 0 };
 	int rc, nlayers = 0;
 	uint64_t depth = 0, layer = 0, large = 0;
 	memset(m, 0, sizeof *m);
 	m->def_root = m->val_root = m->dict_root = -1;
-	while ((rc = lv_pb_next(&r, &f)) == 1) {
+	while ((rc = lv__pb_next(&r, &f)) == 1) {
 		switch (f.num) {
-		case 1: return LF_UNSUP(c, "unsupported repetition levels (list column)");
+		case 1: return LV__LF_UNSUP(c, "unsupported repetition levels (list column)");
 		case 2: fdef = f; break;
 		case 3: fval = f; break;
 		case 4: fdict = f; break;
 		case 5: m->ndict = f.u; break;
-		case 6: LV_TRY(lf_parse_layers(c, &f, &layer, &nlayers)); break;
+		case 6: LV_TRY(lv__lf_parse_layers(c, &f, &layer, &nlayers)); break;
 		case 7: m->nbuf = f.u; break;
 		case 8: depth = f.u; break;
 		case 9: m->nitems = f.u; break;
@@ -45,29 +45,29 @@ static int parse_layout(lf_dctx *c, const uint8_t *p, size_t n, mb_layout *m)
 		}
 	}
 	if (rc < 0 || fval.wire != LV_PB_LEN)
-		return LF_CORRUPT(c, "malformed mini-block layout");
-	LV_TRY(lf_check_layer(c, layer, nlayers));
+		return LV__LF_CORRUPT(c, "malformed mini-block layout");
+	LV_TRY(lv__lf_check_layer(c, layer, nlayers));
 	if (depth)
-		return LF_UNSUP(c, "unsupported mini-block repetition index");
+		return LV__LF_UNSUP(c, "unsupported mini-block repetition index");
 	if (m->nbuf < 1 || m->nbuf > 4)
-		return LF_UNSUP(c, "unsupported mini-block with %llu value buffers",
+		return LV__LF_UNSUP(c, "unsupported mini-block with %llu value buffers",
 				(unsigned long long)m->nbuf);
 	if (m->nitems != c->nrows)
-		return LF_CORRUPT(c, "mini-block num_items %llu but page has %zu rows",
+		return LV__LF_CORRUPT(c, "mini-block num_items %llu but page has %zu rows",
 				  (unsigned long long)m->nitems, c->nrows);
 	m->large = large != 0;
 	if (fdef.wire == LV_PB_LEN)
-		LV_TRY(lf_cenc_parse(c, fdef.data, fdef.len, &m->def, &m->def_root));
-	LV_TRY(lf_cenc_parse(c, fval.data, fval.len, &m->val, &m->val_root));
+		LV_TRY(lv__lf_cenc_parse(c, fdef.data, fdef.len, &m->def, &m->def_root));
+	LV_TRY(lv__lf_cenc_parse(c, fval.data, fval.len, &m->val, &m->val_root));
 	if (fdict.wire == LV_PB_LEN)
-		LV_TRY(lf_cenc_parse(c, fdict.data, fdict.len, &m->dict, &m->dict_root));
+		LV_TRY(lv__lf_cenc_parse(c, fdict.data, fdict.len, &m->dict, &m->dict_root));
 	return 0;
 }
 
 /* The width the column type needs from the values (or the dictionary items). */
-static int check_types(lf_dctx *c, const mb_layout *m)
+static int check_types(lv__lf_dctx *c, const mb_layout *m)
 {
-	const lf_cenc_tree *t = m->dict_root >= 0 ? &m->dict : &m->val;
+	const lv__lf_cenc_tree *t = m->dict_root >= 0 ? &m->dict : &m->val;
 	int root = m->dict_root >= 0 ? m->dict_root : m->val_root;
 	int type = c->cb->type, kind = t->node[root].kind;
 	while (kind == CE_GENERAL) {
@@ -76,81 +76,81 @@ static int check_types(lf_dctx *c, const mb_layout *m)
 	}
 	if (type == LV_COL_UTF8) {
 		bool var = kind == CE_VARIABLE || kind == CE_FSST;
-		return var ? 0 : LF_UNSUP(c, "unsupported string encoding '%s'", lf_cenc_name(kind));
+		return var ? 0 : LV__LF_UNSUP(c, "unsupported string encoding '%s'", lv__lf_cenc_name(kind));
 	}
 	if (kind == CE_VARIABLE || kind == CE_FSST)
-		return LF_CORRUPT(c, "variable-width encoding for a fixed-width column");
-	unsigned bits = lf_fixed_bits(t, root);
+		return LV__LF_CORRUPT(c, "variable-width encoding for a fixed-width column");
+	unsigned bits = lv__lf_fixed_bits(t, root);
 	if (type == LV_COL_FSL_FLOAT32) {
 		if (m->dict_root >= 0 || kind != CE_FSL || bits != 32 ||
 		    t->node[root].items != c->cb->dim)
-			return LF_UNSUP(c, "unsupported vector encoding '%s'", lf_cenc_name(kind));
+			return LV__LF_UNSUP(c, "unsupported vector encoding '%s'", lv__lf_cenc_name(kind));
 		return 0;
 	}
-	unsigned want = type == LV_COL_BOOL ? 1 : lf_type_width(type) * 8;
+	unsigned want = type == LV_COL_BOOL ? 1 : lv__lf_type_width(type) * 8;
 	if (kind == CE_FSL || bits != want)
-		return LF_UNSUP(c, "unsupported %s of %u bits for a %u-bit column", lf_cenc_name(kind),
+		return LV__LF_UNSUP(c, "unsupported %s of %u bits for a %u-bit column", lv__lf_cenc_name(kind),
 				bits, want);
 	return 0;
 }
 
 /* Definition levels of one chunk. */
-static int levels(lf_dctx *c, const mb_layout *m, const uint8_t *p, size_t n, size_t cnt,
+static int levels(lv__lf_dctx *c, const mb_layout *m, const uint8_t *p, size_t n, size_t cnt,
 		  uint64_t *out)
 {
-	const lf_cenc *e = &m->def.node[m->def_root];
+	const lv__lf_cenc *e = &m->def.node[m->def_root];
 	if (e->kind == CE_OOL_BITPACK)
-		return lf_ool_bitpack(c, (unsigned)e->bits, (unsigned)m->def.node[e->child[0]].bits, p,
+		return lv__lf_ool_bitpack(c, (unsigned)e->bits, (unsigned)m->def.node[e->child[0]].bits, p,
 				      n, cnt, out);
 	if (e->kind == CE_FLAT && e->bits == 1)
-		return LF_UNSUP(c, "unsupported 1-bit flat definition levels");
+		return LV__LF_UNSUP(c, "unsupported 1-bit flat definition levels");
 	if (e->kind == CE_RLE) {
 		/* block form [observed, Lance 12.0.0]: u64 LE byte length of the run values,
 		 * the values, then one u8 run length per value */
-		if (n < 8 || lv_le64(p) > n - 8)
-			return LF_CORRUPT(c, "rle definition levels of %zu bytes", n);
-		size_t vb = (size_t)lv_le64(p);
-		lf_bufs rb = { .p = { p + 8, p + 8 + vb }, .n = { vb, n - 8 - vb }, .count = 2 };
+		if (n < 8 || lv__le64(p) > n - 8)
+			return LV__LF_CORRUPT(c, "rle definition levels of %zu bytes", n);
+		size_t vb = (size_t)lv__le64(p);
+		lv__lf_bufs rb = { .p = { p + 8, p + 8 + vb }, .n = { vb, n - 8 - vb }, .count = 2 };
 		unsigned bits;
-		return lf_fixed_decode(c, &m->def, m->def_root, rb, cnt, out, &bits);
+		return lv__lf_fixed_decode(c, &m->def, m->def_root, rb, cnt, out, &bits);
 	}
 	if (e->kind != CE_FLAT && e->kind != CE_INLINE_BITPACK && e->kind != CE_GENERAL &&
 	    e->kind != CE_BSS)
-		return LF_UNSUP(c, "unsupported definition level encoding '%s'",
-				lf_cenc_name(e->kind));
-	lf_bufs b = { .p = { p }, .n = { n }, .count = 1 };
+		return LV__LF_UNSUP(c, "unsupported definition level encoding '%s'",
+				lv__lf_cenc_name(e->kind));
+	lv__lf_bufs b = { .p = { p }, .n = { n }, .count = 1 };
 	unsigned bits;
-	return lf_fixed_decode(c, &m->def, m->def_root, b, cnt, out, &bits);
+	return lv__lf_fixed_decode(c, &m->def, m->def_root, b, cnt, out, &bits);
 }
 
-int lf_def_null(lf_dctx *c, size_t row, const uint64_t *def, size_t i)
+int lv__lf_def_null(lv__lf_dctx *c, size_t row, const uint64_t *def, size_t i)
 {
 	if (!def || !def[i])
 		return 0;
 	if (def[i] != 1)
-		return LF_CORRUPT(c, "definition level %llu in a flat column",
+		return LV__LF_CORRUPT(c, "definition level %llu in a flat column",
 				  (unsigned long long)def[i]);
-	LV_TRY(lf_col_put_null(c, row + i));
+	LV_TRY(lv__lf_col_put_null(c, row + i));
 	return 1;
 }
 
 /* Stores one chunk's decoded values (fixed, dictionary indices or vectors). */
-static int store_fixed(lf_dctx *c, size_t row, size_t cnt, const uint64_t *v, const uint64_t *def,
-		       const lf_dict *dict)
+static int store_fixed(lv__lf_dctx *c, size_t row, size_t cnt, const uint64_t *v, const uint64_t *def,
+		       const lv__lf_dict *dict)
 {
-	lf_colbuf *b = c->cb;
+	lv__lf_colbuf *b = c->cb;
 	for (size_t i = 0; i < cnt; i++) {
-		int dn = lf_def_null(c, row, def, i);
+		int dn = lv__lf_def_null(c, row, def, i);
 		if (dn < 0)
 			return dn;
 		if (dn)
 			continue;
 		uint64_t x = v[i];
 		if (dict && x >= dict->n)
-			return LF_CORRUPT(c, "dictionary index %llu past %zu items",
+			return LV__LF_CORRUPT(c, "dictionary index %llu past %zu items",
 					  (unsigned long long)x, dict->n);
 		if (dict && b->type == LV_COL_UTF8) {
-			LV_TRY(lf_col_put_str(c, row + i, dict->str.bytes + dict->str.offs[x],
+			LV_TRY(lv__lf_col_put_str(c, row + i, dict->str.bytes + dict->str.offs[x],
 					      (size_t)(dict->str.offs[x + 1] - dict->str.offs[x])));
 		} else if (b->type == LV_COL_FSL_FLOAT32) {
 			for (uint32_t k = 0; k < b->dim; k++) {
@@ -158,25 +158,25 @@ static int store_fixed(lf_dctx *c, size_t row, size_t cnt, const uint64_t *v, co
 				memcpy(&b->f32[(row + i) * b->dim + k], &bits, sizeof bits);
 			}
 		} else {
-			lf_col_put_fixed(b, row + i, dict ? dict->vals[x] : x);
+			lv__lf_col_put_fixed(b, row + i, dict ? dict->vals[x] : x);
 		}
 	}
 	return 0;
 }
 
-static int store_strings(lf_dctx *c, size_t row, size_t cnt, const lf_varvals *s,
+static int store_strings(lv__lf_dctx *c, size_t row, size_t cnt, const lv__lf_varvals *s,
 			 const uint64_t *def)
 {
-	int rc = lv_dbuf_reserve(&c->cb->data, (size_t)(s->offs[cnt] - s->offs[0]));
+	int rc = lv__dbuf_reserve(&c->cb->data, (size_t)(s->offs[cnt] - s->offs[0]));
 	if (rc < 0)
-		return lf_perr(c, rc, rc == LV_ELIMIT ? "decoded strings exceed the size limit"
+		return lv__lf_perr(c, rc, rc == LV_ELIMIT ? "decoded strings exceed the size limit"
 						      : "out of memory");
 	for (size_t i = 0; i < cnt; i++) {
-		int dn = lf_def_null(c, row, def, i);
+		int dn = lv__lf_def_null(c, row, def, i);
 		if (dn < 0)
 			return dn;
 		if (!dn)
-			LV_TRY(lf_col_put_str(c, row + i, s->bytes + s->offs[i],
+			LV_TRY(lv__lf_col_put_str(c, row + i, s->bytes + s->offs[i],
 					      (size_t)(s->offs[i + 1] - s->offs[i])));
 	}
 	return 0;
@@ -189,29 +189,29 @@ typedef struct mb_scratch {
 } mb_scratch;
 
 /* Parses chunk k's header and decodes it into rows [row, row+cnt). */
-static int chunk(lf_dctx *c, const mb_layout *m, const uint8_t *ch, size_t bytes, size_t cnt,
-		 size_t row, const lf_dict *dict, mb_scratch *s)
+static int chunk(lv__lf_dctx *c, const mb_layout *m, const uint8_t *ch, size_t bytes, size_t cnt,
+		 size_t row, const lv__lf_dict *dict, mb_scratch *s)
 {
 	bool have_def = m->def_root >= 0;
 	size_t sw = m->large ? 4 : 2, hdr = 2 + (have_def ? 2 : 0) + (size_t)m->nbuf * sw;
 	if (hdr > bytes)
-		return LF_CORRUPT(c, "chunk header truncated");
-	size_t nlev = lv_le16(ch), dsz = have_def ? lv_le16(ch + 2) : 0;
+		return LV__LF_CORRUPT(c, "chunk header truncated");
+	size_t nlev = lv__le16(ch), dsz = have_def ? lv__le16(ch + 2) : 0;
 	size_t off = (hdr + 7) & ~(size_t)7, doff = off;
 	if (dsz > bytes - doff)
-		return LF_CORRUPT(c, "chunk definition levels run past the chunk");
+		return LV__LF_CORRUPT(c, "chunk definition levels run past the chunk");
 	off += (dsz + 7) & ~(size_t)7;
-	lf_bufs b = { .count = (size_t)m->nbuf };
+	lv__lf_bufs b = { .count = (size_t)m->nbuf };
 	for (size_t i = 0; i < b.count; i++) {
 		const uint8_t *q = ch + 2 + (have_def ? 2 : 0) + i * sw;
-		b.n[i] = m->large ? lv_le32(q) : lv_le16(q);
+		b.n[i] = m->large ? lv__le32(q) : lv__le16(q);
 		if (off > bytes || b.n[i] > bytes - off)
-			return LF_CORRUPT(c, "chunk buffers run past the chunk");
+			return LV__LF_CORRUPT(c, "chunk buffers run past the chunk");
 		b.p[i] = ch + off;
 		off += (b.n[i] + 7) & ~(size_t)7;
 	}
 	if (have_def && nlev != cnt)
-		return LF_CORRUPT(c, "chunk has %zu levels for %zu values", nlev, cnt);
+		return LV__LF_CORRUPT(c, "chunk has %zu levels for %zu values", nlev, cnt);
 	size_t items = c->cb->type == LV_COL_FSL_FLOAT32 ? c->cb->dim : 1;
 	if (cnt * items > s->cap || !s->vals) {
 		free(s->vals);
@@ -220,48 +220,48 @@ static int chunk(lf_dctx *c, const mb_layout *m, const uint8_t *ch, size_t bytes
 		s->vals = lv__malloc(s->cap * sizeof *s->vals);
 		s->def = lv__malloc(s->cap * sizeof *s->def);
 		if (!s->vals || !s->def)
-			return LF_NOMEM(c);
+			return LV__LF_NOMEM(c);
 	}
 	uint64_t *def = have_def ? s->def : NULL;
 	if (have_def)
 		LV_TRY(levels(c, m, ch + doff, dsz, cnt, def));
 	if (c->cb->type == LV_COL_UTF8 && !dict) {
-		lf_varvals v;
-		LV_TRY(lf_var_decode(c, &m->val, m->val_root, b, cnt, &v));
+		lv__lf_varvals v;
+		LV_TRY(lv__lf_var_decode(c, &m->val, m->val_root, b, cnt, &v));
 		int rc = store_strings(c, row, cnt, &v, def);
-		lf_varvals_free(&v);
+		lv__lf_varvals_free(&v);
 		return rc;
 	}
 	unsigned bits;
 	b.def = def;
-	LV_TRY(lf_fixed_decode(c, &m->val, m->val_root, b, cnt, s->vals, &bits));
+	LV_TRY(lv__lf_fixed_decode(c, &m->val, m->val_root, b, cnt, s->vals, &bits));
 	return store_fixed(c, row, cnt, s->vals, def, dict);
 }
 
 /* Walks the chunk metadata words and decodes every chunk. */
-static int chunks(lf_dctx *c, const mb_layout *m, const lf_dict *dict)
+static int chunks(lv__lf_dctx *c, const mb_layout *m, const lv__lf_dict *dict)
 {
 	const uint8_t *meta = c->buf[0], *data = c->buf[1];
 	size_t mlen = c->buflen[0], dlen = c->buflen[1], ww = m->large ? 4 : 2;
 	if (mlen % ww)
-		return LF_CORRUPT(c, "chunk metadata of %zu bytes", mlen);
+		return LV__LF_CORRUPT(c, "chunk metadata of %zu bytes", mlen);
 	size_t nchunks = mlen / ww, pos = 0, done = 0;
 	if (nchunks == 0 && m->nitems)
-		return LF_CORRUPT(c, "mini-block page without chunks");
+		return LV__LF_CORRUPT(c, "mini-block page without chunks");
 	mb_scratch s = { 0 };
 	int rc = 0;
 	for (size_t k = 0; k < nchunks && rc == 0; k++) {
-		uint32_t word = m->large ? lv_le32(meta + 4 * k) : lv_le16(meta + 2 * k);
+		uint32_t word = m->large ? lv__le32(meta + 4 * k) : lv__le16(meta + 2 * k);
 		size_t bytes = ((size_t)(word >> 4) + 1) * 8, cnt = (size_t)(m->nitems - done);
 		if (k + 1 < nchunks) {
 			cnt = (size_t)1 << (word & 15);
 			if (cnt > m->nitems - done) {
-				rc = LF_CORRUPT(c, "chunk %zu holds more values than the page", k);
+				rc = LV__LF_CORRUPT(c, "chunk %zu holds more values than the page", k);
 				break;
 			}
 		}
 		if (bytes > dlen - pos) {
-			rc = LF_CORRUPT(c, "chunk %zu runs past the chunk buffer", k);
+			rc = LV__LF_CORRUPT(c, "chunk %zu runs past the chunk buffer", k);
 			break;
 		}
 		rc = chunk(c, m, data + pos, bytes, cnt, c->row0 + done, dict, &s);
@@ -269,30 +269,30 @@ static int chunks(lf_dctx *c, const mb_layout *m, const lf_dict *dict)
 		done += cnt;
 	}
 	if (rc == 0 && done != m->nitems)
-		rc = LF_CORRUPT(c, "chunks hold %zu values, page has %llu", done,
+		rc = LV__LF_CORRUPT(c, "chunks hold %zu values, page has %llu", done,
 				(unsigned long long)m->nitems);
 	free(s.vals);
 	free(s.def);
 	return rc;
 }
 
-int lf_miniblock(lf_dctx *c, const uint8_t *p, size_t n)
+int lv__lf_miniblock(lv__lf_dctx *c, const uint8_t *p, size_t n)
 {
 	mb_layout *m = lv__malloc(sizeof *m);
 	if (!m)
-		return LF_NOMEM(c);
+		return LV__LF_NOMEM(c);
 	int rc = parse_layout(c, p, n, m);
 	if (rc == 0)
 		rc = check_types(c, m);
 	bool have_dict = rc == 0 && m->dict_root >= 0;
 	if (rc == 0 && c->nbufs < (have_dict ? 3u : 2u))
-		rc = LF_CORRUPT(c, "mini-block page with %zu buffers", c->nbufs);
-	lf_dict dict = { 0 };
+		rc = LV__LF_CORRUPT(c, "mini-block page with %zu buffers", c->nbufs);
+	lv__lf_dict dict = { 0 };
 	if (rc == 0 && have_dict)
-		rc = lf_dict_load(c, &m->dict, m->dict_root, c->buf[2], c->buflen[2], m->ndict, &dict);
+		rc = lv__lf_dict_load(c, &m->dict, m->dict_root, c->buf[2], c->buflen[2], m->ndict, &dict);
 	if (rc == 0)
 		rc = chunks(c, m, have_dict ? &dict : NULL);
-	lf_dict_free(&dict);
+	lv__lf_dict_free(&dict);
 	free(m);
 	return rc;
 }

@@ -10,12 +10,12 @@
 
 #include "lancefile/lf_internal.h"
 
-#define CORRUPT LF_CORRUPT
-#define UNSUP LF_UNSUP
-#define NOMEM LF_NOMEM
-#define MAX_DEPTH LF_MAX_DEPTH
+#define CORRUPT LV__LF_CORRUPT
+#define UNSUP LV__LF_UNSUP
+#define NOMEM LV__LF_NOMEM
+#define MAX_DEPTH LV__LF_MAX_DEPTH
 
-static int need_buf(lf_dctx *c, uint64_t idx, const uint8_t **p, size_t *n)
+static int need_buf(lv__lf_dctx *c, uint64_t idx, const uint8_t **p, size_t *n)
 {
 	if (idx >= c->nbufs)
 		return CORRUPT(c, "buffer index %llu out of range (%zu buffers)",
@@ -42,24 +42,24 @@ static const char *ae20_name(int k)
  * buffer (scheme "zstd" or "lz4": the whole page buffer, in the format of general.c) is
  * decompressed into *owned, which the caller frees.
  */
-static int flat20(lf_dctx *c, const uint8_t *p, size_t n, uint64_t *bits, const uint8_t **data,
+static int flat20(lv__lf_dctx *c, const uint8_t *p, size_t n, uint64_t *bits, const uint8_t **data,
 		  size_t *dlen, uint8_t **owned)
 {
-	lv_pb r = lv_pb_make(p, n);
-	lv_pb_field f = { 0 };
-	int rc, comp = LF_COMP_NONE;
+	lv__pb r = lv__pb_make(p, n);
+	lv__pb_field f = { 0 };
+	int rc, comp = LV__LF_COMP_NONE;
 	bool have_buf = false;
 	uint64_t idx = 0, type = 0;
 	*bits = 0;
 	*owned = NULL;
-	while ((rc = lv_pb_next(&r, &f)) == 1) {
+	while ((rc = lv__pb_next(&r, &f)) == 1) {
 		if (f.num == 1 && f.wire == LV_PB_VARINT) {
 			*bits = f.u;
 		} else if (f.num == 2 && f.wire == LV_PB_LEN) {
 			have_buf = true;
-			lv_pb br = lv_pb_sub(&f);
-			lv_pb_field g = { 0 };
-			while ((rc = lv_pb_next(&br, &g)) == 1) {
+			lv__pb br = lv__pb_sub(&f);
+			lv__pb_field g = { 0 };
+			while ((rc = lv__pb_next(&br, &g)) == 1) {
 				if (g.num == 1 && g.wire == LV_PB_VARINT)
 					idx = g.u;
 				else if (g.num == 2 && g.wire == LV_PB_VARINT)
@@ -68,17 +68,17 @@ static int flat20(lf_dctx *c, const uint8_t *p, size_t n, uint64_t *bits, const 
 			if (rc < 0)
 				return CORRUPT(c, "malformed 2.0 buffer reference");
 		} else if (f.num == 3 && f.wire == LV_PB_LEN) {
-			lv_pb_field s = { 0 };
+			lv__pb_field s = { 0 };
 			char scheme[32] = "?";
-			if (lf_pb_find(f.data, f.len, 1, &s) == 1) {
+			if (lv__lf_pb_find(f.data, f.len, 1, &s) == 1) {
 				size_t k = s.len < sizeof scheme - 1 ? s.len : sizeof scheme - 1;
 				memcpy(scheme, s.data, k);
 				scheme[k] = 0;
 			}
 			if (!strcmp(scheme, "zstd"))
-				comp = LF_COMP_ZSTD;
+				comp = LV__LF_COMP_ZSTD;
 			else if (!strcmp(scheme, "lz4"))
-				comp = LF_COMP_LZ4;
+				comp = LV__LF_COMP_LZ4;
 			else if (scheme[0] && strcmp(scheme, "none") != 0)
 				return UNSUP(c, "unsupported 2.0 flat compression '%s'", scheme);
 		}
@@ -89,15 +89,15 @@ static int flat20(lf_dctx *c, const uint8_t *p, size_t n, uint64_t *bits, const 
 		return UNSUP(c, "unsupported 2.0 buffer type %llu (only page buffers)",
 			     (unsigned long long)type);
 	LV_TRY(need_buf(c, idx, data, dlen));
-	if (comp == LF_COMP_NONE)
+	if (comp == LV__LF_COMP_NONE)
 		return 0;
-	LV_TRY(lf_decompress(c, comp, *data, *dlen, 0, SIZE_MAX, owned, dlen));
+	LV_TRY(lv__lf_decompress(c, comp, *data, *dlen, 0, SIZE_MAX, owned, dlen));
 	*data = *owned;
 	return 0;
 }
 
 /* n values of a flat buffer: a bitmap (bits 1, values 0/1) or little-endian words. */
-static int flat_values(lf_dctx *c, uint64_t bits, const uint8_t *d, size_t dl, size_t n,
+static int flat_values(lv__lf_dctx *c, uint64_t bits, const uint8_t *d, size_t dl, size_t n,
 		       uint64_t *vals)
 {
 	if (bits == 1) {
@@ -113,7 +113,7 @@ static int flat_values(lf_dctx *c, uint64_t bits, const uint8_t *d, size_t dl, s
 	if (dl / w < n)
 		return CORRUPT(c, "value buffer has %zu bytes for %zu values of %u bits", dl, n,
 			       (unsigned)bits);
-	lf_load_le_n(d, (unsigned)w, n, vals);
+	lv__lf_load_le_n(d, (unsigned)w, n, vals);
 	return 0;
 }
 
@@ -121,13 +121,13 @@ static int flat_values(lf_dctx *c, uint64_t bits, const uint8_t *d, size_t dl, s
  * Decodes an ArrayEncoding yielding n fixed-width values (a bitmap gives 0/1).
  * valid (may be NULL: then nulls are an error) is ANDed with the validity found.
  */
-static int fixed20(lf_dctx *c, const uint8_t *p, size_t plen, size_t n, uint64_t *vals,
+static int fixed20(lv__lf_dctx *c, const uint8_t *p, size_t plen, size_t n, uint64_t *vals,
 		   uint8_t *valid, unsigned *bits_out, int depth)
 {
-	lv_pb_field f = { 0 }, g = { 0 };
+	lv__pb_field f = { 0 }, g = { 0 };
 	if (depth > MAX_DEPTH)
 		return CORRUPT(c, "2.0 encoding nested too deeply");
-	int k = lf_oneof(p, plen, &f);
+	int k = lv__lf_oneof(p, plen, &f);
 	if (k < 0)
 		return CORRUPT(c, "malformed 2.0 array encoding");
 	if (k == 1) {
@@ -145,16 +145,16 @@ static int fixed20(lf_dctx *c, const uint8_t *p, size_t plen, size_t n, uint64_t
 	}
 	if (k != 2)
 		return UNSUP(c, "unsupported 2.0 array encoding '%s'", ae20_name(k));
-	int nk = lf_oneof(f.data, f.len, &g);
+	int nk = lv__lf_oneof(f.data, f.len, &g);
 	if (nk == 1) { /* no_nulls{values} */
-		lv_pb_field v = { 0 };
-		if (lf_pb_find(g.data, g.len, 1, &v) != 1)
+		lv__pb_field v = { 0 };
+		if (lv__lf_pb_find(g.data, g.len, 1, &v) != 1)
 			return CORRUPT(c, "2.0 no_nulls without values");
 		return fixed20(c, v.data, v.len, n, vals, valid, bits_out, depth + 1);
 	}
 	if (nk == 2) { /* some_nulls{validity, values} */
-		lv_pb_field vf = { 0 }, vv = { 0 };
-		if (lf_pb_find(g.data, g.len, 1, &vf) != 1 || lf_pb_find(g.data, g.len, 2, &vv) != 1)
+		lv__pb_field vf = { 0 }, vv = { 0 };
+		if (lv__lf_pb_find(g.data, g.len, 1, &vf) != 1 || lv__lf_pb_find(g.data, g.len, 2, &vv) != 1)
 			return CORRUPT(c, "2.0 some_nulls without validity or values");
 		if (!valid)
 			return CORRUPT(c, "nulls where none are allowed");
@@ -202,26 +202,26 @@ static void bin20_free(bin20 *b)
 	b->owned = NULL;
 }
 
-static int binary20(lf_dctx *c, const uint8_t *p, size_t plen, size_t n, bin20 *out, int depth)
+static int binary20(lv__lf_dctx *c, const uint8_t *p, size_t plen, size_t n, bin20 *out, int depth)
 {
-	lv_pb_field fi = { 0 }, fb = { 0 };
+	lv__pb_field fi = { 0 }, fb = { 0 };
 	uint64_t adj = 0;
 	memset(out, 0, sizeof *out);
-	if (lf_pb_find(p, plen, 1, &fi) != 1 || lf_pb_find(p, plen, 2, &fb) != 1)
+	if (lv__lf_pb_find(p, plen, 1, &fi) != 1 || lv__lf_pb_find(p, plen, 2, &fb) != 1)
 		return CORRUPT(c, "2.0 binary without indices or bytes");
-	lv_pb r = lv_pb_make(p, plen);
-	lv_pb_field f = { 0 };
+	lv__pb r = lv__pb_make(p, plen);
+	lv__pb_field f = { 0 };
 	int rc;
-	while ((rc = lv_pb_next(&r, &f)) == 1)
+	while ((rc = lv__pb_next(&r, &f)) == 1)
 		if (f.num == 3 && f.wire == LV_PB_VARINT)
 			adj = f.u;
 	if (rc < 0)
 		return CORRUPT(c, "malformed 2.0 binary encoding");
 	/* bytes: ArrayEncoding.flat{8} */
-	lv_pb_field bf = { 0 };
-	if (lf_oneof(fb.data, fb.len, &bf) != 1)
+	lv__pb_field bf = { 0 };
+	if (lv__lf_oneof(fb.data, fb.len, &bf) != 1)
 		return UNSUP(c, "unsupported 2.0 binary bytes encoding '%s'",
-			     ae20_name(lf_oneof(fb.data, fb.len, &bf)));
+			     ae20_name(lv__lf_oneof(fb.data, fb.len, &bf)));
 	uint64_t bits;
 	LV_TRY(flat20(c, bf.data, bf.len, &bits, &out->bytes, &out->nbytes, &out->owned));
 	if (bits != 8) {
@@ -258,36 +258,36 @@ static int binary20(lf_dctx *c, const uint8_t *p, size_t plen, size_t n, bin20 *
 	return 0;
 }
 
-static int strings20(lf_dctx *c, const uint8_t *p, size_t plen)
+static int strings20(lv__lf_dctx *c, const uint8_t *p, size_t plen)
 {
-	lv_pb_field f = { 0 };
-	int k = lf_oneof(p, plen, &f);
+	lv__pb_field f = { 0 };
+	int k = lv__lf_oneof(p, plen, &f);
 	size_t n = c->nrows;
 	int rc = 0;
 	if (k == 6) {
 		bin20 b;
 		LV_TRY(binary20(c, f.data, f.len, n, &b, 0));
 		for (size_t i = 0; i < n && rc == 0; i++)
-			rc = b.valid[i] ? lf_col_put_str(c, c->row0 + i, b.bytes + b.ends[i],
+			rc = b.valid[i] ? lv__lf_col_put_str(c, c->row0 + i, b.bytes + b.ends[i],
 							 (size_t)(b.ends[i + 1] - b.ends[i]))
-					: lf_col_put_null(c, c->row0 + i);
+					: lv__lf_col_put_null(c, c->row0 + i);
 		bin20_free(&b);
 		return rc;
 	}
 	if (k == 7) {
 		/* dictionary{indices (0 = null, k = item k-1), items: binary, num_dictionary_items} */
-		lv_pb_field fi = { 0 }, fit = { 0 }, bi = { 0 };
+		lv__pb_field fi = { 0 }, fit = { 0 }, bi = { 0 };
 		uint64_t nitems = 0;
-		if (lf_pb_find(f.data, f.len, 1, &fi) != 1 || lf_pb_find(f.data, f.len, 2, &fit) != 1)
+		if (lv__lf_pb_find(f.data, f.len, 1, &fi) != 1 || lv__lf_pb_find(f.data, f.len, 2, &fit) != 1)
 			return CORRUPT(c, "2.0 dictionary without indices or items");
-		lv_pb r = lv_pb_make(f.data, f.len);
-		lv_pb_field g = { 0 };
-		while ((rc = lv_pb_next(&r, &g)) == 1)
+		lv__pb r = lv__pb_make(f.data, f.len);
+		lv__pb_field g = { 0 };
+		while ((rc = lv__pb_next(&r, &g)) == 1)
 			if (g.num == 3 && g.wire == LV_PB_VARINT)
 				nitems = g.u;
 		if (rc < 0)
 			return CORRUPT(c, "malformed 2.0 dictionary");
-		int ik = lf_oneof(fit.data, fit.len, &bi);
+		int ik = lv__lf_oneof(fit.data, fit.len, &bi);
 		if (ik != 6)
 			return UNSUP(c, "unsupported 2.0 dictionary items encoding '%s'", ae20_name(ik));
 		uint64_t *idx = lv__calloc(n ? n : 1, sizeof *idx);
@@ -302,14 +302,14 @@ static int strings20(lf_dctx *c, const uint8_t *p, size_t plen)
 		for (size_t i = 0; i < n && rc == 0; i++) {
 			uint64_t x = idx[i];
 			if (x == 0)
-				rc = lf_col_put_null(c, c->row0 + i);
+				rc = lv__lf_col_put_null(c, c->row0 + i);
 			else if (x > nitems)
 				rc = CORRUPT(c, "dictionary index %llu past %llu items",
 					     (unsigned long long)x, (unsigned long long)nitems);
 			else if (!b.valid[x - 1])
-				rc = lf_col_put_null(c, c->row0 + i);
+				rc = lv__lf_col_put_null(c, c->row0 + i);
 			else
-				rc = lf_col_put_str(c, c->row0 + i, b.bytes + b.ends[x - 1],
+				rc = lv__lf_col_put_str(c, c->row0 + i, b.bytes + b.ends[x - 1],
 						    (size_t)(b.ends[x] - b.ends[x - 1]));
 		}
 		bin20_free(&b);
@@ -327,25 +327,25 @@ static int strings20(lf_dctx *c, const uint8_t *p, size_t plen)
  * themselves nullable (a null row's items are null too [observed, Lance 12.0.0]).  A
  * null item in a valid row is something lv_column cannot hold: unsupported.
  */
-static int fsl20(lf_dctx *c, const uint8_t *p, size_t plen)
+static int fsl20(lv__lf_dctx *c, const uint8_t *p, size_t plen)
 {
-	lf_colbuf *b = c->cb;
+	lv__lf_colbuf *b = c->cb;
 	size_t n = c->nrows, dim = b->dim;
-	lv_pb_field f = { 0 }, g = { 0 }, vals = { 0 }, vf = { 0 }, items = { 0 };
-	if (lf_oneof(p, plen, &f) != 2)
+	lv__pb_field f = { 0 }, g = { 0 }, vals = { 0 }, vf = { 0 }, items = { 0 };
+	if (lv__lf_oneof(p, plen, &f) != 2)
 		return UNSUP(c, "unsupported 2.0 vector encoding");
-	int nk = lf_oneof(f.data, f.len, &g);
+	int nk = lv__lf_oneof(f.data, f.len, &g);
 	if (nk == 3) {
 		for (size_t i = 0; i < n; i++)
-			LV_TRY(lf_col_put_null(c, c->row0 + i));
+			LV_TRY(lv__lf_col_put_null(c, c->row0 + i));
 		return 0;
 	}
-	if ((nk != 1 && nk != 2) || lf_pb_find(g.data, g.len, nk == 1 ? 1 : 2, &vals) != 1 ||
-	    (nk == 2 && lf_pb_find(g.data, g.len, 1, &vf) != 1))
+	if ((nk != 1 && nk != 2) || lv__lf_pb_find(g.data, g.len, nk == 1 ? 1 : 2, &vals) != 1 ||
+	    (nk == 2 && lv__lf_pb_find(g.data, g.len, 1, &vf) != 1))
 		return CORRUPT(c, "malformed 2.0 nullable vector encoding");
 	uint64_t d = 0;
-	if (lf_oneof(vals.data, vals.len, &f) != 3 || lf_varint_field(f.data, f.len, 1, &d) < 0 ||
-	    lf_pb_find(f.data, f.len, 2, &items) != 1)
+	if (lv__lf_oneof(vals.data, vals.len, &f) != 3 || lv__lf_varint_field(f.data, f.len, 1, &d) < 0 ||
+	    lv__lf_pb_find(f.data, f.len, 2, &items) != 1)
 		return UNSUP(c, "unsupported 2.0 vector values encoding");
 	if (d != dim)
 		return CORRUPT(c, "2.0 fixed_size_list of dimension %llu, schema says %zu",
@@ -367,7 +367,7 @@ static int fsl20(lf_dctx *c, const uint8_t *p, size_t plen)
 		rc = fixed20(c, vf.data, vf.len, n, rowv, NULL, NULL, 1);
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (rowv && !rowv[i]) {
-			rc = lf_col_put_null(c, c->row0 + i);
+			rc = lv__lf_col_put_null(c, c->row0 + i);
 			continue;
 		}
 		for (size_t k = 0; k < dim && rc == 0; k++) {
@@ -383,9 +383,9 @@ static int fsl20(lf_dctx *c, const uint8_t *p, size_t plen)
 	return rc;
 }
 
-int lf_decode_page20(lf_dctx *c, const uint8_t *enc, size_t len)
+int lv__lf_decode_page20(lv__lf_dctx *c, const uint8_t *enc, size_t len)
 {
-	lf_colbuf *b = c->cb;
+	lv__lf_colbuf *b = c->cb;
 	size_t n = c->nrows;
 	if (b->type == LV_COL_UTF8)
 		return strings20(c, enc, len);
@@ -406,7 +406,7 @@ int lf_decode_page20(lf_dctx *c, const uint8_t *enc, size_t len)
 	if (b->type == LV_COL_FSL_FLOAT32)
 		return fsl20(c, enc, len);
 	uint64_t *vals = b->u64 + c->row0;
-	unsigned w = lf_type_width(b->type) * 8;
+	unsigned w = lv__lf_type_width(b->type) * 8;
 	LV_TRY(fixed20(c, enc, len, n, vals, valid, &bits, 0));
 	if (bits != w && bits != 0)
 		return UNSUP(c, "%u-bit column stored with %u bits per value", w, bits);
@@ -414,7 +414,7 @@ int lf_decode_page20(lf_dctx *c, const uint8_t *enc, size_t len)
 		if (valid && !valid[i])
 			vals[i] = 0;
 		else
-			lf_col_put_fixed(b, c->row0 + i, vals[i]);
+			lv__lf_col_put_fixed(b, c->row0 + i, vals[i]);
 	}
 	return 0;
 }

@@ -7,12 +7,12 @@
 
 #include "lancefile/lf_internal.h"
 
-int lf_pb_find(const uint8_t *p, size_t n, uint32_t num, lv_pb_field *out)
+int lv__lf_pb_find(const uint8_t *p, size_t n, uint32_t num, lv__pb_field *out)
 {
-	lv_pb r = lv_pb_make(p, n);
-	lv_pb_field f = { 0 };
+	lv__pb r = lv__pb_make(p, n);
+	lv__pb_field f = { 0 };
 	int rc, found = 0;
-	while ((rc = lv_pb_next(&r, &f)) == 1) {
+	while ((rc = lv__pb_next(&r, &f)) == 1) {
 		if (f.num != num)
 			continue;
 		if (f.wire != LV_PB_LEN)
@@ -23,12 +23,12 @@ int lf_pb_find(const uint8_t *p, size_t n, uint32_t num, lv_pb_field *out)
 	return rc < 0 ? -1 : found;
 }
 
-int lf_oneof(const uint8_t *p, size_t n, lv_pb_field *out)
+int lv__lf_oneof(const uint8_t *p, size_t n, lv__pb_field *out)
 {
-	lv_pb r = lv_pb_make(p, n);
-	lv_pb_field f = { 0 };
+	lv__pb r = lv__pb_make(p, n);
+	lv__pb_field f = { 0 };
 	int rc, which = 0;
-	while ((rc = lv_pb_next(&r, &f)) == 1)
+	while ((rc = lv__pb_next(&r, &f)) == 1)
 		if (f.wire == LV_PB_LEN) {
 			*out = f;
 			which = (int)f.num;
@@ -36,40 +36,40 @@ int lf_oneof(const uint8_t *p, size_t n, lv_pb_field *out)
 	return rc < 0 ? -1 : which;
 }
 
-int lf_varint_field(const uint8_t *p, size_t n, uint32_t num, uint64_t *v)
+int lv__lf_varint_field(const uint8_t *p, size_t n, uint32_t num, uint64_t *v)
 {
-	lv_pb r = lv_pb_make(p, n);
-	lv_pb_field f = { 0 };
+	lv__pb r = lv__pb_make(p, n);
+	lv__pb_field f = { 0 };
 	int rc;
-	while ((rc = lv_pb_next(&r, &f)) == 1)
+	while ((rc = lv__pb_next(&r, &f)) == 1)
 		if (f.num == num && f.wire == LV_PB_VARINT)
 			*v = f.u;
 	return rc;
 }
 
-int lf_has_field(const uint8_t *p, size_t n, uint32_t num)
+int lv__lf_has_field(const uint8_t *p, size_t n, uint32_t num)
 {
-	lv_pb r = lv_pb_make(p, n);
-	lv_pb_field f = { 0 };
+	lv__pb r = lv__pb_make(p, n);
+	lv__pb_field f = { 0 };
 	int rc, found = 0;
-	while ((rc = lv_pb_next(&r, &f)) == 1)
+	while ((rc = lv__pb_next(&r, &f)) == 1)
 		if (f.num == num)
 			found = 1;
 	return rc < 0 ? -1 : found;
 }
 
-int lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, const uint8_t **val,
+int lv__lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, const uint8_t **val,
 		  size_t *vlen, char *got_url, size_t got_cap)
 {
-	lv_pb r = lv_pb_make(p, n);
-	lv_pb_field f = { 0 };
+	lv__pb r = lv__pb_make(p, n);
+	lv__pb_field f = { 0 };
 	const uint8_t *url = NULL;
 	size_t url_len = 0;
 	int rc;
 	*val = (const uint8_t *)"";
 	*vlen = 0;
 	got_url[0] = 0;
-	while ((rc = lv_pb_next(&r, &f)) == 1) {
+	while ((rc = lv__pb_next(&r, &f)) == 1) {
 		if (f.wire != LV_PB_LEN)
 			continue;
 		if (f.num == 1) {
@@ -97,13 +97,13 @@ int lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, const uin
 	return 0;
 }
 
-void lf_load_le_n(const uint8_t *p, unsigned w, size_t n, uint64_t *out)
+void lv__lf_load_le_n(const uint8_t *p, unsigned w, size_t n, uint64_t *out)
 {
 	switch (w) {
-	case 8: for (size_t i = 0; i < n; i++) out[i] = lv_le64(p + 8 * i); break;
-	case 4: for (size_t i = 0; i < n; i++) out[i] = lv_le32(p + 4 * i); break;
-	case 2: for (size_t i = 0; i < n; i++) out[i] = lv_le16(p + 2 * i); break;
+	case 8: for (size_t i = 0; i < n; i++) out[i] = lv__le64(p + 8 * i); break;
+	case 4: for (size_t i = 0; i < n; i++) out[i] = lv__le32(p + 4 * i); break;
+	case 2: for (size_t i = 0; i < n; i++) out[i] = lv__le16(p + 2 * i); break;
 	case 1: for (size_t i = 0; i < n; i++) out[i] = p[i]; break;
-	default: for (size_t i = 0; i < n; i++) out[i] = lf_load_le(p + i * w, w); break;
+	default: for (size_t i = 0; i < n; i++) out[i] = lv__lf_load_le(p + i * w, w); break;
 	}
 }

@@ -16,9 +16,9 @@
 #define MIN_STR_BYTES ((size_t)256 << 20) /* decoded string bytes always allowed */
 
 /* [pos, pos+len) must lie within the file before the footer. */
-static bool in_file(const lf_rctx *r, uint64_t pos, uint64_t len)
+static bool in_file(const lv__lf_rctx *r, uint64_t pos, uint64_t len)
 {
-	uint64_t lim = r->size - LF_FOOTER_SIZE;
+	uint64_t lim = r->size - LV__LF_FOOTER_SIZE;
 	return pos <= lim && len <= lim - pos;
 }
 
@@ -58,7 +58,7 @@ void lv_lancefile_free(lv_lancefile *f)
 }
 
 typedef struct u64list {
-	uint64_t v[LF_MAX_PAGE_BUFS];
+	uint64_t v[LV__LF_MAX_PAGE_BUFS];
 	size_t n;
 	bool over;
 } u64list;
@@ -66,45 +66,45 @@ typedef struct u64list {
 static void u64list_add(uint64_t v, void *arg)
 {
 	u64list *l = arg;
-	if (l->n < LF_MAX_PAGE_BUFS)
+	if (l->n < LV__LF_MAX_PAGE_BUFS)
 		l->v[l->n++] = v;
 	else
 		l->over = true;
 }
 
 /* Parses the Encoding{direct{Any}} of a page or column; yields the Any value. */
-static int direct_any(lf_dctx *c, const uint8_t *p, size_t n, const char *want, const uint8_t **val,
+static int direct_any(lv__lf_dctx *c, const uint8_t *p, size_t n, const char *want, const uint8_t **val,
 		      size_t *vlen)
 {
-	lv_pb_field f = { 0 }, g = { 0 };
-	int k = lf_pb_find(p, n, 2, &f);
+	lv__pb_field f = { 0 }, g = { 0 };
+	int k = lv__lf_pb_find(p, n, 2, &f);
 	if (k < 0)
-		return lf_perr(c, LV_ECORRUPT, "malformed encoding");
+		return lv__lf_perr(c, LV_ECORRUPT, "malformed encoding");
 	if (k == 0) {
-		int ind = lf_pb_find(p, n, 1, &g);
-		return lf_perr(c, ind == 1 ? LV_EUNSUPPORTED : LV_ECORRUPT, "%s",
+		int ind = lv__lf_pb_find(p, n, 1, &g);
+		return lv__lf_perr(c, ind == 1 ? LV_EUNSUPPORTED : LV_ECORRUPT, "%s",
 			       ind == 1 ? "unsupported indirect (deferred) encoding"
 				        : "encoding is not direct");
 	}
-	if (lf_pb_find(f.data, f.len, 1, &g) < 0)
-		return lf_perr(c, LV_ECORRUPT, "malformed direct encoding");
-	if (lf_pb_find(f.data, f.len, 1, &g) == 0) {
+	if (lv__lf_pb_find(f.data, f.len, 1, &g) < 0)
+		return lv__lf_perr(c, LV_ECORRUPT, "malformed direct encoding");
+	if (lv__lf_pb_find(f.data, f.len, 1, &g) == 0) {
 		g.data = (const uint8_t *)"";
 		g.len = 0;
 	}
 	char url[96];
-	int rc = lf_any_unwrap(g.data, g.len, want, val, vlen, url, sizeof url);
+	int rc = lv__lf_any_unwrap(g.data, g.len, want, val, vlen, url, sizeof url);
 	if (rc == LV_ECORRUPT)
-		return lf_perr(c, LV_ECORRUPT, "malformed Any");
+		return lv__lf_perr(c, LV_ECORRUPT, "malformed Any");
 	if (rc < 0)
-		return lf_perr(c, LV_EUNSUPPORTED, "unsupported encoding type '%s'", url);
+		return lv__lf_perr(c, LV_EUNSUPPORTED, "unsupported encoding type '%s'", url);
 	return 0;
 }
 
-static int col_alloc(lf_colbuf *b, size_t nrows, size_t str_limit)
+static int col_alloc(lv__lf_colbuf *b, size_t nrows, size_t str_limit)
 {
 	size_t n = nrows ? nrows : 1;
-	lv_dbuf_init(&b->data, str_limit);
+	lv__dbuf_init(&b->data, str_limit);
 	if (b->type == LV_COL_UTF8) {
 		b->offs = lv__calloc(nrows + 1, sizeof *b->offs);
 		if (!b->offs)
@@ -126,31 +126,31 @@ static int col_alloc(lf_colbuf *b, size_t nrows, size_t str_limit)
 	return 0;
 }
 
-static void col_dispose(lf_colbuf *b)
+static void col_dispose(lv__lf_colbuf *b)
 {
 	free(b->u64);
 	free(b->bools);
 	free(b->offs);
 	free(b->f32);
 	free(b->valid);
-	lv_dbuf_dispose(&b->data);
+	lv__dbuf_dispose(&b->data);
 }
 
 /* Parses one Page message; resolves its buffers into c. */
-static int page_meta(lf_rctx *r, lf_dctx *c, const lv_pb_field *g, uint64_t *plen,
+static int page_meta(lv__lf_rctx *r, lv__lf_dctx *c, const lv__pb_field *g, uint64_t *plen,
 		     const uint8_t **enc, size_t *enclen)
 {
 	u64list offs = { .n = 0 }, sizes = { .n = 0 };
-	lv_pb pp = lv_pb_sub(g);
-	lv_pb_field h = { 0 };
+	lv__pb pp = lv__pb_sub(g);
+	lv__pb_field h = { 0 };
 	int prc;
 	*plen = 0;
 	*enc = NULL;
 	*enclen = 0;
-	while ((prc = lv_pb_next(&pp, &h)) == 1) {
-		if (h.num == 1 && lv_pb_repeated_varint(&h, u64list_add, &offs) < 0)
+	while ((prc = lv__pb_next(&pp, &h)) == 1) {
+		if (h.num == 1 && lv__pb_repeated_varint(&h, u64list_add, &offs) < 0)
 			prc = -1;
-		else if (h.num == 2 && lv_pb_repeated_varint(&h, u64list_add, &sizes) < 0)
+		else if (h.num == 2 && lv__pb_repeated_varint(&h, u64list_add, &sizes) < 0)
 			prc = -1;
 		else if (h.num == 3 && h.wire == LV_PB_VARINT)
 			*plen = h.u;
@@ -160,13 +160,13 @@ static int page_meta(lf_rctx *r, lf_dctx *c, const lv_pb_field *g, uint64_t *ple
 			break;
 	}
 	if (prc < 0)
-		return lf_perr(c, LV_ECORRUPT, "malformed page metadata");
+		return lv__lf_perr(c, LV_ECORRUPT, "malformed page metadata");
 	if (offs.over || sizes.over || offs.n != sizes.n)
-		return lf_perr(c, LV_ECORRUPT, "page buffer lists are inconsistent");
+		return lv__lf_perr(c, LV_ECORRUPT, "page buffer lists are inconsistent");
 	c->nbufs = offs.n;
 	for (size_t i = 0; i < offs.n; i++) {
 		if (!in_file(r, offs.v[i], sizes.v[i]))
-			return lf_perr(c, LV_ECORRUPT, "page buffer %zu out of the file", i);
+			return lv__lf_perr(c, LV_ECORRUPT, "page buffer %zu out of the file", i);
 		c->buf[i] = r->d + offs.v[i];
 		c->buflen[i] = (size_t)sizes.v[i];
 	}
@@ -174,24 +174,24 @@ static int page_meta(lf_rctx *r, lf_dctx *c, const lv_pb_field *g, uint64_t *ple
 }
 
 /* Decodes every page of a column's metadata cm[0..len) into c->cb. */
-static int read_pages(lf_rctx *r, lv_lancefile *f, lf_dctx *c, const uint8_t *cm, size_t len)
+static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uint8_t *cm, size_t len)
 {
 	const uint8_t *val;
 	size_t vlen;
-	lv_pb_field g = { 0 };
-	if (lf_pb_find(cm, len, 1, &g) != 1)
-		return lf_perr(c, LV_ECORRUPT, "column metadata without an encoding");
+	lv__pb_field g = { 0 };
+	if (lv__lf_pb_find(cm, len, 1, &g) != 1)
+		return lv__lf_perr(c, LV_ECORRUPT, "column metadata without an encoding");
 	c->page = 0;
 	LV_TRY(direct_any(c, g.data, g.len, "lance.encodings.ColumnEncoding", &val, &vlen));
-	int rc = lf_pb_find(val, vlen, 1, &g);
+	int rc = lv__lf_pb_find(val, vlen, 1, &g);
 	if (rc != 1)
-		return lf_perr(c, rc < 0 ? LV_ECORRUPT : LV_EUNSUPPORTED, "%s",
+		return lv__lf_perr(c, rc < 0 ? LV_ECORRUPT : LV_EUNSUPPORTED, "%s",
 			       rc < 0 ? "malformed column encoding"
 				      : "unsupported column encoding (zone index or blob)");
-	lv_pb pr = lv_pb_make(cm, len);
+	lv__pb pr = lv__pb_make(cm, len);
 	size_t row = 0, page = 0;
 	int more;
-	while ((more = lv_pb_next(&pr, &g)) == 1) {
+	while ((more = lv__pb_next(&pr, &g)) == 1) {
 		if (g.num != 2 || g.wire != LV_PB_LEN)
 			continue;
 		c->page = page++;
@@ -200,36 +200,36 @@ static int read_pages(lf_rctx *r, lv_lancefile *f, lf_dctx *c, const uint8_t *cm
 		size_t enclen;
 		LV_TRY(page_meta(r, c, &g, &plen, &enc, &enclen));
 		if (plen > f->nrows - row)
-			return lf_perr(c, LV_ECORRUPT, "pages hold more than the file's %zu rows",
+			return lv__lf_perr(c, LV_ECORRUPT, "pages hold more than the file's %zu rows",
 				       f->nrows);
 		if (plen == 0)
 			continue; /* like Lance's 2.0 reader, skip empty pages */
 		if (!enc)
-			return lf_perr(c, LV_ECORRUPT, "page without an encoding");
+			return lv__lf_perr(c, LV_ECORRUPT, "page without an encoding");
 		LV_TRY(direct_any(c, enc, enclen,
 				  f->version == LV_LANCEFILE_V2_0 ? "lance.encodings.ArrayEncoding"
 								  : "lance.encodings21.PageLayout",
 				  &val, &vlen));
 		c->row0 = row;
 		c->nrows = (size_t)plen;
-		LV_TRY(f->version == LV_LANCEFILE_V2_0 ? lf_decode_page20(c, val, vlen)
-						       : lf_decode_page21(c, val, vlen));
+		LV_TRY(f->version == LV_LANCEFILE_V2_0 ? lv__lf_decode_page20(c, val, vlen)
+						       : lv__lf_decode_page21(c, val, vlen));
 		row += (size_t)plen;
 	}
 	if (more < 0)
-		return lf_perr(c, LV_ECORRUPT, "malformed column metadata");
+		return lv__lf_perr(c, LV_ECORRUPT, "malformed column metadata");
 	if (row != f->nrows)
 		return lv__err(r->err, LV_ECORRUPT, "file %s: column '%s': pages hold %zu of %zu rows",
 			       r->name, c->col, row, f->nrows);
 	return 0;
 }
 
-static int read_column(lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos, uint64_t len,
-		       size_t str_limit, lf_budget *budget)
+static int read_column(lv__lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos, uint64_t len,
+		       size_t str_limit, lv__lf_budget *budget)
 {
 	lv_column *col = &f->cols[ci];
-	lf_colbuf b = { .type = col->type, .nullable = col->nullable, .dim = col->list_size };
-	lf_dctx c = { .file = r->name, .col = col->name, .err = r->err, .version = f->version,
+	lv__lf_colbuf b = { .type = col->type, .nullable = col->nullable, .dim = col->list_size };
+	lv__lf_dctx c = { .file = r->name, .col = col->name, .err = r->err, .version = f->version,
 		      .cb = &b, .budget = budget };
 	int rc = col_alloc(&b, f->nrows, str_limit);
 	if (rc < 0)
@@ -237,7 +237,7 @@ static int read_column(lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos, uin
 	else
 		rc = read_pages(r, f, &c, r->d + pos, (size_t)len);
 	lv_buf data = { 0 };
-	if (rc == 0 && b.type == LV_COL_UTF8 && lv_dbuf_take(&b.data, &data) < 0)
+	if (rc == 0 && b.type == LV_COL_UTF8 && lv__dbuf_take(&b.data, &data) < 0)
 		rc = lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	if (rc < 0) {
 		col_dispose(&b);
@@ -254,19 +254,19 @@ static int read_column(lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos, uin
 }
 
 /* Footer checks; yields the version and the table positions. */
-static int footer(lf_rctx *r, int *version, uint64_t *cm_start, uint64_t *gbo, uint32_t *ngb,
+static int footer(lv__lf_rctx *r, int *version, uint64_t *cm_start, uint64_t *gbo, uint32_t *ngb,
 		  uint32_t *ncols)
 {
-	if (r->size < LF_FOOTER_SIZE)
-		return lf_rcorrupt(r, "shorter than the 40-byte footer");
-	const uint8_t *ft = r->d + r->size - LF_FOOTER_SIZE;
+	if (r->size < LV__LF_FOOTER_SIZE)
+		return lv__lf_rcorrupt(r, "shorter than the 40-byte footer");
+	const uint8_t *ft = r->d + r->size - LV__LF_FOOTER_SIZE;
 	if (memcmp(ft + 36, "LANC", 4) != 0)
-		return lf_rcorrupt(r, "missing LANC magic");
-	*cm_start = lv_le64(ft);
-	*gbo = lv_le64(ft + 16);
-	*ngb = lv_le32(ft + 24);
-	*ncols = lv_le32(ft + 28);
-	uint16_t major = lv_le16(ft + 32), minor = lv_le16(ft + 34);
+		return lv__lf_rcorrupt(r, "missing LANC magic");
+	*cm_start = lv__le64(ft);
+	*gbo = lv__le64(ft + 16);
+	*ngb = lv__le32(ft + 24);
+	*ncols = lv__le32(ft + 28);
+	uint16_t major = lv__le16(ft + 32), minor = lv__le16(ft + 34);
 	if ((major == 0 && minor == 3) || (major == 2 && minor == 0))
 		*version = LV_LANCEFILE_V2_0;
 	else if (major == 2 && minor == 1)
@@ -280,25 +280,25 @@ static int footer(lf_rctx *r, int *version, uint64_t *cm_start, uint64_t *gbo, u
 		return lv__err(r->err, LV_EUNSUPPORTED, "file %s: unsupported Lance file version %u.%u",
 			       r->name, major, minor);
 	if (*ngb == 0)
-		return lf_rcorrupt(r, "no global buffers (schema expected)");
+		return lv__lf_rcorrupt(r, "no global buffers (schema expected)");
 	if (!in_file(r, *gbo, (uint64_t)*ngb * 16))
-		return lf_rcorrupt(r, "global buffer table out of range");
+		return lv__lf_rcorrupt(r, "global buffer table out of range");
 	/* Lance takes the CMO table as the last 16*ncols bytes before the GBO table */
 	if (*cm_start > *gbo || *gbo - *cm_start < (uint64_t)*ncols * 16)
-		return lf_rcorrupt(r, "column metadata offset table out of range");
+		return lv__lf_rcorrupt(r, "column metadata offset table out of range");
 	return 0;
 }
 
 /* Decodes every column that has a physical column; partial reads keep going. */
-static int read_columns(lf_rctx *r, lv_lancefile *f, uint64_t cm_start, uint64_t cmo)
+static int read_columns(lv__lf_rctx *r, lv_lancefile *f, uint64_t cm_start, uint64_t cmo)
 {
 	size_t str_limit = MIN_STR_BYTES + (r->size > SIZE_MAX / 128 ? SIZE_MAX / 2 : r->size * 64);
-	lf_budget budget = { .left = (uint64_t)MIN_STR_BYTES + (uint64_t)r->size * 64 };
+	lv__lf_budget budget = { .left = (uint64_t)MIN_STR_BYTES + (uint64_t)r->size * 64 };
 	for (size_t i = 0; i < f->ncols; i++) {
 		if (f->cols[i].type == LV_COL_UNDECODED)
 			continue;
 		size_t k = f->phys[i];
-		uint64_t p = lv_le64(r->d + cmo + 16 * k), l = lv_le64(r->d + cmo + 16 * k + 8);
+		uint64_t p = lv__le64(r->d + cmo + 16 * k), l = lv__le64(r->d + cmo + 16 * k + 8);
 		if (p < cm_start || p > cmo || l > cmo - p)
 			return lv__err(r->err, LV_ECORRUPT,
 				       "file %s: column %zu metadata out of range", r->name, k);
@@ -308,7 +308,7 @@ static int read_columns(lf_rctx *r, lv_lancefile *f, uint64_t cm_start, uint64_t
 		int rc = read_column(r, f, i, p, l, str_limit, &budget);
 		r->err = keep;
 		if (rc < 0)
-			LV_TRY(lf_col_undecoded(r, f, i, rc, cerr.message));
+			LV_TRY(lv__lf_col_undecoded(r, f, i, rc, cerr.message));
 	}
 	return 0;
 }
@@ -319,7 +319,7 @@ int lv_lancefile_read_ex(lv_lancefile **out, const uint8_t *data, size_t size, c
 	if (!out)
 		return lv__err(err, LV_EINVALID, "lancefile read: out is NULL");
 	*out = NULL;
-	lf_rctx r = { .d = data, .size = size, .name = name ? name : "<memory>", .err = err,
+	lv__lf_rctx r = { .d = data, .size = size, .name = name ? name : "<memory>", .err = err,
 		      .flags = flags };
 	if (!data && size)
 		return lv__err(err, LV_EINVALID, "lancefile read: data is NULL");
@@ -328,15 +328,15 @@ int lv_lancefile_read_ex(lv_lancefile **out, const uint8_t *data, size_t size, c
 	uint32_t ngb = 0, nphys = 0;
 	LV_TRY(footer(&r, &version, &cm_start, &gbo, &ngb, &nphys));
 	uint64_t cmo = gbo - (uint64_t)nphys * 16;
-	uint64_t gb0 = lv_le64(data + gbo), gb0_len = lv_le64(data + gbo + 8);
+	uint64_t gb0 = lv__le64(data + gbo), gb0_len = lv__le64(data + gbo + 8);
 	if (!in_file(&r, gb0, gb0_len) || gb0 + gb0_len > gbo)
-		return lf_rcorrupt(&r, "schema buffer out of range");
+		return lv__lf_rcorrupt(&r, "schema buffer out of range");
 	lv_lancefile *f = lv__calloc(1, sizeof *f);
 	if (!f)
 		return lv__err(err, LV_ENOMEM, "file %s: out of memory", r.name);
 	f->version = version;
 	uint64_t nrows = 0;
-	int rc = lf_parse_schema(&r, f, data + gb0, (size_t)gb0_len, nphys, &nrows);
+	int rc = lv__lf_parse_schema(&r, f, data + gb0, (size_t)gb0_len, nphys, &nrows);
 	/* cap decoded work relative to the input: see the comment at the top */
 	uint64_t cells = 0, cell_cap = MIN_CELLS + (uint64_t)size * 64;
 	for (size_t i = 0; rc == 0 && i < f->ncols; i++)

@@ -5,7 +5,7 @@
  */
 #include "lancefile/lf_internal.h"
 
-int lf_parse_layers(lf_dctx *c, const lv_pb_field *f, uint64_t *layer, int *nlayers)
+int lv__lf_parse_layers(lv__lf_dctx *c, const lv__pb_field *f, uint64_t *layer, int *nlayers)
 {
 	if (f->wire == LV_PB_VARINT) {
 		*layer = f->u;
@@ -13,19 +13,19 @@ int lf_parse_layers(lf_dctx *c, const lv_pb_field *f, uint64_t *layer, int *nlay
 		return 0;
 	}
 	if (f->wire != LV_PB_LEN)
-		return LF_CORRUPT(c, "malformed repdef layers");
-	lv_pb r = lv_pb_make(f->data, f->len);
-	while (!lv_pb_done(&r)) {
-		if (!lv_pb_varint(&r, layer))
-			return LF_CORRUPT(c, "malformed repdef layers");
+		return LV__LF_CORRUPT(c, "malformed repdef layers");
+	lv__pb r = lv__pb_make(f->data, f->len);
+	while (!lv__pb_done(&r)) {
+		if (!lv__pb_varint(&r, layer))
+			return LV__LF_CORRUPT(c, "malformed repdef layers");
 		(*nlayers)++;
 	}
 	return 0;
 }
 
-int lf_check_layer(lf_dctx *c, uint64_t layer, int nlayers)
+int lv__lf_check_layer(lv__lf_dctx *c, uint64_t layer, int nlayers)
 {
 	if (nlayers != 1 || (layer != 1 && layer != 3))
-		return LF_UNSUP(c, "unsupported repdef layers (nested or list column)");
+		return LV__LF_UNSUP(c, "unsupported repdef layers (nested or list column)");
 	return 0;
 }

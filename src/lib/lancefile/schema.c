@@ -12,12 +12,12 @@
 
 #include "lancefile/lf_file.h"
 
-int lf_rcorrupt(lf_rctx *r, const char *what)
+int lv__lf_rcorrupt(lv__lf_rctx *r, const char *what)
 {
 	return lv__err(r->err, LV_ECORRUPT, "file %s: not a valid Lance v2 file: %s", r->name, what);
 }
 
-char *lf_dup_bytes(const uint8_t *p, size_t n)
+char *lv__lf_dup_bytes(const uint8_t *p, size_t n)
 {
 	char *s = lv__malloc(n + 1);
 	if (s) {
@@ -28,7 +28,7 @@ char *lf_dup_bytes(const uint8_t *p, size_t n)
 	return s;
 }
 
-int lf_col_undecoded(lf_rctx *r, lv_lancefile *f, size_t i, int code, const char *why)
+int lv__lf_col_undecoded(lv__lf_rctx *r, lv_lancefile *f, size_t i, int code, const char *why)
 {
 	if (!(r->flags & LV_LANCEFILE_READ_PARTIAL) || code == LV_ENOMEM)
 		return lv__err(r->err, code, "%s", why);
@@ -56,24 +56,24 @@ static int type_of(const char *lt, uint32_t *dim)
 		return 0;
 	uint64_t v = 0;
 	const char *s = lt + strlen(pre);
-	for (; *s >= '0' && *s <= '9' && v <= LF_MAX_LIST_SIZE; s++)
+	for (; *s >= '0' && *s <= '9' && v <= LV__LF_MAX_LIST_SIZE; s++)
 		v = v * 10 + (uint64_t)(*s - '0');
-	if (*s || v == 0 || v > LF_MAX_LIST_SIZE)
+	if (*s || v == 0 || v > LV__LF_MAX_LIST_SIZE)
 		return 0;
 	*dim = (uint32_t)v;
 	return LV_COL_FSL_FLOAT32;
 }
 
 /* Parses one schema Field into f->fields[i]. */
-static int parse_field(lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t *p, size_t n)
+static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t *p, size_t n)
 {
-	lv_pb pr = lv_pb_make(p, n);
-	lv_pb_field g = { 0 };
+	lv__pb pr = lv__pb_make(p, n);
+	lv__pb_field g = { 0 };
 	int rc;
 	const uint8_t *name = NULL, *lt = NULL;
 	size_t name_len = 0, lt_len = 0;
 	uint64_t parent = UINT64_MAX, id = 0, nullable = 0;
-	while ((rc = lv_pb_next(&pr, &g)) == 1) {
+	while ((rc = lv__pb_next(&pr, &g)) == 1) {
 		if (g.num == 2 && g.wire == LV_PB_LEN)
 			name = g.data, name_len = g.len;
 		else if (g.num == 3 && g.wire == LV_PB_VARINT)
@@ -86,10 +86,10 @@ static int parse_field(lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t *p, 
 			nullable = g.u;
 	}
 	if (rc < 0)
-		return lf_rcorrupt(r, "malformed schema field");
-	lf_field *fd = &f->fields[i];
-	fd->name = lf_dup_bytes(name ? name : (const uint8_t *)"", name_len);
-	fd->ltype = lf_dup_bytes(lt ? lt : (const uint8_t *)"", lt_len);
+		return lv__lf_rcorrupt(r, "malformed schema field");
+	lv__lf_field *fd = &f->fields[i];
+	fd->name = lv__lf_dup_bytes(name ? name : (const uint8_t *)"", name_len);
+	fd->ltype = lv__lf_dup_bytes(lt ? lt : (const uint8_t *)"", lt_len);
 	if (!fd->name || !fd->ltype)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	fd->nullable = nullable != 0;
@@ -102,30 +102,30 @@ static int parse_field(lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t *p, 
 		while (j-- > 0 && f->fields[j].id != fd->parent)
 			;
 		if (j == SIZE_MAX)
-			return lf_rcorrupt(r, "schema field whose parent does not precede it");
+			return lv__lf_rcorrupt(r, "schema field whose parent does not precede it");
 		fd->depth = f->fields[j].depth + 1;
 	}
 	return 0;
 }
 
-static int parse_meta(lf_rctx *r, lv_lancefile *f, const lv_pb_field *g)
+static int parse_meta(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *g)
 {
-	lv_pb er = lv_pb_sub(g);
-	lv_pb_field e = { 0 };
+	lv__pb er = lv__pb_sub(g);
+	lv__pb_field e = { 0 };
 	const uint8_t *k = NULL, *v = NULL;
 	size_t kl = 0, vl = 0;
 	int rc;
-	while ((rc = lv_pb_next(&er, &e)) == 1) {
+	while ((rc = lv__pb_next(&er, &e)) == 1) {
 		if (e.num == 1 && e.wire == LV_PB_LEN)
 			k = e.data, kl = e.len;
 		else if (e.num == 2 && e.wire == LV_PB_LEN)
 			v = e.data, vl = e.len;
 	}
 	if (rc < 0)
-		return lf_rcorrupt(r, "malformed schema metadata entry");
+		return lv__lf_rcorrupt(r, "malformed schema metadata entry");
 	lv_kv *kv = &f->meta[f->nmeta++];
-	kv->key = lf_dup_bytes(k ? k : (const uint8_t *)"", kl);
-	kv->value = lf_dup_bytes(v ? v : (const uint8_t *)"", vl);
+	kv->key = lv__lf_dup_bytes(k ? k : (const uint8_t *)"", kl);
+	kv->value = lv__lf_dup_bytes(v ? v : (const uint8_t *)"", vl);
 	kv->value_len = vl;
 	if (!kv->key || !kv->value)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
@@ -133,24 +133,24 @@ static int parse_meta(lf_rctx *r, lv_lancefile *f, const lv_pb_field *g)
 }
 
 /* Counts, allocates and fills fields and metadata. */
-static int parse_fields(lf_rctx *r, lv_lancefile *f, const lv_pb_field *fs)
+static int parse_fields(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *fs)
 {
 	size_t nfields = 0, nmeta = 0;
-	lv_pb pr = lv_pb_sub(fs);
-	lv_pb_field g = { 0 };
+	lv__pb pr = lv__pb_sub(fs);
+	lv__pb_field g = { 0 };
 	int rc;
-	while ((rc = lv_pb_next(&pr, &g)) == 1) {
+	while ((rc = lv__pb_next(&pr, &g)) == 1) {
 		nfields += g.num == 1 && g.wire == LV_PB_LEN;
 		nmeta += g.num == 5 && g.wire == LV_PB_LEN;
 	}
 	if (rc < 0)
-		return lf_rcorrupt(r, "malformed schema");
+		return lv__lf_rcorrupt(r, "malformed schema");
 	f->fields = lv__calloc(nfields ? nfields : 1, sizeof *f->fields);
 	f->meta = lv__calloc(nmeta ? nmeta : 1, sizeof *f->meta);
 	if (!f->fields || !f->meta)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
-	pr = lv_pb_sub(fs);
-	while (lv_pb_next(&pr, &g) == 1) {
+	pr = lv__pb_sub(fs);
+	while (lv__pb_next(&pr, &g) == 1) {
 		if (g.num == 1 && g.wire == LV_PB_LEN) {
 			f->nfields++; /* counted first: a half-parsed field is freed with the file */
 			LV_TRY(parse_field(r, f, f->nfields - 1, g.data, g.len));
@@ -171,7 +171,7 @@ static size_t children(const lv_lancefile *f, size_t i)
 }
 
 /* Sets up one column per top-level field and maps it to its physical column. */
-static int map_columns(lf_rctx *r, lv_lancefile *f, size_t nphys)
+static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 {
 	size_t ncols = 0;
 	for (size_t i = 0; i < f->nfields; i++)
@@ -187,7 +187,7 @@ static int map_columns(lf_rctx *r, lv_lancefile *f, size_t nphys)
 	const char *nested = NULL;
 	char why[LV_ERROR_MESSAGE_MAX];
 	for (size_t i = 0; i < f->nfields; i++) {
-		const lf_field *fd = &f->fields[i];
+		const lv__lf_field *fd = &f->fields[i];
 		if (fd->depth)
 			continue;
 		lv_column *col = &f->cols[c];
@@ -211,10 +211,10 @@ static int map_columns(lf_rctx *r, lv_lancefile *f, size_t nphys)
 		else if (!col->type)
 			snprintf(why, sizeof why, "file %s: column '%s': unsupported logical type '%s'", r->name, col->name, fd->ltype);
 		if (why[0])
-			LV_TRY(lf_col_undecoded(r, f, c, LV_EUNSUPPORTED, why));
+			LV_TRY(lv__lf_col_undecoded(r, f, c, LV_EUNSUPPORTED, why));
 		for (size_t j = 0; j < c; j++)
 			if (!strcmp(f->cols[j].name, col->name))
-				return lf_rcorrupt(r, "duplicate column name");
+				return lv__lf_rcorrupt(r, "duplicate column name");
 		c++;
 	}
 	if (!nested && phys != nphys)
@@ -222,20 +222,20 @@ static int map_columns(lf_rctx *r, lv_lancefile *f, size_t nphys)
 			       "file %s: schema describes %zu columns but the file has %zu", r->name,
 			       phys, nphys);
 	if (phys > nphys)
-		return lf_rcorrupt(r, "schema describes more columns than the file has");
+		return lv__lf_rcorrupt(r, "schema describes more columns than the file has");
 	return 0;
 }
 
-int lf_parse_schema(lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_t n, size_t nphys,
+int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_t n, size_t nphys,
 		    uint64_t *nrows)
 {
-	lv_pb_field fs = { 0 };
-	int rc = lf_pb_find(p, n, 1, &fs);
+	lv__pb_field fs = { 0 };
+	int rc = lv__lf_pb_find(p, n, 1, &fs);
 	if (rc != 1)
-		return lf_rcorrupt(r, rc < 0 ? "malformed file descriptor" : "file descriptor without schema");
+		return lv__lf_rcorrupt(r, rc < 0 ? "malformed file descriptor" : "file descriptor without schema");
 	*nrows = 0;
-	if (lf_varint_field(p, n, 2, nrows) < 0)
-		return lf_rcorrupt(r, "malformed file descriptor");
+	if (lv__lf_varint_field(p, n, 2, nrows) < 0)
+		return lv__lf_rcorrupt(r, "malformed file descriptor");
 	LV_TRY(parse_fields(r, f, &fs));
 	return map_columns(r, f, nphys);
 }

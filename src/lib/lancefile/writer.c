@@ -6,9 +6,9 @@
  * with 0x48), global buffer 0 (FileDescriptor), column metadata, CMO table,
  * GBO table, 40-byte footer.
  *
- * Protobuf messages are built inside-out in scratch lv_dbufs.  lv_dbuf errors
+ * Protobuf messages are built inside-out in scratch lv_dbufs.  lv__dbuf errors
  * are sticky (`oom`), so message builders ignore per-call results and the
- * final lv_dbuf_take reports any failure once.
+ * final lv__dbuf_take reports any failure once.
  */
 #include <string.h>
 
@@ -23,53 +23,53 @@
 
 /* ---- protobuf message building ---- */
 
-static void m_sub(lv_dbuf *m, uint32_t f, lv_dbuf *sub)
+static void m_sub(lv__dbuf *m, uint32_t f, lv__dbuf *sub)
 {
 	if (sub->oom)
 		m->oom = true;
 	else
-		(void)lv_pbw_bytes(m, f, sub->ptr, sub->len);
-	lv_dbuf_dispose(sub);
-	lv_dbuf_init(sub, 0);
+		(void)lv__pbw_bytes(m, f, sub->ptr, sub->len);
+	lv__dbuf_dispose(sub);
+	lv__dbuf_init(sub, 0);
 }
 
 /* Replaces m by a message holding m as field f. */
-static void m_wrap(lv_dbuf *m, uint32_t f)
+static void m_wrap(lv__dbuf *m, uint32_t f)
 {
-	lv_dbuf t;
-	lv_dbuf_init(&t, 0);
+	lv__dbuf t;
+	lv__dbuf_init(&t, 0);
 	m_sub(&t, f, m);
 	*m = t;
 }
 
-static void m_packed(lv_dbuf *m, uint32_t f, const uint64_t *v, size_t n)
+static void m_packed(lv__dbuf *m, uint32_t f, const uint64_t *v, size_t n)
 {
 	if (!n)
 		return;
-	lv_dbuf t;
-	lv_dbuf_init(&t, 0);
+	lv__dbuf t;
+	lv__dbuf_init(&t, 0);
 	for (size_t i = 0; i < n; i++)
-		(void)lv_pbw_varint(&t, v[i]);
+		(void)lv__pbw_varint(&t, v[i]);
 	m_sub(m, f, &t);
 }
 
 /* 2.0 ArrayEncoding.flat{bits, buffer{index}} (the buffer is always present). */
-static void a20_flat(lv_dbuf *m, uint64_t bits, uint32_t idx)
+static void a20_flat(lv__dbuf *m, uint64_t bits, uint32_t idx)
 {
-	lv_dbuf b, f;
-	lv_dbuf_init(&b, 0);
-	lv_dbuf_init(&f, 0);
-	(void)lv_pbw_u64(&b, 1, idx);
-	(void)lv_pbw_u64(&f, 1, bits);
+	lv__dbuf b, f;
+	lv__dbuf_init(&b, 0);
+	lv__dbuf_init(&f, 0);
+	(void)lv__pbw_u64(&b, 1, idx);
+	(void)lv__pbw_u64(&f, 1, bits);
 	m_sub(&f, 2, &b);
 	m_sub(m, 1, &f);
 }
 
 /* nullable{no_nulls{values: flat{bits, buffer idx}}} */
-static void a20_nonull(lv_dbuf *m, uint64_t bits, uint32_t idx)
+static void a20_nonull(lv__dbuf *m, uint64_t bits, uint32_t idx)
 {
-	lv_dbuf v;
-	lv_dbuf_init(&v, 0);
+	lv__dbuf v;
+	lv__dbuf_init(&v, 0);
 	a20_flat(&v, bits, idx);
 	m_wrap(&v, 1); /* NoNull.values */
 	m_wrap(&v, 1); /* Nullable.no_nulls */
@@ -77,11 +77,11 @@ static void a20_nonull(lv_dbuf *m, uint64_t bits, uint32_t idx)
 }
 
 /* nullable{some_nulls{validity: flat{1, buf 0}, values: flat{bits, buf 1}}} */
-static void a20_somenull(lv_dbuf *m, uint64_t bits)
+static void a20_somenull(lv__dbuf *m, uint64_t bits)
 {
-	lv_dbuf v, x;
-	lv_dbuf_init(&v, 0);
-	lv_dbuf_init(&x, 0);
+	lv__dbuf v, x;
+	lv__dbuf_init(&v, 0);
+	lv__dbuf_init(&x, 0);
 	a20_flat(&x, 1, 0);
 	m_sub(&v, 1, &x);
 	a20_flat(&x, bits, 1);
@@ -90,53 +90,53 @@ static void a20_somenull(lv_dbuf *m, uint64_t bits)
 	m_sub(m, 2, &v);
 }
 
-static void a20_allnull(lv_dbuf *m)
+static void a20_allnull(lv__dbuf *m)
 {
-	lv_dbuf v;
-	lv_dbuf_init(&v, 0);
-	(void)lv_pbw_bytes(&v, 3, NULL, 0);
+	lv__dbuf v;
+	lv__dbuf_init(&v, 0);
+	(void)lv__pbw_bytes(&v, 3, NULL, 0);
 	m_sub(m, 2, &v);
 }
 
 /* binary{indices: nullable{no_nulls{flat{64, buf 0}}}, bytes: flat{8, buf 1}, null_adjustment} */
-static void a20_binary(lv_dbuf *m, uint64_t adj)
+static void a20_binary(lv__dbuf *m, uint64_t adj)
 {
-	lv_dbuf v, x;
-	lv_dbuf_init(&v, 0);
-	lv_dbuf_init(&x, 0);
+	lv__dbuf v, x;
+	lv__dbuf_init(&v, 0);
+	lv__dbuf_init(&x, 0);
 	a20_nonull(&x, 64, 0);
 	m_sub(&v, 1, &x);
 	a20_flat(&x, 8, 1);
 	m_sub(&v, 2, &x);
-	(void)lv_pbw_u64(&v, 3, adj);
+	(void)lv__pbw_u64(&v, 3, adj);
 	m_sub(m, 6, &v);
 }
 
 /* 2.1 CompressiveEncoding{flat{bits}} */
-static void c21_flat(lv_dbuf *m, uint64_t bits)
+static void c21_flat(lv__dbuf *m, uint64_t bits)
 {
-	lv_dbuf f;
-	lv_dbuf_init(&f, 0);
-	(void)lv_pbw_u64(&f, 1, bits);
+	lv__dbuf f;
+	lv__dbuf_init(&f, 0);
+	(void)lv__pbw_u64(&f, 1, bits);
 	m_sub(m, 1, &f);
 }
 
 /* CompressiveEncoding{variable{offsets: flat{32}}} */
-static void c21_variable(lv_dbuf *m)
+static void c21_variable(lv__dbuf *m)
 {
-	lv_dbuf o;
-	lv_dbuf_init(&o, 0);
+	lv__dbuf o;
+	lv__dbuf_init(&o, 0);
 	c21_flat(&o, 32);
 	m_wrap(&o, 1);
 	m_sub(m, 2, &o);
 }
 
 /* PageLayout{mini_block_layout{...}}; value_bits 0 = variable. */
-static void l21_miniblock(lv_dbuf *m, bool def, uint64_t value_bits, size_t items)
+static void l21_miniblock(lv__dbuf *m, bool def, uint64_t value_bits, size_t items)
 {
-	lv_dbuf l, x;
-	lv_dbuf_init(&l, 0);
-	lv_dbuf_init(&x, 0);
+	lv__dbuf l, x;
+	lv__dbuf_init(&l, 0);
+	lv__dbuf_init(&x, 0);
 	if (def) {
 		c21_flat(&x, 16);
 		m_sub(&l, 2, &x);
@@ -147,43 +147,43 @@ static void l21_miniblock(lv_dbuf *m, bool def, uint64_t value_bits, size_t item
 		c21_variable(&x);
 	m_sub(&l, 3, &x);
 	uint8_t layer = def ? 3 : 1;
-	(void)lv_pbw_bytes(&l, 6, &layer, 1);
-	(void)lv_pbw_u64(&l, 7, 1);
-	(void)lv_pbw_u64(&l, 9, items);
+	(void)lv__pbw_bytes(&l, 6, &layer, 1);
+	(void)lv__pbw_u64(&l, 7, 1);
+	(void)lv__pbw_u64(&l, 9, items);
 	m_sub(m, 1, &l);
 }
 
-static void l21_fullzip(lv_dbuf *m, bool def, size_t items)
+static void l21_fullzip(lv__dbuf *m, bool def, size_t items)
 {
-	lv_dbuf l, x;
-	lv_dbuf_init(&l, 0);
-	lv_dbuf_init(&x, 0);
-	(void)lv_pbw_u64(&l, 2, def ? 1 : 0);
-	(void)lv_pbw_u64(&l, 4, 32);
-	(void)lv_pbw_u64(&l, 5, items);
-	(void)lv_pbw_u64(&l, 6, items);
+	lv__dbuf l, x;
+	lv__dbuf_init(&l, 0);
+	lv__dbuf_init(&x, 0);
+	(void)lv__pbw_u64(&l, 2, def ? 1 : 0);
+	(void)lv__pbw_u64(&l, 4, 32);
+	(void)lv__pbw_u64(&l, 5, items);
+	(void)lv__pbw_u64(&l, 6, items);
 	c21_variable(&x);
 	m_sub(&l, 7, &x);
 	uint8_t layer = def ? 3 : 1;
-	(void)lv_pbw_bytes(&l, 8, &layer, 1);
+	(void)lv__pbw_bytes(&l, 8, &layer, 1);
 	m_sub(m, 3, &l);
 }
 
-static void l21_allnull(lv_dbuf *m)
+static void l21_allnull(lv__dbuf *m)
 {
-	lv_dbuf l;
-	lv_dbuf_init(&l, 0);
+	lv__dbuf l;
+	lv__dbuf_init(&l, 0);
 	uint8_t layer = 3;
-	(void)lv_pbw_bytes(&l, 5, &layer, 1);
+	(void)lv__pbw_bytes(&l, 5, &layer, 1);
 	m_sub(m, 2, &l);
 }
 
 /* Encoding{direct{encoding: Any{url, value}}}; consumes value. */
-static void m_encoding(lv_dbuf *m, uint32_t f, const char *url, lv_dbuf *value)
+static void m_encoding(lv__dbuf *m, uint32_t f, const char *url, lv__dbuf *value)
 {
-	lv_dbuf any;
-	lv_dbuf_init(&any, 0);
-	(void)lv_pbw_bytes(&any, 1, url, strlen(url));
+	lv__dbuf any;
+	lv__dbuf_init(&any, 0);
+	(void)lv__pbw_bytes(&any, 1, url, strlen(url));
 	m_sub(&any, 2, value);
 	m_wrap(&any, 1); /* DirectEncoding.encoding */
 	m_wrap(&any, 2); /* Encoding.direct */
@@ -193,18 +193,18 @@ static void m_encoding(lv_dbuf *m, uint32_t f, const char *url, lv_dbuf *value)
 /* ---- file building ---- */
 
 typedef struct wctx {
-	lv_dbuf out;
+	lv__dbuf out;
 	int ver;
 	lv_error *err;
 	/* the page being built */
 	size_t nb;
-	uint64_t off[LF_MAX_PAGE_BUFS], size[LF_MAX_PAGE_BUFS];
+	uint64_t off[LV__LF_MAX_PAGE_BUFS], size[LV__LF_MAX_PAGE_BUFS];
 } wctx;
 
-static void pad_to(lv_dbuf *b, size_t base, size_t align, uint8_t byte)
+static void pad_to(lv__dbuf *b, size_t base, size_t align, uint8_t byte)
 {
 	while ((b->len - base) % align)
-		(void)lv_dbuf_addc(b, byte);
+		(void)lv__dbuf_addc(b, byte);
 }
 
 /* Appends one page buffer at a 64-aligned position and records it. */
@@ -213,30 +213,30 @@ static void add_buffer(wctx *w, const void *p, size_t n)
 	w->off[w->nb] = w->out.len;
 	w->size[w->nb] = n;
 	w->nb++;
-	(void)lv_dbuf_add(&w->out, p, n);
-	pad_to(&w->out, 0, LF_ALIGN, LF_PAD_BYTE);
+	(void)lv__dbuf_add(&w->out, p, n);
+	pad_to(&w->out, 0, LV__LF_ALIGN, LV__LF_PAD_BYTE);
 }
 
-static void add_buffer_dbuf(wctx *w, lv_dbuf *b)
+static void add_buffer_dbuf(wctx *w, lv__dbuf *b)
 {
 	if (b->oom)
 		w->out.oom = true;
 	add_buffer(w, b->ptr, b->len);
-	lv_dbuf_dispose(b);
-	lv_dbuf_init(b, 0);
+	lv__dbuf_dispose(b);
+	lv__dbuf_init(b, 0);
 }
 
 /* Closes the current page: appends ColumnMetadata.Page to cm. */
-static void end_page(wctx *w, lv_dbuf *cm, size_t rows, uint64_t priority, lv_dbuf *layout)
+static void end_page(wctx *w, lv__dbuf *cm, size_t rows, uint64_t priority, lv__dbuf *layout)
 {
-	lv_dbuf p;
-	lv_dbuf_init(&p, 0);
+	lv__dbuf p;
+	lv__dbuf_init(&p, 0);
 	m_packed(&p, 1, w->off, w->nb);
 	m_packed(&p, 2, w->size, w->nb);
-	(void)lv_pbw_u64(&p, 3, rows);
-	m_encoding(&p, 4, w->ver == LV_LANCEFILE_V2_0 ? LF_URL_ARRAY_ENCODING : LF_URL_PAGE_LAYOUT,
+	(void)lv__pbw_u64(&p, 3, rows);
+	m_encoding(&p, 4, w->ver == LV_LANCEFILE_V2_0 ? LV__LF_URL_ARRAY_ENCODING : LV__LF_URL_PAGE_LAYOUT,
 		   layout);
-	(void)lv_pbw_u64(&p, 5, priority);
+	(void)lv__pbw_u64(&p, 5, priority);
 	m_sub(cm, 2, &p);
 	w->nb = 0;
 }
@@ -255,7 +255,7 @@ static inline size_t str_len(const lv_column *c, size_t i)
 	return is_valid(c, i) ? (size_t)(c->str_offsets[i + 1] - c->str_offsets[i]) : 0;
 }
 
-static void put_bitmap(lv_dbuf *b, const lv_column *c, size_t a, size_t n, bool validity)
+static void put_bitmap(lv__dbuf *b, const lv_column *c, size_t a, size_t n, bool validity)
 {
 	uint8_t byte = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -263,7 +263,7 @@ static void put_bitmap(lv_dbuf *b, const lv_column *c, size_t a, size_t n, bool 
 		if (bit)
 			byte |= (uint8_t)(1u << (i % 8));
 		if (i % 8 == 7 || i + 1 == n) {
-			(void)lv_dbuf_addc(b, byte);
+			(void)lv__dbuf_addc(b, byte);
 			byte = 0;
 		}
 	}
@@ -280,11 +280,11 @@ static size_t count_nulls(const lv_column *c, size_t a, size_t n)
 
 /* ---- 2.0 pages ---- */
 
-static void page20(wctx *w, lv_dbuf *cm, const lv_column *c, size_t a, size_t n)
+static void page20(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 {
-	lv_dbuf b, enc;
-	lv_dbuf_init(&b, 0);
-	lv_dbuf_init(&enc, 0);
+	lv__dbuf b, enc;
+	lv__dbuf_init(&b, 0);
+	lv__dbuf_init(&enc, 0);
 	size_t nulls = count_nulls(c, a, n);
 	if (c->type == LV_COL_UTF8) {
 		uint64_t total = 0;
@@ -293,12 +293,12 @@ static void page20(wctx *w, lv_dbuf *cm, const lv_column *c, size_t a, size_t n)
 		uint64_t adj = total + 1, end = 0;
 		for (size_t i = 0; i < n; i++) {
 			end += str_len(c, a + i);
-			(void)lv_dbuf_add_u64le(&b, is_valid(c, a + i) ? end : end + adj);
+			(void)lv__dbuf_add_u64le(&b, is_valid(c, a + i) ? end : end + adj);
 		}
 		add_buffer_dbuf(w, &b);
 		for (size_t i = 0; i < n; i++)
 			if (is_valid(c, a + i))
-				(void)lv_dbuf_add(&b, c->str_data + c->str_offsets[a + i],
+				(void)lv__dbuf_add(&b, c->str_data + c->str_offsets[a + i],
 						  str_len(c, a + i));
 		add_buffer_dbuf(w, &b);
 		a20_binary(&enc, adj);
@@ -314,7 +314,7 @@ static void page20(wctx *w, lv_dbuf *cm, const lv_column *c, size_t a, size_t n)
 			put_bitmap(&b, c, a, n, false);
 		} else {
 			for (size_t i = 0; i < n; i++)
-				(void)lv_dbuf_add_u64le(&b, fixed_val(c, a + i));
+				(void)lv__dbuf_add_u64le(&b, fixed_val(c, a + i));
 		}
 		add_buffer_dbuf(w, &b);
 		if (nulls)
@@ -327,10 +327,10 @@ static void page20(wctx *w, lv_dbuf *cm, const lv_column *c, size_t a, size_t n)
 
 /* ---- 2.1 pages ---- */
 
-static void chunk_meta(lv_dbuf *meta, size_t bytes, unsigned log2n, bool last)
+static void chunk_meta(lv__dbuf *meta, size_t bytes, unsigned log2n, bool last)
 {
 	/* bytes is a multiple of 8 and at most 32 KiB by construction */
-	(void)lv_dbuf_add_u16le(meta, (uint16_t)(((bytes / 8 - 1) << 4) | (last ? 0 : log2n)));
+	(void)lv__dbuf_add_u16le(meta, (uint16_t)(((bytes / 8 - 1) << 4) | (last ? 0 : log2n)));
 }
 
 /* Size of a variable chunk's value buffer (offsets + bytes, padded to 4). */
@@ -350,7 +350,7 @@ static size_t var_chunk_size(const uint64_t *pre, size_t a, size_t k, bool def)
  * Writes one mini-block chunk of rows [a, a+k) of column c (page-relative
  * prefix sums `pre` for strings) and its metadata word.
  */
-static void write_chunk(lv_dbuf *ch, lv_dbuf *meta, const lv_column *c, size_t a, size_t k,
+static void write_chunk(lv__dbuf *ch, lv__dbuf *meta, const lv_column *c, size_t a, size_t k,
 			bool def, const uint64_t *pre, size_t pa, bool last)
 {
 	size_t base = ch->len, vsize;
@@ -360,34 +360,34 @@ static void write_chunk(lv_dbuf *ch, lv_dbuf *meta, const lv_column *c, size_t a
 		vsize = (k + 7) / 8;
 	else
 		vsize = 8 * k;
-	(void)lv_dbuf_add_u16le(ch, (uint16_t)(def ? k : 0));
+	(void)lv__dbuf_add_u16le(ch, (uint16_t)(def ? k : 0));
 	if (def)
-		(void)lv_dbuf_add_u16le(ch, (uint16_t)(2 * k));
-	(void)lv_dbuf_add_u16le(ch, (uint16_t)vsize);
+		(void)lv__dbuf_add_u16le(ch, (uint16_t)(2 * k));
+	(void)lv__dbuf_add_u16le(ch, (uint16_t)vsize);
 	pad_to(ch, base, 8, 0xFE);
 	if (def) {
 		for (size_t i = 0; i < k; i++)
-			(void)lv_dbuf_add_u16le(ch, is_valid(c, a + i) ? 0 : 1);
+			(void)lv__dbuf_add_u16le(ch, is_valid(c, a + i) ? 0 : 1);
 		pad_to(ch, base, 8, 0xFE);
 	}
 	if (c->type == LV_COL_UTF8) {
 		size_t vbase = ch->len;
 		uint64_t o = 4 * (k + 1);
-		(void)lv_dbuf_add_u32le(ch, (uint32_t)o);
+		(void)lv__dbuf_add_u32le(ch, (uint32_t)o);
 		for (size_t i = 0; i < k; i++) {
 			o += str_len(c, a + i);
-			(void)lv_dbuf_add_u32le(ch, (uint32_t)o);
+			(void)lv__dbuf_add_u32le(ch, (uint32_t)o);
 		}
 		for (size_t i = 0; i < k; i++)
 			if (is_valid(c, a + i))
-				(void)lv_dbuf_add(ch, c->str_data + c->str_offsets[a + i],
+				(void)lv__dbuf_add(ch, c->str_data + c->str_offsets[a + i],
 						  str_len(c, a + i));
-		pad_to(ch, vbase, 4, LF_PAD_BYTE);
+		pad_to(ch, vbase, 4, LV__LF_PAD_BYTE);
 	} else if (c->type == LV_COL_BOOL) {
 		put_bitmap(ch, c, a, k, false);
 	} else {
 		for (size_t i = 0; i < k; i++)
-			(void)lv_dbuf_add_u64le(ch, fixed_val(c, a + i));
+			(void)lv__dbuf_add_u64le(ch, fixed_val(c, a + i));
 	}
 	pad_to(ch, base, 8, 0xFE);
 	unsigned lg = 0;
@@ -396,12 +396,12 @@ static void write_chunk(lv_dbuf *ch, lv_dbuf *meta, const lv_column *c, size_t a
 	chunk_meta(meta, ch->len - base, lg, last);
 }
 
-static int page21(wctx *w, lv_dbuf *cm, const lv_column *c, size_t a, size_t n)
+static int page21(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 {
-	lv_dbuf enc, meta, ch;
-	lv_dbuf_init(&enc, 0);
-	lv_dbuf_init(&meta, 0);
-	lv_dbuf_init(&ch, 0);
+	lv__dbuf enc, meta, ch;
+	lv__dbuf_init(&enc, 0);
+	lv__dbuf_init(&meta, 0);
+	lv__dbuf_init(&ch, 0);
 	size_t nulls = count_nulls(c, a, n);
 	bool def = nulls > 0;
 	if (nulls == n) {
@@ -434,8 +434,8 @@ static int page21(wctx *w, lv_dbuf *cm, const lv_column *c, size_t a, size_t n)
 	}
 	if (maxlen >= LF_FULLZIP_MIN_LEN) {
 		/* full zip: [control byte if def] [u32 length + bytes if valid] per row */
-		lv_dbuf ri;
-		lv_dbuf_init(&ri, 0);
+		lv__dbuf ri;
+		lv__dbuf_init(&ri, 0);
 		uint64_t *starts = lv__calloc(n + 1, sizeof *starts);
 		if (!starts) {
 			free(pre);
@@ -444,11 +444,11 @@ static int page21(wctx *w, lv_dbuf *cm, const lv_column *c, size_t a, size_t n)
 		for (size_t i = 0; i < n; i++) {
 			starts[i] = ch.len;
 			if (def)
-				(void)lv_dbuf_addc(&ch, is_valid(c, a + i) ? 0 : 1);
+				(void)lv__dbuf_addc(&ch, is_valid(c, a + i) ? 0 : 1);
 			if (is_valid(c, a + i)) {
 				size_t l = str_len(c, a + i);
-				(void)lv_dbuf_add_u32le(&ch, (uint32_t)l);
-				(void)lv_dbuf_add(&ch, c->str_data + c->str_offsets[a + i], l);
+				(void)lv__dbuf_add_u32le(&ch, (uint32_t)l);
+				(void)lv__dbuf_add(&ch, c->str_data + c->str_offsets[a + i], l);
 			}
 		}
 		starts[n] = ch.len;
@@ -457,7 +457,7 @@ static int page21(wctx *w, lv_dbuf *cm, const lv_column *c, size_t a, size_t n)
 		unsigned wdt = mx <= 0xff ? 1 : mx <= 0xffff ? 2 : mx <= 0xffffffffu ? 4 : 8;
 		for (size_t i = 0; i <= n; i++)
 			for (unsigned b = 0; b < wdt; b++)
-				(void)lv_dbuf_addc(&ri, (uint8_t)(starts[i] >> (8 * b)));
+				(void)lv__dbuf_addc(&ri, (uint8_t)(starts[i] >> (8 * b)));
 		free(starts);
 		add_buffer_dbuf(w, &ch);
 		add_buffer_dbuf(w, &ri);
@@ -493,31 +493,31 @@ static int page21(wctx *w, lv_dbuf *cm, const lv_column *c, size_t a, size_t n)
 
 /* ---- schema ---- */
 
-static void write_schema(lv_dbuf *gb, const lv_column *cols, size_t ncols, size_t nrows,
+static void write_schema(lv__dbuf *gb, const lv_column *cols, size_t ncols, size_t nrows,
 			 const lv_kv *meta, size_t nmeta)
 {
 	static const char *const ltype[] = { "", "uint64", "int64", "bool", "string" };
-	lv_dbuf s, f, e;
-	lv_dbuf_init(&s, 0);
-	lv_dbuf_init(&f, 0);
-	lv_dbuf_init(&e, 0);
+	lv__dbuf s, f, e;
+	lv__dbuf_init(&s, 0);
+	lv__dbuf_init(&f, 0);
+	lv__dbuf_init(&e, 0);
 	for (size_t i = 0; i < ncols; i++) {
-		(void)lv_pbw_str(&f, 2, cols[i].name);
-		(void)lv_pbw_u64(&f, 3, i);
-		(void)lv_pbw_u64_always(&f, 4, UINT64_MAX); /* parent_id -1 */
-		(void)lv_pbw_str(&f, 5, ltype[cols[i].type]);
-		(void)lv_pbw_u64(&f, 6, cols[i].nullable);
-		(void)lv_pbw_u64(&f, 7, cols[i].type == LV_COL_UTF8 ? 2 : 1);
+		(void)lv__pbw_str(&f, 2, cols[i].name);
+		(void)lv__pbw_u64(&f, 3, i);
+		(void)lv__pbw_u64_always(&f, 4, UINT64_MAX); /* parent_id -1 */
+		(void)lv__pbw_str(&f, 5, ltype[cols[i].type]);
+		(void)lv__pbw_u64(&f, 6, cols[i].nullable);
+		(void)lv__pbw_u64(&f, 7, cols[i].type == LV_COL_UTF8 ? 2 : 1);
 		m_sub(&s, 1, &f);
 	}
 	for (size_t i = 0; i < nmeta; i++) {
-		(void)lv_pbw_str(&e, 1, meta[i].key);
+		(void)lv__pbw_str(&e, 1, meta[i].key);
 		if (meta[i].value_len)
-			(void)lv_pbw_bytes(&e, 2, meta[i].value, meta[i].value_len);
+			(void)lv__pbw_bytes(&e, 2, meta[i].value, meta[i].value_len);
 		m_sub(&s, 5, &e);
 	}
 	m_sub(gb, 1, &s);
-	(void)lv_pbw_u64(gb, 2, nrows);
+	(void)lv__pbw_u64(gb, 2, nrows);
 }
 
 static int check_input(const lv_column *cols, size_t ncols, size_t nrows, const lv_kv *meta,
@@ -604,18 +604,18 @@ int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t 
 	LV_TRY(check_input(cols, ncols, nrows, meta, nmeta, err));
 
 	wctx w = { .ver = ver, .err = err };
-	lv_dbuf_init(&w.out, 0);
-	lv_dbuf *cms = lv__calloc(ncols ? ncols : 1, sizeof *cms);
+	lv__dbuf_init(&w.out, 0);
+	lv__dbuf *cms = lv__calloc(ncols ? ncols : 1, sizeof *cms);
 	if (!cms)
 		return lv__err(err, LV_ENOMEM, "lancefile write: out of memory");
 	int rc = 0;
 	for (size_t i = 0; i < ncols && rc == 0; i++) {
 		const lv_column *c = &cols[i];
-		lv_dbuf_init(&cms[i], 0);
-		lv_dbuf colenc;
-		lv_dbuf_init(&colenc, 0);
-		(void)lv_pbw_bytes(&colenc, 1, NULL, 0); /* ColumnEncoding.values = Empty */
-		m_encoding(&cms[i], 1, LF_URL_COLUMN_ENCODING, &colenc);
+		lv__dbuf_init(&cms[i], 0);
+		lv__dbuf colenc;
+		lv__dbuf_init(&colenc, 0);
+		(void)lv__pbw_bytes(&colenc, 1, NULL, 0); /* ColumnEncoding.values = Empty */
+		m_encoding(&cms[i], 1, LV__LF_URL_COLUMN_ENCODING, &colenc);
 		for (size_t a = 0; a < nrows && rc == 0;) {
 			size_t n = nrows - a < page_rows ? nrows - a : page_rows;
 			if (c->type == LV_COL_UTF8) {
@@ -634,14 +634,14 @@ int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t 
 	}
 	if (rc == 0) {
 		uint64_t gb0 = w.out.len, gb0_size;
-		lv_dbuf gb;
-		lv_dbuf_init(&gb, 0);
+		lv__dbuf gb;
+		lv__dbuf_init(&gb, 0);
 		write_schema(&gb, cols, ncols, nrows, meta, nmeta);
 		if (gb.oom)
 			w.out.oom = true;
-		(void)lv_dbuf_add(&w.out, gb.ptr, gb.len);
+		(void)lv__dbuf_add(&w.out, gb.ptr, gb.len);
 		gb0_size = gb.len;
-		lv_dbuf_dispose(&gb);
+		lv__dbuf_dispose(&gb);
 		uint64_t cm_start = w.out.len;
 		uint64_t *pos = lv__calloc(ncols ? ncols : 1, sizeof *pos);
 		if (!pos) {
@@ -651,34 +651,34 @@ int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t 
 				pos[i] = w.out.len;
 				if (cms[i].oom)
 					w.out.oom = true;
-				(void)lv_dbuf_add(&w.out, cms[i].ptr, cms[i].len);
+				(void)lv__dbuf_add(&w.out, cms[i].ptr, cms[i].len);
 			}
 			uint64_t cmo = w.out.len;
 			for (size_t i = 0; i < ncols; i++) {
-				(void)lv_dbuf_add_u64le(&w.out, pos[i]);
-				(void)lv_dbuf_add_u64le(&w.out, cms[i].len);
+				(void)lv__dbuf_add_u64le(&w.out, pos[i]);
+				(void)lv__dbuf_add_u64le(&w.out, cms[i].len);
 			}
 			uint64_t gbo = w.out.len;
-			(void)lv_dbuf_add_u64le(&w.out, gb0);
-			(void)lv_dbuf_add_u64le(&w.out, gb0_size);
-			(void)lv_dbuf_add_u64le(&w.out, ncols ? cm_start : cmo);
-			(void)lv_dbuf_add_u64le(&w.out, cmo);
-			(void)lv_dbuf_add_u64le(&w.out, gbo);
-			(void)lv_dbuf_add_u32le(&w.out, 1);
-			(void)lv_dbuf_add_u32le(&w.out, (uint32_t)ncols);
-			(void)lv_dbuf_add_u16le(&w.out, ver == LV_LANCEFILE_V2_0 ? 0 : 2);
-			(void)lv_dbuf_add_u16le(&w.out, ver == LV_LANCEFILE_V2_0 ? 3 : 1);
-			(void)lv_dbuf_add(&w.out, "LANC", 4);
+			(void)lv__dbuf_add_u64le(&w.out, gb0);
+			(void)lv__dbuf_add_u64le(&w.out, gb0_size);
+			(void)lv__dbuf_add_u64le(&w.out, ncols ? cm_start : cmo);
+			(void)lv__dbuf_add_u64le(&w.out, cmo);
+			(void)lv__dbuf_add_u64le(&w.out, gbo);
+			(void)lv__dbuf_add_u32le(&w.out, 1);
+			(void)lv__dbuf_add_u32le(&w.out, (uint32_t)ncols);
+			(void)lv__dbuf_add_u16le(&w.out, ver == LV_LANCEFILE_V2_0 ? 0 : 2);
+			(void)lv__dbuf_add_u16le(&w.out, ver == LV_LANCEFILE_V2_0 ? 3 : 1);
+			(void)lv__dbuf_add(&w.out, "LANC", 4);
 			free(pos);
-			rc = lv_dbuf_take(&w.out, out);
+			rc = lv__dbuf_take(&w.out, out);
 			if (rc < 0)
 				rc = lv__err(err, rc, "lancefile write: %s",
 					     rc == LV_ENOMEM ? "out of memory" : "file too large");
 		}
 	}
 	for (size_t i = 0; i < ncols; i++)
-		lv_dbuf_dispose(&cms[i]);
+		lv__dbuf_dispose(&cms[i]);
 	free(cms);
-	lv_dbuf_dispose(&w.out);
+	lv__dbuf_dispose(&w.out);
 	return rc;
 }

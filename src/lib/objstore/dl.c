@@ -41,8 +41,8 @@ static void *load(const char *soname, const sym *syms, size_t n, char *why, size
 	return h;
 }
 
-static lv_curl_api curl_tab;
-static lv_crypto_api crypto_tab;
+static lv__curl_fns curl_tab;
+static lv__crypto_fns crypto_tab;
 static bool curl_ok, crypto_ok;
 static char curl_why[320], crypto_why[320];
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT, crypto_once = PTHREAD_ONCE_INIT;
@@ -84,7 +84,7 @@ static void load_crypto(void)
 		crypto_ok = true;
 }
 
-const lv_curl_api *lv__curl_api(lv_error *err)
+const lv__curl_fns *lv__curl_api(lv_error *err)
 {
 	pthread_once(&curl_once, load_curl);
 	if (!curl_ok) {
@@ -94,7 +94,7 @@ const lv_curl_api *lv__curl_api(lv_error *err)
 	return &curl_tab;
 }
 
-const lv_crypto_api *lv__crypto_api(lv_error *err)
+const lv__crypto_fns *lv__crypto_api(lv_error *err)
 {
 	pthread_once(&crypto_once, load_crypto);
 	if (!crypto_ok) {

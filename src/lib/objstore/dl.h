@@ -17,7 +17,7 @@
 
 #include "lancever/common.h"
 
-typedef struct lv_curl_api {
+typedef struct lv__curl_fns {
 	CURLcode (*global_init)(long flags);
 	CURL *(*easy_init)(void);
 	void (*easy_cleanup)(CURL *c);
@@ -28,9 +28,9 @@ typedef struct lv_curl_api {
 	const char *(*easy_strerror)(CURLcode code);
 	struct curl_slist *(*slist_append)(struct curl_slist *l, const char *s);
 	void (*slist_free_all)(struct curl_slist *l);
-} lv_curl_api;
+} lv__curl_fns;
 
-typedef struct lv_crypto_api {
+typedef struct lv__crypto_fns {
 	int (*digest)(const void *data, size_t n, unsigned char *md, unsigned int *len,
 		      const EVP_MD *type, ENGINE *impl);
 	const EVP_MD *(*sha256)(void);
@@ -39,11 +39,11 @@ typedef struct lv_crypto_api {
 	unsigned char *(*hmac)(const EVP_MD *md, const void *key, int klen, const unsigned char *d,
 			       size_t n, unsigned char *out, unsigned int *olen);
 	int (*decode_block)(unsigned char *t, const unsigned char *f, int n);
-} lv_crypto_api;
+} lv__crypto_fns;
 
 /* The tables, loaded once (thread-safe); NULL and LV_EUNSUPPORTED in err when a
  * library or symbol is missing.  curl_global_init has been called on success. */
-const lv_curl_api *lv__curl_api(lv_error *err);
-const lv_crypto_api *lv__crypto_api(lv_error *err);
+const lv__curl_fns *lv__curl_api(lv_error *err);
+const lv__crypto_fns *lv__crypto_api(lv_error *err);
 
 #endif

@@ -18,26 +18,26 @@
 #define POOL 64
 #define SMALL_BODY_MAX (64u << 10) /* error bodies and small 2xx bodies */
 
-struct lv_http {
-	lv_http_limits lim;
+struct lv__http {
+	lv__http_limits lim;
 	char *proxy, *noproxy, *user_agent;
 	char service[24];
-	const lv_curl_api *cu;
-	const lv_crypto_api *k;
+	const lv__curl_fns *cu;
+	const lv__crypto_fns *k;
 	pthread_mutex_t mu;
 	CURL *pool[POOL];
 	int npool;
 };
 
-struct lv_http_hdrs {
-	const lv_curl_api *cu;
+struct lv__http_hdrs {
+	const lv__curl_fns *cu;
 	struct curl_slist *list;
 	bool oom;
 };
 
 /* ---- limits ---- */
 
-void lv__http_limits_default(lv_http_limits *l)
+void lv__http_limits_default(lv__http_limits *l)
 {
 	memset(l, 0, sizeof *l);
 	l->connect_ms = 10000;
@@ -55,14 +55,14 @@ static int env_limit(const char *name, uint64_t lo, uint64_t hi, uint64_t *inout
 	if (!v || !*v)
 		return 0;
 	uint64_t x;
-	if (!lv_parse_u64(v, strlen(v), &x) || x < lo || x > hi)
+	if (!lv__parse_u64(v, strlen(v), &x) || x < lo || x > hi)
 		return lv__err(err, LV_EINVALID, "%s: expected an integer from %llu to %llu", name,
 			       (unsigned long long)lo, (unsigned long long)hi);
 	*inout = x;
 	return 0;
 }
 
-static int env_limits(lv_http_limits *l, lv_error *err)
+static int env_limits(lv__http_limits *l, lv_error *err)
 {
 	uint64_t stall = (uint64_t)l->stall_s, conn = (uint64_t)l->connect_ms,
 		 att = (uint64_t)l->attempts, obj = l->max_object, pages = (uint64_t)l->list_max_pages,
@@ -82,7 +82,7 @@ static int env_limits(lv_http_limits *l, lv_error *err)
 	return 0;
 }
 
-int lv__http_limits_read(lv_http_limits *l, lv_optbag *o, lv_error *err)
+int lv__http_limits_read(lv__http_limits *l, lv__optbag *o, lv_error *err)
 {
 	lv__http_limits_default(l);
 	LV_TRY(env_limits(l, err));
@@ -115,14 +115,14 @@ int lv__http_limits_read(lv_http_limits *l, lv_optbag *o, lv_error *err)
 
 /* ---- client ---- */
 
-int lv__http_new(lv_http **out, const lv_http_limits *lim, const char *service, lv_error *err)
+int lv__http_new(lv__http **out, const lv__http_limits *lim, const char *service, lv_error *err)
 {
 	*out = NULL;
-	const lv_curl_api *cu = lv__curl_api(err);
-	const lv_crypto_api *k = cu ? lv__crypto_api(err) : NULL;
+	const lv__curl_fns *cu = lv__curl_api(err);
+	const lv__crypto_fns *k = cu ? lv__crypto_api(err) : NULL;
 	if (!k)
 		return err ? err->code : LV_EUNSUPPORTED;
-	lv_http *h = lv__calloc(1, sizeof *h);
+	lv__http *h = lv__calloc(1, sizeof *h);
 	if (!h)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	h->lim = *lim;
@@ -145,7 +145,7 @@ int lv__http_new(lv_http **out, const lv_http_limits *lim, const char *service, 
 	return 0;
 }
 
-void lv__http_free(lv_http *h)
+void lv__http_free(lv__http *h)
 {
 	if (!h)
 		return;
@@ -158,10 +158,10 @@ void lv__http_free(lv_http *h)
 	free(h);
 }
 
-const lv_crypto_api *lv__http_crypto(const lv_http *h) { return h->k; }
-const lv_http_limits *lv__http_get_limits(const lv_http *h) { return &h->lim; }
+const lv__crypto_fns *lv__http_crypto(const lv__http *h) { return h->k; }
+const lv__http_limits *lv__http_get_limits(const lv__http *h) { return &h->lim; }
 
-static CURL *take_handle(lv_http *h)
+static CURL *take_handle(lv__http *h)
 {
 	CURL *c = NULL;
 	pthread_mutex_lock(&h->mu);
@@ -175,7 +175,7 @@ static CURL *take_handle(lv_http *h)
 	return c;
 }
 
-static void give_handle(lv_http *h, CURL *c)
+static void give_handle(lv__http *h, CURL *c)
 {
 	pthread_mutex_lock(&h->mu);
 	if (h->npool < POOL) {
@@ -187,7 +187,7 @@ static void give_handle(lv_http *h, CURL *c)
 		h->cu->easy_cleanup(c);
 }
 
-int lv__http_hdr(lv_http_hdrs *h, const char *fmt, ...)
+int lv__http_hdr(lv__http_hdrs *h, const char *fmt, ...)
 {
 	char line[4096];
 	va_list ap;
@@ -219,9 +219,9 @@ int lv__http_hdr(lv_http_hdrs *h, const char *fmt, ...)
 static uint64_t sat_add(uint64_t a, uint64_t b) { return a + b < a ? UINT64_MAX : a + b; }
 
 /* How much of the body being received is kept before the transfer is stopped (not an error). */
-static uint64_t keep_limit(const lv_http_resp *r)
+static uint64_t keep_limit(const lv__http_resp *r)
 {
-	const lv_http_req *q = r->q;
+	const lv__http_req *q = r->q;
 	if (r->hstatus < 200 || r->hstatus > 299)
 		return SMALL_BODY_MAX; /* an error body: its first bytes carry the code */
 	if (q->ranged) /* 206: the range; 200 (Range ignored): the object up to its end */
@@ -231,7 +231,7 @@ static uint64_t keep_limit(const lv_http_resp *r)
 
 static size_t on_body(char *p, size_t sz, size_t n, void *u)
 {
-	lv_http_resp *r = u;
+	lv__http_resp *r = u;
 	size_t k = sz * n;
 	uint64_t keep = keep_limit(r);
 	uint64_t room = keep > r->body.len ? keep - r->body.len : 0;
@@ -243,7 +243,7 @@ static size_t on_body(char *p, size_t sz, size_t n, void *u)
 		r->too_large = true;
 		return 0;
 	}
-	if (lv_dbuf_add(&r->body, p, take) < 0)
+	if (lv__dbuf_add(&r->body, p, take) < 0)
 		return 0;
 	if (take < k) {
 		r->enough = true;
@@ -266,7 +266,7 @@ static const char *hval(const char *line, const char *name)
 
 static size_t on_header(char *p, size_t sz, size_t n, void *u)
 {
-	lv_http_resp *r = u;
+	lv__http_resp *r = u;
 	size_t len = sz * n;
 	char line[512];
 	size_t l = len < sizeof line - 1 ? len : sizeof line - 1;
@@ -285,7 +285,7 @@ static size_t on_header(char *p, size_t sz, size_t n, void *u)
 		r->ms_error_code[0] = 0;
 	} else if ((x = hval(line, "content-length:"))) {
 		uint64_t v;
-		if (lv_parse_u64(x, strlen(x), &v)) {
+		if (lv__parse_u64(x, strlen(x), &v)) {
 			r->content_length = v;
 			r->has_length = true;
 			/* refuse an oversized body before receiving it (also the whole object a
@@ -302,7 +302,7 @@ static size_t on_header(char *p, size_t sz, size_t n, void *u)
 			x += 6;
 			const char *dash = strchr(x, '-');
 			uint64_t v;
-			if (dash && lv_parse_u64(x, (size_t)(dash - x), &v)) {
+			if (dash && lv__parse_u64(x, (size_t)(dash - x), &v)) {
 				r->range_start = v;
 				r->has_range = true;
 			}
@@ -337,7 +337,7 @@ static size_t on_read(char *buf, size_t sz, size_t n, void *u)
 }
 
 typedef struct progress {
-	const lv_http_resp *r;
+	const lv__http_resp *r;
 	uint64_t deadline_ns;
 	bool expired;
 } progress;
@@ -346,16 +346,16 @@ typedef struct progress {
 static int on_progress(void *u, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
 	progress *pg = u;
-	if (pg->r->hstatus == 0 && lv_mono_ns() >= pg->deadline_ns) {
+	if (pg->r->hstatus == 0 && lv__mono_ns() >= pg->deadline_ns) {
 		pg->expired = true;
 		return 1;
 	}
 	return 0;
 }
 
-static void set_method(lv_http *h, CURL *c, const lv_http_req *q, upload *up)
+static void set_method(lv__http *h, CURL *c, const lv__http_req *q, upload *up)
 {
-	const lv_curl_api *cu = h->cu;
+	const lv__curl_fns *cu = h->cu;
 	if (!strcmp(q->method, "HEAD")) {
 		cu->easy_setopt(c, CURLOPT_NOBODY, 1L);
 	} else if (!strcmp(q->method, "PUT")) {
@@ -372,10 +372,10 @@ static void set_method(lv_http *h, CURL *c, const lv_http_req *q, upload *up)
 	}
 }
 
-static void set_transfer(lv_http *h, CURL *c, lv_http_resp *r, progress *pg, int64_t left_ms)
+static void set_transfer(lv__http *h, CURL *c, lv__http_resp *r, progress *pg, int64_t left_ms)
 {
-	const lv_curl_api *cu = h->cu;
-	const lv_http_limits *l = &h->lim;
+	const lv__curl_fns *cu = h->cu;
+	const lv__http_limits *l = &h->lim;
 	cu->easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
 	cu->easy_setopt(c, CURLOPT_WRITEDATA, r);
 	cu->easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
@@ -417,12 +417,12 @@ static size_t host_len(const char *url)
 }
 
 /* One attempt.  *retry says whether a failure (or answer) is transient. */
-static int attempt(lv_http *h, const lv_http_req *q, lv_http_resp *r, uint64_t deadline_ns,
+static int attempt(lv__http *h, const lv__http_req *q, lv__http_resp *r, uint64_t deadline_ns,
 		   char *why, size_t whycap, bool *retry, lv_error *err)
 {
 	*retry = false;
 	why[0] = 0;
-	lv_http_hdrs hd = { h->cu, NULL, false };
+	lv__http_hdrs hd = { h->cu, NULL, false };
 	for (const char *const *x = q->headers; x && *x; x++)
 		lv__http_hdr(&hd, "%s", *x);
 	if (q->sign) {
@@ -440,7 +440,7 @@ static int attempt(lv_http *h, const lv_http_req *q, lv_http_resp *r, uint64_t d
 	}
 	upload up = { q->body, q->body_len };
 	progress pg = { r, deadline_ns, false };
-	uint64_t now = lv_mono_ns();
+	uint64_t now = lv__mono_ns();
 	int64_t left_ms = deadline_ns > now ? (int64_t)((deadline_ns - now) / 1000000) : 0;
 	h->cu->easy_setopt(c, CURLOPT_URL, q->url);
 	h->cu->easy_setopt(c, CURLOPT_HTTPHEADER, hd.list);
@@ -482,21 +482,21 @@ static int attempt(lv_http *h, const lv_http_req *q, lv_http_resp *r, uint64_t d
 	return rc;
 }
 
-static void resp_reset(lv_http_resp *r, const lv_http_req *q)
+static void resp_reset(lv__http_resp *r, const lv__http_req *q)
 {
-	lv_dbuf_dispose(&r->body);
+	lv__dbuf_dispose(&r->body);
 	memset(r, 0, sizeof *r);
-	lv_dbuf_init(&r->body, (size_t)((uint64_t)4 << 30));
+	lv__dbuf_init(&r->body, (size_t)((uint64_t)4 << 30));
 	r->q = q;
 	r->limit_ok = q->max_ok ? q->max_ok : SMALL_BODY_MAX;
 }
 
 static double secs(uint64_t ns) { return (double)ns / 1e9; }
 
-int lv__http_perform(lv_http *h, const lv_http_req *q, lv_http_resp *r, lv_error *err)
+int lv__http_perform(lv__http *h, const lv__http_req *q, lv__http_resp *r, lv_error *err)
 {
-	const lv_http_limits *l = &h->lim;
-	uint64_t t0 = lv_mono_ns();
+	const lv__http_limits *l = &h->lim;
+	uint64_t t0 = lv__mono_ns();
 	uint64_t deadline = t0 + (uint64_t)l->deadline_ms * 1000000u;
 	memset(r, 0, sizeof *r);
 	char why[160];
@@ -506,7 +506,7 @@ int lv__http_perform(lv_http *h, const lv_http_req *q, lv_http_resp *r, lv_error
 		int rc = attempt(h, q, r, deadline, why, sizeof why, &retry, err);
 		if (rc == 0 || !retry)
 			return rc;
-		uint64_t now = lv_mono_ns();
+		uint64_t now = lv__mono_ns();
 		/* exponential backoff with full jitter: 50 ms, 100 ms, 200 ms, ... at most 5 s */
 		unsigned cap = n <= 6 ? 50u << (n - 1) : 5000u;
 		uint64_t wait = (uint64_t)((unsigned)rand() % (cap + 1)) * 1000000u;
@@ -530,7 +530,7 @@ int lv__http_perform(lv_http *h, const lv_http_req *q, lv_http_resp *r, lv_error
 	}
 }
 
-void lv__http_resp_dispose(lv_http_resp *r)
+void lv__http_resp_dispose(lv__http_resp *r)
 {
-	lv_dbuf_dispose(&r->body);
+	lv__dbuf_dispose(&r->body);
 }

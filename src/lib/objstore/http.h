@@ -26,7 +26,7 @@
 #include "objstore/options.h"
 #include "util/util.h"
 
-typedef struct lv_http_limits {
+typedef struct lv__http_limits {
 	int64_t connect_ms;  /* connect timeout: option connect_timeout, LANCEVER_S3_CONNECT_TIMEOUT_MS (10 s) */
 	int64_t stall_s;     /* cut an attempt below 1 KB/s for this long: LANCEVER_S3_STALL_SECONDS (10) */
 	int64_t attempt_ms;  /* 0 = none; else one attempt's whole time: option timeout */
@@ -39,7 +39,7 @@ typedef struct lv_http_limits {
 	bool insecure;       /* option allow_invalid_certificates */
 	const char *proxy, *noproxy, *user_agent; /* options proxy_url, proxy_excludes, user_agent
 	                                           * (borrowed from the options: copied by lv__http_new) */
-} lv_http_limits;
+} lv__http_limits;
 
 /*
  * The limits from the LANCEVER_S3_* environment and the client options of `opts`
@@ -47,27 +47,27 @@ typedef struct lv_http_limits {
  * allow_invalid_certificates, proxy_url, proxy_excludes, user_agent; others accepted
  * without effect: README "Cloud").  LV_EINVALID naming the variable or key.
  */
-int lv__http_limits_read(lv_http_limits *l, lv_optbag *opts, lv_error *err);
+int lv__http_limits_read(lv__http_limits *l, lv__optbag *opts, lv_error *err);
 /* Defaults only (no environment, no options). */
-void lv__http_limits_default(lv_http_limits *l);
+void lv__http_limits_default(lv__http_limits *l);
 
-typedef struct lv_http lv_http;
+typedef struct lv__http lv__http;
 
 /* A client with its own handle pool.  `service` ("s3", "az", "aws-credentials") starts
  * every log line.  LV_EUNSUPPORTED if libcurl/libcrypto cannot be loaded; LV_ENOMEM. */
-int lv__http_new(lv_http **out, const lv_http_limits *lim, const char *service, lv_error *err);
-void lv__http_free(lv_http *h);
-const lv_crypto_api *lv__http_crypto(const lv_http *h);
-const lv_http_limits *lv__http_get_limits(const lv_http *h);
+int lv__http_new(lv__http **out, const lv__http_limits *lim, const char *service, lv_error *err);
+void lv__http_free(lv__http *h);
+const lv__crypto_fns *lv__http_crypto(const lv__http *h);
+const lv__http_limits *lv__http_get_limits(const lv__http *h);
 
 /* Request headers being built (by lv__http_perform and a request's `sign`). */
-typedef struct lv_http_hdrs lv_http_hdrs;
+typedef struct lv__http_hdrs lv__http_hdrs;
 /* Adds one "Name: value" line.  Returns 0 or LV_ENOMEM. */
-int lv__http_hdr(lv_http_hdrs *h, const char *fmt, ...) LV_PRINTF(2, 3);
+int lv__http_hdr(lv__http_hdrs *h, const char *fmt, ...) LV_PRINTF(2, 3);
 
-typedef struct lv_http_resp lv_http_resp;
+typedef struct lv__http_resp lv__http_resp;
 
-typedef struct lv_http_req {
+typedef struct lv__http_req {
 	const char *method;   /* GET, HEAD, PUT, POST, DELETE */
 	const char *what;     /* for messages: "GET", "LIST", ... */
 	const char *name;     /* for messages: the object or directory */
@@ -76,7 +76,7 @@ typedef struct lv_http_req {
 	size_t body_len;
 	const char *const *headers; /* fixed "Name: value" lines (NULL-terminated), may be NULL */
 	/* Called before every attempt (credentials may have been refreshed, dates move on). */
-	int (*sign)(void *ctx, const struct lv_http_req *q, lv_http_hdrs *h, lv_error *err);
+	int (*sign)(void *ctx, const struct lv__http_req *q, lv__http_hdrs *h, lv_error *err);
 	void *ctx;
 	/* Body rules: a 2xx body over max_ok is an LV_ELIMIT error (0 = 64 KiB); keep_ok != 0
 	 * keeps that much of a 2xx body and stops (not an error); a ranged GET of
@@ -85,16 +85,16 @@ typedef struct lv_http_req {
 	bool ranged;
 	uint64_t range_off, range_len;
 	/* Optional: also retry this answer (S3: 400 SlowDown). */
-	bool (*retry_on)(const lv_http_resp *r);
+	bool (*retry_on)(const lv__http_resp *r);
 	/* Optional: the service's error code of an answer, for messages ("" if none). */
-	void (*code_of)(const lv_http_resp *r, char *out, size_t cap);
+	void (*code_of)(const lv__http_resp *r, char *out, size_t cap);
 	const char *service_name; /* "S3", "Azure": starts error messages */
 	const char *root;         /* optional: the store ("s3://bucket/prefix"), for log lines */
-} lv_http_req;
+} lv__http_req;
 
-struct lv_http_resp {
+struct lv__http_resp {
 	long status;
-	lv_dbuf body;
+	lv__dbuf body;
 	uint64_t content_length;
 	bool has_length;
 	bool has_range;        /* Content-Range: bytes <range_start>-... */
@@ -102,7 +102,7 @@ struct lv_http_resp {
 	int64_t last_modified_ms;
 	char ms_error_code[64]; /* x-ms-error-code header (Azure), "" if none */
 	/* internal to http.c */
-	const lv_http_req *q;
+	const lv__http_req *q;
 	long hstatus;
 	bool too_large, enough;
 	uint64_t limit_ok;
@@ -114,7 +114,7 @@ struct lv_http_resp {
  * or LV_EIO after the last retried failure, LV_ELIMIT for an oversized body,
  * LV_ENOMEM.  The caller disposes r->body (lv__http_resp_dispose), also on failure.
  */
-int lv__http_perform(lv_http *h, const lv_http_req *q, lv_http_resp *r, lv_error *err);
-void lv__http_resp_dispose(lv_http_resp *r);
+int lv__http_perform(lv__http *h, const lv__http_req *q, lv__http_resp *r, lv_error *err);
+void lv__http_resp_dispose(lv__http_resp *r);
 
 #endif

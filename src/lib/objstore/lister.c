@@ -6,7 +6,7 @@
 
 #include "util/util.h"
 
-void lv__lister_init(lv_lister *l, const char *kprefix, size_t strip, bool recursive)
+void lv__lister_init(lv__lister *l, const char *kprefix, size_t strip, bool recursive)
 {
 	memset(l, 0, sizeof *l);
 	l->kprefix = kprefix;
@@ -14,7 +14,7 @@ void lv__lister_init(lv_lister *l, const char *kprefix, size_t strip, bool recur
 	l->recursive = recursive;
 }
 
-static int take(lv_lister *l, const lv_list_obj *o, const char *what, lv_error *err)
+static int take(lv__lister *l, const lv__list_obj *o, const char *what, lv_error *err)
 {
 	const char *rel;
 	int k = lv__list_rel(o->key, l->kprefix, l->strip, l->recursive, what, &rel, err);
@@ -22,7 +22,7 @@ static int take(lv_lister *l, const lv_list_obj *o, const char *what, lv_error *
 		return k;
 	if (l->n >= LV_LIST_MAX_KEYS)
 		return lv__err(err, LV_ELIMIT, "%s: more than %u objects", what, LV_LIST_MAX_KEYS);
-	lv_lister_ent *nv = lv__grow(l->v, &l->cap, l->n, sizeof *nv, 256);
+	lv__lister_ent *nv = lv__grow(l->v, &l->cap, l->n, sizeof *nv, 256);
 	if (!nv)
 		return lv__err(err, LV_ENOMEM, "%s: out of memory", what);
 	l->v = nv;
@@ -34,7 +34,7 @@ static int take(lv_lister *l, const lv_list_obj *o, const char *what, lv_error *
 	return 0;
 }
 
-int lv__lister_page(lv_lister *l, const lv_list_page *pg, const char *what, lv_error *err)
+int lv__lister_page(lv__lister *l, const lv__list_page *pg, const char *what, lv_error *err)
 {
 	for (size_t i = 0; i < pg->n; i++)
 		LV_TRY(take(l, &pg->objs[i], what, err));
@@ -50,7 +50,7 @@ static uint64_t token_hash(const char *t)
 	return h;
 }
 
-int lv__lister_token(lv_lister *l, const char *token, const char *what, lv_error *err)
+int lv__lister_token(lv__lister *l, const char *token, const char *what, lv_error *err)
 {
 	uint64_t h = token_hash(token);
 	for (size_t i = 0; i < l->ntokens; i++) /* pages are round trips: a scan is cheap enough */
@@ -68,10 +68,10 @@ int lv__lister_token(lv_lister *l, const char *token, const char *what, lv_error
 
 static int ent_cmp(const void *a, const void *b)
 {
-	return strcmp(((const lv_lister_ent *)a)->path, ((const lv_lister_ent *)b)->path);
+	return strcmp(((const lv__lister_ent *)a)->path, ((const lv__lister_ent *)b)->path);
 }
 
-int lv__lister_emit(lv_lister *l, lv_list_cb cb, void *payload)
+int lv__lister_emit(lv__lister *l, lv_list_cb cb, void *payload)
 {
 	if (l->n > 1)
 		qsort(l->v, l->n, sizeof *l->v, ent_cmp);
@@ -84,7 +84,7 @@ int lv__lister_emit(lv_lister *l, lv_list_cb cb, void *payload)
 	return 0;
 }
 
-void lv__lister_dispose(lv_lister *l)
+void lv__lister_dispose(lv__lister *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i].path);

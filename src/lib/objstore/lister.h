@@ -14,29 +14,29 @@
 /* At most this many objects in one listing (about 1 GB of memory at the limit). */
 #define LV_LIST_MAX_KEYS 10000000u
 
-typedef struct lv_lister_ent {
+typedef struct lv__lister_ent {
 	char *path;
 	uint64_t size;
 	int64_t mtime;
-} lv_lister_ent;
+} lv__lister_ent;
 
-typedef struct lv_lister {
-	lv_lister_ent *v;
+typedef struct lv__lister {
+	lv__lister_ent *v;
 	size_t n, cap;
 	const char *kprefix; /* the key prefix listed */
 	size_t strip;        /* bytes of "<prefix>/" to strip from keys */
 	bool recursive;
 	uint64_t *tokens;    /* hashes of the continuation tokens seen */
 	size_t ntokens, tcap;
-} lv_lister;
+} lv__lister;
 
-void lv__lister_init(lv_lister *l, const char *kprefix, size_t strip, bool recursive);
+void lv__lister_init(lv__lister *l, const char *kprefix, size_t strip, bool recursive);
 /* Takes every object of a page (LV_ECORRUPT for a key outside the prefix or not a valid path). */
-int lv__lister_page(lv_lister *l, const lv_list_page *pg, const char *what, lv_error *err);
+int lv__lister_page(lv__lister *l, const lv__list_page *pg, const char *what, lv_error *err);
 /* Records the token of the next page; LV_ECORRUPT if the server sent it before. */
-int lv__lister_token(lv_lister *l, const char *token, const char *what, lv_error *err);
+int lv__lister_token(lv__lister *l, const char *token, const char *what, lv_error *err);
 /* Delivers the entries sorted by path; returns what the callback returned (0 = all). */
-int lv__lister_emit(lv_lister *l, lv_list_cb cb, void *payload);
-void lv__lister_dispose(lv_lister *l);
+int lv__lister_emit(lv__lister *l, lv_list_cb cb, void *payload);
+void lv__lister_dispose(lv__lister *l);
 
 #endif

@@ -8,7 +8,7 @@
 #include "objstore/lister.h"
 #include "util/util.h"
 
-void lv__obj_http_req(const lv_objstore *o, const lv_objreq *q, const char *url, lv_http_req *hq)
+void lv__obj_http_req(const lv__objstore *o, const lv__objreq *q, const char *url, lv__http_req *hq)
 {
 	memset(hq, 0, sizeof *hq);
 	hq->method = q->method;
@@ -26,15 +26,15 @@ void lv__obj_http_req(const lv_objstore *o, const lv_objreq *q, const char *url,
 	hq->root = o->root;
 }
 
-char *lv__obj_key(const lv_objstore *o, const char *path)
+char *lv__obj_key(const lv__objstore *o, const char *path)
 {
 	if (!o->prefix[0])
 		return lv__strdup(path);
 	return path[0] ? lv__sprintf("%s/%s", o->prefix, path) : lv__strdup(o->prefix);
 }
 
-int lv__obj_status_error(const lv_objstore *o, const char *what, const char *name,
-			 const lv_http_resp *r, lv_error *err)
+int lv__obj_status_error(const lv__objstore *o, const char *what, const char *name,
+			 const lv__http_resp *r, lv_error *err)
 {
 	char code[64];
 	o->svc->code_of(r, code, sizeof code);
@@ -47,7 +47,7 @@ int lv__obj_status_error(const lv_objstore *o, const char *what, const char *nam
 
 /* One request for the object at `path`; the answer is left in *r (disposed by the caller,
  * also on failure). */
-static int object(lv_objstore *o, lv_objreq *q, lv_http_resp *r, lv_error *err)
+static int object(lv__objstore *o, lv__objreq *q, lv__http_resp *r, lv_error *err)
 {
 	memset(r, 0, sizeof *r);
 	char *key = lv__obj_key(o, q->path);
@@ -62,7 +62,7 @@ static int object(lv_objstore *o, lv_objreq *q, lv_http_resp *r, lv_error *err)
 /* ---- GET ---- */
 
 /* The body of a GET's answer into *out (see objstore.h for the rules). */
-static int get_answer(lv_objstore *o, lv_http_resp *r, const lv_objreq *q, lv_buf *out,
+static int get_answer(lv__objstore *o, lv__http_resp *r, const lv__objreq *q, lv_buf *out,
 		      lv_error *err)
 {
 	if (r->status == 206 && q->ranged) {
@@ -71,7 +71,7 @@ static int get_answer(lv_objstore *o, lv_http_resp *r, const lv_objreq *q, lv_bu
 				       "%s GET %s: asked for bytes from %llu, the server sent bytes from %llu",
 				       o->svc->name, q->path, (unsigned long long)q->range_off,
 				       (unsigned long long)r->range_start);
-		int rc = lv_dbuf_take(&r->body, out);
+		int rc = lv__dbuf_take(&r->body, out);
 		if (rc == 0 && out->size > q->range_len)
 			out->size = q->range_len;
 		return rc;
@@ -85,18 +85,18 @@ static int get_answer(lv_objstore *o, lv_http_resp *r, const lv_objreq *q, lv_bu
 			if (r->body.len > q->range_len)
 				r->body.len = (size_t)q->range_len;
 		}
-		return lv_dbuf_take(&r->body, out);
+		return lv__dbuf_take(&r->body, out);
 	}
 	if (r->status == 416 && q->ranged) { /* the range starts past the end */
-		lv_dbuf_dispose(&r->body);
-		lv_dbuf_init(&r->body, 0);
-		return lv_dbuf_take(&r->body, out);
+		lv__dbuf_dispose(&r->body);
+		lv__dbuf_init(&r->body, 0);
+		return lv__dbuf_take(&r->body, out);
 	}
 	return lv__obj_status_error(o, "GET", q->path, r, err);
 }
 
 /* A whole GET (ranged == false) or a ranged GET of [offset, offset + len). */
-static int get(lv_objstore *o, const char *path, bool ranged, uint64_t offset, uint64_t len,
+static int get(lv__objstore *o, const char *path, bool ranged, uint64_t offset, uint64_t len,
 	       lv_buf *out, lv_error *err)
 {
 	char range[64] = "";
@@ -108,10 +108,10 @@ static int get(lv_objstore *o, const char *path, bool ranged, uint64_t offset, u
 			snprintf(range, sizeof range, "bytes=%llu-%llu", (unsigned long long)offset,
 				 (unsigned long long)last);
 	}
-	lv_objreq q = { .method = "GET", .what = "GET", .path = path, .range = ranged ? range : NULL,
+	lv__objreq q = { .method = "GET", .what = "GET", .path = path, .range = ranged ? range : NULL,
 			.max_ok = lv__http_get_limits(o->http)->max_object, .ranged = ranged,
 			.range_off = offset, .range_len = len };
-	lv_http_resp r;
+	lv__http_resp r;
 	int rc = object(o, &q, &r, err);
 	if (rc == 0) {
 		rc = get_answer(o, &r, &q, out, err);
@@ -142,9 +142,9 @@ int lv__obj_read_range(void *impl, const char *path, uint64_t offset, uint64_t l
 
 int lv__obj_head(void *impl, const char *path, uint64_t *size, int64_t *mtime, lv_error *err)
 {
-	lv_objstore *o = impl;
-	lv_objreq q = { .method = "HEAD", .what = "HEAD", .path = path };
-	lv_http_resp r;
+	lv__objstore *o = impl;
+	lv__objreq q = { .method = "HEAD", .what = "HEAD", .path = path };
+	lv__http_resp r;
 	int rc = object(o, &q, &r, err);
 	if (rc == 0 && r.status != 200)
 		rc = lv__obj_status_error(o, "HEAD", path, &r, err);
@@ -161,13 +161,13 @@ int lv__obj_head(void *impl, const char *path, uint64_t *size, int64_t *mtime, l
 	return rc;
 }
 
-static int put(lv_objstore *o, const char *path, const void *data, size_t n, bool create,
+static int put(lv__objstore *o, const char *path, const void *data, size_t n, bool create,
 	       lv_error *err)
 {
 	/* a zero-length object still sends a (non-NULL) body and its content type */
-	lv_objreq q = { .method = "PUT", .what = "PUT", .path = path, .data = data ? data : "", .n = n,
+	lv__objreq q = { .method = "PUT", .what = "PUT", .path = path, .data = data ? data : "", .n = n,
 			.create = create };
-	lv_http_resp r;
+	lv__http_resp r;
 	int rc = object(o, &q, &r, err);
 	if (rc == 0 && r.status != 200 && r.status != o->svc->put_ok)
 		rc = create && (r.status == 409 || r.status == 412)
@@ -189,9 +189,9 @@ int lv__obj_create(void *impl, const char *path, const void *data, size_t n, lv_
 
 int lv__obj_delete(void *impl, const char *path, lv_error *err)
 {
-	lv_objstore *o = impl;
-	lv_objreq q = { .method = "DELETE", .what = "DELETE", .path = path };
-	lv_http_resp r;
+	lv__objstore *o = impl;
+	lv__objreq q = { .method = "DELETE", .what = "DELETE", .path = path };
+	lv__http_resp r;
 	int rc = object(o, &q, &r, err);
 	if (rc == 0 && r.status != 200 && r.status != o->svc->del_ok)
 		rc = lv__obj_status_error(o, "DELETE", path, &r, err);
@@ -204,7 +204,7 @@ int lv__obj_delete(void *impl, const char *path, lv_error *err)
 int lv__obj_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
 		 lv_error *err)
 {
-	lv_objstore *o = impl;
+	lv__objstore *o = impl;
 	char *kprefix; /* key prefix to list: "<prefix>/<dir>/" */
 	if (o->prefix[0])
 		kprefix = dir[0] ? lv__sprintf("%s/%s/", o->prefix, dir) : lv__sprintf("%s/", o->prefix);
@@ -212,7 +212,7 @@ int lv__obj_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, voi
 		kprefix = dir[0] ? lv__sprintf("%s/", dir) : lv__strdup("");
 	if (!kprefix)
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	lv_lister l;
+	lv__lister l;
 	lv__lister_init(&l, kprefix, o->prefix[0] ? strlen(o->prefix) + 1 : 0, recursive);
 	const char *dname = dir[0] ? dir : "/";
 	char what[300];
@@ -227,7 +227,7 @@ int lv__obj_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, voi
 				     what, max_pages);
 			break;
 		}
-		lv_list_page pg;
+		lv__list_page pg;
 		memset(&pg, 0, sizeof pg);
 		rc = o->svc->list_page(o, kprefix, recursive, token, dname, what, &pg, err);
 		if (rc == 0)
@@ -254,7 +254,7 @@ int lv__obj_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, voi
 	return rc;
 }
 
-void lv__obj_set_root(lv_objstore *o, const char *scheme, const char *top)
+void lv__obj_set_root(lv__objstore *o, const char *scheme, const char *top)
 {
 	snprintf(o->root, sizeof o->root, "%s%s%s%s", scheme, top, o->prefix[0] ? "/" : "", o->prefix);
 }

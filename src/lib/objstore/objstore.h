@@ -1,7 +1,7 @@
 /*
  * The storage ops of an object store, written once for S3 and Azure.  A
  * backend supplies how to send one request for one object and how to fetch
- * one listing page (lv_objsvc); the rules of the storage vtable live here:
+ * one listing page (lv__objsvc); the rules of the storage vtable live here:
  *  - keys are the store's prefix + "/" + the path;
  *  - a ranged GET's answer is checked: a 206 must start at the offset asked
  *    for, a 200 from a server that ignored Range is cut to the range, a 416
@@ -11,7 +11,7 @@
  *  - listings go page by page through a lister (objstore/lister.h) within
  *    LANCEVER_S3_LIST_MAX_PAGES pages; a truncated page without a token is an
  *    error.
- * A backend's handle starts with an lv_objstore, and its lv_storage_ops take
+ * A backend's handle starts with an lv__objstore, and its lv_storage_ops take
  * the shared ops through LV__OBJSTORE_OPS.
  */
 #ifndef LV_OBJSTORE_OBJSTORE_H
@@ -25,7 +25,7 @@
 #include "objstore/xml.h"
 
 /* One request for one object (the backends extend it for their other requests). */
-typedef struct lv_objreq {
+typedef struct lv__objreq {
 	const char *method; /* GET, HEAD, PUT, DELETE (a backend's own requests: also POST) */
 	const char *what;   /* for messages: "GET", "LIST", ... */
 	const char *path;   /* for messages: the object or directory, relative to the store */
@@ -37,41 +37,41 @@ typedef struct lv_objreq {
 	uint64_t max_ok;    /* largest 2xx body (0: the small-body cap of objstore/http.h) */
 	bool ranged;        /* GET of [range_off, range_off + range_len) */
 	uint64_t range_off, range_len;
-} lv_objreq;
+} lv__objreq;
 
-typedef struct lv_objsvc {
+typedef struct lv__objsvc {
 	const char *name;      /* "S3", "Azure": starts messages */
 	long put_ok, del_ok;   /* the 2xx status a PUT / a DELETE answers besides 200 */
 	bool exists_on_412;    /* every 412 is LV_EEXISTS (S3), not only a create's */
 	/* The service's error code of an answer, for messages ("" if none). */
-	void (*code_of)(const lv_http_resp *r, char *out, size_t cap);
+	void (*code_of)(const lv__http_resp *r, char *out, size_t cap);
 	/* Sends q (with retries): 0 with r->status set; the caller disposes r, also on failure. */
-	int (*object)(void *impl, const lv_objreq *q, lv_http_resp *r, lv_error *err);
+	int (*object)(void *impl, const lv__objreq *q, lv__http_resp *r, lv_error *err);
 	/* One page of the keys under `kprefix` (after the page of `token`, NULL for the
 	 * first), parsed into *pg; `dname` and `what` name the listing in messages. */
 	int (*list_page)(void *impl, const char *kprefix, bool recursive, const char *token,
-			 const char *dname, const char *what, lv_list_page *pg, lv_error *err);
-} lv_objsvc;
+			 const char *dname, const char *what, lv__list_page *pg, lv_error *err);
+} lv__objsvc;
 
 /* The first member of a backend's handle. */
-typedef struct lv_objstore {
-	const lv_objsvc *svc;
+typedef struct lv__objstore {
+	const lv__objsvc *svc;
 	char *prefix;   /* decoded, without leading/trailing '/'; "" = the bucket/container root */
 	char root[600]; /* "s3://bucket/prefix", for log lines */
-	lv_http *http;
-} lv_objstore;
+	lv__http *http;
+} lv__objstore;
 
 /* The request `hq` for `q` to `url`, with the service's name and error codes and the
  * store's root; the backend adds its signing (and retry_on). */
-void lv__obj_http_req(const lv_objstore *o, const lv_objreq *q, const char *url, lv_http_req *hq);
+void lv__obj_http_req(const lv__objstore *o, const lv__objreq *q, const char *url, lv__http_req *hq);
 /* The full key of `path` (malloc'ed; NULL on OOM). */
-char *lv__obj_key(const lv_objstore *o, const char *path);
+char *lv__obj_key(const lv__objstore *o, const char *path);
 /* LV_ENOTFOUND (404), LV_EEXISTS (412 where the service says so) or LV_EIO, naming the
  * service, `what` ("GET", "LIST", ...), `name` and the status and error code. */
-int lv__obj_status_error(const lv_objstore *o, const char *what, const char *name,
-			 const lv_http_resp *r, lv_error *err);
+int lv__obj_status_error(const lv__objstore *o, const char *what, const char *name,
+			 const lv__http_resp *r, lv_error *err);
 /* Sets o->root to "<scheme><top>[/<prefix>]" (the handle's description, for log lines). */
-void lv__obj_set_root(lv_objstore *o, const char *scheme, const char *top);
+void lv__obj_set_root(lv__objstore *o, const char *scheme, const char *top);
 
 int lv__obj_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
 		 lv_error *err);

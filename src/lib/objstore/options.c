@@ -7,7 +7,7 @@
 
 #include "util/util.h"
 
-int lv__optbag_init(lv_optbag *b, const lv_storage_options *o, lv_error *err)
+int lv__optbag_init(lv__optbag *b, const lv_storage_options *o, lv_error *err)
 {
 	memset(b, 0, sizeof *b);
 	if (!o)
@@ -55,7 +55,7 @@ int lv__optbag_init(lv_optbag *b, const lv_storage_options *o, lv_error *err)
 	return 0;
 }
 
-void lv__optbag_dispose(lv_optbag *b)
+void lv__optbag_dispose(lv__optbag *b)
 {
 	free(b->keys);
 	free(b->vals);
@@ -71,7 +71,7 @@ static bool named(const char *key, const char *const *names)
 	return false;
 }
 
-const char *lv__opt_get(lv_optbag *b, const char *const *names)
+const char *lv__opt_get(lv__optbag *b, const char *const *names)
 {
 	const char *v = NULL;
 	for (size_t i = 0; i < b->n; i++)
@@ -83,7 +83,7 @@ const char *lv__opt_get(lv_optbag *b, const char *const *names)
 	return v;
 }
 
-const char *lv__opt_get_env(lv_optbag *b, const char *const *names, const char *const *env)
+const char *lv__opt_get_env(lv__optbag *b, const char *const *names, const char *const *env)
 {
 	const char *v = lv__opt_get(b, names);
 	for (; !v && env && *env; env++) {
@@ -95,7 +95,7 @@ const char *lv__opt_get_env(lv_optbag *b, const char *const *names, const char *
 }
 
 /* The name to show for an option: the key as the caller spelt it, else its first alias. */
-static const char *shown(lv_optbag *b, const char *const *names)
+static const char *shown(lv__optbag *b, const char *const *names)
 {
 	for (size_t i = 0; i < b->n; i++)
 		if (named(b->keys[i], names))
@@ -103,7 +103,7 @@ static const char *shown(lv_optbag *b, const char *const *names)
 	return names[0];
 }
 
-int lv__opt_bool(lv_optbag *b, const char *const *names, const char *const *env, bool dflt,
+int lv__opt_bool(lv__optbag *b, const char *const *names, const char *const *env, bool dflt,
 		 bool *out, lv_error *err)
 {
 	const char *v = lv__opt_get_env(b, names, env);
@@ -122,7 +122,7 @@ int lv__opt_bool(lv_optbag *b, const char *const *names, const char *const *env,
 		       shown(b, names));
 }
 
-int lv__opt_ms(lv_optbag *b, const char *const *names, const char *const *env,
+int lv__opt_ms(lv__optbag *b, const char *const *names, const char *const *env,
 	       int64_t bare_unit_ms, int64_t max_ms, int64_t *out, lv_error *err)
 {
 	const char *v = lv__opt_get_env(b, names, env);
@@ -130,7 +130,7 @@ int lv__opt_ms(lv_optbag *b, const char *const *names, const char *const *env,
 		return 0;
 	uint64_t n;
 	int64_t ms = 0;
-	if (lv_parse_u64(v, strlen(v), &n)) {
+	if (lv__parse_u64(v, strlen(v), &n)) {
 		if (n > (uint64_t)(max_ms / bare_unit_ms) + 1)
 			ms = max_ms + 1;
 		else
@@ -147,26 +147,26 @@ int lv__opt_ms(lv_optbag *b, const char *const *names, const char *const *env,
 	return 0;
 }
 
-int lv__opt_u64(lv_optbag *b, const char *const *names, const char *const *env, uint64_t lo,
+int lv__opt_u64(lv__optbag *b, const char *const *names, const char *const *env, uint64_t lo,
 		uint64_t hi, uint64_t *out, lv_error *err)
 {
 	const char *v = lv__opt_get_env(b, names, env);
 	if (!v)
 		return 0;
 	uint64_t n;
-	if (!lv_parse_u64(v, strlen(v), &n) || n < lo || n > hi)
+	if (!lv__parse_u64(v, strlen(v), &n) || n < lo || n > hi)
 		return lv__err(err, LV_EINVALID, "storage option %.64s: expected an integer from %llu to %llu",
 			       shown(b, names), (unsigned long long)lo, (unsigned long long)hi);
 	*out = n;
 	return 0;
 }
 
-void lv__opt_accept(lv_optbag *b, const char *const *names)
+void lv__opt_accept(lv__optbag *b, const char *const *names)
 {
 	(void)lv__opt_get(b, names);
 }
 
-int lv__opt_refuse(const lv_optbag *b, const char *const *names, const char *where, lv_error *err)
+int lv__opt_refuse(const lv__optbag *b, const char *const *names, const char *where, lv_error *err)
 {
 	for (size_t i = 0; i < b->n; i++)
 		if (named(b->keys[i], names)) /* a known name: printable by construction */
@@ -176,7 +176,7 @@ int lv__opt_refuse(const lv_optbag *b, const char *const *names, const char *whe
 	return 0;
 }
 
-int lv__opt_leftover(const lv_optbag *b, const char *where, lv_error *err)
+int lv__opt_leftover(const lv__optbag *b, const char *where, lv_error *err)
 {
 	for (size_t i = 0; i < b->n; i++)
 		if (!b->used[i]) {
@@ -190,7 +190,7 @@ int lv__opt_leftover(const lv_optbag *b, const char *where, lv_error *err)
 	return 0;
 }
 
-int lv__opt_none(lv_optbag *b, const char *what, lv_error *err)
+int lv__opt_none(lv__optbag *b, const char *what, lv_error *err)
 {
 	if (b->npairs) {
 		char k[80];

@@ -41,7 +41,7 @@ static char *decoded(const char *path, size_t n)
 	return s;
 }
 
-int lv__uri_key_prefix(const char *path, size_t n, const char *scheme, lv_optbag *o, char **out,
+int lv__uri_key_prefix(const char *path, size_t n, const char *scheme, lv__optbag *o, char **out,
 		       lv_error *err)
 {
 	*out = NULL;

@@ -30,7 +30,7 @@
  * fragment, which Lance would cut off) naming `scheme`, or a bad option value;
  * LV_ENOMEM.
  */
-int lv__uri_key_prefix(const char *path, size_t n, const char *scheme, lv_optbag *o, char **out,
+int lv__uri_key_prefix(const char *path, size_t n, const char *scheme, lv__optbag *o, char **out,
 		       lv_error *err);
 
 #endif

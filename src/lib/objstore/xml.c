@@ -32,7 +32,7 @@ struct xstate {
 	XML_Parser xp;
 	const char *root; /* expected root element */
 	int depth;
-	lv_dbuf text;
+	lv__dbuf text;
 	/* Called at every start tag past the root check (depth already counts it), and at
 	 * every end tag with the element's text (the depth still counts it). */
 	void (*on_start)(xstate *x, const XML_Char *name);
@@ -96,7 +96,7 @@ static void XMLCALL xtext(void *u, const XML_Char *s, int n)
 	xstate *x = u;
 	if (x->rc < 0)
 		return;
-	int rc = lv_dbuf_add(&x->text, s, (size_t)n);
+	int rc = lv__dbuf_add(&x->text, s, (size_t)n);
 	if (rc == LV_ELIMIT)
 		xfail(x, LV_ELIMIT, "an element's text is longer than %d bytes", LV_S3XML_TEXT_MAX);
 	else if (rc < 0)
@@ -147,7 +147,7 @@ static int xparse(xstate *x, const char *root, const char *body, size_t len, cha
 		  size_t cap)
 {
 	x->root = root;
-	lv_dbuf_init(&x->text, LV_S3XML_TEXT_MAX + 1);
+	lv__dbuf_init(&x->text, LV_S3XML_TEXT_MAX + 1);
 	int rc;
 	if (!(x->xp = XML_ParserCreate("UTF-8"))) {
 		snprintf(msg, cap, "out of memory");
@@ -157,7 +157,7 @@ static int xparse(xstate *x, const char *root, const char *body, size_t len, cha
 		rc = xrun(x, body, len, msg, cap);
 		XML_ParserFree(x->xp);
 	}
-	lv_dbuf_dispose(&x->text);
+	lv__dbuf_dispose(&x->text);
 	return rc;
 }
 
@@ -166,7 +166,7 @@ static int xparse(xstate *x, const char *root, const char *body, size_t len, cha
 /* The state of either listing parser. */
 typedef struct lst {
 	xstate x; /* first */
-	lv_list_page *page;
+	lv__list_page *page;
 	bool in_obj; /* inside <Contents> (S3) or <Blob> (Azure) */
 	char *key;
 	uint64_t size;
@@ -198,8 +198,8 @@ static void obj_end(lst *l, const char *noun, const char *missing)
 		xfail(&l->x, LV_ECORRUPT, "%s '%s' has no valid %s", noun, k, missing);
 		return;
 	}
-	lv_list_page *p = l->page;
-	lv_list_obj *nv = lv__grow(p->objs, &p->cap, p->n, sizeof *nv, 64);
+	lv__list_page *p = l->page;
+	lv__list_obj *nv = lv__grow(p->objs, &p->cap, p->n, sizeof *nv, 64);
 	if (!nv) {
 		xfail(&l->x, LV_ENOMEM, "out of memory");
 		return;
@@ -212,7 +212,7 @@ static void obj_end(lst *l, const char *noun, const char *missing)
 	l->key = NULL;
 }
 
-static int parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
+static int parse_list(const char *body, size_t len, const char *what, lv__list_page *page,
 		      const char *root, void (*on_start)(xstate *, const XML_Char *),
 		      void (*on_end)(xstate *, const XML_Char *, const char *, size_t), lv_error *err)
 {
@@ -232,7 +232,7 @@ static int parse_list(const char *body, size_t len, const char *what, lv_list_pa
 	return 0;
 }
 
-void lv__list_page_dispose(lv_list_page *page)
+void lv__list_page_dispose(lv__list_page *page)
 {
 	for (size_t i = 0; i < page->n; i++)
 		free(page->objs[i].key);
@@ -254,7 +254,7 @@ static void s3_end(xstate *x, const XML_Char *name, const char *t, size_t tl)
 		if (!strcmp(name, "Key")) {
 			xkeep(x, &l->key, t, tl);
 		} else if (!strcmp(name, "Size")) {
-			if (!lv_parse_u64(t, tl, &l->size))
+			if (!lv__parse_u64(t, tl, &l->size))
 				xfail(x, LV_ECORRUPT, "<Size> is not a number");
 		} else if (!strcmp(name, "LastModified")) {
 			lv_error e = { 0 };
@@ -269,7 +269,7 @@ static void s3_end(xstate *x, const XML_Char *name, const char *t, size_t tl)
 	}
 }
 
-int lv__s3xml_parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
+int lv__s3xml_parse_list(const char *body, size_t len, const char *what, lv__list_page *page,
 			 lv_error *err)
 {
 	return parse_list(body, len, what, page, "ListBucketResult", s3_start, s3_end, err);
@@ -287,7 +287,7 @@ static void az_end(xstate *x, const XML_Char *name, const char *t, size_t tl)
 	if (l->in_obj && x->depth == 4 && !strcmp(name, "Name")) {
 		xkeep(x, &l->key, t, tl);
 	} else if (l->in_obj && x->depth == 5 && !strcmp(name, "Content-Length")) {
-		l->has_size = lv_parse_u64(t, tl, &l->size);
+		l->has_size = lv__parse_u64(t, tl, &l->size);
 		if (!l->has_size)
 			xfail(x, LV_ECORRUPT, "<Content-Length> is not a number");
 	} else if (l->in_obj && x->depth == 5 && !strcmp(name, "Last-Modified")) {
@@ -308,7 +308,7 @@ static void az_end(xstate *x, const XML_Char *name, const char *t, size_t tl)
 	}
 }
 
-int lv__azxml_parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
+int lv__azxml_parse_list(const char *body, size_t len, const char *what, lv__list_page *page,
 			 lv_error *err)
 {
 	return parse_list(body, len, what, page, "EnumerationResults", az_start, az_end, err);

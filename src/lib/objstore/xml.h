@@ -28,19 +28,19 @@
 #define LV_S3XML_TEXT_MAX (1 << 16)
 
 /* One object of a ListObjectsV2 page. */
-typedef struct lv_list_obj {
+typedef struct lv__list_obj {
 	char *key;        /* the full key as sent, NUL-terminated */
 	uint64_t size;
 	int64_t mtime_ms; /* 0 if absent or unparsable */
-} lv_list_obj;
+} lv__list_obj;
 
 /* One parsed ListObjectsV2 page. */
-typedef struct lv_list_page {
-	lv_list_obj *objs;  /* in document order; <Contents> without a <Key> are left out */
+typedef struct lv__list_page {
+	lv__list_obj *objs;  /* in document order; <Contents> without a <Key> are left out */
 	size_t n, cap;
 	bool truncated;   /* <IsTruncated>true</IsTruncated> */
 	char *next_token; /* <NextContinuationToken>, NULL if absent */
-} lv_list_page;
+} lv__list_page;
 
 /*
  * Parses one ListObjectsV2 response body into *page (which it initialises).
@@ -50,9 +50,9 @@ typedef struct lv_list_page {
  * number), LV_ELIMIT (an element's text is longer than LV_S3XML_TEXT_MAX),
  * LV_ENOMEM; on error *page is disposed.
  */
-int lv__s3xml_parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
+int lv__s3xml_parse_list(const char *body, size_t len, const char *what, lv__list_page *page,
 			 lv_error *err);
-void lv__list_page_dispose(lv_list_page *page);
+void lv__list_page_dispose(lv__list_page *page);
 
 /*
  * Which listed key a listing delivers.  The listing asked for keys starting
@@ -105,7 +105,7 @@ int lv__xml_texts(const char *body, size_t len, const char *root, const char *co
  * without a valid size or time is LV_ECORRUPT), <BlobPrefix> entries skipped,
  * truncated and next_token from a non-empty <NextMarker>.  As lv__s3xml_parse_list.
  */
-int lv__azxml_parse_list(const char *body, size_t len, const char *what, lv_list_page *page,
+int lv__azxml_parse_list(const char *body, size_t len, const char *what, lv__list_page *page,
 			 lv_error *err);
 
 /* "Mon, 04 Dec 2026 11:49:34 GMT" -> ms since the epoch; 0 if it is not that form. */

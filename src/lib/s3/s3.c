@@ -27,7 +27,7 @@
 /* ---- one S3 request ---- */
 
 typedef struct s3req {
-	lv_objreq o;             /* method, what, name, key ("" for bucket-level), body, range, limits */
+	lv__objreq o;             /* method, what, name, key ("" for bucket-level), body, range, limits */
 	const char *query;       /* canonical query (sorted, encoded) or "" */
 	const char *content_type;
 	const char *content_md5; /* base64, or NULL */
@@ -41,11 +41,11 @@ typedef struct sign_ctx {
 	bool force_refresh;   /* S3 said the token expired: fetch new credentials first */
 } sign_ctx;
 
-static int s3_sign(void *ctx, const lv_http_req *hq, lv_http_hdrs *h, lv_error *err)
+static int s3_sign(void *ctx, const lv__http_req *hq, lv__http_hdrs *h, lv_error *err)
 {
 	sign_ctx *c = ctx;
 	const s3req *q = c->q;
-	lv_aws_creds *cr = NULL;
+	lv__aws_creds *cr = NULL;
 	LV_TRY(lv__aws_chain_get(c->s->creds, c->force_refresh, &cr, err));
 	c->force_refresh = false;
 	int rc = 0;
@@ -55,17 +55,17 @@ static int s3_sign(void *ctx, const lv_http_req *hq, lv_http_hdrs *h, lv_error *
 		gmtime_r(&now, &tm);
 		char amz[20];
 		strftime(amz, sizeof amz, "%Y%m%dT%H%M%SZ", &tm);
-		lv_sigv4_header sh[4];
+		lv__sigv4_header sh[4];
 		size_t nh = 0;
-		sh[nh++] = (lv_sigv4_header){ "host", c->s->host };
-		sh[nh++] = (lv_sigv4_header){ "x-amz-content-sha256", c->payload };
-		sh[nh++] = (lv_sigv4_header){ "x-amz-date", amz };
+		sh[nh++] = (lv__sigv4_header){ "host", c->s->host };
+		sh[nh++] = (lv__sigv4_header){ "x-amz-content-sha256", c->payload };
+		sh[nh++] = (lv__sigv4_header){ "x-amz-date", amz };
 		if (cr->token)
-			sh[nh++] = (lv_sigv4_header){ "x-amz-security-token", cr->token };
-		lv_sigv4_request sr = { q->o.method, c->curi, q->query, sh, nh, c->payload, amz,
+			sh[nh++] = (lv__sigv4_header){ "x-amz-security-token", cr->token };
+		lv__sigv4_request sr = { q->o.method, c->curi, q->query, sh, nh, c->payload, amz,
 					c->s->region, "s3", cr->akid, cr->secret };
 		char auth[1024];
-		if (lv_sigv4_authorization(&sr, auth, sizeof auth) < 0)
+		if (lv__sigv4_authorization(&sr, auth, sizeof auth) < 0)
 			rc = lv__err(err, LV_EINVALID, "S3: could not sign the request");
 		else
 			rc = lv__http_hdr(h, "Authorization: %s", auth);
@@ -90,18 +90,18 @@ static int s3_sign(void *ctx, const lv_http_req *hq, lv_http_hdrs *h, lv_error *
 }
 
 /* The S3 error code in an XML error body (<Code>..</Code>), for messages. */
-static void code_of(const lv_http_resp *r, char *out, size_t cap)
+static void code_of(const lv__http_resp *r, char *out, size_t cap)
 {
 	lv__s3xml_error_code((const char *)r->body.ptr, r->body.len, out, cap);
 }
 
-static bool slow_down(const lv_http_resp *r)
+static bool slow_down(const lv__http_resp *r)
 {
 	return r->status == 400 && r->body.ptr && memmem(r->body.ptr, r->body.len, "SlowDown", 8);
 }
 
 /* An answer saying the session token has expired: worth one retry with fresh credentials. */
-static bool token_expired(const lv_http_resp *r)
+static bool token_expired(const lv__http_resp *r)
 {
 	if (r->status != 400 && r->status != 403)
 		return false;
@@ -112,11 +112,11 @@ static bool token_expired(const lv_http_resp *r)
 }
 
 /* Performs q (with retries).  0 with r->status set; the caller disposes r (also on failure). */
-static int s3_perform(s3 *s, const s3req *q, lv_http_resp *r, lv_error *err)
+static int s3_perform(s3 *s, const s3req *q, lv__http_resp *r, lv_error *err)
 {
 	memset(r, 0, sizeof *r);
 	const char *key = q->o.key;
-	char *ekey = lv_aws_uri_encode(key, strlen(key), 1);
+	char *ekey = lv__aws_uri_encode(key, strlen(key), 1);
 	char *curi = NULL, *url = NULL;
 	if (ekey)
 		curi = s->path_style ? lv__sprintf("/%s%s%s", s->bucket, key[0] ? "/" : "", ekey)
@@ -132,8 +132,8 @@ static int s3_perform(s3 *s, const s3req *q, lv_http_resp *r, lv_error *err)
 	if (s->unsigned_payload)
 		snprintf(c.payload, sizeof c.payload, "UNSIGNED-PAYLOAD");
 	else
-		lv_sha256_hex(q->o.data ? q->o.data : "", q->o.n, c.payload);
-	lv_http_req hq;
+		lv__sha256_hex(q->o.data ? q->o.data : "", q->o.n, c.payload);
+	lv__http_req hq;
 	lv__obj_http_req(&s->o, &q->o, url, &hq);
 	hq.sign = s3_sign;
 	hq.ctx = &c;
@@ -152,7 +152,7 @@ static int s3_perform(s3 *s, const s3req *q, lv_http_resp *r, lv_error *err)
 
 /* ---- ops (the rest are objstore.h's) ---- */
 
-static int s3_object(void *impl, const lv_objreq *o, lv_http_resp *r, lv_error *err)
+static int s3_object(void *impl, const lv__objreq *o, lv__http_resp *r, lv_error *err)
 {
 	s3req q = { *o, "", o->data ? "application/octet-stream" : NULL, NULL };
 	return s3_perform(impl, &q, r, err);
@@ -167,17 +167,17 @@ static int s3_del(void *impl, const char *path, lv_error *err)
 
 /* ---- DeleteObjects ---- */
 
-static int xml_escape(lv_dbuf *b, const char *s)
+static int xml_escape(lv__dbuf *b, const char *s)
 {
 	for (; *s; s++) {
 		int rc;
 		switch (*s) {
-		case '&': rc = lv_dbuf_adds(b, "&amp;"); break;
-		case '<': rc = lv_dbuf_adds(b, "&lt;"); break;
-		case '>': rc = lv_dbuf_adds(b, "&gt;"); break;
-		case '"': rc = lv_dbuf_adds(b, "&quot;"); break;
-		case '\'': rc = lv_dbuf_adds(b, "&apos;"); break;
-		default: rc = lv_dbuf_addc(b, (uint8_t)*s); break;
+		case '&': rc = lv__dbuf_adds(b, "&amp;"); break;
+		case '<': rc = lv__dbuf_adds(b, "&lt;"); break;
+		case '>': rc = lv__dbuf_adds(b, "&gt;"); break;
+		case '"': rc = lv__dbuf_adds(b, "&quot;"); break;
+		case '\'': rc = lv__dbuf_adds(b, "&apos;"); break;
+		default: rc = lv__dbuf_addc(b, (uint8_t)*s); break;
 		}
 		if (rc < 0)
 			return rc;
@@ -189,19 +189,19 @@ static int xml_escape(lv_dbuf *b, const char *s)
 static int delete_batch(s3 *s, const char *const *paths, size_t n, int *rcs, lv_error *err)
 {
 	char **keys = lv__calloc(n, sizeof *keys);
-	lv_dbuf body;
-	lv_dbuf_init(&body, 0);
+	lv__dbuf body;
+	lv__dbuf_init(&body, 0);
 	int rc = keys ? 0 : LV_ENOMEM;
-	lv_dbuf_adds(&body, "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Delete><Quiet>true</Quiet>");
+	lv__dbuf_adds(&body, "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Delete><Quiet>true</Quiet>");
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		rcs[i] = 0;
 		if (!(keys[i] = lv__obj_key(&s->o, paths[i])))
 			rc = LV_ENOMEM;
-		else if (lv_dbuf_adds(&body, "<Object><Key>") < 0 || xml_escape(&body, keys[i]) < 0 ||
-			 lv_dbuf_adds(&body, "</Key></Object>") < 0)
+		else if (lv__dbuf_adds(&body, "<Object><Key>") < 0 || xml_escape(&body, keys[i]) < 0 ||
+			 lv__dbuf_adds(&body, "</Key></Object>") < 0)
 			rc = LV_ENOMEM;
 	}
-	if (rc == 0 && lv_dbuf_adds(&body, "</Delete>") < 0)
+	if (rc == 0 && lv__dbuf_adds(&body, "</Delete>") < 0)
 		rc = LV_ENOMEM;
 	if (rc < 0) {
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
@@ -209,11 +209,11 @@ static int delete_batch(s3 *s, const char *const *paths, size_t n, int *rcs, lv_
 	}
 	uint8_t md5[16];
 	unsigned ml = 0;
-	const lv_crypto_api *k = lv__http_crypto(s->o.http);
+	const lv__crypto_fns *k = lv__http_crypto(s->o.http);
 	k->digest(body.ptr, body.len, md5, &ml, k->md5(), NULL);
 	char md5b64[32];
 	k->encode_block((unsigned char *)md5b64, md5, 16);
-	lv_http_resp r;
+	lv__http_resp r;
 	s3req q = { { .method = "POST", .what = "DELETE", .path = paths[0], .key = "", .data = body.ptr,
 		      .n = body.len, .max_ok = S3_LIST_BODY_MAX },
 		    "delete=", "application/xml", md5b64 };
@@ -228,7 +228,7 @@ out:
 	for (size_t i = 0; keys && i < n; i++)
 		free(keys[i]);
 	free(keys);
-	lv_dbuf_dispose(&body);
+	lv__dbuf_dispose(&body);
 	return rc;
 }
 
@@ -262,12 +262,12 @@ static int s3_del_many(void *impl, const char *const *paths, size_t n, int *rcs,
 /* ---- ListObjectsV2 ---- */
 
 static int s3_list_page(void *impl, const char *kprefix, bool recursive, const char *token,
-			const char *dname, const char *what, lv_list_page *pg, lv_error *err)
+			const char *dname, const char *what, lv__list_page *pg, lv_error *err)
 {
 	s3 *s = impl;
 	/* canonical query: parameters sorted by name, values AWS-encoded */
-	char *ep = lv_aws_uri_encode(kprefix, strlen(kprefix), 0);
-	char *et = token ? lv_aws_uri_encode(token, strlen(token), 0) : NULL;
+	char *ep = lv__aws_uri_encode(kprefix, strlen(kprefix), 0);
+	char *et = token ? lv__aws_uri_encode(token, strlen(token), 0) : NULL;
 	char *query = lv__sprintf("%s%s%s%slist-type=2&prefix=%s", et ? "continuation-token=" : "",
 				  et ? et : "", et ? "&" : "", recursive ? "" : "delimiter=%2F&",
 				  ep ? ep : "");
@@ -275,7 +275,7 @@ static int s3_list_page(void *impl, const char *kprefix, bool recursive, const c
 	free(et);
 	if (!query)
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	lv_http_resp r;
+	lv__http_resp r;
 	s3req q = { { .method = "GET", .what = "LIST", .path = dname, .key = "", .max_ok = S3_LIST_BODY_MAX },
 		    query, NULL, NULL };
 	int rc = s3_perform(s, &q, &r, err);
@@ -309,7 +309,7 @@ static void s3_credential_source(void *impl, char *buf, size_t cap)
 	lv__aws_chain_describe(s->creds, buf, cap);
 }
 
-const lv_objsvc lv__s3_svc = {
+const lv__objsvc lv__s3_svc = {
 	.name = "S3",
 	.put_ok = 200,
 	.del_ok = 204,

@@ -48,7 +48,7 @@ static int check_bucket(const char *b, size_t n, lv_error *err)
 }
 
 /* Options LanceDB knows that need nothing from lancever, and those it does not implement. */
-static int accept_and_refuse(lv_optbag *o, const char *bucket, lv_error *err)
+static int accept_and_refuse(lv__optbag *o, const char *bucket, lv_error *err)
 {
 	const char *b = lv__opt_get(o, LV_OPT("aws_bucket", "aws_bucket_name", "bucket_name", "bucket"));
 	if (b && strcmp(b, bucket))
@@ -106,7 +106,7 @@ static int set_endpoint(s3 *s, const char *endpoint, bool vhost_set, bool vhost,
 }
 
 /* Region, endpoint and the chain's configuration from options, environment and profile. */
-static int configure(s3 *s, lv_optbag *o, const lv_aws_profile *prof, lv_aws_chain_cfg *cc,
+static int configure(s3 *s, lv__optbag *o, const lv__aws_profile *prof, lv__aws_chain_cfg *cc,
 		     lv_error *err)
 {
 	const char *region = lv__opt_get_env(o, LV_OPT("aws_region", "region"), LV_OPT("AWS_REGION"));
@@ -166,7 +166,7 @@ static int configure(s3 *s, lv_optbag *o, const lv_aws_profile *prof, lv_aws_cha
 	return 0;
 }
 
-int lv__storage_s3_open(lv_storage **out, const char *rest, lv_optbag *o, lv_error *err)
+int lv__storage_s3_open(lv_storage **out, const char *rest, lv__optbag *o, lv_error *err)
 {
 	*out = NULL;
 	const char *slash = strchr(rest, '/');
@@ -181,10 +181,10 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, lv_optbag *o, lv_err
 	size_t plen = strlen(p);
 	while (plen && p[plen - 1] == '/')
 		plen--;
-	lv_aws_profile prof;
+	lv__aws_profile prof;
 	memset(&prof, 0, sizeof prof);
-	lv_http_limits lim;
-	lv_aws_chain_cfg cc;
+	lv__http_limits lim;
+	lv__aws_chain_cfg cc;
 	int rc = s->bucket ? lv__uri_key_prefix(p, plen, "s3://", o, &s->o.prefix, err)
 			   : lv__err(err, LV_ENOMEM, "out of memory");
 	if (rc == 0 && s->o.prefix[0] && (rc = lv__storage_check_path(s->o.prefix, false, "open s3://", err)) < 0)

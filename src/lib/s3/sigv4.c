@@ -17,13 +17,13 @@ static void hex(const uint8_t *b, size_t n, char *out)
 	out[2 * n] = 0;
 }
 
-void lv_sha256_hex(const void *data, size_t n, char out[65])
+void lv__sha256_hex(const void *data, size_t n, char out[65])
 {
 	uint8_t md[32] = { 0 };
 	unsigned len = 0;
 	/* Loaded by the S3 backend's open; an all-zero digest if it could not be (no request
 	 * is ever signed then). */
-	const lv_crypto_api *k = lv__crypto_api(NULL);
+	const lv__crypto_fns *k = lv__crypto_api(NULL);
 	if (k)
 		k->digest(data, n, md, &len, k->sha256(), NULL);
 	hex(md, 32, out);
@@ -32,14 +32,14 @@ void lv_sha256_hex(const void *data, size_t n, char out[65])
 static void hmac(const uint8_t *key, size_t klen, const char *msg, uint8_t out[32])
 {
 	unsigned len = 32;
-	const lv_crypto_api *k = lv__crypto_api(NULL);
+	const lv__crypto_fns *k = lv__crypto_api(NULL);
 	if (k)
 		k->hmac(k->sha256(), key, (int)klen, (const uint8_t *)msg, strlen(msg), out, &len);
 	else
 		memset(out, 0, 32);
 }
 
-void lv_sigv4_signing_key(const char *secret, const char *date8, const char *region,
+void lv__sigv4_signing_key(const char *secret, const char *date8, const char *region,
 			  const char *service, uint8_t out[32])
 {
 	char k[256];
@@ -52,32 +52,32 @@ void lv_sigv4_signing_key(const char *secret, const char *date8, const char *reg
 	memset(k, 0, sizeof k);
 }
 
-char *lv_aws_uri_encode(const char *s, size_t n, int keep_slash)
+char *lv__aws_uri_encode(const char *s, size_t n, int keep_slash)
 {
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if ((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
 		    c == '-' || c == '_' || c == '.' || c == '~' || (c == '/' && keep_slash))
-			lv_dbuf_addc(&b, c);
+			lv__dbuf_addc(&b, c);
 		else
-			lv_dbuf_printf(&b, "%%%02X", c);
+			lv__dbuf_printf(&b, "%%%02X", c);
 	}
-	return lv_dbuf_take_str(&b);
+	return lv__dbuf_take_str(&b);
 }
 
-int lv_sigv4_authorization(const lv_sigv4_request *r, char *out, size_t cap)
+int lv__sigv4_authorization(const lv__sigv4_request *r, char *out, size_t cap)
 {
-	lv_dbuf cr, signed_h;
-	lv_dbuf_init(&cr, 0);
-	lv_dbuf_init(&signed_h, 0);
-	lv_dbuf_printf(&cr, "%s\n%s\n%s\n", r->method, r->canonical_uri, r->canonical_query);
+	lv__dbuf cr, signed_h;
+	lv__dbuf_init(&cr, 0);
+	lv__dbuf_init(&signed_h, 0);
+	lv__dbuf_printf(&cr, "%s\n%s\n%s\n", r->method, r->canonical_uri, r->canonical_query);
 	for (size_t i = 0; i < r->nheaders; i++) {
-		lv_dbuf_printf(&cr, "%s:%s\n", r->headers[i].name, r->headers[i].value);
-		lv_dbuf_printf(&signed_h, "%s%s", i ? ";" : "", r->headers[i].name);
+		lv__dbuf_printf(&cr, "%s:%s\n", r->headers[i].name, r->headers[i].value);
+		lv__dbuf_printf(&signed_h, "%s%s", i ? ";" : "", r->headers[i].name);
 	}
-	lv_dbuf_printf(&cr, "\n%s\n%s", signed_h.ptr ? (char *)signed_h.ptr : "", r->payload_sha256);
+	lv__dbuf_printf(&cr, "\n%s\n%s", signed_h.ptr ? (char *)signed_h.ptr : "", r->payload_sha256);
 	int rc = -1;
 	if (cr.oom || signed_h.oom || strlen(r->amz_date) != 16)
 		goto out;
@@ -85,12 +85,12 @@ int lv_sigv4_authorization(const lv_sigv4_request *r, char *out, size_t cap)
 	memcpy(date8, r->amz_date, 8);
 	date8[8] = 0;
 	char crhash[65];
-	lv_sha256_hex(cr.ptr, cr.len, crhash);
+	lv__sha256_hex(cr.ptr, cr.len, crhash);
 	char sts[512];
 	snprintf(sts, sizeof sts, "AWS4-HMAC-SHA256\n%s\n%s/%s/%s/aws4_request\n%s", r->amz_date, date8,
 		 r->region, r->service, crhash);
 	uint8_t key[32], sig[32];
-	lv_sigv4_signing_key(r->secret_key, date8, r->region, r->service, key);
+	lv__sigv4_signing_key(r->secret_key, date8, r->region, r->service, key);
 	hmac(key, 32, sts, sig);
 	memset(key, 0, sizeof key);
 	char sighex[65];
@@ -100,7 +100,7 @@ int lv_sigv4_authorization(const lv_sigv4_request *r, char *out, size_t cap)
 			 r->access_key, date8, r->region, r->service, (char *)signed_h.ptr, sighex);
 	rc = n > 0 && (size_t)n < cap ? 0 : -1;
 out:
-	lv_dbuf_dispose(&cr);
-	lv_dbuf_dispose(&signed_h);
+	lv__dbuf_dispose(&cr);
+	lv__dbuf_dispose(&signed_h);
 	return rc;
 }

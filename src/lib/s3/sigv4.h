@@ -8,16 +8,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct lv_sigv4_header {
+typedef struct lv__sigv4_header {
 	const char *name;  /* lower case */
 	const char *value; /* trimmed */
-} lv_sigv4_header;
+} lv__sigv4_header;
 
-typedef struct lv_sigv4_request {
+typedef struct lv__sigv4_request {
 	const char *method;          /* "GET" */
 	const char *canonical_uri;   /* already URI-encoded path, e.g. "/bucket/a%20b" */
 	const char *canonical_query; /* already sorted and encoded, "" if none */
-	const lv_sigv4_header *headers; /* headers to sign, sorted by name, lower case */
+	const lv__sigv4_header *headers; /* headers to sign, sorted by name, lower case */
 	size_t nheaders;
 	const char *payload_sha256;  /* hex, or "UNSIGNED-PAYLOAD" */
 	const char *amz_date;        /* "20150830T123600Z" */
@@ -25,17 +25,17 @@ typedef struct lv_sigv4_request {
 	const char *service;         /* "s3" */
 	const char *access_key;
 	const char *secret_key;
-} lv_sigv4_request;
+} lv__sigv4_request;
 
 /* Writes the Authorization header value into out (>= 512 bytes).  Returns 0 or -1. */
-int lv_sigv4_authorization(const lv_sigv4_request *r, char *out, size_t cap);
+int lv__sigv4_authorization(const lv__sigv4_request *r, char *out, size_t cap);
 
 /* Intermediate results, for tests. */
-void lv_sigv4_signing_key(const char *secret, const char *date8, const char *region,
+void lv__sigv4_signing_key(const char *secret, const char *date8, const char *region,
 			  const char *service, uint8_t out[32]);
-void lv_sha256_hex(const void *data, size_t n, char out[65]);
+void lv__sha256_hex(const void *data, size_t n, char out[65]);
 
 /* AWS URI encoding: unreserved A-Za-z0-9-_.~ kept, the rest %XX; '/' kept iff keep_slash. */
-char *lv_aws_uri_encode(const char *s, size_t n, int keep_slash);
+char *lv__aws_uri_encode(const char *s, size_t n, int keep_slash);
 
 #endif

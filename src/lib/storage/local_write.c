@@ -28,7 +28,7 @@ static uint64_t tmp_random(void)
 	if (getrandom(&v, sizeof v, GRND_NONBLOCK) == (ssize_t)sizeof v)
 		return v;
 	uint64_t c = __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED);
-	v = lv_mono_ns() ^ ((uint64_t)getpid() << 32) ^ (c * 0x9E3779B97F4A7C15ull);
+	v = lv__mono_ns() ^ ((uint64_t)getpid() << 32) ^ (c * 0x9E3779B97F4A7C15ull);
 	return v;
 }
 
@@ -74,7 +74,7 @@ static void sweep_stale_temps(int dfd)
 		close(fd);
 		return;
 	}
-	int64_t cutoff = lv_now_ms() - TMP_STALE_MS;
+	int64_t cutoff = lv__now_ms() - TMP_STALE_MS;
 	struct dirent *de;
 	while ((de = readdir(d)) != NULL) {
 		struct stat sb;

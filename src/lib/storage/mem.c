@@ -182,7 +182,7 @@ static int mem_put(void *impl, const char *path, const void *data, size_t size, 
 		free(m->v[i].data);
 		m->v[i].data = bytes;
 		m->v[i].size = size;
-		m->v[i].mtime_ms = lv_now_ms();
+		m->v[i].mtime_ms = lv__now_ms();
 		bytes = NULL;
 		goto out;
 	}
@@ -197,7 +197,7 @@ static int mem_put(void *impl, const char *path, const void *data, size_t size, 
 		m->cap = nc;
 	}
 	memmove(&m->v[i + 1], &m->v[i], (m->n - i) * sizeof *m->v);
-	m->v[i] = (mobj){ key, bytes, size, lv_now_ms() };
+	m->v[i] = (mobj){ key, bytes, size, lv__now_ms() };
 	m->n++;
 	key = NULL;
 	bytes = NULL;

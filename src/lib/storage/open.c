@@ -14,7 +14,7 @@
 #include "util/util.h"
 
 /* Each scheme gets the full URI, the part after "scheme://" and the options. */
-typedef int (*scheme_open_fn)(lv_storage **out, const char *uri, const char *rest, lv_optbag *opts,
+typedef int (*scheme_open_fn)(lv_storage **out, const char *uri, const char *rest, lv__optbag *opts,
 			      lv_error *err);
 
 static int hexval(char c)
@@ -28,13 +28,13 @@ static int hexval(char c)
 	return -1;
 }
 
-static int open_plain(lv_storage **out, const char *path, lv_optbag *opts, lv_error *err)
+static int open_plain(lv_storage **out, const char *path, lv__optbag *opts, lv_error *err)
 {
 	LV_TRY(lv__opt_none(opts, "a local path", err));
 	return lv__storage_local_open(out, path, err);
 }
 
-static int open_file(lv_storage **out, const char *uri, const char *rest, lv_optbag *opts,
+static int open_file(lv_storage **out, const char *uri, const char *rest, lv__optbag *opts,
 		     lv_error *err)
 {
 	LV_TRY(lv__opt_none(opts, "a file:// URI", err));
@@ -70,20 +70,20 @@ static int open_file(lv_storage **out, const char *uri, const char *rest, lv_opt
 	return rc;
 }
 
-static int open_mem(lv_storage **out, const char *uri, const char *rest, lv_optbag *opts,
+static int open_mem(lv_storage **out, const char *uri, const char *rest, lv__optbag *opts,
 		    lv_error *err)
 {
 	LV_TRY(lv__opt_none(opts, "a mem:// store", err));
 	return lv__storage_mem_open(out, uri, err);
 }
 
-static int open_s3(lv_storage **out, const char *uri, const char *rest, lv_optbag *opts,
+static int open_s3(lv_storage **out, const char *uri, const char *rest, lv__optbag *opts,
 		   lv_error *err)
 {
 	return lv__storage_s3_open(out, rest, opts, err);
 }
 
-static int open_azure(lv_storage **out, const char *uri, const char *rest, lv_optbag *opts,
+static int open_azure(lv_storage **out, const char *uri, const char *rest, lv__optbag *opts,
 		      lv_error *err)
 {
 	return lv__storage_azure_open(out, uri, opts, err);
@@ -115,7 +115,7 @@ static size_t scheme_len(const char *uri)
 	return strncmp(uri + i, "://", 3) == 0 ? i : 0;
 }
 
-static int dispatch(lv_storage **out, const char *uri, lv_optbag *opts, lv_error *err)
+static int dispatch(lv_storage **out, const char *uri, lv__optbag *opts, lv_error *err)
 {
 	size_t sl = scheme_len(uri);
 	if (sl == 0)
@@ -144,7 +144,7 @@ int lv_storage_open(lv_storage **out, const char *uri, const lv_storage_options 
 	*out = NULL;
 	if (!uri || !uri[0])
 		return lv__err(err, LV_EINVALID, "open: empty URI");
-	lv_optbag bag;
+	lv__optbag bag;
 	LV_TRY(lv__optbag_init(&bag, opts, err));
 	int rc = dispatch(out, uri, &bag, err);
 	lv__optbag_dispose(&bag);

@@ -6,36 +6,36 @@
 
 #include "util/util.h"
 
-struct lv_arena_block {
-	lv_arena_block *next;
+struct lv__arena_block {
+	lv__arena_block *next;
 	size_t used;
 	size_t cap;
 	max_align_t data[];
 };
 
-void lv_arena_init(lv_arena *a, size_t block_size)
+void lv__arena_init(lv__arena *a, size_t block_size)
 {
 	a->head = NULL;
 	a->block_size = block_size ? block_size : 16384;
 }
 
-void lv_arena_dispose(lv_arena *a)
+void lv__arena_dispose(lv__arena *a)
 {
-	lv_arena_block *b = a->head;
+	lv__arena_block *b = a->head;
 	while (b) {
-		lv_arena_block *n = b->next;
+		lv__arena_block *n = b->next;
 		free(b);
 		b = n;
 	}
 	a->head = NULL;
 }
 
-void *lv_arena_alloc(lv_arena *a, size_t n)
+void *lv__arena_alloc(lv__arena *a, size_t n)
 {
 	size_t need = (n + 7) & ~(size_t)7;
 	if (need < n)
 		return NULL;
-	lv_arena_block *b = a->head;
+	lv__arena_block *b = a->head;
 	if (!b || b->cap - b->used < need) {
 		size_t cap = need > a->block_size ? need : a->block_size;
 		if (cap > SIZE_MAX - sizeof *b)
@@ -53,12 +53,12 @@ void *lv_arena_alloc(lv_arena *a, size_t n)
 	return p;
 }
 
-char *lv_arena_strndup(lv_arena *a, const char *s, size_t n)
+char *lv__arena_strndup(lv__arena *a, const char *s, size_t n)
 {
-	return lv__copyz(lv_arena_alloc(a, n + 1), s, n);
+	return lv__copyz(lv__arena_alloc(a, n + 1), s, n);
 }
 
-char *lv_arena_strdup(lv_arena *a, const char *s)
+char *lv__arena_strdup(lv__arena *a, const char *s)
 {
-	return s ? lv_arena_strndup(a, s, strlen(s)) : NULL;
+	return s ? lv__arena_strndup(a, s, strlen(s)) : NULL;
 }

@@ -4,16 +4,16 @@
 
 #include <stddef.h>
 
-typedef struct lv_arena_block lv_arena_block;
-typedef struct lv_arena {
-	lv_arena_block *head;
+typedef struct lv__arena_block lv__arena_block;
+typedef struct lv__arena {
+	lv__arena_block *head;
 	size_t block_size;
-} lv_arena;
+} lv__arena;
 
-void lv_arena_init(lv_arena *a, size_t block_size);
-void lv_arena_dispose(lv_arena *a);
-void *lv_arena_alloc(lv_arena *a, size_t n);           /* 8-byte aligned, NULL on OOM */
-char *lv_arena_strndup(lv_arena *a, const char *s, size_t n); /* NUL-terminated copy */
-char *lv_arena_strdup(lv_arena *a, const char *s);     /* NULL in -> NULL out */
+void lv__arena_init(lv__arena *a, size_t block_size);
+void lv__arena_dispose(lv__arena *a);
+void *lv__arena_alloc(lv__arena *a, size_t n);           /* 8-byte aligned, NULL on OOM */
+char *lv__arena_strndup(lv__arena *a, const char *s, size_t n); /* NUL-terminated copy */
+char *lv__arena_strdup(lv__arena *a, const char *s);     /* NULL in -> NULL out */
 
 #endif

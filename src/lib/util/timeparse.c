@@ -18,7 +18,7 @@ static bool digits(const char **p, int n, int *out)
 	return true;
 }
 
-int64_t lv_days_from_civil(int64_t y, int64_t m, int64_t d)
+int64_t lv__days_from_civil(int64_t y, int64_t m, int64_t d)
 {
 	y -= m <= 2;
 	int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -41,7 +41,7 @@ int lv_parse_time(const char *s, int64_t *out, lv_error *err)
 		return lv__err(err, LV_EINVALID, "lv_parse_time: NULL argument");
 	size_t n = strlen(s);
 	uint64_t ms;
-	if (n > 0 && n <= 19 && lv_parse_u64(s, n, &ms) && ms <= (uint64_t)INT64_MAX) {
+	if (n > 0 && n <= 19 && lv__parse_u64(s, n, &ms) && ms <= (uint64_t)INT64_MAX) {
 		*out = (int64_t)ms;
 		return 0;
 	}
@@ -91,7 +91,7 @@ int lv_parse_time(const char *s, int64_t *out, lv_error *err)
 	}
 	if (*p)
 		goto bad;
-	int64_t days = lv_days_from_civil(y, mo, d);
+	int64_t days = lv__days_from_civil(y, mo, d);
 	*out = ((days * 24 + h) * 60 + mi - off_min) * 60000 + (int64_t)sec * 1000 + frac_ms;
 	return 0;
 bad:

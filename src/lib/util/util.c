@@ -126,20 +126,20 @@ void *lv__grow(void *arr, size_t *cap, size_t n, size_t elem, size_t first)
 
 /* ---- dbuf ---- */
 
-void lv_dbuf_init(lv_dbuf *b, size_t limit)
+void lv__dbuf_init(lv__dbuf *b, size_t limit)
 {
 	memset(b, 0, sizeof *b);
 	b->limit = limit ? limit : SIZE_MAX / 2;
 }
 
-void lv_dbuf_dispose(lv_dbuf *b)
+void lv__dbuf_dispose(lv__dbuf *b)
 {
 	free(b->ptr);
 	b->ptr = NULL;
 	b->len = b->cap = 0;
 }
 
-int lv_dbuf_reserve(lv_dbuf *b, size_t extra)
+int lv__dbuf_reserve(lv__dbuf *b, size_t extra)
 {
 	size_t need;
 	if (b->oom)
@@ -166,9 +166,9 @@ int lv_dbuf_reserve(lv_dbuf *b, size_t extra)
 	return 0;
 }
 
-int lv_dbuf_add(lv_dbuf *b, const void *p, size_t n)
+int lv__dbuf_add(lv__dbuf *b, const void *p, size_t n)
 {
-	LV_TRY(lv_dbuf_reserve(b, n));
+	LV_TRY(lv__dbuf_reserve(b, n));
 	if (n)
 		memcpy(b->ptr + b->len, p, n);
 	b->len += n;
@@ -176,26 +176,26 @@ int lv_dbuf_add(lv_dbuf *b, const void *p, size_t n)
 	return 0;
 }
 
-int lv_dbuf_addc(lv_dbuf *b, uint8_t c) { return lv_dbuf_add(b, &c, 1); }
-int lv_dbuf_adds(lv_dbuf *b, const char *s) { return lv_dbuf_add(b, s, strlen(s)); }
+int lv__dbuf_addc(lv__dbuf *b, uint8_t c) { return lv__dbuf_add(b, &c, 1); }
+int lv__dbuf_adds(lv__dbuf *b, const char *s) { return lv__dbuf_add(b, s, strlen(s)); }
 
-int lv_dbuf_add_zeros(lv_dbuf *b, size_t n)
+int lv__dbuf_add_zeros(lv__dbuf *b, size_t n)
 {
-	LV_TRY(lv_dbuf_reserve(b, n));
+	LV_TRY(lv__dbuf_reserve(b, n));
 	memset(b->ptr + b->len, 0, n);
 	b->len += n;
 	b->ptr[b->len] = 0;
 	return 0;
 }
 
-int lv_dbuf_printf(lv_dbuf *b, const char *fmt, ...)
+int lv__dbuf_printf(lv__dbuf *b, const char *fmt, ...)
 {
 	va_list ap, ap2;
 	va_start(ap, fmt);
 	va_copy(ap2, ap);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	int rc = n < 0 ? LV_EINVALID : lv_dbuf_reserve(b, (size_t)n);
+	int rc = n < 0 ? LV_EINVALID : lv__dbuf_reserve(b, (size_t)n);
 	if (rc == 0) {
 		vsnprintf((char *)b->ptr + b->len, (size_t)n + 1, fmt, ap2);
 		b->len += (size_t)n;
@@ -204,32 +204,32 @@ int lv_dbuf_printf(lv_dbuf *b, const char *fmt, ...)
 	return rc;
 }
 
-int lv_dbuf_add_u16le(lv_dbuf *b, uint16_t v)
+int lv__dbuf_add_u16le(lv__dbuf *b, uint16_t v)
 {
 	uint8_t x[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
-	return lv_dbuf_add(b, x, 2);
+	return lv__dbuf_add(b, x, 2);
 }
-int lv_dbuf_add_u32le(lv_dbuf *b, uint32_t v)
+int lv__dbuf_add_u32le(lv__dbuf *b, uint32_t v)
 {
 	uint8_t x[4];
 	for (int i = 0; i < 4; i++)
 		x[i] = (uint8_t)(v >> (8 * i));
-	return lv_dbuf_add(b, x, 4);
+	return lv__dbuf_add(b, x, 4);
 }
-int lv_dbuf_add_u64le(lv_dbuf *b, uint64_t v)
+int lv__dbuf_add_u64le(lv__dbuf *b, uint64_t v)
 {
 	uint8_t x[8];
 	for (int i = 0; i < 8; i++)
 		x[i] = (uint8_t)(v >> (8 * i));
-	return lv_dbuf_add(b, x, 8);
+	return lv__dbuf_add(b, x, 8);
 }
 
-int lv_dbuf_take(lv_dbuf *b, lv_buf *out)
+int lv__dbuf_take(lv__dbuf *b, lv_buf *out)
 {
 	if (b->oom)
 		return LV_ENOMEM;
 	if (!b->ptr)
-		LV_TRY(lv_dbuf_reserve(b, 0));
+		LV_TRY(lv__dbuf_reserve(b, 0));
 	b->ptr[b->len] = 0;
 	out->ptr = b->ptr;
 	out->size = b->len;
@@ -238,11 +238,11 @@ int lv_dbuf_take(lv_dbuf *b, lv_buf *out)
 	return 0;
 }
 
-char *lv_dbuf_take_str(lv_dbuf *b)
+char *lv__dbuf_take_str(lv__dbuf *b)
 {
 	lv_buf out;
-	if (lv_dbuf_take(b, &out) < 0) {
-		lv_dbuf_dispose(b);
+	if (lv__dbuf_take(b, &out) < 0) {
+		lv__dbuf_dispose(b);
 		return NULL;
 	}
 	return (char *)out.ptr;
@@ -273,7 +273,7 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 	return len;
 }
 
-bool lv_utf8_valid(const void *s, size_t n)
+bool lv__utf8_valid(const void *s, size_t n)
 {
 	const unsigned char *p = s;
 	size_t i = 0;
@@ -296,45 +296,45 @@ bool lv_utf8_valid(const void *s, size_t n)
 	return true;
 }
 
-int lv_json_escape(lv_dbuf *b, const char *s, size_t n)
+int lv__json_escape(lv__dbuf *b, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	LV_TRY(lv_dbuf_addc(b, '"'));
+	LV_TRY(lv__dbuf_addc(b, '"'));
 	size_t i = 0;
 	while (i < n) {
 		unsigned char c = p[i];
 		if (c == '"' || c == '\\') {
-			LV_TRY(lv_dbuf_addc(b, '\\'));
-			LV_TRY(lv_dbuf_addc(b, c));
+			LV_TRY(lv__dbuf_addc(b, '\\'));
+			LV_TRY(lv__dbuf_addc(b, c));
 			i++;
 		} else if (c < 0x20) {
 			switch (c) {
-			case '\n': LV_TRY(lv_dbuf_adds(b, "\\n")); break;
-			case '\r': LV_TRY(lv_dbuf_adds(b, "\\r")); break;
-			case '\t': LV_TRY(lv_dbuf_adds(b, "\\t")); break;
-			case '\b': LV_TRY(lv_dbuf_adds(b, "\\b")); break;
-			case '\f': LV_TRY(lv_dbuf_adds(b, "\\f")); break;
-			default: LV_TRY(lv_dbuf_printf(b, "\\u%04x", c)); break;
+			case '\n': LV_TRY(lv__dbuf_adds(b, "\\n")); break;
+			case '\r': LV_TRY(lv__dbuf_adds(b, "\\r")); break;
+			case '\t': LV_TRY(lv__dbuf_adds(b, "\\t")); break;
+			case '\b': LV_TRY(lv__dbuf_adds(b, "\\b")); break;
+			case '\f': LV_TRY(lv__dbuf_adds(b, "\\f")); break;
+			default: LV_TRY(lv__dbuf_printf(b, "\\u%04x", c)); break;
 			}
 			i++;
 		} else if (c < 0x80) {
-			LV_TRY(lv_dbuf_addc(b, c));
+			LV_TRY(lv__dbuf_addc(b, c));
 			i++;
 		} else {
 			size_t l = utf8_seq(p + i, n - i);
 			if (l == 0) {
-				LV_TRY(lv_dbuf_adds(b, "\\ufffd"));
+				LV_TRY(lv__dbuf_adds(b, "\\ufffd"));
 				i++;
 			} else {
-				LV_TRY(lv_dbuf_add(b, p + i, l));
+				LV_TRY(lv__dbuf_add(b, p + i, l));
 				i += l;
 			}
 		}
 	}
-	return lv_dbuf_addc(b, '"');
+	return lv__dbuf_addc(b, '"');
 }
 
-bool lv_parse_u64(const char *s, size_t n, uint64_t *out)
+bool lv__parse_u64(const char *s, size_t n, uint64_t *out)
 {
 	if (n == 0 || n > 20)
 		return false;
@@ -356,14 +356,14 @@ bool lv_parse_u64(const char *s, size_t n, uint64_t *out)
 	return true;
 }
 
-int64_t lv_now_ms(void)
+int64_t lv__now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-uint64_t lv_mono_ns(void)
+uint64_t lv__mono_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -376,7 +376,7 @@ typedef struct pf_state {
 	size_t n;
 	size_t next;
 	pthread_mutex_t mu;
-	lv_parallel_fn fn;
+	lv__parallel_fn fn;
 	void *arg;
 } pf_state;
 
@@ -394,7 +394,7 @@ static void *pf_worker(void *p)
 	return NULL;
 }
 
-int lv_parallel_for(size_t n, int threads, lv_parallel_fn fn, void *arg)
+int lv__parallel_for(size_t n, int threads, lv__parallel_fn fn, void *arg)
 {
 	if (threads <= 1 || n <= 1) {
 		for (size_t i = 0; i < n; i++)

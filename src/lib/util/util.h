@@ -73,47 +73,47 @@ static inline const char *lv__basename(const char *path)
 }
 
 /* A growable byte buffer with a hard cap (dynbuf-style). */
-typedef struct lv_dbuf {
+typedef struct lv__dbuf {
 	uint8_t *ptr;
 	size_t len;
 	size_t cap;   /* allocated */
 	size_t limit; /* hard cap; 0 = SIZE_MAX/2 */
 	bool oom;     /* sticky: an append failed */
-} lv_dbuf;
+} lv__dbuf;
 
-void lv_dbuf_init(lv_dbuf *b, size_t limit);
-void lv_dbuf_dispose(lv_dbuf *b);
-int lv_dbuf_reserve(lv_dbuf *b, size_t extra);
-int lv_dbuf_add(lv_dbuf *b, const void *p, size_t n);
-int lv_dbuf_addc(lv_dbuf *b, uint8_t c);
-int lv_dbuf_adds(lv_dbuf *b, const char *s);
-int lv_dbuf_printf(lv_dbuf *b, const char *fmt, ...) LV_PRINTF(2, 3);
-int lv_dbuf_add_zeros(lv_dbuf *b, size_t n);
-int lv_dbuf_add_u16le(lv_dbuf *b, uint16_t v);
-int lv_dbuf_add_u32le(lv_dbuf *b, uint32_t v);
-int lv_dbuf_add_u64le(lv_dbuf *b, uint64_t v);
+void lv__dbuf_init(lv__dbuf *b, size_t limit);
+void lv__dbuf_dispose(lv__dbuf *b);
+int lv__dbuf_reserve(lv__dbuf *b, size_t extra);
+int lv__dbuf_add(lv__dbuf *b, const void *p, size_t n);
+int lv__dbuf_addc(lv__dbuf *b, uint8_t c);
+int lv__dbuf_adds(lv__dbuf *b, const char *s);
+int lv__dbuf_printf(lv__dbuf *b, const char *fmt, ...) LV_PRINTF(2, 3);
+int lv__dbuf_add_zeros(lv__dbuf *b, size_t n);
+int lv__dbuf_add_u16le(lv__dbuf *b, uint16_t v);
+int lv__dbuf_add_u32le(lv__dbuf *b, uint32_t v);
+int lv__dbuf_add_u64le(lv__dbuf *b, uint64_t v);
 /* Moves the bytes into an lv_buf (NUL-terminated one past size). */
-int lv_dbuf_take(lv_dbuf *b, lv_buf *out);
+int lv__dbuf_take(lv__dbuf *b, lv_buf *out);
 /* Returns a NUL-terminated malloc'ed string and resets b (NULL on OOM). */
-char *lv_dbuf_take_str(lv_dbuf *b);
+char *lv__dbuf_take_str(lv__dbuf *b);
 
 /* JSON string escaping (RFC 8259): invalid UTF-8 bytes become U+FFFD. */
-int lv_json_escape(lv_dbuf *b, const char *s, size_t n);
+int lv__json_escape(lv__dbuf *b, const char *s, size_t n);
 /* True if s[0, n) is valid UTF-8 (what protobuf `string` fields must hold). */
-bool lv_utf8_valid(const void *s, size_t n);
+bool lv__utf8_valid(const void *s, size_t n);
 
 /* Little-endian loads (no alignment requirement). */
-static inline uint16_t lv_le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
-static inline uint32_t lv_le32(const uint8_t *p)
+static inline uint16_t lv__le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
+static inline uint32_t lv__le32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
 }
-static inline uint64_t lv_le64(const uint8_t *p)
+static inline uint64_t lv__le64(const uint8_t *p)
 {
-	return (uint64_t)lv_le32(p) | ((uint64_t)lv_le32(p + 4) << 32);
+	return (uint64_t)lv__le32(p) | ((uint64_t)lv__le32(p + 4) << 32);
 }
 /* Stores v little-endian at p (one store on little-endian hosts). */
-static inline void lv_put_le64(uint8_t *p, uint64_t v)
+static inline void lv__put_le64(uint8_t *p, uint64_t v)
 {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	memcpy(p, &v, 8);
@@ -124,21 +124,21 @@ static inline void lv_put_le64(uint8_t *p, uint64_t v)
 }
 
 /* Parses an unsigned decimal of exactly [s, s+n) without sign/space; false on overflow/junk. */
-bool lv_parse_u64(const char *s, size_t n, uint64_t *out);
+bool lv__parse_u64(const char *s, size_t n, uint64_t *out);
 
 /* Days from 1970-01-01 to the proleptic Gregorian date y-m-d (m 1..12)
  * (util/timeparse.c). */
-int64_t lv_days_from_civil(int64_t y, int64_t m, int64_t d);
+int64_t lv__days_from_civil(int64_t y, int64_t m, int64_t d);
 
 /* Current wall-clock time in ms. */
-int64_t lv_now_ms(void);
+int64_t lv__now_ms(void);
 /* Monotonic time in ns. */
-uint64_t lv_mono_ns(void);
+uint64_t lv__mono_ns(void);
 
 /* ---- thread pool: run fn(i, arg) for i in [0, n) on up to `threads` threads ---- */
-typedef void (*lv_parallel_fn)(size_t i, void *arg);
+typedef void (*lv__parallel_fn)(size_t i, void *arg);
 /* Runs all items; returns 0, or LV_ENOMEM if threads could not be started (then runs serially). */
-int lv_parallel_for(size_t n, int threads, lv_parallel_fn fn, void *arg);
+int lv__parallel_for(size_t n, int threads, lv__parallel_fn fn, void *arg);
 
 /*
  * Binary search over n elements of `size` bytes, each holding a uint64_t key

@@ -4,7 +4,7 @@
 
 #include "util/util.h"
 
-long lv_pb_repeated_varint(const lv_pb_field *f, lv_pb_u64_cb cb, void *arg)
+long lv__pb_repeated_varint(const lv__pb_field *f, lv__pb_u64_cb cb, void *arg)
 {
 	if (f->wire == LV_PB_VARINT) {
 		if (cb)
@@ -13,11 +13,11 @@ long lv_pb_repeated_varint(const lv_pb_field *f, lv_pb_u64_cb cb, void *arg)
 	}
 	if (f->wire != LV_PB_LEN)
 		return -1;
-	lv_pb r = lv_pb_sub(f);
+	lv__pb r = lv__pb_sub(f);
 	long n = 0;
-	while (!lv_pb_done(&r)) {
+	while (!lv__pb_done(&r)) {
 		uint64_t v;
-		if (!lv_pb_varint(&r, &v))
+		if (!lv__pb_varint(&r, &v))
 			return -1;
 		if (cb)
 			cb(v, arg);
@@ -26,7 +26,7 @@ long lv_pb_repeated_varint(const lv_pb_field *f, lv_pb_u64_cb cb, void *arg)
 	return n;
 }
 
-size_t lv_pb_varint_size(uint64_t v)
+size_t lv__pb_varint_size(uint64_t v)
 {
 	size_t n = 1;
 	while (v >= 0x80) {
@@ -36,7 +36,7 @@ size_t lv_pb_varint_size(uint64_t v)
 	return n;
 }
 
-int lv_pbw_varint(lv_dbuf *b, uint64_t v)
+int lv__pbw_varint(lv__dbuf *b, uint64_t v)
 {
 	uint8_t tmp[10];
 	size_t n = 0;
@@ -47,35 +47,35 @@ int lv_pbw_varint(lv_dbuf *b, uint64_t v)
 			c |= 0x80;
 		tmp[n++] = c;
 	} while (v);
-	return lv_dbuf_add(b, tmp, n);
+	return lv__dbuf_add(b, tmp, n);
 }
 
-int lv_pbw_tag(lv_dbuf *b, uint32_t num, int wire)
+int lv__pbw_tag(lv__dbuf *b, uint32_t num, int wire)
 {
-	return lv_pbw_varint(b, ((uint64_t)num << 3) | (uint64_t)wire);
+	return lv__pbw_varint(b, ((uint64_t)num << 3) | (uint64_t)wire);
 }
 
-int lv_pbw_u64_always(lv_dbuf *b, uint32_t num, uint64_t v)
+int lv__pbw_u64_always(lv__dbuf *b, uint32_t num, uint64_t v)
 {
-	LV_TRY(lv_pbw_tag(b, num, LV_PB_VARINT));
-	return lv_pbw_varint(b, v);
+	LV_TRY(lv__pbw_tag(b, num, LV_PB_VARINT));
+	return lv__pbw_varint(b, v);
 }
 
-int lv_pbw_u64(lv_dbuf *b, uint32_t num, uint64_t v)
+int lv__pbw_u64(lv__dbuf *b, uint32_t num, uint64_t v)
 {
-	return v ? lv_pbw_u64_always(b, num, v) : 0;
+	return v ? lv__pbw_u64_always(b, num, v) : 0;
 }
 
-int lv_pbw_bytes(lv_dbuf *b, uint32_t num, const void *p, size_t n)
+int lv__pbw_bytes(lv__dbuf *b, uint32_t num, const void *p, size_t n)
 {
-	LV_TRY(lv_pbw_tag(b, num, LV_PB_LEN));
-	LV_TRY(lv_pbw_varint(b, n));
-	return lv_dbuf_add(b, p, n);
+	LV_TRY(lv__pbw_tag(b, num, LV_PB_LEN));
+	LV_TRY(lv__pbw_varint(b, n));
+	return lv__dbuf_add(b, p, n);
 }
 
-int lv_pbw_str(lv_dbuf *b, uint32_t num, const char *s)
+int lv__pbw_str(lv__dbuf *b, uint32_t num, const char *s)
 {
 	if (!s || !*s)
 		return 0;
-	return lv_pbw_bytes(b, num, s, strlen(s));
+	return lv__pbw_bytes(b, num, s, strlen(s));
 }

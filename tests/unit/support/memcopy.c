@@ -41,18 +41,18 @@ lv_storage *tu_mem_copy(const char *rel)
 
 static int snap_cb(const lv_list_entry *e, void *p)
 {
-	lv_dbuf_printf(p, "%s:%llu\n", e->path, (unsigned long long)e->size);
+	lv__dbuf_printf(p, "%s:%llu\n", e->path, (unsigned long long)e->size);
 	return 0;
 }
 
 char *tu_snapshot(lv_storage *st)
 {
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
 	lv_error err = { 0 };
 	if (lv_storage_list(st, "", true, snap_cb, &b, &err))
 		fail_msg("snapshot: %s", err.message);
-	char *s = lv_dbuf_take_str(&b);
+	char *s = lv__dbuf_take_str(&b);
 	assert_non_null(s);
 	return s;
 }

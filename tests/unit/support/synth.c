@@ -12,15 +12,15 @@
 #include "util/util.h"
 #include "wire/pb.h"
 
-static int add_map(lv_dbuf *b, uint32_t field, const char *const *kv)
+static int add_map(lv__dbuf *b, uint32_t field, const char *const *kv)
 {
 	for (size_t i = 0; kv && kv[i]; i += 2) {
-		lv_dbuf e;
-		lv_dbuf_init(&e, 0);
-		lv_pbw_str(&e, 1, kv[i]);
-		lv_pbw_str(&e, 2, kv[i + 1]);
-		int rc = lv_pbw_bytes(b, field, e.ptr ? e.ptr : (uint8_t *)"", e.len);
-		lv_dbuf_dispose(&e);
+		lv__dbuf e;
+		lv__dbuf_init(&e, 0);
+		lv__pbw_str(&e, 1, kv[i]);
+		lv__pbw_str(&e, 2, kv[i + 1]);
+		int rc = lv__pbw_bytes(b, field, e.ptr ? e.ptr : (uint8_t *)"", e.len);
+		lv__dbuf_dispose(&e);
 		if (rc)
 			return rc;
 	}
@@ -33,15 +33,15 @@ const char *synth_manifest_path(char *buf, size_t cap, uint64_t version)
 	return buf;
 }
 
-void synth_add_manifest(lv_dbuf *file, const lv_dbuf *man)
+void synth_add_manifest(lv__dbuf *file, const lv__dbuf *man)
 {
 	uint64_t pos = file->len;
-	lv_dbuf_add_u32le(file, (uint32_t)man->len);
-	lv_dbuf_add(file, man->ptr, man->len);
-	lv_dbuf_add_u64le(file, pos);
-	lv_dbuf_add_u16le(file, 0);
-	lv_dbuf_add_u16le(file, 2);
-	lv_dbuf_add(file, "LANC", 4);
+	lv__dbuf_add_u32le(file, (uint32_t)man->len);
+	lv__dbuf_add(file, man->ptr, man->len);
+	lv__dbuf_add_u64le(file, pos);
+	lv__dbuf_add_u16le(file, 0);
+	lv__dbuf_add_u16le(file, 2);
+	lv__dbuf_add(file, "LANC", 4);
 }
 
 int synth_write(lv_storage *st, const synth_commit *c)
@@ -53,38 +53,38 @@ int synth_write(lv_storage *st, const synth_commit *c)
 		snprintf(uuid, sizeof uuid, "00000000-0000-4000-8000-%012llu", (unsigned long long)c->version);
 	snprintf(txname, sizeof txname, "%llu-%s.txn", (unsigned long long)c->read_version, uuid);
 
-	lv_dbuf txn, man, frag, df, ts, file;
-	lv_dbuf_init(&txn, 0);
-	lv_pbw_u64(&txn, 1, c->read_version);
-	lv_pbw_str(&txn, 2, uuid);
+	lv__dbuf txn, man, frag, df, ts, file;
+	lv__dbuf_init(&txn, 0);
+	lv__pbw_u64(&txn, 1, c->read_version);
+	lv__pbw_str(&txn, 2, uuid);
 	add_map(&txn, 4, c->props);
-	lv_pbw_bytes(&txn, c->op_field ? c->op_field : 100, "", 0);
+	lv__pbw_bytes(&txn, c->op_field ? c->op_field : 100, "", 0);
 
-	lv_dbuf_init(&df, 0);
-	lv_pbw_str(&df, 1, c->data_path ? c->data_path : "data.lance");
-	lv_pbw_u64(&df, 6, 1000 + c->version);
-	lv_dbuf_init(&frag, 0);
-	lv_pbw_bytes(&frag, 2, df.ptr, df.len);
-	lv_pbw_u64(&frag, 4, c->rows ? c->rows : c->version * 10);
-	lv_dbuf_init(&ts, 0);
-	lv_pbw_u64(&ts, 1, (uint64_t)(c->ts_ms / 1000));
-	lv_pbw_u64(&ts, 2, (uint64_t)((c->ts_ms % 1000) * 1000000));
+	lv__dbuf_init(&df, 0);
+	lv__pbw_str(&df, 1, c->data_path ? c->data_path : "data.lance");
+	lv__pbw_u64(&df, 6, 1000 + c->version);
+	lv__dbuf_init(&frag, 0);
+	lv__pbw_bytes(&frag, 2, df.ptr, df.len);
+	lv__pbw_u64(&frag, 4, c->rows ? c->rows : c->version * 10);
+	lv__dbuf_init(&ts, 0);
+	lv__pbw_u64(&ts, 1, (uint64_t)(c->ts_ms / 1000));
+	lv__pbw_u64(&ts, 2, (uint64_t)((c->ts_ms % 1000) * 1000000));
 
-	lv_dbuf_init(&man, 0);
-	lv_pbw_bytes(&man, 2, frag.ptr, frag.len);
-	lv_pbw_u64_always(&man, 3, c->version);
-	lv_pbw_bytes(&man, 7, ts.ptr ? ts.ptr : (uint8_t *)"", ts.len);
-	lv_pbw_str(&man, 12, txname);
+	lv__dbuf_init(&man, 0);
+	lv__pbw_bytes(&man, 2, frag.ptr, frag.len);
+	lv__pbw_u64_always(&man, 3, c->version);
+	lv__pbw_bytes(&man, 7, ts.ptr ? ts.ptr : (uint8_t *)"", ts.len);
+	lv__pbw_str(&man, 12, txname);
 	if (c->writer_flags)
-		lv_pbw_u64(&man, 10, c->writer_flags);
+		lv__pbw_u64(&man, 10, c->writer_flags);
 	add_map(&man, 16, c->config);
 	if (!c->txn_file_only)
-		lv_pbw_u64_always(&man, 21, 0);
+		lv__pbw_u64_always(&man, 21, 0);
 
-	lv_dbuf_init(&file, 0);
+	lv__dbuf_init(&file, 0);
 	if (!c->txn_file_only) {
-		lv_dbuf_add_u32le(&file, (uint32_t)txn.len);
-		lv_dbuf_add(&file, txn.ptr, txn.len);
+		lv__dbuf_add_u32le(&file, (uint32_t)txn.len);
+		lv__dbuf_add(&file, txn.ptr, txn.len);
 	}
 	synth_add_manifest(&file, &man);
 
@@ -101,12 +101,12 @@ int synth_write(lv_storage *st, const synth_commit *c)
 	int rc = lv_storage_write(st, txpath, txn.ptr, txn.len, &err);
 	if (rc == 0)
 		rc = lv_storage_create(st, path, file.ptr, file.len, &err);
-	lv_dbuf_dispose(&txn);
-	lv_dbuf_dispose(&man);
-	lv_dbuf_dispose(&frag);
-	lv_dbuf_dispose(&df);
-	lv_dbuf_dispose(&ts);
-	lv_dbuf_dispose(&file);
+	lv__dbuf_dispose(&txn);
+	lv__dbuf_dispose(&man);
+	lv__dbuf_dispose(&frag);
+	lv__dbuf_dispose(&df);
+	lv__dbuf_dispose(&ts);
+	lv__dbuf_dispose(&file);
 	return rc;
 }
 

@@ -23,7 +23,7 @@ typedef struct synth_commit {
 
 /* Appends a manifest message and the manifest footer (its offset, version 0.2, "LANC")
  * to `file`, which holds what comes before it (an inline transaction, or nothing). */
-void synth_add_manifest(lv_dbuf *file, const lv_dbuf *man);
+void synth_add_manifest(lv__dbuf *file, const lv__dbuf *man);
 /* Writes one manifest (inline transaction + manifest + footer).  Returns an LV_* code. */
 int synth_write(lv_storage *st, const synth_commit *c);
 /* Writes versions 1..n with timestamps base_ms + 1000*v. */

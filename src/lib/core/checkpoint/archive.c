@@ -37,7 +37,7 @@ static int seg_list_cb(const lv_list_entry *e, void *payload)
 	const char *name = lv__basename(e->path);
 	uint64_t first, last;
 	if (strlen(name) != 47 || name[20] != '-' || strcmp(name + 41, ".lance") ||
-	    !lv_parse_u64(name, 20, &first) || !lv_parse_u64(name + 21, 20, &last) || first > last ||
+	    !lv__parse_u64(name, 20, &first) || !lv__parse_u64(name + 21, 20, &last) || first > last ||
 	    first == 0)
 		return 0;
 	lv__seg_name *nv = lv__grow(s->v, &s->cap, s->n, sizeof *nv, 16);
@@ -151,7 +151,7 @@ static bool next_u64(const char **p, const char *end, char sep, uint64_t *out)
 	const char *q = *p;
 	while (q < end && *q != sep)
 		q++;
-	if (q == end || !lv_parse_u64(*p, (size_t)(q - *p), out))
+	if (q == end || !lv__parse_u64(*p, (size_t)(q - *p), out))
 		return false;
 	*p = q + 1;
 	return true;
@@ -213,17 +213,17 @@ int lv__arc_index_parse(const char *text, const char *path, lv__arc_index *out, 
 
 char *lv__arc_index_format(const lv__arc_index *ix)
 {
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
-	lv_dbuf_printf(&b, LV__ARCHIVE_MAGIC " %" PRIu64 " %" PRIu64 "\n", ix->segment_rows, ix->through);
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
+	lv__dbuf_printf(&b, LV__ARCHIVE_MAGIC " %" PRIu64 " %" PRIu64 "\n", ix->segment_rows, ix->through);
 	for (size_t i = 0; i < ix->n; i++) {
 		const lv__seg_entry *e = &ix->v[i];
-		lv_dbuf_printf(&b, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %" PRIu64 "\n",
+		lv__dbuf_printf(&b, "%" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRId64 " %" PRIu64 "\n",
 			       e->first, e->last, e->rows, e->min_ts, e->max_ts, e->bytes);
 	}
 	for (size_t i = 0; i < ix->norphans; i++)
-		lv_dbuf_printf(&b, "o %" PRIu64 " %" PRIu64 "\n", ix->orphans[i][0], ix->orphans[i][1]);
-	return lv_dbuf_take_str(&b);
+		lv__dbuf_printf(&b, "o %" PRIu64 " %" PRIu64 "\n", ix->orphans[i][0], ix->orphans[i][1]);
+	return lv__dbuf_take_str(&b);
 }
 
 int lv__arc_index_put(lv__arc_index *ix, const lv__seg_entry *e)
@@ -306,13 +306,13 @@ int lv__seg_read(lv_storage *st, const lv__seg_name *name, int64_t created, lv__
 
 /* ---- the history's identity without a head ---- */
 
-static bool is_live(const lv_manifest_entry *live, size_t nlive, uint64_t v)
+static bool is_live(const lv__manifest_entry *live, size_t nlive, uint64_t v)
 {
-	size_t i = lv__lower_bound_u64(live, nlive, sizeof *live, offsetof(lv_manifest_entry, version), v);
+	size_t i = lv__lower_bound_u64(live, nlive, sizeof *live, offsetof(lv__manifest_entry, version), v);
 	return i < nlive && live[i].version == v;
 }
 
-int lv__seg_history_created(lv_dataset *ds, const lv__seg_names *segs, const lv_manifest_entry *live,
+int lv__seg_history_created(lv_dataset *ds, const lv__seg_names *segs, const lv__manifest_entry *live,
 			    size_t nlive, int64_t *created, bool *found, bool *confirmed, const char **which,
 			    uint64_t *segments_read, uint64_t *identity_bytes, lv_error *err)
 {

@@ -99,7 +99,7 @@ int lv__seg_read(lv_storage *st, const lv__seg_name *name, int64_t created, lv__
  * newest segment that a live manifest confirms (*confirmed), else from the newest readable
  * one that does not reach past the latest version (*found, not confirmed).  A few are tried.
  */
-int lv__seg_history_created(lv_dataset *ds, const lv__seg_names *segs, const lv_manifest_entry *live,
+int lv__seg_history_created(lv_dataset *ds, const lv__seg_names *segs, const lv__manifest_entry *live,
 			    size_t nlive, int64_t *created, bool *found, bool *confirmed, const char **which,
 			    uint64_t *segments_read, uint64_t *identity_bytes, lv_error *err);
 

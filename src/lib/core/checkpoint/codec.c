@@ -105,16 +105,16 @@ char *lv_properties_truncate(const char *json, size_t limit)
 		take += l;
 		used += e;
 	}
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
-	lv_dbuf_add(&b, head, (size_t)hl - 1); /* without the opening quote: escape adds it */
-	lv_json_escape(&b, json, take);
-	lv_dbuf_addc(&b, '}');
-	return lv_dbuf_take_str(&b);
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
+	lv__dbuf_add(&b, head, (size_t)hl - 1); /* without the opening quote: escape adds it */
+	lv__json_escape(&b, json, take);
+	lv__dbuf_addc(&b, '}');
+	return lv__dbuf_take_str(&b);
 }
 
 /* Text stored in a checkpoint, as returned to callers: a JSON object, or the raw text wrapped. */
-static const char *normalize_properties(lv_arena *a, const char *s, size_t n)
+static const char *normalize_properties(lv__arena *a, const char *s, size_t n)
 {
 	if (n == 2 && s[0] == '{' && s[1] == '}')
 		return "{}";
@@ -123,14 +123,14 @@ static const char *normalize_properties(lv_arena *a, const char *s, size_t n)
 	bool ok = j && json_is_object(j);
 	json_decref(j);
 	if (ok)
-		return lv_arena_strndup(a, s, n);
-	lv_dbuf b;
-	lv_dbuf_init(&b, 0);
-	lv_dbuf_adds(&b, "{\"transaction_properties\":");
-	lv_json_escape(&b, s, n);
-	lv_dbuf_addc(&b, '}');
-	const char *r = b.oom ? NULL : lv_arena_strndup(a, (const char *)b.ptr, b.len);
-	lv_dbuf_dispose(&b);
+		return lv__arena_strndup(a, s, n);
+	lv__dbuf b;
+	lv__dbuf_init(&b, 0);
+	lv__dbuf_adds(&b, "{\"transaction_properties\":");
+	lv__json_escape(&b, s, n);
+	lv__dbuf_addc(&b, '}');
+	const char *r = b.oom ? NULL : lv__arena_strndup(a, (const char *)b.ptr, b.len);
+	lv__dbuf_dispose(&b);
 	return r;
 }
 
@@ -141,7 +141,7 @@ static uint32_t crc_u64(uint32_t c, uint64_t v)
 	uint8_t b[8];
 	for (int i = 0; i < 8; i++)
 		b[i] = (uint8_t)(v >> (8 * i));
-	return lv_crc32c(c, b, 8);
+	return lv__crc32c(c, b, 8);
 }
 
 /* Appends a string field's canonical form (presence byte, u64 length, bytes) to b. */
@@ -150,7 +150,7 @@ static size_t put_str(uint8_t *b, const char *s, size_t n)
 	b[0] = s != NULL;
 	if (!s)
 		return 1;
-	lv_put_le64(b + 1, n);
+	lv__put_le64(b + 1, n);
 	memcpy(b + 9, s, n);
 	return 9 + n;
 }
@@ -176,11 +176,11 @@ static uint32_t row_crc(uint32_t c, const row_view *v)
 {
 	uint8_t b[1024];
 	for (int k = 0; k < 9; k++)
-		lv_put_le64(b + 8 * k, v->f[k]);
+		lv__put_le64(b + 8 * k, v->f[k]);
 	b[72] = v->tagged;
 	b[73] = v->cleaned;
 	b[74] = v->has_rv;
-	lv_put_le64(b + 75, v->has_rv ? v->rv : 0);
+	lv__put_le64(b + 75, v->has_rv ? v->rv : 0);
 	size_t total = 83;
 	for (int k = 0; k < 3; k++)
 		total += 9 + (v->s[k] ? v->len[k] : 0);
@@ -188,16 +188,16 @@ static uint32_t row_crc(uint32_t c, const row_view *v)
 		size_t at = 83;
 		for (int k = 0; k < 3; k++)
 			at += put_str(b + at, v->s[k], v->s[k] ? v->len[k] : 0);
-		return lv_crc32c(c, b, at);
+		return lv__crc32c(c, b, at);
 	}
-	c = lv_crc32c(c, b, 83);
+	c = lv__crc32c(c, b, 83);
 	for (int k = 0; k < 3; k++) {
 		size_t h = put_str(b, v->s[k], 0); /* the presence byte and (placeholder) length */
 		if (v->s[k])
-			lv_put_le64(b + 1, v->len[k]);
-		c = lv_crc32c(c, b, h);
+			lv__put_le64(b + 1, v->len[k]);
+		c = lv__crc32c(c, b, h);
 		if (v->s[k])
-			c = lv_crc32c(c, v->s[k], v->len[k]);
+			c = lv__crc32c(c, v->s[k], v->len[k]);
 	}
 	return c;
 }
@@ -217,14 +217,14 @@ static uint32_t checksum_start(int64_t created, size_t n)
 static uint32_t checksum_extra(uint32_t c, const lv__cp_extra *x, size_t seglen, size_t arclen)
 {
 	if (x && x->segment) {
-		c = lv_crc32c(c, "S", 1);
+		c = lv__crc32c(c, "S", 1);
 		c = crc_u64(c, seglen);
-		c = lv_crc32c(c, x->segment, seglen);
+		c = lv__crc32c(c, x->segment, seglen);
 	}
 	if (x && x->archive) {
-		c = lv_crc32c(c, "A", 1);
+		c = lv__crc32c(c, "A", 1);
 		c = crc_u64(c, arclen);
-		c = lv_crc32c(c, x->archive, arclen);
+		c = lv__crc32c(c, x->archive, arclen);
 	}
 	return c;
 }
@@ -282,7 +282,7 @@ typedef struct cp_columns {
 	uint8_t *bools[2];     /* is_tagged, is_cleaned_up */
 	uint8_t *valid[3];     /* uuid, operation, read_version present */
 	uint64_t *off[3];      /* string offsets of STRS[k] */
-	lv_dbuf str[3];
+	lv__dbuf str[3];
 } cp_columns;
 
 static void columns_free(cp_columns *c)
@@ -292,7 +292,7 @@ static void columns_free(cp_columns *c)
 	for (int k = 0; k < 3; k++) {
 		free(c->valid[k]);
 		free(c->off[k]);
-		lv_dbuf_dispose(&c->str[k]);
+		lv__dbuf_dispose(&c->str[k]);
 	}
 	free(c->bools[0]);
 	free(c->bools[1]);
@@ -306,7 +306,7 @@ static int columns_alloc(cp_columns *c, size_t n)
 		ok = ok && (c->u[FIXED[k]] = lv__calloc(n ? n : 1, sizeof(uint64_t)));
 	ok = ok && (c->u[C_READV] = lv__calloc(n ? n : 1, sizeof(uint64_t)));
 	for (int k = 0; k < 3; k++) {
-		lv_dbuf_init(&c->str[k], 0);
+		lv__dbuf_init(&c->str[k], 0);
 		ok = ok && (c->valid[k] = lv__calloc(n ? n : 1, 1)) && (c->off[k] = lv__calloc(n + 1, 8));
 	}
 	ok = ok && (c->bools[0] = lv__calloc(n ? n : 1, 1)) && (c->bools[1] = lv__calloc(n ? n : 1, 1));
@@ -324,7 +324,7 @@ static int columns_put(cp_columns *c, size_t i, const row_view *w)
 	for (int k = 0; k < 3; k++) {
 		if (k < 2)
 			c->valid[k][i] = w->s[k] != NULL;
-		if (w->s[k] && lv_dbuf_add(&c->str[k], w->s[k], w->len[k]) < 0)
+		if (w->s[k] && lv__dbuf_add(&c->str[k], w->s[k], w->len[k]) < 0)
 			return LV_ENOMEM;
 		c->off[k][i + 1] = c->str[k].len;
 	}
@@ -426,8 +426,8 @@ static int extra_keys(const lv_lancefile *lf, const char *path, lv__cp_file *out
 	if (seg) {
 		const char *dash = memchr(seg->value, '-', seg->value_len);
 		size_t a = dash ? (size_t)(dash - seg->value) : 0;
-		if (!dash || !lv_parse_u64(seg->value, a, &out->seg_first) ||
-		    !lv_parse_u64(dash + 1, seg->value_len - a - 1, &out->seg_last) ||
+		if (!dash || !lv__parse_u64(seg->value, a, &out->seg_first) ||
+		    !lv__parse_u64(dash + 1, seg->value_len - a - 1, &out->seg_last) ||
 		    out->seg_first > out->seg_last)
 			return lv__err(err, LV_ECORRUPT, "checkpoint %s: bad %s metadata", path, KEY_SEGMENT);
 		out->is_segment = true;
@@ -448,7 +448,7 @@ static bool meta_i64(const lv_lancefile *lf, const char *key, int64_t *out)
 		return false;
 	bool neg = kv->value[0] == '-';
 	uint64_t v;
-	if (!lv_parse_u64(kv->value + neg, kv->value_len - neg, &v) || v > INT64_MAX)
+	if (!lv__parse_u64(kv->value + neg, kv->value_len - neg, &v) || v > INT64_MAX)
 		return false;
 	*out = neg ? -(int64_t)v : (int64_t)v;
 	return true;
@@ -509,7 +509,7 @@ static bool meta_is(const lv_lancefile *lf, const char *key, uint32_t crc)
 }
 
 /* Is version v in keep (sorted), advancing *ki?  keep == NULL keeps everything. */
-static bool kept(const lv_manifest_entry *keep, size_t nkeep, size_t *ki, uint64_t v)
+static bool kept(const lv__manifest_entry *keep, size_t nkeep, size_t *ki, uint64_t v)
 {
 	if (!keep)
 		return true;
@@ -521,7 +521,7 @@ static bool kept(const lv_manifest_entry *keep, size_t nkeep, size_t *ki, uint64
 /* Every row: strictly increasing versions, and the checksum over the stored text.  *want
  * receives how many rows `keep` selects. */
 static int verify_rows(const lv_lancefile *lf, const lv_column *const *col, int64_t created,
-		       bool verify_checksum, const lv_manifest_entry *keep, size_t nkeep,
+		       bool verify_checksum, const lv__manifest_entry *keep, size_t nkeep,
 		       const char *path, size_t *want, lv_error *err)
 {
 	size_t n = lv_lancefile_num_rows(lf), ki = 0;
@@ -549,7 +549,7 @@ static int verify_rows(const lv_lancefile *lf, const lv_column *const *col, int6
 }
 
 /* A reader's row (strings copied into a, properties normalised).  LV_ENOMEM or 0. */
-static int info_of_row(const row_view *w, lv_arena *a, lv_version_info *v)
+static int info_of_row(const row_view *w, lv__arena *a, lv_version_info *v)
 {
 	memset(v, 0, sizeof *v);
 	v->version = w->f[0];
@@ -567,7 +567,7 @@ static int info_of_row(const row_view *w, lv_arena *a, lv_version_info *v)
 	v->read_version = w->rv;
 	const char *s[3] = { NULL, NULL, NULL };
 	for (int k = 0; k < 3; k++)
-		if (w->s[k] && !(s[k] = lv_arena_strndup(a, w->s[k], w->len[k])))
+		if (w->s[k] && !(s[k] = lv__arena_strndup(a, w->s[k], w->len[k])))
 			return LV_ENOMEM;
 	v->transaction_uuid = s[0];
 	v->operation_type = s[1];
@@ -577,11 +577,11 @@ static int info_of_row(const row_view *w, lv_arena *a, lv_version_info *v)
 
 /* Builds the kept rows (want of them) into out->rows, one arena for their strings. */
 static int materialise(const lv_column *const *col, size_t n, size_t want,
-		       const lv_manifest_entry *keep, size_t nkeep, lv__cp_file *out)
+		       const lv__manifest_entry *keep, size_t nkeep, lv__cp_file *out)
 {
 	if (!(out->rows = lv__version_list_new(want, 1)))
 		return LV_ENOMEM;
-	lv_arena *a = &out->rows->arenas[0];
+	lv__arena *a = &out->rows->arenas[0];
 	/* One block that holds every kept string and its NUL (more only if a property text is
 	 * wrapped), sized from the columns when all rows are kept. */
 	size_t sbytes = 3 * want + 64;
@@ -589,7 +589,7 @@ static int materialise(const lv_column *const *col, size_t n, size_t want,
 		sbytes += (size_t)col[STRS[k]]->str_offsets[n] + 8 * n;
 	if (want < n)
 		sbytes += 160 * want;
-	lv_arena_init(a, sbytes);
+	lv__arena_init(a, sbytes);
 	out->rows->narenas = 1;
 	size_t ki = 0;
 	for (size_t i = 0; i < n && out->rows->n < want; i++) {
@@ -611,7 +611,7 @@ static int materialise(const lv_column *const *col, size_t n, size_t want,
  * row of the file either way.
  */
 int lv__cp_decode(const uint8_t *data, size_t size, const char *path, bool verify_checksum,
-		  const lv_manifest_entry *keep, size_t nkeep, lv__cp_file *out, lv_error *err)
+		  const lv__manifest_entry *keep, size_t nkeep, lv__cp_file *out, lv_error *err)
 {
 	lv_lancefile *lf = NULL;
 	LV_TRY(lv_lancefile_read(&lf, data, size, path, err));

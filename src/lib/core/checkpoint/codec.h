@@ -39,7 +39,7 @@ void lv__cp_file_dispose(lv__cp_file *f);
  * (sorted; NULL = all) are materialised.
  */
 int lv__cp_decode(const uint8_t *data, size_t size, const char *path, bool verify_checksum,
-		  const lv_manifest_entry *keep, size_t nkeep, lv__cp_file *out, lv_error *err);
+		  const lv__manifest_entry *keep, size_t nkeep, lv__cp_file *out, lv_error *err);
 
 /* Encodes rows (sorted by version) as a checkpoint file. */
 int lv__cp_encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf *out,

@@ -33,22 +33,22 @@
 void lv__rows_dispose(lv__rows *r)
 {
 	free(r->v);
-	lv_arena_dispose(&r->arena);
+	lv__arena_dispose(&r->arena);
 	memset(r, 0, sizeof *r);
 }
 
 int lv__rows_add_copy(lv__rows *r, const lv_version_info *v)
 {
 	if (!r->arena.block_size)
-		lv_arena_init(&r->arena, 16384);
+		lv__arena_init(&r->arena, 16384);
 	lv_version_info *nv = lv__grow(r->v, &r->cap, r->n, sizeof *nv, 64);
 	if (!nv)
 		return LV_ENOMEM;
 	r->v = nv;
 	lv_version_info c = *v;
-	c.transaction_uuid = lv_arena_strdup(&r->arena, v->transaction_uuid);
-	c.operation_type = lv_arena_strdup(&r->arena, v->operation_type);
-	c.transaction_properties = lv_arena_strdup(&r->arena, v->transaction_properties);
+	c.transaction_uuid = lv__arena_strdup(&r->arena, v->transaction_uuid);
+	c.operation_type = lv__arena_strdup(&r->arena, v->operation_type);
+	c.transaction_properties = lv__arena_strdup(&r->arena, v->transaction_properties);
 	c.manifest_path = NULL;
 	if ((v->transaction_uuid && !c.transaction_uuid) || (v->operation_type && !c.operation_type) ||
 	    !c.transaction_properties)
@@ -120,7 +120,7 @@ static void slice(const lv_version_info *rows, size_t n, uint64_t lo, uint64_t h
 }
 
 /* The caller's row for this live version (same manifest file), or NULL. */
-static const lv_version_info *pre_row(const lv__writer *w, const lv_manifest_entry *e)
+static const lv_version_info *pre_row(const lv__writer *w, const lv__manifest_entry *e)
 {
 	size_t lo = 0, hi = w->npre;
 	while (lo < hi) {
@@ -207,7 +207,7 @@ static int range_collect(lv__writer *w, lv__seen *s, const lv_refs *refs, const 
 	int rc = 0;
 	if (read_live) {
 		size_t li = lv__lower_bound_u64(s->live, s->nlive, sizeof *s->live,
-						offsetof(lv_manifest_entry, version), lo);
+						offsetof(lv__manifest_entry, version), lo);
 		size_t end = li;
 		while (end < s->nlive && s->live[end].version <= hi)
 			end++;
@@ -325,7 +325,7 @@ static uint64_t next_row(const composer *c, uint64_t v)
 	const lv__seen *s = c->s;
 	const lv__writer *w = c->w;
 	uint64_t best = UINT64_MAX;
-	size_t i = lv__lower_bound_u64(s->live, s->nlive, sizeof *s->live, offsetof(lv_manifest_entry, version), v);
+	size_t i = lv__lower_bound_u64(s->live, s->nlive, sizeof *s->live, offsetof(lv__manifest_entry, version), v);
 	if (i < s->nlive)
 		best = s->live[i].version;
 	if (s->base.rows) {

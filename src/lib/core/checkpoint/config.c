@@ -31,7 +31,7 @@ static int parse_cfg_bool(const char *key, const char *v, int *out, lv_error *er
 static int parse_cfg_pos(const char *key, const char *v, int64_t *out, lv_error *err)
 {
 	uint64_t x;
-	if (!lv_parse_u64(v, strlen(v), &x) || x == 0 || x > INT64_MAX)
+	if (!lv__parse_u64(v, strlen(v), &x) || x == 0 || x > INT64_MAX)
 		return lv__err(err, LV_EINVALID, "dataset config %s = '%s': expected a positive integer",
 			       key, v);
 	*out = (int64_t)x;
@@ -90,11 +90,11 @@ int lv_checkpoint_config_resolve(lv_checkpoint_config *out, lv_dataset *ds,
 {
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_checkpoint_config_resolve: NULL argument");
-	lv_manifest_entry *live = NULL;
+	lv__manifest_entry *live = NULL;
 	size_t n = 0;
 	LV_TRY(lv__list_manifests(ds->st, &live, &n, err));
-	lv_arena a;
-	lv_arena_init(&a, 1024);
+	lv__arena a;
+	lv__arena_init(&a, 1024);
 	lv_version_info info;
 	int rc = 0;
 	bool have = false;
@@ -107,7 +107,7 @@ int lv_checkpoint_config_resolve(lv_checkpoint_config *out, lv_dataset *ds,
 	}
 	if (rc == 0)
 		rc = lv__cp_config_from_info(out, have ? &info : NULL, in, err);
-	lv_arena_dispose(&a);
+	lv__arena_dispose(&a);
 	free(live);
 	return rc;
 }

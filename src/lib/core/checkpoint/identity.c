@@ -22,10 +22,10 @@ static int head_scan(const lv_buf *h, const char *path, const lv_version_info *r
 {
 	size_t off = 0;
 	for (int k = 0; k < 3 && h->size - off >= 4; k++) {
-		uint32_t len = lv_le32(h->ptr + off);
+		uint32_t len = lv__le32(h->ptr + off);
 		if (len > h->size - off - 4)
 			return -1;
-		lv_txn t;
+		lv__txn t;
 		lv_error ignored = { 0 };
 		if (lv__txn_parse(h->ptr + off + 4, len, path, &t, &ignored) == 0 &&
 		    t.uuid.n == strlen(row->transaction_uuid) &&
@@ -69,7 +69,7 @@ static int head_confirms(lv_storage *st, const char *path, const lv_version_info
 	return found < 0 ? 0 : found;
 }
 
-int lv__cp_confirm_row(lv_dataset *ds, const lv_manifest_entry *e, const lv_version_info *row,
+int lv__cp_confirm_row(lv_dataset *ds, const lv__manifest_entry *e, const lv_version_info *row,
 		       const lv__head_pre *pre, const char *cp_path, uint64_t *bytes, lv_error *err)
 {
 	char path[LV__MPATH];
@@ -79,8 +79,8 @@ int lv__cp_confirm_row(lv_dataset *ds, const lv_manifest_entry *e, const lv_vers
 		return hc; /* LV_ENOTFOUND: vanished meanwhile */
 	if (hc == 1)
 		return 0;
-	lv_arena a;
-	lv_arena_init(&a, 1024);
+	lv__arena a;
+	lv__arena_init(&a, 1024);
 	lv_version_info info;
 	int rc = lv__read_version_info(ds->st, path, &a, &info, err);
 	if (rc == 0)
@@ -89,7 +89,7 @@ int lv__cp_confirm_row(lv_dataset *ds, const lv_manifest_entry *e, const lv_vers
 		    ((!info.transaction_uuid && !row->transaction_uuid) ||
 		     (info.transaction_uuid && row->transaction_uuid &&
 		      !strcmp(info.transaction_uuid, row->transaction_uuid)));
-	lv_arena_dispose(&a);
+	lv__arena_dispose(&a);
 	if (rc < 0)
 		return rc;
 	if (!same)
@@ -107,7 +107,7 @@ int lv__cp_confirm_row(lv_dataset *ds, const lv_manifest_entry *e, const lv_vers
  * head of its manifest when possible (uuid and read_version), else from the
  * whole manifest (uuid and timestamp).
  */
-int lv__cp_verify_identity(lv_dataset *ds, const lv__cp_file *f, const lv_manifest_entry *live,
+int lv__cp_verify_identity(lv_dataset *ds, const lv__cp_file *f, const lv__manifest_entry *live,
 			      size_t nlive, const lv__head_pre *pre, uint64_t *bytes, lv_error *err)
 {
 	if (nlive && f->latest > live[nlive - 1].version)

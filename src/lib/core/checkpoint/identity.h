@@ -21,11 +21,11 @@ typedef struct lv__head_pre {
  * not (another history: the dataset was recreated); another error if the
  * manifest needed could not be read.  *bytes counts what was read for it.
  */
-int lv__cp_verify_identity(lv_dataset *ds, const lv__cp_file *f, const lv_manifest_entry *live,
+int lv__cp_verify_identity(lv_dataset *ds, const lv__cp_file *f, const lv__manifest_entry *live,
 			   size_t nlive, const lv__head_pre *pre, uint64_t *bytes, lv_error *err);
 /* One row of checkpoint `cp_path` against the manifest of live version e: 0 if it agrees,
  * LV_ECONFLICT if not, LV_ENOTFOUND if the manifest vanished, another error if unreadable. */
-int lv__cp_confirm_row(lv_dataset *ds, const lv_manifest_entry *e, const lv_version_info *row,
+int lv__cp_confirm_row(lv_dataset *ds, const lv__manifest_entry *e, const lv_version_info *row,
 		       const lv__head_pre *pre, const char *cp_path, uint64_t *bytes, lv_error *err);
 
 #endif

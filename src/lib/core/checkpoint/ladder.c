@@ -62,7 +62,7 @@ static int classify_decode_error(int rc)
  * are handed back there (a writer moves damaged files aside byte for byte).
  * `pre` (may be NULL) is a manifest head read ahead of need.
  */
-int lv__cp_try(lv_dataset *ds, const lv__cp_name *name, const lv_manifest_entry *live, size_t nlive,
+int lv__cp_try(lv_dataset *ds, const lv__cp_name *name, const lv__manifest_entry *live, size_t nlive,
 		  bool all_rows, const lv__head_pre *pre, lv_buf *keep, lv__cp_file *f, int *cls,
 		  uint64_t *id_bytes, lv_buf *pre_read_cp, lv_error *e)
 {
@@ -137,7 +137,7 @@ static void note_rejected(lv__warnlog *wl, lv_history_report *rep, const lv__cp_
  * than one ahead of the manifests) may record.  !all_rows keeps only the
  * rows of live versions (what versions() needs).
  */
-int lv__cp_load_ladder(lv_dataset *ds, const lv__cp_names *names, const lv_manifest_entry *live,
+int lv__cp_load_ladder(lv_dataset *ds, const lv__cp_names *names, const lv__manifest_entry *live,
 			  size_t nlive, bool all_rows, lv__cp_file *out, lv_history_report *rep,
 			  int *races, lv__warnlog *wl, uint64_t *max_rejected, int *classes,
 			  lv_error *err)
@@ -165,7 +165,7 @@ int lv__cp_load_ladder(lv_dataset *ds, const lv__cp_names *names, const lv_manif
 			pre_read pr = { ds->st, names->v[0].path, k ? lv__mpath(&live[k - 1], head_path) : NULL,
 					&first, 0, &e, &pre };
 			pre.path = pr.head_path;
-			lv_parallel_for(pre.path ? 2 : 1, 2, pre_read_job, &pr);
+			lv__parallel_for(pre.path ? 2 : 1, 2, pre_read_job, &pr);
 			if (pr.rc < 0) {
 				int cls = classify_read_error(pr.rc);
 				if (classes)

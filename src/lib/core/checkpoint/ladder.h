@@ -33,7 +33,7 @@ enum lv__cp_class {
  * back there.  `pre` (may be NULL) is a manifest head read ahead of need;
  * `pre_read_cp` (may be NULL) the file's bytes, read already.
  */
-int lv__cp_try(lv_dataset *ds, const lv__cp_name *name, const lv_manifest_entry *live, size_t nlive,
+int lv__cp_try(lv_dataset *ds, const lv__cp_name *name, const lv__manifest_entry *live, size_t nlive,
 	       bool all_rows, const lv__head_pre *pre, lv_buf *keep, lv__cp_file *f, int *cls,
 	       uint64_t *id_bytes, lv_buf *pre_read_cp, lv_error *e);
 
@@ -45,7 +45,7 @@ int lv__cp_try(lv_dataset *ds, const lv__cp_name *name, const lv_manifest_entry 
  * live versions (what versions() needs).  `classes` (NULL, or names->n
  * entries) receives each file's enum lv__cp_class, -1 for files not tried.
  */
-int lv__cp_load_ladder(lv_dataset *ds, const lv__cp_names *names, const lv_manifest_entry *live,
+int lv__cp_load_ladder(lv_dataset *ds, const lv__cp_names *names, const lv__manifest_entry *live,
 		       size_t nlive, bool all_rows, lv__cp_file *out, lv_history_report *rep,
 		       int *races, lv__warnlog *wl, uint64_t *max_rejected, int *classes,
 		       lv_error *err);

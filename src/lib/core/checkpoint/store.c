@@ -40,7 +40,7 @@ static int cp_list_cb(const lv_list_entry *e, void *payload)
 	uint64_t v;
 	size_t len = strlen(name), sl = strlen(LV__CP_DAMAGED_SUFFIX);
 	if (len > 26 + sl && !strncmp(name + 20, ".lance" LV__CP_DAMAGED_SUFFIX, 6 + sl) &&
-	    lv_parse_u64(name, 20, &v) && len < sizeof c->v[0].path - sizeof LV__CP_DIR) {
+	    lv__parse_u64(name, 20, &v) && len < sizeof c->v[0].path - sizeof LV__CP_DIR) {
 		lv__cp_name *nd = lv__grow(c->damaged, &c->capdamaged, c->ndamaged, sizeof *nd, 4);
 		if (!nd) {
 			c->rc = LV_ENOMEM;
@@ -53,7 +53,7 @@ static int cp_list_cb(const lv_list_entry *e, void *payload)
 		c->ndamaged++;
 		return 0;
 	}
-	if (len != 26 || strcmp(name + 20, ".lance") || !lv_parse_u64(name, 20, &v))
+	if (len != 26 || strcmp(name + 20, ".lance") || !lv__parse_u64(name, 20, &v))
 		return 0;
 	lv__cp_name *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 8);
 	if (!nv) {
@@ -127,7 +127,7 @@ static void lock_holder(char *buf, size_t cap)
 	char host[256] = "";
 	if (gethostname(host, sizeof host - 1) != 0 || !host[0] || strchr(host, ' '))
 		snprintf(host, sizeof host, "-");
-	snprintf(buf, cap, "%s %ld %" PRId64 "\n", host, (long)getpid(), lv_now_ms());
+	snprintf(buf, cap, "%s %ld %" PRId64 "\n", host, (long)getpid(), lv__now_ms());
 }
 
 /* Is the lock text `b` stale at `now`: its holder is gone from this host, or its lease is over? */
@@ -151,7 +151,7 @@ static bool lock_stale(const lv_buf *b, int64_t now)
 
 int lv__cp_lock_take(lv_storage *st, const char *path, lv_error *err)
 {
-	int64_t start = lv_now_ms();
+	int64_t start = lv__now_ms();
 	for (unsigned spin = 0;; spin++) {
 		char text[300];
 		lock_holder(text, sizeof text);
@@ -163,14 +163,14 @@ int lv__cp_lock_take(lv_storage *st, const char *path, lv_error *err)
 		bool held = false;
 		rc = lv_storage_read(st, path, &b, &e);
 		if (rc == 0) {
-			held = !lock_stale(&b, lv_now_ms());
+			held = !lock_stale(&b, lv__now_ms());
 			if (!held) /* its writer died: break it */
 				rc = lv_storage_delete(st, path, &e);
 		}
 		lv_buf_dispose(&b);
 		if (rc < 0 && rc != LV_ENOTFOUND) /* not found: released meanwhile */
 			return lv__err(err, rc, "%s", e.message);
-		if (lv_now_ms() - start > LOCK_WAIT_MS)
+		if (lv__now_ms() - start > LOCK_WAIT_MS)
 			return lv__err(err, LV_ECONFLICT, "%s: held by another writer for %d s; giving up",
 				       path, LOCK_WAIT_MS / 1000);
 		if (held) {
@@ -212,7 +212,7 @@ void lv__cp_sweep_stale_locks(lv_storage *st)
 	if (lv_storage_list(st, LV__CP_DIR, false, lock_list_cb, &l, &e) >= 0) {
 		for (size_t i = 0; i < l.n; i++) {
 			lv_buf b = { 0 };
-			if (lv_storage_read(st, l.v[i], &b, &e) == 0 && lock_stale(&b, lv_now_ms()) &&
+			if (lv_storage_read(st, l.v[i], &b, &e) == 0 && lock_stale(&b, lv__now_ms()) &&
 			    lv_storage_delete(st, l.v[i], &e) < 0) {
 				/* best effort: the next prune tries again */
 			}
@@ -229,7 +229,7 @@ void lv__cp_sweep_stale_locks(lv_storage *st)
 int lv__cp_quarantine(lv_storage *st, const lv__cp_name *name, const lv_buf *bytes, char *aside,
 		      size_t cap, lv_error *err)
 {
-	uint32_t crc = lv_crc32c(0, bytes->ptr, bytes->size);
+	uint32_t crc = lv__crc32c(0, bytes->ptr, bytes->size);
 	snprintf(aside, cap, "%s" LV__CP_DAMAGED_SUFFIX "%08x", name->path, crc);
 	/* 1. The copy: created once; an existing one must hold the same bytes. */
 	int rc = lv_storage_create(st, aside, bytes->ptr, bytes->size, err);

@@ -90,7 +90,7 @@ static int absorb(lv__cp_file *into, lv__cp_file *add)
 	LV_TRY(lv__cp_merge_rows(into->rows->items, into->rows->n, add->rows->items, add->rows->n, &m, &nm));
 	/* The merged rows point into both lists' arenas: move add's arenas over. */
 	lv_version_list *l = into->rows, *o = add->rows;
-	lv_arena *ar = lv__reallocarray(l->arenas, l->narenas + o->narenas, sizeof *ar);
+	lv__arena *ar = lv__reallocarray(l->arenas, l->narenas + o->narenas, sizeof *ar);
 	if (!ar) {
 		free(m);
 		return LV_ENOMEM;
@@ -291,22 +291,22 @@ out:
 /* Config: explicit > the latest manifest's config map > defaults (the caller's row, else read). */
 static int resolve(writer *w, seen *s, lv_error *err)
 {
-	const lv_manifest_entry *latest = &s->live[s->nlive - 1];
+	const lv__manifest_entry *latest = &s->live[s->nlive - 1];
 	char path[LV__MPATH];
 	lv__mpath(latest, path);
 	for (size_t i = w->npre; i-- > 0;)
 		if (w->pre[i]->version == latest->version && w->pre[i]->manifest_path &&
 		    !strcmp(w->pre[i]->manifest_path, path))
 			return lv__cp_config_from_info(&w->cfg, w->pre[i], w->cfg_in, err);
-	lv_arena a;
-	lv_arena_init(&a, 1024);
+	lv__arena a;
+	lv__arena_init(&a, 1024);
 	lv_version_info info;
 	int rc = lv__read_version_info(w->ds->st, path, &a, &info, err);
 	if (rc == 0)
 		rc = lv__cp_config_from_info(&w->cfg, &info, w->cfg_in, err);
 	else if (rc == LV_ENOTFOUND) /* vanished: a concurrent cleanup; gather again */
 		w->fresh_vanished++, rc = 0;
-	lv_arena_dispose(&a);
+	lv__arena_dispose(&a);
 	return rc;
 }
 

@@ -18,7 +18,7 @@
 
 /* What one attempt saw of the dataset. */
 typedef struct lv__seen {
-	lv_manifest_entry *live;
+	lv__manifest_entry *live;
 	size_t nlive;
 	lv__cp_names names;
 	int *cls;              /* per names.v: enum lv__cp_class, -1 = not tried */
@@ -61,7 +61,7 @@ typedef struct lv__writer {
 typedef struct lv__rows {
 	lv_version_info *v;
 	size_t n, cap;
-	lv_arena arena;   /* strings copied in */
+	lv__arena arena;   /* strings copied in */
 	char **props;     /* wrapped property texts (malloc'ed, freed with the rows) */
 	size_t nprops;
 } lv__rows;

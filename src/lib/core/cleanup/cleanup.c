@@ -44,7 +44,7 @@ typedef struct plan {
 	const lv_cleanup_policy *pol;
 	int64_t now, older;   /* the clock and the age condition (-1 = unset) */
 	lv_refs *refs;
-	lv_manifest_entry *v; /* dataset manifests, sorted by version (16 bytes each) */
+	lv__manifest_entry *v; /* dataset manifests, sorted by version (16 bytes each) */
 	uint32_t *size;       /* per manifest: bytes, from its read */
 	uint8_t *old;         /* per manifest: selected for removal */
 	size_t nv;
@@ -57,7 +57,7 @@ typedef struct plan {
 	bool suffix;          /* the kept versions are the newest ones */
 	bool seen_kept;
 	int64_t earliest_kept;
-	lv_dbuf tagmsg;
+	lv__dbuf tagmsg;
 	size_t ntagged;
 	uint64_t *versions;   /* the policy's exact list, sorted (NULL = unset) */
 	size_t nversions;
@@ -117,7 +117,7 @@ static bool same_lineage(const char *b, const char *cur)
 }
 
 /* Is version v of the lineage tagged?  Each tag naming it is added to `msg` as Lance words it. */
-static size_t tags_on(const lv_refs *refs, const char *cur, uint64_t v, lv_dbuf *msg)
+static size_t tags_on(const lv_refs *refs, const char *cur, uint64_t v, lv__dbuf *msg)
 {
 	size_t n = 0;
 	for (size_t t = 0; t < lv_refs_tag_count(refs); t++) {
@@ -125,7 +125,7 @@ static size_t tags_on(const lv_refs *refs, const char *cur, uint64_t v, lv_dbuf 
 		if (tg->version != v || !same_lineage(tg->branch, cur))
 			continue;
 		n++;
-		lv_dbuf_printf(msg, "%s\"%s\": %" PRIu64, msg->len ? ", " : "", tg->name, tg->version);
+		lv__dbuf_printf(msg, "%s\"%s\": %" PRIu64, msg->len ? ", " : "", tg->name, tg->version);
 	}
 	return n;
 }
@@ -186,7 +186,7 @@ static void report_branches_on(const plan *P, uint64_t v, int64_t ts)
 
 static int cmp_entry(const void *a, const void *b)
 {
-	uint64_t x = ((const lv_manifest_entry *)a)->version, y = ((const lv_manifest_entry *)b)->version;
+	uint64_t x = ((const lv__manifest_entry *)a)->version, y = ((const lv__manifest_entry *)b)->version;
 	return x < y ? -1 : x > y;
 }
 
@@ -199,7 +199,7 @@ static void report_branches_without_base(const plan *P)
 		return;
 	for (size_t b = 0; b < lv_refs_branch_count(P->refs); b++) {
 		const lv_branch *br = lv_refs_branch(P->refs, b);
-		lv_manifest_entry key = { br->parent_version, 0 };
+		lv__manifest_entry key = { br->parent_version, 0 };
 		if (same_lineage(br->parent_branch, P->ds->branch) &&
 		    !bsearch(&key, P->v, P->nv, sizeof *P->v, cmp_entry))
 			pol->on_referenced_branch(br->name, br->parent_version, false, pol->payload);
@@ -246,7 +246,7 @@ static int read_batch(plan *P, size_t first, size_t n, uint64_t cp_newest, bool 
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		m[i].path = lv__mpath(&P->v[first + i], block + i * LV__MPATH);
 		m[i].want_info = rows && P->v[first + i].version > cp_newest;
-		lv_dbuf_init(&m[i].refs, 0);
+		lv__dbuf_init(&m[i].refs, 0);
 	}
 	if (rc == 0)
 		rc = lv__mrefs_read(P->ds, P->ds->st, m, n, err);
@@ -442,7 +442,7 @@ static void head_job(size_t i, void *arg)
 /* The candidates' times, read at once (a file gone meanwhile is skipped), then each judged. */
 static int flush_candidates(sweeper *w)
 {
-	lv_parallel_for(w->nc, w->P->ds->threads, head_job, w);
+	lv__parallel_for(w->nc, w->P->ds->threads, head_job, w);
 	int rc = 0;
 	for (size_t i = 0; i < w->nc; i++) {
 		cand *c = &w->c[i];
@@ -637,10 +637,10 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	memset(&P, 0, sizeof P);
 	P.ds = ds;
 	P.pol = pol;
-	P.now = pol->now_ms ? pol->now_ms : lv_now_ms();
+	P.now = pol->now_ms ? pol->now_ms : lv__now_ms();
 	P.suffix = true;
 	P.earliest_kept = INT64_MAX;
-	lv_dbuf_init(&P.tagmsg, 0);
+	lv__dbuf_init(&P.tagmsg, 0);
 	P.older = pol->older_than_ms;
 	if (P.older < 0 && pol->retain_versions < 0 && pol->before_version == 0 && !pol->versions)
 		P.older = LV_CLEANUP_DEFAULT_OLDER_THAN_MS;
@@ -675,7 +675,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	for (size_t i = 0; i < P.nrows; i++)
 		lv__mrow_free(P.rows[i]);
 	free(P.rows);
-	lv_dbuf_dispose(&P.tagmsg);
+	lv__dbuf_dispose(&P.tagmsg);
 	free(P.versions);
 	lv__strset_dispose(&P.referenced);
 	lv__strset_dispose(&P.verified);

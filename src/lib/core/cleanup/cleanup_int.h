@@ -26,7 +26,7 @@
 /* A version's history row built from the manifest bytes cleanup reads anyway. */
 typedef struct lv__mrow {
 	lv_version_info info;
-	lv_arena arena; /* info's strings */
+	lv__arena arena; /* info's strings */
 } lv__mrow;
 
 typedef struct lv__mref {
@@ -36,7 +36,7 @@ typedef struct lv__mref {
 	int64_t ts_ms;
 	uint64_t size;
 	uint64_t writer_flags; /* the manifest's writer_feature_flags */
-	lv_dbuf refs;       /* NUL-separated root-relative paths ("_indices/<uuid>" for indices) */
+	lv__dbuf refs;       /* NUL-separated root-relative paths ("_indices/<uuid>" for indices) */
 	lv_error *err;      /* while its manifest is parsed: where a refusal is written */
 	bool want_info;     /* a version of main: also build its history row (for the checkpoint) */
 	lv__mrow *row;      /* that row, when built (not for a transaction in _transactions/) */

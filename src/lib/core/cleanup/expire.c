@@ -145,7 +145,7 @@ static bool branch_base(const lv_refs *refs, uint64_t v)
 }
 
 /* Tags on version v of main, worded as cleanup words them; how many. */
-static size_t tags_on(const lv_refs *refs, uint64_t v, lv_dbuf *msg)
+static size_t tags_on(const lv_refs *refs, uint64_t v, lv__dbuf *msg)
 {
 	size_t n = 0;
 	for (size_t t = 0; t < lv_refs_tag_count(refs); t++) {
@@ -153,7 +153,7 @@ static size_t tags_on(const lv_refs *refs, uint64_t v, lv_dbuf *msg)
 		if (tg->version != v || (tg->branch && strcmp(tg->branch, "main")))
 			continue;
 		n++;
-		lv_dbuf_printf(msg, "%s\"%s\": %" PRIu64, msg->len ? ", " : "", tg->name, tg->version);
+		lv__dbuf_printf(msg, "%s\"%s\": %" PRIu64, msg->len ? ", " : "", tg->name, tg->version);
 	}
 	return n;
 }
@@ -220,8 +220,8 @@ static int select_versions(exp *E, lv_error *err)
 	if (pol->retain_versions > 0)
 		retain_before = (size_t)pol->retain_versions >= E->n ? E->v[0].version
 								    : E->v[E->n - (size_t)pol->retain_versions].version;
-	lv_dbuf tagmsg;
-	lv_dbuf_init(&tagmsg, 0);
+	lv__dbuf tagmsg;
+	lv__dbuf_init(&tagmsg, 0);
 	size_t ntagged = 0;
 	for (size_t i = 0; i < E->n; i++) {
 		ver *v = &E->v[i];
@@ -247,7 +247,7 @@ static int select_versions(exp *E, lv_error *err)
 			     "`error_if_tagged_old_versions=false` or delete the following tag(s) to enable "
 			     "cleanup: {%.300s}",
 			     ntagged, tagmsg.ptr ? (const char *)tagmsg.ptr : "");
-	lv_dbuf_dispose(&tagmsg);
+	lv__dbuf_dispose(&tagmsg);
 	if (rc == 0 && pol->keep_one_per_ms > 0)
 		rc = thin(E, err);
 	for (size_t i = 0; i < E->n; i++)
@@ -291,7 +291,7 @@ static int expire_manifests(exp *E, lv_error *err)
 		if (!E->v[i].expire)
 			continue;
 		progress(E, "removing old manifests", ++done, E->nexp);
-		lv_manifest_entry e = { E->v[i].version, E->v[i].scheme };
+		lv__manifest_entry e = { E->v[i].version, E->v[i].scheme };
 		char path[LV__MPATH], *copy = lv__strdup(lv__mpath(&e, path));
 		if (!copy || lv__del_hold(del, copy) < 0) {
 			free(copy);
@@ -316,7 +316,7 @@ int lv_expire(lv_dataset *ds, const lv_expire_policy *pol, lv_cleanup_stats *sta
 	memset(&E, 0, sizeof E);
 	E.ds = ds;
 	E.pol = pol;
-	E.now = pol->now_ms ? pol->now_ms : lv_now_ms();
+	E.now = pol->now_ms ? pol->now_ms : lv__now_ms();
 	E.older = pol->older_than_ms;
 	if (E.older < 0 && pol->retain_versions < 0 && pol->before_version == 0)
 		E.older = LV_CLEANUP_DEFAULT_OLDER_THAN_MS;

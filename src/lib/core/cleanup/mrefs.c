@@ -49,13 +49,13 @@ static int add_ref(lv__mref *m, const char *fmt_prefix, const char *p, size_t n)
 		return lv__err(m->err, LV_ECORRUPT,
 			       "manifest %s: file path '%.*s' would leave the dataset root; refusing to clean up",
 			       m->path, (int)(n > 200 ? 200 : n), p);
-	if (lv_dbuf_adds(&m->refs, fmt_prefix) < 0 || lv_dbuf_add(&m->refs, p, n) < 0 ||
-	    lv_dbuf_addc(&m->refs, 0) < 0)
+	if (lv__dbuf_adds(&m->refs, fmt_prefix) < 0 || lv__dbuf_add(&m->refs, p, n) < 0 ||
+	    lv__dbuf_addc(&m->refs, 0) < 0)
 		return lv__err(m->err, LV_ENOMEM, "out of memory");
 	return 0;
 }
 
-static int on_data(const lv_data_file_ref *f, void *payload)
+static int on_data(const lv__data_file_ref *f, void *payload)
 {
 	lv__mref *m = payload;
 	/* Own files live under data/; a base_id file lives under another root (a branch's parent,
@@ -66,7 +66,7 @@ static int on_data(const lv_data_file_ref *f, void *payload)
 	return add_ref(m, "data/", f->path.p, f->path.n);
 }
 
-static int on_deletion(const lv_deletion_ref *d, void *payload)
+static int on_deletion(const lv__deletion_ref *d, void *payload)
 {
 	lv__mref *m = payload;
 	if (d->has_base_id != m->branch)
@@ -77,13 +77,13 @@ static int on_deletion(const lv_deletion_ref *d, void *payload)
 	return add_ref(m, "_deletions/", name, (size_t)n);
 }
 
-static int on_external(lv_sv path, void *payload)
+static int on_external(lv__sv path, void *payload)
 {
 	lv__mref *m = payload;
 	return m->branch ? 0 : add_ref(m, "", path.p, path.n);
 }
 
-static int on_index(const lv_index_ref *idx, void *payload)
+static int on_index(const lv__index_ref *idx, void *payload)
 {
 	lv__mref *m = payload;
 	if (idx->has_base_id != m->branch)
@@ -125,9 +125,9 @@ static int refs_visit(void *ctx, size_t chunk, size_t i, const char *path, const
 	(void)path;
 	lv__mrefs_job *j = ctx;
 	lv__mref *m = &j->m[i];
-	lv_manifest man;
+	lv__manifest man;
 	m->err = err;
-	lv_manifest_visitor vis = { on_data, on_deletion, on_external, m };
+	lv__manifest_visitor vis = { on_data, on_deletion, on_external, m };
 	m->size = size;
 	int rc = lv__manifest_parse(data, size, m->path, &vis, &man, err);
 	if (rc == 0 && err->code < 0) /* a visitor refusal */
@@ -158,13 +158,13 @@ static int refs_visit(void *ctx, size_t chunk, size_t i, const char *path, const
 		lv_error ie = { 0 };
 		lv__mrow *r = malloc(sizeof *r);
 		if (r) {
-			lv_arena_init(&r->arena, 512);
+			lv__arena_init(&r->arena, 512);
 			if (lv__version_info_from_bytes(j->st, m->path, data, size, false, &r->arena,
 							&r->info, &ie) == 0 &&
 			    r->info.version == m->version) {
 				m->row = r;
 			} else {
-				lv_arena_dispose(&r->arena);
+				lv__arena_dispose(&r->arena);
 				free(r);
 			}
 		}
@@ -211,7 +211,7 @@ int lv__mrefs_add_to(lv__strset *s, const lv__mref *m)
 void lv__mrow_free(lv__mrow *r)
 {
 	if (r) {
-		lv_arena_dispose(&r->arena);
+		lv__arena_dispose(&r->arena);
 		free(r);
 	}
 }
@@ -219,7 +219,7 @@ void lv__mrow_free(lv__mrow *r)
 void lv__mrefs_dispose(lv__mref *m, size_t n)
 {
 	for (size_t i = 0; m && i < n; i++) {
-		lv_dbuf_dispose(&m[i].refs);
+		lv__dbuf_dispose(&m[i].refs);
 		lv__mrow_free(m[i].row);
 	}
 	free(m);
@@ -265,7 +265,7 @@ static int keep_refs_of(lv_dataset *ds, lv_storage *st, const lv__file_vec *fv, 
 			continue;
 		m[n].path = fv->v[i].path;
 		m[n].branch = branch;
-		lv_dbuf_init(&m[n].refs, 0);
+		lv__dbuf_init(&m[n].refs, 0);
 		n++;
 	}
 	int rc = lv__mrefs_read(ds, st, m, n, err);
@@ -313,7 +313,7 @@ int lv__refs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err)
 /* References of manifests committed after `latest` (concurrent writers), added to `referenced`. */
 int lv__refs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, lv_error *err)
 {
-	lv_manifest_entry *e = NULL;
+	lv__manifest_entry *e = NULL;
 	size_t ne = 0;
 	int rc = lv__list_manifests(ds->st, &e, &ne, err);
 	if (rc < 0)
@@ -328,7 +328,7 @@ int lv__refs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, l
 	if (n && (!m || lv__mpaths(e + first, n, &paths, &block) < 0))
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n && rc == 0; i++) {
-		lv_dbuf_init(&m[i].refs, 0);
+		lv__dbuf_init(&m[i].refs, 0);
 		m[i].path = paths[i];
 	}
 	if (rc == 0)

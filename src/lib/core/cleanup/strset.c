@@ -49,7 +49,7 @@ static uint64_t siphash(const uint8_t *s, size_t n, uint64_t k0, uint64_t k1)
 	uint64_t v2 = 0x6c7967656e657261ull ^ k0, v3 = 0x7465646279746573ull ^ k1;
 	size_t full = n / 8 * 8;
 	for (size_t i = 0; i < full; i += 8) {
-		uint64_t m = lv_le64(s + i);
+		uint64_t m = lv__le64(s + i);
 		v3 ^= m;
 		SIPROUND;
 		SIPROUND;

@@ -20,7 +20,7 @@ static void rate_wait(lv__deleter *d)
 {
 	if (d->rate <= 0 || d->p->dry_run)
 		return;
-	uint64_t now = lv_mono_ns();
+	uint64_t now = lv__mono_ns();
 	if (!d->sent)
 		d->start_ns = now;
 	uint64_t due = d->start_ns + (uint64_t)((double)d->sent / d->rate * 1e9);
