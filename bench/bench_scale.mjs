@@ -1,6 +1,6 @@
 // History at scale (issue 18): 1M and 10M recorded versions, and versions() beside its physical limit.
 //
-//   node bench/bench_scale.mjs [--sizes 1000000,10000000] [--live 1000000] [--no-limit] [--keep] [--out DIR]
+//   node bench/bench_scale.mjs [--sizes 1000000,10000000|0] [--live 1000000] [--no-limit] [--keep] [--out DIR]
 //
 // Part 1, for each size N (bench/gen_dataset; cached in bench/out/datasets/ with --keep): the last
 // --live versions (default: all of N up to 1M) have manifests, the rest are recorded history written
@@ -26,7 +26,7 @@ import { lancedb } from '../tests/interop/peer.mjs';
 import { here, bin, tool, requireBinaries, parseArgs, run, timeProcess, timeInProcess, lvStats, machine, fms, fmb, nowMs } from './lib.mjs';
 
 const a = parseArgs();
-const SIZES = a.list('--sizes', '1000000,10000000').map(Number);
+const SIZES = a.list('--sizes', '1000000,10000000').map(Number).filter((n) => n > 0); // --sizes 0: part 2 only
 const LIVE = Number(a.get('--live', 1000000));
 const keep = a.has('--keep');
 const outDir = path.resolve(a.get('--out', path.join(here, 'out', 'scale')));
