@@ -201,7 +201,7 @@ static int range_collect(lv__writer *w, lv__seen *s, const lv_refs *refs, const 
 	slice(w->extra, w->nextra, lo, hi, &xf, &xn);
 	lv_version_info *known = NULL, *add = NULL;
 	size_t nknown = 0, nadd = 0;
-	if (lv__cp_merge_rows(bn ? s->base.rows->items + bf : NULL, bn, w->extra + xf, xn, &known,
+	if (lv__cp_merge_rows(bn ? s->base.rows->items + bf : NULL, bn, xn ? w->extra + xf : NULL, xn, &known,
 			      &nknown) < 0)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	int rc = 0;
