@@ -648,6 +648,43 @@ static size_t count_tagged(const lv_version_list *l)
  * dataset recreated under the same name -- is seen by the next call; a list handed out
  * earlier stays valid and unchanged.
  */
+/*
+ * A handle's first versions() costs what it did before the cache: list _versions and
+ * _checkpoints, read the head, list the tags, read the one tag, list the branches, the
+ * identity probe.  The cache's key comes from the tags listing the refs load made (it used
+ * to list _refs/tags once more: 8 requests, 8 round trips on S3).
+ */
+static void test_versions_first_call_requests(void **state)
+{
+	(void)state;
+	lv_storage *st = NULL;
+	CHECK(lv_storage_mem_new(&st, &err));
+	truth t;
+	memset(&t, 0, sizeof t);
+	commit_range(st, &t, 1, 10, 0);
+	lv_checkpoint_config cfg = small_cfg(100, 32);
+	lv_dataset *ds = tu_open(st);
+	lv_checkpoint_result r;
+	CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
+	lv_dataset_free(ds);
+	CHECK(synth_tag(st, "v5", 5));
+	ds = tu_open(st);
+	lv_version_list *a = NULL, *b = NULL;
+	lv_history_report rep;
+	CHECK(lv_versions(&a, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(a), 10);
+	assert_int_equal(count_tagged(a), 1);
+	assert_int_equal(rep.requests, 7);
+	/* the second call is served from the cache, and sees a new tag */
+	CHECK(synth_tag(st, "v6", 6));
+	CHECK(lv_versions(&b, ds, &rep, &err));
+	assert_int_equal(count_tagged(b), 2);
+	lv_version_list_free(a);
+	lv_version_list_free(b);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 static void test_versions_cache(void **state)
 {
 	(void)state;
@@ -731,6 +768,7 @@ int main(void)
 		cmocka_unit_test(test_history_asof_brute_force),
 		cmocka_unit_test(test_costs_do_not_touch_the_archive),
 		cmocka_unit_test(test_versions_cache),
+		cmocka_unit_test(test_versions_first_call_requests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -209,7 +209,10 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 	lv_error se = { 0 };
 	int rc = round1_run(ds, &r1, answered, err);
 	bool served = false;
-	if (rc == 0 && cache && lv__vcache_refs_sig(ds, &refs_sig, &se) < 0) {
+	if (rc == 0 && cache && !answered && r1.rc[2] == 0 && r1.refs) {
+		/* a first call: the refs load just listed the tags; its digest keys the answer */
+		refs_sig = lv__refs_tags_sig(r1.refs);
+	} else if (rc == 0 && cache && lv__vcache_refs_sig(ds, &refs_sig, &se) < 0) {
 		lv__vcache_leave(ds);
 		cache = false;
 	} else if (rc == 0 && answered && r1.names.n) {

@@ -37,11 +37,8 @@ uint64_t lv__vcache_live_sig(const lv__manifest_entry *live, size_t n)
 
 static int refs_cb(const lv_list_entry *e, void *payload)
 {
-	uint64_t *h = payload, s = 1469598103934665603ull;
-	for (const char *p = e->path; *p; p++)
-		s = (s ^ (uint8_t)*p) * 1099511628211ull;
-	/* order-independent: a sum of per-file digests */
-	*h += mix(mix(s, e->size), (uint64_t)e->mtime_ms);
+	uint64_t *h = payload;
+	*h += lv__refs_entry_digest(e); /* the sum the refs load also keeps (lv__refs_tags_sig) */
 	return 0;
 }
 

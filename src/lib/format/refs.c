@@ -18,6 +18,7 @@ struct lv_refs {
 	size_t nbranches;
 	lv_refs_bad *bad; /* files skipped by a lenient load */
 	size_t nbad, capbad;
+	uint64_t tags_sig; /* lv__refs_listing_digest of the tags directory as it was listed */
 };
 
 /* ---- parsing ---- */
@@ -214,12 +215,28 @@ typedef struct namevec {
 	char **v;
 	size_t n, cap;
 	int rc;
+	uint64_t sig; /* every listed entry's lv__refs_entry_digest, summed */
 } namevec;
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+	return h * 0xBF58476D1CE4E5B9ull;
+}
+
+uint64_t lv__refs_entry_digest(const lv_list_entry *e)
+{
+	uint64_t s = 1469598103934665603ull;
+	for (const char *p = e->path; *p; p++)
+		s = (s ^ (uint8_t)*p) * 1099511628211ull;
+	return mix(mix(s, e->size), (uint64_t)e->mtime_ms);
+}
 
 /* Collects "*.json" file names (with a non-empty stem) of one directory. */
 static int collect_json(const lv_list_entry *e, void *payload)
 {
 	namevec *nv = payload;
+	nv->sig += lv__refs_entry_digest(e); /* order-independent: a sum */
 	/* listed paths are relative to the storage root: keep the file name only */
 	const char *name = lv__basename(e->path);
 	size_t len = strlen(name);
@@ -356,11 +373,12 @@ static int add_bad(lv_refs *r, int kind, const char *dir, const char *name, cons
 /* With `lenient` (non-NULL), a file that cannot be read or parsed is recorded there and skipped. */
 static int load_dir(lv_storage *st, const char *dir, size_t elem, ref_parse_fn parse,
 		    int (*cmp)(const void *, const void *), int threads, void **arr, size_t *count,
-		    lv_refs *lenient, int bad_kind, lv_error *err)
+		    lv_refs *lenient, int bad_kind, uint64_t *sig, lv_error *err)
 {
 	namevec nv = { 0 };
 	ref_reads rr = { st, dir, NULL, NULL, NULL, NULL };
 	int rc = list_names(st, dir, &nv, err);
+	*sig = nv.sig;
 	if (rc < 0 || nv.n == 0)
 		goto out;
 	rr.names = nv.v;
@@ -429,6 +447,7 @@ typedef struct ref_dirs {
 	size_t ntags, nbranches;
 	int rc[2];
 	lv_error err[2];
+	uint64_t sig[2];
 } ref_dirs;
 
 static void load_one_dir(size_t i, void *arg)
@@ -437,11 +456,11 @@ static void load_one_dir(size_t i, void *arg)
 	if (i == 0)
 		d->rc[0] = load_dir(d->st, LV_REFS_TAGS_DIR, sizeof(lv_tag), parse_tag_slot, cmp_tag,
 				    d->threads, &d->tags, &d->ntags, d->lenient[0], LV_WARN_TAG_UNREADABLE,
-				    &d->err[0]);
+				    &d->sig[0], &d->err[0]);
 	else
 		d->rc[1] = load_dir(d->st, LV_REFS_BRANCHES_DIR, sizeof(lv_branch), parse_branch_slot,
 				    cmp_branch, d->threads, &d->branches, &d->nbranches, d->lenient[1],
-				    LV_WARN_BRANCH_UNREADABLE, &d->err[1]);
+				    LV_WARN_BRANCH_UNREADABLE, &d->sig[1], &d->err[1]);
 }
 
 static int refs_load(lv_refs **out, lv_storage *st, int threads, bool lenient, lv_error *err)
@@ -467,6 +486,7 @@ static int refs_load(lv_refs **out, lv_storage *st, int threads, bool lenient, l
 	lv__parallel_for(2, d.threads > 1 ? 2 : 1, load_one_dir, &d);
 	r->tags = d.tags;
 	r->ntags = d.ntags;
+	r->tags_sig = d.sig[0];
 	r->branches = d.branches;
 	r->nbranches = d.nbranches;
 	int k = d.rc[0] < 0 ? 0 : d.rc[1] < 0 ? 1 : -1;
@@ -504,6 +524,8 @@ int lv__refs_load_lenient(lv_refs **out, lv_storage *st, int threads, lv_error *
 {
 	return refs_load(out, st, threads, true, err);
 }
+
+uint64_t lv__refs_tags_sig(const lv_refs *r) { return r ? r->tags_sig : 0; }
 
 size_t lv_refs_unreadable_count(const lv_refs *r) { return r ? r->nbad : 0; }
 

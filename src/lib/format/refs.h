@@ -55,5 +55,10 @@ int lv__refs_load_storage_conc(lv_refs **out, lv_storage *st, int threads, lv_er
  * tag (cleanup) use the strict loaders above.
  */
 int lv__refs_load_lenient(lv_refs **out, lv_storage *st, int threads, lv_error *err);
+/* A digest of one listed entry (path, size, mtime); a directory's digest is the sum over its
+ * entries, so it does not depend on listing order. */
+uint64_t lv__refs_entry_digest(const lv_list_entry *e);
+/* The digest of the tags directory as this load listed it (0 for an empty or missing one). */
+uint64_t lv__refs_tags_sig(const lv_refs *r);
 
 #endif
