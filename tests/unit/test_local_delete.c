@@ -99,15 +99,23 @@ static void check_after(const int *rcs)
 	assert_true(exists("ds/link"));
 }
 
-static void test_delete_many(void **state)
+/* The files of a batch made, and base/ds opened as a local store. */
+static lv_storage *open_ds(void)
 {
-	(void)state;
 	make_files();
 	char root[4200];
 	snprintf(root, sizeof root, "%s/ds", base);
 	lv_storage *st = NULL;
 	lv_error err = { 0 };
 	assert_int_equal(lv_storage_open(&st, root, NULL, &err), 0);
+	return st;
+}
+
+static void test_delete_many(void **state)
+{
+	(void)state;
+	lv_error err = { 0 };
+	lv_storage *st = open_ds();
 	int rcs[NP];
 	int rc = lv_storage_delete_many(st, paths, NP, rcs, &err);
 	assert_int_equal(rc, LV_EINVALID); /* the first failure that is not "missing": the link */
@@ -124,12 +132,8 @@ static void test_delete_many(void **state)
 static void test_delete_one_by_one(void **state)
 {
 	(void)state;
-	make_files();
-	char root[4200];
-	snprintf(root, sizeof root, "%s/ds", base);
-	lv_storage *st = NULL;
 	lv_error err = { 0 };
-	assert_int_equal(lv_storage_open(&st, root, NULL, &err), 0);
+	lv_storage *st = open_ds();
 	int rcs[NP];
 	for (size_t i = 0; i < NP; i++)
 		rcs[i] = lv_storage_delete(st, paths[i], &err);
