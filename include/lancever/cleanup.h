@@ -74,8 +74,9 @@ typedef void (*lv_cleanup_candidate_cb)(const lv_cleanup_candidate *c, void *pay
  * A branch created from a version of the lineage being cleaned whose base version the policy
  * selects (Lance's CleanupReferencedBranch; Lance lists a branch whose base manifest is gone
  * too).  Such a base version is never removed here (it is kept, as every branch base is).
- * `cascade` says whether clean_referenced_branches would clean that branch (lancever does not
- * implement the cascade: always false).
+ * `cascade` says whether this cleanup cleans that branch first: clean_referenced_branches is
+ * set and the branch's own lance.auto_cleanup.* config makes it due (see that field).  Called
+ * once the dataset's manifests are judged, before the branch is cleaned.
  */
 typedef void (*lv_cleanup_branch_cb)(const char *name, uint64_t referenced_version, bool cascade,
 				     void *payload);
@@ -114,14 +115,31 @@ typedef struct lv_cleanup_policy {
 					   after on_file, for the same files); NULL = none */
 	lv_cleanup_branch_cb on_referenced_branch; /**< see lv_cleanup_branch_cb; NULL = none */
 	lv_cleanup_plan_cb on_plan;   /**< see lv_cleanup_plan_cb; NULL = none */
+	/* ---- version 4 ---- */
+	bool clean_referenced_branches; /**< Lance's cascade: before this lineage's files are
+					   judged, each referenced branch (see lv_cleanup_branch_cb)
+					   is cleaned with the policy its own latest manifest's
+					   lance.auto_cleanup.* keys give, when they make it due:
+					   `interval` set (not 0) and the branch's latest version a
+					   multiple of it; `older_than` (humantime, e.g. "14days")
+					   and `retain_versions` as given (neither: 7 days);
+					   error_if_tagged_old_versions off; delete_unverified off;
+					   this policy's dry_run, now_ms and delete_rate_limit.
+					   A branch without `interval` is not cleaned; a value that
+					   does not parse fails the cleanup (LV_EINVALID) before
+					   anything changes.  The branch's files reach on_file and
+					   on_candidate with paths relative to the dataset root
+					   (tree/NAME/...), and its removals are added to `stats`.
+					   Not recursive: a cascaded branch's own referenced
+					   branches are not cleaned */
 } lv_cleanup_policy;
 
-#define LV_CLEANUP_POLICY_VERSION 3
+#define LV_CLEANUP_POLICY_VERSION 4
 /* With no condition set, older_than defaults to 7 days (LanceDB optimize()'s default); a
  * version list is a condition. */
 #define LV_CLEANUP_POLICY_INIT                                                              \
 	{ LV_CLEANUP_POLICY_VERSION, -1, -1, 0, false, true, false, 0,                      \
-	  LV_CHECKPOINT_CONFIG_INIT, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, NULL }
+	  LV_CHECKPOINT_CONFIG_INIT, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, NULL, false }
 
 #define LV_CLEANUP_DEFAULT_OLDER_THAN_MS (7LL * 24 * 3600 * 1000)
 #define LV_CLEANUP_UNVERIFIED_MS (7LL * 24 * 3600 * 1000)
@@ -146,10 +164,12 @@ typedef struct lv_cleanup_stats {
  * explain) is refused with LV_EUNSUPPORTED, before anything changes, when a
  * manifest it reads (the dataset's, its branches', commits newer than the
  * plan) carries writer feature flags lancever does not know, naming the bits
- * (Lance's ensure_can_write_manifest refuses them in cleanup).  Policies of versions 1 and 2 (older
+ * (Lance's ensure_can_write_manifest refuses them in cleanup).  Policies of versions 1 to 3 (older
  * headers) are read as such.  `stats` (may be NULL) is the caller's struct, filled
  * also on error with what was done; the callbacks' arguments are borrowed for the call.
- * Errors: LV_EINVALID (a NULL argument, an invalid policy, an empty version list);
+ * Errors: LV_EINVALID (a NULL argument, an invalid policy, an empty version list, a
+ * cascaded branch's lance.auto_cleanup.* value that does not parse); errors of a cascaded
+ * branch's cleanup (its name in the message);
  * LV_ETAGGED; LV_EUNSUPPORTED (unknown writer flags); LV_ECORRUPT (a
  * manifest that does not parse or names an unsafe path: nothing is deleted); LV_EIO (a
  * manifest that vanished mid-plan); the reading errors of lv_history() and the errors of

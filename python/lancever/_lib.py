@@ -187,7 +187,7 @@ class CheckpointResult(ctypes.Structure):
 
 CLEANUP_FILE_CB = ctypes.CFUNCTYPE(None, c_char_p, c_int, c_u64, c_char_p, c_void_p)
 CLEANUP_PROGRESS_CB = ctypes.CFUNCTYPE(None, c_char_p, c_u64, c_u64, c_void_p)
-CLEANUP_POLICY_VERSION = 3
+CLEANUP_POLICY_VERSION = 4
 
 
 class CleanupCandidate(ctypes.Structure):
@@ -226,6 +226,7 @@ class CleanupPolicy(ctypes.Structure):
         ("on_candidate", CLEANUP_CANDIDATE_CB),
         ("on_referenced_branch", CLEANUP_BRANCH_CB),
         ("on_plan", CLEANUP_PLAN_CB),
+        ("clean_referenced_branches", c_bool),
     ]
 
 

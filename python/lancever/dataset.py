@@ -8,7 +8,7 @@ import threading
 import warnings as _warnings
 import weakref
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from . import _arrow, _lib
 from .errors import (Error, InvalidArgumentError, LanceverWarning, NotFoundError,
@@ -350,7 +350,11 @@ class Dataset:
                  delete_unverified: bool, error_if_tagged_old_versions: bool, dry_run: bool,
                  before_version: Optional[int], checkpoint: bool,
                  progress: Optional[Callable[[str, int, int], None]],
-                 on_file: Optional[Callable[[str, str, int, str], None]]) -> CleanupStats:
+                 on_file: Optional[Callable[[str, str, int, str], None]],
+                 versions: Optional[Sequence[int]] = None,
+                 clean_referenced_branches: bool = False,
+                 on_branch: Optional[Callable[[str, int, bool], None]] = None
+                 ) -> CleanupStats:
         if older_than is not None and not isinstance(older_than, timedelta):
             raise TypeError("lancever: older_than wants a datetime.timedelta")
         if retain_versions is not None and retain_versions < 1:
@@ -367,7 +371,24 @@ class Dataset:
         pol.dry_run = dry_run
         pol.checkpoint = _lib.CheckpointConfig(_lib.CHECKPOINT_CONFIG_VERSION,
                                                -1 if checkpoint else 0, -1, -1, -1, -1)
+        pol.clean_referenced_branches = clean_referenced_branches
+        if versions is not None:
+            vs = [int(v) for v in versions]
+            if not vs:
+                raise InvalidArgumentError("lancever: versions must not be empty when specified")
+            if any(v < 0 for v in vs):
+                raise InvalidArgumentError("lancever: versions must be non-negative")
+            varr = (_lib.c_u64 * len(vs))(*vs)
+            pol.versions = ctypes.cast(varr, ctypes.POINTER(_lib.c_u64))
+            pol.nversions = len(vs)
         raised: List[BaseException] = []
+
+        def branch_cb(name: bytes, version: int, cascade: bool, _p: Any) -> None:
+            try:
+                if on_branch is not None:
+                    on_branch(name.decode("utf-8", "replace"), version, bool(cascade))
+            except BaseException as e:
+                raised.append(e)
 
         def file_cb(path: bytes, kind: int, size: int, reason: bytes, _p: Any) -> None:
             try:
@@ -385,6 +406,7 @@ class Dataset:
                 raised.append(e)
         pol.on_file = _lib.CLEANUP_FILE_CB(file_cb)
         pol.on_progress = _lib.CLEANUP_PROGRESS_CB(progress_cb)
+        pol.on_referenced_branch = _lib.CLEANUP_BRANCH_CB(branch_cb)
         stats = _lib.CleanupStats()
         fn = _lib.lib().lv_cleanup
         found = self._call(lambda ds, *a: fn(ds, ctypes.byref(pol), ctypes.byref(stats), *a))
@@ -397,8 +419,9 @@ class Dataset:
                              delete_unverified: bool = False,
                              error_if_tagged_old_versions: bool = True, dry_run: bool = False,
                              before_version: Optional[int] = None, checkpoint: bool = True,
-                             progress: Optional[Callable[[str, int, int], None]] = None
-                             ) -> CleanupStats:
+                             progress: Optional[Callable[[str, int, int], None]] = None,
+                             versions: Optional[Sequence[int]] = None,
+                             clean_referenced_branches: bool = False) -> CleanupStats:
         """Removes old versions with Lance's rules, after recording them in a checkpoint
         (``is_cleaned_up``), so :meth:`history` keeps them.
 
@@ -413,22 +436,30 @@ class Dataset:
         ``dry_run`` changes nothing.  ``checkpoint=False`` skips the checkpoint (history of
         the removed versions is then lost).  ``progress(phase, done, total)`` is called as
         the cleanup advances (possibly from a library thread, with the GIL held).
+        ``versions`` is Lance's exact version list (only these are candidates; every other
+        condition given must hold too; an empty list is refused).
+        ``clean_referenced_branches`` first cleans each branch made from a selected version
+        with its own ``lance.auto_cleanup.*`` policy when that is due (see the README).
         Returns a :class:`CleanupStats` (Lance's field names plus lancever's)."""
         return self._cleanup(older_than, retain_versions, delete_unverified,
                              error_if_tagged_old_versions, dry_run, before_version, checkpoint,
-                             progress, None)
+                             progress, None, versions, clean_referenced_branches)
 
     def explain_cleanup_old_versions(self, older_than: Optional[timedelta] = None,
                                      retain_versions: Optional[int] = None, *,
                                      delete_unverified: bool = False,
                                      error_if_tagged_old_versions: bool = True,
                                      before_version: Optional[int] = None,
-                                     include_files: bool = True, max_files: Optional[int] = 1000
+                                     include_files: bool = True, max_files: Optional[int] = 1000,
+                                     versions: Optional[Sequence[int]] = None,
+                                     clean_referenced_branches: bool = False
                                      ) -> CleanupExplanation:
         """What :meth:`cleanup_old_versions` with the same policy would remove, from a dry
         run (nothing changes): stats, and up to ``max_files`` candidate files (path, kind,
         size, reason, unverified; ``candidate_files_truncated`` when there were more;
-        ``max_files=None`` for all).  Shaped like Lance's ``CleanupExplanation``."""
+        ``max_files=None`` for all).  ``referenced_branches``: the branches made from a
+        version the policy selects (or whose base is gone), as Lance lists them.  Shaped like
+        Lance's ``CleanupExplanation``."""
         files: List[CandidateFile] = []
         total = [0]
 
@@ -437,10 +468,11 @@ class Dataset:
             if include_files and (max_files is None or len(files) < max_files):
                 files.append(CandidateFile(path, kind, size, reason,
                                            reason.startswith("unreferenced") or kind == "temp"))
+        branches: List[str] = []
         stats = self._cleanup(older_than, retain_versions, delete_unverified,
                               error_if_tagged_old_versions, True, before_version, True, None,
-                              on_file)
-        branches = sorted(self.tags.branches())
+                              on_file, versions, clean_referenced_branches,
+                              lambda name, _v, _c: branches.append(name))
         return CleanupExplanation(stats, files, include_files and len(files) < total[0],
                                   max_files if include_files else None, branches,
                                   stats.warnings)

@@ -92,7 +92,7 @@ int main(void)
 	F(lv_cleanup_policy, payload); F(lv_cleanup_policy, delete_rate_limit);
 	F(lv_cleanup_policy, versions); F(lv_cleanup_policy, nversions);
 	F(lv_cleanup_policy, on_candidate); F(lv_cleanup_policy, on_referenced_branch);
-	F(lv_cleanup_policy, on_plan); end();
+	F(lv_cleanup_policy, on_plan); F(lv_cleanup_policy, clean_referenced_branches); end();
 	S(lv_cleanup_candidate); F(lv_cleanup_candidate, path); F(lv_cleanup_candidate, kind);
 	F(lv_cleanup_candidate, size); F(lv_cleanup_candidate, reason);
 	F(lv_cleanup_candidate, unverified); F(lv_cleanup_candidate, version); end();

@@ -222,6 +222,20 @@ def test_cleanup_policies(tmp_path):
     assert [x["version"] for x in h] == [5, 6] and h.gaps == [(1, 4)]
 
 
+def test_cleanup_versions_list(tmp_path):
+    d = gen_dataset(tmp_path / "v.lance", 6)
+    ds = lancever.Dataset(d)
+    j = cli_json("cleanup", d, "--versions", "2,4,6", "--dry-run")
+    dry = ds.cleanup_old_versions(versions=[2, 4, 6], dry_run=True)  # 6 is the latest: kept
+    assert dry.old_versions == j["versions_removed"] == 2
+    ex = ds.explain_cleanup_old_versions(versions=[3], clean_referenced_branches=True)
+    assert ex.stats.old_versions == 1 and ex.referenced_branches == []
+    with pytest.raises(lancever.InvalidArgumentError, match="empty"):
+        ds.cleanup_old_versions(versions=[])
+    real = ds.cleanup_old_versions(versions=[1, 2])
+    assert real.old_versions == 2 and [v["version"] for v in ds.versions()] == [3, 4, 5, 6]
+
+
 def test_errors_are_typed(tmp_path, demo):
     with pytest.raises(lancever.NotFoundError, match="not a Lance dataset"):
         lancever.Dataset(tmp_path / "missing.lance").versions()

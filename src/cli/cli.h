@@ -93,6 +93,7 @@ typedef struct lvcli_args {
 	int64_t when_ms;         /* TIME: set by the command's check */
 	const char *versions;    /* cleanup --versions LIST, as given */
 	bool explain;            /* cleanup --explain */
+	bool clean_referenced;   /* cleanup --clean-referenced-branches */
 	uint64_t max_candidates; /* cleanup --max-candidates (0 = not given) */
 } lvcli_args;
 

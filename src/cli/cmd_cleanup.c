@@ -49,6 +49,9 @@ static const lvcli_opt cleanup_opts[] = {
 	  "in it are kept (a tagged one stops the run unless --no-error-if-tagged-old-versions), and "
 	  "each listed version not removed is warned about", LVCLI_STRING, 0, 0,
 	  offsetof(lvcli_args, versions) },
+	{ "--clean-referenced-branches", NULL, "first clean each branch made from a version this "
+	  "cleanup selects, with that branch's own lance.auto_cleanup.* policy when it is due (Lance's "
+	  "clean_referenced_branches)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, clean_referenced) },
 	{ "--explain", NULL, "say what a cleanup would remove, shaped like Lance's CleanupExplanation "
 	  "(read_version, stats, candidate_files with kind, unverified and size, "
 	  "candidate_files_truncated, candidate_file_limit, referenced_branches, warnings); change "
@@ -350,6 +353,7 @@ static void policy_from_args(const lvcli_args *a, lv_cleanup_policy *p)
 	if (a->segment_rows)
 		p->checkpoint.archive_segment_rows = (int64_t)a->segment_rows;
 	p->delete_rate_limit = (double)a->delete_rate_limit;
+	p->clean_referenced_branches = a->clean_referenced;
 }
 
 /* Lance's refusal, worded as Lance words it, but naming the CLI's flag for its knob. */

@@ -83,5 +83,21 @@ check((await f2.countRows()) === featRows.length + 1, 'LanceDB writes to the cle
 // a rerun has nothing left to remove
 const again = lv(['--branch', 'feat', 'cleanup', dir, '--older-than', '0s', '--json']);
 check(again.status === 0, `a second cleanup exits 0: ${again.stderr}`);
+
+// --clean-referenced-branches on main: feat (made from main's v3, which the policy selects) is
+// a referenced branch, but LanceDB wrote no lance.auto_cleanup.* keys, so it is not cleaned --
+// as Lance leaves a branch without an auto-cleanup interval alone.
+const beforeCascade = files(dir);
+const cx = lv(['cleanup', dir, '--older-than', '0s', '--clean-referenced-branches', '--explain', '--json']);
+check(cx.status === 0, `--explain --clean-referenced-branches exits 0: ${cx.stderr}`);
+const cxj = cx.status === 0 ? JSON.parse(cx.stdout) : { referenced_branches: [] };
+checkEq(cxj.referenced_branches, [{ name: 'feat', referenced_version: 3, cleanup_candidate: false }],
+  'feat is listed as referenced, not to be cleaned (no auto-cleanup config)');
+const cr = lv(['cleanup', dir, '--older-than', '0s', '--clean-referenced-branches', '--json']);
+check(cr.status === 0, `cleanup --clean-referenced-branches exits 0: ${cr.stderr}`);
+checkEq(files(dir).branch, beforeCascade.branch, 'the branch without auto-cleanup config is untouched');
+await t2.checkoutLatest();
+checkEq(rowsOf(await t2.query().toArray()), mainRows[4], 'main still reads its latest rows');
+checkEq(rowsOf(await f2.query().toArray()).length, featRows.length + 1, 'the branch still reads');
 console.log(`branch cleanup on ${peerLabel}: ${out.versions_removed} versions, ${gone.length} files`);
 finish('test_cleanup_branch');

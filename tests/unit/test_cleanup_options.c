@@ -75,7 +75,10 @@ typedef struct seen {
 	size_t nfiles, nunverified, nverified_data;
 	char branch[4][32];
 	uint64_t branch_version[4];
+	bool branch_cascade[4];
 	size_t nbranch;
+	size_t nbranch_files;     /* candidates under tree/ (a cascaded branch's) */
+	bool saw_b4;              /* tree/feat/data/b4.lance among them */
 	uint64_t read_version, planned;
 } seen;
 
@@ -83,6 +86,11 @@ static void on_candidate(const lv_cleanup_candidate *c, void *payload)
 {
 	seen *s = payload;
 	s->nfiles++;
+	if (!strncmp(c->path, "tree/", 5)) {
+		s->nbranch_files++;
+		s->saw_b4 |= !strcmp(c->path, "tree/feat/data/b4.lance");
+		return;
+	}
 	if (c->kind == LV_KIND_MANIFEST) {
 		assert_false(c->unverified);
 		assert_true(c->version >= 1 && c->version <= MAXV);
@@ -95,9 +103,9 @@ static void on_candidate(const lv_cleanup_candidate *c, void *payload)
 static void on_branch(const char *name, uint64_t v, bool cascade, void *payload)
 {
 	seen *s = payload;
-	assert_false(cascade);
 	assert_true(s->nbranch < 4);
 	snprintf(s->branch[s->nbranch], sizeof s->branch[0], "%s", name);
+	s->branch_cascade[s->nbranch] = cascade;
 	s->branch_version[s->nbranch++] = v;
 }
 
@@ -269,27 +277,30 @@ static void test_versions_refusals(void **state)
 	lv_storage_free(st);
 }
 
-/* A caller built against the version-2 header passes the shorter struct: read as such. */
+/* A caller built against the version-2 or -3 header passes the shorter struct: read as such. */
 static void test_policy_v2_layout(void **state)
 {
 	(void)state;
-	lv_storage *st = series(4);
-	lv_dataset *ds = open_ds(st);
-	size_t v2size = offsetof(lv_cleanup_policy, versions);
-	lv_cleanup_policy full = LV_CLEANUP_POLICY_INIT;
-	full.version = 2;
-	full.older_than_ms = 0;
-	full.now_ms = BASE + 10000;
-	/* exactly the old size on the heap: reading past it is caught by ASan */
-	lv_cleanup_policy *p = malloc(v2size);
-	assert_non_null(p);
-	memcpy(p, &full, v2size);
-	lv_cleanup_stats s;
-	CHECK(lv_cleanup(ds, p, &s, &err));
-	assert_int_equal(s.versions_removed, 3);
-	free(p);
-	lv_dataset_free(ds);
-	lv_storage_free(st);
+	const size_t sizes[2] = { offsetof(lv_cleanup_policy, versions),
+				  offsetof(lv_cleanup_policy, clean_referenced_branches) };
+	for (int i = 0; i < 2; i++) {
+		lv_storage *st = series(4);
+		lv_dataset *ds = open_ds(st);
+		lv_cleanup_policy full = LV_CLEANUP_POLICY_INIT;
+		full.version = 2 + i;
+		full.older_than_ms = 0;
+		full.now_ms = BASE + 10000;
+		/* exactly the old size on the heap: reading past it is caught by ASan */
+		lv_cleanup_policy *p = malloc(sizes[i]);
+		assert_non_null(p);
+		memcpy(p, &full, sizes[i]);
+		lv_cleanup_stats s;
+		CHECK(lv_cleanup(ds, p, &s, &err));
+		assert_int_equal(s.versions_removed, 3);
+		free(p);
+		lv_dataset_free(ds);
+		lv_storage_free(st);
+	}
 }
 
 /* Unknown writer feature flags stop any cleanup (a dry run too) before anything changes. */
@@ -483,6 +494,188 @@ static void test_branch_cleanup(void **state)
 	lv_storage_free(st);
 }
 
+/* Main 1..4; branch feat made from main's v2, with its own versions 3..6 (data b3..b6), the
+ * newest carrying `config` (key, value, ..., NULL) and a tag of feat on its v3.  Everything
+ * 30 days old. */
+static lv_storage *with_branch(const char *const *config)
+{
+	lv_storage *st = series(4);
+	branch_from(st, "feat", 2);
+	const char *tag = "{\n  \"branch\": \"feat\",\n  \"version\": 3,\n  \"manifestSize\": 100,\n"
+			  "  \"metadata\": {}\n}";
+	CHECK(lv_storage_write(st, "_refs/tags/f3.json", tag, strlen(tag), &err));
+	lv_storage *sub = NULL;
+	CHECK(lv_storage_sub(&sub, st, "tree/feat", &err));
+	for (uint64_t v = 3; v <= 6; v++) {
+		char dp[32], full[48];
+		snprintf(dp, sizeof dp, "b%llu.lance", (unsigned long long)v);
+		synth_commit c = { .version = v, .ts_ms = BASE + (int64_t)v * 1000, .read_version = v - 1,
+				   .data_path = dp, .config = v == 6 ? config : NULL };
+		CHECK(synth_write(sub, &c));
+		snprintf(full, sizeof full, "data/%s", dp);
+		CHECK(lv_storage_write(sub, full, "xy", 2, &err));
+	}
+	tu_set_all_mtimes(st, BASE - 30 * DAY);
+	lv_storage_free(sub);
+	return st;
+}
+
+/* Main's policy: everything older than now (30 days on), so main's v2 (feat's base) is
+ * selected and feat is a referenced branch. */
+static lv_cleanup_policy cascade_policy(seen *s, bool cascade)
+{
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.older_than_ms = 0;
+	p.now_ms = BASE + 30 * DAY;
+	p.clean_referenced_branches = cascade;
+	hook(&p, s);
+	return p;
+}
+
+/* How many of feat's files (data and manifests, versions 3..6) are there. */
+static int feat_files(lv_storage *st)
+{
+	int n = 0;
+	for (uint64_t v = 3; v <= 6; v++) {
+		char dp[48], mp[96], sp[128];
+		snprintf(dp, sizeof dp, "tree/feat/data/b%llu.lance", (unsigned long long)v);
+		snprintf(sp, sizeof sp, "tree/feat/%s", synth_manifest_path(mp, sizeof mp, v));
+		n += exists(st, dp) + exists(st, sp);
+	}
+	return n;
+}
+
+/*
+ * clean_referenced_branches: a branch made from a version the cleanup selects is cleaned
+ * first, with the policy of its own lance.auto_cleanup.* keys (interval due at its latest
+ * version, older_than, retain_versions; its tags kept without failing), its files reported
+ * under tree/feat/, its removals added to the stats and its history recorded.
+ */
+static void test_cascade(void **state)
+{
+	(void)state;
+	static const char *const due[] = { "lance.auto_cleanup.interval", "3",
+					   "lance.auto_cleanup.older_than", "1day",
+					   "lance.auto_cleanup.retain_versions", "2", NULL };
+	lv_storage *st = with_branch(due);
+	lv_dataset *ds = open_ds(st);
+	seen s;
+	lv_cleanup_policy p = cascade_policy(&s, true);
+	lv_cleanup_stats stats;
+	CHECK(lv_cleanup(ds, &p, &stats, &err));
+	/* main: 1 and 3 go (2 is feat's base, 4 the latest); feat: 4 goes (3 is tagged on feat,
+	 * 5 and 6 are its newest two) */
+	assert_int_equal(stats.versions_removed, 3);
+	assert_true(s.manifest[1] && s.manifest[3] && !s.manifest[2]);
+	assert_int_equal(s.nbranch, 1);
+	assert_string_equal(s.branch[0], "feat");
+	assert_true(s.branch_cascade[0]);
+	assert_true(s.saw_b4);
+	assert_int_equal(s.nbranch_files, 3); /* feat's v4: b4.lance, its .txn, its manifest */
+	assert_false(exists(st, "tree/feat/data/b4.lance"));
+	assert_true(exists(st, "tree/feat/data/b3.lance") && exists(st, "tree/feat/data/b5.lance"));
+	assert_int_equal(feat_files(st), 6);
+	/* the branch's history records its removed version */
+	lv_open_options o = LV_OPEN_OPTIONS_INIT;
+	o.branch = "feat";
+	lv_dataset *bds = NULL;
+	CHECK(lv_dataset_open_storage(&bds, st, &o, &err));
+	lv_version_list *l = NULL;
+	CHECK(lv_history(&l, bds, NULL, &err));
+	size_t cleaned = 0;
+	for (size_t i = 0; i < lv_version_list_count(l); i++)
+		if (lv_version_list_get(l, i)->is_cleaned_up) {
+			assert_int_equal(lv_version_list_get(l, i)->version, 4);
+			cleaned++;
+		}
+	assert_int_equal(cleaned, 1);
+	lv_version_list_free(l);
+	lv_dataset_free(bds);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+/* The branch is left alone without the option, when its interval is not due at its latest
+ * version (6), is 0, or is absent; and a dry run cleans nothing but reports its files. */
+static void test_cascade_not_due(void **state)
+{
+	(void)state;
+	static const char *const due[] = { "lance.auto_cleanup.interval", "2",
+					   "lance.auto_cleanup.older_than", "1h 30min", NULL };
+	static const char *const later[] = { "lance.auto_cleanup.interval", "4", NULL };
+	static const char *const zero[] = { "lance.auto_cleanup.interval", "0", NULL };
+	static const char *const none[] = { "lance.auto_cleanup.older_than", "1day", NULL };
+	const char *const *cfg[5] = { due, later, zero, none, due };
+	for (int i = 0; i < 5; i++) {
+		lv_storage *st = with_branch(cfg[i]);
+		lv_dataset *ds = open_ds(st);
+		seen s;
+		lv_cleanup_policy p = cascade_policy(&s, i != 0);
+		p.dry_run = i == 4;
+		lv_cleanup_stats stats;
+		CHECK(lv_cleanup(ds, &p, &stats, &err));
+		assert_int_equal(s.nbranch, 1);
+		assert_int_equal(s.branch_cascade[0], i == 4);
+		assert_int_equal(feat_files(st), 8);
+		/* the dry run lists what feat would lose (4 and 5: 3 is tagged, 6 the latest) */
+		assert_int_equal(s.nbranch_files, i == 4 ? 6 : 0); /* data, .txn, manifest each */
+		assert_int_equal(stats.versions_removed, i == 4 ? 4 : 2);
+		lv_dataset_free(ds);
+		lv_storage_free(st);
+	}
+}
+
+/* A branch's auto-cleanup value that does not parse stops the run before anything changes. */
+static void test_cascade_bad_config(void **state)
+{
+	(void)state;
+	static const char *const bad[3][5] = {
+		{ "lance.auto_cleanup.interval", "3", "lance.auto_cleanup.older_than", "fortnight", NULL },
+		{ "lance.auto_cleanup.interval", "3", "lance.auto_cleanup.retain_versions", "0", NULL },
+		{ "lance.auto_cleanup.interval", "-3", NULL, NULL, NULL },
+	};
+	static const char *const key[3] = { "older_than", "retain_versions", "interval" };
+	for (int i = 0; i < 3; i++) {
+		lv_storage *st = with_branch(bad[i]);
+		char *before = tu_snapshot(st);
+		lv_dataset *ds = open_ds(st);
+		seen s;
+		lv_cleanup_policy p = cascade_policy(&s, true);
+		assert_int_equal(lv_cleanup(ds, &p, NULL, &err), LV_EINVALID);
+		assert_non_null(strstr(err.message, "branch feat"));
+		assert_non_null(strstr(err.message, key[i]));
+		char *after = tu_snapshot(st);
+		assert_string_equal(before, after);
+		free(before);
+		free(after);
+		lv_dataset_free(ds);
+		lv_storage_free(st);
+	}
+}
+
+/* Lance's duration syntax in config values (humantime). */
+static void test_humantime(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *s;
+		int64_t ms;
+	} ok[] = { { "14days", 14 * DAY }, { "1h 30min", 5400000 }, { "2weeks", 14 * DAY },
+		   { "0s", 0 }, { "500ms", 500 }, { "1day 2h", DAY + 7200000 }, { "90 m", 5400000 },
+		   { "1M", 2630016000 }, { "1y", 31557600000LL }, { "1500000us", 1500 } };
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		int64_t ms = -1;
+		assert_int_equal(lv__parse_humantime(ok[i].s, &ms), 0);
+		assert_int_equal(ms, ok[i].ms);
+	}
+	static const char *const bad[] = { "", " ", "fortnight", "14", "days", "1.5h", "-1d", "1d x",
+					   "99999999999999999999s", "300years" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int64_t ms = 0;
+		assert_int_equal(lv__parse_humantime(bad[i], &ms), -1);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -493,6 +686,10 @@ int main(void)
 		cmocka_unit_test(test_unknown_writer_flags),
 		cmocka_unit_test(test_explain_facts),
 		cmocka_unit_test(test_branch_cleanup),
+		cmocka_unit_test(test_cascade),
+		cmocka_unit_test(test_cascade_not_due),
+		cmocka_unit_test(test_cascade_bad_config),
+		cmocka_unit_test(test_humantime),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

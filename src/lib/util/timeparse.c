@@ -132,3 +132,78 @@ int lv_parse_duration(const char *s, int64_t *out, lv_error *err)
 bad:
 	return lv__err(err, LV_EINVALID, "invalid duration '%.64s': expected e.g. 7d, 36h, 90m, 1d12h", s);
 }
+
+/* A humantime unit: one of its names (matched as a whole word, case-sensitive: m is a
+ * minute, M a month) and its length. */
+typedef struct hunit {
+	const char *name;
+	int64_t ns;
+} hunit;
+
+static const hunit hunits[] = {
+	{ "nsec", 1 }, { "ns", 1 },
+	{ "usec", 1000 }, { "us", 1000 },
+	{ "msec", 1000000 }, { "ms", 1000000 },
+	{ "seconds", 1000000000LL }, { "second", 1000000000LL }, { "secs", 1000000000LL },
+	{ "sec", 1000000000LL }, { "s", 1000000000LL },
+	{ "minutes", 60000000000LL }, { "minute", 60000000000LL }, { "mins", 60000000000LL },
+	{ "min", 60000000000LL }, { "months", 2630016000000000LL }, { "month", 2630016000000000LL },
+	{ "m", 60000000000LL }, { "M", 2630016000000000LL },
+	{ "hours", 3600000000000LL }, { "hour", 3600000000000LL }, { "hrs", 3600000000000LL },
+	{ "hr", 3600000000000LL }, { "h", 3600000000000LL },
+	{ "days", 86400000000000LL }, { "day", 86400000000000LL }, { "d", 86400000000000LL },
+	{ "weeks", 604800000000000LL }, { "week", 604800000000000LL }, { "w", 604800000000000LL },
+	{ "years", 31557600000000000LL }, { "year", 31557600000000000LL },
+	{ "y", 31557600000000000LL },
+};
+
+/* The unit spelled at p (its whole word: letters up to the next digit, space or end). */
+static const hunit *hunit_at(const char *p, size_t *len)
+{
+	size_t n = 0;
+	while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z'))
+		n++;
+	for (size_t i = 0; i < sizeof hunits / sizeof hunits[0]; i++)
+		if (strlen(hunits[i].name) == n && !strncmp(p, hunits[i].name, n)) {
+			*len = n;
+			return &hunits[i];
+		}
+	return NULL;
+}
+
+/*
+ * A duration as Lance's config values spell it (the humantime crate's syntax:
+ * "14days", "1h 30min", "2weeks"): spans of an integer and a unit, with
+ * optional spaces; a month is 30.44 days and a year 365.25 days, as there.
+ * Sub-millisecond spans are summed in nanoseconds, then truncated to ms.
+ */
+int lv__parse_humantime(const char *s, int64_t *out_ms)
+{
+	const char *p = s;
+	int64_t total = 0;
+	bool any = false;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (*p < '0' || *p > '9')
+			return -1;
+		int64_t v = 0;
+		while (*p >= '0' && *p <= '9')
+			if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *p++ - '0', &v))
+				return -1;
+		while (*p == ' ')
+			p++;
+		size_t n;
+		const hunit *u = hunit_at(p, &n);
+		if (!u || __builtin_mul_overflow(v, u->ns, &v) || __builtin_add_overflow(total, v, &total))
+			return -1;
+		p += n;
+		any = true;
+	}
+	if (!any)
+		return -1;
+	*out_ms = total / 1000000;
+	return 0;
+}

@@ -9,6 +9,9 @@
  *   3. select    each one as it is read: old (every set condition, not the
  *                latest, not tagged, not a branch's base) or kept; what it
  *                references goes to the kept or the old set (128-bit digests)
+ *   3b. cascade  referenced branches reported; with clean_referenced_branches
+ *                the due ones cleaned now, each by its own lv_cleanup()
+ *                (cascade.c says which and how)
  *   4. keep      what branches, detached and newer commits reference
  *   5. record    the checkpoint marking the old versions cleaned up
  *   6. sweep     each directory judged while listed: unreferenced files by
@@ -61,7 +64,10 @@ typedef struct plan {
 	size_t ntagged;
 	uint64_t *versions;   /* the policy's exact list, sorted (NULL = unset) */
 	size_t nversions;
+	const lv_branch **rb; /* referenced branches, in the order they were found (borrowed from refs) */
+	size_t nrb;
 	lv_cleanup_stats s;
+	lv_cleanup_stats cascaded; /* what cleaning referenced branches removed */
 } plan;
 
 /* Manifests read at once: their references are folded into the sets, then dropped. */
@@ -88,6 +94,9 @@ static int phase_refs(plan *P, lv_error *err)
 {
 	lv_dataset *ds = P->ds;
 	LV_TRY(lv__refs_load_storage(&P->refs, ds->root, err));
+	size_t nb = lv_refs_branch_count(P->refs);
+	if (!(P->rb = lv__calloc(nb ? nb : 1, sizeof *P->rb)))
+		return lv__err(err, LV_ENOMEM, "out of memory");
 	/*
 	 * The recursive listing of tree/ skips a branch directory that is a
 	 * symlink (or unreadable), and its manifests may use our files.  Listing
@@ -169,18 +178,19 @@ static bool selected(const plan *P, uint64_t version, int64_t ts)
 }
 
 /*
- * Branches made from version v of main when the policy's conditions select v (Lance's
- * find_referenced_branches), reported to on_referenced_branch as each base is judged.
+ * Branches made from version v of the lineage cleaned when the policy's conditions select v
+ * (Lance's find_referenced_branches), noted as each base is judged (reported and, with
+ * clean_referenced_branches, cleaned by phase_cascade).  Each branch has one base: no
+ * duplicates.  rb has room for every branch (phase_refs).
  */
-static void report_branches_on(const plan *P, uint64_t v, int64_t ts)
+static void note_branches_on(plan *P, uint64_t v, int64_t ts)
 {
-	const lv_cleanup_policy *pol = P->pol;
-	if (!pol->on_referenced_branch || !conditions(P, v, ts))
+	if (!conditions(P, v, ts))
 		return;
 	for (size_t b = 0; b < lv_refs_branch_count(P->refs); b++) {
 		const lv_branch *br = lv_refs_branch(P->refs, b);
 		if (same_lineage(br->parent_branch, P->ds->branch) && br->parent_version == v)
-			pol->on_referenced_branch(br->name, v, false, pol->payload);
+			P->rb[P->nrb++] = br;
 	}
 }
 
@@ -190,19 +200,16 @@ static int cmp_entry(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Branches whose base version of main has no manifest: Lance lists them too (their files
- * may still be in use). */
-static void report_branches_without_base(const plan *P)
+/* Branches whose base version has no manifest: Lance lists them too (their files may still
+ * be in use). */
+static void note_branches_without_base(plan *P)
 {
-	const lv_cleanup_policy *pol = P->pol;
-	if (!pol->on_referenced_branch)
-		return;
 	for (size_t b = 0; b < lv_refs_branch_count(P->refs); b++) {
 		const lv_branch *br = lv_refs_branch(P->refs, b);
 		lv__manifest_entry key = { br->parent_version, 0 };
 		if (same_lineage(br->parent_branch, P->ds->branch) &&
 		    !bsearch(&key, P->v, P->nv, sizeof *P->v, cmp_entry))
-			pol->on_referenced_branch(br->name, br->parent_version, false, pol->payload);
+			P->rb[P->nrb++] = br;
 	}
 }
 
@@ -212,7 +219,7 @@ static int judge(plan *P, size_t i, lv__mref *m, lv_error *err)
 {
 	uint64_t version = P->v[i].version;
 	P->size[i] = m->size > UINT32_MAX ? UINT32_MAX : (uint32_t)m->size;
-	report_branches_on(P, version, m->ts_ms);
+	note_branches_on(P, version, m->ts_ms);
 	bool old = false;
 	if (selected(P, version, m->ts_ms)) {
 		size_t k = tags_on(P->refs, P->ds->branch, version, &P->tagmsg);
@@ -297,7 +304,7 @@ static int phase_read(plan *P, lv_error *err)
 	P->s.versions_total = P->nv;
 	progress(P, "reading manifests", P->nv, P->nv);
 	if (rc == 0)
-		report_branches_without_base(P);
+		note_branches_without_base(P);
 	if (rc == 0 && P->pol->on_plan)
 		P->pol->on_plan(P->latest, P->nv, P->nold, P->pol->payload);
 	if (rc == 0 && P->ntagged && P->pol->error_if_tagged_old_versions)
@@ -306,6 +313,56 @@ static int phase_read(plan *P, lv_error *err)
 			     "`error_if_tagged_old_versions=false` or delete the following tag(s) to enable "
 			     "cleanup: {%.300s}",
 			     P->ntagged, P->tagmsg.ptr ? (const char *)P->tagmsg.ptr : "");
+	return rc;
+}
+
+/* One due branch cleaned with the policy its config gave (bp); its removals go to `into`. */
+static int clean_branch(const plan *P, lv_dataset *bds, const char *name, lv_cleanup_policy *bp,
+			lv_cleanup_stats *into, lv_error *err)
+{
+	lv__relay r = { P->pol, name };
+	lv__cascade_relay(bp, &r);
+	lv_cleanup_stats bs;
+	int rc = lv_cleanup(bds, bp, &bs, err);
+	lv__cleanup_stats_add(into, &bs);
+	if (rc < 0) {
+		char why[LV_ERROR_MESSAGE_MAX];
+		snprintf(why, sizeof why, "%s", err ? err->message : "");
+		return lv__err(err, rc, "clean_referenced_branches: branch %s: %s", name, why);
+	}
+	return 0;
+}
+
+/* 3b. Each referenced branch reported; with clean_referenced_branches, the due ones are
+ * cleaned now, before this lineage's keep set is built: the files they stop using are then
+ * free to go here too.  A failure stops the run before anything of this lineage changes. */
+static int phase_cascade(plan *P, lv_error *err)
+{
+	const lv_cleanup_policy *pol = P->pol;
+	int rc = 0;
+	for (size_t i = 0; i < P->nrb && rc == 0; i++) {
+		const lv_branch *br = P->rb[i];
+		lv_dataset *bds = NULL;
+		lv_cleanup_policy bp;
+		bool due = false;
+		if (pol->clean_referenced_branches) {
+			lv_open_options o = LV_OPEN_OPTIONS_INIT;
+			o.branch = br->name;
+			o.threads = P->ds->threads;
+			rc = lv_dataset_open_storage(&bds, P->ds->root, &o, err);
+			if (rc == 0)
+				rc = lv__cascade_policy(bds, br->name, pol, &bp, &due, err);
+		}
+		if (rc == 0 && pol->on_referenced_branch)
+			pol->on_referenced_branch(br->name, br->parent_version, due, pol->payload);
+		if (rc == 0 && due) {
+			progress(P, "cleaning referenced branches", i, P->nrb);
+			rc = clean_branch(P, bds, br->name, &bp, &P->cascaded, err);
+		}
+		if (bds)
+			lv__cascade_keep_warnings(P->ds, bds, br->name);
+		lv_dataset_free(bds);
+	}
 	return rc;
 }
 
@@ -612,11 +669,11 @@ static void from_v1(const lv_cleanup_policy *in, lv_cleanup_policy *out)
 	*out = p;
 }
 
-/* A version-2 policy: the version-3 layout without the fields from `versions` on. */
-static void from_v2(const lv_cleanup_policy *in, lv_cleanup_policy *out)
+/* A version-2 or -3 policy: today's layout up to the first field it did not have. */
+static void from_older(const lv_cleanup_policy *in, size_t known, lv_cleanup_policy *out)
 {
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
-	memcpy(&p, in, offsetof(lv_cleanup_policy, versions));
+	memcpy(&p, in, known);
 	p.version = LV_CLEANUP_POLICY_VERSION;
 	*out = p;
 }
@@ -629,7 +686,10 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		from_v1(pol, &cur);
 		pol = &cur;
 	} else if (pol && pol->version == 2) {
-		from_v2(pol, &cur);
+		from_older(pol, offsetof(lv_cleanup_policy, versions), &cur);
+		pol = &cur;
+	} else if (pol && pol->version == 3) {
+		from_older(pol, offsetof(lv_cleanup_policy, clean_referenced_branches), &cur);
 		pol = &cur;
 	}
 	LV_TRY(check_policy(ds, pol, err));
@@ -659,6 +719,8 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	if (rc == 0)
 		rc = phase_read(&P, err);
 	if (rc == 0)
+		rc = phase_cascade(&P, err);
+	if (rc == 0)
 		rc = phase_keep(&P, err);
 	if (rc == 0)
 		rc = phase_record(&P, err);
@@ -666,8 +728,10 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		rc = phase_sweep(&P, del, err);
 	if (rc == 0)
 		progress(&P, "done", 1, 1);
+	lv__cleanup_stats_add(&P.s, &P.cascaded);
 	if (stats)
 		*stats = P.s;
+	free(P.rb);
 	lv_refs_free(P.refs);
 	free(P.v);
 	free(P.size);

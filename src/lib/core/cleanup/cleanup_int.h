@@ -60,6 +60,25 @@ int lv__refs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err);
 /* References of manifests committed after `latest` (concurrent writers), added to `referenced`. */
 int lv__refs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, lv_error *err);
 
+/* ---- clean_referenced_branches (cascade.c) ---- */
+
+/* Whether branch `branch` (opened as bds) is due for the cascade (*due), and with which policy
+ * (*out, when due): its latest manifest's lance.auto_cleanup.* keys over the parent's clock,
+ * dry run and rate limit.  LV_EINVALID for a key that does not parse; reading errors. */
+int lv__cascade_policy(lv_dataset *bds, const char *branch, const lv_cleanup_policy *parent,
+		       lv_cleanup_policy *out, bool *due, lv_error *err);
+/* Where a cascaded branch's reports go: the parent's policy (callbacks, payload). */
+typedef struct lv__relay {
+	const lv_cleanup_policy *pol;
+	const char *branch;
+} lv__relay;
+/* Points bp's on_file / on_candidate at r (paths prefixed tree/NAME/); r outlives the run. */
+void lv__cascade_relay(lv_cleanup_policy *bp, const lv__relay *r);
+/* Copies bds's warnings onto ds, each prefixed with the branch's name. */
+void lv__cascade_keep_warnings(lv_dataset *ds, lv_dataset *bds, const char *name);
+/* to += b: removed versions, files and bytes. */
+void lv__cleanup_stats_add(lv_cleanup_stats *to, const lv_cleanup_stats *b);
+
 /* ---- listing (files.c) ---- */
 
 typedef struct lv__file_ent {
