@@ -223,4 +223,15 @@ void lvcli_format_time(char *buf, size_t cap, int64_t ms);
 /* Finds version v in a list (NULL if absent). */
 const lv_version_info *lvcli_find_version(const lv_version_list *l, uint64_t v);
 
+/* ---- progress.c: the progress line of cleanup and expire (stderr, terminals only) ---- */
+
+typedef struct lvcli_progress {
+	char phase[64];  /* the phase last drawn */
+	int64_t last_ms; /* when (monotonic clock) */
+} lvcli_progress;
+/* Draws "phase done/total": a new phase and a phase's last step always, the steps between at
+ * most LVCLI_PROGRESS_HZ times a second; phase "done" clears the line. */
+#define LVCLI_PROGRESS_HZ 4
+void lvcli_progress_draw(lvcli_progress *p, const char *phase, uint64_t done, uint64_t total);
+
 #endif

@@ -5,18 +5,15 @@
  * Invariants: the file list and the summary count only what this process removed (the
  * library reports a file once it is gone, not when it is queued); with --json nothing
  * reaches stdout until the cleanup has finished, so a failed cleanup prints no JSON; the
- * progress line (stderr, terminals only) is redrawn at most PROGRESS_HZ times a second.
+ * progress line (stderr, terminals only) is progress.c's.
  */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
-
-#define PROGRESS_HZ 4
 
 static const lvcli_opt cleanup_opts[] = {
 	{ "--older-than", "DURATION", "remove versions committed before now - DURATION (7d, 36h, 90m, "
@@ -88,8 +85,7 @@ typedef struct cl_out {
 	bool truncated;
 	FILE *files; /* --json: the "files" array, held back until the cleanup succeeded */
 	size_t nfiles;
-	char phase[64];
-	int64_t last_ms;
+	lvcli_progress progress;
 	bool collect;           /* --format csv|arrow: every file kept for the Arrow export */
 	lv_cleanup_file *kept;
 	size_t nkept, cap;
@@ -308,30 +304,9 @@ static void warn_kept_versions(const cl_out *o, FILE *json_warnings, size_t *nw)
 	}
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* The progress line: a new phase and a phase's last step are always drawn, the steps
- * between at most PROGRESS_HZ times a second. */
 static void on_progress(const char *phase, uint64_t done, uint64_t total, void *payload)
 {
-	cl_out *o = payload;
-	int64_t t = now_ms();
-	bool same = !strncmp(o->phase, phase, sizeof o->phase - 1);
-	if (same && done != total && t - o->last_ms < 1000 / PROGRESS_HZ)
-		return;
-	snprintf(o->phase, sizeof o->phase, "%s", phase);
-	o->last_ms = t;
-	if (!strcmp(phase, "done"))
-		fputs("\r\033[K", stderr);
-	else if (total)
-		fprintf(stderr, "\r\033[K%s %" PRIu64 "/%" PRIu64, phase, done, total);
-	else
-		fprintf(stderr, "\r\033[K%s", phase);
+	lvcli_progress_draw(&((cl_out *)payload)->progress, phase, done, total);
 }
 
 static void policy_from_args(const lvcli_args *a, lv_cleanup_policy *p)

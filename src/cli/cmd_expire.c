@@ -49,6 +49,7 @@ typedef struct ex_out {
 	bool dry_run, json, list;
 	FILE *files; /* --json: the array, held back until the expiry succeeded */
 	size_t nfiles;
+	lvcli_progress progress;
 } ex_out;
 
 static void on_file(const char *path, int kind, uint64_t size, const char *reason, void *payload)
@@ -69,15 +70,7 @@ static void on_file(const char *path, int kind, uint64_t size, const char *reaso
 
 static void on_progress(const char *phase, uint64_t done, uint64_t total, void *payload)
 {
-	(void)payload;
-	if (!strcmp(phase, "done"))
-		fputs("\r\033[K", stderr);
-	else if (total && done != total && done % 1000)
-		return; /* redrawn every 1000 manifests */
-	else if (total)
-		fprintf(stderr, "\r\033[K%s %" PRIu64 "/%" PRIu64, phase, done, total);
-	else
-		fprintf(stderr, "\r\033[K%s", phase);
+	lvcli_progress_draw(&((ex_out *)payload)->progress, phase, done, total);
 }
 
 static void print_result(const ex_out *o, const char *files, const lv_cleanup_stats *s,

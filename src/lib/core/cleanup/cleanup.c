@@ -68,6 +68,7 @@ typedef struct plan {
 	size_t nrb;
 	lv_cleanup_stats s;
 	lv_cleanup_stats cascaded; /* what cleaning referenced branches removed */
+	lv__deleter *del;
 } plan;
 
 /* Manifests read at once: their references are folded into the sets, then dropped. */
@@ -548,8 +549,9 @@ static int sweep_file(const lv_list_entry *f, void *payload)
  * is judged while it is listed (after the plan and the commits newer than it
  * were read), so no list of every file is held.
  */
-static int phase_sweep(plan *P, lv__deleter *del, lv_error *err)
+static int phase_sweep(plan *P, lv_error *err)
 {
+	lv__deleter *del = P->del;
 	sweeper *w = calloc(1, sizeof *w);
 	if (!w)
 		return lv__err(err, LV_ENOMEM, "out of memory");
@@ -601,22 +603,6 @@ static int phase_sweep(plan *P, lv__deleter *del, lv_error *err)
 	return rc < 0 ? rc : 0;
 }
 
-static int check_policy(lv_dataset *ds, const lv_cleanup_policy *pol, lv_error *err)
-{
-	if (!ds || !pol)
-		return lv__err(err, LV_EINVALID, "lv_cleanup: NULL argument");
-	if (pol->older_than_ms < -1 || pol->retain_versions == 0 || pol->retain_versions < -1 ||
-	    !(pol->delete_rate_limit >= 0))
-		return lv__err(err, LV_EINVALID,
-			       "cleanup: invalid policy (older_than >= 0, retain_versions >= 1, "
-			       "delete_rate_limit >= 0)");
-	if (pol->versions && !pol->nversions)
-		return lv__err(err, LV_EINVALID, "cleanup: versions must not be empty when specified");
-	if (!pol->versions && pol->nversions)
-		return lv__err(err, LV_EINVALID, "cleanup: nversions without versions");
-	return 0;
-}
-
 /* The policy's version list, sorted, for bsearch. */
 static int sort_versions(plan *P, lv_error *err)
 {
@@ -631,80 +617,22 @@ static int sort_versions(plan *P, lv_error *err)
 	return 0;
 }
 
-/* lv_cleanup_policy as version 1 laid it out: its checkpoint config had no archive fields. */
-typedef struct config_v1 {
-	int version, enabled;
-	int64_t max_entries, max_checkpoint_files;
-} config_v1;
-typedef struct policy_v1 {
-	int version;
-	int64_t older_than_ms, retain_versions;
-	uint64_t before_version;
-	bool delete_unverified, error_if_tagged_old_versions, dry_run;
-	int64_t now_ms;
-	config_v1 checkpoint;
-	lv_cleanup_file_cb on_file;
-	lv_cleanup_progress_cb on_progress;
-	void *payload;
-} policy_v1;
-
-/* A version-1 policy read as one (a caller built against the older header). */
-static void from_v1(const lv_cleanup_policy *in, lv_cleanup_policy *out)
-{
-	const policy_v1 *o = (const policy_v1 *)(const void *)in;
-	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
-	p.older_than_ms = o->older_than_ms;
-	p.retain_versions = o->retain_versions;
-	p.before_version = o->before_version;
-	p.delete_unverified = o->delete_unverified;
-	p.error_if_tagged_old_versions = o->error_if_tagged_old_versions;
-	p.dry_run = o->dry_run;
-	p.now_ms = o->now_ms;
-	p.checkpoint.enabled = o->checkpoint.enabled;
-	p.checkpoint.max_entries = o->checkpoint.max_entries;
-	p.checkpoint.max_checkpoint_files = o->checkpoint.max_checkpoint_files;
-	p.on_file = o->on_file;
-	p.on_progress = o->on_progress;
-	p.payload = o->payload;
-	*out = p;
-}
-
-/* A version-2 or -3 policy: today's layout up to the first field it did not have. */
-static void from_older(const lv_cleanup_policy *in, size_t known, lv_cleanup_policy *out)
-{
-	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
-	memcpy(&p, in, known);
-	p.version = LV_CLEANUP_POLICY_VERSION;
-	*out = p;
-}
-
 int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *stats,
 	       lv_error *err)
 {
 	lv_cleanup_policy cur;
-	if (pol && pol->version == 1) {
-		from_v1(pol, &cur);
-		pol = &cur;
-	} else if (pol && pol->version == 2) {
-		from_older(pol, offsetof(lv_cleanup_policy, versions), &cur);
-		pol = &cur;
-	} else if (pol && pol->version == 3) {
-		from_older(pol, offsetof(lv_cleanup_policy, clean_referenced_branches), &cur);
-		pol = &cur;
-	}
-	LV_TRY(check_policy(ds, pol, err));
+	LV_TRY(lv__cleanup_policy_read(ds, &pol, &cur, err));
 	plan P;
 	memset(&P, 0, sizeof P);
 	P.ds = ds;
 	P.pol = pol;
-	P.now = pol->now_ms ? pol->now_ms : lv__now_ms();
+	P.now = lv__policy_now(pol->now_ms);
 	P.suffix = true;
 	P.earliest_kept = INT64_MAX;
 	lv__dbuf_init(&P.tagmsg, 0);
-	P.older = pol->older_than_ms;
-	if (P.older < 0 && pol->retain_versions < 0 && pol->before_version == 0 && !pol->versions)
-		P.older = LV_CLEANUP_DEFAULT_OLDER_THAN_MS;
-	lv__deleter *del = calloc(1, sizeof *del);
+	P.older = lv__policy_older(pol->older_than_ms, pol->retain_versions, pol->before_version,
+				   pol->versions != NULL);
+	lv__deleter *del = P.del = calloc(1, sizeof *del);
 	int rc = del ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
 	if (del) {
 		del->ds = ds;
@@ -712,20 +640,13 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		del->s = &P.s;
 		del->rate = pol->delete_rate_limit;
 	}
-	if (rc == 0)
-		rc = sort_versions(&P, err);
-	if (rc == 0)
-		rc = phase_refs(&P, err);
-	if (rc == 0)
-		rc = phase_read(&P, err);
-	if (rc == 0)
-		rc = phase_cascade(&P, err);
-	if (rc == 0)
-		rc = phase_keep(&P, err);
-	if (rc == 0)
-		rc = phase_record(&P, err);
-	if (rc == 0)
-		rc = phase_sweep(&P, del, err);
+	/* the phases, in order: the first failure stops the run */
+	static int (*const phase[])(plan *, lv_error *) = {
+		sort_versions, phase_refs, phase_read, phase_cascade, phase_keep, phase_record,
+		phase_sweep,
+	};
+	for (size_t i = 0; i < sizeof phase / sizeof phase[0] && rc == 0; i++)
+		rc = phase[i](&P, err);
 	if (rc == 0)
 		progress(&P, "done", 1, 1);
 	lv__cleanup_stats_add(&P.s, &P.cascaded);

@@ -60,6 +60,20 @@ int lv__refs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err);
 /* References of manifests committed after `latest` (concurrent writers), added to `referenced`. */
 int lv__refs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, lv_error *err);
 
+/* ---- policies (policy.c) ---- */
+
+/* Reads the caller's policy: one of an older layout is converted into *cur and *pol pointed at
+ * it; then validated.  0, or LV_EINVALID (NULL argument, invalid values, an empty list). */
+int lv__cleanup_policy_read(const lv_dataset *ds, const lv_cleanup_policy **pol,
+			    lv_cleanup_policy *cur, lv_error *err);
+
+/* The clock of a run: the policy's now_ms, or the wall clock when it is 0. */
+int64_t lv__policy_now(int64_t now_ms);
+/* The age condition in force: older_than_ms as given, or, when no condition at all is set
+ * (no age, retain count, version bound or version list), LV_CLEANUP_DEFAULT_OLDER_THAN_MS. */
+int64_t lv__policy_older(int64_t older_than_ms, int64_t retain_versions, uint64_t before_version,
+			 bool listed);
+
 /* ---- clean_referenced_branches (cascade.c) ---- */
 
 /* Whether branch `branch` (opened as bds) is due for the cascade (*due), and with which policy

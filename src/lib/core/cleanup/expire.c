@@ -316,10 +316,9 @@ int lv_expire(lv_dataset *ds, const lv_expire_policy *pol, lv_cleanup_stats *sta
 	memset(&E, 0, sizeof E);
 	E.ds = ds;
 	E.pol = pol;
-	E.now = pol->now_ms ? pol->now_ms : lv__now_ms();
-	E.older = pol->older_than_ms;
-	if (E.older < 0 && pol->retain_versions < 0 && pol->before_version == 0)
-		E.older = LV_CLEANUP_DEFAULT_OLDER_THAN_MS;
+	E.now = lv__policy_now(pol->now_ms);
+	E.older = lv__policy_older(pol->older_than_ms, pol->retain_versions, pol->before_version,
+				   false);
 	progress(&E, "reading tags", 0, 0);
 	int rc = lv__refs_load_storage(&E.refs, ds->root, err);
 	if (rc == 0 && !pol->dry_run) { /* every version recorded before anything is chosen */
