@@ -2,7 +2,8 @@
 // branch's own old versions and the files only they used, never a file or manifest of main
 // (the branch's first version references main's data with a base_id), and afterwards LanceDB
 // reads main (every version) and the branch with the same rows, and can still write to the
-// branch.  LanceDB's Node API cannot clean a branch itself, so there is no twin comparison.
+// branch.  Also: --clean-referenced-branches on a LanceDB-made branch (no auto-cleanup config:
+// left alone), and cleaning a branch that has a child branch (the child reads as before).  LanceDB's Node API cannot clean a branch itself, so there is no twin comparison.
 import fs from 'node:fs';
 import path from 'node:path';
 import { scratch, lv, check, checkEq, finish, lancedb, peerLabel } from './lib.mjs';
@@ -99,5 +100,33 @@ checkEq(files(dir).branch, beforeCascade.branch, 'the branch without auto-cleanu
 await t2.checkoutLatest();
 checkEq(rowsOf(await t2.query().toArray()), mainRows[4], 'main still reads its latest rows');
 checkEq(rowsOf(await f2.query().toArray()).length, featRows.length + 1, 'the branch still reads');
+
+// A child branch of the branch being cleaned: `child` is made from feat's v3, whose data file
+// feat itself stops using (it deletes those rows); cleaning feat keeps v3 (the child's base)
+// and every file the child reads through its base_id, and LanceDB reads every version of the
+// child with the same rows afterwards.
+const u = await db.createTable('ds2', rows(0, 3));              // v1
+await u.add(rows(3, 3));                                         // v2
+const uf = await (await u.branches()).create('feat', undefined, 2);
+await uf.add(rows(100, 2));                                      // feat v3
+const child = await (await uf.branches()).create('child', 'feat', 3);
+await child.add(rows(500, 1));                                   // child v4
+await uf.delete('id >= 100');                                    // feat v4
+await uf.add(rows(200, 2));                                      // feat v5
+const childRows = {};
+for (const v of [3, 4]) { await child.checkout(v); childRows[v] = rowsOf(await child.query().toArray()); }
+await child.checkoutLatest();
+const dir2 = path.join(parent, 'ds2.lance');
+const rc2 = lv(['--branch', 'feat', 'cleanup', dir2, '--older-than', '0s', '--delete-unverified', '--json']);
+check(rc2.status === 0, `cleanup of a branch with a child branch exits 0: ${rc2.stderr}`);
+const o2 = rc2.status === 0 ? JSON.parse(rc2.stdout) : {};
+check(o2.versions_removed >= 1, `feat's old versions went (${o2.versions_removed}), its v3 kept for the child`);
+const db3 = await lancedb.connect(parent);
+const u3 = await db3.openTable('ds2');
+const c3 = await (await u3.branches()).checkout('child');
+for (const v of [3, 4]) {
+  await c3.checkout(v);
+  checkEq(rowsOf(await c3.query().toArray()), childRows[v], `the child's v${v} reads the same rows after its parent branch was cleaned`);
+}
 console.log(`branch cleanup on ${peerLabel}: ${out.versions_removed} versions, ${gone.length} files`);
 finish('test_cleanup_branch');
