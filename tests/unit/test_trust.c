@@ -450,6 +450,42 @@ static void test_check_salvages_rows(void **state)
 	lv_storage_free(st);
 }
 
+/*
+ * An as-of answer read from a live manifest (no checkpoint) carries no pointer into the
+ * read plan, which is freed before the answer is returned: its manifest details (config map,
+ * writer, branch) used to dangle (ASan: heap-use-after-free in the Arrow export of the
+ * answer, found through the Python package).
+ */
+static void test_asof_answer_owns_its_strings(void **state)
+{
+	(void)state;
+	lv_storage *st = NULL;
+	CHECK(lv_storage_mem_new(&st, &err));
+	static const char *const cfg[] = { "lance.auto_cleanup.interval", "20", NULL };
+	for (uint64_t v = 1; v <= 3; v++) {
+		synth_commit c = { .version = v, .ts_ms = 1700000000000LL + 1000 * (int64_t)v,
+				   .read_version = v - 1, .config = cfg };
+		CHECK(synth_write(st, &c));
+	}
+	lv_dataset *ds = tu_open(st);
+	lv_version_list *l = NULL;
+	CHECK(lv_version_as_of(&l, ds, 1700000000000LL + 2500, false, NULL, &err));
+	const lv_version_info *vi = lv_version_list_get(l, 0);
+	assert_int_equal(vi->version, 2);
+	assert_false(vi->has_manifest_details);
+	assert_int_equal(vi->num_config, 0);
+	assert_null(vi->config_keys);
+	assert_null(vi->writer_version);
+	assert_non_null(vi->manifest_path);
+	assert_non_null(strstr(vi->manifest_path, "_versions/"));
+	struct ArrowArrayStream s;
+	CHECK(lv_version_list_arrow_stream(&s, l, NULL, NULL, &err));
+	s.release(&s);
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -461,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_writer_merges_older_usable),
 		cmocka_unit_test(test_manifest_name_must_match_content),
 		cmocka_unit_test(test_check_salvages_rows),
+		cmocka_unit_test(test_asof_answer_owns_its_strings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -19,6 +19,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "core/hplan.h"
@@ -41,13 +42,16 @@ static bool qualifies(const asof *a, int64_t t)
 	return a->strict ? t < a->ts : t <= a->ts;
 }
 
-/* Takes row r as the answer if it qualifies and is newer (its strings copied). */
+/* Takes row r as the answer if it qualifies and is newer: its checkpoint columns, strings
+ * copied; none of its manifest details, whose strings live in the row's list (a live
+ * manifest's row is freed with the read plan, before the answer is returned). */
 static int consider(asof *a, const lv_version_info *r)
 {
 	if (!qualifies(a, r->timestamp_millis) || (a->best.version && r->version <= a->best.version))
 		return 0;
 	a->best = *r;
-	a->best.has_manifest_details = false;
+	memset(&a->best.has_manifest_details, 0,
+	       sizeof a->best - offsetof(lv_version_info, has_manifest_details));
 	a->best.transaction_uuid = lv__arena_strdup(&a->arena, r->transaction_uuid);
 	a->best.operation_type = lv__arena_strdup(&a->arena, r->operation_type);
 	a->best.transaction_properties = lv__arena_strdup(&a->arena, r->transaction_properties);
