@@ -43,6 +43,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { walkFiles } from './files.mjs';
 
 const require = createRequire(import.meta.url);
 let S3rver;
@@ -417,19 +418,13 @@ export function s3StorageOptions(s3) {
 export function copyPrefix(s3, prefix, dest) {
   const root = path.join(s3.dir, BUCKET, prefix);
   const keys = [];
-  const walk = (d, rel) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(path.join(d, e.name), r);
-      else if (e.name.endsWith(OBJECT_SUFFIX)) {
-        const k = r.slice(0, -OBJECT_SUFFIX.length);
-        fs.mkdirSync(path.join(dest, path.dirname(k)), { recursive: true });
-        fs.copyFileSync(path.join(d, e.name), path.join(dest, k));
-        keys.push(k);
-      }
-    }
-  };
-  walk(root, '');
+  walkFiles(root, (r, p) => {
+    if (!r.endsWith(OBJECT_SUFFIX)) return;
+    const k = r.slice(0, -OBJECT_SUFFIX.length);
+    fs.mkdirSync(path.join(dest, path.dirname(k)), { recursive: true });
+    fs.copyFileSync(p, path.join(dest, k));
+    keys.push(k);
+  });
   return keys.sort();
 }
 
@@ -437,15 +432,8 @@ export function copyPrefix(s3, prefix, dest) {
 export function listPrefix(s3, prefix) {
   const root = path.join(s3.dir, BUCKET, prefix);
   const keys = [];
-  const walk = (d, rel) => {
-    if (!fs.existsSync(d)) return;
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(path.join(d, e.name), r);
-      else if (e.name.endsWith(OBJECT_SUFFIX)) keys.push(r.slice(0, -OBJECT_SUFFIX.length));
-    }
-  };
-  walk(root, '');
+  if (fs.existsSync(root))
+    walkFiles(root, (r) => { if (r.endsWith(OBJECT_SUFFIX)) keys.push(r.slice(0, -OBJECT_SUFFIX.length)); });
   return keys.sort();
 }
 
