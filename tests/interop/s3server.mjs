@@ -44,6 +44,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { walkFiles } from './files.mjs';
+import { serverLifetime } from './servers.mjs';
 
 const require = createRequire(import.meta.url);
 let S3rver;
@@ -362,16 +363,10 @@ export async function startS3({ strict = true, port = 0, dir = null, delay = 0, 
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);
   });
-  const sockets = new Set();
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
   const endpoint = `http://127.0.0.1:${server.address().port}`;
-
-  let stopped = false;
-  const removeDir = () => {
+  const stop = serverLifetime(server, () => {
     if (ownDir && !process.env.LV_KEEP) fs.rmSync(dir, { recursive: true, force: true });
-  };
-  const onExit = () => { if (!stopped) { stopped = true; server.close(); removeDir(); } };
-  process.on('exit', onExit);
+  });
 
   const api = {
     endpoint, dir, bucket: BUCKET, strict,
@@ -382,14 +377,7 @@ export async function startS3({ strict = true, port = 0, dir = null, delay = 0, 
     setDelay(ms) { delayMs = ms; },
     addCredential(akid, secret, { token = null, expiresAtMs = 0 } = {}) { temp.set(akid, { secret, token, expiresAtMs }); },
     expireCredential(akid) { const t = temp.get(akid); if (t) t.expiresAtMs = 1; },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      process.removeListener('exit', onExit);
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-      removeDir();
-    },
+    stop,
   };
   return api;
 }
