@@ -90,9 +90,8 @@ static void schema_release(struct ArrowSchema *s)
 	for (int64_t i = 0; i < s->n_children; i++)
 		if (s->children[i]->release)
 			s->children[i]->release(s->children[i]);
-	lv__arrow_free(s->private_data);
-	s->release = NULL;
-	lv__arrow_live_add(-1);
+	lv__arrow_free(s->private_data); /* the block holding the children */
+	schema_release_child(s);
 }
 
 int lv__arrow_schema_export(struct ArrowSchema *out, const lv__acol *cols, size_t ncols,
@@ -139,9 +138,7 @@ static void array_release(struct ArrowArray *a)
 	for (int64_t i = 0; i < a->n_children; i++)
 		if (a->children[i]->release)
 			a->children[i]->release(a->children[i]);
-	lv__arrow_free(a->private_data);
-	a->release = NULL;
-	lv__arrow_live_add(-1);
+	array_release_child(a);
 }
 
 /* Sizes of one column's buffers over the batch's rows. */
