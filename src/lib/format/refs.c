@@ -104,6 +104,14 @@ void lv__branch_dispose(lv_branch *b)
 	memset(b, 0, sizeof *b);
 }
 
+/* A copy of the ref's name in *out: 0, or LV_ENOMEM naming the `what` (tag, branch). */
+static int dup_name(const char *what, const char *name, char **out, lv_error *err)
+{
+	if (!(*out = lv__strdup(name)))
+		return lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, name);
+	return 0;
+}
+
 int lv__tag_parse(const uint8_t *data, size_t size, const char *name, lv_tag *out,
 		  lv_error *err)
 {
@@ -120,12 +128,9 @@ int lv__tag_parse(const uint8_t *data, size_t size, const char *name, lv_tag *ou
 	    (rc = get_u64(root, "manifestSize", false, 0, &msize, "tag", name, err)) < 0 ||
 	    (rc = get_str(root, "branch", &branch, "tag", name, err)) < 0 ||
 	    (rc = get_str(root, "createdAt", &created, "tag", name, err)) < 0 ||
-	    (rc = get_str(root, "updatedAt", &updated, "tag", name, err)) < 0)
+	    (rc = get_str(root, "updatedAt", &updated, "tag", name, err)) < 0 ||
+	    (rc = dup_name("tag", name, &nm, err)) < 0)
 		goto out;
-	if (!(nm = lv__strdup(name))) {
-		rc = lv__err(err, LV_ENOMEM, "tag %s: out of memory", name);
-		goto out;
-	}
 	out->name = nm;
 	out->branch = branch;
 	out->version = version;
@@ -157,12 +162,9 @@ int lv__branch_parse(const uint8_t *data, size_t size, const char *name, lv_bran
 	if ((rc = get_u64(root, "parentVersion", true, 0, &pver, "branch", name, err)) < 0 ||
 	    (rc = get_u64(root, "createAt", false, 0, &created, "branch", name, err)) < 0 ||
 	    (rc = get_u64(root, "manifestSize", false, 0, &msize, "branch", name, err)) < 0 ||
-	    (rc = get_str(root, "parentBranch", &parent, "branch", name, err)) < 0)
+	    (rc = get_str(root, "parentBranch", &parent, "branch", name, err)) < 0 ||
+	    (rc = dup_name("branch", name, &nm, err)) < 0)
 		goto out;
-	if (!(nm = lv__strdup(name))) {
-		rc = lv__err(err, LV_ENOMEM, "branch %s: out of memory", name);
-		goto out;
-	}
 	out->name = nm;
 	out->parent_branch = parent;
 	out->parent_version = pver;
