@@ -306,26 +306,30 @@ static int cmp_branch(const void *a, const void *b)
 typedef int (*ref_parse_fn)(const uint8_t *data, size_t size, const char *stem, void *slot,
 			    lv_error *err);
 
-static int parse_tag_slot(const uint8_t *data, size_t size, const char *stem, void *slot,
+/* A tag (an lv_tag slot) or a branch (lv_branch) named by its decoded file name. */
+static int parse_ref_slot(const uint8_t *data, size_t size, const char *stem, void *slot, bool tag,
 			  lv_error *err)
 {
 	char *name = lv__ref_name_decode(stem, strlen(stem));
 	if (!name)
-		return lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_TAGS_DIR);
-	int rc = lv__tag_parse(data, size, name, slot, err);
+		return lv__err(err, LV_ENOMEM, "%s: out of memory",
+			       tag ? LV_REFS_TAGS_DIR : LV_REFS_BRANCHES_DIR);
+	int rc = tag ? lv__tag_parse(data, size, name, slot, err)
+		     : lv__branch_parse(data, size, name, slot, err);
 	free(name);
 	return rc;
+}
+
+static int parse_tag_slot(const uint8_t *data, size_t size, const char *stem, void *slot,
+			  lv_error *err)
+{
+	return parse_ref_slot(data, size, stem, slot, true, err);
 }
 
 static int parse_branch_slot(const uint8_t *data, size_t size, const char *stem, void *slot,
 			     lv_error *err)
 {
-	char *name = lv__ref_name_decode(stem, strlen(stem));
-	if (!name)
-		return lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_BRANCHES_DIR);
-	int rc = lv__branch_parse(data, size, name, slot, err);
-	free(name);
-	return rc;
+	return parse_ref_slot(data, size, stem, slot, false, err);
 }
 
 /*
