@@ -22,6 +22,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { lancedb, arrow } from '../tests/interop/peer.mjs';
 import { tool, lanceChild, machine } from './lib.mjs';
+import { walkFiles } from '../tests/interop/files.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '..');
@@ -54,14 +55,7 @@ function sh(cmd, argv, what = cmd) {
 }
 function listing(dir) {
   const out = new Map();
-  const walk = (d, rel) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name), r = rel ? rel + '/' + e.name : e.name;
-      if (e.isDirectory()) walk(p, r);
-      else out.set(r, fs.statSync(p).size);
-    }
-  };
-  walk(dir, '');
+  walkFiles(dir, (r, p) => out.set(r, fs.statSync(p).size));
   return out;
 }
 function removed(before, after) {

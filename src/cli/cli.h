@@ -162,12 +162,16 @@ int lvcli_start(int argc, char **argv, const lvcli_cmd *c, lvcli_args *a, lv_dat
  * the dataset is closed with its warnings printed (lvcli_close).  Returns the exit status. */
 int lvcli_run_dataset(int argc, char **argv, const lvcli_cmd *c, int (*check)(lvcli_args *a),
 		      int (*run)(const lvcli_args *a, lv_dataset *ds));
-/* Defines `static int cmd_NAME(argc, argv)`, the table entry's run for lvcli_cmd_NAME. */
-#define LVCLI_DATASET_CMD(NAME, CHECK, RUN)                                                 \
+/* A command on one dataset, defined in one place: `static int cmd_NAME(argc, argv)`
+ * (lvcli_run_dataset with CHECK and RUN) and its table entry lvcli_cmd_NAME, named "NAME",
+ * with the positional ARGS, SUMMARY, DESCRIPTION and the options NAME_opts. */
+#define LVCLI_DATASET_CMD(NAME, CHECK, RUN, ARGS, SUMMARY, DESCRIPTION)                     \
 	static int cmd_##NAME(int argc, char **argv)                                        \
 	{                                                                                   \
 		return lvcli_run_dataset(argc, argv, &lvcli_cmd_##NAME, CHECK, RUN);        \
-	}
+	}                                                                                   \
+	const lvcli_cmd lvcli_cmd_##NAME = { #NAME, ARGS, SUMMARY, DESCRIPTION, NAME##_opts, \
+					     cmd_##NAME, true }
 /* Prints the dataset's warnings on stderr, once each ("lancever: warning: ...", unless
  * --quiet; vanished manifests as one summary line), then frees it. */
 void lvcli_close(lv_dataset *ds);

@@ -97,14 +97,9 @@ static int run_check(const lvcli_args *a, lv_dataset *ds)
 	return rc;
 }
 
-LVCLI_DATASET_CMD(check, NULL, run_check)
-
-const lvcli_cmd lvcli_cmd_check = {
-	"check", "DATASET", "verify every history record; exit 1 if anything is wrong",
+LVCLI_DATASET_CMD(check, NULL, run_check, "DATASET", "verify every history record; exit 1 if anything is wrong",
 	"Verifies every checkpoint, every checkpoint kept aside as damaged, every archive segment "
 	"(and names each one the head's index lists that is missing), every manifest, tag "
 	"and branch file, and the history they make up, and reports each range of versions that "
 	"no readable record holds, with the rows a damaged file could give back. Exits 1 when it "
-	"finds a problem (after printing its report, also with --json).",
-	check_opts, cmd_check, true,
-};
+	"finds a problem (after printing its report, also with --json).");

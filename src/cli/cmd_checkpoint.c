@@ -86,15 +86,10 @@ static int run_checkpoint(const lvcli_args *a, lv_dataset *ds)
 	return rc;
 }
 
-LVCLI_DATASET_CMD(checkpoint, NULL, run_checkpoint)
-
-const lvcli_cmd lvcli_cmd_checkpoint = {
-	"checkpoint", "DATASET", "write a checkpoint (no cleanup, no new version)",
+LVCLI_DATASET_CMD(checkpoint, NULL, run_checkpoint, "DATASET", "write a checkpoint (no cleanup, no new version)",
 	"Records every version's metadata (the 15 columns of the Version Checkpointing proposal) "
 	"in _checkpoints/{latest version:020}.lance, a Lance file, so that versions() answers "
 	"from one small read and the history survives cleanup; ranges of older versions are sealed "
 	"once into archive segments (_checkpoints/archive/{first:020}-{last:020}.lance), so a "
 	"checkpoint writes only what changed. Nothing in _versions/ is touched. The same dataset "
-	"state always gives the same bytes.",
-	checkpoint_opts, cmd_checkpoint, true,
-};
+	"state always gives the same bytes.");

@@ -24,6 +24,24 @@ static const lvcli_opt tags_opts[] = {
 
 #define AUTO_CLEANUP "lance.auto_cleanup."
 
+/* The next lance.auto_cleanup.* config key of v at or after *i, without that prefix (*i its
+ * index), or NULL when there is none. */
+static const char *next_auto_cleanup(const lv_version_info *v, size_t *i)
+{
+	for (; *i < v->num_config; ++*i)
+		if (!strncmp(v->config_keys[*i], AUTO_CLEANUP, strlen(AUTO_CLEANUP)))
+			return v->config_keys[*i] + strlen(AUTO_CLEANUP);
+	return NULL;
+}
+
+/* For --verbose: the store's description, and its credential source in creds (never a secret). */
+static const char *store_and_creds(const lv_dataset *ds, char *creds, size_t size)
+{
+	lv_storage *st = lv_dataset_storage((lv_dataset *)ds);
+	(void)lv_storage_credential_source(st, creds, size);
+	return lv_storage_describe(st);
+}
+
 static void info_json(const lv_version_info *v, const lv_version_list *l, const lv_checkpoint_config *cfg,
 		      const lv_history_report *rep, const lv_dataset *ds)
 {
@@ -38,20 +56,19 @@ static void info_json(const lv_version_info *v, const lv_version_list *l, const 
 	       cfg->enabled ? "true" : "false", (long long)cfg->max_entries,
 	       (long long)cfg->max_checkpoint_files, rep->checkpoint_version);
 	int k = 0;
-	for (size_t i = 0; i < v->num_config; i++)
-		if (!strncmp(v->config_keys[i], AUTO_CLEANUP, strlen(AUTO_CLEANUP))) {
-			fputs(k++ ? "," : "", stdout);
-			lvcli_json_str(stdout, v->config_keys[i] + strlen(AUTO_CLEANUP));
-			fputc(':', stdout);
-			lvcli_json_str(stdout, v->config_values[i]);
-		}
+	size_t i = 0;
+	for (const char *key; (key = next_auto_cleanup(v, &i)); i++) {
+		fputs(k++ ? "," : "", stdout);
+		lvcli_json_str(stdout, key);
+		fputc(':', stdout);
+		lvcli_json_str(stdout, v->config_values[i]);
+	}
 	fputc('}', stdout);
-	if (lvcli_g.verbose) { /* the store and the credential source, never a secret */
+	if (lvcli_g.verbose) {
 		char creds[512];
-		lv_storage *st = lv_dataset_storage((lv_dataset *)ds);
-		(void)lv_storage_credential_source(st, creds, sizeof creds);
+		const char *store = store_and_creds(ds, creds, sizeof creds);
 		fputs(",\"storage\":", stdout);
-		lvcli_json_str(stdout, lv_storage_describe(st));
+		lvcli_json_str(stdout, store);
 		fputs(",\"credentials\":", stdout);
 		lvcli_json_str(stdout, creds);
 	}
@@ -74,19 +91,16 @@ static void info_text(const lv_version_info *v, const lv_version_list *l, const 
 	       cfg->enabled ? "enabled" : "disabled", (long long)cfg->max_entries,
 	       (long long)cfg->max_checkpoint_files, rep->checkpoint_version);
 	int k = 0;
-	for (size_t i = 0; i < v->num_config; i++)
-		if (!strncmp(v->config_keys[i], AUTO_CLEANUP, strlen(AUTO_CLEANUP))) {
-			printf("auto cleanup          %s = ", lvcli_esc(v->config_keys[i] + strlen(AUTO_CLEANUP)));
-			printf("%s\n", lvcli_esc(v->config_values[i]));
-			k++;
-		}
+	size_t i = 0;
+	for (const char *key; (key = next_auto_cleanup(v, &i)); i++, k++) {
+		printf("auto cleanup          %s = ", lvcli_esc(key));
+		printf("%s\n", lvcli_esc(v->config_values[i]));
+	}
 	if (!k)
 		printf("auto cleanup          (no lance.auto_cleanup.* keys: Lance's automatic cleanup is off)\n");
-	if (lvcli_g.verbose) { /* the store and the credential source, never a secret */
+	if (lvcli_g.verbose) {
 		char creds[512];
-		lv_storage *st = lv_dataset_storage(ds);
-		(void)lv_storage_credential_source(st, creds, sizeof creds);
-		printf("storage               %s\n", lvcli_esc(lv_storage_describe(st)));
+		printf("storage               %s\n", lvcli_esc(store_and_creds(ds, creds, sizeof creds)));
 		printf("credentials           %s\n", lvcli_esc(creds));
 	}
 }
@@ -184,23 +198,13 @@ static int run_tags(const lvcli_args *a, lv_dataset *ds)
 	return rc;
 }
 
-LVCLI_DATASET_CMD(info, NULL, run_info)
-
-const lvcli_cmd lvcli_cmd_info = {
-	"info", "DATASET", "latest version, checkpoint and lance.auto_cleanup.* config",
+LVCLI_DATASET_CMD(info, NULL, run_info, "DATASET", "latest version, checkpoint and lance.auto_cleanup.* config",
 	"Shows the latest version, how many versions are live, the writer, the effective "
 	"checkpoint configuration (explicit, else the dataset's lance.version_checkpoint.* keys, "
-	"else the defaults) and the dataset's lance.auto_cleanup.* keys.",
-	info_opts, cmd_info, true,
-};
+	"else the defaults) and the dataset's lance.auto_cleanup.* keys.");
 
-LVCLI_DATASET_CMD(tags, NULL, run_tags)
-
-const lvcli_cmd lvcli_cmd_tags = {
-	"tags", "DATASET", "tags and branches",
+LVCLI_DATASET_CMD(tags, NULL, run_tags, "DATASET", "tags and branches",
 	"Lists the tags in _refs/tags/ (both the older and the Lance 8 file shapes) and the "
 	"branches in _refs/branches/, by name as Lance means it: LanceDB stores a tag "
 	"\"\xc3\xbc" "n\xc3\xaf" "code\" as _refs/tags/%C3%BCn%C3%AFcode.json. A tag file that cannot be "
-	"read is skipped with a warning; the other tags still count.",
-	tags_opts, cmd_tags, true,
-};
+	"read is skipped with a warning; the other tags still count.");

@@ -230,31 +230,16 @@ static int run_diff(const lvcli_args *a, lv_dataset *ds)
 	return rc;
 }
 
-LVCLI_DATASET_CMD(asof, check_asof, run_asof)
-
-const lvcli_cmd lvcli_cmd_asof = {
-	"asof", "DATASET TIME", "newest version committed at or before TIME",
+LVCLI_DATASET_CMD(asof, check_asof, run_asof, "DATASET TIME", "newest version committed at or before TIME",
 	"TIME is milliseconds since the epoch or ISO 8601 (2026-12-02T17:00:00Z, 2026-12-02 17:00, "
 	"+02:00 offsets; no zone is UTC). The answer may be a cleaned-up version, which can no "
 	"longer be checked out; the output says so. Commit times are not monotonic across "
-	"writers, and the answer accounts for that.",
-	asof_opts, cmd_asof, true,
-};
+	"writers, and the answer accounts for that.");
 
-LVCLI_DATASET_CMD(show, check_show, run_show)
-
-const lvcli_cmd lvcli_cmd_show = {
-	"show", "DATASET VERSION", "one version's full record",
+LVCLI_DATASET_CMD(show, check_show, run_show, "DATASET VERSION", "one version's full record",
 	"Shows one version: from its manifest if it is live (with the writer, data format, "
-	"indices and config), else from the checkpoint that records it.",
-	show_opts, cmd_show, true,
-};
+	"indices and config), else from the checkpoint that records it.");
 
-LVCLI_DATASET_CMD(diff, check_diff, run_diff)
-
-const lvcli_cmd lvcli_cmd_diff = {
-	"diff", "DATASET A B", "what changed between two versions",
+LVCLI_DATASET_CMD(diff, check_diff, run_diff, "DATASET A B", "what changed between two versions",
 	"Compares the summary counters (rows, fragments, files, bytes, deletions) of two recorded "
-	"versions, live or cleaned up. These are net changes, not row-level differences.",
-	diff_opts, cmd_diff, true,
-};
+	"versions, live or cleaned up. These are net changes, not row-level differences.");

@@ -19,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { serverLifetime } from './servers.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const AZURITE_VERSION = '3.35.0';
@@ -90,14 +91,11 @@ export async function startAzurite({ silent = true } = {}) {
     if (delayMs > 0) setTimeout(go, delayMs); else go();
   });
   await new Promise((r) => proxy.listen(0, '127.0.0.1', r));
-  const sockets = new Set();
-  proxy.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
   const endpoint = `http://127.0.0.1:${proxy.address().port}`;
-
-  let stopped = false;
-  const cleanup = () => { try { child.kill('SIGKILL'); } catch {} if (!process.env.LV_KEEP) fs.rmSync(dir, { recursive: true, force: true }); };
-  const onExit = () => { if (!stopped) { stopped = true; cleanup(); } };
-  process.on('exit', onExit);
+  const stop = serverLifetime(proxy, () => {
+    try { child.kill('SIGKILL'); } catch {}
+    if (!process.env.LV_KEEP) fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   async function rest(method, p, { query = '', body = null, headers = {} } = {}) {
     const urlPath = `/${ACCOUNT}${p}`;
@@ -168,14 +166,7 @@ export async function startAzurite({ silent = true } = {}) {
     },
     // LanceDB storageOptions for the emulator (object_store: use_emulator + AZURITE_BLOB_STORAGE_URL).
     storageOptions() { return { azure_storage_use_emulator: 'true', azure_storage_account_name: ACCOUNT }; },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      process.removeListener('exit', onExit);
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => proxy.close(r));
-      cleanup();
-    },
+    stop,
   };
   return api;
 }

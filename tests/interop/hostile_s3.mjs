@@ -22,6 +22,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { verifySigV4 } from './s3server.mjs';
+import { walkFiles } from './files.mjs';
 
 export const BUCKET = 'bucket';
 export const AKID = 'HOSTILETESTKEY';
@@ -186,14 +187,7 @@ export async function startHostile() {
   api.endpoint = `http://127.0.0.1:${server.address().port}`;
   api.put = (key, data, mtime = new Date()) => objects.set(key, { data: Buffer.from(data), mtime });
   api.putDir = (dir, prefix) => {
-    const walk = (d, rel) => {
-      for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-        const r = rel ? `${rel}/${e.name}` : e.name;
-        if (e.isDirectory()) walk(path.join(d, e.name), r);
-        else api.put(`${prefix}/${r}`, fs.readFileSync(path.join(d, e.name)), fs.statSync(path.join(d, e.name)).mtime);
-      }
-    };
-    walk(dir, '');
+    walkFiles(dir, (r, p) => api.put(`${prefix}/${r}`, fs.readFileSync(p), fs.statSync(p).mtime));
   };
   api.get = (key) => objects.get(key)?.data;
   api.keys = () => [...objects.keys()].sort();

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { lanceverBin, run } from './lib.mjs';
+import { walkFiles } from './files.mjs';
 
 // ---------------------------------------------------------------- seeded randomness
 
@@ -45,17 +46,11 @@ const sha = (b) => crypto.createHash('sha256').update(b).digest('hex').slice(0, 
 // file, so "same file set" means same names and same bytes).
 export function fileSet(dir) {
   const out = [];
-  const walk = (d, rel) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name), r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(p, r);
-      else if (e.isFile()) {
-        const b = fs.readFileSync(p);
-        out.push({ path: r, size: b.length, hash: sha(b) });
-      }
-    }
-  };
-  walk(dir, '');
+  walkFiles(dir, (r, p, e) => {
+    if (!e.isFile()) return;
+    const b = fs.readFileSync(p);
+    out.push({ path: r, size: b.length, hash: sha(b) });
+  });
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 export const fileKeys = (set) => set.map((f) => `${f.path} ${f.size} ${f.hash}`);

@@ -43,6 +43,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { walkFiles } from './files.mjs';
+import { serverLifetime } from './servers.mjs';
 
 const require = createRequire(import.meta.url);
 let S3rver;
@@ -361,16 +363,10 @@ export async function startS3({ strict = true, port = 0, dir = null, delay = 0, 
     server.once('error', reject);
     server.listen(port, '127.0.0.1', resolve);
   });
-  const sockets = new Set();
-  server.on('connection', (s) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
   const endpoint = `http://127.0.0.1:${server.address().port}`;
-
-  let stopped = false;
-  const removeDir = () => {
+  const stop = serverLifetime(server, () => {
     if (ownDir && !process.env.LV_KEEP) fs.rmSync(dir, { recursive: true, force: true });
-  };
-  const onExit = () => { if (!stopped) { stopped = true; server.close(); removeDir(); } };
-  process.on('exit', onExit);
+  });
 
   const api = {
     endpoint, dir, bucket: BUCKET, strict,
@@ -381,14 +377,7 @@ export async function startS3({ strict = true, port = 0, dir = null, delay = 0, 
     setDelay(ms) { delayMs = ms; },
     addCredential(akid, secret, { token = null, expiresAtMs = 0 } = {}) { temp.set(akid, { secret, token, expiresAtMs }); },
     expireCredential(akid) { const t = temp.get(akid); if (t) t.expiresAtMs = 1; },
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      process.removeListener('exit', onExit);
-      for (const s of sockets) s.destroy();
-      await new Promise((r) => server.close(r));
-      removeDir();
-    },
+    stop,
   };
   return api;
 }
@@ -417,19 +406,13 @@ export function s3StorageOptions(s3) {
 export function copyPrefix(s3, prefix, dest) {
   const root = path.join(s3.dir, BUCKET, prefix);
   const keys = [];
-  const walk = (d, rel) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(path.join(d, e.name), r);
-      else if (e.name.endsWith(OBJECT_SUFFIX)) {
-        const k = r.slice(0, -OBJECT_SUFFIX.length);
-        fs.mkdirSync(path.join(dest, path.dirname(k)), { recursive: true });
-        fs.copyFileSync(path.join(d, e.name), path.join(dest, k));
-        keys.push(k);
-      }
-    }
-  };
-  walk(root, '');
+  walkFiles(root, (r, p) => {
+    if (!r.endsWith(OBJECT_SUFFIX)) return;
+    const k = r.slice(0, -OBJECT_SUFFIX.length);
+    fs.mkdirSync(path.join(dest, path.dirname(k)), { recursive: true });
+    fs.copyFileSync(p, path.join(dest, k));
+    keys.push(k);
+  });
   return keys.sort();
 }
 
@@ -437,15 +420,8 @@ export function copyPrefix(s3, prefix, dest) {
 export function listPrefix(s3, prefix) {
   const root = path.join(s3.dir, BUCKET, prefix);
   const keys = [];
-  const walk = (d, rel) => {
-    if (!fs.existsSync(d)) return;
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(path.join(d, e.name), r);
-      else if (e.name.endsWith(OBJECT_SUFFIX)) keys.push(r.slice(0, -OBJECT_SUFFIX.length));
-    }
-  };
-  walk(root, '');
+  if (fs.existsSync(root))
+    walkFiles(root, (r) => { if (r.endsWith(OBJECT_SUFFIX)) keys.push(r.slice(0, -OBJECT_SUFFIX.length)); });
   return keys.sort();
 }
 

@@ -27,6 +27,8 @@ import {
 } from './lib.mjs';
 import { lancedb } from './peer.mjs';
 import { buildAll, demo, tenWrites, compaction, restore, rows } from './datasets.mjs';
+import { u, bytes, packed, field, manifestBytes } from './lancewrap.mjs';
+import { walkFiles } from './files.mjs';
 
 process.setMaxListeners(0); // scratch() adds one exit listener per openDir
 const root = scratch('lv-cl-');
@@ -45,14 +47,7 @@ const omit = (o, keys) => { const r = { ...o }; for (const k of keys) delete r[k
 // Every regular file under dir: relative path -> {size, mtimeMs}.
 function listing(dir) {
   const out = new Map();
-  const walk = (d, rel) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const p = path.join(d, e.name), r = rel ? rel + '/' + e.name : e.name;
-      if (e.isDirectory()) walk(p, r);
-      else { const st = fs.statSync(p); out.set(r, { size: st.size, mtimeMs: st.mtimeMs }); }
-    }
-  };
-  walk(dir, '');
+  walkFiles(dir, (r, p) => { const st = fs.statSync(p); out.set(r, { size: st.size, mtimeMs: st.mtimeMs }); });
   return out;
 }
 const deletedFiles = (before, after) => sortedSet([...before.keys()].filter((p) => !after.has(p)));
@@ -564,16 +559,7 @@ for (const extra of [[], ['--delete-unverified']]) {
 
 // ---------------------------------------------------------------- (g) paths leaving the root
 
-// Hand-written manifest encoder (LANCEDB-NODE-PEER.md §7).
-const vint = (n) => { n = BigInt.asUintN(64, BigInt(n)); const o = [];
-  do { let b = Number(n & 0x7fn); n >>= 7n; if (n) b |= 0x80; o.push(b); } while (n); return Buffer.from(o); };
-const u = (f, v) => Buffer.concat([vint(f << 3), vint(v)]);
-const bytes = (f, b) => { b = Buffer.from(b); return Buffer.concat([vint((f << 3) | 2), vint(b.length), b]); };
-const packed = (f, a) => bytes(f, Buffer.concat(a.map(vint)));
-const field = (name, id, type, nullable) => bytes(1, Buffer.concat([bytes(2, name),
-  id ? u(3, id) : Buffer.alloc(0), u(4, -1), bytes(5, type), nullable ? u(6, 1) : Buffer.alloc(0)]));
-const FOOTER = (() => { const t = Buffer.alloc(16); t.writeUInt16LE(2, 10); t.write('LANC', 12, 'latin1'); return t; })();
-const manifestBytes = (pb) => { const len = Buffer.alloc(4); len.writeUInt32LE(pb.length); return Buffer.concat([len, pb, FOOTER]); };
+// Hand-written manifests (LANCEDB-NODE-PEER.md §7), with lancewrap.mjs's encoder.
 
 function handManifest(version, { dataPath = 'x.lance', txn = '', externalRowIds = null }) {
   const df = Buffer.concat([bytes(1, dataPath), packed(2, [0, 1, 2]), packed(3, [0, 1, 2]), u(4, 2), u(5, 1), u(6, 921)]);

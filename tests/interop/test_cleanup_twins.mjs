@@ -14,19 +14,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { lancedb, lv, check, checkEq, finish, scratch, peerName } from './lib.mjs';
+import { walkFiles } from './files.mjs';
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const root = scratch('lv-twins-');
 const rows = (a, n) => Array.from({ length: n }, (_, i) => ({ id: a + i, val: (a + i) * 1.5, name: 'r' + (a + i) }));
 function listing(dir) {
   const out = new Set();
-  const walk = (d, rel) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const r = rel ? rel + '/' + e.name : e.name;
-      if (e.isDirectory()) walk(path.join(d, e.name), r); else out.add(r);
-    }
-  };
-  walk(dir, '');
+  walkFiles(dir, (r) => out.add(r));
   return out;
 }
 const IGN = (p) => p.endsWith('latest_version_hint.json') || p.includes('_checkpoints/');

@@ -279,19 +279,8 @@ function withTimestamp(orig, seconds, nanos) {
   const n = orig.length;
   const pos = Number(orig.readBigUInt64LE(n - 16));
   const len = orig.readUInt32LE(pos);
-  const msg = orig.subarray(pos + 4, pos + 4 + len);
-  const parts = [];
-  let i = 0;
-  while (i < msg.length) {
-    const start = i;
-    let key; [key, i] = readVarint(msg, i);
-    const wire = Number(key & 7n);
-    if (wire === 0) [, i] = readVarint(msg, i);
-    else if (wire === 2) { let l; [l, i] = readVarint(msg, i); i += Number(l); }
-    else if (wire === 1) i += 8; else if (wire === 5) i += 4; else throw new Error('bad wire');
-    if (key >> 3n === 7n) continue; // the old timestamp
-    parts.push(msg.subarray(start, i));
-  }
+  const parts = manifestSpans(orig).filter((f) => f.num !== 7) // not the old timestamp
+    .map((f) => orig.subarray(f.start, f.end));
   const ts = Buffer.concat([...(seconds !== 0n ? [varint(8), varint(seconds)] : []),
     ...(nanos !== 0n ? [varint(16), varint(nanos)] : [])]);
   parts.push(Buffer.concat([varint(0x3a), varint(ts.length), ts]));

@@ -23,6 +23,7 @@ import { check, checkEq, finish, lanceVersion, pick, scratch, lanceverBin, run, 
 import { lancedb } from './peer.mjs';
 import { mixedSeven, rows } from './datasets.mjs';
 import { startS3, s3Env, s3StorageOptions, copyPrefix, listPrefix, SECRET_KEY } from './s3server.mjs';
+import { walkFiles } from './files.mjs';
 
 process.setMaxListeners(0);
 process.env.AWS_EC2_METADATA_DISABLED = 'true';
@@ -75,13 +76,7 @@ function localCopy(tag) {
 }
 const localFiles = (dir) => {
   const out = [];
-  const walk = (d, rel) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-      const r = rel ? `${rel}/${e.name}` : e.name;
-      if (e.isDirectory()) walk(path.join(d, e.name), r); else out.push(r);
-    }
-  };
-  walk(dir, '');
+  walkFiles(dir, (r) => out.push(r));
   return out.sort();
 };
 async function rowsAt(t, v) {

@@ -70,9 +70,16 @@ static size_t pad8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-/* Writes one encapsulated message: marker, length, flatbuffer, padding (body follows). */
-static int write_message(ipc *w, lv__fb *fb, lv__fb_ref root)
+/* Writes one encapsulated message: marker, length, the flatbuffer of a V5 Message with this
+ * header (type and table) and body length, padding (the body follows). */
+static int write_message(ipc *w, lv__fb *fb, uint8_t header_type, lv__fb_ref header, int64_t body_length)
 {
+	lv__fb_table_start(fb);
+	lv__fb_add_i16(fb, 0, MD_V5);
+	lv__fb_add_u8(fb, 1, header_type);
+	lv__fb_add_ref(fb, 2, header);
+	lv__fb_add_i64(fb, 3, body_length);
+	lv__fb_ref root = lv__fb_table_end(fb);
 	const uint8_t *data;
 	size_t size;
 	if (lv__fb_finish(fb, root, &data, &size) < 0)
@@ -197,13 +204,7 @@ static int write_schema(ipc *w, const struct ArrowSchema *s)
 	lv__fb_add_ref(&fb, 1, fv);
 	if (md)
 		lv__fb_add_ref(&fb, 2, md);
-	lv__fb_ref schema = lv__fb_table_end(&fb);
-	lv__fb_table_start(&fb);
-	lv__fb_add_i16(&fb, 0, MD_V5);
-	lv__fb_add_u8(&fb, 1, HDR_SCHEMA);
-	lv__fb_add_ref(&fb, 2, schema);
-	lv__fb_add_i64(&fb, 3, 0);
-	rc = write_message(w, &fb, lv__fb_table_end(&fb));
+	rc = write_message(w, &fb, HDR_SCHEMA, lv__fb_table_end(&fb), 0);
 	lv__fb_dispose(&fb);
 	return rc;
 }
@@ -326,13 +327,7 @@ static int write_batch_message(ipc *w, int64_t length, const int64_t *nulls, con
 	lv__fb_add_i64(&fb, 0, length);
 	lv__fb_add_ref(&fb, 1, nv);
 	lv__fb_add_ref(&fb, 2, bv);
-	lv__fb_ref rb = lv__fb_table_end(&fb);
-	lv__fb_table_start(&fb);
-	lv__fb_add_i16(&fb, 0, MD_V5);
-	lv__fb_add_u8(&fb, 1, HDR_RECORD_BATCH);
-	lv__fb_add_ref(&fb, 2, rb);
-	lv__fb_add_i64(&fb, 3, (int64_t)body);
-	rc = write_message(w, &fb, lv__fb_table_end(&fb));
+	rc = write_message(w, &fb, HDR_RECORD_BATCH, lv__fb_table_end(&fb), (int64_t)body);
 	lv__fb_dispose(&fb);
 done:
 	lv__arrow_free(nodes);

@@ -77,23 +77,22 @@ static size_t metadata_len(const char *md)
 	return (size_t)(p - md);
 }
 
+/* The release callback of each exported type, for parents and children alike (a child has
+ * no children; a child schema has no block): see the invariants above. */
+#define RELEASE_FN(NAME, TYPE)                                           \
+	static void NAME(struct TYPE *x)                                 \
+	{                                                                \
+		for (int64_t i = 0; i < x->n_children; i++)              \
+			if (x->children[i]->release)                     \
+				x->children[i]->release(x->children[i]); \
+		lv__arrow_free(x->private_data);                         \
+		x->release = NULL;                                       \
+		lv__arrow_live_add(-1);                                  \
+	}
+RELEASE_FN(schema_release, ArrowSchema)
+RELEASE_FN(array_release, ArrowArray)
+
 /* ---- schema ---- */
-
-static void schema_release_child(struct ArrowSchema *s)
-{
-	s->release = NULL;
-	lv__arrow_live_add(-1);
-}
-
-static void schema_release(struct ArrowSchema *s)
-{
-	for (int64_t i = 0; i < s->n_children; i++)
-		if (s->children[i]->release)
-			s->children[i]->release(s->children[i]);
-	lv__arrow_free(s->private_data);
-	s->release = NULL;
-	lv__arrow_live_add(-1);
-}
 
 int lv__arrow_schema_export(struct ArrowSchema *out, const lv__acol *cols, size_t ncols,
 			    const char *metadata)
@@ -114,7 +113,7 @@ int lv__arrow_schema_export(struct ArrowSchema *out, const lv__acol *cols, size_
 			.format = FORMATS[cols[i].type],
 			.name = cols[i].name,
 			.flags = cols[i].nullable ? ARROW_FLAG_NULLABLE : 0,
-			.release = schema_release_child,
+			.release = schema_release,
 		};
 		ptr[i] = &kid[i];
 	}
@@ -126,23 +125,6 @@ int lv__arrow_schema_export(struct ArrowSchema *out, const lv__acol *cols, size_
 }
 
 /* ---- record batches ---- */
-
-static void array_release_child(struct ArrowArray *a)
-{
-	lv__arrow_free(a->private_data);
-	a->release = NULL;
-	lv__arrow_live_add(-1);
-}
-
-static void array_release(struct ArrowArray *a)
-{
-	for (int64_t i = 0; i < a->n_children; i++)
-		if (a->children[i]->release)
-			a->children[i]->release(a->children[i]);
-	lv__arrow_free(a->private_data);
-	a->release = NULL;
-	lv__arrow_live_add(-1);
-}
 
 /* Sizes of one column's buffers over the batch's rows. */
 typedef struct col_plan {
@@ -236,7 +218,7 @@ static int export_column(struct ArrowArray *out, const lv__asource *src, size_t 
 	bufs[2] = block + da;
 	*out = (struct ArrowArray){ .length = (int64_t)count, .null_count = (int64_t)p->nulls,
 				    .n_buffers = nbuf, .buffers = bufs,
-				    .release = array_release_child, .private_data = block };
+				    .release = array_release, .private_data = block };
 	lv__arrow_live_add(1);
 	return 0;
 }
@@ -268,7 +250,7 @@ int lv__arrow_batch_export(struct ArrowArray *out, const lv__asource *src, size_
 		/* kid[] was zeroed: the failed child and those after it have no release. */
 		for (size_t i = 0; i < done; i++)
 			if (kid[i].release)
-				array_release_child(&kid[i]);
+				array_release(&kid[i]);
 		lv__arrow_free(block);
 		out->release = NULL;
 		return rc;

@@ -49,13 +49,9 @@ void lv__aws_creds_release(lv__aws_creds *c)
 {
 	if (!c || __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
-	if (c->secret)
-		memset(c->secret, 0, strlen(c->secret));
-	if (c->token)
-		memset(c->token, 0, strlen(c->token));
 	free(c->akid);
-	free(c->secret);
-	free(c->token);
+	lv__free_secret(c->secret);
+	lv__free_secret(c->token);
 	free(c);
 }
 
@@ -303,11 +299,8 @@ static int fetch_webid(lv__aws_source *s, lv__aws_creds **out, lv_error *err)
 						  "RoleSessionName=%s&Version=2011-06-15&WebIdentityToken=%s",
 						  er, es, et)
 				    : NULL;
-	memset(tok, 0, strlen(tok));
-	free(tok);
-	if (et)
-		memset(et, 0, strlen(et));
-	free(et);
+	lv__free_secret(tok);
+	lv__free_secret(et);
 	free(er);
 	free(es);
 	if (!body)
@@ -316,8 +309,7 @@ static int fetch_webid(lv__aws_source *s, lv__aws_creds **out, lv_error *err)
 					    "Accept: application/xml", NULL };
 	lv__http_resp r;
 	int rc = source_get(s, "POST", s->sts_url, "AssumeRoleWithWebIdentity", hdrs, body, &r, err);
-	memset(body, 0, strlen(body));
-	free(body);
+	lv__free_secret(body);
 	if (rc == 0)
 		rc = lv__aws_parse_sts_creds((const char *)r.body.ptr, r.body.len, s->label, out, err);
 	lv__http_resp_dispose(&r);
@@ -360,12 +352,8 @@ static int fetch_container(lv__aws_source *s, lv__aws_creds **out, lv_error *err
 	if (rc == 0)
 		rc = lv__aws_parse_json_creds((const char *)r.body.ptr, r.body.len, false, s->label, out, err);
 	lv__http_resp_dispose(&r);
-	if (tok)
-		memset(tok, 0, strlen(tok));
-	if (line)
-		memset(line, 0, strlen(line));
-	free(tok);
-	free(line);
+	lv__free_secret(tok);
+	lv__free_secret(line);
 	return rc;
 }
 
@@ -419,9 +407,7 @@ static int fetch_imds(lv__aws_source *s, lv__aws_creds **out, lv_error *err)
 		lv__http_resp_dispose(&r);
 	free(curl);
 	free(base);
-	if (tokhdr)
-		memset(tokhdr, 0, strlen(tokhdr));
-	free(tokhdr);
+	lv__free_secret(tokhdr);
 	return rc;
 }
 
@@ -449,18 +435,14 @@ int lv__aws_source_fetch(lv__aws_source *s, lv__aws_creds **out, lv_error *err)
 void lv__aws_source_dispose(lv__aws_source *s)
 {
 	lv__aws_creds_release(s->fixed);
-	if (s->command)
-		memset(s->command, 0, strlen(s->command));
-	if (s->auth_token)
-		memset(s->auth_token, 0, strlen(s->auth_token));
+	lv__free_secret(s->command);
+	lv__free_secret(s->auth_token);
 	free(s->label);
-	free(s->command);
 	free(s->token_file);
 	free(s->role_arn);
 	free(s->session_name);
 	free(s->sts_url);
 	free(s->url);
-	free(s->auth_token);
 	free(s->auth_token_file);
 	free(s->imds_base);
 	lv__http_free(s->http);

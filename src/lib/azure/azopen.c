@@ -296,13 +296,9 @@ int lv__storage_azure_open(lv_storage **out, const char *uri, lv__optbag *o, lv_
 		rc = lv__http_new(&a->o.http, &lim, "az", err);
 	if (rc == 0)
 		rc = resolve(a, &c, err);
-	if (c.conn_key)
-		memset(c.conn_key, 0, strlen(c.conn_key));
-	if (c.conn_sas)
-		memset(c.conn_sas, 0, strlen(c.conn_sas));
 	free(c.conn_account);
-	free(c.conn_key);
-	free(c.conn_sas);
+	lv__free_secret(c.conn_key);
+	lv__free_secret(c.conn_sas);
 	free(c.conn_endpoint);
 	if (rc == 0) {
 		lv__obj_set_root(&a->o, "az://", a->container);

@@ -143,12 +143,8 @@ static int az_perform(az *a, const azreq *q, lv__http_resp *r, lv_error *err)
 		hq.ctx = &c;
 		rc = lv__http_perform(a->o.http, &hq, r, err);
 	}
-	if (url)
-		memset(url, 0, strlen(url)); /* it may hold a SAS */
-	if (query)
-		memset(query, 0, strlen(query));
-	free(url);
-	free(query);
+	lv__free_secret(url); /* it may hold a SAS */
+	lv__free_secret(query);
 	free(path);
 	return rc;
 }
@@ -215,14 +211,12 @@ void lv__az_close(void *impl)
 	if (!a)
 		return;
 	memset(a->key, 0, sizeof a->key);
-	if (a->sas)
-		memset(a->sas, 0, strlen(a->sas));
 	lv__http_free(a->o.http);
 	free(a->account);
 	free(a->container);
 	free(a->o.prefix);
 	free(a->service);
-	free(a->sas);
+	lv__free_secret(a->sas);
 	free(a->cred_source);
 	free(a);
 }

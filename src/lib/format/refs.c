@@ -104,6 +104,14 @@ void lv__branch_dispose(lv_branch *b)
 	memset(b, 0, sizeof *b);
 }
 
+/* A copy of the ref's name in *out: 0, or LV_ENOMEM naming the `what` (tag, branch). */
+static int dup_name(const char *what, const char *name, char **out, lv_error *err)
+{
+	if (!(*out = lv__strdup(name)))
+		return lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, name);
+	return 0;
+}
+
 int lv__tag_parse(const uint8_t *data, size_t size, const char *name, lv_tag *out,
 		  lv_error *err)
 {
@@ -120,12 +128,9 @@ int lv__tag_parse(const uint8_t *data, size_t size, const char *name, lv_tag *ou
 	    (rc = get_u64(root, "manifestSize", false, 0, &msize, "tag", name, err)) < 0 ||
 	    (rc = get_str(root, "branch", &branch, "tag", name, err)) < 0 ||
 	    (rc = get_str(root, "createdAt", &created, "tag", name, err)) < 0 ||
-	    (rc = get_str(root, "updatedAt", &updated, "tag", name, err)) < 0)
+	    (rc = get_str(root, "updatedAt", &updated, "tag", name, err)) < 0 ||
+	    (rc = dup_name("tag", name, &nm, err)) < 0)
 		goto out;
-	if (!(nm = lv__strdup(name))) {
-		rc = lv__err(err, LV_ENOMEM, "tag %s: out of memory", name);
-		goto out;
-	}
 	out->name = nm;
 	out->branch = branch;
 	out->version = version;
@@ -157,12 +162,9 @@ int lv__branch_parse(const uint8_t *data, size_t size, const char *name, lv_bran
 	if ((rc = get_u64(root, "parentVersion", true, 0, &pver, "branch", name, err)) < 0 ||
 	    (rc = get_u64(root, "createAt", false, 0, &created, "branch", name, err)) < 0 ||
 	    (rc = get_u64(root, "manifestSize", false, 0, &msize, "branch", name, err)) < 0 ||
-	    (rc = get_str(root, "parentBranch", &parent, "branch", name, err)) < 0)
+	    (rc = get_str(root, "parentBranch", &parent, "branch", name, err)) < 0 ||
+	    (rc = dup_name("branch", name, &nm, err)) < 0)
 		goto out;
-	if (!(nm = lv__strdup(name))) {
-		rc = lv__err(err, LV_ENOMEM, "branch %s: out of memory", name);
-		goto out;
-	}
 	out->name = nm;
 	out->parent_branch = parent;
 	out->parent_version = pver;
@@ -304,26 +306,30 @@ static int cmp_branch(const void *a, const void *b)
 typedef int (*ref_parse_fn)(const uint8_t *data, size_t size, const char *stem, void *slot,
 			    lv_error *err);
 
-static int parse_tag_slot(const uint8_t *data, size_t size, const char *stem, void *slot,
+/* A tag (an lv_tag slot) or a branch (lv_branch) named by its decoded file name. */
+static int parse_ref_slot(const uint8_t *data, size_t size, const char *stem, void *slot, bool tag,
 			  lv_error *err)
 {
 	char *name = lv__ref_name_decode(stem, strlen(stem));
 	if (!name)
-		return lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_TAGS_DIR);
-	int rc = lv__tag_parse(data, size, name, slot, err);
+		return lv__err(err, LV_ENOMEM, "%s: out of memory",
+			       tag ? LV_REFS_TAGS_DIR : LV_REFS_BRANCHES_DIR);
+	int rc = tag ? lv__tag_parse(data, size, name, slot, err)
+		     : lv__branch_parse(data, size, name, slot, err);
 	free(name);
 	return rc;
+}
+
+static int parse_tag_slot(const uint8_t *data, size_t size, const char *stem, void *slot,
+			  lv_error *err)
+{
+	return parse_ref_slot(data, size, stem, slot, true, err);
 }
 
 static int parse_branch_slot(const uint8_t *data, size_t size, const char *stem, void *slot,
 			     lv_error *err)
 {
-	char *name = lv__ref_name_decode(stem, strlen(stem));
-	if (!name)
-		return lv__err(err, LV_ENOMEM, "%s: out of memory", LV_REFS_BRANCHES_DIR);
-	int rc = lv__branch_parse(data, size, name, slot, err);
-	free(name);
-	return rc;
+	return parse_ref_slot(data, size, stem, slot, false, err);
 }
 
 /*

@@ -102,6 +102,9 @@ static inline uint64_t lv__lf_load_le(const uint8_t *p, unsigned bytes)
 }
 /* n values of width w (bytes) into out. */
 void lv__lf_load_le_n(const uint8_t *p, unsigned w, size_t n, uint64_t *out);
+/* n values of a flat buffer of `bits` per value: 1 is a bitmap (LSB first, values 0/1), else
+ * little-endian words of bits/8 bytes.  The caller has checked p holds them. */
+void lv__lf_load_flat(const uint8_t *p, unsigned bits, size_t n, uint64_t *out);
 
 /* Finds the last LEN field `num` in a message; returns 1 found, 0 absent, -1 malformed. */
 int lv__lf_pb_find(const uint8_t *p, size_t n, uint32_t num, lv__pb_field *out);

@@ -100,20 +100,14 @@ static int flat20(lv__lf_dctx *c, const uint8_t *p, size_t n, uint64_t *bits, co
 static int flat_values(lv__lf_dctx *c, uint64_t bits, const uint8_t *d, size_t dl, size_t n,
 		       uint64_t *vals)
 {
-	if (bits == 1) {
-		if (dl < (n + 7) / 8)
-			return CORRUPT(c, "bitmap buffer has %zu bytes for %zu values", dl, n);
-		for (size_t i = 0; i < n; i++)
-			vals[i] = (d[i / 8] >> (i % 8)) & 1;
-		return 0;
-	}
-	if (bits != 8 && bits != 16 && bits != 32 && bits != 64)
+	if (bits == 1 && dl < (n + 7) / 8)
+		return CORRUPT(c, "bitmap buffer has %zu bytes for %zu values", dl, n);
+	if (bits != 1 && bits != 8 && bits != 16 && bits != 32 && bits != 64)
 		return UNSUP(c, "unsupported 2.0 flat bits_per_value %llu", (unsigned long long)bits);
-	size_t w = (size_t)bits / 8;
-	if (dl / w < n)
+	if (bits != 1 && dl / (bits / 8) < n)
 		return CORRUPT(c, "value buffer has %zu bytes for %zu values of %u bits", dl, n,
 			       (unsigned)bits);
-	lv__lf_load_le_n(d, (unsigned)w, n, vals);
+	lv__lf_load_flat(d, (unsigned)bits, n, vals);
 	return 0;
 }
 

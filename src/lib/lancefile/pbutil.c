@@ -107,3 +107,13 @@ void lv__lf_load_le_n(const uint8_t *p, unsigned w, size_t n, uint64_t *out)
 	default: for (size_t i = 0; i < n; i++) out[i] = lv__lf_load_le(p + i * w, w); break;
 	}
 }
+
+void lv__lf_load_flat(const uint8_t *p, unsigned bits, size_t n, uint64_t *out)
+{
+	if (bits != 1) {
+		lv__lf_load_le_n(p, bits / 8, n, out);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		out[i] = (p[i / 8] >> (i % 8)) & 1;
+}

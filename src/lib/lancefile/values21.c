@@ -43,17 +43,11 @@ static size_t exact_bytes(const lv__lf_cenc_tree *t, int node, size_t cnt)
 
 static int flat(lv__lf_dctx *c, unsigned bits, const uint8_t *p, size_t n, size_t cnt, uint64_t *out)
 {
-	if (bits == 1) {
-		if (n < (cnt + 7) / 8)
-			return LV__LF_CORRUPT(c, "bitmap of %zu bytes for %zu values", n, cnt);
-		for (size_t i = 0; i < cnt; i++)
-			out[i] = (p[i / 8] >> (i % 8)) & 1;
-		return 0;
-	}
-	size_t w = bits / 8;
-	if (n / w < cnt)
+	if (bits == 1 && n < (cnt + 7) / 8)
+		return LV__LF_CORRUPT(c, "bitmap of %zu bytes for %zu values", n, cnt);
+	if (bits != 1 && n / (bits / 8) < cnt)
 		return LV__LF_CORRUPT(c, "flat buffer of %zu bytes for %zu values", n, cnt);
-	lv__lf_load_le_n(p, (unsigned)w, cnt, out);
+	lv__lf_load_flat(p, bits, cnt, out);
 	return 0;
 }
 

@@ -76,16 +76,25 @@ static void a20_nonull(lv__dbuf *m, uint64_t bits, uint32_t idx)
 	m_sub(m, 2, &v);
 }
 
+/* {1: first (consumed), 2: flat{bits, buf 1}} into a new v: the shape of the two-buffer
+ * encodings (some_nulls: validity, values; binary: indices, bytes). */
+static void a20_two_buffers(lv__dbuf *v, lv__dbuf *first, uint64_t bits)
+{
+	lv__dbuf x;
+	lv__dbuf_init(v, 0);
+	m_sub(v, 1, first);
+	lv__dbuf_init(&x, 0);
+	a20_flat(&x, bits, 1);
+	m_sub(v, 2, &x);
+}
+
 /* nullable{some_nulls{validity: flat{1, buf 0}, values: flat{bits, buf 1}}} */
 static void a20_somenull(lv__dbuf *m, uint64_t bits)
 {
-	lv__dbuf v, x;
-	lv__dbuf_init(&v, 0);
-	lv__dbuf_init(&x, 0);
-	a20_flat(&x, 1, 0);
-	m_sub(&v, 1, &x);
-	a20_flat(&x, bits, 1);
-	m_sub(&v, 2, &x);
+	lv__dbuf v, validity;
+	lv__dbuf_init(&validity, 0);
+	a20_flat(&validity, 1, 0);
+	a20_two_buffers(&v, &validity, bits);
 	m_wrap(&v, 2); /* Nullable.some_nulls */
 	m_sub(m, 2, &v);
 }
@@ -101,13 +110,10 @@ static void a20_allnull(lv__dbuf *m)
 /* binary{indices: nullable{no_nulls{flat{64, buf 0}}}, bytes: flat{8, buf 1}, null_adjustment} */
 static void a20_binary(lv__dbuf *m, uint64_t adj)
 {
-	lv__dbuf v, x;
-	lv__dbuf_init(&v, 0);
-	lv__dbuf_init(&x, 0);
-	a20_nonull(&x, 64, 0);
-	m_sub(&v, 1, &x);
-	a20_flat(&x, 8, 1);
-	m_sub(&v, 2, &x);
+	lv__dbuf v, indices;
+	lv__dbuf_init(&indices, 0);
+	a20_nonull(&indices, 64, 0);
+	a20_two_buffers(&v, &indices, 8);
 	(void)lv__pbw_u64(&v, 3, adj);
 	m_sub(m, 6, &v);
 }

@@ -97,6 +97,13 @@ char *lv__strndup(const char *s, size_t n) { return lv__memdupz(s, n); }
 
 char *lv__strdup(const char *s) { return s ? lv__strndup(s, strlen(s)) : NULL; }
 
+void lv__free_secret(char *s)
+{
+	if (s)
+		memset(s, 0, strlen(s));
+	free(s);
+}
+
 char *lv__sprintf(const char *fmt, ...)
 {
 	va_list ap, ap2;

@@ -56,6 +56,9 @@ int lv__buf_copy(lv_buf *out, const lv_buf *b);
 char *lv__strdup(const char *s);
 char *lv__strndup(const char *s, size_t n);
 char *lv__sprintf(const char *fmt, ...) LV_PRINTF(1, 2); /* malloc'ed, NULL on OOM */
+/* Zeroes a malloc'd string that may hold a secret (a key, token, SAS, signed URL), then frees
+ * it; NULL is fine. */
+void lv__free_secret(char *s);
 
 /*
  * Makes room for one more element in a growable array of `elem`-byte

@@ -99,17 +99,14 @@ static inline int lv__pb_next(lv__pb *r, lv__pb_field *f)
 			goto bad;
 		return 1;
 	case LV_PB_I64:
-		if (r->end - r->p < 8)
+	case LV_PB_I32: { /* fixed64 / fixed32: 8 or 4 little-endian bytes */
+		ptrdiff_t w = f->wire == LV_PB_I64 ? 8 : 4;
+		if (r->end - r->p < w)
 			goto bad;
-		f->u = lv__pb__le64(r->p);
-		r->p += 8;
+		f->u = w == 8 ? lv__pb__le64(r->p) : lv__pb__le32(r->p);
+		r->p += w;
 		return 1;
-	case LV_PB_I32:
-		if (r->end - r->p < 4)
-			goto bad;
-		f->u = lv__pb__le32(r->p);
-		r->p += 4;
-		return 1;
+	}
 	case LV_PB_LEN: {
 		uint64_t n;
 		if (!lv__pb_varint(r, &n))

@@ -295,13 +295,7 @@ int lv__seg_read(lv_storage *st, const lv__seg_name *name, int64_t created, lv__
 			     "segment %s belongs to another history (dataset_created %" PRId64 ", not %" PRId64 ")",
 			     name->path, f->created, created);
 	}
-	if (rc < 0)
-		lv__cp_file_dispose(f);
-	if (bytes)
-		*bytes = b;
-	else
-		lv_buf_dispose(&b);
-	return rc;
+	return lv__cp_file_read_end(rc, f, &b, bytes);
 }
 
 /* ---- the history's identity without a head ---- */

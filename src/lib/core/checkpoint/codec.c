@@ -418,6 +418,17 @@ void lv__cp_file_dispose(lv__cp_file *f)
 	f->archive = NULL;
 }
 
+int lv__cp_file_read_end(int rc, lv__cp_file *f, lv_buf *b, lv_buf *keep)
+{
+	if (rc < 0)
+		lv__cp_file_dispose(f);
+	if (keep)
+		*keep = *b;
+	else
+		lv_buf_dispose(b);
+	return rc;
+}
+
 /* The optional archive keys of a decoded file, copied out (a NUL in either is corrupt). */
 static int extra_keys(const lv_lancefile *lf, const char *path, lv__cp_file *out, lv_error *err)
 {

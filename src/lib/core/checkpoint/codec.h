@@ -31,6 +31,10 @@ typedef struct lv__cp_extra {
 } lv__cp_extra;
 
 void lv__cp_file_dispose(lv__cp_file *f);
+/* The end of reading one checkpoint file into f from bytes b: on failure (rc < 0) f is
+ * disposed; the bytes go to *keep (when not NULL, the caller's then), else are freed.
+ * Returns rc. */
+int lv__cp_file_read_end(int rc, lv__cp_file *f, lv_buf *b, lv_buf *keep);
 
 /*
  * Decodes and validates one checkpoint file's bytes: schema, nulls, strictly

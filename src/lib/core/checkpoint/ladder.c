@@ -108,13 +108,7 @@ int lv__cp_try(lv_dataset *ds, const lv__cp_name *name, const lv__manifest_entry
 		if (rc < 0 && rc != LV_ENOMEM)
 			*cls = rc == LV_ECONFLICT ? LV__CP_FOREIGN : LV__CP_UNREADABLE;
 	}
-	if (rc < 0)
-		lv__cp_file_dispose(f);
-	if (keep)
-		*keep = b;
-	else
-		lv_buf_dispose(&b);
-	return rc;
+	return lv__cp_file_read_end(rc, f, &b, keep);
 }
 
 /* The ladder's record of the files it rejected (for warnings and gap reasons). */
