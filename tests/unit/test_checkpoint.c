@@ -288,9 +288,7 @@ static void test_recreated_dataset(void **state)
 	/* a checkpoint covering more versions than the dataset has */
 	lv_dataset_free(ds);
 	lv_storage_free(st);
-	st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 3, 1600000000000));
+	st = synth_mem_series(3, 1600000000000);
 	CHECK(lv_storage_write(st, "_checkpoints/00000000000000000006.lance", cp.ptr, cp.size, &err));
 	ds = tu_open(st);
 	CHECK(lv_history(&l, ds, &rep, &err));
@@ -437,8 +435,7 @@ static void test_properties_truncation(void **state)
 static void test_properties_through_checkpoint(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	char *big = malloc(20001);
 	memset(big, 'x', 20000);
 	big[20000] = 0;
@@ -505,8 +502,7 @@ static void test_asof_skewed(void **state)
 static void test_asof_on_dataset(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	int64_t ts[] = { 1000, 2000, 1500, 4000, 3000 }; /* skewed */
 	for (int i = 0; i < 5; i++) {
 		synth_commit c = { .version = (uint64_t)i + 1, .ts_ms = ts[i] * 1000, .read_version = (uint64_t)i };
@@ -618,8 +614,7 @@ static void test_concurrent_checkpointers(void **state)
 static void test_identity_without_inline_txn(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	for (uint64_t v = 1; v <= 4; v++) {
 		synth_commit c = { .version = v, .ts_ms = 1700000000000 + 1000 * (int64_t)v,
 				   .read_version = v - 1, .txn_file_only = 1 };

@@ -455,8 +455,7 @@ static void test_txn_file_sweep(void **state)
 	tu_free_list(names);
 	assert_true(txn_size > 0);
 
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	synth_commit c = { .version = 1, .ts_ms = 1700000001000, .txn_file_only = 1 };
 	CHECK(synth_write(st, &c));
 	names = NULL;

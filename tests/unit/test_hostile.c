@@ -244,8 +244,7 @@ static void test_lookalike_paths(void **state)
 	(void)state;
 	static const char *ok[] = { "%2e%2e/x.lance", "%2E%2E%2Fx.lance", "..x.lance", "x..lance", "....lance", "~/x.lance" };
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-		lv_storage *st = NULL;
-		CHECK(lv_storage_mem_new(&st, &err));
+		lv_storage *st = tu_mem();
 		raw_frag f = { .path = ok[i], .path_len = strlen(ok[i]), .physical_rows = 5 };
 		raw_manifest m = { .version = 1, .ts_seconds = 1700000001, .frags = &f, .nfrags = 1 };
 		put_manifest(st, &m);
@@ -275,8 +274,7 @@ static void test_escaping_transaction_file(void **state)
 	(void)state;
 	static const char *bad[] = { "../../x.txn", "..", "a/b.txn", "a\\b.txn" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		lv_storage *st = NULL;
-		CHECK(lv_storage_mem_new(&st, &err));
+		lv_storage *st = tu_mem();
 		raw_frag f = { .physical_rows = 5 };
 		raw_manifest m = { .version = 1, .ts_seconds = 1700000001, .frags = &f, .nfrags = 1, .txn_file = bad[i] };
 		put_manifest(st, &m);
@@ -368,8 +366,7 @@ static void test_lengths_beyond_buffer(void **state)
 		{ tenbyte, sizeof tenbyte }, { path32, sizeof path32 }, { badwire, sizeof badwire },
 	};
 	for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
-		lv_storage *st = NULL;
-		CHECK(lv_storage_mem_new(&st, &err));
+		lv_storage *st = tu_mem();
 		raw_manifest m = { .version = 1, .ts_seconds = 1700000001, .extra = extra[i].p, .extra_len = extra[i].n };
 		put_manifest(st, &m);
 		lv_version_list *l = NULL;
@@ -380,8 +377,7 @@ static void test_lengths_beyond_buffer(void **state)
 		lv_storage_free(st);
 	}
 	/* the section length prefix and the footer offset claim more than the file */
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	raw_manifest m = { .version = 1, .ts_seconds = 1700000001 };
 	put_manifest(st, &m);
 	char path[96];
@@ -411,8 +407,7 @@ static void test_lengths_beyond_buffer(void **state)
 static void test_million_fragments(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	raw_manifest m = { .version = 1, .ts_seconds = 1700000001, .repeat_empty_frags = 1000000 };
 	put_manifest(st, &m);
 	lv_version_list *l = NULL;
@@ -430,8 +425,7 @@ static void test_million_fragments(void **state)
 static void test_counter_overflow(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	const uint64_t big = UINT64_MAX - 1;
 	raw_frag f[3] = {
 		{ .physical_rows = big, .file_size = big },
@@ -468,8 +462,7 @@ static void test_absurd_timestamps(void **state)
 		{ INT64_MIN, 0 }, { INT64_MAX, 999999999 }, { -1, -1 }, { 0, INT32_MAX },
 		{ -62135596800LL, 0 }, { 253402300800LL, 0 }, { 1700000000, INT32_MIN },
 	};
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
 		raw_manifest m = { .version = i + 1, .ts_seconds = ts[i].s, .ts_nanos = ts[i].ns };
 		put_manifest(st, &m);
@@ -543,8 +536,7 @@ static void test_timestamps_like_lance(void **state)
 static void test_version_u64_max(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	const uint64_t vs[] = { 1, UINT64_MAX - 1, UINT64_MAX };
 	for (size_t i = 0; i < 3; i++) {
 		raw_frag f = { .physical_rows = 1 };
@@ -619,8 +611,7 @@ static void test_deep_protobuf(void **state)
 	lv__pbw_bytes(&schema, 50, inner.ptr, inner.len);
 	lv__pbw_bytes(&field, 1, schema.ptr, schema.len);
 	lv__dbuf_dispose(&schema);
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	raw_frag f = { .physical_rows = 3 };
 	raw_manifest m = { .version = 1, .ts_seconds = 1700000001, .frags = &f, .nfrags = 1,
 			   .extra = field.ptr, .extra_len = field.len };
@@ -694,8 +685,7 @@ static void test_deep_json_tag(void **state)
 static void test_deep_json_property(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	char *j = deep_json(100000);
 	char *key = malloc(1 << 20);
 	memset(key, 'k', (1 << 20) - 1);

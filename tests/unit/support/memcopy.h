@@ -1,10 +1,12 @@
-/* In-memory copies of fixture datasets, and whole-store snapshots for comparisons. */
+/* In-memory copies of stores and fixture datasets, and whole-store snapshots for comparisons. */
 #ifndef LV_MEMCOPY_H
 #define LV_MEMCOPY_H
 
 #include <lancever/storage.h>
 #include <lancever/sys/testing.h>
 
+/* A fresh in-memory store holding a copy of every object of `src` (fails the test on error). */
+lv_storage *tu_mem_clone(lv_storage *src);
 /* A fresh in-memory store holding a copy of tests/fixtures/<rel> (fails the test on error). */
 lv_storage *tu_mem_copy(const char *rel);
 /* Every object as "path:size" lines, sorted, newline-joined (malloc'ed). */

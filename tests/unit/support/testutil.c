@@ -10,6 +10,8 @@
 #include <ftw.h>
 #include <unistd.h>
 
+#include "lancever/checkpoint.h"
+
 uint8_t *tu_read_file(const char *path, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
@@ -68,6 +70,14 @@ void tu_free_list(char **l)
 	free(l);
 }
 
+size_t tu_list_len(char *const *l)
+{
+	size_t n = 0;
+	while (l[n])
+		n++;
+	return n;
+}
+
 const char *tu_tmpdir(void)
 {
 	static char b[256];
@@ -88,12 +98,63 @@ void tu_rmrf(const char *path)
 	nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+lv_storage *tu_mem(void)
+{
+	lv_error err = { 0 };
+	lv_storage *st = NULL;
+	TU_CHECK(err, lv_storage_mem_new(&st, &err));
+	return st;
+}
+
+typedef struct path_list {
+	char **v;
+	size_t n, cap;
+} path_list;
+
+static int add_path(const lv_list_entry *e, void *p)
+{
+	path_list *l = p;
+	if (l->n + 1 >= l->cap) {
+		l->v = realloc(l->v, (l->cap *= 2) * sizeof *l->v);
+		assert_non_null(l->v);
+	}
+	l->v[l->n] = strdup(e->path);
+	assert_non_null(l->v[l->n]);
+	l->v[++l->n] = NULL;
+	return 0;
+}
+
+char **tu_list_paths(lv_storage *st, const char *dir, bool recursive)
+{
+	lv_error err = { 0 };
+	path_list l = { calloc(16, sizeof(char *)), 0, 16 };
+	assert_non_null(l.v);
+	TU_CHECK(err, lv_storage_list(st, dir, recursive, add_path, &l, &err));
+	qsort(l.v, l.n, sizeof *l.v, cmpstr);
+	return l.v;
+}
+
 lv_dataset *tu_open(lv_storage *st)
 {
 	lv_error err = { 0 };
 	lv_dataset *ds = NULL;
 	TU_CHECK(err, lv_dataset_open_storage(&ds, st, NULL, &err));
 	return ds;
+}
+
+void tu_expect_history(lv_dataset *ds, uint64_t n, const bool *cleaned)
+{
+	lv_error err = { 0 };
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	TU_CHECK(err, lv_history(&l, ds, &rep, &err));
+	assert_int_equal(lv_version_list_count(l), n);
+	for (size_t i = 0; i < n; i++) {
+		const lv_version_info *v = lv_version_list_get(l, i);
+		assert_int_equal(v->version, i + 1);
+		assert_int_equal(v->is_cleaned_up, cleaned[v->version]);
+	}
+	lv_version_list_free(l);
 }
 
 lv_buf tu_read(lv_storage *st, const char *path)

@@ -2,6 +2,7 @@
 #ifndef LV_TESTUTIL_H
 #define LV_TESTUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,12 +26,22 @@ const char *tu_fixture(const char *rel);
 /* Lists file names in a directory, sorted (NULL-terminated array; free with tu_free_list). */
 char **tu_list_dir(const char *dir);
 void tu_free_list(char **l);
+/* The number of names in such a list. */
+size_t tu_list_len(char *const *l);
 /* Makes a fresh temporary directory (static buffer). */
 const char *tu_tmpdir(void);
 /* rm -rf */
 void tu_rmrf(const char *path);
+/* A new, empty in-memory store; fails the test on error. */
+lv_storage *tu_mem(void);
+/* The paths of the objects under `dir` of `st` (recursive or not), sorted (NULL-terminated
+ * array; free with tu_free_list); fails the test on error. */
+char **tu_list_paths(lv_storage *st, const char *dir, bool recursive);
 /* A dataset opened on `st` with default options; fails the test on error. */
 lv_dataset *tu_open(lv_storage *st);
+/* Asserts that the history of `ds` holds versions 1..n in order, version v cleaned up
+ * exactly when cleaned[v] (cleaned has n + 1 entries). */
+void tu_expect_history(lv_dataset *ds, uint64_t n, const bool *cleaned);
 /* The whole object at `path` of `st`; fails the test on error. */
 lv_buf tu_read(lv_storage *st, const char *path);
 /* xorshift64 over *state: the same sequence for the same seed on every machine. */
