@@ -142,6 +142,16 @@ lv_dataset *tu_open(lv_storage *st)
 	return ds;
 }
 
+size_t tu_count_versions(lv_dataset *ds)
+{
+	lv_error err = { 0 };
+	lv_version_list *l = NULL;
+	TU_CHECK(err, lv_versions(&l, ds, NULL, &err));
+	size_t n = lv_version_list_count(l);
+	lv_version_list_free(l);
+	return n;
+}
+
 void tu_expect_history(lv_dataset *ds, uint64_t n, const bool *cleaned)
 {
 	lv_error err = { 0 };
