@@ -290,12 +290,7 @@ static void test_recreated_dataset(void **state)
 	lv_storage_free(st);
 	st = synth_mem_series(3, 1600000000000);
 	CHECK(lv_storage_write(st, "_checkpoints/00000000000000000006.lance", cp.ptr, cp.size, &err));
-	ds = tu_open(st);
-	CHECK(lv_history(&l, ds, &rep, &err));
-	assert_int_equal(rep.rung, LV_RUNG_MANIFESTS);
-	assert_int_equal(lv_version_list_count(l), 3);
-	lv_version_list_free(l);
-	lv_dataset_free(ds);
+	tu_expect_history_rung(st, LV_RUNG_MANIFESTS, 3);
 	lv_storage_free(st);
 	lv_buf_dispose(&cp);
 }
@@ -598,14 +593,7 @@ static void test_concurrent_checkpointers(void **state)
 			pthread_join(t[i], NULL);
 			assert_int_equal(a[i].rc, 0);
 		}
-		lv_dataset *ds = tu_open(st);
-		lv_version_list *l = NULL;
-		lv_history_report rep;
-		CHECK(lv_history(&l, ds, &rep, &err));
-		assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
-		assert_int_equal(lv_version_list_count(l), 30);
-		lv_version_list_free(l);
-		lv_dataset_free(ds);
+		tu_expect_history_rung(st, LV_RUNG_NEWEST_CHECKPOINT, 30);
 		lv_storage_free(st);
 	}
 }

@@ -46,8 +46,7 @@ static void cleanup_retain(lv_dataset *ds, int64_t n)
 /* The repro: 1..10, cleanup to 5; 11..15, cleanup to 3.  Two checkpoints (10, 15). */
 static lv_storage *two_cleanups(void)
 {
-	lv_storage *st = tu_mem();
-	commit_range(st, 1, 10);
+	lv_storage *st = synth_mem_series(10, 1700000000000LL);
 	lv_dataset *ds = tu_open(st);
 	cleanup_retain(ds, 5);
 	commit_range(st, 11, 15);
@@ -123,8 +122,7 @@ static void test_history_warns_on_damaged_checkpoint(void **state)
 static void test_malformed_tag_keeps_other_tags(void **state)
 {
 	(void)state;
-	lv_storage *st = tu_mem();
-	commit_range(st, 1, 8);
+	lv_storage *st = synth_mem_series(8, 1700000000000LL);
 	CHECK(synth_tag(st, "good", 3));
 	const char *bad = "{\"version\": 6,";
 	CHECK(lv_storage_write(st, "_refs/tags/bad.json", bad, strlen(bad), &err));
@@ -330,8 +328,7 @@ static void test_writer_never_replaces_unreadable(void **state)
 static void test_writer_merges_older_usable(void **state)
 {
 	(void)state;
-	lv_storage *st = tu_mem();
-	commit_range(st, 1, 10);
+	lv_storage *st = synth_mem_series(10, 1700000000000LL);
 	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	lv_checkpoint_config keep = LV_CHECKPOINT_CONFIG_INIT;
@@ -363,8 +360,7 @@ static void test_writer_merges_older_usable(void **state)
 static void test_manifest_name_must_match_content(void **state)
 {
 	(void)state;
-	lv_storage *st = tu_mem();
-	commit_range(st, 1, 14);
+	lv_storage *st = synth_mem_series(14, 1700000000000LL);
 	char p1[96], p15[96];
 	lv_buf b = { 0 };
 	CHECK(lv_storage_read(st, synth_manifest_path(p1, sizeof p1, 1), &b, &err));

@@ -167,6 +167,19 @@ void tu_expect_history(lv_dataset *ds, uint64_t n, const bool *cleaned)
 	lv_version_list_free(l);
 }
 
+void tu_expect_history_rung(lv_storage *st, int rung, size_t n)
+{
+	lv_error err = { 0 };
+	lv_dataset *ds = tu_open(st);
+	lv_version_list *l = NULL;
+	lv_history_report rep;
+	TU_CHECK(err, lv_history(&l, ds, &rep, &err));
+	assert_int_equal(rep.rung, rung);
+	assert_int_equal(lv_version_list_count(l), n);
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+}
+
 lv_buf tu_read(lv_storage *st, const char *path)
 {
 	lv_error err = { 0 };

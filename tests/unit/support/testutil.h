@@ -41,6 +41,9 @@ char **tu_list_paths(lv_storage *st, const char *dir, bool recursive);
 lv_dataset *tu_open(lv_storage *st);
 /* The number of live versions lv_versions() lists for `ds`; fails the test on error. */
 size_t tu_count_versions(lv_dataset *ds);
+/* Asserts that the history of `st` (a dataset opened on it with default options) has n rows,
+ * answered from `rung` (an LV_RUNG_*). */
+void tu_expect_history_rung(lv_storage *st, int rung, size_t n);
 /* Asserts that the history of `ds` holds versions 1..n in order, version v cleaned up
  * exactly when cleaned[v] (cleaned has n + 1 entries). */
 void tu_expect_history(lv_dataset *ds, uint64_t n, const bool *cleaned);
