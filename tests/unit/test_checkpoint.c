@@ -18,6 +18,7 @@
 #include "core/versions.h"
 #include "core/vlist.h"
 #include "support/memcopy.h"
+#include "support/rowcmp.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 
@@ -28,29 +29,11 @@ static lv_error err;
 /* A fresh in-memory copy of a fixture dataset written by Lance 8.0.0. */
 static lv_storage *mem_copy_of(const char *fixture) { return tu_mem_copy(fixture); }
 
-static bool same15(const lv_version_info *a, const lv_version_info *b)
-{
-	bool s = a->version == b->version && a->timestamp_millis == b->timestamp_millis &&
-		 a->total_fragments == b->total_fragments && a->total_data_files == b->total_data_files &&
-		 a->total_files_size == b->total_files_size &&
-		 a->total_deletion_files == b->total_deletion_files &&
-		 a->total_data_file_rows == b->total_data_file_rows &&
-		 a->total_deletion_file_rows == b->total_deletion_file_rows &&
-		 a->total_rows == b->total_rows && a->is_tagged == b->is_tagged &&
-		 a->has_read_version == b->has_read_version && a->read_version == b->read_version &&
-		 !strcmp(a->transaction_properties, b->transaction_properties);
-	s = s && ((!a->transaction_uuid && !b->transaction_uuid) ||
-		  (a->transaction_uuid && b->transaction_uuid && !strcmp(a->transaction_uuid, b->transaction_uuid)));
-	s = s && ((!a->operation_type && !b->operation_type) ||
-		  (a->operation_type && b->operation_type && !strcmp(a->operation_type, b->operation_type)));
-	return s;
-}
-
 static void assert_lists_equal(const lv_version_list *a, const lv_version_list *b)
 {
 	assert_int_equal(lv_version_list_count(a), lv_version_list_count(b));
 	for (size_t i = 0; i < lv_version_list_count(a); i++)
-		if (!same15(lv_version_list_get(a, i), lv_version_list_get(b, i)))
+		if (!tu_same_checkpoint_row(lv_version_list_get(a, i), lv_version_list_get(b, i)))
 			fail_msg("row %zu (version %llu) differs", i,
 				 (unsigned long long)lv_version_list_get(a, i)->version);
 }

@@ -136,8 +136,7 @@ static void test_real_dataset(void **state)
 	p.dry_run = true;
 	char *before = tu_snapshot(st);
 	CHECK(lv_cleanup(ds, &p, &dry, &err));
-	char *after_dry = tu_snapshot(st);
-	assert_string_equal(before, after_dry); /* a dry run changes nothing */
+	tu_expect_unchanged(st, before); /* a dry run changes nothing */
 	p.dry_run = false;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_int_equal(s.versions_total, 6);
@@ -160,7 +159,6 @@ static void test_real_dataset(void **state)
 	assert_int_equal(s.versions_removed, 0);
 	assert_int_equal(s.files_removed[LV_KIND_DATA] + s.files_removed[LV_KIND_DELETION], 0);
 	free(before);
-	free(after_dry);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
 }
@@ -175,10 +173,8 @@ static void test_tagged_refusal(void **state)
 	char *before = tu_snapshot(st);
 	assert_int_equal(lv_cleanup(ds, &p, NULL, &err), LV_ETAGGED);
 	assert_non_null(strstr(err.message, "\"keep3\": 3"));
-	char *after = tu_snapshot(st);
-	assert_string_equal(before, after);
+	tu_expect_unchanged(st, before);
 	free(before);
-	free(after);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
 }
@@ -301,10 +297,8 @@ static void test_path_escape(void **state)
 		p.now_ms = 1700000000000 + 30 * DAY;
 		assert_int_equal(lv_cleanup(ds, &p, NULL, &err), LV_ECORRUPT);
 		assert_non_null(strstr(err.message, "leave the dataset root"));
-		char *after = tu_snapshot(st);
-		assert_string_equal(before, after);
+		tu_expect_unchanged(st, before);
 		free(before);
-		free(after);
 		lv_dataset_free(ds);
 		lv_storage_free(st);
 	}

@@ -56,6 +56,13 @@ char *tu_snapshot(lv_storage *st)
 	return s;
 }
 
+void tu_expect_unchanged(lv_storage *st, const char *before)
+{
+	char *after = tu_snapshot(st);
+	assert_string_equal(before, after);
+	free(after);
+}
+
 typedef struct mt_ctx {
 	lv_storage *st;
 	int64_t t;

@@ -11,6 +11,8 @@ lv_storage *tu_mem_clone(lv_storage *src);
 lv_storage *tu_mem_copy(const char *rel);
 /* Every object as "path:size" lines, sorted, newline-joined (malloc'ed). */
 char *tu_snapshot(lv_storage *st);
+/* Asserts that `st` holds what it held when `before` (its tu_snapshot()) was taken. */
+void tu_expect_unchanged(lv_storage *st, const char *before);
 /* Sets every object's mtime (in-memory stores). */
 void tu_set_all_mtimes(lv_storage *st, int64_t mtime_ms);
 
