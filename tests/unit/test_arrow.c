@@ -31,32 +31,14 @@ static lv_error err;
 
 /* ---- release accounting: the consumer wraps every release callback it receives ---- */
 
-static int n_stream_rel, n_schema_rel, n_array_rel;
+static int n_stream_rel;
 static void (*orig_stream_rel)(struct ArrowArrayStream *);
-static void (*orig_schema_rel)(struct ArrowSchema *);
-static void (*orig_array_rel)(struct ArrowArray *);
-static void (*orig_schema_child_rel)(struct ArrowSchema *);
-static void (*orig_array_child_rel)(struct ArrowArray *);
 
 static void count_stream(struct ArrowArrayStream *s)
 {
 	n_stream_rel++;
 	orig_stream_rel(s);
 	assert_null(s->release);
-}
-
-static void count_schema(struct ArrowSchema *s)
-{
-	n_schema_rel++;
-	(s->n_children ? orig_schema_rel : orig_schema_child_rel)(s);
-	assert_null(s->release);
-}
-
-static void count_array(struct ArrowArray *a)
-{
-	n_array_rel++;
-	(a->n_children ? orig_array_rel : orig_array_child_rel)(a);
-	assert_null(a->release);
 }
 
 static void wrap_stream(struct ArrowArrayStream *s)
@@ -66,29 +48,44 @@ static void wrap_stream(struct ArrowArrayStream *s)
 	s->release = count_stream;
 }
 
-static void wrap_schema(struct ArrowSchema *s)
-{
-	orig_schema_rel = s->release;
-	for (int64_t i = 0; i < s->n_children; i++) {
-		orig_schema_child_rel = s->children[i]->release;
-		s->children[i]->release = count_schema;
+/*
+ * n_<kind>_rel, count_<kind> and wrap_<kind> for a schema or an array (T): the parent's
+ * release and its children's (one callback for all of them) are replaced by count_<kind>,
+ * which counts the call, runs the original and checks that it marked the object released.
+ */
+#define RELEASE_COUNTER(kind, T)                                                       \
+	static int n_##kind##_rel;                                                     \
+	static void (*orig_##kind##_rel)(T *), (*orig_##kind##_child_rel)(T *);        \
+	static void count_##kind(T *x)                                                 \
+	{                                                                              \
+		n_##kind##_rel++;                                                      \
+		(x->n_children ? orig_##kind##_rel : orig_##kind##_child_rel)(x);      \
+		assert_null(x->release);                                               \
+	}                                                                              \
+	static void wrap_##kind(T *x)                                                  \
+	{                                                                              \
+		orig_##kind##_rel = x->release;                                        \
+		for (int64_t i = 0; i < x->n_children; i++) {                          \
+			orig_##kind##_child_rel = x->children[i]->release;             \
+			x->children[i]->release = count_##kind;                        \
+		}                                                                      \
+		x->release = count_##kind;                                             \
 	}
-	s->release = count_schema;
-}
 
-static void wrap_array(struct ArrowArray *a)
-{
-	orig_array_rel = a->release;
-	for (int64_t i = 0; i < a->n_children; i++) {
-		orig_array_child_rel = a->children[i]->release;
-		a->children[i]->release = count_array;
-	}
-	a->release = count_array;
-}
+RELEASE_COUNTER(schema, struct ArrowSchema)
+RELEASE_COUNTER(array, struct ArrowArray)
 
 static void reset_counts(void)
 {
 	n_stream_rel = n_schema_rel = n_array_rel = 0;
+}
+
+/* Releases a schema and its stream: then no exported object may be left alive. */
+static void release_all(struct ArrowSchema *schema, struct ArrowArrayStream *s)
+{
+	schema->release(schema);
+	s->release(s);
+	assert_int_equal(lv_arrow_live_objects(), 0);
 }
 
 /* ---- checking values ---- */
@@ -437,9 +434,7 @@ static void test_bad_arguments(void **state)
 	struct ArrowSchema schema;
 	assert_int_equal(s.get_schema(&s, &schema), 0);
 	assert_null(s.get_last_error(&s)); /* cleared by a successful call */
-	schema.release(&schema);
-	s.release(&s);
-	assert_int_equal(lv_arrow_live_objects(), 0);
+	release_all(&schema, &s);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
 }
@@ -476,9 +471,7 @@ static void test_refs(void **state)
 	b.release(&b);
 	assert_int_equal(s.get_next(&s, &b), 0);
 	assert_null(b.release);
-	schema.release(&schema);
-	s.release(&s);
-	assert_int_equal(lv_arrow_live_objects(), 0);
+	release_all(&schema, &s);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
 }
@@ -517,9 +510,7 @@ static void test_cleanup_files(void **state)
 	const int32_t *ro = b.children[3]->buffers[1];
 	assert_int_equal(ro[2] - ro[1], 0); /* a NULL reason is "" */
 	b.release(&b);
-	schema.release(&schema);
-	s.release(&s);
-	assert_int_equal(lv_arrow_live_objects(), 0);
+	release_all(&schema, &s);
 }
 
 int main(void)
