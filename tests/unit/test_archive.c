@@ -47,9 +47,8 @@ static void test_large_checkpoint_is_read(void **state)
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	assert_true(r.file_size > (4u << 20));
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	CHECK(lv_versions(&l, ds, &rep, &err));
+	lv_version_list *l = tu_versions(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(rep.checkpoints_rejected, 0);
 	assert_int_equal(lv_version_list_count(l), 520);
@@ -110,13 +109,7 @@ static lv_checkpoint_config small_cfg(int64_t max_entries, int64_t seg_rows)
 static void cleanup_retain(lv_storage *st, int64_t n, const lv_checkpoint_config *cfg)
 {
 	lv_dataset *ds = tu_open(st);
-	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
-	p.retain_versions = n;
-	p.error_if_tagged_old_versions = false;
-	p.now_ms = BASE_MS + 100000000;
-	if (cfg)
-		p.checkpoint = *cfg;
-	CHECK(lv_cleanup(ds, &p, NULL, &err));
+	tu_cleanup_retain(ds, n, BASE_MS + 100000000, cfg);
 	lv_dataset_free(ds);
 }
 
@@ -139,9 +132,8 @@ static bool is_live(lv_storage *st, uint64_t v)
 static void assert_history_complete(lv_storage *st, const truth *t)
 {
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	CHECK(lv_history(&l, ds, &rep, &err));
+	lv_version_list *l = tu_history(ds, &rep);
 	size_t k = 0;
 	for (uint64_t v = 1; v <= t->n; v++) {
 		if (!t->committed[v])
@@ -239,9 +231,8 @@ static void test_multiple_seals_in_one_cleanup(void **state)
 	assert_history_complete(st, &t);
 	/* versions() from the head alone: the two live versions */
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	CHECK(lv_versions(&l, ds, &rep, &err));
+	lv_version_list *l = tu_versions(ds, &rep);
 	assert_int_equal(lv_version_list_count(l), 2);
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(rep.manifests_read, 0);
@@ -373,9 +364,8 @@ static void test_damaged_and_missing_segments(void **state)
 			CHECK(lv_storage_delete(st, victim, &err));
 		}
 		lv_dataset *ds = tu_open(st);
-		lv_version_list *l = NULL;
 		lv_history_report rep;
-		CHECK(lv_history(&l, ds, &rep, &err));
+		lv_version_list *l = tu_history(ds, &rep);
 		assert_int_equal(lv_version_list_count(l), 40 - 8);
 		for (size_t i = 0; i < lv_version_list_count(l); i++) {
 			const lv_version_info *r = lv_version_list_get(l, i);

@@ -266,8 +266,7 @@ static void test_versions_and_real_lance(void **state)
 	for (size_t f = 0; f < 3; f++) {
 		lv_storage *st = f ? tu_mem_copy(fixtures[f]) : ads_dataset();
 		lv_dataset *ds = tu_open(st);
-		lv_version_list *l = NULL;
-		CHECK(lv_versions(&l, ds, NULL, &err));
+		lv_version_list *l = tu_versions(ds, NULL);
 		assert_true(lv_version_list_count(l) >= 2);
 		struct ArrowArrayStream s;
 		CHECK(lv_versions_arrow_stream(&s, ds, NULL, NULL, &err));

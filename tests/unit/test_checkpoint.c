@@ -120,9 +120,8 @@ static void test_history_after_manifests_removed(void **state)
 		synth_commit c = { .version = v, .ts_ms = 1700000000000 + 1000 * (int64_t)v, .read_version = v - 1 };
 		CHECK(synth_write(st, &c));
 	}
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	CHECK(lv_versions(&l, ds, &rep, &err));
+	lv_version_list *l = tu_versions(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(rep.manifests_read, 3);
 	assert_int_equal(lv_version_list_count(l), 9);
@@ -177,9 +176,8 @@ static lv_storage *two_checkpoints(void)
 static void expect_rung(lv_storage *st, int rung, size_t expect_rows)
 {
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	CHECK(lv_versions(&l, ds, &rep, &err));
+	lv_version_list *l = tu_versions(ds, &rep);
 	if (rep.rung != rung)
 		fail_msg("rung %d, expected %d (%s)", rep.rung, rung, rep.note);
 	if (rung != LV_RUNG_NEWEST_CHECKPOINT)
@@ -209,9 +207,8 @@ static void test_corrupt_newest_every_byte(void **state)
 		bad[i] ^= 0x55;
 		CHECK(lv_storage_write(st, NEWEST, bad, good.size, &err));
 		lv_dataset *ds = tu_open(st);
-		lv_version_list *l = NULL;
 		lv_history_report rep;
-		CHECK(lv_versions(&l, ds, &rep, &err));
+		lv_version_list *l = tu_versions(ds, &rep);
 		assert_int_equal(lv_version_list_count(l), 8);
 		for (size_t k = 0; k < 8; k++) {
 			assert_int_equal(lv_version_list_get(l, k)->version, k + 1);
@@ -250,19 +247,14 @@ static void test_recreated_dataset(void **state)
 {
 	(void)state;
 	lv_storage *st = mem_copy_of("lance8/t.lance");
-	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
-	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
-	lv_buf cp = tu_read(st, r.path);
-	lv_dataset_free(ds);
+	lv_buf cp = tu_read(st, tu_checkpoint(st).path);
 	lv_storage_free(st);
 	/* same operations, new uuids and times */
 	st = mem_copy_of("lance8/t_recreated.lance");
 	CHECK(lv_storage_write(st, "_checkpoints/00000000000000000006.lance", cp.ptr, cp.size, &err));
-	ds = tu_open(st);
-	lv_version_list *l = NULL;
+	lv_dataset *ds = tu_open(st);
 	lv_history_report rep;
-	CHECK(lv_history(&l, ds, &rep, &err));
+	lv_version_list *l = tu_history(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_MANIFESTS);
 	assert_int_equal(rep.checkpoints_rejected, 1);
 	assert_non_null(strstr(rep.note, "different history"));
@@ -423,8 +415,7 @@ static void test_properties_through_checkpoint(void **state)
 	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
-	lv_version_list *l = NULL;
-	CHECK(lv_history(&l, ds, NULL, &err));
+	lv_version_list *l = tu_history(ds, NULL);
 	const char *p = lv_version_list_get(l, 0)->transaction_properties;
 	assert_true(strlen(p) <= LV_PROPERTIES_LIMIT);
 	json_error_t je;
@@ -594,9 +585,8 @@ static void test_identity_without_inline_txn(void **state)
 	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	CHECK(lv_versions(&l, ds, &rep, &err));
+	lv_version_list *l = tu_versions(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(lv_version_list_count(l), 4);
 	assert_string_equal(lv_version_list_get(l, 3)->operation_type, "Append");

@@ -83,8 +83,7 @@ static int rc_del(const lv__deletion_ref *d, void *p)
 static size_t check_retained_complete(lv_storage *st, const bool *doomed)
 {
 	lv_dataset *ds = open_ds(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_versions(&l, ds, NULL, &err));
+	lv_version_list *l = tu_versions(ds, NULL);
 	size_t n = lv_version_list_count(l);
 	for (size_t i = 0; i < n; i++) {
 		if (doomed && doomed[lv_version_list_get(l, i)->version])
@@ -117,8 +116,7 @@ static size_t check_retained_complete(lv_storage *st, const bool *doomed)
 static void expect_history(lv_storage *st, size_t n, const bool *cleaned)
 {
 	lv_dataset *ds = open_ds(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_history(&l, ds, NULL, &err));
+	lv_version_list *l = tu_history(ds, NULL);
 	assert_int_equal(lv_version_list_count(l), n);
 	for (size_t i = 0; cleaned && i < n; i++)
 		assert_int_equal(lv_version_list_get(l, i)->is_cleaned_up, cleaned[i]);

@@ -181,8 +181,7 @@ static probe_set probes_of(lv_storage *st)
 {
 	probe_set p = { .n = 0 };
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_history(&l, ds, NULL, &err));
+	lv_version_list *l = tu_history(ds, NULL);
 	for (size_t i = 0; i < lv_version_list_count(l) && p.n + 3 < 62; i++) {
 		int64_t t = lv_version_list_get(l, i)->timestamp_millis;
 		p.ts[p.n++] = t - 1;
@@ -210,11 +209,7 @@ static void test_checkpoint_sweep(void **state)
 {
 	(void)state;
 	lv_storage *st = tu_mem_copy("lance8/t.lance");
-	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result cr;
-	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &cr, &err));
-	assert_string_equal(cr.path, CKPT);
-	lv_dataset_free(ds);
+	assert_string_equal(tu_checkpoint(st).path, CKPT);
 	/* versions 1 and 2 cleaned up: only the checkpoint still knows them */
 	char p[128];
 	CHECK(lv_storage_delete(st, synth_manifest_path(p, sizeof p, 1), &err));
@@ -493,8 +488,7 @@ static void test_txn_file_sweep(void **state)
 	CHECK(synth_write(st, &c));
 	names = NULL;
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_versions(&l, ds, NULL, &err));
+	lv_version_list *l = tu_versions(ds, NULL);
 	assert_false(lv_version_list_get(l, 0)->transaction_inline);
 	char tpath[400];
 	snprintf(tpath, sizeof tpath, "_transactions/%s", lv_version_list_get(l, 0)->transaction_file);

@@ -467,8 +467,7 @@ static void test_absurd_timestamps(void **state)
 		put_manifest(st, &m);
 	}
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_versions(&l, ds, NULL, &err));
+	lv_version_list *l = tu_versions(ds, NULL);
 	assert_int_equal(lv_version_list_count(l), sizeof ts / sizeof ts[0]);
 	lv_timeline *tl = NULL;
 	CHECK(lv_timeline_from_list(&tl, l, &err));
@@ -485,8 +484,7 @@ static void test_absurd_timestamps(void **state)
 	lv_timeline_free(tl);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
-	lv_version_list *h = NULL;
-	CHECK(lv_history(&h, ds, NULL, &err));
+	lv_version_list *h = tu_history(ds, NULL);
 	for (size_t i = 0; i < lv_version_list_count(l); i++)
 		assert_true(lv_version_list_get(h, i)->timestamp_millis == lv_version_list_get(l, i)->timestamp_millis);
 	lv_version_list_free(h);
@@ -544,8 +542,7 @@ static void test_version_u64_max(void **state)
 		put_manifest(st, &m);
 	}
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_versions(&l, ds, NULL, &err));
+	lv_version_list *l = tu_versions(ds, NULL);
 	assert_int_equal(lv_version_list_count(l), 3);
 	assert_true(lv_version_list_get(l, 2)->version == UINT64_MAX);
 	lv_version_list_free(l);
@@ -559,12 +556,7 @@ static void test_version_u64_max(void **state)
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(lv_version_list_count(l), 3);
 	lv_version_list_free(l);
-	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
-	p.retain_versions = 1;
-	p.error_if_tagged_old_versions = false;
-	lv_cleanup_stats s;
-	CHECK(lv_cleanup(ds, &p, &s, &err));
-	assert_int_equal(s.versions_removed, 2);
+	assert_int_equal(tu_cleanup_retain(ds, 1, 0, NULL).versions_removed, 2);
 	CHECK(lv_history(&l, ds, &rep, &err));
 	assert_int_equal(lv_version_list_count(l), 3);
 	assert_true(lv_version_list_get(l, 0)->is_cleaned_up);
@@ -693,8 +685,7 @@ static void test_deep_json_property(void **state)
 			   .props = props };
 	lv_storage *st = one_manifest(&m);
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_versions(&l, ds, NULL, &err));
+	lv_version_list *l = tu_versions(ds, NULL);
 	const char *tp = lv_version_list_get(l, 0)->transaction_properties;
 	assert_non_null(strstr(tp, "\"deep\":\"[[[["));
 	lv_version_list_free(l);

@@ -48,6 +48,7 @@ typedef struct hook {
 	int skip; /* reads of `trigger` to let through before firing */
 	pthread_mutex_t mu;
 	int seen;
+	char manifest[64]; /* trigger's text when it is a manifest path (hook_on_manifest) */
 } hook;
 
 static void maybe_fire(hook *h, const char *path)
@@ -224,6 +225,15 @@ static void fire_cleanup(hook *h)
 		assert_int_equal(lv_storage_delete(h->inner, s->prune, &e), 0);
 }
 
+/* A hook on `mem` that runs the concurrent cleanup `sim` on a read of version v's manifest
+ * (after `skip` reads). */
+static lv_storage *hook_on_manifest(lv_storage *mem, uint64_t v, int skip, cleanup_sim *sim)
+{
+	lv_storage *st = hook_new(mem, NULL, skip, fire_cleanup, sim);
+	last_hook->trigger = synth_manifest_path(last_hook->manifest, sizeof last_hook->manifest, v);
+	return st;
+}
+
 /* History of `st` (open_ds): every version 1..n, cleaned up exactly for 1..cleaned. */
 static void assert_history_complete(lv_storage *st, uint64_t n, uint64_t cleaned)
 {
@@ -248,9 +258,8 @@ static void test_checkpoint_write_vs_cleanup(void **state)
 {
 	(void)state;
 	lv_storage *mem = synth_mem_series(10, BASE_MS);
-	char trig[64];
 	cleanup_sim sim = { cleanup_checkpoint(9, 5), 5, NULL };
-	lv_storage *st = hook_new(mem, synth_manifest_path(trig, sizeof trig, 1), 0, fire_cleanup, &sim);
+	lv_storage *st = hook_on_manifest(mem, 1, 0, &sim);
 	lv_dataset *ds = open_ds(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
@@ -287,13 +296,12 @@ static void test_cleanup_vs_cleanup(void **state)
 {
 	(void)state;
 	lv_storage *mem = synth_mem_series(10, BASE_MS);
-	char trig[64];
 	cleanup_sim sim = { cleanup_checkpoint(9, 3), 3, NULL };
 	/*
 	 * Fires when the checkpoint step lists _checkpoints/ (the first listing is
 	 * cleanup's, before planning); reads of v10 are only counted.
 	 */
-	lv_storage *st = hook_new(mem, synth_manifest_path(trig, sizeof trig, 10), 1000, fire_cleanup, &sim);
+	lv_storage *st = hook_on_manifest(mem, 10, 1000, &sim);
 	last_hook->trigger_list = "_checkpoints";
 	last_hook->list_skip = 1;
 	hook *h = last_hook;
@@ -332,9 +340,8 @@ static void test_history_vs_cleanup(void **state)
 	lv_storage *mem = synth_mem_series(10, BASE_MS);
 	cp_bytes c3 = cleanup_checkpoint(3, 0);
 	CHECK(lv_storage_create(mem, c3.path, c3.bytes.ptr, c3.bytes.size, &err));
-	char trig[64];
 	cleanup_sim sim = { cleanup_checkpoint(9, 5), 5, NULL };
-	lv_storage *st = hook_new(mem, synth_manifest_path(trig, sizeof trig, 4), 0, fire_cleanup, &sim);
+	lv_storage *st = hook_on_manifest(mem, 4, 0, &sim);
 	assert_history_complete(st, 10, 5);
 	lv_storage_free(st);
 	lv_buf_dispose(&c3.bytes);
@@ -357,9 +364,8 @@ static void test_history_checkpoint_pruned(void **state)
 	cleanup_sim sim = { cleanup_checkpoint(9, 7), 7, c6.path };
 	lv_storage *st = hook_new(mem, c6.path, 0, fire_cleanup, &sim);
 	lv_dataset *ds = open_ds(st);
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	CHECK(lv_history(&l, ds, &rep, &err));
+	lv_version_list *l = tu_history(ds, &rep);
 	assert_int_equal(lv_version_list_count(l), 10);
 	for (size_t i = 0; i < 10; i++)
 		assert_int_equal(lv_version_list_get(l, i)->version, i + 1);

@@ -10,8 +10,6 @@
 #include <ftw.h>
 #include <unistd.h>
 
-#include "lancever/checkpoint.h"
-
 uint8_t *tu_read_file(const char *path, size_t *size)
 {
 	FILE *f = fopen(path, "rb");
@@ -142,11 +140,49 @@ lv_dataset *tu_open(lv_storage *st)
 	return ds;
 }
 
-size_t tu_count_versions(lv_dataset *ds)
+lv_checkpoint_result tu_checkpoint(lv_storage *st)
+{
+	lv_error err = { 0 };
+	lv_dataset *ds = tu_open(st);
+	lv_checkpoint_result r;
+	TU_CHECK(err, lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
+	lv_dataset_free(ds);
+	return r;
+}
+
+lv_cleanup_stats tu_cleanup_retain(lv_dataset *ds, int64_t n, int64_t now_ms, const lv_checkpoint_config *cfg)
+{
+	lv_error err = { 0 };
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.retain_versions = n;
+	p.error_if_tagged_old_versions = false;
+	p.now_ms = now_ms;
+	if (cfg)
+		p.checkpoint = *cfg;
+	lv_cleanup_stats s;
+	TU_CHECK(err, lv_cleanup(ds, &p, &s, &err));
+	return s;
+}
+
+lv_version_list *tu_versions(lv_dataset *ds, lv_history_report *report)
 {
 	lv_error err = { 0 };
 	lv_version_list *l = NULL;
-	TU_CHECK(err, lv_versions(&l, ds, NULL, &err));
+	TU_CHECK(err, lv_versions(&l, ds, report, &err));
+	return l;
+}
+
+lv_version_list *tu_history(lv_dataset *ds, lv_history_report *report)
+{
+	lv_error err = { 0 };
+	lv_version_list *l = NULL;
+	TU_CHECK(err, lv_history(&l, ds, report, &err));
+	return l;
+}
+
+size_t tu_count_versions(lv_dataset *ds)
+{
+	lv_version_list *l = tu_versions(ds, NULL);
 	size_t n = lv_version_list_count(l);
 	lv_version_list_free(l);
 	return n;
@@ -154,10 +190,7 @@ size_t tu_count_versions(lv_dataset *ds)
 
 void tu_expect_history(lv_dataset *ds, uint64_t n, const bool *cleaned)
 {
-	lv_error err = { 0 };
-	lv_version_list *l = NULL;
-	lv_history_report rep;
-	TU_CHECK(err, lv_history(&l, ds, &rep, &err));
+	lv_version_list *l = tu_history(ds, NULL);
 	assert_int_equal(lv_version_list_count(l), n);
 	for (size_t i = 0; i < n; i++) {
 		const lv_version_info *v = lv_version_list_get(l, i);
@@ -169,11 +202,9 @@ void tu_expect_history(lv_dataset *ds, uint64_t n, const bool *cleaned)
 
 void tu_expect_history_rung(lv_storage *st, int rung, size_t n)
 {
-	lv_error err = { 0 };
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	TU_CHECK(err, lv_history(&l, ds, &rep, &err));
+	lv_version_list *l = tu_history(ds, &rep);
 	assert_int_equal(rep.rung, rung);
 	assert_int_equal(lv_version_list_count(l), n);
 	lv_version_list_free(l);

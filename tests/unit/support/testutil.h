@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lancever/checkpoint.h"
+#include "lancever/cleanup.h"
 #include "lancever/dataset.h"
 #include "lancever/storage.h"
 
@@ -39,6 +41,15 @@ lv_storage *tu_mem(void);
 char **tu_list_paths(lv_storage *st, const char *dir, bool recursive);
 /* A dataset opened on `st` with default options; fails the test on error. */
 lv_dataset *tu_open(lv_storage *st);
+/* Writes a checkpoint of `st` with the default config (through a dataset opened for it);
+ * fails the test on error. */
+lv_checkpoint_result tu_checkpoint(lv_storage *st);
+/* Cleans up all but the newest n versions of `ds`, tagged ones too, as at now_ms (0: the
+ * clock's time), with the checkpoint config `cfg` (NULL: the default); fails the test on error. */
+lv_cleanup_stats tu_cleanup_retain(lv_dataset *ds, int64_t n, int64_t now_ms, const lv_checkpoint_config *cfg);
+/* lv_versions() / lv_history() of `ds` (report: may be NULL); fails the test on error. */
+lv_version_list *tu_versions(lv_dataset *ds, lv_history_report *report);
+lv_version_list *tu_history(lv_dataset *ds, lv_history_report *report);
 /* The number of live versions lv_versions() lists for `ds`; fails the test on error. */
 size_t tu_count_versions(lv_dataset *ds);
 /* Asserts that the history of `st` (a dataset opened on it with default options) has n rows,
