@@ -252,25 +252,6 @@ static bool same_object(lv_storage *a, lv_storage *b, const char *path)
 	return same;
 }
 
-typedef struct sealer_arg {
-	lv_storage *st;
-	lv_checkpoint_config cfg;
-	int rc;
-	lv_error e;
-} sealer_arg;
-
-static void *sealer(void *p)
-{
-	sealer_arg *a = p;
-	lv_dataset *ds = NULL;
-	a->rc = lv_dataset_open_storage(&ds, a->st, NULL, &a->e);
-	lv_checkpoint_result r;
-	if (a->rc == 0)
-		a->rc = lv_checkpoint_write(ds, &a->cfg, NULL, 0, &r, &a->e);
-	lv_dataset_free(ds);
-	return NULL;
-}
-
 /* Sealers of the same state write identical segments: twins sealed apart, and four at once. */
 static void test_concurrent_sealers_identical(void **state)
 {
@@ -279,22 +260,22 @@ static void test_concurrent_sealers_identical(void **state)
 	lv_storage *a = new_store(&t, 41, 300);
 	lv_storage *b = tu_mem_clone(a), *c = tu_mem_clone(a);
 	lv_checkpoint_config cfg = small_cfg(8, 8);
-	sealer_arg one = { a, cfg, 0, { 0 } };
-	sealer(&one);
+	tu_checkpoint_job one = { a, &cfg, 0, { 0 } };
+	tu_checkpoint_job_run(&one);
 	CHECK(one.rc);
-	sealer_arg two = { b, cfg, 0, { 0 } };
-	sealer(&two);
+	tu_checkpoint_job two = { b, &cfg, 0, { 0 } };
+	tu_checkpoint_job_run(&two);
 	CHECK(two.rc);
 	pthread_t th[4];
-	sealer_arg args[4];
+	tu_checkpoint_job args[4];
 	for (int i = 0; i < 4; i++) {
-		args[i] = (sealer_arg){ c, cfg, 0, { 0 } };
-		assert_int_equal(pthread_create(&th[i], NULL, sealer, &args[i]), 0);
+		args[i] = (tu_checkpoint_job){ c, &cfg, 0, { 0 } };
+		assert_int_equal(pthread_create(&th[i], NULL, tu_checkpoint_job_run, &args[i]), 0);
 	}
 	for (int i = 0; i < 4; i++) {
 		pthread_join(th[i], NULL);
 		if (args[i].rc)
-			fail_msg("concurrent sealer %d: %s", i, args[i].e.message);
+			fail_msg("concurrent sealer %d: %s", i, args[i].err.message);
 	}
 	char **sa = segments(a), **sb = segments(b), **sc = segments(c);
 	assert_int_equal(tu_list_len(sa), 5);

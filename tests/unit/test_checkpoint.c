@@ -534,34 +534,16 @@ static void test_time_parsing(void **state)
 }
 
 /* Two checkpointers at once on the same state: both succeed, one identical file. */
-typedef struct th_arg {
-	lv_storage *st;
-	int rc;
-} th_arg;
-
-static void *cp_thread(void *p)
-{
-	th_arg *a = p;
-	lv_dataset *ds = NULL;
-	lv_error e = { 0 };
-	a->rc = lv_dataset_open_storage(&ds, a->st, NULL, &e);
-	lv_checkpoint_result r;
-	if (!a->rc)
-		a->rc = lv_checkpoint_write(ds, NULL, NULL, 0, &r, &e);
-	lv_dataset_free(ds);
-	return NULL;
-}
-
 static void test_concurrent_checkpointers(void **state)
 {
 	(void)state;
 	for (int round = 0; round < 20; round++) {
 		lv_storage *st = synth_mem_series(30, 1700000000000);
 		pthread_t t[4];
-		th_arg a[4];
+		tu_checkpoint_job a[4];
 		for (int i = 0; i < 4; i++) {
-			a[i].st = st;
-			pthread_create(&t[i], NULL, cp_thread, &a[i]);
+			a[i] = (tu_checkpoint_job){ st, NULL, 0, { 0 } };
+			pthread_create(&t[i], NULL, tu_checkpoint_job_run, &a[i]);
 		}
 		for (int i = 0; i < 4; i++) {
 			pthread_join(t[i], NULL);

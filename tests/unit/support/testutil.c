@@ -150,6 +150,18 @@ lv_checkpoint_result tu_checkpoint(lv_storage *st)
 	return r;
 }
 
+void *tu_checkpoint_job_run(void *job)
+{
+	tu_checkpoint_job *j = job;
+	lv_dataset *ds = NULL;
+	j->rc = lv_dataset_open_storage(&ds, j->st, NULL, &j->err);
+	lv_checkpoint_result r;
+	if (j->rc == 0)
+		j->rc = lv_checkpoint_write(ds, j->cfg, NULL, 0, &r, &j->err);
+	lv_dataset_free(ds);
+	return NULL;
+}
+
 lv_cleanup_stats tu_cleanup_retain(lv_dataset *ds, int64_t n, int64_t now_ms, const lv_checkpoint_config *cfg)
 {
 	lv_error err = { 0 };

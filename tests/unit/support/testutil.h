@@ -47,6 +47,16 @@ lv_checkpoint_result tu_checkpoint(lv_storage *st);
 /* Cleans up all but the newest n versions of `ds`, tagged ones too, as at now_ms (0: the
  * clock's time), with the checkpoint config `cfg` (NULL: the default); fails the test on error. */
 lv_cleanup_stats tu_cleanup_retain(lv_dataset *ds, int64_t n, int64_t now_ms, const lv_checkpoint_config *cfg);
+/* A checkpoint written on another thread: tu_checkpoint_job_run (a pthread start routine)
+ * opens a dataset on `st` with default options, writes a checkpoint with `cfg` (NULL: the
+ * default) and keeps the status in rc and the error in err. */
+typedef struct tu_checkpoint_job {
+	lv_storage *st;
+	const lv_checkpoint_config *cfg;
+	int rc;
+	lv_error err;
+} tu_checkpoint_job;
+void *tu_checkpoint_job_run(void *job);
 /* lv_versions() / lv_history() of `ds` (report: may be NULL); fails the test on error. */
 lv_version_list *tu_versions(lv_dataset *ds, lv_history_report *report);
 lv_version_list *tu_history(lv_dataset *ds, lv_history_report *report);
