@@ -28,7 +28,7 @@ const char *tu_fixture(const char *rel);
 /* Lists file names in a directory, sorted (NULL-terminated array; free with tu_free_list). */
 char **tu_list_dir(const char *dir);
 void tu_free_list(char **l);
-/* The number of names in such a list. */
+/* The number of names in a list of tu_list_dir() or tu_list_paths(). */
 size_t tu_list_len(char *const *l);
 /* Makes a fresh temporary directory (static buffer). */
 const char *tu_tmpdir(void);
