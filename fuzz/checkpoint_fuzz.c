@@ -32,6 +32,7 @@
 #include "lancever/storage.h"
 #include "util/util.h"
 
+#include "../tests/unit/support/rowcmp.h"
 #include "checkpoint_dataset.inc"
 
 #define NVERSIONS 6
@@ -74,27 +75,12 @@ static lv_dataset *open_ds(lv_storage *st)
 	return ds;
 }
 
-static bool str_eq(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && !strcmp(a, b));
-}
-
 /* The 15 checkpoint columns and the manifest details of two rows agree. */
 static bool same_row(const lv_version_info *a, const lv_version_info *b)
 {
-	return a->version == b->version && a->timestamp_millis == b->timestamp_millis &&
-	       a->total_fragments == b->total_fragments && a->total_data_files == b->total_data_files &&
-	       a->total_files_size == b->total_files_size &&
-	       a->total_deletion_files == b->total_deletion_files &&
-	       a->total_data_file_rows == b->total_data_file_rows &&
-	       a->total_deletion_file_rows == b->total_deletion_file_rows &&
-	       a->total_rows == b->total_rows && a->is_tagged == b->is_tagged &&
-	       a->is_cleaned_up == b->is_cleaned_up && str_eq(a->transaction_uuid, b->transaction_uuid) &&
-	       a->has_read_version == b->has_read_version && a->read_version == b->read_version &&
-	       str_eq(a->operation_type, b->operation_type) &&
-	       str_eq(a->transaction_properties, b->transaction_properties) &&
+	return tu_same_checkpoint_row(a, b) && a->is_cleaned_up == b->is_cleaned_up &&
 	       a->has_manifest_details == b->has_manifest_details &&
-	       str_eq(a->manifest_path, b->manifest_path) && a->manifest_size == b->manifest_size;
+	       tu_str_eq(a->manifest_path, b->manifest_path) && a->manifest_size == b->manifest_size;
 }
 
 static bool same_list(const lv_version_list *a, const lv_version_list *b)

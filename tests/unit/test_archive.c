@@ -16,6 +16,7 @@
 #include <lancever/sys/testing.h>
 
 #include "core/checkpoint/checkpoint_internal.h"
+#include "support/memcopy.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 
@@ -33,8 +34,7 @@ static lv_error err;
 static void test_large_checkpoint_is_read(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	static char big[9000];
 	memset(big, 'x', sizeof big - 1);
 	const char *props[] = { "note", big, NULL };
@@ -47,9 +47,8 @@ static void test_large_checkpoint_is_read(void **state)
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	assert_true(r.file_size > (4u << 20));
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	CHECK(lv_versions(&l, ds, &rep, &err));
+	lv_version_list *l = tu_versions(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(rep.checkpoints_rejected, 0);
 	assert_int_equal(lv_version_list_count(l), 520);
@@ -89,6 +88,15 @@ static void commit_range(lv_storage *st, truth *t, uint64_t first, uint64_t last
 	}
 }
 
+/* A fresh in-memory store holding versions 1..last (commit_range), its model in *t. */
+static lv_storage *new_store(truth *t, uint64_t last, int64_t skew)
+{
+	lv_storage *st = tu_mem();
+	memset(t, 0, sizeof *t);
+	commit_range(st, t, 1, last, skew);
+	return st;
+}
+
 static lv_checkpoint_config small_cfg(int64_t max_entries, int64_t seg_rows)
 {
 	lv_checkpoint_config c = LV_CHECKPOINT_CONFIG_INIT;
@@ -101,41 +109,14 @@ static lv_checkpoint_config small_cfg(int64_t max_entries, int64_t seg_rows)
 static void cleanup_retain(lv_storage *st, int64_t n, const lv_checkpoint_config *cfg)
 {
 	lv_dataset *ds = tu_open(st);
-	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
-	p.retain_versions = n;
-	p.error_if_tagged_old_versions = false;
-	p.now_ms = BASE_MS + 100000000;
-	if (cfg)
-		p.checkpoint = *cfg;
-	CHECK(lv_cleanup(ds, &p, NULL, &err));
+	tu_cleanup_retain(ds, n, BASE_MS + 100000000, cfg);
 	lv_dataset_free(ds);
 }
 
-typedef struct names {
-	char v[512][96];
-	size_t n;
-} names;
-
-static int collect_name(const lv_list_entry *e, void *p)
+/* The segments in the store, sorted (tu_free_list). */
+static char **segments(lv_storage *st)
 {
-	names *n = p;
-	if (n->n < 512)
-		snprintf(n->v[n->n++], sizeof n->v[0], "%s", e->path);
-	return 0;
-}
-
-/* The segments in the store, sorted. */
-static void segments(lv_storage *st, names *out)
-{
-	memset(out, 0, sizeof *out);
-	CHECK(lv_storage_list(st, "_checkpoints/archive", false, collect_name, out, &err));
-	for (size_t i = 1; i < out->n; i++) /* insertion sort: few names */
-		for (size_t j = i; j > 0 && strcmp(out->v[j - 1], out->v[j]) > 0; j--) {
-			char tmp[96];
-			memcpy(tmp, out->v[j], sizeof tmp);
-			memcpy(out->v[j], out->v[j - 1], sizeof tmp);
-			memcpy(out->v[j - 1], tmp, sizeof tmp);
-		}
+	return tu_list_paths(st, "_checkpoints/archive", false);
 }
 
 static bool is_live(lv_storage *st, uint64_t v)
@@ -151,9 +132,8 @@ static bool is_live(lv_storage *st, uint64_t v)
 static void assert_history_complete(lv_storage *st, const truth *t)
 {
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	CHECK(lv_history(&l, ds, &rep, &err));
+	lv_version_list *l = tu_history(ds, &rep);
 	size_t k = 0;
 	for (uint64_t v = 1; v <= t->n; v++) {
 		if (!t->committed[v])
@@ -175,18 +155,16 @@ static void assert_history_complete(lv_storage *st, const truth *t)
 /* The head checkpoint's number of rows. */
 static size_t head_rows(lv_storage *st)
 {
-	names n;
-	memset(&n, 0, sizeof n);
-	CHECK(lv_storage_list(st, "_checkpoints", false, collect_name, &n, &err));
+	char **n = tu_list_paths(st, "_checkpoints", false);
 	size_t best = 0, rows = 0;
-	for (size_t i = 0; i < n.n; i++) {
-		if (strlen(n.v[i]) != 13 + 26)
+	for (size_t i = 0; n[i]; i++) {
+		if (strlen(n[i]) != 13 + 26)
 			continue;
 		lv_buf b = { 0 };
-		CHECK(lv_storage_read(st, n.v[i], &b, &err));
+		CHECK(lv_storage_read(st, n[i], &b, &err));
 		lv_version_list *l = NULL;
-		CHECK(lv__checkpoint_decode(b.ptr, b.size, n.v[i], true, &l, NULL, &err));
-		size_t v = strtoull(n.v[i] + 13, NULL, 10);
+		CHECK(lv__checkpoint_decode(b.ptr, b.size, n[i], true, &l, NULL, &err));
+		size_t v = strtoull(n[i] + 13, NULL, 10);
 		if (v >= best) {
 			best = v;
 			rows = lv_version_list_count(l);
@@ -194,6 +172,7 @@ static size_t head_rows(lv_storage *st)
 		lv_version_list_free(l);
 		lv_buf_dispose(&b);
 	}
+	tu_free_list(n);
 	return rows;
 }
 
@@ -210,25 +189,22 @@ static void test_seal_boundaries(void **state)
 	for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
 		int64_t max = shapes[k][0], S = shapes[k][1] < max ? shapes[k][1] : max;
 		for (int64_t n = max - 1; n <= 2 * max + 1; n++) {
-			lv_storage *st = NULL;
-			CHECK(lv_storage_mem_new(&st, &err));
 			truth t;
-			memset(&t, 0, sizeof t);
-			commit_range(st, &t, 1, (uint64_t)n, 0);
+			lv_storage *st = new_store(&t, (uint64_t)n, 0);
 			lv_checkpoint_config cfg = small_cfg(max, shapes[k][1]);
 			lv_dataset *ds = tu_open(st);
 			lv_checkpoint_result r;
 			CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
 			lv_dataset_free(ds);
-			names segs;
-			segments(st, &segs);
-			assert_int_equal(segs.n, (size_t)(n / S));
-			for (size_t i = 0; i < segs.n; i++) {
+			char **segs = segments(st);
+			assert_int_equal(tu_list_len(segs), (size_t)(n / S));
+			for (size_t i = 0; segs[i]; i++) {
 				char want[96];
 				snprintf(want, sizeof want, "_checkpoints/archive/%020llu-%020llu.lance",
 					 (unsigned long long)(i * (size_t)S + 1), (unsigned long long)((i + 1) * (size_t)S));
-				assert_string_equal(segs.v[i], want);
+				assert_string_equal(segs[i], want);
 			}
+			tu_free_list(segs);
 			assert_int_equal(r.archived_through, (uint64_t)(n / S * S));
 			assert_true(r.entries <= (uint64_t)max);
 			assert_history_complete(st, &t);
@@ -244,46 +220,25 @@ static void test_seal_boundaries(void **state)
 static void test_multiple_seals_in_one_cleanup(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
 	truth t;
-	memset(&t, 0, sizeof t);
-	commit_range(st, &t, 1, 30, 0);
+	lv_storage *st = new_store(&t, 30, 0);
 	lv_checkpoint_config cfg = small_cfg(6, 4);
 	cleanup_retain(st, 2, &cfg);
-	names segs;
-	segments(st, &segs);
-	assert_int_equal(segs.n, 7); /* 1-4 ... 25-28 */
+	char **segs = segments(st);
+	assert_int_equal(tu_list_len(segs), 7); /* 1-4 ... 25-28 */
+	tu_free_list(segs);
 	assert_true(head_rows(st) <= 6);
 	assert_history_complete(st, &t);
 	/* versions() from the head alone: the two live versions */
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	CHECK(lv_versions(&l, ds, &rep, &err));
+	lv_version_list *l = tu_versions(ds, &rep);
 	assert_int_equal(lv_version_list_count(l), 2);
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(rep.manifests_read, 0);
 	lv_version_list_free(l);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
-}
-
-static lv_storage *copy_store(lv_storage *src)
-{
-	lv_storage *dst = NULL;
-	CHECK(lv_storage_mem_new(&dst, &err));
-	names *all = calloc(1, sizeof *all);
-	CHECK(lv_storage_list(src, "", true, collect_name, all, &err));
-	assert_true(all->n < 512);
-	for (size_t i = 0; i < all->n; i++) {
-		lv_buf b = { 0 };
-		CHECK(lv_storage_read(src, all->v[i], &b, &err));
-		CHECK(lv_storage_write(dst, all->v[i], b.ptr, b.size, &err));
-		lv_buf_dispose(&b);
-	}
-	free(all);
-	return dst;
 }
 
 static bool same_object(lv_storage *a, lv_storage *b, const char *path)
@@ -297,66 +252,44 @@ static bool same_object(lv_storage *a, lv_storage *b, const char *path)
 	return same;
 }
 
-typedef struct sealer_arg {
-	lv_storage *st;
-	lv_checkpoint_config cfg;
-	int rc;
-	lv_error e;
-} sealer_arg;
-
-static void *sealer(void *p)
-{
-	sealer_arg *a = p;
-	lv_dataset *ds = NULL;
-	a->rc = lv_dataset_open_storage(&ds, a->st, NULL, &a->e);
-	lv_checkpoint_result r;
-	if (a->rc == 0)
-		a->rc = lv_checkpoint_write(ds, &a->cfg, NULL, 0, &r, &a->e);
-	lv_dataset_free(ds);
-	return NULL;
-}
-
 /* Sealers of the same state write identical segments: twins sealed apart, and four at once. */
 static void test_concurrent_sealers_identical(void **state)
 {
 	(void)state;
-	lv_storage *a = NULL;
-	CHECK(lv_storage_mem_new(&a, &err));
 	truth t;
-	memset(&t, 0, sizeof t);
-	commit_range(a, &t, 1, 41, 300);
-	lv_storage *b = copy_store(a), *c = copy_store(a);
+	lv_storage *a = new_store(&t, 41, 300);
+	lv_storage *b = tu_mem_clone(a), *c = tu_mem_clone(a);
 	lv_checkpoint_config cfg = small_cfg(8, 8);
-	sealer_arg one = { a, cfg, 0, { 0 } };
-	sealer(&one);
+	tu_checkpoint_job one = { a, &cfg, 0, { 0 } };
+	tu_checkpoint_job_run(&one);
 	CHECK(one.rc);
-	sealer_arg two = { b, cfg, 0, { 0 } };
-	sealer(&two);
+	tu_checkpoint_job two = { b, &cfg, 0, { 0 } };
+	tu_checkpoint_job_run(&two);
 	CHECK(two.rc);
 	pthread_t th[4];
-	sealer_arg args[4];
+	tu_checkpoint_job args[4];
 	for (int i = 0; i < 4; i++) {
-		args[i] = (sealer_arg){ c, cfg, 0, { 0 } };
-		assert_int_equal(pthread_create(&th[i], NULL, sealer, &args[i]), 0);
+		args[i] = (tu_checkpoint_job){ c, &cfg, 0, { 0 } };
+		assert_int_equal(pthread_create(&th[i], NULL, tu_checkpoint_job_run, &args[i]), 0);
 	}
 	for (int i = 0; i < 4; i++) {
 		pthread_join(th[i], NULL);
 		if (args[i].rc)
-			fail_msg("concurrent sealer %d: %s", i, args[i].e.message);
+			fail_msg("concurrent sealer %d: %s", i, args[i].err.message);
 	}
-	names sa, sb, sc;
-	segments(a, &sa);
-	segments(b, &sb);
-	segments(c, &sc);
-	assert_int_equal(sa.n, 5);
-	assert_int_equal(sb.n, sa.n);
-	assert_int_equal(sc.n, sa.n);
-	for (size_t i = 0; i < sa.n; i++) {
-		assert_string_equal(sa.v[i], sb.v[i]);
-		assert_string_equal(sa.v[i], sc.v[i]);
-		assert_true(same_object(a, b, sa.v[i]));
-		assert_true(same_object(a, c, sa.v[i]));
+	char **sa = segments(a), **sb = segments(b), **sc = segments(c);
+	assert_int_equal(tu_list_len(sa), 5);
+	assert_int_equal(tu_list_len(sb), tu_list_len(sa));
+	assert_int_equal(tu_list_len(sc), tu_list_len(sa));
+	for (size_t i = 0; sa[i]; i++) {
+		assert_string_equal(sa[i], sb[i]);
+		assert_string_equal(sa[i], sc[i]);
+		assert_true(same_object(a, b, sa[i]));
+		assert_true(same_object(a, c, sa[i]));
 	}
+	tu_free_list(sa);
+	tu_free_list(sb);
+	tu_free_list(sc);
 	assert_true(same_object(a, b, "_checkpoints/00000000000000000041.lance"));
 	assert_true(same_object(a, c, "_checkpoints/00000000000000000041.lance"));
 	assert_history_complete(c, &t);
@@ -389,11 +322,8 @@ static void test_damaged_and_missing_segments(void **state)
 {
 	(void)state;
 	for (int mode = 0; mode < 3; mode++) { /* flipped byte, truncated, deleted */
-		lv_storage *st = NULL;
-		CHECK(lv_storage_mem_new(&st, &err));
 		truth t;
-		memset(&t, 0, sizeof t);
-		commit_range(st, &t, 1, 40, 0);
+		lv_storage *st = new_store(&t, 40, 0);
 		lv_checkpoint_config cfg = small_cfg(10, 8);
 		cleanup_retain(st, 3, &cfg); /* 1-8 ... 33-40? no: 33-40 holds live 38-40 */
 		const char *victim = "_checkpoints/archive/00000000000000000009-00000000000000000016.lance";
@@ -415,9 +345,8 @@ static void test_damaged_and_missing_segments(void **state)
 			CHECK(lv_storage_delete(st, victim, &err));
 		}
 		lv_dataset *ds = tu_open(st);
-		lv_version_list *l = NULL;
 		lv_history_report rep;
-		CHECK(lv_history(&l, ds, &rep, &err));
+		lv_version_list *l = tu_history(ds, &rep);
 		assert_int_equal(lv_version_list_count(l), 40 - 8);
 		for (size_t i = 0; i < lv_version_list_count(l); i++) {
 			const lv_version_info *r = lv_version_list_get(l, i);
@@ -521,21 +450,18 @@ static void check_options(lv_storage *st, const truth *t, const lv_history_optio
 static void test_history_asof_brute_force(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
 	truth t;
-	memset(&t, 0, sizeof t);
+	lv_storage *st = new_store(&t, 150, 5000);
 	lv_checkpoint_config cfg = small_cfg(12, 8);
-	commit_range(st, &t, 1, 150, 5000);
 	CHECK(synth_tag(st, "keep", 37));
 	cleanup_retain(st, 10, &cfg);
 	commit_range(st, &t, 151, 203, 5000);
 	cleanup_retain(st, 25, &cfg);
 	commit_range(st, &t, 204, 210, 5000); /* beyond the head: read from manifests */
 	assert_history_complete(st, &t);
-	names segs;
-	segments(st, &segs);
-	assert_true(segs.n >= 20);
+	char **segs = segments(st);
+	assert_true(tu_list_len(segs) >= 20);
+	tu_free_list(segs);
 	lv_dataset *ds = tu_open(st);
 	int64_t lo = BASE_MS - 10000, hi = BASE_MS + 1000 * 211 + 10000;
 	for (int i = 0; i < 400; i++) {
@@ -599,12 +525,9 @@ static void test_history_asof_brute_force(void **state)
 static void test_costs_do_not_touch_the_archive(void **state)
 {
 	(void)state;
-	lv_storage *mem = NULL;
-	CHECK(lv_storage_mem_new(&mem, &err));
 	truth t;
-	memset(&t, 0, sizeof t);
+	lv_storage *mem = new_store(&t, 1000, 0);
 	lv_checkpoint_config cfg = small_cfg(64, 64);
-	commit_range(mem, &t, 1, 1000, 0);
 	cleanup_retain(mem, 5, &cfg);
 	commit_range(mem, &t, 1001, 1003, 0);
 	lv_fault_spec none = { 0, 0, false, LV_FAULT_FAIL, NULL };
@@ -613,11 +536,7 @@ static void test_costs_do_not_touch_the_archive(void **state)
 	lv_fault_spec seg = { LV_FAULT_ALL, 1, true, LV_FAULT_FAIL, "_checkpoints/archive" };
 	CHECK(lv_storage_fault_set(st, &seg, &err));
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	lv_history_report rep;
-	CHECK(lv_versions(&l, ds, &rep, &err));
-	assert_int_equal(lv_version_list_count(l), 8);
-	lv_version_list_free(l);
+	assert_int_equal(tu_count_versions(ds), 8);
 	seg.ops = LV_FAULT_READ | LV_FAULT_HEAD | LV_FAULT_WRITE | LV_FAULT_CREATE | LV_FAULT_DELETE;
 	CHECK(lv_storage_fault_set(st, &seg, &err));
 	lv_storage_stats s0, s1;
@@ -657,11 +576,8 @@ static size_t count_tagged(const lv_version_list *l)
 static void test_versions_first_call_requests(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
 	truth t;
-	memset(&t, 0, sizeof t);
-	commit_range(st, &t, 1, 10, 0);
+	lv_storage *st = new_store(&t, 10, 0);
 	lv_checkpoint_config cfg = small_cfg(100, 32);
 	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
@@ -688,11 +604,8 @@ static void test_versions_first_call_requests(void **state)
 static void test_versions_cache(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
 	truth t;
-	memset(&t, 0, sizeof t);
-	commit_range(st, &t, 1, 300, 0);
+	lv_storage *st = new_store(&t, 300, 0);
 	lv_checkpoint_config cfg = small_cfg(100, 32);
 	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
@@ -736,12 +649,11 @@ static void test_versions_cache(void **state)
 	/* recreated under the same name: the same live version numbers and tag, every manifest
 	 * of another history, the checkpoint left behind (the cache's key is unchanged: only the
 	 * identity probe can tell) */
-	names all;
-	memset(&all, 0, sizeof all);
-	CHECK(lv_storage_list(st, "_versions", false, collect_name, &all, &err));
-	assert_int_equal(all.n, 21);
-	for (size_t i = 0; i < all.n; i++)
-		CHECK(lv_storage_delete(st, all.v[i], &err));
+	char **all = tu_list_paths(st, "_versions", false);
+	assert_int_equal(tu_list_len(all), 21);
+	for (size_t i = 0; all[i]; i++)
+		CHECK(lv_storage_delete(st, all[i], &err));
+	tu_free_list(all);
 	for (uint64_t v = 1; v <= 301; v++) {
 		synth_commit c = { .version = v, .ts_ms = BASE_MS + 7 + 1000 * (int64_t)v,
 				   .read_version = v - 1, .uuid = "another-history" };

@@ -31,32 +31,14 @@ static lv_error err;
 
 /* ---- release accounting: the consumer wraps every release callback it receives ---- */
 
-static int n_stream_rel, n_schema_rel, n_array_rel;
+static int n_stream_rel;
 static void (*orig_stream_rel)(struct ArrowArrayStream *);
-static void (*orig_schema_rel)(struct ArrowSchema *);
-static void (*orig_array_rel)(struct ArrowArray *);
-static void (*orig_schema_child_rel)(struct ArrowSchema *);
-static void (*orig_array_child_rel)(struct ArrowArray *);
 
 static void count_stream(struct ArrowArrayStream *s)
 {
 	n_stream_rel++;
 	orig_stream_rel(s);
 	assert_null(s->release);
-}
-
-static void count_schema(struct ArrowSchema *s)
-{
-	n_schema_rel++;
-	(s->n_children ? orig_schema_rel : orig_schema_child_rel)(s);
-	assert_null(s->release);
-}
-
-static void count_array(struct ArrowArray *a)
-{
-	n_array_rel++;
-	(a->n_children ? orig_array_rel : orig_array_child_rel)(a);
-	assert_null(a->release);
 }
 
 static void wrap_stream(struct ArrowArrayStream *s)
@@ -66,29 +48,44 @@ static void wrap_stream(struct ArrowArrayStream *s)
 	s->release = count_stream;
 }
 
-static void wrap_schema(struct ArrowSchema *s)
-{
-	orig_schema_rel = s->release;
-	for (int64_t i = 0; i < s->n_children; i++) {
-		orig_schema_child_rel = s->children[i]->release;
-		s->children[i]->release = count_schema;
+/*
+ * n_<kind>_rel, count_<kind> and wrap_<kind> for a schema or an array (T): the parent's
+ * release and its children's (one callback for all of them) are replaced by count_<kind>,
+ * which counts the call, runs the original and checks that it marked the object released.
+ */
+#define RELEASE_COUNTER(kind, T)                                                       \
+	static int n_##kind##_rel;                                                     \
+	static void (*orig_##kind##_rel)(T *), (*orig_##kind##_child_rel)(T *);        \
+	static void count_##kind(T *x)                                                 \
+	{                                                                              \
+		n_##kind##_rel++;                                                      \
+		(x->n_children ? orig_##kind##_rel : orig_##kind##_child_rel)(x);      \
+		assert_null(x->release);                                               \
+	}                                                                              \
+	static void wrap_##kind(T *x)                                                  \
+	{                                                                              \
+		orig_##kind##_rel = x->release;                                        \
+		for (int64_t i = 0; i < x->n_children; i++) {                          \
+			orig_##kind##_child_rel = x->children[i]->release;             \
+			x->children[i]->release = count_##kind;                        \
+		}                                                                      \
+		x->release = count_##kind;                                             \
 	}
-	s->release = count_schema;
-}
 
-static void wrap_array(struct ArrowArray *a)
-{
-	orig_array_rel = a->release;
-	for (int64_t i = 0; i < a->n_children; i++) {
-		orig_array_child_rel = a->children[i]->release;
-		a->children[i]->release = count_array;
-	}
-	a->release = count_array;
-}
+RELEASE_COUNTER(schema, struct ArrowSchema)
+RELEASE_COUNTER(array, struct ArrowArray)
 
 static void reset_counts(void)
 {
 	n_stream_rel = n_schema_rel = n_array_rel = 0;
+}
+
+/* Releases a schema and its stream: then no exported object may be left alive. */
+static void release_all(struct ArrowSchema *schema, struct ArrowArrayStream *s)
+{
+	schema->release(schema);
+	s->release(s);
+	assert_int_equal(lv_arrow_live_objects(), 0);
 }
 
 /* ---- checking values ---- */
@@ -245,26 +242,21 @@ static size_t walk(struct ArrowArrayStream *st, const lv_version_list *l, const 
 static void test_history_every_batch_size(void **state)
 {
 	(void)state;
-	lv_storage *st = ads_dataset();
-	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_history(&l, ds, NULL, &err));
-	assert_int_equal(lv_version_list_count(l), 14);
-	assert_int_equal(lv_version_list_gap_count(l), 1);
+	ads_fixture fx = ads_open();
+	assert_int_equal(lv_version_list_count(fx.l), 14);
+	assert_int_equal(lv_version_list_gap_count(fx.l), 1);
 	const size_t sizes[] = { 1, 3, 5, 13, 14, 15, 0 };
 	for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
 		lv_arrow_options o = LV_ARROW_OPTIONS_INIT;
 		o.batch_rows = sizes[i];
 		struct ArrowArrayStream s;
 		lv_history_report rep;
-		CHECK(lv_history_arrow_stream(&s, ds, &o, &rep, &err));
+		CHECK(lv_history_arrow_stream(&s, fx.ds, &o, &rep, &err));
 		assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 		size_t rows = sizes[i] ? sizes[i] : LV_ARROW_DEFAULT_BATCH_ROWS;
-		assert_int_equal(walk(&s, l, "history", rows), (14 + rows - 1) / rows);
+		assert_int_equal(walk(&s, fx.l, "history", rows), (14 + rows - 1) / rows);
 	}
-	lv_version_list_free(l);
-	lv_dataset_free(ds);
-	lv_storage_free(st);
+	ads_close(&fx);
 }
 
 static void test_versions_and_real_lance(void **state)
@@ -274,8 +266,7 @@ static void test_versions_and_real_lance(void **state)
 	for (size_t f = 0; f < 3; f++) {
 		lv_storage *st = f ? tu_mem_copy(fixtures[f]) : ads_dataset();
 		lv_dataset *ds = tu_open(st);
-		lv_version_list *l = NULL;
-		CHECK(lv_versions(&l, ds, NULL, &err));
+		lv_version_list *l = tu_versions(ds, NULL);
 		assert_true(lv_version_list_count(l) >= 2);
 		struct ArrowArrayStream s;
 		CHECK(lv_versions_arrow_stream(&s, ds, NULL, NULL, &err));
@@ -296,14 +287,11 @@ static void test_versions_and_real_lance(void **state)
 static void test_release_in_any_order(void **state)
 {
 	(void)state;
-	lv_storage *st = ads_dataset();
-	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_history(&l, ds, NULL, &err));
+	ads_fixture fx = ads_open();
 	reset_counts();
 	lv_arrow_options o = { LV_ARROW_OPTIONS_VERSION, 4, 0 };
 	struct ArrowArrayStream s;
-	CHECK(lv_history_arrow_stream(&s, ds, &o, NULL, &err));
+	CHECK(lv_history_arrow_stream(&s, fx.ds, &o, NULL, &err));
 	struct ArrowSchema schema;
 	assert_int_equal(s.get_schema(&s, &schema), 0);
 	struct ArrowArray b[4];
@@ -321,33 +309,28 @@ static void test_release_in_any_order(void **state)
 	b[0].release(&b[0]);
 	assert_string_equal(op_field.name, "operation_type");
 	for (int64_t k = 0; k < op_col.length; k++)
-		check_cell(&op_col, k, lv_version_list_get(l, (size_t)k), 13);
+		check_cell(&op_col, k, lv_version_list_get(fx.l, (size_t)k), 13);
 	for (int i = 3; i >= 1; i--) { /* reverse order, after the stream */
 		for (size_t c = 0; c < 22; c++)
 			for (int64_t k = 0; k < b[i].length; k++)
-				check_cell(b[i].children[c], k, lv_version_list_get(l, 4 * (size_t)i + (size_t)k), c);
+				check_cell(b[i].children[c], k, lv_version_list_get(fx.l, 4 * (size_t)i + (size_t)k), c);
 		b[i].release(&b[i]);
 	}
 	assert_int_equal(lv_arrow_live_objects(), 2);
 	op_col.release(&op_col);
 	op_field.release(&op_field);
 	assert_int_equal(lv_arrow_live_objects(), 0);
-	lv_version_list_free(l);
-	lv_dataset_free(ds);
-	lv_storage_free(st);
+	ads_close(&fx);
 }
 
 /* batch_bytes bounds the string bytes of a batch; a bigger single row gets its own. */
 static void test_batch_bytes(void **state)
 {
 	(void)state;
-	lv_storage *st = ads_dataset();
-	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_history(&l, ds, NULL, &err));
+	ads_fixture fx = ads_open();
 	lv_arrow_options o = { LV_ARROW_OPTIONS_VERSION, 0, 1000 };
 	struct ArrowArrayStream s;
-	CHECK(lv_version_list_arrow_stream(&s, l, "history", &o, &err));
+	CHECK(lv_version_list_arrow_stream(&s, fx.l, "history", &o, &err));
 	size_t row = 0;
 	for (;;) {
 		struct ArrowArray b;
@@ -362,7 +345,7 @@ static void test_batch_bytes(void **state)
 			}
 		bool has_big = false; /* v7 holds a 3000-byte property */
 		for (int64_t k = 0; k < b.length; k++)
-			has_big |= lv_version_list_get(l, row + (size_t)k)->version == 7;
+			has_big |= lv_version_list_get(fx.l, row + (size_t)k)->version == 7;
 		if (has_big)
 			assert_int_equal(b.length, 1);
 		else
@@ -373,9 +356,7 @@ static void test_batch_bytes(void **state)
 	assert_int_equal(row, 14);
 	s.release(&s);
 	assert_int_equal(lv_arrow_live_objects(), 0);
-	lv_version_list_free(l);
-	lv_dataset_free(ds);
-	lv_storage_free(st);
+	ads_close(&fx);
 }
 
 /* Walks a stream to the end; returns the first failing callback's status (0 if none). */
@@ -405,17 +386,14 @@ static int walk_until_failure(struct ArrowArrayStream *s)
 static void test_allocation_failures(void **state)
 {
 	(void)state;
-	lv_storage *st = ads_dataset();
-	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_history(&l, ds, NULL, &err));
+	ads_fixture fx = ads_open();
 	lv_arrow_options o = { LV_ARROW_OPTIONS_VERSION, 5, 0 };
 	uint64_t nth = 1, failures = 0;
 	for (;; nth++) {
 		lv_arrow_fail_alloc_at(nth);
 		struct ArrowArrayStream s;
 		lv_error e = { 0 };
-		int rc = lv_version_list_arrow_stream(&s, l, "history", &o, &e);
+		int rc = lv_version_list_arrow_stream(&s, fx.l, "history", &o, &e);
 		if (rc) {
 			assert_int_equal(rc, LV_ENOMEM);
 			assert_non_null(strstr(e.message, "out of memory"));
@@ -431,9 +409,7 @@ static void test_allocation_failures(void **state)
 		failures++;
 	}
 	assert_true(failures >= 10);
-	lv_version_list_free(l);
-	lv_dataset_free(ds);
-	lv_storage_free(st);
+	ads_close(&fx);
 }
 
 static void test_bad_arguments(void **state)
@@ -457,9 +433,7 @@ static void test_bad_arguments(void **state)
 	struct ArrowSchema schema;
 	assert_int_equal(s.get_schema(&s, &schema), 0);
 	assert_null(s.get_last_error(&s)); /* cleared by a successful call */
-	schema.release(&schema);
-	s.release(&s);
-	assert_int_equal(lv_arrow_live_objects(), 0);
+	release_all(&schema, &s);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
 }
@@ -496,9 +470,7 @@ static void test_refs(void **state)
 	b.release(&b);
 	assert_int_equal(s.get_next(&s, &b), 0);
 	assert_null(b.release);
-	schema.release(&schema);
-	s.release(&s);
-	assert_int_equal(lv_arrow_live_objects(), 0);
+	release_all(&schema, &s);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
 }
@@ -537,9 +509,7 @@ static void test_cleanup_files(void **state)
 	const int32_t *ro = b.children[3]->buffers[1];
 	assert_int_equal(ro[2] - ro[1], 0); /* a NULL reason is "" */
 	b.release(&b);
-	schema.release(&schema);
-	s.release(&s);
-	assert_int_equal(lv_arrow_live_objects(), 0);
+	release_all(&schema, &s);
 }
 
 int main(void)

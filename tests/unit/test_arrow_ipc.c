@@ -240,13 +240,10 @@ static void check_cell(const rbatch *b, const rfield *f, int bi, int64_t k, ads_
 static void test_history_roundtrip(void **state)
 {
 	(void)state;
-	lv_storage *st = ads_dataset();
-	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_history(&l, ds, NULL, &err));
+	ads_fixture fx = ads_open();
 	lv_arrow_options o = { LV_ARROW_OPTIONS_VERSION, 4, 0 };
 	struct ArrowArrayStream s;
-	CHECK(lv_history_arrow_stream(&s, ds, &o, NULL, &err));
+	CHECK(lv_history_arrow_stream(&s, fx.ds, &o, NULL, &err));
 	sink out = { 0 };
 	CHECK(lv_arrow_ipc_write(&s, sink_write, &out, &err));
 	assert_null(s.release);
@@ -279,7 +276,7 @@ static void test_history_roundtrip(void **state)
 			assert_int_equal(b->node_len[c], b->length);
 			int64_t nulls = 0;
 			for (int64_t k = 0; k < b->length; k++) {
-				ads_cell e = ads_expect(lv_version_list_get(l, row + (size_t)k), (size_t)c);
+				ads_cell e = ads_expect(lv_version_list_get(fx.l, row + (size_t)k), (size_t)c);
 				nulls += e.null;
 				check_cell(b, &r.f[c], bi, k, e);
 			}
@@ -291,11 +288,9 @@ static void test_history_roundtrip(void **state)
 		assert_int_equal(bi, b->nbufs);
 		row += (size_t)b->length;
 	}
-	assert_int_equal(row, lv_version_list_count(l));
+	assert_int_equal(row, lv_version_list_count(fx.l));
 	free(out.p);
-	lv_version_list_free(l);
-	lv_dataset_free(ds);
-	lv_storage_free(st);
+	ads_close(&fx);
 }
 
 /* ---- a producer written here: slices, nulls, narrow ints, failures on demand ---- */
@@ -484,17 +479,14 @@ static void test_errors_release_the_stream(void **state)
 static void test_allocation_failures(void **state)
 {
 	(void)state;
-	lv_storage *st = ads_dataset();
-	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_history(&l, ds, NULL, &err));
+	ads_fixture fx = ads_open();
 	lv_arrow_options o = { LV_ARROW_OPTIONS_VERSION, 6, 0 };
 	int failures = 0;
 	for (uint64_t nth = 1;; nth++) {
 		lv_arrow_fail_alloc_at(nth);
 		struct ArrowArrayStream s;
 		sink out = { 0 };
-		int rc = lv_version_list_arrow_stream(&s, l, "history", &o, &err);
+		int rc = lv_version_list_arrow_stream(&s, fx.l, "history", &o, &err);
 		if (rc == 0)
 			rc = lv_arrow_ipc_write(&s, sink_write, &out, &err);
 		free(out.p);
@@ -507,9 +499,7 @@ static void test_allocation_failures(void **state)
 		failures++;
 	}
 	assert_true(failures > 20);
-	lv_version_list_free(l);
-	lv_dataset_free(ds);
-	lv_storage_free(st);
+	ads_close(&fx);
 }
 
 int main(void)

@@ -18,6 +18,7 @@
 #include "core/versions.h"
 #include "core/vlist.h"
 #include "support/memcopy.h"
+#include "support/rowcmp.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 
@@ -28,29 +29,11 @@ static lv_error err;
 /* A fresh in-memory copy of a fixture dataset written by Lance 8.0.0. */
 static lv_storage *mem_copy_of(const char *fixture) { return tu_mem_copy(fixture); }
 
-static bool same15(const lv_version_info *a, const lv_version_info *b)
-{
-	bool s = a->version == b->version && a->timestamp_millis == b->timestamp_millis &&
-		 a->total_fragments == b->total_fragments && a->total_data_files == b->total_data_files &&
-		 a->total_files_size == b->total_files_size &&
-		 a->total_deletion_files == b->total_deletion_files &&
-		 a->total_data_file_rows == b->total_data_file_rows &&
-		 a->total_deletion_file_rows == b->total_deletion_file_rows &&
-		 a->total_rows == b->total_rows && a->is_tagged == b->is_tagged &&
-		 a->has_read_version == b->has_read_version && a->read_version == b->read_version &&
-		 !strcmp(a->transaction_properties, b->transaction_properties);
-	s = s && ((!a->transaction_uuid && !b->transaction_uuid) ||
-		  (a->transaction_uuid && b->transaction_uuid && !strcmp(a->transaction_uuid, b->transaction_uuid)));
-	s = s && ((!a->operation_type && !b->operation_type) ||
-		  (a->operation_type && b->operation_type && !strcmp(a->operation_type, b->operation_type)));
-	return s;
-}
-
 static void assert_lists_equal(const lv_version_list *a, const lv_version_list *b)
 {
 	assert_int_equal(lv_version_list_count(a), lv_version_list_count(b));
 	for (size_t i = 0; i < lv_version_list_count(a); i++)
-		if (!same15(lv_version_list_get(a, i), lv_version_list_get(b, i)))
+		if (!tu_same_checkpoint_row(lv_version_list_get(a, i), lv_version_list_get(b, i)))
 			fail_msg("row %zu (version %llu) differs", i,
 				 (unsigned long long)lv_version_list_get(a, i)->version);
 }
@@ -137,9 +120,8 @@ static void test_history_after_manifests_removed(void **state)
 		synth_commit c = { .version = v, .ts_ms = 1700000000000 + 1000 * (int64_t)v, .read_version = v - 1 };
 		CHECK(synth_write(st, &c));
 	}
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	CHECK(lv_versions(&l, ds, &rep, &err));
+	lv_version_list *l = tu_versions(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(rep.manifests_read, 3);
 	assert_int_equal(lv_version_list_count(l), 9);
@@ -194,9 +176,8 @@ static lv_storage *two_checkpoints(void)
 static void expect_rung(lv_storage *st, int rung, size_t expect_rows)
 {
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	CHECK(lv_versions(&l, ds, &rep, &err));
+	lv_version_list *l = tu_versions(ds, &rep);
 	if (rep.rung != rung)
 		fail_msg("rung %d, expected %d (%s)", rep.rung, rung, rep.note);
 	if (rung != LV_RUNG_NEWEST_CHECKPOINT)
@@ -226,9 +207,8 @@ static void test_corrupt_newest_every_byte(void **state)
 		bad[i] ^= 0x55;
 		CHECK(lv_storage_write(st, NEWEST, bad, good.size, &err));
 		lv_dataset *ds = tu_open(st);
-		lv_version_list *l = NULL;
 		lv_history_report rep;
-		CHECK(lv_versions(&l, ds, &rep, &err));
+		lv_version_list *l = tu_versions(ds, &rep);
 		assert_int_equal(lv_version_list_count(l), 8);
 		for (size_t k = 0; k < 8; k++) {
 			assert_int_equal(lv_version_list_get(l, k)->version, k + 1);
@@ -267,19 +247,14 @@ static void test_recreated_dataset(void **state)
 {
 	(void)state;
 	lv_storage *st = mem_copy_of("lance8/t.lance");
-	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
-	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
-	lv_buf cp = tu_read(st, r.path);
-	lv_dataset_free(ds);
+	lv_buf cp = tu_read(st, tu_checkpoint(st).path);
 	lv_storage_free(st);
 	/* same operations, new uuids and times */
 	st = mem_copy_of("lance8/t_recreated.lance");
 	CHECK(lv_storage_write(st, "_checkpoints/00000000000000000006.lance", cp.ptr, cp.size, &err));
-	ds = tu_open(st);
-	lv_version_list *l = NULL;
+	lv_dataset *ds = tu_open(st);
 	lv_history_report rep;
-	CHECK(lv_history(&l, ds, &rep, &err));
+	lv_version_list *l = tu_history(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_MANIFESTS);
 	assert_int_equal(rep.checkpoints_rejected, 1);
 	assert_non_null(strstr(rep.note, "different history"));
@@ -288,16 +263,9 @@ static void test_recreated_dataset(void **state)
 	/* a checkpoint covering more versions than the dataset has */
 	lv_dataset_free(ds);
 	lv_storage_free(st);
-	st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 3, 1600000000000));
+	st = synth_mem_series(3, 1600000000000);
 	CHECK(lv_storage_write(st, "_checkpoints/00000000000000000006.lance", cp.ptr, cp.size, &err));
-	ds = tu_open(st);
-	CHECK(lv_history(&l, ds, &rep, &err));
-	assert_int_equal(rep.rung, LV_RUNG_MANIFESTS);
-	assert_int_equal(lv_version_list_count(l), 3);
-	lv_version_list_free(l);
-	lv_dataset_free(ds);
+	tu_expect_history_rung(st, LV_RUNG_MANIFESTS, 3);
 	lv_storage_free(st);
 	lv_buf_dispose(&cp);
 }
@@ -437,8 +405,7 @@ static void test_properties_truncation(void **state)
 static void test_properties_through_checkpoint(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	char *big = malloc(20001);
 	memset(big, 'x', 20000);
 	big[20000] = 0;
@@ -448,8 +415,7 @@ static void test_properties_through_checkpoint(void **state)
 	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
-	lv_version_list *l = NULL;
-	CHECK(lv_history(&l, ds, NULL, &err));
+	lv_version_list *l = tu_history(ds, NULL);
 	const char *p = lv_version_list_get(l, 0)->transaction_properties;
 	assert_true(strlen(p) <= LV_PROPERTIES_LIMIT);
 	json_error_t je;
@@ -505,8 +471,7 @@ static void test_asof_skewed(void **state)
 static void test_asof_on_dataset(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	int64_t ts[] = { 1000, 2000, 1500, 4000, 3000 }; /* skewed */
 	for (int i = 0; i < 5; i++) {
 		synth_commit c = { .version = (uint64_t)i + 1, .ts_ms = ts[i] * 1000, .read_version = (uint64_t)i };
@@ -569,47 +534,22 @@ static void test_time_parsing(void **state)
 }
 
 /* Two checkpointers at once on the same state: both succeed, one identical file. */
-typedef struct th_arg {
-	lv_storage *st;
-	int rc;
-} th_arg;
-
-static void *cp_thread(void *p)
-{
-	th_arg *a = p;
-	lv_dataset *ds = NULL;
-	lv_error e = { 0 };
-	a->rc = lv_dataset_open_storage(&ds, a->st, NULL, &e);
-	lv_checkpoint_result r;
-	if (!a->rc)
-		a->rc = lv_checkpoint_write(ds, NULL, NULL, 0, &r, &e);
-	lv_dataset_free(ds);
-	return NULL;
-}
-
 static void test_concurrent_checkpointers(void **state)
 {
 	(void)state;
 	for (int round = 0; round < 20; round++) {
 		lv_storage *st = synth_mem_series(30, 1700000000000);
 		pthread_t t[4];
-		th_arg a[4];
+		tu_checkpoint_job a[4];
 		for (int i = 0; i < 4; i++) {
-			a[i].st = st;
-			pthread_create(&t[i], NULL, cp_thread, &a[i]);
+			a[i] = (tu_checkpoint_job){ st, NULL, 0, { 0 } };
+			pthread_create(&t[i], NULL, tu_checkpoint_job_run, &a[i]);
 		}
 		for (int i = 0; i < 4; i++) {
 			pthread_join(t[i], NULL);
 			assert_int_equal(a[i].rc, 0);
 		}
-		lv_dataset *ds = tu_open(st);
-		lv_version_list *l = NULL;
-		lv_history_report rep;
-		CHECK(lv_history(&l, ds, &rep, &err));
-		assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
-		assert_int_equal(lv_version_list_count(l), 30);
-		lv_version_list_free(l);
-		lv_dataset_free(ds);
+		tu_expect_history_rung(st, LV_RUNG_NEWEST_CHECKPOINT, 30);
 		lv_storage_free(st);
 	}
 }
@@ -618,8 +558,7 @@ static void test_concurrent_checkpointers(void **state)
 static void test_identity_without_inline_txn(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	for (uint64_t v = 1; v <= 4; v++) {
 		synth_commit c = { .version = v, .ts_ms = 1700000000000 + 1000 * (int64_t)v,
 				   .read_version = v - 1, .txn_file_only = 1 };
@@ -628,9 +567,8 @@ static void test_identity_without_inline_txn(void **state)
 	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	CHECK(lv_versions(&l, ds, &rep, &err));
+	lv_version_list *l = tu_versions(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(lv_version_list_count(l), 4);
 	assert_string_equal(lv_version_list_get(l, 3)->operation_type, "Append");

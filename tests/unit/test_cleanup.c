@@ -83,8 +83,7 @@ static int rc_del(const lv__deletion_ref *d, void *p)
 static size_t check_retained_complete(lv_storage *st, const bool *doomed)
 {
 	lv_dataset *ds = open_ds(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_versions(&l, ds, NULL, &err));
+	lv_version_list *l = tu_versions(ds, NULL);
 	size_t n = lv_version_list_count(l);
 	for (size_t i = 0; i < n; i++) {
 		if (doomed && doomed[lv_version_list_get(l, i)->version])
@@ -117,8 +116,7 @@ static size_t check_retained_complete(lv_storage *st, const bool *doomed)
 static void expect_history(lv_storage *st, size_t n, const bool *cleaned)
 {
 	lv_dataset *ds = open_ds(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_history(&l, ds, NULL, &err));
+	lv_version_list *l = tu_history(ds, NULL);
 	assert_int_equal(lv_version_list_count(l), n);
 	for (size_t i = 0; cleaned && i < n; i++)
 		assert_int_equal(lv_version_list_get(l, i)->is_cleaned_up, cleaned[i]);
@@ -136,8 +134,7 @@ static void test_real_dataset(void **state)
 	p.dry_run = true;
 	char *before = tu_snapshot(st);
 	CHECK(lv_cleanup(ds, &p, &dry, &err));
-	char *after_dry = tu_snapshot(st);
-	assert_string_equal(before, after_dry); /* a dry run changes nothing */
+	tu_expect_unchanged(st, before); /* a dry run changes nothing */
 	p.dry_run = false;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_int_equal(s.versions_total, 6);
@@ -160,7 +157,6 @@ static void test_real_dataset(void **state)
 	assert_int_equal(s.versions_removed, 0);
 	assert_int_equal(s.files_removed[LV_KIND_DATA] + s.files_removed[LV_KIND_DELETION], 0);
 	free(before);
-	free(after_dry);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
 }
@@ -175,10 +171,8 @@ static void test_tagged_refusal(void **state)
 	char *before = tu_snapshot(st);
 	assert_int_equal(lv_cleanup(ds, &p, NULL, &err), LV_ETAGGED);
 	assert_non_null(strstr(err.message, "\"keep3\": 3"));
-	char *after = tu_snapshot(st);
-	assert_string_equal(before, after);
+	tu_expect_unchanged(st, before);
 	free(before);
-	free(after);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
 }
@@ -194,9 +188,7 @@ static void test_policy_selection(void **state)
 		{ 5500, -1, 0, 5 },        /* committed before now - 5.5 s: v1..v5 (now = v10 + 1 s) */
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-		lv_storage *st = NULL;
-		CHECK(lv_storage_mem_new(&st, &err));
-		CHECK(synth_series(st, 10, 1700000000000));
+		lv_storage *st = synth_mem_series(10, 1700000000000);
 		lv_dataset *ds = open_ds(st);
 		lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 		p.older_than_ms = cases[c].older;
@@ -212,9 +204,7 @@ static void test_policy_selection(void **state)
 		lv_storage_free(st);
 	}
 	/* no condition given: older than 7 days */
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 5, 1700000000000));
+	lv_storage *st = synth_mem_series(5, 1700000000000);
 	lv_dataset *ds = open_ds(st);
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 	p.now_ms = 1700000000000 + 3000 + 7 * DAY; /* v1, v2 are older than 7 days */
@@ -232,8 +222,7 @@ static void test_unverified_rules(void **state)
 {
 	(void)state;
 	int64_t base = 1700000000000, now = base + 30 * DAY;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	for (uint64_t v = 1; v <= 3; v++) {
 		char dp[32];
 		snprintf(dp, sizeof dp, "f%llu.lance", (unsigned long long)v);
@@ -295,9 +284,7 @@ static void test_path_escape(void **state)
 	static const char *bad[] = { "../outside.lance", "a/../../x.lance", "/etc/passwd", "s3://b/x.lance",
 				     "a\\..\\x.lance", "./x.lance" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		lv_storage *st = NULL;
-		CHECK(lv_storage_mem_new(&st, &err));
-		CHECK(synth_series(st, 3, 1700000000000));
+		lv_storage *st = synth_mem_series(3, 1700000000000);
 		synth_commit c = { .version = 4, .ts_ms = 1700000004000, .read_version = 3, .data_path = bad[i] };
 		CHECK(synth_write(st, &c));
 		char *before = tu_snapshot(st);
@@ -308,10 +295,8 @@ static void test_path_escape(void **state)
 		p.now_ms = 1700000000000 + 30 * DAY;
 		assert_int_equal(lv_cleanup(ds, &p, NULL, &err), LV_ECORRUPT);
 		assert_non_null(strstr(err.message, "leave the dataset root"));
-		char *after = tu_snapshot(st);
-		assert_string_equal(before, after);
+		tu_expect_unchanged(st, before);
 		free(before);
-		free(after);
 		lv_dataset_free(ds);
 		lv_storage_free(st);
 	}
@@ -321,9 +306,7 @@ static void test_path_escape(void **state)
 static void test_branch_protection(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 4, 1700000000000));
+	lv_storage *st = synth_mem_series(4, 1700000000000);
 	const char *br = "{\n  \"parentBranch\": null,\n  \"parentVersion\": 2,\n  \"createAt\": 1700000002,\n"
 			 "  \"manifestSize\": 100\n}";
 	CHECK(lv_storage_write(st, "_refs/branches/feat.json", br, strlen(br), &err));
@@ -368,8 +351,7 @@ static void commit_during(const char *phase, uint64_t done, uint64_t total, void
 static void test_concurrent_commit(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	for (uint64_t v = 1; v <= 3; v++) {
 		synth_commit c = { .version = v, .ts_ms = 1700000000000 + 1000 * (int64_t)v, .read_version = v - 1,
 				   .data_path = "old.lance" };
@@ -400,9 +382,7 @@ static void test_concurrent_commit(void **state)
 static void test_detached_protection(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	CHECK(synth_series(st, 3, 1700000000000));
+	lv_storage *st = synth_mem_series(3, 1700000000000);
 	synth_commit d = { .version = 7, .ts_ms = 1700000000500, .read_version = 1, .scheme = 3,
 			   .data_path = "detached.lance" };
 	CHECK(synth_write(st, &d));

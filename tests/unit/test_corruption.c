@@ -181,8 +181,7 @@ static probe_set probes_of(lv_storage *st)
 {
 	probe_set p = { .n = 0 };
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_history(&l, ds, NULL, &err));
+	lv_version_list *l = tu_history(ds, NULL);
 	for (size_t i = 0; i < lv_version_list_count(l) && p.n + 3 < 62; i++) {
 		int64_t t = lv_version_list_get(l, i)->timestamp_millis;
 		p.ts[p.n++] = t - 1;
@@ -210,11 +209,7 @@ static void test_checkpoint_sweep(void **state)
 {
 	(void)state;
 	lv_storage *st = tu_mem_copy("lance8/t.lance");
-	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result cr;
-	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &cr, &err));
-	assert_string_equal(cr.path, CKPT);
-	lv_dataset_free(ds);
+	assert_string_equal(tu_checkpoint(st).path, CKPT);
 	/* versions 1 and 2 cleaned up: only the checkpoint still knows them */
 	char p[128];
 	CHECK(lv_storage_delete(st, synth_manifest_path(p, sizeof p, 1), &err));
@@ -325,7 +320,6 @@ static bool others_intact(const char *ans, const char *others)
 
 enum { MC_ERROR, MC_SAME, MC_OWN_ROW, MC_COUNT };
 
-/* Self-consistency of a successful answer with all manifests live: history == versions, show == rows. */
 /* What every damaged answer must be: an error naming the file, the same in versions, history
  * and timeline (all read every manifest, so all fail alike): MC_ERROR; else MC_SAME for the
  * pristine answer, or -1 for a changed one (the caller judges the change). */
@@ -341,6 +335,7 @@ static int judge(const answer *a, const answer *pristine, const char *what)
 	return same_answer(a, pristine) ? MC_SAME : -1;
 }
 
+/* Self-consistency of a successful answer with all manifests live: history == versions, show == rows. */
 static void consistent(const answer *a, const char *what)
 {
 	if (strcmp(a->versions, a->history))
@@ -358,6 +353,51 @@ static void consistent(const answer *a, const char *what)
 	}
 }
 
+/* What may change in an answer judge() leaves to the caller; fails the test on more. */
+typedef void (*own_part_check)(const answer *a, const char *what, const void *arg);
+
+/*
+ * Each corruption case (cm_cases with `seed`) of the file at `path` of `st`, whose pristine
+ * bytes are orig[0..size), written in turn and the answer judged (a case is named "<label>
+ * <case>"): an error naming the file, the pristine answer, or a consistent answer in which
+ * only what own() allows changed.  Counts the classes in cls[]; returns the number of cases.
+ */
+static size_t sweep_file(lv_storage *st, const char *path, const uint8_t *orig, size_t size,
+			 uint64_t seed, const probe_set *pr, uint64_t max_v, const answer *pristine,
+			 const char *label, own_part_check own, const void *arg, size_t cls[MC_COUNT])
+{
+	cm_case *cases = NULL;
+	size_t n = cm_cases(size, seed, nbits(), stride(), &cases);
+	uint8_t *bad = malloc(size);
+	for (size_t i = 0; i < n; i++) {
+		char nm[64], what[200];
+		snprintf(what, sizeof what, "%s %s", label, cm_name(&cases[i], nm, sizeof nm));
+		size_t len = cm_apply(orig, size, &cases[i], bad);
+		CHECK(lv_storage_write(st, path, bad, len, &err));
+		answer a = ask(st, base_name(path), pr, max_v);
+		int k = judge(&a, pristine, what);
+		if (k >= 0) {
+			cls[k]++;
+		} else {
+			own(&a, what, arg);
+			consistent(&a, what);
+			cls[MC_OWN_ROW]++;
+		}
+		answer_free(&a);
+	}
+	free(bad);
+	free(cases);
+	return n;
+}
+
+/* Undetectable without a checksum; other versions must be untouched (the corrupted manifest's
+ * row may even claim another version number). */
+static void other_rows_unchanged(const answer *a, const char *what, const void *others_pristine)
+{
+	if (!others_intact(a->versions, others_pristine))
+		fail_msg("%s: rows of other versions changed:\n%s", what, a->versions);
+}
+
 static void test_manifest_sweep(void **state)
 {
 	(void)state;
@@ -372,30 +412,11 @@ static void test_manifest_sweep(void **state)
 		lv_buf m = { 0 };
 		CHECK(lv_storage_read(st, path, &m, &err));
 		char *others_pristine = without_version(pristine.versions, v);
-		cm_case *cases = NULL;
-		size_t n = cm_cases(m.size, SEED + v, nbits(), stride(), &cases);
-		uint8_t *bad = malloc(m.size);
+		char label[64];
+		snprintf(label, sizeof label, "manifest v%llu", (unsigned long long)v);
 		size_t cls[MC_COUNT] = { 0 };
-		for (size_t i = 0; i < n; i++) {
-			char nm[64], what[200];
-			snprintf(what, sizeof what, "manifest v%llu %s", (unsigned long long)v,
-				 cm_name(&cases[i], nm, sizeof nm));
-			size_t len = cm_apply(m.ptr, m.size, &cases[i], bad);
-			CHECK(lv_storage_write(st, path, bad, len, &err));
-			answer a = ask(st, base_name(path), &pr, 6);
-			int k = judge(&a, &pristine, what);
-			if (k >= 0) {
-				cls[k]++;
-			} else {
-				/* Undetectable without a checksum; other versions must be untouched
-				 * (the corrupted manifest's row may even claim another version number). */
-				if (!others_intact(a.versions, others_pristine))
-					fail_msg("%s: rows of other versions changed:\n%s", what, a.versions);
-				consistent(&a, what);
-				cls[MC_OWN_ROW]++;
-			}
-			answer_free(&a);
-		}
+		size_t n = sweep_file(st, path, m.ptr, m.size, SEED + v, &pr, 6, &pristine, label,
+				      other_rows_unchanged, others_pristine, cls);
 		CHECK(lv_storage_write(st, path, m.ptr, m.size, &err));
 		print_message("manifest v%llu (%zu bytes, %zu cases): %zu error naming the file, %zu same answer, "
 			      "%zu only its own row changed\n", (unsigned long long)v, m.size, n, cls[MC_ERROR],
@@ -403,8 +424,6 @@ static void test_manifest_sweep(void **state)
 		for (int k = 0; k < MC_COUNT; k++)
 			total[k] += cls[k];
 		(void)changed_own_fields;
-		free(bad);
-		free(cases);
 		free(others_pristine);
 		lv_buf_dispose(&m);
 	}
@@ -428,6 +447,15 @@ static void manifest_part(const char *rowstr, char *out, size_t cap)
 	}
 	size_t n = p ? (size_t)(p - rowstr) : strlen(rowstr);
 	snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), rowstr);
+}
+
+/* Only the transaction columns may change: mpart is the pristine manifest_part(). */
+static void manifest_columns_unchanged(const answer *a, const char *what, const void *mpart)
+{
+	char part[512];
+	manifest_part(a->versions, part, sizeof part);
+	if (strcmp(part, mpart))
+		fail_msg("%s: manifest columns changed: %s", what, a->versions);
 }
 
 static void test_txn_file_sweep(void **state)
@@ -455,14 +483,12 @@ static void test_txn_file_sweep(void **state)
 	tu_free_list(names);
 	assert_true(txn_size > 0);
 
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	synth_commit c = { .version = 1, .ts_ms = 1700000001000, .txn_file_only = 1 };
 	CHECK(synth_write(st, &c));
 	names = NULL;
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_versions(&l, ds, NULL, &err));
+	lv_version_list *l = tu_versions(ds, NULL);
 	assert_false(lv_version_list_get(l, 0)->transaction_inline);
 	char tpath[400];
 	snprintf(tpath, sizeof tpath, "_transactions/%s", lv_version_list_get(l, 0)->transaction_file);
@@ -478,35 +504,13 @@ static void test_txn_file_sweep(void **state)
 	char mpart[512];
 	manifest_part(pristine.versions, mpart, sizeof mpart);
 
-	cm_case *cases = NULL;
-	size_t n = cm_cases(txn_size, SEED, nbits(), stride(), &cases);
-	uint8_t *bad = malloc(txn_size);
 	size_t cls[MC_COUNT] = { 0 };
-	for (size_t i = 0; i < n; i++) {
-		char nm[64], what[200], part[512];
-		snprintf(what, sizeof what, "transaction file %s", cm_name(&cases[i], nm, sizeof nm));
-		size_t len = cm_apply(txn, txn_size, &cases[i], bad);
-		CHECK(lv_storage_write(st, tpath, bad, len, &err));
-		answer a = ask(st, base_name(tpath), &pr, 1);
-		int k = judge(&a, &pristine, what);
-		if (k >= 0) {
-			cls[k]++;
-		} else {
-			/* only the transaction columns may change */
-			manifest_part(a.versions, part, sizeof part);
-			if (strcmp(part, mpart))
-				fail_msg("%s: manifest columns changed: %s", what, a.versions);
-			consistent(&a, what);
-			cls[MC_OWN_ROW]++;
-		}
-		answer_free(&a);
-	}
+	size_t n = sweep_file(st, tpath, txn, txn_size, SEED, &pr, 1, &pristine, "transaction file",
+			      manifest_columns_unchanged, mpart, cls);
 	print_message("transaction file (%zu bytes, %zu cases): %zu error naming the file, %zu same answer, "
 		      "%zu transaction columns changed\n", txn_size, n, cls[MC_ERROR], cls[MC_SAME],
 		      cls[MC_OWN_ROW]);
 	assert_true(cls[MC_ERROR] > 0);
-	free(bad);
-	free(cases);
 	free(txn);
 	answer_free(&pristine);
 	lv_storage_free(st);

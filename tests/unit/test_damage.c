@@ -30,6 +30,7 @@
 
 #include "core/checkpoint/checkpoint_internal.h"
 #include "format/refs.h"
+#include "support/memcopy.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 
@@ -66,8 +67,7 @@ static void cleanup_retain(lv_storage *st, int64_t n)
 
 static lv_storage *build(void)
 {
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	for (uint64_t v = 1; v <= 10; v++)
 		commit(st, v);
 	cleanup_retain(st, 5);
@@ -92,51 +92,24 @@ static lv_storage *build(void)
 
 /* ---- the store's files ---- */
 
-typedef struct files {
-	char path[64][128];
-	size_t n;
-} files;
-
-static int collect(const lv_list_entry *e, void *p)
-{
-	files *f = p;
-	if (f->n < 64)
-		snprintf(f->path[f->n++], sizeof f->path[0], "%s", e->path);
-	return 0;
-}
-
 /* The files history depends on: checkpoints, manifests, tags, branch files, branch manifests. */
-static void targets(lv_storage *st, files *out)
+static char **targets(lv_storage *st)
 {
-	memset(out, 0, sizeof *out);
-	CHECK(lv_storage_list(st, "", true, collect, out, &err));
+	char **out = tu_list_paths(st, "", true);
 	size_t w = 0;
-	for (size_t i = 0; i < out->n; i++) {
-		const char *p = out->path[i];
+	for (size_t i = 0; out[i]; i++) {
+		char *p = out[i];
 		bool want = (!strncmp(p, "_checkpoints/", 13) && strstr(p, ".lance") &&
 			     !strstr(p, ".lock")) ||
 			    (strstr(p, "_versions/") && strstr(p, ".manifest")) ||
 			    !strncmp(p, "_refs/", 6);
 		if (want)
-			memmove(out->path[w++], p, sizeof out->path[0]);
+			out[w++] = p;
+		else
+			free(p);
 	}
-	out->n = w;
-}
-
-static lv_storage *copy_store(lv_storage *src)
-{
-	lv_storage *dst = NULL;
-	CHECK(lv_storage_mem_new(&dst, &err));
-	files all;
-	memset(&all, 0, sizeof all);
-	CHECK(lv_storage_list(src, "", true, collect, &all, &err));
-	for (size_t i = 0; i < all.n; i++) {
-		lv_buf b = { 0 };
-		CHECK(lv_storage_read(src, all.path[i], &b, &err));
-		CHECK(lv_storage_write(dst, all.path[i], b.ptr, b.size, &err));
-		lv_buf_dispose(&b);
-	}
-	return dst;
+	out[w] = NULL;
+	return out;
 }
 
 /* ---- the truth ---- */
@@ -361,20 +334,18 @@ static size_t recoverable(lv_storage *st)
 /* Are the bytes `want` still somewhere in the store (under their name or kept aside)? */
 static bool bytes_survive(lv_storage *st, const char *path, const lv_buf *want)
 {
-	files all;
-	memset(&all, 0, sizeof all);
-	CHECK(lv_storage_list(st, "", true, collect, &all, &err));
-	for (size_t i = 0; i < all.n; i++) {
-		if (strstr(all.path[i], path) != all.path[i])
+	char **all = tu_list_paths(st, "", true);
+	bool found = false;
+	for (size_t i = 0; all[i] && !found; i++) {
+		if (strstr(all[i], path) != all[i])
 			continue;
 		lv_buf b = { 0 };
-		CHECK(lv_storage_read(st, all.path[i], &b, &err));
-		bool same = b.size == want->size && !memcmp(b.ptr, want->ptr, b.size);
+		CHECK(lv_storage_read(st, all[i], &b, &err));
+		found = b.size == want->size && !memcmp(b.ptr, want->ptr, b.size);
 		lv_buf_dispose(&b);
-		if (same)
-			return true;
 	}
-	return false;
+	tu_free_list(all);
+	return found;
 }
 
 static void run_writer(lv_storage *st, const char *damaged, const lv_buf *bytes, const char *mode,
@@ -478,7 +449,7 @@ static const char *damage(lv_storage *st, const char *path, int mode, size_t at,
 
 static void sweep_one(lv_storage *base, const truth *t, const char *path, int mode, size_t at)
 {
-	lv_storage *st = copy_store(base);
+	lv_storage *st = tu_mem_clone(base);
 	char name[64];
 	lv_buf bytes = { 0 };
 	damage(st, path, mode, at, name, sizeof name, &bytes);
@@ -501,7 +472,7 @@ static void sweep_one(lv_storage *base, const truth *t, const char *path, int mo
 	run_check(st, path, name, changed);
 	run_writer(st, path, &bytes, name, false);
 	lv_storage_free(st);
-	st = copy_store(base);
+	st = tu_mem_clone(base);
 	lv_buf_dispose(&bytes);
 	damage(st, path, mode, at, name, sizeof name, &bytes);
 	run_writer(st, path, &bytes, name, true);
@@ -515,27 +486,28 @@ static void test_damaged_state_sweep(void **state)
 	lv_storage *base = build();
 	truth t;
 	learn(base, &t);
-	files f;
-	targets(base, &f);
-	assert_true(f.n >= 12);
+	char **f = targets(base);
+	size_t nfiles = tu_list_len(f);
+	assert_true(nfiles >= 12);
 	size_t nseg = 0;
-	for (size_t i = 0; i < f.n; i++)
-		nseg += !strncmp(f.path[i], "_checkpoints/archive/", 21);
+	for (size_t i = 0; f[i]; i++)
+		nseg += !strncmp(f[i], "_checkpoints/archive/", 21);
 	assert_int_equal(nseg, 3); /* 1-4, 5-8, 9-12 */
-	for (size_t i = 0; i < f.n; i++) {
+	for (size_t i = 0; f[i]; i++) {
 		lv_buf b = { 0 };
-		CHECK(lv_storage_read(base, f.path[i], &b, &err));
+		CHECK(lv_storage_read(base, f[i], &b, &err));
 		size_t size = b.size;
 		lv_buf_dispose(&b);
-		sweep_one(base, &t, f.path[i], D_EMPTY, 0);
-		sweep_one(base, &t, f.path[i], D_HALF, 0);
+		sweep_one(base, &t, f[i], D_EMPTY, 0);
+		sweep_one(base, &t, f[i], D_HALF, 0);
 		for (int k = 1; k <= 8 && size; k++) /* flips spread over the file, footer included */
-			sweep_one(base, &t, f.path[i], D_FLIP, (size - 1) * (size_t)k / 8);
+			sweep_one(base, &t, f[i], D_FLIP, (size - 1) * (size_t)k / 8);
 	}
+	tu_free_list(f);
 	printf("damage sweep: %zu files, %u damaged states (%u a reader rejects); %u answers: %u correct, %u with a warning "
 	       "naming what is missing, %u errors naming the file, %u silent; %u writes, recoverable "
 	       "history never reduced and damaged bytes kept in %u\n",
-	       f.n, S.cases, S.rejected, S.answers, S.correct, S.warned, S.failed_naming, S.silent, S.writes, S.kept);
+	       nfiles, S.cases, S.rejected, S.answers, S.correct, S.warned, S.failed_naming, S.silent, S.writes, S.kept);
 	assert_int_equal(S.silent, 0);
 	lv_version_list_free(t.hist);
 	lv_storage_free(base);

@@ -16,6 +16,7 @@
 #include <lancever/lancever.h>
 #include <lancever/sys/testing.h>
 
+#include "support/memcopy.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 
@@ -38,8 +39,7 @@ typedef struct model {
 /* NV versions over ~20 hours, commit times skewed by up to an hour either way. */
 static lv_storage *build(model *m)
 {
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	memset(m, 0, sizeof *m);
 	for (uint64_t v = 1; v <= NV; v++) {
 		m->ts[v] = BASE_MS + (int64_t)v * 300000 + (int64_t)(rng() % (2 * HOUR)) - HOUR;
@@ -58,35 +58,6 @@ static lv_storage *build(model *m)
 			 "\"manifestSize\": 300, \"metadata\": {}}";
 	CHECK(lv_storage_write(st, "_refs/branches/b.json", br, strlen(br), &err));
 	return st;
-}
-
-static int collect_path(const lv_list_entry *e, void *p)
-{
-	char ***v = p;
-	size_t n = 0;
-	while ((*v)[n])
-		n++;
-	*v = realloc(*v, (n + 2) * sizeof **v);
-	(*v)[n] = strdup(e->path);
-	(*v)[n + 1] = NULL;
-	return 0;
-}
-
-static lv_storage *copy_store(lv_storage *src)
-{
-	lv_storage *dst = NULL;
-	CHECK(lv_storage_mem_new(&dst, &err));
-	char **all = calloc(1, sizeof *all);
-	CHECK(lv_storage_list(src, "", true, collect_path, &all, &err));
-	for (size_t i = 0; all[i]; i++) {
-		lv_buf b = { 0 };
-		CHECK(lv_storage_read(src, all[i], &b, &err));
-		CHECK(lv_storage_write(dst, all[i], b.ptr, b.size, &err));
-		lv_buf_dispose(&b);
-		free(all[i]);
-	}
-	free(all);
-	return dst;
 }
 
 static int64_t window_of(int64_t ts, int64_t w)
@@ -147,16 +118,7 @@ static size_t count_files(lv_storage *st, const char *dir)
 static void assert_history(lv_storage *st, const bool expired[NV + 1])
 {
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	lv_history_report rep;
-	CHECK(lv_history(&l, ds, &rep, &err));
-	assert_int_equal(lv_version_list_count(l), NV);
-	for (size_t i = 0; i < NV; i++) {
-		const lv_version_info *v = lv_version_list_get(l, i);
-		assert_int_equal(v->version, i + 1);
-		assert_int_equal(v->is_cleaned_up, expired[v->version]);
-	}
-	lv_version_list_free(l);
+	tu_expect_history(ds, NV, expired);
 	lv_dataset_free(ds);
 }
 
@@ -176,7 +138,7 @@ static void test_policies_against_model(void **state)
 	};
 	for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
 		for (int dry = 0; dry < 2; dry++) {
-			lv_storage *st = copy_store(base);
+			lv_storage *st = tu_mem_clone(base);
 			lv_expire_policy p = LV_EXPIRE_POLICY_INIT;
 			p.older_than_ms = shapes[k].older;
 			p.retain_versions = shapes[k].retain;
@@ -237,8 +199,7 @@ static void test_tagged_refused(void **state)
  */
 static size_t manifest_reads(uint64_t n)
 {
-	lv_storage *mem = NULL;
-	CHECK(lv_storage_mem_new(&mem, &err));
+	lv_storage *mem = tu_mem();
 	for (uint64_t v = 1; v <= n; v++) {
 		synth_commit c = { .version = v, .ts_ms = BASE_MS + 1000 * (int64_t)v, .read_version = v - 1 };
 		CHECK(synth_write(mem, &c));

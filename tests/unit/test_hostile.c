@@ -145,6 +145,14 @@ static void put_manifest(lv_storage *st, const raw_manifest *m)
 	lv__dbuf_dispose(&file);
 }
 
+/* A new in-memory store holding the one manifest `m`. */
+static lv_storage *one_manifest(const raw_manifest *m)
+{
+	lv_storage *st = tu_mem();
+	put_manifest(st, m);
+	return st;
+}
+
 static lv_cleanup_policy all_old(void)
 {
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
@@ -203,10 +211,7 @@ static void test_escaping_paths(void **state)
 		}
 		lv_dataset *ds = tu_open(st);
 		/* versions() has no reason to refuse: it does not resolve data paths */
-		lv_version_list *l = NULL;
-		CHECK(lv_versions(&l, ds, NULL, &err));
-		assert_int_equal(lv_version_list_count(l), 3);
-		lv_version_list_free(l);
+		assert_int_equal(tu_count_versions(ds), 3);
 		lv_cleanup_policy p = all_old();
 		lv_cleanup_stats s;
 		int rc = lv_cleanup(ds, &p, &s, &err);
@@ -244,11 +249,9 @@ static void test_lookalike_paths(void **state)
 	(void)state;
 	static const char *ok[] = { "%2e%2e/x.lance", "%2E%2E%2Fx.lance", "..x.lance", "x..lance", "....lance", "~/x.lance" };
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-		lv_storage *st = NULL;
-		CHECK(lv_storage_mem_new(&st, &err));
 		raw_frag f = { .path = ok[i], .path_len = strlen(ok[i]), .physical_rows = 5 };
 		raw_manifest m = { .version = 1, .ts_seconds = 1700000001, .frags = &f, .nfrags = 1 };
-		put_manifest(st, &m);
+		lv_storage *st = one_manifest(&m);
 		char dp[256];
 		snprintf(dp, sizeof dp, "data/%s", ok[i]);
 		CHECK(lv_storage_write(st, dp, "x", 1, &err));
@@ -275,11 +278,9 @@ static void test_escaping_transaction_file(void **state)
 	(void)state;
 	static const char *bad[] = { "../../x.txn", "..", "a/b.txn", "a\\b.txn" };
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		lv_storage *st = NULL;
-		CHECK(lv_storage_mem_new(&st, &err));
 		raw_frag f = { .physical_rows = 5 };
 		raw_manifest m = { .version = 1, .ts_seconds = 1700000001, .frags = &f, .nfrags = 1, .txn_file = bad[i] };
-		put_manifest(st, &m);
+		lv_storage *st = one_manifest(&m);
 		CHECK(lv_storage_write(st, "x.txn", "keep", 4, &err));
 		lv_dataset *ds = tu_open(st);
 		lv_version_list *l = NULL;
@@ -368,10 +369,8 @@ static void test_lengths_beyond_buffer(void **state)
 		{ tenbyte, sizeof tenbyte }, { path32, sizeof path32 }, { badwire, sizeof badwire },
 	};
 	for (size_t i = 0; i < sizeof extra / sizeof extra[0]; i++) {
-		lv_storage *st = NULL;
-		CHECK(lv_storage_mem_new(&st, &err));
 		raw_manifest m = { .version = 1, .ts_seconds = 1700000001, .extra = extra[i].p, .extra_len = extra[i].n };
-		put_manifest(st, &m);
+		lv_storage *st = one_manifest(&m);
 		lv_version_list *l = NULL;
 		int rc = versions_rc(st, &l);
 		if (rc >= 0)
@@ -380,10 +379,8 @@ static void test_lengths_beyond_buffer(void **state)
 		lv_storage_free(st);
 	}
 	/* the section length prefix and the footer offset claim more than the file */
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
 	raw_manifest m = { .version = 1, .ts_seconds = 1700000001 };
-	put_manifest(st, &m);
+	lv_storage *st = one_manifest(&m);
 	char path[96];
 	synth_manifest_path(path, sizeof path, 1);
 	lv_buf b = { 0 };
@@ -411,10 +408,8 @@ static void test_lengths_beyond_buffer(void **state)
 static void test_million_fragments(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
 	raw_manifest m = { .version = 1, .ts_seconds = 1700000001, .repeat_empty_frags = 1000000 };
-	put_manifest(st, &m);
+	lv_storage *st = one_manifest(&m);
 	lv_version_list *l = NULL;
 	CHECK(versions_rc(st, &l));
 	assert_int_equal(lv_version_list_get(l, 0)->total_fragments, 1000000);
@@ -430,8 +425,6 @@ static void test_million_fragments(void **state)
 static void test_counter_overflow(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
 	const uint64_t big = UINT64_MAX - 1;
 	raw_frag f[3] = {
 		{ .physical_rows = big, .file_size = big },
@@ -439,7 +432,7 @@ static void test_counter_overflow(void **state)
 		{ .physical_rows = 10, .deletion = true, .deleted_rows = UINT64_MAX },
 	};
 	raw_manifest m = { .version = 1, .ts_seconds = 1700000001, .frags = f, .nfrags = 3 };
-	put_manifest(st, &m);
+	lv_storage *st = one_manifest(&m);
 	lv_version_list *l = NULL;
 	CHECK(versions_rc(st, &l));
 	const lv_version_info *v = lv_version_list_get(l, 0);
@@ -468,15 +461,13 @@ static void test_absurd_timestamps(void **state)
 		{ INT64_MIN, 0 }, { INT64_MAX, 999999999 }, { -1, -1 }, { 0, INT32_MAX },
 		{ -62135596800LL, 0 }, { 253402300800LL, 0 }, { 1700000000, INT32_MIN },
 	};
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++) {
 		raw_manifest m = { .version = i + 1, .ts_seconds = ts[i].s, .ts_nanos = ts[i].ns };
 		put_manifest(st, &m);
 	}
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_versions(&l, ds, NULL, &err));
+	lv_version_list *l = tu_versions(ds, NULL);
 	assert_int_equal(lv_version_list_count(l), sizeof ts / sizeof ts[0]);
 	lv_timeline *tl = NULL;
 	CHECK(lv_timeline_from_list(&tl, l, &err));
@@ -493,8 +484,7 @@ static void test_absurd_timestamps(void **state)
 	lv_timeline_free(tl);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
-	lv_version_list *h = NULL;
-	CHECK(lv_history(&h, ds, NULL, &err));
+	lv_version_list *h = tu_history(ds, NULL);
 	for (size_t i = 0; i < lv_version_list_count(l); i++)
 		assert_true(lv_version_list_get(h, i)->timestamp_millis == lv_version_list_get(l, i)->timestamp_millis);
 	lv_version_list_free(h);
@@ -543,8 +533,7 @@ static void test_timestamps_like_lance(void **state)
 static void test_version_u64_max(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
+	lv_storage *st = tu_mem();
 	const uint64_t vs[] = { 1, UINT64_MAX - 1, UINT64_MAX };
 	for (size_t i = 0; i < 3; i++) {
 		raw_frag f = { .physical_rows = 1 };
@@ -553,8 +542,7 @@ static void test_version_u64_max(void **state)
 		put_manifest(st, &m);
 	}
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_versions(&l, ds, NULL, &err));
+	lv_version_list *l = tu_versions(ds, NULL);
 	assert_int_equal(lv_version_list_count(l), 3);
 	assert_true(lv_version_list_get(l, 2)->version == UINT64_MAX);
 	lv_version_list_free(l);
@@ -568,12 +556,7 @@ static void test_version_u64_max(void **state)
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(lv_version_list_count(l), 3);
 	lv_version_list_free(l);
-	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
-	p.retain_versions = 1;
-	p.error_if_tagged_old_versions = false;
-	lv_cleanup_stats s;
-	CHECK(lv_cleanup(ds, &p, &s, &err));
-	assert_int_equal(s.versions_removed, 2);
+	assert_int_equal(tu_cleanup_retain(ds, 1, 0, NULL).versions_removed, 2);
 	CHECK(lv_history(&l, ds, &rep, &err));
 	assert_int_equal(lv_version_list_count(l), 3);
 	assert_true(lv_version_list_get(l, 0)->is_cleaned_up);
@@ -619,12 +602,10 @@ static void test_deep_protobuf(void **state)
 	lv__pbw_bytes(&schema, 50, inner.ptr, inner.len);
 	lv__pbw_bytes(&field, 1, schema.ptr, schema.len);
 	lv__dbuf_dispose(&schema);
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
 	raw_frag f = { .physical_rows = 3 };
 	raw_manifest m = { .version = 1, .ts_seconds = 1700000001, .frags = &f, .nfrags = 1,
 			   .extra = field.ptr, .extra_len = field.len };
-	put_manifest(st, &m);
+	lv_storage *st = one_manifest(&m);
 	lv_version_list *l = NULL;
 	CHECK(versions_rc(st, &l));
 	assert_int_equal(lv_version_list_get(l, 0)->total_rows, 3);
@@ -694,8 +675,6 @@ static void test_deep_json_tag(void **state)
 static void test_deep_json_property(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
 	char *j = deep_json(100000);
 	char *key = malloc(1 << 20);
 	memset(key, 'k', (1 << 20) - 1);
@@ -704,10 +683,9 @@ static void test_deep_json_property(void **state)
 	raw_frag f = { .physical_rows = 1 };
 	raw_manifest m = { .version = 1, .ts_seconds = 1700000001, .frags = &f, .nfrags = 1, .inline_txn = true,
 			   .props = props };
-	put_manifest(st, &m);
+	lv_storage *st = one_manifest(&m);
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *l = NULL;
-	CHECK(lv_versions(&l, ds, NULL, &err));
+	lv_version_list *l = tu_versions(ds, NULL);
 	const char *tp = lv_version_list_get(l, 0)->transaction_properties;
 	assert_non_null(strstr(tp, "\"deep\":\"[[[["));
 	lv_version_list_free(l);
@@ -788,14 +766,7 @@ static void test_absurd_lance_files(void **state)
 			/* as the newest checkpoint: rejected, the manifests answer */
 			lv_storage *st = synth_mem_series(3, 1700000000000);
 			CHECK(lv_storage_write(st, "_checkpoints/00000000000000000003.lance", bad, n, &err));
-			lv_dataset *ds = tu_open(st);
-			lv_version_list *l = NULL;
-			lv_history_report rep;
-			CHECK(lv_history(&l, ds, &rep, &err));
-			assert_int_equal(rep.rung, LV_RUNG_MANIFESTS);
-			assert_int_equal(lv_version_list_count(l), 3);
-			lv_version_list_free(l);
-			lv_dataset_free(ds);
+			tu_expect_history_rung(st, LV_RUNG_MANIFESTS, 3);
 			lv_storage_free(st);
 		}
 		free(bad);

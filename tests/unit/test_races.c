@@ -48,6 +48,7 @@ typedef struct hook {
 	int skip; /* reads of `trigger` to let through before firing */
 	pthread_mutex_t mu;
 	int seen;
+	char manifest[64]; /* trigger's text when it is a manifest path (hook_on_manifest) */
 } hook;
 
 static void maybe_fire(hook *h, const char *path)
@@ -183,6 +184,27 @@ static cp_bytes cleanup_checkpoint(uint64_t upto, uint64_t cleaned_upto)
 	return c;
 }
 
+/* A new in-memory store holding versions 1..10 and a plain checkpoint of them (*r). */
+static lv_storage *checkpointed_series(lv_checkpoint_result *r)
+{
+	lv_storage *mem = synth_mem_series(10, BASE_MS);
+	lv_dataset *ds = open_ds(mem);
+	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, r, &err));
+	lv_dataset_free(ds);
+	return mem;
+}
+
+/* The rows of the checkpoint file at `path` of `st`. */
+static lv_version_list *checkpoint_rows(lv_storage *st, const char *path)
+{
+	lv_buf b = tu_read(st, path);
+	lv_version_list *rows = NULL;
+	int64_t created;
+	CHECK(lv__checkpoint_decode(b.ptr, b.size, path, true, &rows, &created, &err));
+	lv_buf_dispose(&b);
+	return rows;
+}
+
 /* What the concurrent cleanup does when the hook fires. */
 typedef struct cleanup_sim {
 	cp_bytes cp;          /* its checkpoint */
@@ -203,20 +225,24 @@ static void fire_cleanup(hook *h)
 		assert_int_equal(lv_storage_delete(h->inner, s->prune, &e), 0);
 }
 
-/* History of `st` read without any hook: every version 1..n, cleaned up exactly for 1..cleaned. */
+/* A hook on `mem` that runs the concurrent cleanup `sim` on a read of version v's manifest
+ * (after `skip` reads). */
+static lv_storage *hook_on_manifest(lv_storage *mem, uint64_t v, int skip, cleanup_sim *sim)
+{
+	lv_storage *st = hook_new(mem, NULL, skip, fire_cleanup, sim);
+	last_hook->trigger = synth_manifest_path(last_hook->manifest, sizeof last_hook->manifest, v);
+	return st;
+}
+
+/* History of `st` (open_ds): every version 1..n, cleaned up exactly for 1..cleaned. */
 static void assert_history_complete(lv_storage *st, uint64_t n, uint64_t cleaned)
 {
+	bool want[64] = { false };
+	assert_true(n < 64);
+	for (uint64_t v = 1; v <= cleaned; v++)
+		want[v] = true;
 	lv_dataset *ds = open_ds(st);
-	lv_version_list *l = NULL;
-	lv_history_report rep;
-	CHECK(lv_history(&l, ds, &rep, &err));
-	assert_int_equal(lv_version_list_count(l), n);
-	for (size_t i = 0; i < n; i++) {
-		const lv_version_info *v = lv_version_list_get(l, i);
-		assert_int_equal(v->version, i + 1);
-		assert_int_equal(v->is_cleaned_up, v->version <= cleaned);
-	}
-	lv_version_list_free(l);
+	tu_expect_history(ds, n, want);
 	lv_dataset_free(ds);
 }
 
@@ -232,9 +258,8 @@ static void test_checkpoint_write_vs_cleanup(void **state)
 {
 	(void)state;
 	lv_storage *mem = synth_mem_series(10, BASE_MS);
-	char trig[64];
 	cleanup_sim sim = { cleanup_checkpoint(9, 5), 5, NULL };
-	lv_storage *st = hook_new(mem, synth_manifest_path(trig, sizeof trig, 1), 0, fire_cleanup, &sim);
+	lv_storage *st = hook_on_manifest(mem, 1, 0, &sim);
 	lv_dataset *ds = open_ds(st);
 	lv_checkpoint_result r;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
@@ -271,13 +296,12 @@ static void test_cleanup_vs_cleanup(void **state)
 {
 	(void)state;
 	lv_storage *mem = synth_mem_series(10, BASE_MS);
-	char trig[64];
 	cleanup_sim sim = { cleanup_checkpoint(9, 3), 3, NULL };
 	/*
 	 * Fires when the checkpoint step lists _checkpoints/ (the first listing is
 	 * cleanup's, before planning); reads of v10 are only counted.
 	 */
-	lv_storage *st = hook_new(mem, synth_manifest_path(trig, sizeof trig, 10), 1000, fire_cleanup, &sim);
+	lv_storage *st = hook_on_manifest(mem, 10, 1000, &sim);
 	last_hook->trigger_list = "_checkpoints";
 	last_hook->list_skip = 1;
 	hook *h = last_hook;
@@ -316,21 +340,9 @@ static void test_history_vs_cleanup(void **state)
 	lv_storage *mem = synth_mem_series(10, BASE_MS);
 	cp_bytes c3 = cleanup_checkpoint(3, 0);
 	CHECK(lv_storage_create(mem, c3.path, c3.bytes.ptr, c3.bytes.size, &err));
-	char trig[64];
 	cleanup_sim sim = { cleanup_checkpoint(9, 5), 5, NULL };
-	lv_storage *st = hook_new(mem, synth_manifest_path(trig, sizeof trig, 4), 0, fire_cleanup, &sim);
-	lv_dataset *ds = open_ds(st);
-	lv_version_list *l = NULL;
-	lv_history_report rep;
-	CHECK(lv_history(&l, ds, &rep, &err));
-	assert_int_equal(lv_version_list_count(l), 10);
-	for (size_t i = 0; i < 10; i++) {
-		const lv_version_info *v = lv_version_list_get(l, i);
-		assert_int_equal(v->version, i + 1);
-		assert_int_equal(v->is_cleaned_up, v->version <= 5);
-	}
-	lv_version_list_free(l);
-	lv_dataset_free(ds);
+	lv_storage *st = hook_on_manifest(mem, 4, 0, &sim);
+	assert_history_complete(st, 10, 5);
 	lv_storage_free(st);
 	lv_buf_dispose(&c3.bytes);
 	lv_buf_dispose(&sim.cp.bytes);
@@ -352,9 +364,8 @@ static void test_history_checkpoint_pruned(void **state)
 	cleanup_sim sim = { cleanup_checkpoint(9, 7), 7, c6.path };
 	lv_storage *st = hook_new(mem, c6.path, 0, fire_cleanup, &sim);
 	lv_dataset *ds = open_ds(st);
-	lv_version_list *l = NULL;
 	lv_history_report rep;
-	CHECK(lv_history(&l, ds, &rep, &err));
+	lv_version_list *l = tu_history(ds, &rep);
 	assert_int_equal(lv_version_list_count(l), 10);
 	for (size_t i = 0; i < 10; i++)
 		assert_int_equal(lv_version_list_get(l, i)->version, i + 1);
@@ -412,11 +423,8 @@ static void fire_second_writer(hook *h)
 static void test_concurrent_merges(void **state)
 {
 	(void)state;
-	lv_storage *mem = synth_mem_series(10, BASE_MS);
-	lv_dataset *ds0 = open_ds(mem);
 	lv_checkpoint_result r0;
-	CHECK(lv_checkpoint_write(ds0, NULL, NULL, 0, &r0, &err));
-	lv_dataset_free(ds0);
+	lv_storage *mem = checkpointed_series(&r0);
 	writer_arg c = { mem, { 3, 4 }, 0, 0, 0 };
 	/* A writes through the hook: its replacement of …10 starts C first. */
 	lv_storage *st = hook_new(mem, NULL, 0, fire_second_writer, &c);
@@ -427,18 +435,13 @@ static void test_concurrent_merges(void **state)
 	assert_true(c.started);
 	pthread_join(c.th, NULL);
 	assert_int_equal(c.rc, 0);
-	lv_buf b = { 0 };
-	CHECK(lv_storage_read(mem, r0.path, &b, &err));
-	lv_version_list *rows = NULL;
-	int64_t created;
-	CHECK(lv__checkpoint_decode(b.ptr, b.size, r0.path, true, &rows, &created, &err));
+	lv_version_list *rows = checkpoint_rows(mem, r0.path);
 	assert_int_equal(lv_version_list_count(rows), 10);
 	for (size_t i = 0; i < 10; i++) {
 		const lv_version_info *v = lv_version_list_get(rows, i);
 		assert_int_equal(v->is_cleaned_up, v->version <= 4);
 	}
 	lv_version_list_free(rows);
-	lv_buf_dispose(&b);
 	lv_storage_free(st);
 	lv_storage_free(mem);
 }
@@ -463,11 +466,8 @@ static void fire_prune(hook *h)
 static void test_checkpoint_pruned_after_exists(void **state)
 {
 	(void)state;
-	lv_storage *mem = synth_mem_series(10, BASE_MS);
-	lv_dataset *ds0 = open_ds(mem);
 	lv_checkpoint_result r0;
-	CHECK(lv_checkpoint_write(ds0, NULL, NULL, 0, &r0, &err));
-	lv_dataset_free(ds0);
+	lv_storage *mem = checkpointed_series(&r0);
 	/* Reads of …10: the ladder's (passes), then the one after EEXISTS (fires). */
 	prune_sim ps = { r0.path };
 	lv_storage *st = hook_new(mem, r0.path, 1, fire_prune, &ps);
@@ -479,15 +479,10 @@ static void test_checkpoint_pruned_after_exists(void **state)
 	assert_string_equal(r.path, r0.path);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
-	lv_buf b = { 0 };
-	CHECK(lv_storage_read(mem, r0.path, &b, &err));
-	lv_version_list *rows = NULL;
-	int64_t created;
-	CHECK(lv__checkpoint_decode(b.ptr, b.size, r0.path, true, &rows, &created, &err));
+	lv_version_list *rows = checkpoint_rows(mem, r0.path);
 	assert_int_equal(lv_version_list_count(rows), 10);
 	assert_true(lv_version_list_get(rows, 0)->is_cleaned_up);
 	lv_version_list_free(rows);
-	lv_buf_dispose(&b);
 	lv_storage_free(mem);
 }
 

@@ -27,13 +27,27 @@ static int parse_branch(const char *json, lv_branch *b, lv_error *e)
 	return lv__branch_parse((const uint8_t *)json, strlen(json), "feat/x", b, e);
 }
 
+/* The tag / branch a ref file that parses describes (the test fails if it does not). */
+static lv_tag tag_of(const char *json)
+{
+	lv_error e = { 0 };
+	lv_tag t;
+	assert_int_equal(parse_tag(json, &t, &e), 0);
+	return t;
+}
+
+static lv_branch branch_of(const char *json)
+{
+	lv_error e = { 0 };
+	lv_branch b;
+	assert_int_equal(parse_branch(json, &b, &e), 0);
+	return b;
+}
+
 static void t_tag_old_shape(void **state)
 {
 	(void)state;
-	lv_error e = { 0 };
-	lv_tag t;
-	assert_int_equal(parse_tag("{\"branch\": null, \"version\": 3, \"manifestSize\": 512}", &t,
-				   &e), 0);
+	lv_tag t = tag_of("{\"branch\": null, \"version\": 3, \"manifestSize\": 512}");
 	assert_string_equal(t.name, "v1");
 	assert_null(t.branch);
 	assert_int_equal(t.version, 3);
@@ -42,7 +56,7 @@ static void t_tag_old_shape(void **state)
 	assert_null(t.updated_at);
 	lv__tag_dispose(&t);
 
-	assert_int_equal(parse_tag("{\"branch\":\"feat/x\",\"version\":0}", &t, &e), 0);
+	t = tag_of("{\"branch\":\"feat/x\",\"version\":0}");
 	assert_string_equal(t.branch, "feat/x");
 	assert_int_equal(t.version, 0);
 	assert_int_equal(t.manifest_size, 0); /* unknown */
@@ -53,13 +67,10 @@ static void t_tag_old_shape(void **state)
 static void t_tag_lance8_shape(void **state)
 {
 	(void)state;
-	lv_error e = { 0 };
-	lv_tag t;
-	const char *j = "{\"branch\": null, \"version\": 2, "
-			"\"createdAt\": \"2025-11-03T10:21:33.123456Z\", "
-			"\"updatedAt\": \"2025-11-04T08:00:00Z\", \"manifestSize\": 476, "
-			"\"metadata\": {}}";
-	assert_int_equal(parse_tag(j, &t, &e), 0);
+	lv_tag t = tag_of("{\"branch\": null, \"version\": 2, "
+			  "\"createdAt\": \"2025-11-03T10:21:33.123456Z\", "
+			  "\"updatedAt\": \"2025-11-04T08:00:00Z\", \"manifestSize\": 476, "
+			  "\"metadata\": {}}");
 	assert_int_equal(t.version, 2);
 	assert_int_equal(t.manifest_size, 476);
 	assert_string_equal(t.created_at, "2025-11-03T10:21:33.123456Z");
@@ -71,17 +82,13 @@ static void t_tag_lance8_shape(void **state)
 static void t_unknown_keys(void **state)
 {
 	(void)state;
-	lv_error e = { 0 };
-	lv_tag t;
-	const char *j = "{\"version\": 9, \"futureField\": [1, {\"x\": null}], "
-			"\"metadata\": {\"k\": \"v\"}, \"createdAt\": null}";
-	assert_int_equal(parse_tag(j, &t, &e), 0);
+	lv_tag t = tag_of("{\"version\": 9, \"futureField\": [1, {\"x\": null}], "
+			  "\"metadata\": {\"k\": \"v\"}, \"createdAt\": null}");
 	assert_int_equal(t.version, 9);
 	assert_null(t.created_at);
 	lv__tag_dispose(&t);
-	lv_branch b;
-	assert_int_equal(parse_branch("{\"parentVersion\": 1, \"new\": true, \"identifier\": "
-				      "{\"uuid\": \"x\", \"n\": [1,2]}}", &b, &e), 0);
+	lv_branch b = branch_of("{\"parentVersion\": 1, \"new\": true, \"identifier\": "
+				"{\"uuid\": \"x\", \"n\": [1,2]}}");
 	assert_int_equal(b.parent_version, 1);
 	assert_int_equal(b.create_at, 0);
 	assert_null(b.parent_branch);
@@ -91,12 +98,9 @@ static void t_unknown_keys(void **state)
 static void t_branch(void **state)
 {
 	(void)state;
-	lv_error e = { 0 };
-	lv_branch b;
-	const char *j = "{\"parentBranch\": \"main2\", \"parentVersion\": 4, "
-			"\"createAt\": 1762165293, \"manifestSize\": 630, "
-			"\"identifier\": {\"a\": 1}, \"metadata\": {}}";
-	assert_int_equal(parse_branch(j, &b, &e), 0);
+	lv_branch b = branch_of("{\"parentBranch\": \"main2\", \"parentVersion\": 4, "
+				"\"createAt\": 1762165293, \"manifestSize\": 630, "
+				"\"identifier\": {\"a\": 1}, \"metadata\": {}}");
 	assert_string_equal(b.name, "feat/x");
 	assert_string_equal(b.parent_branch, "main2");
 	assert_int_equal(b.parent_version, 4);
@@ -195,9 +199,7 @@ static void t_numbers(void **state)
 	expect_tag_corrupt("{\"version\": 18446744073709551615}", NULL);
 	expect_tag_corrupt("{\"version\": 99999999999999999999999}", NULL);
 	expect_tag_corrupt("{\"version\": 1e30}", NULL);
-	lv_error e = { 0 };
-	lv_tag t;
-	assert_int_equal(parse_tag("{\"version\": 9223372036854775807}", &t, &e), 0);
+	lv_tag t = tag_of("{\"version\": 9223372036854775807}");
 	assert_int_equal(t.version, 9223372036854775807ull);
 	lv__tag_dispose(&t);
 }

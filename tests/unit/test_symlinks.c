@@ -104,6 +104,14 @@ static char *snapshot(const char *dir)
 	return s;
 }
 
+/* Fails the test unless the tree under base/<rel> is as `before` (its snapshot()). */
+static void assert_same_tree(const char *rel, const char *before)
+{
+	char *after = snapshot(pathf("%s/%s", base, rel));
+	assert_string_equal(before, after);
+	free(after);
+}
+
 static lv_dataset *open_path(const char *p)
 {
 	lv_dataset *ds = NULL;
@@ -153,47 +161,33 @@ static void symlinked_dir_refused(const char *sub, bool versions_fail)
 	assert_non_null(strstr(err.message, "symbolic link"));
 	assert_non_null(strstr(err.message, sub));
 
-	char *out1 = snapshot(pathf("%s/outside", base));
-	char *ds1 = snapshot(pathf("%s/ds", base));
-	assert_string_equal(out0, out1);
-	assert_string_equal(ds0, ds1);
+	assert_same_tree("outside", out0);
+	assert_same_tree("ds", ds0);
 	free(out0);
-	free(out1);
 	free(ds0);
-	free(ds1);
 	lv_dataset_free(ds);
 	tu_rmrf(base);
 }
 
-static void test_symlinked_data_dir(void **state)
-{
-	(void)state;
-	symlinked_dir_refused("data", false);
-}
+/* The directories symlinked_dir_refused() checks: one cmocka test each (main). */
+typedef struct symlinked_dir {
+	const char *sub;
+	bool versions_fail;
+} symlinked_dir;
 
-static void test_symlinked_deletions_dir(void **state)
-{
-	(void)state;
-	symlinked_dir_refused("_deletions", false);
-}
-
-static void test_symlinked_indices_dir(void **state)
-{
-	(void)state;
-	symlinked_dir_refused("_indices", false);
-}
-
-static void test_symlinked_transactions_dir(void **state)
-{
-	(void)state;
+static symlinked_dir dirs[] = {
+	{ "data", false },
+	{ "_deletions", false },
+	{ "_indices", false },
 	/* Lance 8.0.0 manifests carry their transaction inline: versions() never opens _transactions/ */
-	symlinked_dir_refused("_transactions", false);
-}
+	{ "_transactions", false },
+	{ "_versions", true },
+};
 
-static void test_symlinked_versions_dir(void **state)
+static void test_symlinked_dir(void **state)
 {
-	(void)state;
-	symlinked_dir_refused("_versions", true);
+	const symlinked_dir *d = *state;
+	symlinked_dir_refused(d->sub, d->versions_fail);
 }
 
 /* _checkpoints/ as a symlink to an outside directory: nothing is ever written there. */
@@ -211,17 +205,12 @@ static void test_symlinked_checkpoints_dir(void **state)
 	assert_non_null(strstr(err.message, "symbolic link"));
 	lv_cleanup_stats stats;
 	assert_int_equal(cleanup_all(ds, &stats), LV_EINVALID);
-	char *out1 = snapshot(pathf("%s/outside", base));
-	assert_string_equal(out0, out1);
+	assert_same_tree("outside", out0);
 	/* every manifest is still there: the cleanup stopped at its checkpoint */
 	char **names = tu_list_dir(pathf("%s/ds/_versions", base));
-	size_t n = 0;
-	while (names[n])
-		n++;
-	assert_int_equal(n, 7); /* 6 manifests + latest_version_hint.json */
+	assert_int_equal(tu_list_len(names), 7); /* 6 manifests + latest_version_hint.json */
 	tu_free_list(names);
 	free(out0);
-	free(out1);
 	lv_dataset_free(ds);
 	tu_rmrf(base);
 }
@@ -249,8 +238,7 @@ static void test_symlinked_data_files(void **state)
 	lv_cleanup_stats stats;
 	CHECK(cleanup_all(ds, &stats));
 	assert_true(stats.versions_removed >= 4);
-	char *out1 = snapshot(pathf("%s/outside", base));
-	assert_string_equal(out0, out1);
+	assert_same_tree("outside", out0);
 	struct stat sb;
 	assert_int_equal(lstat(pathf("%s/ds/data/%s", base, names[0]), &sb), 0);
 	assert_true(S_ISLNK(sb.st_mode));
@@ -258,7 +246,6 @@ static void test_symlinked_data_files(void **state)
 	assert_int_equal(lstat(pathf("%s/ds/_deletions/9-9-9.arrow", base), &sb), 0);
 	tu_free_list(names);
 	free(out0);
-	free(out1);
 	lv_dataset_free(ds);
 	tu_rmrf(base);
 }
@@ -272,17 +259,12 @@ static void test_symlink_loops(void **state)
 		 "ln -s loop '%s/ds/loop' && rm -rf '%s/ds/_deletions' && ln -s _deletions '%s/ds/_deletions'",
 		 base, base, base, base, base, base));
 	lv_dataset *ds = open_path(pathf("%s/ds", base));
-	lv_version_list *l = NULL;
-	lv_history_report rep;
-	CHECK(lv_versions(&l, ds, &rep, &err));
-	assert_int_equal(lv_version_list_count(l), 6);
-	lv_version_list_free(l);
+	assert_int_equal(tu_count_versions(ds), 6);
 	char *ds0 = snapshot(pathf("%s/ds", base));
 	lv_cleanup_stats stats;
 	assert_int_equal(cleanup_all(ds, &stats), LV_EINVALID);
 	assert_non_null(strstr(err.message, "_deletions"));
-	char *ds1 = snapshot(pathf("%s/ds", base));
-	assert_string_equal(ds0, ds1);
+	assert_same_tree("ds", ds0);
 	/* without the self-loop, the links inside data/ and _indices/ are just skipped */
 	sh(pathf("rm '%s/ds/_deletions'", base));
 	CHECK(cleanup_all(ds, &stats));
@@ -290,7 +272,6 @@ static void test_symlink_loops(void **state)
 	assert_int_equal(lstat(pathf("%s/ds/data/up", base), &sb), 0);
 	assert_int_equal(lstat(pathf("%s/ds/_indices/root", base), &sb), 0);
 	free(ds0);
-	free(ds1);
 	lv_dataset_free(ds);
 	tu_rmrf(base);
 }
@@ -319,9 +300,7 @@ static void test_symlinked_branch(void **state)
 	lv_cleanup_stats stats;
 	/* an unregistered directory under tree/ is not a branch: skipped, the cleanup runs */
 	CHECK(cleanup_all(ds, &stats));
-	char *out1 = snapshot(pathf("%s/outside", base));
-	assert_string_equal(out0, out1);
-	free(out1);
+	assert_same_tree("outside", out0);
 	/* a registered branch whose directory is a symlink: its manifests (which may use our
 	 * files) cannot be read, so the cleanup refuses before deleting anything */
 	sh(pathf("mkdir -p '%s/ds/_refs/branches' && printf '{\"parentBranch\": null, \"parentVersion\": 6, "
@@ -330,14 +309,10 @@ static void test_symlinked_branch(void **state)
 	assert_int_equal(cleanup_all(ds, &stats), LV_EINVALID);
 	assert_non_null(strstr(err.message, "branch feat"));
 	assert_non_null(strstr(err.message, "symbolic link"));
-	char *ds1 = snapshot(pathf("%s/ds", base));
-	assert_string_equal(ds0, ds1);
+	assert_same_tree("ds", ds0);
 	free(ds0);
-	free(ds1);
-	out1 = snapshot(pathf("%s/outside", base));
-	assert_string_equal(out0, out1);
+	assert_same_tree("outside", out0);
 	free(out0);
-	free(out1);
 	lv_dataset_free(ds);
 	tu_rmrf(base);
 }
@@ -349,11 +324,7 @@ static void test_symlinked_root_is_fine(void **state)
 	setup_tree();
 	sh(pathf("ln -s '%s/ds' '%s/link.lance'", base, base));
 	lv_dataset *ds = open_path(pathf("%s/link.lance", base));
-	lv_version_list *l = NULL;
-	lv_history_report rep;
-	CHECK(lv_versions(&l, ds, &rep, &err));
-	assert_int_equal(lv_version_list_count(l), 6);
-	lv_version_list_free(l);
+	assert_int_equal(tu_count_versions(ds), 6);
 	lv_dataset_free(ds);
 	tu_rmrf(base);
 }
@@ -387,10 +358,8 @@ static void test_storage_ops_refuse_links(void **state)
 	/* overwriting or deleting the link itself touches only the link */
 	CHECK(lv_storage_write(st, "flink", "mine", 4, &err));
 	CHECK(lv_storage_delete(st, "flink", &err));
-	char *out1 = snapshot(pathf("%s/outside", base));
-	assert_string_equal(out0, out1);
+	assert_same_tree("outside", out0);
 	free(out0);
-	free(out1);
 	lv_storage_free(st);
 	tu_rmrf(base);
 }
@@ -423,11 +392,11 @@ static void test_fifo_transaction_file(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_symlinked_data_dir),
-		cmocka_unit_test(test_symlinked_deletions_dir),
-		cmocka_unit_test(test_symlinked_indices_dir),
-		cmocka_unit_test(test_symlinked_transactions_dir),
-		cmocka_unit_test(test_symlinked_versions_dir),
+		{ "test_symlinked_data_dir", test_symlinked_dir, NULL, NULL, &dirs[0] },
+		{ "test_symlinked_deletions_dir", test_symlinked_dir, NULL, NULL, &dirs[1] },
+		{ "test_symlinked_indices_dir", test_symlinked_dir, NULL, NULL, &dirs[2] },
+		{ "test_symlinked_transactions_dir", test_symlinked_dir, NULL, NULL, &dirs[3] },
+		{ "test_symlinked_versions_dir", test_symlinked_dir, NULL, NULL, &dirs[4] },
 		cmocka_unit_test(test_symlinked_checkpoints_dir),
 		cmocka_unit_test(test_symlinked_data_files),
 		cmocka_unit_test(test_symlink_loops),

@@ -33,26 +33,14 @@ static void commit_range(lv_storage *st, uint64_t first, uint64_t last)
 	}
 }
 
-static void cleanup_retain(lv_dataset *ds, int64_t n)
-{
-	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
-	p.retain_versions = n;
-	p.error_if_tagged_old_versions = false;
-	p.now_ms = 1800000000000LL;
-	lv_cleanup_stats s;
-	CHECK(lv_cleanup(ds, &p, &s, &err));
-}
-
 /* The repro: 1..10, cleanup to 5; 11..15, cleanup to 3.  Two checkpoints (10, 15). */
 static lv_storage *two_cleanups(void)
 {
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	commit_range(st, 1, 10);
+	lv_storage *st = synth_mem_series(10, 1700000000000LL);
 	lv_dataset *ds = tu_open(st);
-	cleanup_retain(ds, 5);
+	tu_cleanup_retain(ds, 5, 1800000000000LL, NULL);
 	commit_range(st, 11, 15);
-	cleanup_retain(ds, 3);
+	tu_cleanup_retain(ds, 3, 1800000000000LL, NULL);
 	lv_dataset_free(ds);
 	return st;
 }
@@ -84,9 +72,8 @@ static void test_history_warns_on_damaged_checkpoint(void **state)
 	lv_storage *st = two_cleanups();
 	truncate_obj(st, CP15, 1000);
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *h = NULL;
 	lv_history_report rep;
-	CHECK(lv_history(&h, ds, &rep, &err));
+	lv_version_list *h = tu_history(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_OLDER_CHECKPOINT);
 	const lv_warning *w = find_warning(ds, LV_WARN_CHECKPOINT_REJECTED);
 	assert_non_null(w);
@@ -124,17 +111,14 @@ static void test_history_warns_on_damaged_checkpoint(void **state)
 static void test_malformed_tag_keeps_other_tags(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	commit_range(st, 1, 8);
+	lv_storage *st = synth_mem_series(8, 1700000000000LL);
 	CHECK(synth_tag(st, "good", 3));
 	const char *bad = "{\"version\": 6,";
 	CHECK(lv_storage_write(st, "_refs/tags/bad.json", bad, strlen(bad), &err));
 	lv_dataset *ds = tu_open(st);
 	for (int pass = 0; pass < 2; pass++) { /* from manifests, then from a checkpoint */
-		lv_version_list *l = NULL;
 		lv_history_report rep;
-		CHECK(lv_versions(&l, ds, &rep, &err));
+		lv_version_list *l = tu_versions(ds, &rep);
 		assert_int_equal(lv_version_list_count(l), 8);
 		for (size_t i = 0; i < 8; i++)
 			assert_int_equal(lv_version_list_get(l, i)->is_tagged, i == 2);
@@ -195,8 +179,7 @@ static void test_tree_path_is_branch_only_when_registered(void **state)
 
 	lv_dataset *ds = NULL;
 	CHECK(lv_dataset_open(&ds, inner, NULL, &err));
-	lv_version_list *l = NULL;
-	CHECK(lv_versions(&l, ds, NULL, &err));
+	lv_version_list *l = tu_versions(ds, NULL);
 	assert_int_equal(lv_version_list_count(l), 4);
 	assert_true(lv_version_list_get(l, 1)->is_tagged);
 	assert_null(lv_version_list_get(l, 1)->branch);
@@ -209,8 +192,7 @@ static void test_tree_path_is_branch_only_when_registered(void **state)
 static size_t recorded_versions(lv_storage *st)
 {
 	lv_dataset *ds = tu_open(st);
-	lv_version_list *h = NULL;
-	CHECK(lv_history(&h, ds, NULL, &err));
+	lv_version_list *h = tu_history(ds, NULL);
 	size_t n = lv_version_list_count(h);
 	lv_version_list_free(h);
 	lv_dataset_free(ds);
@@ -285,7 +267,7 @@ static void test_writer_keeps_damaged_checkpoint(void **state)
 	cfg.max_checkpoint_files = 1;
 	CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
 	assert_true(r.files_pruned >= 1);
-	cleanup_retain(ds, 2);
+	tu_cleanup_retain(ds, 2, 1800000000000LL, NULL);
 	assert_true(same_bytes(st, aside, &damaged));
 	assert_int_equal(recorded_versions(st), 18); /* 1-10, 13-20 */
 	lv_buf_dispose(&damaged);
@@ -332,9 +314,7 @@ static void test_writer_never_replaces_unreadable(void **state)
 static void test_writer_merges_older_usable(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	commit_range(st, 1, 10);
+	lv_storage *st = synth_mem_series(10, 1700000000000LL);
 	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	lv_checkpoint_config keep = LV_CHECKPOINT_CONFIG_INIT;
@@ -366,9 +346,7 @@ static void test_writer_merges_older_usable(void **state)
 static void test_manifest_name_must_match_content(void **state)
 {
 	(void)state;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_mem_new(&st, &err));
-	commit_range(st, 1, 14);
+	lv_storage *st = synth_mem_series(14, 1700000000000LL);
 	char p1[96], p15[96];
 	lv_buf b = { 0 };
 	CHECK(lv_storage_read(st, synth_manifest_path(p1, sizeof p1, 1), &b, &err));
@@ -434,8 +412,7 @@ static void test_check_salvages_rows(void **state)
 	CHECK(lv_check_run(&c, ds, &o, &err));
 	assert_int_equal(lv_check_salvaged(c), 2);
 	lv_check_free(c);
-	lv_version_list *h = NULL;
-	CHECK(lv_history(&h, ds, NULL, &err));
+	lv_version_list *h = tu_history(ds, NULL);
 	assert_int_equal(lv_version_list_count(h), 15);
 	assert_int_equal(lv_version_list_gap_count(h), 0);
 	assert_int_equal(lv_version_list_get(h, 10)->version, 11);

@@ -8,6 +8,7 @@
 
 #include "support/arrowds.h"
 #include "support/synth.h"
+#include "support/testutil.h"
 
 const ads_column ads_columns[LV_ARROW_VERSION_COLUMNS] = {
 	{ "version", "L", false },
@@ -77,6 +78,22 @@ lv_storage *ads_dataset(void)
 	fail_if(lv_cleanup(ds, &p, &s, &err), &err, "cleanup 2");
 	lv_dataset_free(ds);
 	return st;
+}
+
+ads_fixture ads_open(void)
+{
+	lv_error err = { 0 };
+	ads_fixture f = { ads_dataset(), NULL, NULL };
+	f.ds = tu_open(f.st);
+	fail_if(lv_history(&f.l, f.ds, NULL, &err), &err, "history");
+	return f;
+}
+
+void ads_close(ads_fixture *f)
+{
+	lv_version_list_free(f->l);
+	lv_dataset_free(f->ds);
+	lv_storage_free(f->st);
 }
 
 static ads_cell str(const char *s)

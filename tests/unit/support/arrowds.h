@@ -8,6 +8,7 @@
 #define LV_ARROWDS_H
 
 #include <lancever/arrow.h>
+#include <lancever/checkpoint.h>
 
 /*
  * An in-memory dataset: versions 1..15 (transaction properties with quotes and
@@ -17,6 +18,17 @@
  * recorded: a gap).  History: v1..v12 and v14, v15 (14 rows), gap [13, 13].
  */
 lv_storage *ads_dataset(void);
+
+/* ads_dataset() opened with default options and its history read (lv_history, no
+ * report): where most export tests start.  Fails the test on error. */
+typedef struct ads_fixture {
+	lv_storage *st;
+	lv_dataset *ds;
+	lv_version_list *l;
+} ads_fixture;
+ads_fixture ads_open(void);
+/* Frees the history, the dataset and the store of an ads_open(). */
+void ads_close(ads_fixture *f);
 
 typedef struct ads_column {
 	const char *name, *format;

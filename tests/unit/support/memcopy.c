@@ -11,30 +11,29 @@
 #include "support/testutil.h"
 #include "util/util.h"
 
-typedef struct copy_ctx {
-	lv_storage *src, *dst;
-} copy_ctx;
-
-static int copy_cb(const lv_list_entry *e, void *p)
+lv_storage *tu_mem_clone(lv_storage *src)
 {
-	copy_ctx *c = p;
-	lv_buf b = { 0 };
-	lv_error err = { 0 };
-	if (lv_storage_read(c->src, e->path, &b, &err) || lv_storage_write(c->dst, e->path, b.ptr, b.size, &err))
-		fail_msg("copy %s: %s", e->path, err.message);
-	lv_buf_dispose(&b);
-	return 0;
+	lv_storage *dst = tu_mem();
+	/* collect first: reading a store while listing it is not something to rely on */
+	char **all = tu_list_paths(src, "", true);
+	for (char **p = all; *p; p++) {
+		lv_buf b = { 0 };
+		lv_error err = { 0 };
+		if (lv_storage_read(src, *p, &b, &err) || lv_storage_write(dst, *p, b.ptr, b.size, &err))
+			fail_msg("copy %s: %s", *p, err.message);
+		lv_buf_dispose(&b);
+	}
+	tu_free_list(all);
+	return dst;
 }
 
 lv_storage *tu_mem_copy(const char *rel)
 {
-	lv_storage *src = NULL, *dst = NULL;
+	lv_storage *src = NULL;
 	lv_error err = { 0 };
-	if (lv_storage_open(&src, tu_fixture(rel), NULL, &err) || lv_storage_mem_new(&dst, &err))
+	if (lv_storage_open(&src, tu_fixture(rel), NULL, &err))
 		fail_msg("open %s: %s", rel, err.message);
-	copy_ctx c = { src, dst };
-	if (lv_storage_list(src, "", true, copy_cb, &c, &err))
-		fail_msg("list %s: %s", rel, err.message);
+	lv_storage *dst = tu_mem_clone(src);
 	lv_storage_free(src);
 	return dst;
 }
@@ -55,6 +54,13 @@ char *tu_snapshot(lv_storage *st)
 	char *s = lv__dbuf_take_str(&b);
 	assert_non_null(s);
 	return s;
+}
+
+void tu_expect_unchanged(lv_storage *st, const char *before)
+{
+	char *after = tu_snapshot(st);
+	assert_string_equal(before, after);
+	free(after);
 }
 
 typedef struct mt_ctx {

@@ -124,8 +124,7 @@ int synth_series(lv_storage *st, uint64_t n, int64_t base_ms)
 lv_storage *synth_mem_series(uint64_t n, int64_t base_ms)
 {
 	lv_error e = { 0 };
-	lv_storage *st = NULL;
-	TU_CHECK(e, lv_storage_mem_new(&st, &e));
+	lv_storage *st = tu_mem();
 	TU_CHECK(e, synth_series(st, n, base_ms));
 	return st;
 }

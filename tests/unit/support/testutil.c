@@ -68,6 +68,14 @@ void tu_free_list(char **l)
 	free(l);
 }
 
+size_t tu_list_len(char *const *l)
+{
+	size_t n = 0;
+	while (l[n])
+		n++;
+	return n;
+}
+
 const char *tu_tmpdir(void)
 {
 	static char b[256];
@@ -88,12 +96,131 @@ void tu_rmrf(const char *path)
 	nftw(path, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+lv_storage *tu_mem(void)
+{
+	lv_error err = { 0 };
+	lv_storage *st = NULL;
+	TU_CHECK(err, lv_storage_mem_new(&st, &err));
+	return st;
+}
+
+typedef struct path_list {
+	char **v;
+	size_t n, cap;
+} path_list;
+
+static int add_path(const lv_list_entry *e, void *p)
+{
+	path_list *l = p;
+	if (l->n + 1 >= l->cap) {
+		l->v = realloc(l->v, (l->cap *= 2) * sizeof *l->v);
+		assert_non_null(l->v);
+	}
+	l->v[l->n] = strdup(e->path);
+	assert_non_null(l->v[l->n]);
+	l->v[++l->n] = NULL;
+	return 0;
+}
+
+char **tu_list_paths(lv_storage *st, const char *dir, bool recursive)
+{
+	lv_error err = { 0 };
+	path_list l = { calloc(16, sizeof(char *)), 0, 16 };
+	assert_non_null(l.v);
+	TU_CHECK(err, lv_storage_list(st, dir, recursive, add_path, &l, &err));
+	qsort(l.v, l.n, sizeof *l.v, cmpstr);
+	return l.v;
+}
+
 lv_dataset *tu_open(lv_storage *st)
 {
 	lv_error err = { 0 };
 	lv_dataset *ds = NULL;
 	TU_CHECK(err, lv_dataset_open_storage(&ds, st, NULL, &err));
 	return ds;
+}
+
+lv_checkpoint_result tu_checkpoint(lv_storage *st)
+{
+	lv_error err = { 0 };
+	lv_dataset *ds = tu_open(st);
+	lv_checkpoint_result r;
+	TU_CHECK(err, lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
+	lv_dataset_free(ds);
+	return r;
+}
+
+void *tu_checkpoint_job_run(void *job)
+{
+	tu_checkpoint_job *j = job;
+	lv_dataset *ds = NULL;
+	j->rc = lv_dataset_open_storage(&ds, j->st, NULL, &j->err);
+	lv_checkpoint_result r;
+	if (j->rc == 0)
+		j->rc = lv_checkpoint_write(ds, j->cfg, NULL, 0, &r, &j->err);
+	lv_dataset_free(ds);
+	return NULL;
+}
+
+lv_cleanup_stats tu_cleanup_retain(lv_dataset *ds, int64_t n, int64_t now_ms, const lv_checkpoint_config *cfg)
+{
+	lv_error err = { 0 };
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.retain_versions = n;
+	p.error_if_tagged_old_versions = false;
+	p.now_ms = now_ms;
+	if (cfg)
+		p.checkpoint = *cfg;
+	lv_cleanup_stats s;
+	TU_CHECK(err, lv_cleanup(ds, &p, &s, &err));
+	return s;
+}
+
+lv_version_list *tu_versions(lv_dataset *ds, lv_history_report *report)
+{
+	lv_error err = { 0 };
+	lv_version_list *l = NULL;
+	TU_CHECK(err, lv_versions(&l, ds, report, &err));
+	return l;
+}
+
+lv_version_list *tu_history(lv_dataset *ds, lv_history_report *report)
+{
+	lv_error err = { 0 };
+	lv_version_list *l = NULL;
+	TU_CHECK(err, lv_history(&l, ds, report, &err));
+	return l;
+}
+
+size_t tu_count_versions(lv_dataset *ds)
+{
+	lv_version_list *l = tu_versions(ds, NULL);
+	size_t n = lv_version_list_count(l);
+	lv_version_list_free(l);
+	return n;
+}
+
+void tu_expect_history(lv_dataset *ds, uint64_t n, const bool *cleaned)
+{
+	lv_version_list *l = tu_history(ds, NULL);
+	assert_int_equal(lv_version_list_count(l), n);
+	for (size_t i = 0; i < n; i++) {
+		const lv_version_info *v = lv_version_list_get(l, i);
+		assert_int_equal(v->version, i + 1);
+		assert_int_equal(v->is_cleaned_up, cleaned[v->version]);
+	}
+	lv_version_list_free(l);
+}
+
+void tu_expect_history_rung(lv_storage *st, int rung, size_t n)
+{
+	lv_dataset *ds = tu_open(st);
+	lv_history_report rep;
+	lv_version_list *l = tu_history(ds, &rep);
+	assert_int_equal(rep.rung, rung);
+	assert_int_equal(lv_version_list_count(l), n);
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
 }
 
 lv_buf tu_read(lv_storage *st, const char *path)
