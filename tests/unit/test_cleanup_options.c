@@ -262,8 +262,7 @@ static void test_versions_refusals(void **state)
 	char *before = tu_snapshot(st);
 	assert_int_equal(lv_cleanup(ds, &p, NULL, &err), LV_ETAGGED);
 	assert_non_null(strstr(err.message, "\"keep3\": 3"));
-	char *after = tu_snapshot(st);
-	assert_string_equal(before, after);
+	tu_expect_unchanged(st, before);
 	/* a tagged version outside the list does not stop it */
 	uint64_t two[] = { 2 };
 	p.versions = two;
@@ -272,7 +271,6 @@ static void test_versions_refusals(void **state)
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_int_equal(s.versions_removed, 1);
 	free(before);
-	free(after);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
 }
@@ -332,9 +330,7 @@ static void test_unknown_writer_flags(void **state)
 			if (rc) {
 				assert_non_null(strstr(err.message, "writer feature flags"));
 				assert_non_null(strstr(err.message, cases[c].bits));
-				char *after = tu_snapshot(st);
-				assert_string_equal(before, after);
-				free(after);
+				tu_expect_unchanged(st, before);
 			} else if (!dry) {
 				assert_int_equal(s.versions_removed, 3);
 			}
@@ -367,8 +363,7 @@ static void test_explain_facts(void **state)
 	char *before = tu_snapshot(st);
 	lv_cleanup_stats stats;
 	CHECK(lv_cleanup(ds, &p, &stats, &err));
-	char *after = tu_snapshot(st);
-	assert_string_equal(before, after);
+	tu_expect_unchanged(st, before);
 	assert_int_equal(s.read_version, 4);
 	assert_true(s.manifest[1] && s.manifest[2] && !s.manifest[3] && !s.manifest[4]);
 	/* f1 (30 days old) and the orphan: unverified; f2 (young, named by removed v2): verified */
@@ -390,7 +385,6 @@ static void test_explain_facts(void **state)
 	assert_int_equal(s.nbranch, 1);
 	assert_string_equal(s.branch[0], "gone");
 	free(before);
-	free(after);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
 }
@@ -440,8 +434,7 @@ static void test_branch_cleanup(void **state)
 	char *before = tu_snapshot(st);
 	assert_int_equal(lv_cleanup(ds, &p, NULL, &err), LV_ETAGGED);
 	assert_non_null(strstr(err.message, "\"t4\": 4"));
-	char *after = tu_snapshot(st);
-	assert_string_equal(before, after);
+	tu_expect_unchanged(st, before);
 	p.error_if_tagged_old_versions = false;
 	seen s;
 	hook(&p, &s);
@@ -487,7 +480,6 @@ static void test_branch_cleanup(void **state)
 	assert_int_equal(cleaned, 2);
 	lv_version_list_free(l);
 	free(before);
-	free(after);
 	free(main_before);
 	free(main_after);
 	lv_dataset_free(ds);
@@ -644,10 +636,8 @@ static void test_cascade_bad_config(void **state)
 		assert_int_equal(lv_cleanup(ds, &p, NULL, &err), LV_EINVALID);
 		assert_non_null(strstr(err.message, "branch feat"));
 		assert_non_null(strstr(err.message, key[i]));
-		char *after = tu_snapshot(st);
-		assert_string_equal(before, after);
+		tu_expect_unchanged(st, before);
 		free(before);
-		free(after);
 		lv_dataset_free(ds);
 		lv_storage_free(st);
 	}
