@@ -422,8 +422,12 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(lv_history_arrow_stream(&s, NULL, NULL, NULL, &err), LV_EINVALID);
 	assert_int_equal(lv_version_list_arrow_stream(&s, NULL, NULL, NULL, &err), LV_EINVALID);
 	lv_arrow_options bad = { 99, 0, 0 };
+	lv_storage_stats st0, st1;
+	lv_storage_get_stats(st, &st0);
 	assert_int_equal(lv_versions_arrow_stream(&s, ds, &bad, NULL, &err), LV_EINVALID);
 	assert_non_null(strstr(err.message, "options version"));
+	lv_storage_get_stats(st, &st1);
+	assert_int_equal(st1.requests, st0.requests); /* refused before the history is read */
 	assert_null(s.release); /* nothing written on failure */
 	assert_int_equal(lv_arrow_live_objects(), 0);
 	CHECK(lv_versions_arrow_stream(&s, ds, NULL, NULL, &err));

@@ -108,6 +108,8 @@ int lv__arrow_batch_export(struct ArrowArray *out, const lv__asource *src, size_
  * Makes `out` a stream over `src`, which it owns from now on (freed on failure
  * too).  Returns 0 or LV_ENOMEM / LV_EINVALID with `err` set.
  */
+/* LV_EINVALID (named) for options of another version; 0 for NULL or this version. */
+int lv__arrow_opts_check(const lv_arrow_options *opts, lv_error *err);
 int lv__arrow_stream_new(struct ArrowArrayStream *out, lv__asource *src,
 			 const lv_arrow_options *opts, lv_error *err);
 /* Frees what a source owns (rows, metadata). */

@@ -105,13 +105,20 @@ static void release(struct ArrowArrayStream *st)
 	lv__arrow_live_add(-1);
 }
 
+int lv__arrow_opts_check(const lv_arrow_options *opts, lv_error *err)
+{
+	if (opts && opts->version != LV_ARROW_OPTIONS_VERSION)
+		return lv__err(err, LV_EINVALID, "arrow: unsupported options version %d",
+			       opts->version);
+	return 0;
+}
+
 int lv__arrow_stream_new(struct ArrowArrayStream *out, lv__asource *src,
 			 const lv_arrow_options *opts, lv_error *err)
 {
-	if (opts && opts->version != LV_ARROW_OPTIONS_VERSION) {
+	if (lv__arrow_opts_check(opts, err) < 0) {
 		lv__arrow_source_dispose(src);
-		return lv__err(err, LV_EINVALID, "arrow: unsupported options version %d",
-			       opts->version);
+		return LV_EINVALID;
 	}
 	astream *s = lv__arrow_alloc(sizeof *s);
 	if (!s) {

@@ -157,6 +157,7 @@ static int export_call(struct ArrowArrayStream *out, lv_dataset *ds, list_fn fn,
 {
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "arrow: NULL stream or dataset");
+	LV_TRY(lv__arrow_opts_check(opts, err)); /* before the history is read, not after */
 	lv_version_list *list = NULL;
 	int rc = fn(&list, ds, report, err);
 	if (rc == 0)
