@@ -122,7 +122,7 @@ static int parse_connection_string(azcfg *c, const char *cs, lv_error *err)
 	if (rc == 0 && !c->conn_endpoint && c->conn_account && (proto || suffix))
 		c->conn_endpoint = lv__sprintf("%s://%s.blob.%s", proto ? proto : "https", c->conn_account,
 					       suffix ? suffix : "core.windows.net");
-	memset(copy, 0, strlen(cs));
+	explicit_bzero(copy, strlen(cs)); /* copy was cut up: the original's length */
 	free(copy);
 	free(proto);
 	free(suffix);

@@ -100,7 +100,7 @@ char *lv__strdup(const char *s) { return s ? lv__strndup(s, strlen(s)) : NULL; }
 void lv__free_secret(char *s)
 {
 	if (s)
-		memset(s, 0, strlen(s));
+		explicit_bzero(s, strlen(s)); /* a plain memset before free() may be optimised away */
 	free(s);
 }
 
