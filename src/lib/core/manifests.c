@@ -170,6 +170,23 @@ int lv__list_manifests(lv_storage *st, lv__manifest_entry **out, size_t *n, lv_e
 	return 0;
 }
 
+int lv__read_newest_info(lv_storage *st, lv__arena *arena, lv_version_info *info,
+			 uint64_t *version, lv_error *err)
+{
+	lv__manifest_entry *e = NULL;
+	size_t n = 0;
+	*version = 0;
+	LV_TRY(lv__list_manifests(st, &e, &n, err));
+	int rc = 0;
+	if (n) {
+		char path[LV__MPATH];
+		*version = e[n - 1].version;
+		rc = lv__read_version_info(st, lv__mpath(&e[n - 1], path), arena, info, err);
+	}
+	free(e);
+	return rc;
+}
+
 /* ---- one manifest -> one record ---- */
 
 static const char *arena_sv(lv__arena *a, lv__sv s)

@@ -34,6 +34,13 @@ bool lv__entries_has(const lv__manifest_entry *e, size_t n, uint64_t version);
 int lv__read_version_info(lv_storage *st, const char *path, lv__arena *arena,
 			  lv_version_info *info, lv_error *err);
 /*
+ * The newest manifest of st read into `info` (strings in `arena`): *version is its version,
+ * 0 when _versions/ lists none (then `info` is untouched and 0 returned).  Errors: the
+ * listing's, and the read's (LV_ENOTFOUND with *version set: it vanished after the listing).
+ */
+int lv__read_newest_info(lv_storage *st, lv__arena *arena, lv_version_info *info,
+			 uint64_t *version, lv_error *err);
+/*
  * The same from a manifest's bytes already read (`path` names it in errors
  * and in info->manifest_path).  A transaction kept in _transactions/ is read
  * only if `read_txn_file`; otherwise such a manifest returns 1 and `info` is

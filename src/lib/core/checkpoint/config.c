@@ -90,24 +90,16 @@ int lv_checkpoint_config_resolve(lv_checkpoint_config *out, lv_dataset *ds,
 {
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_checkpoint_config_resolve: NULL argument");
-	lv__manifest_entry *live = NULL;
-	size_t n = 0;
-	LV_TRY(lv__list_manifests(ds->st, &live, &n, err));
 	lv__arena a;
 	lv__arena_init(&a, 1024);
 	lv_version_info info;
-	int rc = 0;
-	bool have = false;
-	if (n) {
-		char path[LV__MPATH];
-		rc = lv__read_version_info(ds->st, lv__mpath(&live[n - 1], path), &a, &info, err);
-		have = rc == 0;
-		if (rc == LV_ENOTFOUND)
-			rc = 0;
-	}
+	uint64_t latest;
+	int rc = lv__read_newest_info(ds->st, &a, &info, &latest, err);
+	bool have = rc == 0 && latest;
+	if (rc == LV_ENOTFOUND && latest) /* the newest manifest vanished: the defaults */
+		rc = 0;
 	if (rc == 0)
 		rc = lv__cp_config_from_info(out, have ? &info : NULL, in, err);
 	lv__arena_dispose(&a);
-	free(live);
 	return rc;
 }

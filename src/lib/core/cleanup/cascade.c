@@ -75,24 +75,6 @@ static int build(const char *branch, const autocfg *c, const lv_cleanup_policy *
 	return 0;
 }
 
-/* The branch's latest manifest's config keys; *latest = its version (0 = no manifest). */
-static int latest_info(lv_dataset *bds, lv__arena *a, lv_version_info *info, uint64_t *latest,
-		       lv_error *err)
-{
-	lv__manifest_entry *e = NULL;
-	size_t n = 0;
-	*latest = 0;
-	LV_TRY(lv__list_manifests(bds->st, &e, &n, err));
-	int rc = 0;
-	if (n) {
-		char path[LV__MPATH];
-		rc = lv__read_version_info(bds->st, lv__mpath(&e[n - 1], path), a, info, err);
-		*latest = e[n - 1].version;
-	}
-	free(e);
-	return rc;
-}
-
 int lv__cascade_policy(lv_dataset *bds, const char *branch, const lv_cleanup_policy *parent,
 		       lv_cleanup_policy *out, bool *due, lv_error *err)
 {
@@ -101,7 +83,7 @@ int lv__cascade_policy(lv_dataset *bds, const char *branch, const lv_cleanup_pol
 	lv__arena_init(&a, 1024);
 	lv_version_info info;
 	uint64_t latest;
-	int rc = latest_info(bds, &a, &info, &latest, err);
+	int rc = lv__read_newest_info(bds->st, &a, &info, &latest, err);
 	if (rc == 0 && !latest)
 		rc = lv__not_a_dataset(bds, err);
 	autocfg c;
