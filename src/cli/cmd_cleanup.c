@@ -77,6 +77,10 @@ typedef struct cl_out {
 	uint64_t *want;
 	bool *gone;
 	size_t nwant;
+	/* --clean-referenced-branches: the referenced branches it did not clean */
+	bool cascade_asked;
+	char **skipped;
+	size_t nskipped, nskipped_unnamed; /* the latter: out of memory copying their names */
 	/* --explain */
 	bool explain;
 	uint64_t read_version, limit;
@@ -265,6 +269,16 @@ static void on_candidate(const lv_cleanup_candidate *c, void *payload)
 static void on_branch(const char *name, uint64_t version, bool cascade, void *payload)
 {
 	cl_out *o = payload;
+	if (o->cascade_asked && !cascade) {
+		char **v = realloc(o->skipped, (o->nskipped + 1) * sizeof *v);
+		char *copy = strdup(name);
+		if (v)
+			o->skipped = v;
+		if (v && copy)
+			o->skipped[o->nskipped++] = copy;
+		else
+			free(copy), o->nskipped_unnamed++;
+	}
 	if (!o->explain)
 		return;
 	if (o->json) {
@@ -286,21 +300,38 @@ static void on_plan(uint64_t read_version, uint64_t total, uint64_t selected, vo
 	((cl_out *)payload)->read_version = read_version;
 }
 
-/* Each requested version not removed: a warning (stderr), and its text for --explain. */
+/* Each requested version not removed, and each referenced branch --clean-referenced-branches
+ * did not clean: a warning (stderr), and its text for --explain. */
+static void warn_one(const char *msg, FILE *json_warnings, size_t *nw)
+{
+	fprintf(stderr, "lancever: warning: %s\n", msg);
+	if (json_warnings) {
+		fputs((*nw)++ ? "," : "", json_warnings);
+		lvcli_json_str(json_warnings, msg);
+	}
+}
+
 static void warn_kept_versions(const cl_out *o, FILE *json_warnings, size_t *nw)
 {
+	char msg[400];
 	for (size_t i = 0; i < o->nwant; i++) {
 		if (o->gone[i])
 			continue;
-		char msg[200];
 		snprintf(msg, sizeof msg, "version %" PRIu64 " was %s: not a version of the dataset, "
 			 "the latest, tagged, a branch base, or outside the other conditions",
 			 o->want[i], o->dry_run ? "not selected" : "not removed");
-		fprintf(stderr, "lancever: warning: %s\n", msg);
-		if (json_warnings) {
-			fputs((*nw)++ ? "," : "", json_warnings);
-			lvcli_json_str(json_warnings, msg);
-		}
+		warn_one(msg, json_warnings, nw);
+	}
+	for (size_t i = 0; i < o->nskipped; i++) {
+		snprintf(msg, sizeof msg, "referenced branch %.200s was %s: its "
+			 "lance.auto_cleanup.interval is unset, 0, or does not divide its latest version",
+			 lvcli_esc(o->skipped[i]), o->dry_run ? "not selected" : "not cleaned");
+		warn_one(msg, json_warnings, nw);
+	}
+	if (o->nskipped_unnamed) {
+		snprintf(msg, sizeof msg, "%zu more referenced branch(es) were not cleaned (out of "
+			 "memory naming them)", o->nskipped_unnamed);
+		warn_one(msg, json_warnings, nw);
 	}
 }
 
@@ -498,6 +529,7 @@ static int run_cleanup(int argc, char **argv)
 	/* a dry run is for seeing what would go */
 	cl_out o = { .dry_run = p.dry_run, .json = a.json, .list = !a.explain && (a.list || a.dry_run),
 		     .collect = !a.explain && lvcli_format_stream(&a), .explain = a.explain,
+		     .cascade_asked = a.clean_referenced,
 		     .limit = a.max_candidates ? a.max_candidates : EXPLAIN_LIMIT_DEFAULT };
 	if (a.versions && (rc = parse_versions(a.versions, &o))) {
 		free(o.want);
@@ -557,6 +589,9 @@ static int run_cleanup(int argc, char **argv)
 	free(o.want);
 	free(o.gone);
 	free_kept(&o);
+	for (size_t i = 0; i < o.nskipped; i++)
+		free(o.skipped[i]);
+	free(o.skipped);
 	if (ds)
 		lvcli_close(ds);
 	return rc;

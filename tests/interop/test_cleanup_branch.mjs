@@ -94,8 +94,12 @@ check(cx.status === 0, `--explain --clean-referenced-branches exits 0: ${cx.stde
 const cxj = cx.status === 0 ? JSON.parse(cx.stdout) : { referenced_branches: [] };
 checkEq(cxj.referenced_branches, [{ name: 'feat', referenced_version: 3, cleanup_candidate: false }],
   'feat is listed as referenced, not to be cleaned (no auto-cleanup config)');
+check((cxj.warnings || []).some((w) => w.startsWith('referenced branch feat was not selected')),
+  `--explain warns that feat is not cleaned: ${JSON.stringify(cxj.warnings)}`);
 const cr = lv(['cleanup', dir, '--older-than', '0s', '--clean-referenced-branches', '--json']);
 check(cr.status === 0, `cleanup --clean-referenced-branches exits 0: ${cr.stderr}`);
+check(/warning: referenced branch feat was not cleaned/.test(cr.stderr),
+  `the run says on stderr that feat was not cleaned: ${cr.stderr}`);
 checkEq(files(dir).branch, beforeCascade.branch, 'the branch without auto-cleanup config is untouched');
 await t2.checkoutLatest();
 checkEq(rowsOf(await t2.query().toArray()), mainRows[4], 'main still reads its latest rows');
