@@ -26,7 +26,15 @@ enum lv_fault_op {
 enum lv_fault_kind {
 	LV_FAULT_FAIL = 1,    /**< the call fails with LV_EIO and has no effect */
 	LV_FAULT_SHORT = 2,   /**< a read returns only the first half of the bytes */
-	LV_FAULT_CORRUPT = 3  /**< a read returns bytes with one byte flipped */
+	LV_FAULT_CORRUPT = 3, /**< a read returns bytes with one byte flipped */
+	/* A store that acknowledges writes it does not keep (issue 24): */
+	LV_FAULT_DROP = 4,     /**< a write or create answers 0 and stores nothing */
+	LV_FAULT_TRUNCATE = 5, /**< a write or create answers 0 and stores the first half */
+	LV_FAULT_HIDE = 6,     /**< read, ranged read and head answer LV_ENOTFOUND: on the
+				    FIRST `nth` counted calls (a write shown late), or on every
+				    one from the nth with `persistent` */
+	LV_FAULT_UNLISTED = 7  /**< a list call (each is counted, whatever its directory) omits
+				    every entry whose path contains path_substring */
 };
 
 typedef struct lv_fault_spec {

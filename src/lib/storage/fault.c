@@ -8,6 +8,11 @@
  * list makes no callback).  SHORT and CORRUPT change the bytes a read returns
  * (first half only / the byte at size/2 inverted); on calls that return no
  * bytes (list, head, write, create, delete) they are counted but change nothing.
+ * The write path's lies (issue 24): DROP and TRUNCATE make a write or create
+ * answer 0 having stored nothing / the first half; HIDE makes reads and heads
+ * answer "not found" (the first nth counted calls: an object shown late, or
+ * from the nth on with `persistent`); UNLISTED makes a listing omit the
+ * entries whose path contains the substring (every list call is counted).
  * The shim is linked to its inner store (lv__storage_set_inner), so it reports
  * what that store reports (remote or not, credential source).
  */
@@ -37,7 +42,7 @@ static int check_spec(const lv_fault_spec *spec, lv_error *err)
 	if (spec->ops & ~(unsigned)LV_FAULT_ALL)
 		return lv__err(err, LV_EINVALID, "fault: unknown op bits 0x%x in spec",
 			       spec->ops & ~(unsigned)LV_FAULT_ALL);
-	if (spec->nth && (spec->kind < LV_FAULT_FAIL || spec->kind > LV_FAULT_CORRUPT))
+	if (spec->nth && (spec->kind < LV_FAULT_FAIL || spec->kind > LV_FAULT_UNLISTED))
 		return lv__err(err, LV_EINVALID, "fault: unknown fault kind %d", spec->kind);
 	return 0;
 }
@@ -47,13 +52,35 @@ static int decide(fault *f, unsigned op, const char *path)
 {
 	int kind = 0;
 	pthread_mutex_lock(&f->mu);
-	if ((f->ops & op) && (!f->substr || strstr(path, f->substr))) {
+	bool unlisted = f->kind == LV_FAULT_UNLISTED; /* its substring picks entries, not calls */
+	if ((f->ops & op) && (unlisted || !f->substr || strstr(path, f->substr))) {
 		uint64_t c = ++f->calls;
-		if (f->nth && (c == f->nth || (f->persistent && c > f->nth)))
+		bool early = f->kind == LV_FAULT_HIDE && !f->persistent; /* the first nth calls */
+		if (f->nth && (early ? c <= f->nth : c == f->nth || (f->persistent && c > f->nth)))
 			kind = f->kind;
 	}
 	pthread_mutex_unlock(&f->mu);
 	return kind;
+}
+
+static int hidden(lv_error *err, const char *path)
+{
+	return lv__err(err, LV_ENOTFOUND, "%s: not found (injected: not visible yet)", path);
+}
+
+/* A listing that omits the entries whose path contains `substr` (UNLISTED). */
+typedef struct omit {
+	const char *substr;
+	lv_list_cb cb;
+	void *payload;
+} omit;
+
+static int omit_cb(const lv_list_entry *e, void *payload)
+{
+	const omit *o = payload;
+	if (!o->substr || strstr(e->path, o->substr))
+		return 0;
+	return o->cb(e, o->payload);
 }
 
 static int injected(lv_error *err, const char *what, const char *path)
@@ -65,8 +92,13 @@ static int fault_list(void *impl, const char *dir, bool recursive, lv_list_cb cb
 		      lv_error *err)
 {
 	fault *f = impl;
-	if (decide(f, LV_FAULT_LIST, dir) == LV_FAULT_FAIL)
+	int kind = decide(f, LV_FAULT_LIST, dir);
+	if (kind == LV_FAULT_FAIL)
 		return injected(err, "list", dir);
+	if (kind == LV_FAULT_UNLISTED) {
+		omit o = { f->substr, cb, payload }; /* the substring is only changed by a set */
+		return lv_storage_list(f->inner, dir, recursive, omit_cb, &o, err);
+	}
 	return lv_storage_list(f->inner, dir, recursive, cb, payload, err);
 }
 
@@ -87,6 +119,8 @@ static int fault_read(void *impl, const char *path, lv_buf *out, lv_error *err)
 	int kind = decide(f, LV_FAULT_READ, path);
 	if (kind == LV_FAULT_FAIL)
 		return injected(err, "read", path);
+	if (kind == LV_FAULT_HIDE)
+		return hidden(err, path);
 	LV_TRY(lv_storage_read(f->inner, path, out, err));
 	damage(out, kind);
 	return 0;
@@ -99,6 +133,8 @@ static int fault_read_range(void *impl, const char *path, uint64_t offset, uint6
 	int kind = decide(f, LV_FAULT_READ, path);
 	if (kind == LV_FAULT_FAIL)
 		return injected(err, "read", path);
+	if (kind == LV_FAULT_HIDE)
+		return hidden(err, path);
 	LV_TRY(lv_storage_read_range(f->inner, path, offset, len, out, err));
 	damage(out, kind);
 	return 0;
@@ -108,8 +144,11 @@ static int fault_head(void *impl, const char *path, uint64_t *size, int64_t *mti
 		      lv_error *err)
 {
 	fault *f = impl;
-	if (decide(f, LV_FAULT_HEAD, path) == LV_FAULT_FAIL)
+	int kind = decide(f, LV_FAULT_HEAD, path);
+	if (kind == LV_FAULT_FAIL)
 		return injected(err, "head", path);
+	if (kind == LV_FAULT_HIDE)
+		return hidden(err, path);
 	return lv_storage_head(f->inner, path, size, mtime_ms, err);
 }
 
@@ -117,18 +156,24 @@ static int fault_write(void *impl, const char *path, const void *data, size_t si
 		       lv_error *err)
 {
 	fault *f = impl;
-	if (decide(f, LV_FAULT_WRITE, path) == LV_FAULT_FAIL)
+	int kind = decide(f, LV_FAULT_WRITE, path);
+	if (kind == LV_FAULT_FAIL)
 		return injected(err, "write", path);
-	return lv_storage_write(f->inner, path, data, size, err);
+	if (kind == LV_FAULT_DROP)
+		return 0;
+	return lv_storage_write(f->inner, path, data, kind == LV_FAULT_TRUNCATE ? size / 2 : size, err);
 }
 
 static int fault_create(void *impl, const char *path, const void *data, size_t size,
 			lv_error *err)
 {
 	fault *f = impl;
-	if (decide(f, LV_FAULT_CREATE, path) == LV_FAULT_FAIL)
+	int kind = decide(f, LV_FAULT_CREATE, path);
+	if (kind == LV_FAULT_FAIL)
 		return injected(err, "create", path);
-	return lv_storage_create(f->inner, path, data, size, err);
+	if (kind == LV_FAULT_DROP)
+		return 0;
+	return lv_storage_create(f->inner, path, data, kind == LV_FAULT_TRUNCATE ? size / 2 : size, err);
 }
 
 static int fault_del(void *impl, const char *path, lv_error *err)

@@ -164,6 +164,8 @@ static int merge_into(lv__writer *w, lv__seen *s, lv_buf *file, const lv_version
 						   : lv__cp_encode_x(merged + first, nm - first, created, &x, file, err);
 	free(merged);
 	free(ix);
+	if (rc == 0)
+		rc = lv__cp_check_publishable(file, w->r.path, created, w->r.latest_version, err);
 	if (rc == 0 && (rc = lv_storage_write(w->ds->st, w->r.path, file->ptr, file->size, err)) == 0) {
 		w->r.entries = nm - first;
 		w->r.file_size = file->size;

@@ -88,7 +88,9 @@ int lv__seg_put(lv__writer *w, lv__seen *s, uint64_t first, uint64_t last, const
 	lv__cp_extra x = { range, NULL };
 	lv_buf file = { 0 };
 	LV_TRY(lv__cp_encode_x(rows, n, created, &x, &file, err));
-	int rc = lv_storage_create(w->ds->st, name.path, file.ptr, file.size, err);
+	int rc = lv__cp_check_publishable(&file, name.path, created, 0, err);
+	if (rc == 0)
+		rc = lv_storage_create(w->ds->st, name.path, file.ptr, file.size, err);
 	if (rc == LV_EEXISTS) {
 		rc = judge_existing(w, s, &name, &file, rows, n, created, entry, holds_all, err);
 	} else if (rc == 0) {

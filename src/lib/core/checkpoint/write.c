@@ -13,6 +13,9 @@
  *    merged, so the new file holds every row still readable anywhere.
  *  - A file is pruned only after it was read back and every row it holds is
  *    held elsewhere (prune.c).  Segments are never pruned.
+ *  - What is published is decoded first, and the head is read back from the
+ *    store (with the segments the versions to clean up rely on) before any
+ *    prune; a caller deletes manifests only after this returned 0 (verify.c).
  *  - A manifest or checkpoint that vanishes while being read means "look
  *    again" (a concurrent cleanup), never "skip it".
  */
@@ -275,7 +278,11 @@ static int write_rows(writer *w, seen *s, lv_error *err)
 			rc = lv__err(err, LV_EIO, "%s cannot be read; not writing over it", w->r.path);
 			goto out;
 		}
-	if ((rc = lv__cp_put_head(w, s, &file, head.v, head.n, created, index, err)) < 0)
+	if ((rc = lv__cp_check_publishable(&file, w->r.path, created, w->r.latest_version, err)) < 0 ||
+	    (rc = lv__cp_put_head(w, s, &file, head.v, head.n, created, index, err)) < 0)
+		goto out;
+	/* nothing is pruned, and no caller deletes, before the store is seen to hold it */
+	if ((rc = lv__cp_verify_published(w, head.v, head.n, created, err)) < 0)
 		goto out;
 	w->r.written = true;
 	if (w->r.already_present)

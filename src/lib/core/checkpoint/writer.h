@@ -4,6 +4,7 @@
  *   compose.c  the rows: what the head holds, which ranges are sealed into segments
  *   seal.c     one segment written (create-if-absent, never replaced)
  *   put.c      the head written (create-if-absent, else merged under the lock)
+ *   verify.c   what is published checked before, and read back from the store after
  *   prune.c    old heads deleted only when every row they hold is held elsewhere
  */
 #ifndef LV_CORE_CHECKPOINT_WRITER_H
@@ -94,6 +95,23 @@ int lv__cp_put_head(lv__writer *w, lv__seen *s, lv_buf *file, const lv_version_i
 /* Prunes heads beyond the newest `keep`, each only if every row it holds is held elsewhere. */
 int lv__cp_prune(lv__writer *w, lv__seen *s, int64_t keep, const lv_version_info *rows, size_t n,
 		 int64_t created, lv_error *err);
+
+/*
+ * Before publishing (verify.c): `file` decodes as a reader would take it (checksum, a strict
+ * index), carries `created`, and its newest row is `latest` (0: not checked).  LV_ECORRUPT
+ * naming `path` otherwise: the file is not published.
+ */
+int lv__cp_check_publishable(const lv_buf *file, const char *path, int64_t created, uint64_t latest,
+			     lv_error *err);
+
+/*
+ * After publishing the head w->r.path (verify.c): it is read back from the store, of this
+ * history, and every version of w->cleaned and every cleaned-up row of `keep` is in one of
+ * its rows or of a segment its index names, read back (size, checksum, identity, range).
+ * Retried a few times (stores that show writes late); then LV_EIO naming the file.
+ */
+int lv__cp_verify_published(lv__writer *w, const lv_version_info *keep, size_t nkeep, int64_t created,
+			    lv_error *err);
 
 /* Is x in the sorted array v? */
 bool lv__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x);

@@ -1,0 +1,238 @@
+/*
+ * What a checkpoint writer publishes is checked twice (issue 24: stores that
+ * acknowledge writes they do not keep, racing writers):
+ *
+ *  - before: the bytes about to be published are decoded as a reader would
+ *    (checksum, identity, name, a strictly parsed index), so a writer never
+ *    publishes a file its own readers reject (lv__cp_check_publishable);
+ *  - after: the head is read back from the store, not from memory, and every
+ *    version the caller is about to delete is found in a row of that head or
+ *    of a segment its index names, each read back and verified: size,
+ *    checksum, identity, range (lv__cp_verify_published).
+ *
+ * Invariants:
+ *  - Nothing is trusted because a write returned 0: a store may acknowledge a
+ *    PUT it drops, truncates or shows late.  A failed read-back is retried a
+ *    bounded number of times (a store that shows objects late), then fails the
+ *    write with an error naming the file; the caller deletes nothing.
+ *  - Pruning old heads and deleting manifests happen only after this check.
+ *  - No I/O beyond lv_storage_* through the fetch helpers.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/checkpoint/ladder.h"
+#include "core/checkpoint/writer.h"
+#include "core/fetch.h"
+#include "core/vlist.h"
+#include "util/util.h"
+
+/* Read-backs tried before a file is declared missing (sleeps 25, 50, 100, 200, 400 ms between). */
+#define READBACK_TRIES 6
+#define READBACK_FIRST_SLEEP_MS 25
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) != 0) {
+	}
+}
+
+/* The index entry whose range holds v (entries sorted, disjoint), or NULL. */
+static const lv__seg_entry *entry_covering(const lv__arc_index *ix, uint64_t v)
+{
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->v[mid].last < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < ix->n && ix->v[lo].first <= v ? &ix->v[lo] : NULL;
+}
+
+int lv__cp_check_publishable(const lv_buf *file, const char *path, int64_t created, uint64_t latest,
+			     lv_error *err)
+{
+	lv__cp_file f;
+	memset(&f, 0, sizeof f);
+	lv_error e = { 0 };
+	int rc = lv__cp_decode(file->ptr, file->size, path, true, NULL, 0, &f, &e);
+	if (rc == LV_ENOMEM)
+		return lv__err(err, rc, "out of memory");
+	if (rc == 0 && f.created != created)
+		rc = lv__err(&e, LV_ECORRUPT, "dataset_created %" PRId64 ", not %" PRId64, f.created, created);
+	if (rc == 0 && latest && f.latest != latest)
+		rc = lv__err(&e, LV_ECORRUPT, "newest row %" PRIu64 ", not %" PRIu64, f.latest, latest);
+	lv__arc_index ix;
+	if (rc == 0 && f.archive && (rc = lv__arc_index_parse(f.archive, path, &ix, &e)) == 0)
+		lv__arc_index_dispose(&ix);
+	lv__cp_file_dispose(&f);
+	if (rc < 0)
+		return lv__err(err, LV_ECORRUPT, "%s: refusing to publish a file a reader would reject (%s)",
+			       path, e.message);
+	return 0;
+}
+
+/* One verification of what the store now holds; *retry says a later look may see more. */
+typedef struct check {
+	lv__writer *w;
+	int64_t created;
+	lv__cp_file head;
+	lv__arc_index ix;
+	bool have_ix;
+	lv__cp_file seg; /* the segment read last */
+	const lv__seg_entry *seg_entry;
+	bool retry;
+	char failed[96]; /* the file the last failure is about */
+} check;
+
+static void check_reset(check *c)
+{
+	lv__cp_file_dispose(&c->head);
+	lv__cp_file_dispose(&c->seg);
+	if (c->have_ix)
+		lv__arc_index_dispose(&c->ix);
+	c->have_ix = false;
+	c->seg_entry = NULL;
+}
+
+/* The head as the store returns it now: decoded, of this history, its index parsed. */
+static int read_head(check *c, lv_error *err)
+{
+	lv__writer *w = c->w;
+	lv_buf b = { 0 };
+	uint64_t held;
+	int rc = lv__fetch_footered(w->ds->st, w->r.path, LV__CP_MAX_FILE_BYTES, NULL, &b, &held, err);
+	if (rc == 0)
+		rc = lv__cp_decode(b.ptr, b.size, w->r.path, true, NULL, 0, &c->head, err);
+	lv_buf_dispose(&b);
+	c->retry = rc < 0 && rc != LV_ENOMEM;
+	if (rc < 0)
+		return rc;
+	if (c->head.created != c->created || c->head.is_segment)
+		return lv__err(err, LV_ECONFLICT, "it belongs to another history (dataset_created %" PRId64 ")",
+			       c->head.created);
+	if (c->head.latest != w->r.latest_version)
+		return lv__err(err, LV_ECORRUPT, "its newest row is version %" PRIu64, c->head.latest);
+	if (c->head.archive) {
+		LV_TRY(lv__arc_index_parse(c->head.archive, w->r.path, &c->ix, err));
+		c->have_ix = true;
+	}
+	return 0;
+}
+
+/* The segment the index names for v, read back (kept until another is needed). */
+static int read_segment(check *c, const lv__seg_entry *e, lv_error *err)
+{
+	if (c->seg_entry == e)
+		return 0;
+	lv__cp_file_dispose(&c->seg);
+	c->seg_entry = NULL;
+	lv__seg_name name = { e->first, e->last, 0, "" };
+	lv__seg_path(name.path, sizeof name.path, e->first, e->last);
+	lv_buf bytes = { 0 };
+	int cls;
+	int rc = lv__seg_read(c->w->ds->st, &name, c->created, &c->seg, &cls, &bytes, err);
+	if (rc == 0 && e->bytes && bytes.size != e->bytes)
+		rc = lv__err(err, LV_ECORRUPT, "segment %s: %zu bytes, the index says %" PRIu64, name.path,
+			     bytes.size, e->bytes);
+	lv_buf_dispose(&bytes);
+	if (rc < 0) {
+		snprintf(c->failed, sizeof c->failed, "%s", name.path);
+		c->retry = rc != LV_ENOMEM && cls != LV__CP_FOREIGN;
+		lv__cp_file_dispose(&c->seg);
+		return rc;
+	}
+	c->seg_entry = e;
+	return 0;
+}
+
+/* Every version of `versions` (sorted) in a row read back: the head's, else its segment's. */
+static int check_versions(check *c, const uint64_t *versions, size_t n, lv_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v = versions[i];
+		if (lv__vlist_find(c->head.rows, v))
+			continue;
+		const lv__seg_entry *e = c->have_ix ? entry_covering(&c->ix, v) : NULL;
+		c->retry = true; /* a store may show an older object, or none, for a while */
+		if (!e)
+			return lv__err(err, LV_ECORRUPT,
+				       "version %" PRIu64 " is in no row of it nor of a segment its index names", v);
+		LV_TRY(read_segment(c, e, err));
+		if (!lv__vlist_find(c->seg.rows, v)) {
+			lv__seg_path(c->failed, sizeof c->failed, e->first, e->last);
+			return lv__err(err, LV_ECORRUPT, "it lacks version %" PRIu64, v);
+		}
+	}
+	return 0;
+}
+
+/* The versions whose record must be read back: those the caller deletes, and every cleaned-up
+ * row written (a live row's manifest still answers for it).  Sorted, unique; malloc'ed. */
+static uint64_t *needed(const lv__writer *w, const lv_version_info *keep, size_t nkeep, size_t *n)
+{
+	uint64_t *v = lv__calloc(w->ncleaned + nkeep + 1, sizeof *v);
+	if (!v)
+		return NULL;
+	size_t i = 0, j = 0, k = 0;
+	while (i < w->ncleaned || j < nkeep) {
+		if (j < nkeep && !keep[j].is_cleaned_up) {
+			j++;
+			continue;
+		}
+		uint64_t a = i < w->ncleaned ? w->cleaned[i] : UINT64_MAX;
+		uint64_t b = j < nkeep ? keep[j].version : UINT64_MAX;
+		uint64_t x = a < b ? a : b;
+		if (!k || v[k - 1] != x)
+			v[k++] = x;
+		i += a == x;
+		j += b == x;
+	}
+	*n = k;
+	return v;
+}
+
+int lv__cp_verify_published(lv__writer *w, const lv_version_info *keep, size_t nkeep, int64_t created,
+			    lv_error *err)
+{
+	check c;
+	memset(&c, 0, sizeof c);
+	c.w = w;
+	c.created = created;
+	size_t nneed = 0;
+	uint64_t *need = needed(w, keep, nkeep, &nneed);
+	if (!need)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	lv_error e = { 0 };
+	int rc = 0;
+	long nap = READBACK_FIRST_SLEEP_MS;
+	for (int attempt = 0; attempt < READBACK_TRIES; attempt++, nap *= 2) {
+		if (attempt)
+			sleep_ms(nap / 2);
+		check_reset(&c);
+		memset(&e, 0, sizeof e);
+		c.retry = false;
+		snprintf(c.failed, sizeof c.failed, "%s", w->r.path);
+		rc = read_head(&c, &e);
+		if (rc == 0)
+			rc = check_versions(&c, need, nneed, &e);
+		if (rc == 0 || rc == LV_ENOMEM || !c.retry)
+			break;
+	}
+	check_reset(&c);
+	free(need);
+	if (rc == LV_ENOMEM)
+		return lv__err(err, rc, "out of memory");
+	if (rc < 0)
+		return lv__err(err, LV_EIO,
+			       "%s did not read back as written (%s; %d reads): the store acknowledged a write it "
+			       "does not show, so nothing that file records is deleted",
+			       c.failed, e.message, READBACK_TRIES);
+	return 0;
+}
