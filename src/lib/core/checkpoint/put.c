@@ -107,28 +107,108 @@ static int judge_taken(lv__writer *w, lv__seen *s, const lv_buf *file, const lv_
 	return 0;
 }
 
-/* Our index with theirs folded in (entries and orphan ranges of both); malloc'ed. */
-static char *merged_index(const char *ours, const char *theirs, const char *path)
+/* Rows of the versions only left-out segments hold, read back from them (kept in `held`). */
+typedef struct gap_rows {
+	lv__cp_file *held; /* the segments read */
+	size_t nheld;
+	lv_version_info *v; /* rows borrowed from `held`, sorted */
+	size_t n;
+} gap_rows;
+
+static void gap_rows_dispose(gap_rows *g)
 {
-	if (!ours)
-		return theirs ? lv__strdup(theirs) : NULL;
-	lv__arc_index a, b;
-	lv_error e = { 0 };
-	if (!theirs || lv__arc_index_parse(theirs, path, &b, &e) < 0)
-		return lv__strdup(ours);
-	char *out = NULL;
-	if (lv__arc_index_parse(ours, path, &a, &e) == 0) {
-		bool ok = true;
-		for (size_t i = 0; ok && i < b.n; i++)
-			ok = lv__arc_index_find(&a, b.v[i].first) || lv__arc_index_put(&a, &b.v[i]) == 0;
-		for (size_t i = 0; ok && i < b.norphans; i++)
-			ok = lv__arc_index_orphan(&a, b.orphans[i][0], b.orphans[i][1]) == 0;
-		a.through = a.through > b.through ? a.through : b.through;
-		out = ok ? lv__arc_index_format(&a) : NULL;
-		lv__arc_index_dispose(&a);
+	for (size_t i = 0; i < g->nheld; i++)
+		lv__cp_file_dispose(&g->held[i]);
+	free(g->held);
+	free(g->v);
+	memset(g, 0, sizeof *g);
+}
+
+/* One left-out segment: the parts of its range the cover misses become orphan ranges, and its
+ * rows there are read back (verified: checksum, range, identity) to stay in the head. */
+static int keep_dropped(lv__writer *w, lv__arc_index *mix, const lv__seg_entry *d, int64_t created,
+			gap_rows *g, lv_error *err)
+{
+	uint64_t(*gaps)[2] = lv__calloc(mix->n + 1, sizeof *gaps);
+	if (!gaps)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	size_t ng = lv__arc_index_uncovered(mix, d->first, d->last, gaps, mix->n + 1);
+	int rc = 0;
+	if (ng) {
+		lv__seg_name name = { d->first, d->last, 0, "" };
+		lv__seg_path(name.path, sizeof name.path, d->first, d->last);
+		lv__cp_file *f = &g->held[g->nheld];
+		int cls;
+		rc = lv__seg_read(w->ds->st, &name, created, f, &cls, NULL, err);
+		if (rc == 0)
+			g->nheld++;
+		for (size_t i = 0; rc == 0 && i < f->rows->n; i++) {
+			uint64_t v = f->rows->items[i].version;
+			for (size_t k = 0; k < ng; k++)
+				if (gaps[k][0] <= v && v <= gaps[k][1])
+					g->v[g->n++] = f->rows->items[i];
+		}
+		for (size_t k = 0; rc == 0 && k < ng; k++)
+			if (lv__arc_index_orphan(mix, gaps[k][0], gaps[k][1]) < 0)
+				rc = lv__err(err, LV_ENOMEM, "out of memory");
 	}
+	free(gaps);
+	return rc;
+}
+
+/* Our index with theirs folded in as one cover (cover.c); *g gets the rows of the versions
+ * only left-out segments held.  *has says whether either side had an index. */
+static int fold_indexes(lv__writer *w, const char *ours, const char *theirs, int64_t created,
+			lv__arc_index *mix, gap_rows *g, bool *has, lv_error *err)
+{
+	memset(mix, 0, sizeof *mix);
+	memset(g, 0, sizeof *g);
+	*has = ours || theirs;
+	if (!*has)
+		return 0;
+	lv__arc_index b;
+	LV_TRY(lv__arc_index_parse(ours ? ours : theirs, w->r.path, mix, err));
+	if (!ours || !theirs)
+		return 0;
+	int rc = lv__arc_index_parse(theirs, w->r.path, &b, err);
+	if (rc < 0) {
+		lv__arc_index_dispose(mix);
+		return rc;
+	}
+	lv__seg_entry *dropped = NULL;
+	size_t nd = 0;
+	if (lv__arc_index_fold(mix, &b, &dropped, &nd) < 0)
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+	uint64_t nrows = 0;
+	for (size_t i = 0; i < nd; i++)
+		nrows += dropped[i].rows;
+	g->held = rc == 0 ? lv__calloc(nd + 1, sizeof *g->held) : NULL;
+	g->v = rc == 0 ? lv__calloc(nrows + 1, sizeof *g->v) : NULL;
+	if (rc == 0 && (!g->held || !g->v))
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+	for (size_t i = 0; rc == 0 && i < nd; i++)
+		rc = keep_dropped(w, mix, &dropped[i], created, g, err);
+	if (rc == 0)
+		lv__sort_infos(g->v, g->n);
+	free(dropped);
 	lv__arc_index_dispose(&b);
-	return out;
+	if (rc < 0) {
+		lv__arc_index_dispose(mix);
+		gap_rows_dispose(g);
+	}
+	return rc;
+}
+
+/* Rows of a and b (sorted) merged into a new array (*out, *n); 0 or LV_ENOMEM. */
+static int merge3(const lv_version_info *a, size_t na, const lv__cp_file *theirs, const gap_rows *g,
+		  lv_version_info **out, size_t *n)
+{
+	lv_version_info *ab = NULL;
+	size_t nab;
+	LV_TRY(lv__cp_merge_rows(a, na, theirs->rows->items, theirs->rows->n, &ab, &nab));
+	int rc = lv__cp_merge_rows(ab, nab, g->v, g->n, out, n);
+	free(ab);
+	return rc;
 }
 
 /* TAKEN_MERGE: both files' rows (and indexes), then the name replaced atomically (under the lock). */
@@ -136,18 +216,23 @@ static int merge_into(lv__writer *w, lv__seen *s, lv_buf *file, const lv_version
 		      size_t nkeep, const lv__cp_file *theirs, int64_t created, const char *index,
 		      lv_error *err)
 {
+	lv__arc_index mix;
+	gap_rows g;
+	bool has_ix;
+	LV_TRY(fold_indexes(w, index, theirs->archive, created, &mix, &g, &has_ix, err));
 	lv_version_info *merged = NULL;
 	size_t nm;
-	if (lv__cp_merge_rows(keep, nkeep, theirs->rows->items, theirs->rows->n, &merged, &nm) < 0)
+	if (merge3(keep, nkeep, theirs, &g, &merged, &nm) < 0) {
+		lv__arc_index_dispose(&mix);
+		gap_rows_dispose(&g);
 		return lv__err(err, LV_ENOMEM, "out of memory");
+	}
 	for (size_t i = 0; i < nm; i++) /* liveness as of now, not as their file says */
 		merged[i].is_cleaned_up = merged[i].is_cleaned_up ||
 					  !lv__entries_has(s->live, s->nlive, merged[i].version) ||
 					  lv__in_sorted_u64(w->cleaned, w->ncleaned, merged[i].version);
-	char *ix = merged_index(index, theirs->archive, w->r.path);
-	lv__arc_index mix;
-	lv_error e = { 0 };
-	if (ix && lv__arc_index_parse(ix, w->r.path, &mix, &e) == 0) {
+	char *ix = NULL;
+	if (has_ix) {
 		/* rows the archive holds leave the head, as compose does: cleaned up, sealed, no orphan */
 		size_t k = 0;
 		for (size_t i = 0; i < nm; i++)
@@ -155,15 +240,17 @@ static int merge_into(lv__writer *w, lv__seen *s, lv_buf *file, const lv_version
 			      !lv__arc_index_is_orphan(&mix, merged[i].version)))
 				merged[k++] = merged[i];
 		nm = k;
+		ix = lv__arc_index_format(&mix);
 		lv__arc_index_dispose(&mix);
 	}
 	size_t max = (size_t)w->cfg.max_entries, first = nm > max ? nm - max : 0;
 	lv_buf_dispose(file);
 	lv__cp_extra x = { NULL, ix };
-	int rc = (index || theirs->archive) && !ix ? lv__err(err, LV_ENOMEM, "out of memory")
-						   : lv__cp_encode_x(merged + first, nm - first, created, &x, file, err);
+	int rc = has_ix && !ix ? lv__err(err, LV_ENOMEM, "out of memory")
+			       : lv__cp_encode_x(merged + first, nm - first, created, &x, file, err);
 	free(merged);
 	free(ix);
+	gap_rows_dispose(&g);
 	if (rc == 0)
 		rc = lv__cp_check_publishable(file, w->r.path, created, w->r.latest_version, err);
 	if (rc == 0 && (rc = lv_storage_write(w->ds->st, w->r.path, file->ptr, file->size, err)) == 0) {

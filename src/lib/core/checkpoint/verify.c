@@ -231,8 +231,8 @@ int lv__cp_verify_published(lv__writer *w, const lv_version_info *keep, size_t n
 		return lv__err(err, rc, "out of memory");
 	if (rc < 0)
 		return lv__err(err, LV_EIO,
-			       "%s did not read back as written (%s; %d reads): the store acknowledged a write it "
-			       "does not show, so nothing that file records is deleted",
+			       "%s did not read back as a sound record (%s; %d reads): the store does not show "
+			       "what was written to it, so nothing that file records is deleted",
 			       c.failed, e.message, READBACK_TRIES);
 	return 0;
 }

@@ -4,6 +4,7 @@
  *   compose.c  the rows: what the head holds, which ranges are sealed into segments
  *   seal.c     one segment written (create-if-absent, never replaced)
  *   put.c      the head written (create-if-absent, else merged under the lock)
+ *   cover.c    two heads' indexes folded into one non-overlapping cover (merges)
  *   verify.c   what is published checked before, and read back from the store after
  *   prune.c    old heads deleted only when every row they hold is held elsewhere
  */
@@ -112,6 +113,18 @@ int lv__cp_check_publishable(const lv_buf *file, const char *path, int64_t creat
  */
 int lv__cp_verify_published(lv__writer *w, const lv_version_info *keep, size_t nkeep, int64_t created,
 			    lv_error *err);
+
+/*
+ * Folds index b into `into` as a non-overlapping cover chosen from both sets of entries
+ * (cover.c: the same for every merger, in any order); entries left out go to *dropped
+ * (malloc'ed, *ndropped of them): the versions only they hold must stay in the head.
+ * 0 or LV_ENOMEM.
+ */
+int lv__arc_index_fold(lv__arc_index *into, const lv__arc_index *b, lv__seg_entry **dropped,
+		       size_t *ndropped);
+/* The sub-ranges of [first, last] no entry of ix covers, at most `cap` of them, into out. */
+size_t lv__arc_index_uncovered(const lv__arc_index *ix, uint64_t first, uint64_t last,
+			       uint64_t (*out)[2], size_t cap);
 
 /* Is x in the sorted array v? */
 bool lv__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x);
