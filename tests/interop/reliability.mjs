@@ -150,12 +150,23 @@ export async function inspectCheckpoint(fileOrBytes, name = null, tmpDir = null)
   return { ok: true, rows, meta };
 }
 
+// The version ranges of the segments a head's archive index names (its lancever:archive
+// metadata: "lancever-archive 1 S THROUGH" then "FIRST LAST ROWS MIN MAX BYTES" lines).
+export function indexedRanges(meta) {
+  const text = (meta || {})['lancever:archive'];
+  if (!text) return [];
+  return text.split('\n').slice(1).filter((l) => /^\d+ \d+ /.test(l)).map((l) => l.split(' ').slice(0, 2).map(Number));
+}
+
 // Is checkpoint B (rows) the merge of A into something (every row of A is in B with the same
-// immutable fields, and B's flags are A's or set)? The README's rule for replacing a file.
-export function rowsSupersede(a, b) {
+// immutable fields, and B's flags are A's or set)? The README's rule for replacing a file. A
+// row may leave B only for a segment B's index names (`bMeta`: B's metadata).
+export function rowsSupersede(a, b, bMeta = null) {
   const bm = new Map(b.map((r) => [r.version, r]));
+  const ranges = indexedRanges(bMeta);
   for (const r of a) {
     const x = bm.get(r.version);
+    if (!x && ranges.some(([f, l]) => f <= r.version && r.version <= l)) continue;
     if (!x) return `version ${r.version} dropped`;
     for (const k of Object.keys(r)) {
       if (k === 'is_cleaned_up' || k === 'is_tagged') {

@@ -3,8 +3,9 @@
 //   * a LanceDB 0.31.0 writer commits batches of rows with known ids (appends, plus deletes and
 //     updates of known id ranges, a compaction (optimize) every 12 rounds and a tag every 10),
 //     keeping a model of the rows of every version it committed;
-//   * 4 loops of `lancever cleanup --older-than 0s --retain-versions K` (K = 2, 3, 5, 8);
-//   * 2 loops of `lancever checkpoint` (default and --max-files 3);
+//   * 4 loops of `lancever cleanup --older-than 0s --retain-versions K` (K = 2, 3, 5, 8), each
+//     with its own archive segment size (5, 4, the default, 7) and max entries;
+//   * 2 loops of `lancever checkpoint` (segments of 5 and of 4 with --max-files 3);
 //   * 1 loop of `lancever history --json`, each answer checked: versions 1..n with no gap,
 //     n at least the writer's version when the call started, a version never comes back to life
 //     after being reported cleaned up, and each version's fields never change;
@@ -25,6 +26,7 @@
 //     was removed by another cleanup ("vanished during cleanup"); everything else fails.
 // Rounds: LV_CONC_ROUNDS (default 40 local, 16 S3); LV_CRASH_FULL=1 or LV_CONC_FULL=1: 200 / 60.
 // LV_CONC_SEED changes the writer's seed (default 5). Never skips.
+const SEGMENT_RE = /^(archive\/)?\d{20}-\d{20}\.lance$/;
 import fs from 'node:fs';
 import path from 'node:path';
 import { check, checkEq, finish, scratch, lanceverBin, openDir, lanceVersion, pick, SUMMARY_KEYS } from './lib.mjs';
@@ -45,7 +47,11 @@ const ROUNDS_S3 = Number(process.env.LV_CONC_ROUNDS_S3 || (FULL ? 60 : 16));
 const root = scratch('lv-conc-');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const CLEANUP_RETAIN = [2, 3, 5, 8];
-const CHECKPOINT_ARGS = [[], ['--max-files', '3']];
+// Writers with different archive settings (issue 24, case 3): each cleanup and checkpoint loop
+// seals segments of its own size, so racing merges must fold overlapping indexes.
+const CLEANUP_ARCHIVE = [['--segment-rows', '5', '--max-entries', '20'], ['--segment-rows', '4', '--max-entries', '15'],
+  [], ['--segment-rows', '7', '--max-entries', '30']];
+const CHECKPOINT_ARGS = [['--segment-rows', '5', '--max-entries', '20'], ['--max-files', '3', '--segment-rows', '4', '--max-entries', '15']];
 // Errors a loop may end with: a cleanup whose plan was overtaken by another cleanup stops
 // before deleting anything it has not re-checked, and says so.
 const DOCUMENTED = [
@@ -161,8 +167,8 @@ async function campaign(ds, rounds) {
   // The writer's handle is opened before the loops start.
   const t = await ds.open();
   const loops = [
-    ...CLEANUP_RETAIN.map((k) => loop('cleanup', ['cleanup', ds.target, '--older-than', '0s', '--retain-versions', String(k),
-      '--no-error-if-tagged-old-versions', '--json'])),
+    ...CLEANUP_RETAIN.map((k, i) => loop('cleanup', ['cleanup', ds.target, '--older-than', '0s', '--retain-versions', String(k),
+      ...CLEANUP_ARCHIVE[i], '--no-error-if-tagged-old-versions', '--json'])),
     ...CHECKPOINT_ARGS.map((a) => loop('checkpoint', ['checkpoint', ds.target, ...a, '--json'])),
     loop('history', ['history', ds.target, '--json']),
   ];
@@ -226,11 +232,11 @@ async function campaign(ds, rounds) {
     for (const b of list) {
       observed++;
       const r = await inspectCheckpoint(b, name, root);
-      if (check(r.ok, `${L} checkpoint ${name} as written during the run: ${r.why}`)) decoded.push(r.rows);
+      if (check(r.ok, `${L} checkpoint ${name} as written during the run: ${r.why}`)) decoded.push(r);
     }
     for (let i = 1; i < decoded.length; i++) {
       replaced++;
-      const why = rowsSupersede(decoded[i - 1], decoded[i]);
+      const why = rowsSupersede(decoded[i - 1].rows, decoded[i].rows, decoded[i].meta);
       check(why === null, `${L} ${name} was rewritten with different content that is not a merge of the earlier one: ${why}`);
     }
   }
@@ -258,7 +264,8 @@ async function campaign(ds, rounds) {
     env: process.env,
     open: () => openDir(dir),
     manifests: async () => localManifestVersions(dir),
-    otherFiles: async () => fs.readdirSync(cpDir).filter((n) => !CHECKPOINT_RE.test(n)),
+    otherFiles: async () => fs.readdirSync(cpDir).filter((n) => !CHECKPOINT_RE.test(n) && n !== 'archive')
+      .concat(fs.existsSync(path.join(cpDir, 'archive')) ? fs.readdirSync(path.join(cpDir, 'archive')).filter((n) => !SEGMENT_RE.test(n)) : []),
     checkpointFiles: async () => fs.readdirSync(cpDir).filter((n) => CHECKPOINT_RE.test(n))
       .map((n) => [n, fs.readFileSync(path.join(cpDir, n))]),
     startWatch(onFile) {
@@ -294,7 +301,7 @@ async function campaign(ds, rounds) {
     env: s3Env({ endpoint: tap.endpoint }),
     open: async () => (await lancedb.connect(`s3://${BUCKET}/db`, opts)).openTable('w'),
     manifests: async () => manifestVersions(listPrefix(s3, `${prefix}/_versions`)),
-    otherFiles: async () => listPrefix(s3, `${prefix}/_checkpoints`).filter((k) => !CHECKPOINT_RE.test(k)),
+    otherFiles: async () => listPrefix(s3, `${prefix}/_checkpoints`).filter((k) => !CHECKPOINT_RE.test(k) && !SEGMENT_RE.test(k)),
     checkpointFiles: async () => listPrefix(s3, `${prefix}/_checkpoints`).filter((k) => CHECKPOINT_RE.test(k))
       .map((k) => [k, fs.readFileSync(s3.objectFile(`${prefix}/_checkpoints/${k}`))]),
     startWatch(onFile) {
