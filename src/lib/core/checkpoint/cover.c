@@ -48,9 +48,12 @@ int lv__arc_index_fold(lv__arc_index *into, const lv__arc_index *b, lv__seg_entr
 		free(out);
 		return LV_ENOMEM;
 	}
-	memcpy(all, into->v, into->n * sizeof *all);
-	memcpy(all + into->n, b->v, b->n * sizeof *all);
-	qsort(all, n, sizeof *all, cmp_entry);
+	if (into->n)
+		memcpy(all, into->v, into->n * sizeof *all);
+	if (b->n)
+		memcpy(all + into->n, b->v, b->n * sizeof *all);
+	if (n > 1)
+		qsort(all, n, sizeof *all, cmp_entry);
 	size_t k = 0, nd = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (k && all[i].first == all[k - 1].first && all[i].last == all[k - 1].last)
