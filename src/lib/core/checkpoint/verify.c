@@ -174,13 +174,18 @@ static int check_versions(check *c, const uint64_t *versions, size_t n, lv_error
 }
 
 /* The versions whose record must be read back: those the caller deletes, and every cleaned-up
- * row written (a live row's manifest still answers for it).  Sorted, unique; malloc'ed. */
+ * row written (a live row's manifest still answers for it).  With the archive off, versions
+ * older than the head's first row are the ones max_entries drops by design (the proposal's
+ * behaviour, warned about as a gap): not required.  Sorted, unique; malloc'ed. */
 static uint64_t *needed(const lv__writer *w, const lv_version_info *keep, size_t nkeep, size_t *n)
 {
 	uint64_t *v = lv__calloc(w->ncleaned + nkeep + 1, sizeof *v);
 	if (!v)
 		return NULL;
 	size_t i = 0, j = 0, k = 0;
+	if (!w->cfg.archive && nkeep)
+		while (i < w->ncleaned && w->cleaned[i] < keep[0].version)
+			i++;
 	while (i < w->ncleaned || j < nkeep) {
 		if (j < nkeep && !keep[j].is_cleaned_up) {
 			j++;
