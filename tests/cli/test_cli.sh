@@ -269,6 +269,21 @@ row "a path that does not exist" 1 - "^lancever: $T/nope: does not exist\$" vers
 row "a file:// path that does not exist" 1 - "^lancever: file://$T/nope: does not exist\$" history "file://$T/nope"
 row "a file, not a directory" 1 - "^lancever: $T/existing.ref: is not a directory" versions "$T/existing.ref"
 row "--branch nope" 1 - "branch 'nope' is not registered \(no _refs/branches/nope\.json\) \(LV_ENOTFOUND\)\$" versions "$DS" --branch nope
+# branch names as Lance accepts them (issue 24): a branch "ünï" laid out as Lance 12 makes it
+# (its ref file named with the name percent-encoded, its versions under tree/ünï/)
+cp -r "$SRC" "$T/br.lance"
+mkdir -p "$T/br.lance/tree/ünï/_versions" "$T/br.lance/_refs/branches"
+cp "$SRC"/_versions/*.manifest "$T/br.lance/tree/ünï/_versions/"
+printf '{"parentBranch":null,"parentVersion":12,"createAt":1796232072991,"manifestSize":511}' \
+	>"$T/br.lance/_refs/branches/%C3%BCn%C3%AF.json"
+row "--branch ünï" 0 '^ +VERSION .*
+ +12 ' - --branch ünï versions "$T/br.lance"
+row "--branch ünï history --json" 0 '^\[\{"version":1,' - history "$T/br.lance" --branch ünï --json
+row "<root>/tree/ünï is that branch (the root's refs apply)" 0 '"branches":\[\{"name":"ünï",' - tags "$T/br.lance/tree/ünï" --json
+row "--branch कि (a vowel sign is Alphabetic): not registered" 1 - "branch 'कि' is not registered \(no _refs/branches/%E0%A4%95%E0%A4%BF\.json\) \(LV_ENOTFOUND\)\$" versions "$T/br.lance" --branch कि
+for b in 'e🙂' 'x̃' 'a b' 'a..b' 'x.lock' 'a//b' '/x' 'a/./b' $'a\x01' $'\xff'; do
+	row "--branch '$b' is refused as Lance refuses it" 1 - "^lancever: invalid branch name '.*': .* \(LV_EINVALID\)\$" versions "$T/br.lance" --branch "$b"
+done
 cp -r "$SRC" "$T/tag.lance"
 for t in a b; do sed 's/"version": 6/"version": 1/' "$SRC/_refs/tags/indexed.json" >"$T/tag.lance/_refs/tags/$t.json"; done
 row "the tagged refusal: Lance's words and count, the CLI's flag" 1 - "^lancever: 2 tagged version\(s\) have been marked for cleanup\. Either pass --no-error-if-tagged-old-versions or delete the following tag\(s\) to enable cleanup: \{\"a\": 1, \"b\": 1\} \(LV_ETAGGED\)\$" cleanup "$T/tag.lance" --before-version 2

@@ -17,29 +17,14 @@
 #define DEFAULT_THREADS 8
 #define REMOTE_THREADS 32
 
-static bool valid_branch_name(const char *b)
-{
-	size_t n = strlen(b);
-	if (n == 0 || n > 1024 || b[0] == '/' || b[n - 1] == '/' || strstr(b, "//") ||
-	    strstr(b, "..") || strchr(b, '\\'))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = b[i];
-		if (!(c == '/' || c == '.' || c == '-' || c == '_' || (c >= '0' && c <= '9') ||
-		      (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
-			return false;
-	}
-	return true;
-}
-
 /* Builds a dataset over `root`; with a branch, versions are read from tree/<branch>. */
 static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const char *branch,
 		   const lv_open_options *opts, lv_error *err)
 {
 	if (branch && !strcmp(branch, "main"))
 		branch = NULL;
-	if (branch && !valid_branch_name(branch))
-		return lv__err(err, LV_EINVALID, "invalid branch name '%.200s'", branch);
+	if (branch)
+		LV_TRY(lv__branch_name_check(branch, strlen(branch), err));
 	lv_dataset *ds = calloc(1, sizeof *ds);
 	if (!ds)
 		return lv__err(err, LV_ENOMEM, "out of memory");
@@ -78,23 +63,12 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	return 0;
 }
 
-/* "_refs/branches/<name>.json": Lance names the file after the branch with '/' written as
- * %2F (branch names are [A-Za-z0-9._-] segments).  n: the name's length.  malloc'ed. */
+/* "_refs/branches/<name>.json", the name percent-encoded as Lance writes it ('/' as %2F, each
+ * byte of a non-ASCII character as %XX).  n: the name's length.  malloc'ed. */
 static char *branch_file(const char *branch, size_t n)
 {
-	char *enc = lv__calloc(3 * n + 1, 1);
-	if (!enc)
-		return NULL;
-	size_t j = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (branch[i] == '/') {
-			memcpy(enc + j, "%2F", 3);
-			j += 3;
-		} else {
-			enc[j++] = branch[i];
-		}
-	}
-	char *path = lv__sprintf(LV_REFS_BRANCHES_DIR "/%s.json", enc);
+	char *enc = lv__ref_name_encode(branch, n);
+	char *path = enc ? lv__sprintf(LV_REFS_BRANCHES_DIR "/%s.json", enc) : NULL;
 	free(enc);
 	return path;
 }
