@@ -4,9 +4,12 @@
 // "..", "x.lock", "//", a "." segment).  For every candidate, lancever --branch accepts the name
 // exactly when Lance created the branch, and then lists the versions LanceDB lists for it;
 // "<root>/tree/<name>" opens the same branch (the root's refs apply: `tags` there lists it).
+// On S3 (s3rver) too, where Lance 8 keys the branch's directory percent-encoded
+// (tree/%C3%BCn%C3%AF/) and Lance 12 with the raw characters (tree/ünï/).
 import path from 'node:path';
-import { scratch, lv, check, checkEq, finish, lancedb, peerLabel } from './lib.mjs';
+import { scratch, lv, run, lanceverBin, check, checkEq, finish, lancedb, peerLabel } from './lib.mjs';
 import { rows } from './datasets.mjs';
+import { startS3, s3Env, s3StorageOptions, listPrefix } from './s3server.mjs';
 
 // Lance accepts these on both peers (checked when the test was written; the test fails if
 // either side disagrees), and refuses the second list.
@@ -59,5 +62,27 @@ for (const name of ['ünï', 'a/ünï', 'कि']) {
   const names = tg.status === 0 ? JSON.parse(tg.stdout).branches.map((b) => b.name) : [];
   check(names.includes(name), `tags on tree/${name} reads the root's refs (the path is the branch): ${JSON.stringify(names)} ${tg.stderr}`);
 }
+// S3: both key layouts
+process.env.AWS_EC2_METADATA_DISABLED = 'true';
+const s3 = await startS3({ strict: true });
+const s3db = await lancedb.connect('s3://bucket/db', { storageOptions: s3StorageOptions(s3) });
+const st = await s3db.createTable('ds', rows(0, 3));
+await st.add(rows(3, 3));
+const s3Versions = {};
+for (const name of ['ünï', 'a/ünï']) {
+  const b = await (await st.branches()).create(name, undefined, 2);
+  await b.add(rows(100, 2));
+  s3Versions[name] = (await b.listVersions()).map((v) => Number(v.version));
+}
+const keys = await listPrefix(s3, 'db/ds.lance/tree');
+console.log(`S3 branch directories: ${[...new Set(keys.map((k) => k.replace(/\/(_versions|data|_transactions)\/.*$/, '')))].join(', ')}`);
+for (const name of ['ünï', 'a/ünï']) {
+  const r = await run(lanceverBin, ['--branch', name, 'versions', 's3://bucket/db/ds.lance', '--json'], { env: s3Env(s3) });
+  check(r.status === 0, `S3: --branch '${name}' opens: ${r.stderr}`);
+  checkEq(r.status === 0 ? JSON.parse(r.stdout).map((v) => v.version) : null, s3Versions[name],
+    `S3: --branch '${name}' lists LanceDB's versions of the branch`);
+}
+await s3.stop();
+
 console.log(`branch names on ${peerLabel}: ${ACCEPTED.length} accepted, ${REFUSED.length} refused, lancever agrees`);
 finish('test_branch_names');
