@@ -45,7 +45,8 @@ typedef struct lv_open_options {
  * dataset is opened as that branch automatically.  Opening reads no more than such
  * probes: whether a dataset is there is found by the first reading call (LV_ENOTFOUND).
  * *out is the caller's: lv_dataset_free(); NULL on error.
- * Errors: LV_EINVALID (NULL out or uri, an invalid branch name), those of
+ * Errors: LV_EINVALID (NULL out or uri, a branch name Lance refuses: segments of Unicode
+ * alphanumerics and '.', '-', '_' between '/'s, valid UTF-8; README "CLI"), those of
  * lv_storage_open(), LV_ENOMEM.
  */
 LV_EXTERN int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *opts,

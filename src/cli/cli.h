@@ -77,7 +77,7 @@ void lvcli_man(FILE *f, const lvcli_cmd *const *cmds, size_t n, const lvcli_glob
 
 /* Every option value a command may take; 0 / false / -1 = not given (see lvcli_parse). */
 typedef struct lvcli_args {
-	const char *pos[3];
+	const char *pos[4]; /* the positional arguments, and the first one too many (for its message) */
 	int npos;
 	bool json, csv, stats, strict, disable, dry_run, list, delete_unverified, no_checkpoint;
 	bool salvage;
@@ -101,7 +101,8 @@ typedef struct lvcli_args {
  * Parses argv (argv[0] is the command name) against c's options and positional
  * arguments.  Returns 0, or the exit status of a usage error (2) after printing it:
  * unknown option (with "did you mean"), missing value, bad number or duration,
- * missing or extra positional arguments.  "--opt=value" is accepted too.
+ * missing or extra positional arguments.  "--opt=value" is accepted too.  "--" ends the
+ * options: every later word is a positional argument (a DATASET named "-x").
  */
 int lvcli_parse(int argc, char **argv, const lvcli_cmd *c, lvcli_args *a);
 /* The one number rule of the CLI: decimal digits only -- no sign, no spaces, not
@@ -119,6 +120,20 @@ const char *lvcli_did_you_mean(const char *s, const char *const *names, size_t n
 
 /* ---- common.c: messages and escaping ---- */
 
+/* --max-entries, --max-files, --no-archive, --segment-rows (those given) into c. */
+void lvcli_checkpoint_options(const lvcli_args *a, lv_checkpoint_config *c);
+/* The exit status when stdout's reader went away and SIGPIPE is blocked (128 + SIGPIPE, what a
+ * shell shows for a process SIGPIPE killed). */
+#define LVCLI_EXIT_PIPE 141
+/* 0 if stdout has had no write error, else the errno of the failed write (EPIPE when its
+ * reader is gone, EIO if that cannot be known). */
+int lvcli_stdout_error(void);
+/*
+ * e == EPIPE (stdout's reader went away, SIGPIPE ignored): ends the process silently as
+ * SIGPIPE's default action does, as git does: SIGPIPE restored to its default and raised
+ * (a shell shows status 141); _exit(LVCLI_EXIT_PIPE) if it is blocked.  Any other e: returns.
+ */
+void lvcli_check_pipe(int e);
 /* Prints "lancever: <message> (<LV_CODE>)" on stderr (escaped); returns exit status 1. */
 int lvcli_fail(const lv_error *err);
 /* Prints "lancever: <formatted>" on stderr; returns exit status 2. */
@@ -183,6 +198,14 @@ void lvcli_json_warnings(FILE *f, const lv_dataset *ds);
 /* json is the commands' own --json and table their default; csv and arrow are written from
  * the library's Arrow C stream export (lancever/arrow.h), so they carry the same columns. */
 enum lvcli_format { LVCLI_FMT_TABLE = 1, LVCLI_FMT_JSON, LVCLI_FMT_CSV, LVCLI_FMT_ARROW };
+/* The archive options of checkpoint, cleanup, expire and info (checkpoint/compose.c). */
+#define LVCLI_OPT_NO_ARCHIVE                                                                       \
+	{ "--no-archive", NULL, "record only the newest --max-entries versions (the proposal's "     \
+	  "behaviour): older ones leave the history once their manifests are removed, instead of "  \
+	  "being sealed into archive segments", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, no_archive) }
+#define LVCLI_OPT_SEGMENT_ROWS                                                                     \
+	{ "--segment-rows", "N", "versions per archive segment (default 4096, at most --max-entries)", \
+	  LVCLI_NUMBER, 1, INT64_MAX, offsetof(lvcli_args, segment_rows) }
 #define LVCLI_OPT_FORMAT                                                                          \
 	{ "--format", "F", "output as table (the default), json (the same as --json), csv, or arrow " \
 	  "(an Arrow IPC stream: redirect it to a file or a pipe)", LVCLI_FORMAT, 0, 0,             \

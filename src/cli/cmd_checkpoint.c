@@ -14,10 +14,8 @@ static const lvcli_opt checkpoint_opts[] = {
 	  LVCLI_NUMBER, 1, INT64_MAX, offsetof(lvcli_args, max_files) },
 	{ "--disable", NULL, "act as if the dataset disabled checkpoints: write nothing and say so",
 	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, disable) },
-	{ "--no-archive", NULL, "history beyond --max-entries is dropped instead of sealed into archive "
-	  "segments (the proposal's behaviour)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, no_archive) },
-	{ "--segment-rows", "N", "versions per archive segment (default 4096, at most --max-entries)",
-	  LVCLI_NUMBER, 1, INT64_MAX, offsetof(lvcli_args, segment_rows) },
+	LVCLI_OPT_NO_ARCHIVE,
+	LVCLI_OPT_SEGMENT_ROWS,
 	{ "--json", NULL, "print a JSON object: written, already_present, path, latest_version, entries, "
 	  "new_entries, file_size, files_pruned, previous_checkpoint, checkpoints_rejected, "
 	  "segments_written, segment_bytes, archived_through, versions_recorded, warnings",
@@ -66,14 +64,7 @@ static int run_checkpoint(const lvcli_args *a, lv_dataset *ds)
 	lv_checkpoint_config cfg = LV_CHECKPOINT_CONFIG_INIT;
 	if (a->disable)
 		cfg.enabled = 0;
-	if (a->max_entries)
-		cfg.max_entries = (int64_t)a->max_entries;
-	if (a->max_files)
-		cfg.max_checkpoint_files = (int64_t)a->max_files;
-	if (a->no_archive)
-		cfg.archive = 0;
-	if (a->segment_rows)
-		cfg.archive_segment_rows = (int64_t)a->segment_rows;
+	lvcli_checkpoint_options(a, &cfg);
 	lv_checkpoint_result r;
 	lv_error err = { 0 };
 	if (lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err) < 0) {

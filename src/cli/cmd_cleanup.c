@@ -33,10 +33,8 @@ static const lvcli_opt cleanup_opts[] = {
 	  offsetof(lvcli_args, max_entries) },
 	{ "--max-files", "N", "keep at most N checkpoint files (default 2)", LVCLI_NUMBER, 1, INT64_MAX,
 	  offsetof(lvcli_args, max_files) },
-	{ "--no-archive", NULL, "history beyond --max-entries is dropped instead of sealed into archive "
-	  "segments (the proposal's behaviour)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, no_archive) },
-	{ "--segment-rows", "N", "versions per archive segment (default 4096, at most --max-entries)",
-	  LVCLI_NUMBER, 1, INT64_MAX, offsetof(lvcli_args, segment_rows) },
+	LVCLI_OPT_NO_ARCHIVE,
+	LVCLI_OPT_SEGMENT_ROWS,
 	{ "--no-checkpoint", NULL, "write no checkpoint first: the removed versions' history is lost",
 	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, no_checkpoint) },
 	{ "--delete-rate-limit", "N", "at most N deletes per second", LVCLI_NUMBER, 1, 1000000000,
@@ -350,14 +348,7 @@ static void policy_from_args(const lvcli_args *a, lv_cleanup_policy *p)
 	p->dry_run = a->dry_run;
 	if (a->no_checkpoint)
 		p->checkpoint.enabled = 0;
-	if (a->max_entries)
-		p->checkpoint.max_entries = (int64_t)a->max_entries;
-	if (a->max_files)
-		p->checkpoint.max_checkpoint_files = (int64_t)a->max_files;
-	if (a->no_archive)
-		p->checkpoint.archive = 0;
-	if (a->segment_rows)
-		p->checkpoint.archive_segment_rows = (int64_t)a->segment_rows;
+	lvcli_checkpoint_options(a, &p->checkpoint);
 	p->delete_rate_limit = (double)a->delete_rate_limit;
 	p->clean_referenced_branches = a->clean_referenced;
 }

@@ -30,10 +30,8 @@ static const lvcli_opt expire_opts[] = {
 	{ "--max-entries", "N", "the head checkpoint written first holds at most N versions (default "
 	  "10000); older history goes to archive segments", LVCLI_NUMBER, 1, INT64_MAX,
 	  offsetof(lvcli_args, max_entries) },
-	{ "--segment-rows", "N", "versions per archive segment (default 4096, at most --max-entries)",
-	  LVCLI_NUMBER, 1, INT64_MAX, offsetof(lvcli_args, segment_rows) },
-	{ "--no-archive", NULL, "history beyond --max-entries is dropped instead of sealed into archive "
-	  "segments (the proposal's behaviour)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, no_archive) },
+	LVCLI_OPT_SEGMENT_ROWS,
+	LVCLI_OPT_NO_ARCHIVE,
 	{ "--delete-rate-limit", "N", "at most N deletes per second", LVCLI_NUMBER, 1, 1000000000,
 	  offsetof(lvcli_args, delete_rate_limit) },
 	{ "--dry-run", NULL, "list what would be expired; change nothing", LVCLI_FLAG, 0, 0,
@@ -112,12 +110,7 @@ static int run_expire(int argc, char **argv)
 	p.error_if_tagged_old_versions = a.error_if_tagged;
 	p.dry_run = a.dry_run;
 	p.delete_rate_limit = (double)a.delete_rate_limit;
-	if (a.max_entries)
-		p.checkpoint.max_entries = (int64_t)a.max_entries;
-	if (a.segment_rows)
-		p.checkpoint.archive_segment_rows = (int64_t)a.segment_rows;
-	if (a.no_archive)
-		p.checkpoint.archive = 0;
+	lvcli_checkpoint_options(&a, &p.checkpoint);
 	ex_out o = { .dry_run = a.dry_run, .json = a.json, .list = a.list || a.dry_run };
 	char *files = NULL;
 	size_t files_len = 0;

@@ -40,6 +40,8 @@ static int on_row(const lv_version_info *v, void *payload)
 		lvcli_print_version_json(o->f, v);
 	} else {
 		lvcli_print_table_row(o->f, v, true);
+		if (ferror(o->f)) /* a reader that went away: stop reading the history, quietly */
+			lvcli_check_pipe(lvcli_stdout_error());
 	}
 	o->n++;
 	return 0;

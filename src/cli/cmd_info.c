@@ -13,6 +13,10 @@ static const lvcli_opt info_opts[] = {
 	{ "--json", NULL, "print a JSON object: latest_version, live_versions, oldest_live_version, rows, "
 	  "writer_version, data_format, checkpoint, auto_cleanup, warnings", LVCLI_FLAG, 0, 0,
 	  offsetof(lvcli_args, json) },
+	{ "--max-entries", "N", "show the history a checkpoint with --max-entries N would keep",
+	  LVCLI_NUMBER, 1, INT64_MAX, offsetof(lvcli_args, max_entries) },
+	LVCLI_OPT_NO_ARCHIVE,
+	LVCLI_OPT_SEGMENT_ROWS,
 	{ 0 },
 };
 static const lvcli_opt tags_opts[] = {
@@ -52,9 +56,11 @@ static void info_json(const lv_version_info *v, const lv_version_list *l, const 
 	fputs(",\"data_format\":", stdout);
 	lvcli_json_str(stdout, v->data_format);
 	printf(",\"checkpoint\":{\"enabled\":%s,\"max_entries\":%lld,\"max_checkpoint_files\":%lld,"
-	       "\"latest_checkpoint_version\":%" PRIu64 "},\"auto_cleanup\":{",
+	       "\"latest_checkpoint_version\":%" PRIu64 ",\"archive\":%s,\"archive_segment_rows\":%lld},"
+	       "\"auto_cleanup\":{",
 	       cfg->enabled ? "true" : "false", (long long)cfg->max_entries,
-	       (long long)cfg->max_checkpoint_files, rep->checkpoint_version);
+	       (long long)cfg->max_checkpoint_files, rep->checkpoint_version,
+	       cfg->archive ? "true" : "false", (long long)cfg->archive_segment_rows);
 	int k = 0;
 	size_t i = 0;
 	for (const char *key; (key = next_auto_cleanup(v, &i)); i++) {
@@ -76,6 +82,25 @@ static void info_json(const lv_version_info *v, const lv_version_list *l, const 
 	fputs("}\n", stdout);
 }
 
+/* What happens to versions beyond max_entries, in one line (checkpoint/compose.c: with the
+ * archive on, every complete cell of S versions is sealed into a segment and the head holds
+ * the rest; with it off, the head keeps the newest max_entries rows and nothing else does). */
+static void info_history_kept(const lv_checkpoint_config *cfg)
+{
+	long long cap = (long long)cfg->max_entries, S = (long long)cfg->archive_segment_rows;
+	if (!cfg->enabled)
+		printf("history kept          none by lancever: checkpoints are disabled, so versions a "
+		       "cleanup removes leave the history (checkpoints already written are still read)\n");
+	else if (cfg->archive)
+		printf("history kept          every version (archive on): each complete run of %lld "
+		       "versions is sealed into a segment in _checkpoints/archive/, the newer ones stay "
+		       "in the head (at most max_entries rows); nothing is dropped\n", S < cap ? S : cap);
+	else
+		printf("history kept          the newest %lld versions (archive off): a checkpoint records "
+		       "no more, so an older version leaves the history once its manifest is removed\n",
+		       cap);
+}
+
 static void info_text(const lv_version_info *v, const lv_version_list *l, const lv_checkpoint_config *cfg,
 		      const lv_history_report *rep, lv_dataset *ds)
 {
@@ -86,10 +111,10 @@ static void info_text(const lv_version_info *v, const lv_version_list *l, const 
 	printf("writer / data format  %s ", lvcli_esc(v->writer_library));
 	printf("%s / ", lvcli_esc(v->writer_version));
 	printf("%s\n", lvcli_esc(v->data_format));
-	printf("checkpoints           %s, max_entries %lld (history beyond that many versions is "
-	       "dropped), max_checkpoint_files %lld, newest covers %" PRIu64 "\n",
-	       cfg->enabled ? "enabled" : "disabled", (long long)cfg->max_entries,
+	printf("checkpoints           %s, max_entries %lld, max_checkpoint_files %lld, newest covers "
+	       "%" PRIu64 "\n", cfg->enabled ? "enabled" : "disabled", (long long)cfg->max_entries,
 	       (long long)cfg->max_checkpoint_files, rep->checkpoint_version);
+	info_history_kept(cfg);
 	int k = 0;
 	size_t i = 0;
 	for (const char *key; (key = next_auto_cleanup(v, &i)); i++, k++) {
@@ -112,9 +137,11 @@ static int run_info(const lvcli_args *a, lv_dataset *ds)
 	lv_version_list *l = NULL, *latest = NULL;
 	lv_history_report rep;
 	lv_checkpoint_config cfg;
+	lv_checkpoint_config in = LV_CHECKPOINT_CONFIG_INIT; /* the options, as checkpoint takes them */
+	lvcli_checkpoint_options(a, &in);
 	rc = lv_versions(&l, ds, &rep, &err);
 	if (rc == 0)
-		rc = lv_checkpoint_config_resolve(&cfg, ds, NULL, &err);
+		rc = lv_checkpoint_config_resolve(&cfg, ds, &in, &err);
 	if (rc == 0)
 		rc = lv_version_get(&latest, ds, lv_version_list_get(l, lv_version_list_count(l) - 1)->version,
 				    &err);
@@ -200,8 +227,11 @@ static int run_tags(const lvcli_args *a, lv_dataset *ds)
 
 LVCLI_DATASET_CMD(info, NULL, run_info, "DATASET", "latest version, checkpoint and lance.auto_cleanup.* config",
 	"Shows the latest version, how many versions are live, the writer, the effective "
-	"checkpoint configuration (explicit, else the dataset's lance.version_checkpoint.* keys, "
-	"else the defaults) and the dataset's lance.auto_cleanup.* keys.");
+	"checkpoint configuration (the options given, else the dataset's lance.version_checkpoint.* "
+	"keys, else the defaults), what that keeps of the history (with the archive on, every "
+	"version: complete runs of --segment-rows versions are sealed into _checkpoints/archive/ "
+	"and stay readable; with it off, only the newest --max-entries versions are recorded) and "
+	"the dataset's lance.auto_cleanup.* keys.");
 
 LVCLI_DATASET_CMD(tags, NULL, run_tags, "DATASET", "tags and branches",
 	"Lists the tags in _refs/tags/ (both the older and the Lance 8 file shapes) and the "

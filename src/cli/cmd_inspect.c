@@ -288,12 +288,15 @@ int lvcli_inspect(int argc, char **argv)
 {
 	const char *path = NULL;
 	int mode = 0;
+	bool args_only = false; /* after "--": a FILE, even one named like an option */
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
+		if (!args_only && !strcmp(argv[i], "--"))
+			args_only = true;
+		else if (!args_only && !strcmp(argv[i], "--json"))
 			mode = 1;
-		else if (!strcmp(argv[i], "--csv"))
+		else if (!args_only && !strcmp(argv[i], "--csv"))
 			mode = 2;
-		else if (argv[i][0] == '-' && argv[i][1])
+		else if (!args_only && argv[i][0] == '-' && argv[i][1])
 			return lvcli_unknown_option(&lvcli_cmd_inspect, argv[i]);
 		else if (path)
 			return lvcli_usage_error("inspect: only one file may be given");

@@ -9,6 +9,8 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,11 +189,16 @@ int lvcli_parse(int argc, char **argv, const lvcli_cmd *c, lvcli_args *a)
 	a->older_than_ms = -1;
 	a->keep_one_per_ms = -1;
 	a->error_if_tagged = true;
+	bool args_only = false; /* after "--": every word is a positional argument */
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
+		if (!args_only && !strcmp(s, "--")) {
+			args_only = true;
+			continue;
+		}
 		/* a negative number is a (bad) positional value, not an option */
-		if (s[0] != '-' || !s[1] || (s[1] >= '0' && s[1] <= '9')) {
-			if (a->npos < 3)
+		if (args_only || s[0] != '-' || !s[1] || (s[1] >= '0' && s[1] <= '9')) {
+			if (a->npos < 4)
 				a->pos[a->npos] = s;
 			a->npos++;
 			continue;
@@ -240,6 +247,55 @@ int lvcli_usage_error(const char *fmt, ...)
 	fprintf(stderr, "\n");
 	va_end(ap);
 	return 2;
+}
+
+/* ---- checkpoint options ---- */
+
+void lvcli_checkpoint_options(const lvcli_args *a, lv_checkpoint_config *c)
+{
+	if (a->max_entries)
+		c->max_entries = (int64_t)a->max_entries;
+	if (a->max_files)
+		c->max_checkpoint_files = (int64_t)a->max_files;
+	if (a->no_archive)
+		c->archive = 0;
+	if (a->segment_rows)
+		c->archive_segment_rows = (int64_t)a->segment_rows;
+}
+
+/* ---- output that could not be written ---- */
+
+/* Is fd the write end of a pipe or socket whose reader has gone (POLLERR / POLLHUP)? */
+static bool reader_gone(int fd)
+{
+	struct stat sb;
+	if (fstat(fd, &sb) != 0 || !(S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode)))
+		return false;
+	struct pollfd p = { .fd = fd, .events = POLLOUT };
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
+}
+
+int lvcli_stdout_error(void)
+{
+	if (!ferror(stdout))
+		return 0;
+	/* glibc keeps unwritten bytes buffered after a failed write: flushing retries them and
+	 * leaves the write's errno; a failed write that bypassed the buffer left none */
+	errno = 0;
+	if (fflush(stdout) != 0 && errno)
+		return errno;
+	return reader_gone(STDOUT_FILENO) ? EPIPE : EIO;
+}
+
+void lvcli_check_pipe(int e)
+{
+	if (e != EPIPE)
+		return;
+	/* as git does: the reader went away, so end as SIGPIPE's default action would, silently,
+	 * even when the signal was ignored (killed by SIGPIPE: status 141 in a shell) */
+	signal(SIGPIPE, SIG_DFL);
+	raise(SIGPIPE);
+	_exit(LVCLI_EXIT_PIPE); /* SIGPIPE blocked: it stays pending; the status says the same */
 }
 
 /* ---- escaping ---- */

@@ -33,6 +33,7 @@ int lvcli_emit_stream(const lvcli_args *a, struct ArrowArrayStream *s)
 	int rc = a->format == LVCLI_FMT_ARROW ? lvcli_write_arrow(s, stdout, &err)
 					      : lvcli_write_csv(s, stdout, &err);
 	if (rc < 0 && ferror(stdout)) {
+		lvcli_check_pipe(lvcli_stdout_error()); /* a reader that went away: quietly */
 		fprintf(stderr, "lancever: %s\n", err.message);
 		return 1;
 	}

@@ -11,6 +11,8 @@ static int write_cb(const void *data, size_t size, void *payload)
 	if (fwrite(data, 1, size, payload) == size)
 		return 0;
 	write_errno = errno;
+	if (payload == stdout) /* a reader that went away: stop now, quietly */
+		lvcli_check_pipe(write_errno);
 	return LV_EIO;
 }
 

@@ -120,6 +120,8 @@ static int write_rows(struct ArrowArrayStream *s, const struct ArrowSchema *sche
 			fputc('\n', f);
 		}
 		b.release(&b);
+		if (ferror(f) && f == stdout) /* a reader that went away: stop now, quietly */
+			lvcli_check_pipe(lvcli_stdout_error());
 	}
 }
 

@@ -17,11 +17,16 @@ static const char dataset_note[] =
 	"AWS shared files, web identity, container and instance credentials (README: Cloud).";
 static const char numbers_note[] =
 	"Numbers are plain decimal digits (no sign, spaces, 0x or exponent) within the option's "
-	"range.";
+	"range. \"--\" ends the options of any command: every later word is an argument (a "
+	"DATASET or FILE whose name starts with -).";
 static const char json_note[] =
 	"With --json, stdout holds one JSON value, or nothing when the command fails; every JSON "
 	"object reports the dataset's warnings in \"warnings\".";
-static const char exit_note[] = "Exit status: 0 success, 1 error, 2 usage error.";
+static const char exit_note[] =
+	"Exit status: 0 success, 1 error, 2 usage error. When the reader of stdout goes away (a "
+	"closed pipe: lancever history DS | head), lancever ends silently as SIGPIPE ends it, "
+	"even when SIGPIPE is ignored, as git does: a shell shows status 141 (128 + SIGPIPE), "
+	"which is also the exit status when SIGPIPE is blocked.";
 
 /* Writes `text` wrapped at `width`, continuation lines indented by `indent`; the first
  * line continues at column `col` (0: a fresh line). */
@@ -99,7 +104,7 @@ void lvcli_help_all(FILE *f, const lvcli_cmd *const *cmds, size_t n, const lvcli
 		synopsis_opts(f, c, 3 + (int)strlen(c->name), col, WIDTH);
 		fprintf(f, "      %s\n", c->summary);
 	}
-	fputs("\nglobal options (anywhere on the command line):\n", f);
+	fputs("\nglobal options (anywhere on the command line before a --):\n", f);
 	globals_list(f, g, true);
 	fputc('\n', f);
 	wrap(f, dataset_note, 0, WIDTH);
@@ -196,7 +201,7 @@ void lvcli_man(FILE *f, const lvcli_cmd *const *cmds, size_t n, const lvcli_glob
 	      ".SH COMMANDS\n", f);
 	for (size_t i = 0; i < n; i++)
 		man_cmd(f, cmds[i]);
-	fputs(".SH GLOBAL OPTIONS\nThese may appear anywhere on the command line.\n", f);
+	fputs(".SH GLOBAL OPTIONS\nThese may appear anywhere on the command line before a \"\\-\\-\".\n", f);
 	for (; g->name; g++)
 		man_opt(f, g->alias, g->name, g->value, g->help);
 	fputs(".SH NOTES\n", f);

@@ -107,12 +107,17 @@ static void log_to_stderr(int level, const char *message, void *ctx)
 		fprintf(stderr, "lancever: %s%s\n", level == LV_LOG_WARN ? "" : "note: ", message);
 }
 
-/* Strips the global options (anywhere on the line) into lvcli_g; 0 or a usage error. */
+/* Strips the global options (anywhere before a "--") into lvcli_g; 0 or a usage error. */
 static int strip_globals(int *argcp, char **argv)
 {
 	int argc = *argcp, w = 1;
 	for (int i = 1; i < argc; i++) {
 		const char *s = argv[i];
+		if (!strcmp(s, "--")) { /* the end of the options: the rest is kept as it is */
+			while (i < argc)
+				argv[w++] = argv[i++];
+			break;
+		}
 		const char **dst = !strcmp(s, "--branch")        ? &lvcli_g.branch
 				   : !strcmp(s, "--s3-endpoint") ? &lvcli_g.s3_endpoint
 				   : !strcmp(s, "--s3-region")   ? &lvcli_g.s3_region
@@ -144,7 +149,7 @@ static int strip_globals(int *argcp, char **argv)
 
 static bool wants_help(int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++)
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) /* "--": the rest are arguments */
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
 			return true;
 	return false;
@@ -180,20 +185,18 @@ int main(int argc, char **argv)
 	lv_set_log_handler(log_to_stderr, NULL);
 	int rc = run(argc, argv);
 	lvcli_esc_free();
-	/* Output that did not reach its destination (a full disk, /dev/full, a closed pipe
-	 * reported as EPIPE) is an error, not a success.  glibc keeps unwritten bytes buffered
-	 * after a failed write, so the fflush retries them and leaves the real errno. */
-	int had_error = ferror(stdout);
+	/* Output that did not reach its destination (a full disk, /dev/full) is an error, not a
+	 * success; a reader that went away (EPIPE) ends the process as SIGPIPE would. */
+	int e = lvcli_stdout_error();
 	errno = 0;
-	int bad = fflush(stdout) != 0;
-	int e = errno;
-	if (fclose(stdout) != 0) {
-		bad = 1;
-		if (!e)
-			e = errno;
-	}
-	if ((bad || had_error) && rc == 0) {
-		fprintf(stderr, "lancever: error writing output: %s\n", strerror(e ? e : EIO));
+	if (!e && fflush(stdout) != 0)
+		e = errno ? errno : EIO;
+	errno = 0;
+	if (fclose(stdout) != 0 && !e)
+		e = errno ? errno : EIO;
+	lvcli_check_pipe(e);
+	if (e && rc == 0) {
+		fprintf(stderr, "lancever: error writing output: %s\n", strerror(e));
 		rc = 1;
 	}
 	return rc;

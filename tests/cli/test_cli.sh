@@ -12,6 +12,8 @@ set -u
 LV=${1:?usage: test_cli.sh LANCEVER DEMO_DATASET [WRITE_LANCEFILE]}
 SRC=${2:?usage: test_cli.sh LANCEVER DEMO_DATASET [WRITE_LANCEFILE]}
 WL=${3:-}
+# (some rows run from another directory: a relative LANCEVER is made absolute)
+[[ $LV == */* && $LV != /* ]] && LV=$PWD/$LV
 T=$(mktemp -d "${TMPDIR:-/tmp}/lv-cli-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 cp -r "$SRC" "$T/ds.lance"
@@ -178,6 +180,45 @@ full "--version > /dev/full" 1 "$WERR" --version
 full "a usage error stays exit 2" 2 "^lancever: --threads wants an integer in 1\.\.256, got 'x'\$" versions "$DS" --threads x
 full "a failure stays one message" 1 "^lancever: version 99 is neither live nor recorded in a checkpoint \(LV_ENOTFOUND\)\$" show "$DS" 99
 
+# ---- a reader that went away (issue 24): quietly, as SIGPIPE would, also when it is ignored ----
+# closed MODE ARGV...: lancever with stdout a pipe whose reader is already gone (deterministic),
+# SIGPIPE in MODE (default, ignore, block); prints "STATUS STDERR" (STATUS -13: killed by SIGPIPE)
+closed() {
+	"$PY" -c 'import os, signal, subprocess, sys
+mode = sys.argv[1]
+r, w = os.pipe()
+os.close(r)
+def pre():
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN if mode == "ignore" else signal.SIG_DFL)
+    if mode == "block":
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPIPE})
+p = subprocess.run(sys.argv[2:], stdout=w, stderr=subprocess.PIPE, preexec_fn=pre, restore_signals=False)
+print(p.returncode, p.stderr.decode(errors="replace"), end="")' "$@"
+}
+PY=${PY:-/usr/bin/python3}
+for args in "versions $DS" "versions $DS --json" "history $DS" "history $DS --json" "history $DS --format csv" \
+	"history $DS --format arrow" "tags $DS" "show $DS 3" "info $DS" "cleanup $DS --dry-run --before-version 3" "--help"; do
+	# shellcheck disable=SC2086
+	got=$(closed ignore "$LV" $args)
+	check "SIGPIPE ignored, $args | (closed): killed by SIGPIPE, nothing on stderr ($got)" test "$got" = "-13 "
+	# shellcheck disable=SC2086
+	got=$(closed block "$LV" $args)
+	check "SIGPIPE blocked, $args | (closed): exit 141, nothing on stderr ($got)" test "$got" = "141 "
+done
+# shellcheck disable=SC2086
+got=$(closed default "$LV" versions "$DS")
+check "SIGPIPE default: killed by it, as before ($got)" test "$got" = "-13 "
+# the shell's view: a reader that closed its end before lancever starts, SIGPIPE ignored by
+# the shell
+(
+	trap '' PIPE
+	{ sleep 0.5; exec "$LV" history "$DS" 2>"$T/pipe.err"; } | { exec 0<&-; sleep 1; }
+	echo "${PIPESTATUS[0]}" >"$T/pipe.st"
+)
+check "(trap '' PIPE; lancever history DS | reader gone): status 141 ($(cat "$T/pipe.st"))" test "$(cat "$T/pipe.st")" = 141
+check "... and nothing on stderr ($(head -c 200 "$T/pipe.err"))" test ! -s "$T/pipe.err"
+full "a full disk is still an error, not a pipe" 1 "^lancever: error writing output: No space left on device\$" history "$DS"
+
 # ---- --format json|table|csv|arrow (versions, history, tags, cleanup) ----
 row "history --format csv" 0 '^version,timestamp_millis,total_fragments,.*,branch,num_indices
 1,1796232072991,' - history "$DS" --format csv
@@ -263,12 +304,79 @@ row "--json=1" 2 $USAGE "^lancever: --json takes no value, got '--json=1'\$" ver
 row "show without VERSION" 2 $USAGE "^lancever: show: missing VERSION
 usage: lancever show DATASET VERSION \[--json\]\$" show "$DS"
 row "two datasets" 2 $USAGE "versions: unexpected argument 'x'" versions "$DS" x
+row "diff: a fourth argument (crashed before)" 2 $USAGE "^lancever: diff: unexpected argument 'x'" diff "$DS" 1 2 x
+row "asof: a third argument" 2 $USAGE "^lancever: asof: unexpected argument 'x'" asof "$DS" 1796232073003 x
+
+# ---- "--" ends the options, in every command (issue 24) ----
+# a dataset and a data file whose names start with '-', given after "--" (run from $T)
+cp -r "$SRC" "$T/-d.lance"
+cp "$DATAFILE" "$T/-f.lance"
+# dd CMD: CMD's arguments with "--" (options before it), and what its stdout shows
+dd_args() {
+	case $1 in
+	versions | history | info | tags | check) echo "-- -d.lance" ;;
+	checkpoint) echo "--max-files 3 -- -d.lance" ;;
+	asof) echo "-- -d.lance 1796232073003" ;;
+	show) echo "-- -d.lance 3" ;;
+	diff) echo "-- -d.lance 1 2" ;;
+	cleanup | expire) echo "--dry-run --before-version 3 -- -d.lance" ;;
+	inspect) echo "-- -f.lance" ;;
+	*) return 1 ;;
+	esac
+}
+dd_out() {
+	case $1 in
+	versions | history) echo '^ +VERSION' ;;
+	checkpoint) echo '(wrote|up to date) _checkpoints/' ;;
+	asof) echo '^version 3 ' ;;
+	show) echo 'version +3' ;;
+	diff) echo 'rows +5 +10' ;;
+	cleanup | expire) echo 'would remove' ;;
+	info) echo '^latest version +12' ;;
+	tags) echo 'indexed' ;;
+	check) echo '(^|[^0-9])0 problem' ;;
+	inspect) echo 'rows:' ;;
+	esac
+}
+cmds=$("$LV" help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }')
+check "the command list is read from lancever help ($(echo $cmds))" test "$(echo "$cmds" | wc -w)" -ge 12
+for c in $cmds; do
+	if ! a=$(dd_args "$c"); then
+		check "\"--\" test rows for the command '$c'" false
+		continue
+	fi
+	# shellcheck disable=SC2086
+	run "$c: -- then a name starting with '-'" 0 "$(dd_out "$c")" - "$T/stdout" env -C "$T" "$LV" "$c" $a
+	# shellcheck disable=SC2086
+	run "$c: an option after -- is an argument" 2 $USAGE "$c: unexpected argument '--json'|only one file" "$T/stdout" env -C "$T" "$LV" "$c" $a --json
+	run "$c: -h after -- is not help" 1 - "-h(: does not exist|: No such file)" "$T/stdout" env -C "$T" "$LV" "$c" -- -h $(dd_args "$c" | sed 's/.*-- -[df]\.lance//')
+done
+run "a global option after -- is an argument" 1 - "^lancever: --quiet: does not exist\$" "$T/stdout" env -C "$T" "$LV" versions -- --quiet
+run "--branch after -- is an argument" 2 $USAGE "versions: unexpected argument '--branch'" "$T/stdout" env -C "$T" "$LV" versions -- -d.lance --branch x
+run "options before --, globals too" 0 '^\[\{"version":1,' - "$T/stdout" env -C "$T" "$LV" -q versions --json -- -d.lance
+run "without --, a name starting with '-' is an option" 2 $USAGE "versions: unknown option '-d.lance'" "$T/stdout" env -C "$T" "$LV" versions -d.lance
+run "a second -- is an argument" 2 $USAGE "versions: unexpected argument '--'" "$T/stdout" env -C "$T" "$LV" versions -- -d.lance --
 
 # ---- messages that name the real problem (issue 14) ----
 row "a path that does not exist" 1 - "^lancever: $T/nope: does not exist\$" versions "$T/nope"
 row "a file:// path that does not exist" 1 - "^lancever: file://$T/nope: does not exist\$" history "file://$T/nope"
 row "a file, not a directory" 1 - "^lancever: $T/existing.ref: is not a directory" versions "$T/existing.ref"
 row "--branch nope" 1 - "branch 'nope' is not registered \(no _refs/branches/nope\.json\) \(LV_ENOTFOUND\)\$" versions "$DS" --branch nope
+# branch names as Lance accepts them (issue 24): a branch "ünï" laid out as Lance 12 makes it
+# (its ref file named with the name percent-encoded, its versions under tree/ünï/)
+cp -r "$SRC" "$T/br.lance"
+mkdir -p "$T/br.lance/tree/ünï/_versions" "$T/br.lance/_refs/branches"
+cp "$SRC"/_versions/*.manifest "$T/br.lance/tree/ünï/_versions/"
+printf '{"parentBranch":null,"parentVersion":12,"createAt":1796232072991,"manifestSize":511}' \
+	>"$T/br.lance/_refs/branches/%C3%BCn%C3%AF.json"
+row "--branch ünï" 0 '^ +VERSION .*
+ +12 ' - --branch ünï versions "$T/br.lance"
+row "--branch ünï history --json" 0 '^\[\{"version":1,' - history "$T/br.lance" --branch ünï --json
+row "<root>/tree/ünï is that branch (the root's refs apply)" 0 '"branches":\[\{"name":"ünï",' - tags "$T/br.lance/tree/ünï" --json
+row "--branch कि (a vowel sign is Alphabetic): not registered" 1 - "branch 'कि' is not registered \(no _refs/branches/%E0%A4%95%E0%A4%BF\.json\) \(LV_ENOTFOUND\)\$" versions "$T/br.lance" --branch कि
+for b in 'e🙂' 'x̃' 'a b' 'a..b' 'x.lock' 'a//b' '/x' 'a/./b' $'a\x01' $'\xff'; do
+	row "--branch '$b' is refused as Lance refuses it" 1 - "^lancever: invalid branch name '.*': .* \(LV_EINVALID\)\$" versions "$T/br.lance" --branch "$b"
+done
 cp -r "$SRC" "$T/tag.lance"
 for t in a b; do sed 's/"version": 6/"version": 1/' "$SRC/_refs/tags/indexed.json" >"$T/tag.lance/_refs/tags/$t.json"; done
 row "the tagged refusal: Lance's words and count, the CLI's flag" 1 - "^lancever: 2 tagged version\(s\) have been marked for cleanup\. Either pass --no-error-if-tagged-old-versions or delete the following tag\(s\) to enable cleanup: \{\"a\": 1, \"b\": 1\} \(LV_ETAGGED\)\$" cleanup "$T/tag.lance" --before-version 2
@@ -367,6 +475,31 @@ row "cleanup with a symlinked data file" 0 "$NL""removed 9 of 12 versions;" - cl
 check "the symlinked data file is not listed" bash -c "! grep -q zz-link '$T/stdout'"
 check "the link is still there" test -L "$T/link.lance/data/zz-link.lance"
 check "its target is untouched" grep -qx outside "$T/outside.lance"
+
+# ---- info says what happens to history beyond max_entries (issue 24) ----
+row "info: archive on keeps every version" 0 "
+history kept +every version \(archive on\): each complete run of 4096 versions is sealed into a segment in _checkpoints/archive/, the newer ones stay in the head \(at most max_entries rows\); nothing is dropped
+" - info "$DS"
+check "info: archive on does not say history is dropped" bash -c "! grep -q 'versions is dropped' '$T/stdout'"
+row "info --segment-rows 3 --max-entries 5" 0 "
+checkpoints +enabled, max_entries 5, .*
+history kept +every version \(archive on\): each complete run of 3 versions" - info "$DS" --segment-rows 3 --max-entries 5
+row "info --no-archive: only the newest max_entries" 0 "
+history kept +the newest 7 versions \(archive off\): a checkpoint records no more, so an older version leaves the history once its manifest is removed
+" - info "$DS" --no-archive --max-entries 7
+row "info --json: the archive settings" 0 '"checkpoint":\{"enabled":true,"max_entries":10000,"max_checkpoint_files":2,"latest_checkpoint_version":[0-9]+,"archive":false,"archive_segment_rows":4096\}' - info "$DS" --json --no-archive
+# ... and it is what happens: a cleanup with max_entries 5 keeps all 12 versions in history with
+# the archive on, and loses the cleaned-up ones older than the newest 5 with it off
+for m in on off; do
+	cp -r "$SRC" "$T/keep-$m.lance"
+	opt=(); [ $m = off ] && opt=(--no-archive)
+	"$LV" -q cleanup "$T/keep-$m.lance" --older-than 0s --no-error-if-tagged-old-versions --max-entries 5 --segment-rows 3 "${opt[@]}" >/dev/null
+done
+row "archive on: every version still in history" 0 "^ +VERSION.*
+ +1  2026-.*
+ +12  2026-" - history "$T/keep-on.lance"
+row "archive off: versions older than the newest 5 left the history" 0 "
+ +1-5  \(no record of these versions" "no record" history "$T/keep-off.lance"
 
 # ---- the test-file writer that replaced it (bench/write_lancefile) ----
 if [ -n "$WL" ]; then

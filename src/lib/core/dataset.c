@@ -5,6 +5,7 @@
  */
 #include "core/dataset.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -17,19 +18,42 @@
 #define DEFAULT_THREADS 8
 #define REMOTE_THREADS 32
 
-static bool valid_branch_name(const char *b)
+static bool has_versions(lv_storage *st);
+
+/*
+ * The branch's directory, tree/<branch>.  On an object store Lance 12 names it with the raw
+ * characters and Lance 8 as a URL path, each non-ASCII byte as %XX ("tree/%C3%BCn%C3%AF/",
+ * measured on s3rver): when the raw one holds no manifests, the encoded one is taken if it does.
+ */
+static int open_branch(lv_storage **out, lv_storage *root, const char *branch, bool remote,
+		       lv_error *err)
 {
-	size_t n = strlen(b);
-	if (n == 0 || n > 1024 || b[0] == '/' || b[n - 1] == '/' || strstr(b, "//") ||
-	    strstr(b, "..") || strchr(b, '\\'))
-		return false;
+	char *sub = lv__sprintf("tree/%s", branch);
+	int rc = sub ? lv_storage_sub(out, root, sub, err) : lv__err(err, LV_ENOMEM, "out of memory");
+	free(sub);
+	size_t n = strlen(branch), high = 0;
+	for (size_t i = 0; i < n; i++)
+		high += (unsigned char)branch[i] >= 0x80;
+	if (rc < 0 || !remote || !high || has_versions(*out))
+		return rc;
+	char *enc = lv__malloc(sizeof "tree/" + n + 2 * high), *p = enc;
+	lv_storage *alt = NULL;
+	lv_error e = { 0 };
+	if (!enc)
+		return 0; /* keep the raw one */
+	p += sprintf(p, "tree/");
 	for (size_t i = 0; i < n; i++) {
-		char c = b[i];
-		if (!(c == '/' || c == '.' || c == '-' || c == '_' || (c >= '0' && c <= '9') ||
-		      (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')))
-			return false;
+		unsigned char c = (unsigned char)branch[i];
+		p += c >= 0x80 ? sprintf(p, "%%%02X", c) : sprintf(p, "%c", c);
 	}
-	return true;
+	if (lv_storage_sub(&alt, root, enc, &e) == 0 && has_versions(alt)) {
+		lv_storage_free(*out);
+		*out = alt;
+		alt = NULL;
+	}
+	lv_storage_free(alt);
+	free(enc);
+	return 0;
 }
 
 /* Builds a dataset over `root`; with a branch, versions are read from tree/<branch>. */
@@ -38,8 +62,8 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 {
 	if (branch && !strcmp(branch, "main"))
 		branch = NULL;
-	if (branch && !valid_branch_name(branch))
-		return lv__err(err, LV_EINVALID, "invalid branch name '%.200s'", branch);
+	if (branch)
+		LV_TRY(lv__branch_name_check(branch, strlen(branch), err));
 	lv_dataset *ds = calloc(1, sizeof *ds);
 	if (!ds)
 		return lv__err(err, LV_ENOMEM, "out of memory");
@@ -61,11 +85,9 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	}
 	pthread_mutex_init(&ds->vcache->mu, NULL);
 	if (branch) {
-		char *sub = lv__sprintf("tree/%s", branch);
 		ds->branch = lv__strdup(branch);
-		int rc = sub && ds->branch ? lv_storage_sub(&ds->owned_sub, root, sub, err)
-					   : lv__err(err, LV_ENOMEM, "out of memory");
-		free(sub);
+		int rc = ds->branch ? open_branch(&ds->owned_sub, root, branch, remote, err)
+				    : lv__err(err, LV_ENOMEM, "out of memory");
 		if (rc < 0) {
 			free(ds->branch);
 			lv__vcache_free(ds->vcache);
@@ -78,23 +100,12 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	return 0;
 }
 
-/* "_refs/branches/<name>.json": Lance names the file after the branch with '/' written as
- * %2F (branch names are [A-Za-z0-9._-] segments).  n: the name's length.  malloc'ed. */
+/* "_refs/branches/<name>.json", the name percent-encoded as Lance writes it ('/' as %2F, each
+ * byte of a non-ASCII character as %XX).  n: the name's length.  malloc'ed. */
 static char *branch_file(const char *branch, size_t n)
 {
-	char *enc = lv__calloc(3 * n + 1, 1);
-	if (!enc)
-		return NULL;
-	size_t j = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (branch[i] == '/') {
-			memcpy(enc + j, "%2F", 3);
-			j += 3;
-		} else {
-			enc[j++] = branch[i];
-		}
-	}
-	char *path = lv__sprintf(LV_REFS_BRANCHES_DIR "/%s.json", enc);
+	char *enc = lv__ref_name_encode(branch, n);
+	char *path = enc ? lv__sprintf(LV_REFS_BRANCHES_DIR "/%s.json", enc) : NULL;
 	free(enc);
 	return path;
 }

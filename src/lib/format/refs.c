@@ -8,6 +8,7 @@
 #include "util/util.h"
 
 #include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,6 +210,85 @@ char *lv__ref_name_decode(const char *stem, size_t n)
 	}
 	s[j] = 0;
 	return s;
+}
+
+char *lv__ref_name_encode(const char *name, size_t n)
+{
+	char *s = lv__malloc(3 * n + 1);
+	if (!s)
+		return NULL;
+	size_t j = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned c = (unsigned char)name[i];
+		if (c && encoded_byte(c)) {
+			s[j++] = '%';
+			s[j++] = "0123456789ABCDEF"[c >> 4];
+			s[j++] = "0123456789ABCDEF"[c & 15];
+		} else {
+			s[j++] = (char)c;
+		}
+	}
+	s[j] = 0;
+	return s;
+}
+
+/* ---- branch names ---- */
+
+/* "invalid branch name 'NAME': WHY" (LV_EINVALID); the name cut at 200 bytes. */
+static int bad_name(const char *name, size_t n, const char *why, lv_error *err)
+{
+	return lv__err(err, LV_EINVALID, "invalid branch name '%.*s': %s", (int)(n < 200 ? n : 200),
+		       name, why);
+}
+
+/* One segment (between '/'s): Unicode alphanumerics, '.', '-', '_'; not "." (a path step). */
+static int check_segment(const char *name, size_t n, const char *seg, size_t len, lv_error *err)
+{
+	if (len == 1 && seg[0] == '.')
+		return bad_name(name, n, "a segment is '.'", err);
+	for (size_t i = 0; i < len;) {
+		uint32_t cp = 0;
+		size_t l = lv__utf8_decode(seg + i, len - i, &cp);
+		if (l == 0)
+			return bad_name(name, n, "not valid UTF-8", err);
+		if (!(cp == '.' || cp == '-' || cp == '_' || lv__unicode_alnum(cp))) {
+			char why[96];
+			snprintf(why, sizeof why, "U+%04X is not alphanumeric, '.', '-' or '_' (what "
+				 "Lance allows in a segment)", (unsigned)cp);
+			return bad_name(name, n, why, err);
+		}
+		i += l;
+	}
+	return 0;
+}
+
+int lv__branch_name_check(const char *name, size_t n, lv_error *err)
+{
+	static const char lock[] = ".lock";
+	const size_t nlock = sizeof lock - 1;
+	if (n == 0)
+		return bad_name(name, n, "empty", err);
+	if (n > LV_BRANCH_NAME_MAX)
+		return bad_name(name, n, "longer than 1024 bytes (LV_BRANCH_NAME_MAX)", err);
+	if (name[0] == '/' || name[n - 1] == '/')
+		return bad_name(name, n, "starts or ends with '/'", err);
+	if (memchr(name, '\\', n))
+		return bad_name(name, n, "contains '\\'", err);
+	if (n >= nlock && !memcmp(name + n - nlock, lock, nlock))
+		return bad_name(name, n, "ends with '.lock'", err);
+	for (size_t i = 0; i + 1 < n; i++) {
+		if (name[i] == '/' && name[i + 1] == '/')
+			return bad_name(name, n, "contains '//'", err);
+		if (name[i] == '.' && name[i + 1] == '.')
+			return bad_name(name, n, "contains '..'", err);
+	}
+	for (size_t start = 0; start < n;) {
+		const char *slash = memchr(name + start, '/', n - start);
+		size_t end = slash ? (size_t)(slash - name) : n;
+		LV_TRY(check_segment(name, n, name + start, end - start, err));
+		start = end + 1;
+	}
+	return 0;
 }
 
 /* ---- loading ---- */

@@ -41,6 +41,25 @@ void lv__branch_dispose(lv_branch *b);
 char *lv__ref_name_decode(const char *stem, size_t n);
 
 /*
+ * The inverse of lv__ref_name_decode: the file stem Lance writes for a tag or branch name
+ * (every byte lv__ref_name_decode decodes written as %XX, upper-case hex: "feat/x" ->
+ * "feat%2Fx", "ünï" -> "%C3%BCn%C3%AF").  malloc'ed, NULL on OOM.
+ */
+char *lv__ref_name_encode(const char *name, size_t n);
+
+/* lancever's own bound on a branch name, in bytes (Lance has none; file systems do). */
+#define LV_BRANCH_NAME_MAX 1024
+/*
+ * Is name[0, n) a branch name Lance accepts?  Lance's rules: not empty, no leading or trailing
+ * '/', no "//", no "..", no '\', not ending in ".lock"; each '/'-separated segment made of
+ * Unicode alphanumerics (as Rust's char::is_alphanumeric: lv__unicode_alnum) and '.', '-',
+ * '_'.  Also refused: a segment "." (Lance's path parser refuses it), bytes that are not
+ * UTF-8 (so a NUL or any control character is refused too), more than LV_BRANCH_NAME_MAX
+ * bytes.  0, or LV_EINVALID with a message saying which rule.
+ */
+int lv__branch_name_check(const char *name, size_t n, lv_error *err);
+
+/*
  * Reads every tag and branch file of the dataset rooted at `st`; tags and
  * branches are sorted by name.  A file that vanishes between listing and
  * reading is skipped; any other bad file fails the load with a message naming it.

@@ -255,29 +255,39 @@ char *lv__dbuf_take_str(lv__dbuf *b)
 	return (char *)out.ptr;
 }
 
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+size_t lv__utf8_decode(const void *s, size_t n, uint32_t *cp)
 {
-	unsigned c = s[0];
+	const unsigned char *p = s;
+	unsigned c = p[0];
 	size_t len;
-	unsigned min;
-	if (c < 0x80)
+	uint32_t min;
+	if (c < 0x80) {
+		*cp = c;
 		return 1;
+	}
 	if (c >= 0xC2 && c <= 0xDF) { len = 2; min = 0x80; }
 	else if (c >= 0xE0 && c <= 0xEF) { len = 3; min = 0x800; }
 	else if (c >= 0xF0 && c <= 0xF4) { len = 4; min = 0x10000; }
 	else return 0;
 	if (n < len)
 		return 0;
-	unsigned cp = c & (0x7F >> len);
+	uint32_t v = c & (0x7Fu >> len);
 	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
+		if ((p[i] & 0xC0) != 0x80)
 			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
+		v = (v << 6) | (p[i] & 0x3F);
 	}
-	if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+	if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
 		return 0;
+	*cp = v;
 	return len;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+	return lv__utf8_decode(s, n, &cp);
 }
 
 bool lv__utf8_valid(const void *s, size_t n)

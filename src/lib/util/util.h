@@ -104,6 +104,12 @@ char *lv__dbuf_take_str(lv__dbuf *b);
 int lv__json_escape(lv__dbuf *b, const char *s, size_t n);
 /* True if s[0, n) is valid UTF-8 (what protobuf `string` fields must hold). */
 bool lv__utf8_valid(const void *s, size_t n);
+/* The well-formed UTF-8 sequence at s[0, n) (n >= 1; RFC 3629: no overlong form, no surrogate,
+ * at most U+10FFFF): its code point in *cp and its length 1..4, or 0 (*cp untouched). */
+size_t lv__utf8_decode(const void *s, size_t n, uint32_t *cp);
+/* Is cp alphanumeric as Rust's char::is_alphanumeric says (Unicode Alphabetic, or a Number
+ * category), which is how Lance checks ref names?  (ualnum.c, a generated range table) */
+bool lv__unicode_alnum(uint32_t cp);
 
 /* Little-endian loads (no alignment requirement). */
 static inline uint16_t lv__le16(const uint8_t *p) { return (uint16_t)(p[0] | (p[1] << 8)); }
