@@ -159,8 +159,8 @@ SIGINT_SCRIPT = textwrap.dedent("""
             os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C as the cleanup starts
 
     def ctrl_c_inside_the_call():
-        # The guard's watcher thread exists only while a C call runs: Ctrl-C then.
-        while not any(t.name == "lancever-sigint" for t in threading.enumerate()):
+        # SIGINT has the package's handler only while a C call runs: Ctrl-C then.
+        while signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             time.sleep(0.0002)
         os.kill(os.getpid(), signal.SIGINT)
 
