@@ -5,7 +5,6 @@ raises KeyboardInterrupt with history intact; ``python -m lancever ... | head`` 
 quietly.  The property-based tests over every argument are in props/ (hypothesis)."""
 
 import os
-import signal
 import subprocess
 import sys
 import textwrap
