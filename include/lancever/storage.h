@@ -94,6 +94,18 @@ LV_EXTERN int lv_storage_sub(lv_storage **out, lv_storage *parent, const char *s
 LV_EXTERN void lv_storage_free(lv_storage *st);
 
 /**
+ * Interrupts the handle (on = true) or lifts that (false).  While it is interrupted, every
+ * operation on it and on its sub-handles (list, read, head, write, create, delete) fails
+ * with LV_EIO ("interrupted") before reaching the backend; one already in progress
+ * finishes.  A long call (lv_cleanup, lv_checkpoint_write, lv_history, ...) on a dataset
+ * over this handle then stops at its next storage operation and fails, leaving the store
+ * as a failure of that operation would (history is written before anything is deleted,
+ * so nothing recorded is lost).  An atomic store: callable from any thread or a signal
+ * handler (the Python package calls it on Ctrl-C).  Errors: none (NULL is ignored).
+ */
+LV_EXTERN void lv_storage_interrupt(lv_storage *st, bool on);
+
+/**
  * A human readable description of the root ("file:///x", "mem://", "s3://b/p", "az://c/p").
  * Borrowed: valid until lv_storage_free(st); "(null)" for NULL.  Errors: none.
  */

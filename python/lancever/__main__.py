@@ -1,7 +1,13 @@
 """python -m lancever versions|history DATASET [--json]: a small entry point (the C
-`lancever` command is the full CLI)."""
+`lancever` command is the full CLI).
+
+A closed pipe (``python -m lancever history d | head``) ends it quietly with status 141
+(128 + SIGPIPE, what git and the C CLI report), as the CPython documentation recommends
+for BrokenPipeError: stdout is pointed at /dev/null so that the interpreter's own flush at
+exit cannot fail again.  Ctrl-C ends it with status 130 and no traceback."""
 
 import json
+import os
 import sys
 
 from . import Dataset, Error
@@ -28,5 +34,18 @@ def main(argv: list) -> int:
     return 0
 
 
+def _run(argv: list) -> int:
+    try:
+        rc = main(argv)
+        sys.stdout.flush()  # a closed pipe shows here at the latest, inside the try
+        return rc
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        return 130
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(_run(sys.argv[1:]))

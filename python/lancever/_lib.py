@@ -16,6 +16,7 @@ import ctypes.util
 import os
 from typing import List, Optional
 
+from ._check import CArg
 from .errors import LibraryNotFoundError
 
 c_char_p = ctypes.c_char_p
@@ -386,11 +387,18 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lv_cleanup_files_arrow_stream": (c_int, [P(ArrowArrayStream), P(CleanupFile), c_size_t,
                                                   P(CleanupStats), c_bool, P(ArrowOptions), err]),
         "lv_arrow_live_objects": (c_i64, []),
+        "lv_dataset_storage": (c_void_p, [c_void_p]),
+        "lv_storage_interrupt": (None, [c_void_p, c_bool]),
     }
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
         fn.restype = res
-        fn.argtypes = args
+        # Integers, bools and strings are checked against the C type before ctypes converts
+        # them (_check.CArg): ctypes alone wraps 2**64 + 3 to 3 and cuts b"a\0b" to b"a".
+        fn.argtypes = [CArg(a) if a in _CHECKED else a for a in args]
+
+
+_CHECKED = (c_int, c_bool, c_size_t, c_u64, c_i64, c_char_p)
 
 
 _lib: Optional[ctypes.CDLL] = None

@@ -10,14 +10,15 @@ import weakref
 from datetime import datetime, timedelta, timezone
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from . import _arrow, _lib
+from . import _arrow, _check, _lib
+from ._interrupt import Guard
 from .errors import (Error, InvalidArgumentError, LanceverWarning, NotFoundError,
                      error_for)
 from .results import (EPOCH, SUMMARY_KEYS, ArrowStream, CandidateFile, CheckpointResult,
                       CleanupExplanation, CleanupStats, DatasetWarning, HistoryReport, ListHandle,
                       Tags, VersionList, read_list_columns, rows_from_columns, warning_from_c)
 
-PathLike = Union[str, "os.PathLike[str]"]
+PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 TimeLike = Union[datetime, str, int]
 
 #: storage_options keys that go into the typed fields of lv_storage_options (a local path ignores
@@ -54,24 +55,30 @@ def _storage_options(opts: Optional[Mapping[str, Any]], keep: List[Any]) -> _lib
     """Fills lv_storage_options (version 2) from LanceDB-style storage_options: region, endpoint
     and allow_http into the typed fields, every other key as a key/value pair (strings and arrays
     kept alive in `keep`).  Values are never put into messages."""
-    s = _lib.StorageOptions(_lib.STORAGE_OPTIONS_VERSION, None, None, False, 0, None, None, 0)
+    s = _check.struct(_lib.StorageOptions, version=_lib.STORAGE_OPTIONS_VERSION)
     pairs = []
+    if opts is not None and not isinstance(opts, Mapping):
+        raise TypeError(f"lancever: storage_options wants a mapping, not {type(opts).__name__}")
     for key, value in (opts or {}).items():
-        if not isinstance(key, str) or not key:
-            raise InvalidArgumentError("lancever: storage option keys are non-empty strings")
+        if not isinstance(key, str):
+            raise TypeError(f"lancever: storage option keys are str, not {type(key).__name__}")
+        kb = _check.text(f"storage option key {key!r}" if "\0" not in key else "a storage option key",
+                         key, empty=False)
         if key in ("allow_http", "aws_allow_http"):
-            s.s3_allow_http = _to_bool(key, value)
+            _check.assign(s, "s3_allow_http", _to_bool(key, value))
             continue
         if isinstance(value, bool):
             value = "true" if value else "false"
-        b = str(value).encode()
+        elif isinstance(value, int):
+            value = str(value)
+        b = _check.text(f"the value of storage option {key!r}", value)
         keep.append(b)
         if key in ("region", "aws_region"):
-            s.s3_region = b
+            _check.assign(s, "s3_region", b)
         elif key in ("endpoint", "aws_endpoint"):
-            s.s3_endpoint = b
+            _check.assign(s, "s3_endpoint", b)
         else:
-            pairs.append((key.encode(), b))
+            pairs.append((kb, b))
     if pairs:
         keys = (ctypes.c_char_p * len(pairs))(*(k for k, _ in pairs))
         vals = (ctypes.c_char_p * len(pairs))(*(v for _, v in pairs))
@@ -79,7 +86,7 @@ def _storage_options(opts: Optional[Mapping[str, Any]], keep: List[Any]) -> _lib
         keep.extend((keys, vals))
         s.option_keys = ctypes.cast(keys, ctypes.POINTER(ctypes.c_char_p))
         s.option_values = ctypes.cast(vals, ctypes.POINTER(ctypes.c_char_p))
-        s.noptions = len(pairs)
+        _check.assign(s, "noptions", len(pairs))
     return s
 
 
@@ -87,23 +94,23 @@ def _ms(when: TimeLike) -> int:
     """A point in time as ms since the epoch: an int (ms), an ISO 8601 string (no zone =
     UTC, lancever's rule) or a datetime (aware; naive means local time, as in Python's
     datetime.timestamp() and pylance)."""
-    if isinstance(when, bool):
-        raise TypeError("lancever: a time, not a bool")
-    if isinstance(when, int):
-        return when
     if isinstance(when, datetime):
         aware = when if when.tzinfo else when.astimezone()
-        return (aware - EPOCH) // timedelta(milliseconds=1)
+        return _check.integer("when", (aware - EPOCH) // timedelta(milliseconds=1), _check.I64)
     if isinstance(when, str):
-        if when.isdigit():
-            return int(when)
+        b = _check.text("when", when, empty=False)
+        if b.isdigit():  # ASCII digits only: ms since the epoch, as the CLI reads them
+            return _check.integer("when", int(b), _check.I64)
         out = ctypes.c_int64()
         err = _lib.LvError()
-        rc = _lib.lib().lv_parse_time(when.encode(), ctypes.byref(out), ctypes.byref(err))
+        rc = _lib.lib().lv_parse_time(b, ctypes.byref(out), ctypes.byref(err))
         if rc < 0:
             raise error_for(rc, err.message.decode("utf-8", "replace"))
         return out.value
-    raise TypeError(f"lancever: a datetime, ISO 8601 string or ms, not {type(when).__name__}")
+    if isinstance(when, bool) or not hasattr(type(when), "__index__"):
+        raise TypeError(f"lancever: when wants a datetime, ISO 8601 string or ms, "
+                        f"not {type(when).__name__}")
+    return _check.integer("when", when, _check.I64)
 
 
 class Dataset:
@@ -135,24 +142,25 @@ class Dataset:
     def __init__(self, uri: PathLike, *, branch: Optional[str] = None,
                  storage_options: Optional[Mapping[str, Any]] = None,
                  threads: Optional[int] = None):
-        self._uri = os.fspath(uri)
-        self._branch = branch
         self._ptr: Optional[int] = None
         self._lock = threading.Lock()
+        self._uri, uri_bytes = _check.path("uri", uri)
+        b = None if branch is None else _check.text("branch", branch) or None
+        self._branch = branch or None
+        nthreads = _check.optional_integer("threads", threads, (1, 256))
         keep: List[bytes] = []
         storage = _storage_options(storage_options, keep)
-        b = branch.encode() if branch else None
-        if threads is not None and not 1 <= threads <= 256:
-            raise InvalidArgumentError("lancever: threads must be in 1..256")
-        opts = _lib.OpenOptions(_lib.OPEN_OPTIONS_VERSION, threads or 0, b, storage)
+        opts = _check.struct(_lib.OpenOptions, version=_lib.OPEN_OPTIONS_VERSION,
+                             threads=nthreads or 0, branch=b, storage=storage)
         lib = _lib.lib()
         out = ctypes.c_void_p()
         err = _lib.LvError()
-        rc = lib.lv_dataset_open(ctypes.byref(out), self._uri.encode(), ctypes.byref(opts),
+        rc = lib.lv_dataset_open(ctypes.byref(out), uri_bytes, ctypes.byref(opts),
                                  ctypes.byref(err))
         if rc < 0:
             raise error_for(rc, err.message.decode("utf-8", "replace"))
         self._ptr = out.value
+        self._storage = lib.lv_dataset_storage(self._ptr)
         self._finalizer = weakref.finalize(self, lib.lv_dataset_free, self._ptr)
         _LIVE.add(self)
 
@@ -194,7 +202,12 @@ class Dataset:
             if self._ptr is None:
                 raise Error("lancever: the dataset is closed")
             lib.lv_dataset_clear_warnings(self._ptr)
-            rc = fn(self._ptr, *args, ctypes.byref(err))
+            try:
+                with Guard(self._storage):  # Ctrl-C: stop at the next storage operation
+                    rc = fn(self._ptr, *args, ctypes.byref(err))
+            except KeyboardInterrupt:
+                lib.lv_dataset_clear_warnings(self._ptr)  # the interruption's, not the data's
+                raise
             found = [warning_from_c(lib.lv_dataset_warning(self._ptr, i).contents)
                      for i in range(lib.lv_dataset_warning_count(self._ptr))]
         for w in found:
@@ -233,7 +246,9 @@ class Dataset:
         lib = _lib.lib()
         rep = _lib.HistoryReport()
         found: List[DatasetWarning] = []
-        opts = _lib.ArrowOptions(_lib.ARROW_OPTIONS_VERSION, batch_rows, 0)
+        opts = _check.struct(_lib.ArrowOptions, version=_lib.ARROW_OPTIONS_VERSION,
+                             batch_rows=_check.integer("batch_rows", batch_rows, _check.SIZE),
+                             batch_bytes=0)
 
         def fill(ptr: int) -> None:
             fn = getattr(lib, fn_name)
@@ -273,6 +288,7 @@ class Dataset:
         ISO 8601 string (no zone = UTC) or ms since the epoch.  A result with
         ``is_cleaned_up`` can no longer be checked out.  NotFoundError if none qualifies."""
         ms = _ms(when)
+        strict = _check.flag("strict", strict)
         out = ctypes.c_void_p()
         rep = _lib.HistoryReport()
         fn = _lib.lib().lv_version_as_of
@@ -286,6 +302,7 @@ class Dataset:
         """One version's record: from its manifest when it is live (with the manifest's
         ``config``, ``transaction_file``, feature flags and ``timestamp_nanos``), else from
         the checkpoint history (``source`` says which).  NotFoundError if neither has it."""
+        version = _check.integer("version", version, _check.VERSION)
         lib = _lib.lib()
         out = ctypes.c_void_p()
         try:
@@ -308,6 +325,8 @@ class Dataset:
     def diff(self, a: int, b: int) -> Dict[str, Any]:
         """What changed between versions ``a`` and ``b`` (both recorded in history): the
         summary counters ``{"from", "to", "delta"}`` each, and ``ms_between``."""
+        a = _check.integer("a", a, _check.VERSION)
+        b = _check.integer("b", b, _check.VERSION)
         by = {r["version"]: r for r in self.history()}
         for v in (a, b):
             if v not in by:
@@ -333,10 +352,14 @@ class Dataset:
         """Writes a checkpoint of the current history (never a new dataset version).
         ``max_entries`` / ``max_files`` / ``enabled`` override the dataset's
         ``lance.version_checkpoint.*`` config (defaults 10000, 2, true)."""
-        cfg = _lib.CheckpointConfig(_lib.CHECKPOINT_CONFIG_VERSION,
-                                    -1 if enabled is None else int(enabled),
-                                    -1 if max_entries is None else max_entries,
-                                    -1 if max_files is None else max_files, -1, -1)
+        enabled = _check.optional_flag("enabled", enabled)
+        max_entries = _check.optional_integer("max_entries", max_entries, _check.POSITIVE_I64)
+        max_files = _check.optional_integer("max_files", max_files, _check.POSITIVE_I64)
+        cfg = _check.struct(_lib.CheckpointConfig, version=_lib.CHECKPOINT_CONFIG_VERSION,
+                            enabled=-1 if enabled is None else int(enabled),
+                            max_entries=-1 if max_entries is None else max_entries,
+                            max_checkpoint_files=-1 if max_files is None else max_files,
+                            archive=-1, archive_segment_rows=-1)
         res = _lib.CheckpointResult()
         fn = _lib.lib().lv_checkpoint_write
         found = self._call(lambda ds, *a: fn(ds, ctypes.byref(cfg), None, 0, ctypes.byref(res), *a))
@@ -357,30 +380,45 @@ class Dataset:
                  ) -> CleanupStats:
         if older_than is not None and not isinstance(older_than, timedelta):
             raise TypeError("lancever: older_than wants a datetime.timedelta")
-        if retain_versions is not None and retain_versions < 1:
-            raise InvalidArgumentError("lancever: retain_versions must be at least 1")
-        if older_than is None and retain_versions is None and before_version is None:
-            older_than = DEFAULT_OLDER_THAN
-        pol = _lib.CleanupPolicy()
-        pol.version = _lib.CLEANUP_POLICY_VERSION
-        pol.older_than_ms = -1 if older_than is None else older_than // timedelta(milliseconds=1)
-        pol.retain_versions = -1 if retain_versions is None else retain_versions
-        pol.before_version = before_version or 0
-        pol.delete_unverified = delete_unverified
-        pol.error_if_tagged_old_versions = error_if_tagged_old_versions
-        pol.dry_run = dry_run
-        pol.checkpoint = _lib.CheckpointConfig(_lib.CHECKPOINT_CONFIG_VERSION,
-                                               -1 if checkpoint else 0, -1, -1, -1, -1)
-        pol.clean_referenced_branches = clean_referenced_branches
+        older_ms = None if older_than is None else _check.integer(
+            "older_than (in ms)", older_than // timedelta(milliseconds=1), _check.NON_NEGATIVE_I64)
+        retain_versions = _check.optional_integer("retain_versions", retain_versions,
+                                                  _check.POSITIVE_I64)
+        before_version = _check.optional_integer("before_version", before_version,
+                                                 _check.POSITIVE_U64)
+        for name, v in (("delete_unverified", delete_unverified),
+                        ("error_if_tagged_old_versions", error_if_tagged_old_versions),
+                        ("dry_run", dry_run), ("checkpoint", checkpoint),
+                        ("clean_referenced_branches", clean_referenced_branches)):
+            _check.flag(name, v)
+        _check.callback("progress", progress)
+        vs: Optional[List[int]] = None
         if versions is not None:
-            vs = [int(v) for v in versions]
+            if isinstance(versions, (str, bytes)) or not hasattr(versions, "__iter__"):
+                raise TypeError(f"lancever: versions wants a sequence of ints, "
+                                f"not {type(versions).__name__}")
+            vs = [_check.integer(f"versions[{i}]", v, _check.POSITIVE_U64)
+                  for i, v in enumerate(versions)]
             if not vs:
                 raise InvalidArgumentError("lancever: versions must not be empty when specified")
-            if any(v < 0 for v in vs):
-                raise InvalidArgumentError("lancever: versions must be non-negative")
+        if older_ms is None and retain_versions is None and before_version is None:
+            older_ms = DEFAULT_OLDER_THAN // timedelta(milliseconds=1)
+        pol = _check.struct(
+            _lib.CleanupPolicy, version=_lib.CLEANUP_POLICY_VERSION,
+            older_than_ms=-1 if older_ms is None else older_ms,
+            retain_versions=-1 if retain_versions is None else retain_versions,
+            before_version=before_version or 0, delete_unverified=delete_unverified,
+            error_if_tagged_old_versions=error_if_tagged_old_versions, dry_run=dry_run,
+            checkpoint=_check.struct(_lib.CheckpointConfig,
+                                     version=_lib.CHECKPOINT_CONFIG_VERSION,
+                                     enabled=-1 if checkpoint else 0, max_entries=-1,
+                                     max_checkpoint_files=-1, archive=-1,
+                                     archive_segment_rows=-1),
+            clean_referenced_branches=clean_referenced_branches)
+        if vs is not None:
             varr = (_lib.c_u64 * len(vs))(*vs)
             pol.versions = ctypes.cast(varr, ctypes.POINTER(_lib.c_u64))
-            pol.nversions = len(vs)
+            _check.assign(pol, "nversions", len(vs))
         raised: List[BaseException] = []
 
         def branch_cb(name: bytes, version: int, cascade: bool, _p: Any) -> None:
@@ -460,6 +498,8 @@ class Dataset:
         ``max_files=None`` for all).  ``referenced_branches``: the branches made from a
         version the policy selects (or whose base is gone), as Lance lists them.  Shaped like
         Lance's ``CleanupExplanation``."""
+        _check.flag("include_files", include_files)
+        max_files = _check.optional_integer("max_files", max_files, _check.NON_NEGATIVE_I64)
         files: List[CandidateFile] = []
         total = [0]
 

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from . import _arrow, _lib
-from .errors import Error, NotFoundError, error_for
+from . import _arrow, _check, _lib
+from .errors import Error, InvalidArgumentError, NotFoundError, error_for
 
 UTC = timezone.utc
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -84,7 +84,8 @@ def export_list(handle: ListHandle, kind: str, batch_rows: int = 0) -> Any:
     """An "arrow_array_stream" PyCapsule over the list (the stream copies the rows)."""
     def fill(ptr: int) -> None:
         err = _lib.LvError()
-        opts = _lib.ArrowOptions(_lib.ARROW_OPTIONS_VERSION, batch_rows, 0)
+        opts = _check.struct(_lib.ArrowOptions, version=_lib.ARROW_OPTIONS_VERSION,
+                             batch_rows=batch_rows, batch_bytes=0)
         rc = _lib.lib().lv_version_list_arrow_stream(
             ctypes.cast(ptr, ctypes.POINTER(_lib.ArrowArrayStream)), handle.ptr, kind.encode(),
             ctypes.byref(opts), ctypes.byref(err))
@@ -306,16 +307,25 @@ class CleanupExplanation:
         kinds = {k: i for i, k in enumerate(_lib.KIND_NAMES)}
         keep = []
         for i, f in enumerate(self.candidate_files):
-            p, r = f.path.encode(), f.reason.encode()
+            p = _check.text(f"candidate_files[{i}].path", f.path)
+            r = _check.text(f"candidate_files[{i}].reason", f.reason)
+            if f.kind not in kinds:
+                raise InvalidArgumentError(f"lancever: candidate_files[{i}].kind is not one of "
+                                           f"{', '.join(_lib.KIND_NAMES)}")
             keep += [p, r]
-            files[i] = _lib.CleanupFile(p, kinds[f.kind], f.size_bytes, r)
-        stats = _lib.CleanupStats()
-        stats.versions_total = self.stats.versions_total
-        stats.versions_removed = self.stats.old_versions
-        stats.versions_archived = self.stats.versions_archived
+            files[i] = _check.struct(_lib.CleanupFile, path=p, kind=kinds[f.kind],
+                                     size=_check.integer(f"candidate_files[{i}].size_bytes",
+                                                         f.size_bytes, _check.U64),
+                                     reason=r)
+        st = self.stats
+        stats = _check.struct(_lib.CleanupStats, versions_total=st.versions_total,
+                              versions_removed=st.old_versions,
+                              versions_archived=st.versions_archived)
         for i, k in enumerate(_lib.KIND_NAMES):
-            stats.files_removed[i] = self.stats.files_removed_by_kind[k]
-            stats.bytes_removed[i] = self.stats.bytes_removed_by_kind[k]
+            stats.files_removed[i] = _check.integer("files_removed", st.files_removed_by_kind[k],
+                                                    _check.U64)
+            stats.bytes_removed[i] = _check.integer("bytes_removed", st.bytes_removed_by_kind[k],
+                                                    _check.U64)
 
         def fill(ptr: int) -> None:
             err = _lib.LvError()
@@ -362,6 +372,8 @@ class Tags:
 
     def get_version(self, tag: str) -> int:
         """The version `tag` points at (NotFoundError if there is no such tag)."""
+        if not isinstance(tag, str):
+            raise TypeError(f"lancever: tag wants a str, not {type(tag).__name__}")
         if tag not in self._tags:
             raise NotFoundError(f"lancever: no tag named {tag!r}")
         return self._tags[tag]["version"]

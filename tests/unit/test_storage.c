@@ -509,6 +509,53 @@ static void t_sub(void **state)
 	expect_content(st, "tree/other", "o");
 }
 
+static int count_entry(const lv_list_entry *e, void *payload)
+{
+	(void)e;
+	(*(int *)payload)++;
+	return 0;
+}
+
+/* lv_storage_interrupt(): every operation, on the handle and its sub-handles, fails before
+ * the backend sees it (nothing written or deleted) until the interruption is lifted. */
+static void t_interrupt(void **state)
+{
+	lv_storage *st = ST;
+	lv_error e = { 0 };
+	lv_storage *sub = NULL;
+	put(st, "int/a", "aa");
+	assert_int_equal(lv_storage_sub(&sub, st, "int", &e), 0);
+	lv_storage_stats before, after;
+	lv_storage_get_stats(st, &before);
+	lv_storage_interrupt(st, true);
+	lv_buf b = { 0 };
+	int n = 0;
+	const char *paths[] = { "a" };
+	for (int round = 0; round < 2; round++) {
+		lv_storage *h = round ? sub : st;
+		const char *a = round ? "a" : "int/a", *c = round ? "c" : "int/c";
+		assert_int_equal(lv_storage_read(h, a, &b, &e), LV_EIO);
+		assert_non_null(strstr(e.message, "interrupted"));
+		assert_int_equal(lv_storage_read_range(h, a, 0, 1, &b, &e), LV_EIO);
+		assert_int_equal(lv_storage_head(h, a, NULL, NULL, &e), LV_EIO);
+		assert_int_equal(lv_storage_list(h, "", true, count_entry, &n, &e), LV_EIO);
+		assert_int_equal(lv_storage_list_names(h, "", count_entry, &n, &e), LV_EIO);
+		assert_int_equal(lv_storage_write(h, c, "x", 1, &e), LV_EIO);
+		assert_int_equal(lv_storage_create(h, c, "x", 1, &e), LV_EIO);
+		assert_int_equal(lv_storage_delete(h, a, &e), LV_EIO);
+		assert_int_equal(lv_storage_delete_many(h, round ? paths : (const char *[]){ "int/a" },
+							1, NULL, &e), LV_EIO);
+	}
+	assert_int_equal(n, 0);
+	lv_storage_get_stats(st, &after);
+	assert_int_equal(after.requests, before.requests); /* no request reached the backend */
+	lv_storage_interrupt(st, false);
+	expect_content(sub, "a", "aa");
+	expect_list(st, "int", true, "int/a:2");
+	lv_storage_interrupt(NULL, true); /* ignored */
+	lv_storage_free(sub);
+}
+
 static void t_stats(void **state)
 {
 	lv_storage *st = ST;
@@ -716,7 +763,7 @@ static int run_suite(const backend *b)
 		SUITE(t_head),		 SUITE(t_create),	     SUITE(t_delete),
 		SUITE(t_delete_many),
 		SUITE(t_list),		 SUITE(t_list_names),	     SUITE(t_list_mtime),
-		SUITE(t_sub),
+		SUITE(t_sub),		 SUITE(t_interrupt),
 		SUITE(t_stats),		 SUITE(t_path_validation),   SUITE(t_concurrent_create),
 		SUITE(t_concurrent_write_read),
 	};

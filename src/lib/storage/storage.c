@@ -4,7 +4,8 @@
  * credential source; a shim answers for its inner store).  Backends (local.c,
  * mem.c, fault.c, s3, azure, custom ones through lv_storage_new) only ever see
  * paths that passed lv__storage_check_path() (path.c), already joined with the
- * sub-handle prefix, so none of them can be steered outside its root.  This
+ * sub-handle prefix, so none of them can be steered outside its root.  Once a handle
+ * (or an ancestor of a sub-handle) is interrupted, no operation reaches a backend.  This
  * file knows no backend: URI dispatch is open.c's.
  */
 #include "storage/storage_int.h"
@@ -24,6 +25,7 @@ struct lv_storage {
 	lv_storage *inner;  /* a shim's inner store (borrowed; the shim's impl owns it), or NULL */
 	int kind;           /* enum lv__storage_kind */
 	bool owns_impl;     /* false for sub-handles, which share the root's backend */
+	int interrupted;    /* lv_storage_interrupt(): atomic, read by every operation below */
 	/* Counters, updated with relaxed atomics: they are statistics, not synchronisation. */
 	uint64_t requests;
 	uint64_t bytes_read;
@@ -205,6 +207,29 @@ const char *lv_storage_describe(const lv_storage *st)
 	return st ? st->describe : "(null)";
 }
 
+/* ---- interruption ---- */
+
+void lv_storage_interrupt(lv_storage *st, bool on)
+{
+	if (st)
+		__atomic_store_n(&st->interrupted, on ? 1 : 0, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Every operation starts here: once the handle or one of its ancestors is interrupted, it
+ * fails before reaching the backend, so nothing more is read, written or deleted.  A
+ * caller sees what a storage failure at that point gives (the file left as it was).
+ */
+static int check_interrupted(const lv_storage *st, const char *what, const char *path,
+			     lv_error *err)
+{
+	for (const lv_storage *s = st; s; s = s->parent)
+		if (__atomic_load_n(&s->interrupted, __ATOMIC_SEQ_CST))
+			return lv__err(err, LV_EIO, "%s %s: interrupted (lv_storage_interrupt)", what,
+				       path && *path ? path : "/");
+	return 0;
+}
+
 /* ---- operations ---- */
 
 typedef struct list_tramp {
@@ -239,6 +264,7 @@ static int list_common(lv_storage *st, const char *dir, bool recursive, bool nam
 	char full[LV__PATH_MAX + 1];
 	LV_TRY(lv__storage_join(full, st->prefix, dir, "list", err));
 	list_tramp t = { cb, payload, st->prefix, st->prefix ? strlen(st->prefix) + 1 : 0 };
+	LV_TRY(check_interrupted(st, "list", dir, err));
 	count(st, 1, 0, 0);
 	if (names_only && st->ops.list_names)
 		return st->ops.list_names(st->impl, full, list_tramp_cb, &t, err);
@@ -276,7 +302,7 @@ int lv_storage_delete_many(lv_storage *st, const char *const *paths, size_t n, i
 		    !(full[i] = lv__strdup(buf)))
 			rc = lv__err(err, LV_ENOMEM, "delete: out of memory");
 	}
-	if (rc < 0)
+	if (rc < 0 || (rc = check_interrupted(st, "delete", n ? paths[0] : "", err)) < 0)
 		goto out;
 	if (st->ops.del_many) {
 		count(st, lv_storage_is_remote(st) ? (n + 999) / 1000 : n, 0, 0); /* local: a call each */
@@ -318,6 +344,7 @@ static int storage_read(lv_storage *st, const char *path, bool ranged, uint64_t 
 	LV_TRY(lv__storage_check_path(path, false, "read", err));
 	char full[LV__PATH_MAX + 1];
 	LV_TRY(lv__storage_join(full, st->prefix, path, "read", err));
+	LV_TRY(check_interrupted(st, "read", path, err));
 	count(st, 1, 0, 0);
 	int rc = ranged ? st->ops.read_range(st->impl, full, offset, len, out, err)
 			: st->ops.read(st->impl, full, out, err);
@@ -348,6 +375,7 @@ int lv_storage_head(lv_storage *st, const char *path, uint64_t *size_out, int64_
 	LV_TRY(lv__storage_check_path(path, false, "head", err));
 	char full[LV__PATH_MAX + 1];
 	LV_TRY(lv__storage_join(full, st->prefix, path, "head", err));
+	LV_TRY(check_interrupted(st, "head", path, err));
 	uint64_t size = 0;
 	int64_t mtime = 0;
 	count(st, 1, 0, 0);
@@ -373,6 +401,7 @@ static int put(lv_storage *st, const char *path, const void *data, size_t size, 
 	static const uint8_t empty[1];
 	if (!data)
 		data = empty;
+	LV_TRY(check_interrupted(st, what, path, err));
 	count(st, 1, 0, 0);
 	int rc = create ? st->ops.create(st->impl, full, data, size, err)
 			: st->ops.write(st->impl, full, data, size, err);
@@ -401,6 +430,7 @@ int lv_storage_delete(lv_storage *st, const char *path, lv_error *err)
 	LV_TRY(lv__storage_check_path(path, false, "delete", err));
 	char full[LV__PATH_MAX + 1];
 	LV_TRY(lv__storage_join(full, st->prefix, path, "delete", err));
+	LV_TRY(check_interrupted(st, "delete", path, err));
 	count(st, 1, 0, 0);
 	return st->ops.del(st->impl, full, err);
 }
