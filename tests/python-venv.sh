@@ -2,7 +2,12 @@
 # Makes the virtual environment the hypothesis tests run in (CTest's unit/python-venv, the
 # fixture of unit/python-props; run it by hand the same way):
 #
-#   bash tests/python-venv.sh [DIR]        DIR defaults to build/venv
+#   bash tests/python-venv.sh [DIR [REQUIREMENTS [MODULES]]]
+#
+# DIR defaults to build/venv, REQUIREMENTS to python/requirements-test.txt, MODULES (the
+# imports that prove the venv works, comma-separated) to "hypothesis,pytest".  The Lance 14
+# peer's venv is the same script with tests/interop/peers/lance14/requirements.txt and
+# "lance,pyarrow,pytest" (CTest's interop/lance14/venv).
 #
 # The venv is made with $LV_PYTHON (default /usr/bin/python3, CMake's LV_PYTHON) without pip
 # or system site-packages, and gets exactly the wheels python/requirements-test.txt pins,
@@ -14,11 +19,12 @@ set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 venv=${1:-$src/build/venv}
 python=${LV_PYTHON:-/usr/bin/python3}
-req=$src/python/requirements-test.txt
-stamp=$venv/.requirements-test.sha256
+req=${2:-$src/python/requirements-test.txt}
+mods=${3:-hypothesis,pytest}
+stamp=$venv/.requirements.sha256
 want=$(sha256sum "$req" | cut -d' ' -f1)
 if [ -x "$venv/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null || true)" = "$want" ] &&
-   "$venv/bin/python" -c 'import hypothesis, pytest' 2>/dev/null; then
+   "$venv/bin/python" -c "import $mods" 2>/dev/null; then
   echo "python-venv: $venv is up to date with $req"
   exit 0
 fi
@@ -26,5 +32,5 @@ rm -rf "$venv"
 "$python" -m venv --without-pip "$venv"
 "$python" -m pip --python "$venv/bin/python" install --disable-pip-version-check --no-input \
   --require-hashes --no-deps --only-binary=:all: -r "$req"
-"$venv/bin/python" -c 'import hypothesis, pytest; print("python-venv: hypothesis", hypothesis.__version__, "pytest", pytest.__version__)'
+"$venv/bin/python" -c "import $mods; print('python-venv: ' + ', '.join(m + ' ' + getattr(__import__(m), '__version__', '?') for m in '$mods'.split(',')))"
 echo "$want" > "$stamp"
