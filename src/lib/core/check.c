@@ -9,6 +9,8 @@
  *  - A salvaged row comes from a file that decodes with its checksum
  *    ignored, carries the dataset_created of the dataset's usable
  *    checkpoints, and fills a version no readable record holds.
+ *  - A stray file in _checkpoints/archive/ (lv__seg_choose) is an item with
+ *    its reason; its rows are never salvaged.
  */
 #include "lancever/check.h"
 
@@ -248,6 +250,10 @@ static int check_segments(lv_check *c, lv_dataset *ds, lv_error *err)
 		if (rc == 0 && add(c, LV_CHECK_SEGMENT, name->path, src, e.message, rows, first, last) < 0)
 			rc = lv__err(err, LV_ENOMEM, "out of memory");
 	}
+	for (size_t i = 0; i < p.segs.nstray && rc == 0; i++) /* reported, never read for salvage */
+		if (add(c, LV_CHECK_SEGMENT, p.segs.stray[i].name.path, LV_ECONFLICT, p.segs.stray[i].why, 0, 0,
+			0) < 0)
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
 	for (size_t i = 0; i < p.nmissing && rc == 0; i++) {
 		char path[80], msg[160];
 		lv__seg_path(path, sizeof path, p.missing[i].first, p.missing[i].last);

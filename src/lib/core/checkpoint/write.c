@@ -191,7 +191,10 @@ static int gather_once(writer *w, seen *s, lv_error *err)
 		LV_TRY(lv__arc_index_parse(s->base.archive, s->base.path, &s->ix, err));
 	if (!s->base.rows && s->segs.n)
 		LV_TRY(created_from_archive(w, s, err));
-	return 0;
+	bool known = s->base.rows || s->have_created;
+	return lv__seg_choose(ds->st, &s->segs, &s->ix, s->base.rows ? s->base.created : known ? s->created
+									     : INT64_MIN,
+			      s->live[s->nlive - 1].version, &s->wl, &w->r.report.segments_read, err);
 }
 
 /* Gathers until no race is seen (bounded); fails if manifests keep vanishing. */

@@ -1,0 +1,197 @@
+/*
+ * Unit tests (issue 24, sections 4 and 5): a stray file in _checkpoints/archive/ never
+ * shadows the segments the head's index names; a writer never starts a new history
+ * identity while the dataset shows signs of recorded history (a listing that omits
+ * _checkpoints/); check --salvage re-adopts a complete older identity.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <lancever/lancever.h>
+#include <lancever/sys/testing.h>
+
+#include "support/synth.h"
+#include "support/testutil.h"
+
+#define CHECK(expr) TU_CHECK(err, expr)
+#define BASE_MS 1700000000000LL
+#define SEG(a, b) "_checkpoints/archive/" a "-" b ".lance"
+#define Z18 "000000000000000000"
+#define Z17 "00000000000000000"
+
+static lv_error err;
+
+static void commit_range(lv_storage *st, uint64_t first, uint64_t last)
+{
+	for (uint64_t v = first; v <= last; v++) {
+		synth_commit c = { .version = v, .ts_ms = BASE_MS + 1000 * (int64_t)v, .read_version = v - 1 };
+		CHECK(synth_write(st, &c));
+	}
+}
+
+static lv_checkpoint_config small_cfg(void)
+{
+	lv_checkpoint_config c = LV_CHECKPOINT_CONFIG_INIT;
+	c.max_entries = 20;
+	c.archive_segment_rows = 10;
+	c.max_checkpoint_files = 2;
+	return c;
+}
+
+/* Versions 1..205, cleaned to the newest 3: segments 1-10 .. 191-200, the head 201-205. */
+static lv_storage *archived_store(void)
+{
+	lv_storage *st = tu_mem();
+	commit_range(st, 1, 205);
+	lv_dataset *ds = tu_open(st);
+	lv_checkpoint_config cfg = small_cfg();
+	tu_cleanup_retain(ds, 3, BASE_MS + 100000000, &cfg);
+	lv_dataset_free(ds);
+	return st;
+}
+
+static bool warned(const lv_dataset *ds, int kind, const char *path)
+{
+	for (size_t i = 0; i < lv_dataset_warning_count(ds); i++) {
+		const lv_warning *w = lv_dataset_warning(ds, i);
+		if (w->kind == kind && (!path || (w->path && !strcmp(w->path, path))))
+			return true;
+	}
+	return false;
+}
+
+/* History holds 1..205 exactly, with no gap; as-of of version 160's commit time answers 160. */
+static void expect_full_history(lv_dataset *ds)
+{
+	lv_history_report rep;
+	lv_version_list *l = tu_history(ds, &rep);
+	if (lv_version_list_count(l) != 205)
+		fail_msg("history: %zu rows, not 205", lv_version_list_count(l));
+	for (size_t i = 0; i < 205; i++)
+		assert_int_equal(lv_version_list_get(l, i)->version, i + 1);
+	assert_int_equal(lv_version_list_gap_count(l), 0);
+	lv_version_list_free(l);
+	CHECK(lv_version_as_of(&l, ds, BASE_MS + 160000, false, &rep, &err));
+	assert_int_equal(lv_version_list_count(l), 1);
+	assert_int_equal(lv_version_list_get(l, 0)->version, 160);
+	lv_version_list_free(l);
+}
+
+static void put_copy(lv_storage *st, const char *from, const char *to, size_t cut)
+{
+	lv_buf b = tu_read(st, from);
+	CHECK(lv_storage_write(st, to, b.ptr, b.size - cut, &err));
+	lv_buf_dispose(&b);
+}
+
+/*
+ * Section 5: stray files of several shapes next to an intact, indexed archive.  Each is
+ * ignored with a warning naming it (or, beyond the index, rejected when read), history is
+ * complete, check lists it as a problem, and neither check --salvage nor a checkpoint nor a
+ * cleanup touches it.  Before: the copy named 1-18446744073709551615 cut history from 205
+ * rows to 15 (the segment 1-10 and the head's rows).
+ */
+static void test_stray_segments_hide_nothing(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *from, *to;
+		size_t cut;
+		bool stray_warning; /* else: beyond the index, rejected when read */
+	} cases[] = {
+		{ SEG(Z18 "01", Z18 "10"), SEG(Z18 "01", "18446744073709551615"), 0, true },
+		{ SEG(Z18 "01", Z18 "10"), SEG(Z17 "100", Z18 "50"), 0, true },      /* first > last */
+		{ SEG(Z18 "11", Z18 "20"), SEG(Z18 "11", Z18 "45"), 0, true },       /* spans 3 */
+		{ SEG(Z18 "21", Z18 "30"), SEG(Z18 "21", Z18 "31"), 40, true },      /* cut copy */
+		{ SEG(Z18 "21", Z18 "30"), SEG(Z18 "25", Z18 "29"), 0, true },       /* inside one */
+		{ SEG(Z18 "01", Z18 "10"), SEG(Z17 "201", Z17 "205"), 0, false },    /* beyond */
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		lv_storage *st = archived_store();
+		put_copy(st, cases[k].from, cases[k].to, cases[k].cut);
+		lv_buf stray = tu_read(st, cases[k].to);
+		lv_dataset *ds = tu_open(st);
+		expect_full_history(ds);
+		assert_true(warned(ds, cases[k].stray_warning ? LV_WARN_SEGMENT_STRAY
+							      : LV_WARN_CHECKPOINT_REJECTED, cases[k].to));
+		lv_dataset_clear_warnings(ds);
+		/* check lists it as a problem; salvage writes nothing from it */
+		lv_check_options o = LV_CHECK_OPTIONS_INIT;
+		o.salvage = true;
+		o.checkpoint = small_cfg();
+		lv_check *c = NULL;
+		CHECK(lv_check_run(&c, ds, &o, &err));
+		bool listed = false;
+		for (size_t i = 0; i < lv_check_count(c); i++) {
+			const lv_check_item *it = lv_check_get(c, i);
+			assert_int_not_equal(it->kind, LV_CHECK_GAP);
+			if (it->path && !strcmp(it->path, cases[k].to)) {
+				listed = true;
+				assert_int_not_equal(it->status, 0);
+			}
+		}
+		assert_true(listed);
+		assert_int_equal(lv_check_salvaged(c), 0);
+		lv_check_free(c);
+		/* writers leave it in place, byte for byte */
+		commit_range(st, 206, 230);
+		lv_checkpoint_config cfg = small_cfg();
+		tu_cleanup_retain(ds, 2, BASE_MS + 100000000, &cfg);
+		lv_buf now = tu_read(st, cases[k].to);
+		assert_int_equal(now.size, stray.size);
+		assert_memory_equal(now.ptr, stray.ptr, stray.size);
+		lv_buf_dispose(&now);
+		lv_buf_dispose(&stray);
+		lv_version_list *l = tu_history(ds, NULL);
+		assert_int_equal(lv_version_list_count(l), 230);
+		assert_int_equal(lv_version_list_gap_count(l), 0);
+		lv_version_list_free(l);
+		lv_dataset_free(ds);
+		lv_storage_free(st);
+	}
+}
+
+/*
+ * Section 5 without a head: every head checkpoint gone, only the archive and the live
+ * manifests.  The stray copy named 1-18446744073709551615 overlaps every segment and ends
+ * past the latest version: ignored with a warning; history is what it was without it.
+ */
+static void test_stray_segment_without_head(void **state)
+{
+	(void)state;
+	lv_storage *st = archived_store();
+	char **names = tu_list_paths(st, "_checkpoints", false);
+	for (size_t i = 0; names[i]; i++)
+		if (strstr(names[i], ".lance") && !strstr(names[i], "archive"))
+			CHECK(lv_storage_delete(st, names[i], &err));
+	tu_free_list(names);
+	lv_dataset *ds = tu_open(st);
+	lv_version_list *l = tu_history(ds, NULL); /* 1-200 and 203-205 (201-202 were the head's) */
+	assert_int_equal(lv_version_list_count(l), 203);
+	lv_version_list_free(l);
+	lv_dataset_clear_warnings(ds);
+	const char *to = SEG(Z18 "01", "18446744073709551615");
+	put_copy(st, SEG(Z18 "11", Z18 "20"), to, 0);
+	l = tu_history(ds, NULL);
+	assert_int_equal(lv_version_list_count(l), 203);
+	assert_int_equal(lv_version_list_gap_count(l), 1);
+	assert_true(warned(ds, LV_WARN_SEGMENT_STRAY, to));
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stray_segments_hide_nothing),
+		cmocka_unit_test(test_stray_segment_without_head),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
