@@ -16,6 +16,7 @@
 #include <lancever/lancever.h>
 #include <lancever/sys/testing.h>
 
+#include "core/checkpoint/checkpoint_internal.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 
@@ -187,11 +188,130 @@ static void test_stray_segment_without_head(void **state)
 	lv_storage_free(st);
 }
 
+/* ---- section 4: a new identity only on a dataset without recorded history ---- */
+
+/* A fault shim over st (which it takes) whose listings under _checkpoints come back empty. */
+static lv_storage *lying_lister(lv_storage *st)
+{
+	lv_fault_spec spec = { .ops = LV_FAULT_LIST, .nth = 1, .persistent = true, .kind = LV_FAULT_UNLISTED,
+			       .path_substring = "_checkpoints/" };
+	lv_storage *shim = NULL;
+	CHECK(lv_storage_fault_wrap(&shim, st, &spec, &err));
+	return shim;
+}
+
+static void lists_truly(lv_storage *shim)
+{
+	CHECK(lv_storage_fault_set(shim, NULL, &err));
+}
+
+/* The dataset_created values of the head checkpoints in st (distinct count). */
+static size_t identities(lv_storage *st)
+{
+	char **n = tu_list_paths(st, "_checkpoints", false);
+	int64_t seen[16];
+	size_t k = 0;
+	for (size_t i = 0; n[i]; i++) {
+		if (strlen(n[i]) != 13 + 26)
+			continue;
+		lv_buf b = tu_read(st, n[i]);
+		lv_version_list *l = NULL;
+		int64_t created;
+		CHECK(lv__checkpoint_decode(b.ptr, b.size, n[i], true, &l, &created, &err));
+		bool dup = false;
+		for (size_t j = 0; j < k; j++)
+			dup |= seen[j] == created;
+		if (!dup && k < 16)
+			seen[k++] = created;
+		lv_version_list_free(l);
+		lv_buf_dispose(&b);
+	}
+	tu_free_list(n);
+	return k;
+}
+
+/*
+ * Section 4: a listing of _checkpoints/ that omits every key (the fault shim's UNLISTED).  checkpoint and cleanup stop
+ * with LV_ECONFLICT naming what a HEAD found, write nothing and delete nothing; once the
+ * store lists truly, history is complete under one identity.  Also when 100 versions were
+ * committed since the head (its name is beyond the probe; the first segment's name is
+ * found).  Before: each wrote a head with a new dataset_created, and history fell from 205
+ * rows to the live versions plus gaps.
+ */
+static void test_lying_listing_starts_no_new_identity(void **state)
+{
+	(void)state;
+	for (int late = 0; late < 2; late++) {
+		lv_storage *st = archived_store();
+		if (late)
+			commit_range(st, 206, 305);
+		uint64_t n = late ? 305 : 205;
+		lv_storage *shim = lying_lister(st);
+		lv_dataset *ds = tu_open(shim);
+		lv_checkpoint_config cfg = small_cfg();
+		lv_checkpoint_result r;
+		lv_error e = { 0 };
+		assert_int_equal(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &e), LV_ECONFLICT);
+		assert_non_null(strstr(e.message, late ? "archive/" : "_checkpoints/"));
+		assert_non_null(strstr(e.message, "new history identity"));
+		lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+		p.retain_versions = 1;
+		p.error_if_tagged_old_versions = false;
+		p.now_ms = BASE_MS + 100000000;
+		p.checkpoint = cfg;
+		lv_cleanup_stats cs;
+		assert_int_equal(lv_cleanup(ds, &p, &cs, &e), LV_ECONFLICT);
+		lists_truly(shim);
+		lv_version_list *l = tu_versions(ds, NULL);
+		assert_int_equal(lv_version_list_count(l), late ? 103 : 3); /* nothing deleted */
+		lv_version_list_free(l);
+		l = tu_history(ds, NULL);
+		assert_int_equal(lv_version_list_count(l), n);
+		assert_int_equal(lv_version_list_gap_count(l), 0);
+		lv_version_list_free(l);
+		assert_int_equal(identities(st), 1);
+		lv_dataset_free(ds);
+		lv_storage_free(shim);
+	}
+}
+
+/*
+ * Section 4: the listing shows a kept-aside checkpoint but no head (a head moved aside by a
+ * writer that then stopped, or a partial listing): no new identity.  Before: a head of the
+ * live versions with a new dataset_created, so the kept-aside rows of versions 1-27 could
+ * no longer be salvaged (another history).
+ */
+static void test_kept_aside_without_head_refuses(void **state)
+{
+	(void)state;
+	lv_storage *st = tu_mem();
+	commit_range(st, 1, 30);
+	lv_dataset *ds = tu_open(st);
+	tu_cleanup_retain(ds, 3, BASE_MS + 100000000, NULL);
+	const char *head = "_checkpoints/00000000000000000030.lance";
+	lv_buf b = tu_read(st, head);
+	CHECK(lv_storage_write(st, "_checkpoints/00000000000000000030.lance.damaged-0badf00d", b.ptr, b.size,
+			       &err));
+	CHECK(lv_storage_delete(st, head, &err));
+	lv_buf_dispose(&b);
+	lv_checkpoint_result r;
+	lv_error e = { 0 };
+	assert_int_equal(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &e), LV_ECONFLICT);
+	assert_non_null(strstr(e.message, ".damaged-0badf00d"));
+	char **names = tu_list_paths(st, "_checkpoints", false);
+	assert_int_equal(tu_list_len(names), 1);
+	tu_free_list(names);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stray_segments_hide_nothing),
 		cmocka_unit_test(test_stray_segment_without_head),
+		cmocka_unit_test(test_lying_listing_starts_no_new_identity),
+		cmocka_unit_test(test_kept_aside_without_head_refuses),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -164,6 +164,102 @@ static int created_from_archive(writer *w, seen *s, lv_error *err)
 	return 0;
 }
 
+/* ---- a new history identity only on a dataset with no recorded history (issue 24) ---- */
+
+/* How many of the newest live versions have their head checkpoint name probed. */
+#define PROBE_HEADS 64
+
+typedef struct probe {
+	lv_storage *st;
+	char (*paths)[96];
+	int *rc;
+	lv_error *errs;
+} probe;
+
+static void probe_job(size_t i, void *arg)
+{
+	probe *p = arg;
+	uint64_t size;
+	p->rc[i] = lv_storage_head(p->st, p->paths[i], &size, NULL, &p->errs[i]);
+}
+
+static bool listed(const lv__cp_names *names, const char *path)
+{
+	for (size_t i = 0; i < names->n; i++)
+		if (!strcmp(names->v[i].path, path))
+			return true;
+	return false;
+}
+
+/*
+ * HEADs of the names a head checkpoint of the newest live versions would have, and of the
+ * archive's first cell: one that exists although the listing did not show it means the
+ * listing is incomplete.  0 if none exists; LV_ECONFLICT naming it; a storage error if a
+ * HEAD failed (nothing can be concluded: nothing is written).
+ */
+static int probe_expected(writer *w, seen *s, lv_error *err)
+{
+	size_t n = 0, want = (s->nlive < PROBE_HEADS ? s->nlive : PROBE_HEADS) + 1;
+	probe p = { w->ds->st, lv__calloc(want, sizeof *p.paths), lv__calloc(want, sizeof *p.rc),
+		    lv__calloc(want, sizeof *p.errs) };
+	int rc = p.paths && p.rc && p.errs ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
+	for (size_t k = s->nlive; rc == 0 && k-- > 0 && n + 1 < want;) {
+		snprintf(p.paths[n], sizeof p.paths[n], LV__CP_DIR "/%020" PRIu64 ".lance", s->live[k].version);
+		n += !listed(&s->names, p.paths[n]);
+	}
+	uint64_t S = (uint64_t)(w->cfg.archive_segment_rows < w->cfg.max_entries ? w->cfg.archive_segment_rows
+										  : w->cfg.max_entries);
+	if (rc == 0 && S > 0 && !s->segs.n)
+		lv__seg_path(p.paths[n++], sizeof p.paths[0], 1, S);
+	if (rc == 0)
+		lv__parallel_for(n, w->ds->remote ? w->ds->threads : 1, probe_job, &p);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (p.rc[i] == 0)
+			rc = lv__err(err, LV_ECONFLICT, "checkpoint: %s exists but the listing of " LV__CP_DIR
+				     "/ did not show it (an incomplete or stale listing?)", p.paths[i]);
+		else if (p.rc[i] != LV_ENOTFOUND)
+			rc = lv__err(err, p.rc[i], "checkpoint: cannot tell whether %s exists: %s", p.paths[i],
+				     p.errs[i].message);
+	}
+	free(p.paths);
+	free(p.rc);
+	free(p.errs);
+	return rc;
+}
+
+/*
+ * With no usable head and no identity from the archive, the head written next would start a
+ * new history identity (a new dataset_created), and every reader would take the earlier
+ * history for another dataset's.  That is refused while the dataset shows signs of recorded
+ * history: segments in _checkpoints/archive/, lancever's files in _checkpoints/ (kept-aside
+ * checkpoints, locks) without a head among them, or a head or first segment that a HEAD
+ * finds though the listing did not show it.  Heads that were listed and rejected (damaged,
+ * another history) are not such a sign: the writer keeps them aside and starts again, as
+ * before.  The oldest live manifest's read_version is not used: a dataset Lance cleaned up
+ * before lancever first ran looks the same, and must still be checkpointable.
+ */
+static int guard_new_identity(writer *w, seen *s, lv_error *err)
+{
+	const char *what = NULL;
+	char path[96] = "";
+	if (s->segs.n || s->segs.nstray) {
+		what = "segments in " LV__ARCHIVE_DIR "/ none of which could be read as this history's";
+		snprintf(path, sizeof path, "%s", s->segs.n ? s->segs.v[0].path : s->segs.stray[0].name.path);
+	} else if (!s->names.n && (s->names.ndamaged || s->names.nother)) {
+		what = "lancever files but no head checkpoint in " LV__CP_DIR "/";
+		snprintf(path, sizeof path, "%s", s->names.ndamaged ? s->names.damaged[0].path : "a lock file");
+	}
+	lv_error e = { 0 };
+	int rc = what ? lv__err(&e, LV_ECONFLICT, "checkpoint: the dataset shows %s (%s)", what, path)
+		      : probe_expected(w, s, &e);
+	if (rc == 0 || rc == LV_ENOMEM)
+		return rc == 0 ? 0 : lv__err(err, rc, "out of memory");
+	return lv__err(err, rc, "%s; with no usable head checkpoint, writing one would start a new "
+		       "history identity that hides the recorded history from every reader: nothing "
+		       "written (retry once the store lists " LV__CP_DIR "/ fully; `lancever check` "
+		       "shows what is there)", e.message);
+}
+
 /* One look at the dataset: manifests, checkpoints (classified), the base rows, fresh rows. */
 static int gather_once(writer *w, seen *s, lv_error *err)
 {
@@ -328,6 +424,8 @@ static int attempt(writer *w, seen *s, lv_error *err)
 	LV_TRY(resolve(w, s, err));
 	if (w->fresh_vanished || !w->cfg.enabled)
 		return 0;
+	if (!s->base.rows && !s->have_created)
+		LV_TRY(guard_new_identity(w, s, err));
 	LV_TRY(quarantine_rejected(w, s, err));
 	return write_rows(w, s, err);
 }
