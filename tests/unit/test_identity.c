@@ -17,6 +17,8 @@
 #include <lancever/sys/testing.h>
 
 #include "core/checkpoint/checkpoint_internal.h"
+#include "core/checkpoint/codec.h"
+#include "core/vlist.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 
@@ -305,6 +307,101 @@ static void test_kept_aside_without_head_refuses(void **state)
 	lv_storage_free(st);
 }
 
+/* ---- re-adopting a complete older identity (check --salvage) ---- */
+
+/*
+ * Rewrites the head checkpoint `path` of st under dataset_created + 12345 (a new identity),
+ * with `rows` (NULL: its own) and its archive index kept or dropped.
+ */
+static void reidentify(lv_storage *st, const char *path, const char *from, bool keep_index)
+{
+	lv_buf b = tu_read(st, from);
+	lv__cp_file f;
+	CHECK(lv__cp_decode(b.ptr, b.size, from, true, NULL, 0, &f, &err));
+	lv__cp_extra x = { NULL, keep_index ? f.archive : NULL };
+	lv_buf out = { 0 };
+	CHECK(lv__cp_encode_x(f.rows->items, f.rows->n, f.created + 12345, &x, &out, &err));
+	CHECK(lv_storage_write(st, path, out.ptr, out.size, &err));
+	lv__cp_file_dispose(&f);
+	lv_buf_dispose(&out);
+	lv_buf_dispose(&b);
+}
+
+static size_t history_rows(lv_dataset *ds, size_t *gaps)
+{
+	lv_version_list *l = tu_history(ds, NULL);
+	size_t n = lv_version_list_count(l);
+	*gaps = lv_version_list_gap_count(l);
+	lv_version_list_free(l);
+	return n;
+}
+
+/*
+ * The state an earlier writer left after an incomplete listing: (0) the head merged under a
+ * new dataset_created, keeping the old index (every segment now "another history"), or (1)
+ * a newer head of a new identity next to the older, complete head.  check reports the split
+ * (LV_ECONFLICT on the newest head); check --salvage re-adopts the older identity: history
+ * is complete again, every file still there (the rewritten head's rows kept).
+ */
+static void test_salvage_readopts_older_identity(void **state)
+{
+	(void)state;
+	for (int mode = 0; mode < 2; mode++) {
+		lv_storage *st = archived_store();
+		const char *a_head = "_checkpoints/00000000000000000205.lance";
+		uint64_t n = 205;
+		if (mode == 0) {
+			reidentify(st, a_head, a_head, true);
+		} else {
+			commit_range(st, 206, 210);
+			n = 210;
+			lv_dataset *ds = tu_open(st);
+			lv_checkpoint_config cfg = small_cfg();
+			lv_checkpoint_result r;
+			CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
+			lv_dataset_free(ds);
+			reidentify(st, "_checkpoints/00000000000000000210.lance",
+				   "_checkpoints/00000000000000000210.lance", false);
+		}
+		lv_dataset *ds = tu_open(st);
+		size_t gaps;
+		size_t before = history_rows(ds, &gaps);
+		assert_true(before < 20 && gaps > 0);
+		lv_check_options o = LV_CHECK_OPTIONS_INIT;
+		o.checkpoint = small_cfg();
+		for (int salvage = 0; salvage < 2; salvage++) {
+			o.salvage = salvage;
+			lv_check *c = NULL;
+			CHECK(lv_check_run(&c, ds, &o, &err));
+			bool split = false, readopted = false;
+			for (size_t i = 0; i < lv_check_count(c); i++) {
+				const lv_check_item *it = lv_check_get(c, i);
+				split |= it->kind == LV_CHECK_CHECKPOINT && it->status == LV_ECONFLICT &&
+					 strstr(it->message, "re-adopts");
+				readopted |= it->status == 0 && strstr(it->message, "re-adopted");
+			}
+			assert_true(split);
+			assert_int_equal(readopted, salvage);
+			lv_check_free(c);
+		}
+		lv_dataset_clear_warnings(ds);
+		assert_int_equal(history_rows(ds, &gaps), n);
+		assert_int_equal(gaps, 0);
+		assert_int_equal(lv_dataset_warning_count(ds), 0);
+		/* once re-adopted, check finds nothing, and writers carry on */
+		lv_check *c = NULL;
+		o.salvage = false;
+		CHECK(lv_check_run(&c, ds, &o, &err));
+		assert_int_equal(lv_check_problems(c), 0);
+		lv_check_free(c);
+		tu_cleanup_retain(ds, 1, BASE_MS + 100000000, &o.checkpoint);
+		assert_int_equal(history_rows(ds, &gaps), n);
+		assert_int_equal(gaps, 0);
+		lv_dataset_free(ds);
+		lv_storage_free(st);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_stray_segment_without_head),
 		cmocka_unit_test(test_lying_listing_starts_no_new_identity),
 		cmocka_unit_test(test_kept_aside_without_head_refuses),
+		cmocka_unit_test(test_salvage_readopts_older_identity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,9 @@
  *    checkpoints, and fills a version no readable record holds.
  *  - A stray file in _checkpoints/archive/ (lv__seg_choose) is an item with
  *    its reason; its rows are never salvaged.
+ *  - A split identity (core/readopt.h) is an item; salvage re-adopts the
+ *    complete older identity through the writer (rows of every usable head
+ *    merged; a head it replaces was read whole and its rows are kept).
  */
 #include "lancever/check.h"
 
@@ -27,6 +30,7 @@
 #include "core/fetch.h"
 #include "core/hplan.h"
 #include "core/manifests.h"
+#include "core/readopt.h"
 #include "core/vlist.h"
 #include "format/manifest.h"
 #include "format/refs.h"
@@ -268,6 +272,36 @@ static int check_segments(lv_check *c, lv_dataset *ds, lv_error *err)
 	return rc;
 }
 
+/* ---- a split identity (issue 24) ---- */
+
+/* Reported; with salvage, the complete older identity re-adopted (nothing deleted). */
+static int check_split(lv_check *c, lv_dataset *ds, const lv__manifest_entry *live, size_t nlive,
+		       const lv_check_options *opts, lv_error *err)
+{
+	lv__split sp;
+	LV_TRY(lv__split_find(ds, live, nlive, &sp, err));
+	if (!sp.found)
+		return 0;
+	char msg[400];
+	snprintf(msg, sizeof msg, "carries dataset_created %" PRId64 ", but the complete history it "
+		 "relies on (%s%s, %" PRIu64 " segment(s) verified) carries %" PRId64 ": readers take that "
+		 "history for another dataset's; lancever check --salvage re-adopts it", sp.newer,
+		 sp.segments ? "e.g. " : "", sp.evidence, sp.segments, sp.older);
+	if (add(c, LV_CHECK_CHECKPOINT, sp.head, LV_ECONFLICT, msg, 0, 0, 0) < 0)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	if (!opts || !opts->salvage)
+		return 0;
+	lv_checkpoint_result res;
+	LV_TRY(lv__checkpoint_write_adopt(ds, &opts->checkpoint, sp.older, &res, err));
+	snprintf(msg, sizeof msg, "re-adopted dataset_created %" PRId64 ": %" PRIu64 " rows of both "
+		 "identities' heads written under it", sp.older, res.entries);
+	c->have_created = true;
+	c->created = sp.older;
+	return add(c, LV_CHECK_CHECKPOINT, res.path, 0, msg, res.entries, 0, res.latest_version) < 0
+		       ? lv__err(err, LV_ENOMEM, "out of memory")
+		       : 0;
+}
+
 /* ---- history gaps and salvage ---- */
 
 static bool in_gap(const lv_version_list *h, uint64_t v)
@@ -380,6 +414,8 @@ int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, l
 		rc = check_checkpoints(c, ds, live, nlive, err);
 	if (rc == 0)
 		rc = check_segments(c, ds, err);
+	if (rc == 0)
+		rc = check_split(c, ds, live, nlive, opts, err);
 	if (rc == 0)
 		rc = check_gaps(c, ds, err);
 	if (rc == 0 && opts && opts->salvage)

@@ -164,6 +164,54 @@ static int created_from_archive(writer *w, seen *s, lv_error *err)
 	return 0;
 }
 
+/* ---- re-adopting an identity (check --salvage, issue 24) ---- */
+
+/* The `through` of an index text (0 if none or malformed). */
+static uint64_t index_through(const char *text)
+{
+	lv__arc_index ix;
+	lv_error e = { 0 };
+	if (!text || lv__arc_index_parse(text, "", &ix, &e) < 0)
+		return 0;
+	uint64_t t = ix.through;
+	lv__arc_index_dispose(&ix);
+	return t;
+}
+
+/*
+ * The base becomes every usable head's rows, whatever its dataset_created, under the adopted
+ * one, with the index that reaches furthest (heads that cannot be used were classified and
+ * warned about by the ladder; they are left to the quarantine as ever).
+ */
+static int adopt_base(writer *w, seen *s, lv_error *err)
+{
+	lv__cp_file_dispose(&s->base);
+	for (size_t i = 0; i < s->names.n; i++) {
+		lv__cp_file f;
+		lv_error e = { 0 };
+		int cls;
+		int rc = lv__cp_try(w->ds, &s->names.v[i], s->live, s->nlive, true, NULL, NULL, &f, &cls,
+				    &w->r.report.identity_bytes, NULL, &e);
+		if (rc == LV_ENOMEM)
+			return lv__err(err, rc, "out of memory");
+		if (rc < 0) {
+			s->races |= cls == LV__CP_VANISHED ? LV__RACE_VANISHED : 0;
+			continue;
+		}
+		if (s->base.rows && index_through(f.archive) > index_through(s->base.archive)) {
+			char *t = s->base.archive;
+			s->base.archive = f.archive;
+			f.archive = t;
+		}
+		if ((rc = absorb(&s->base, &f)) < 0) {
+			lv__cp_file_dispose(&f);
+			return lv__err(err, rc, "out of memory");
+		}
+	}
+	s->base.created = w->adopt_created;
+	return 0;
+}
+
 /* ---- a new history identity only on a dataset with no recorded history (issue 24) ---- */
 
 /* How many of the newest live versions have their head checkpoint name probed. */
@@ -280,6 +328,8 @@ static int gather_once(writer *w, seen *s, lv_error *err)
 	}
 	if (rejected)
 		LV_TRY(merge_other_usable(ds, s, &rep->identity_bytes, err));
+	if (w->adopting)
+		LV_TRY(adopt_base(w, s, err));
 	for (size_t i = 0; i < s->names.n; i++)
 		s->unreadable |= s->cls[i] == LV__CP_UNREADABLE;
 	LV_TRY(lv__seg_list(ds->st, &s->segs, err));
@@ -441,8 +491,8 @@ static void writer_reset(writer *w)
 
 static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,
 		      size_t ncleaned, const lv_version_info *const *pre, size_t npre,
-		      const lv_version_info *extra, size_t nextra, lv_checkpoint_result *res,
-		      lv_error *err)
+		      const lv_version_info *extra, size_t nextra, const int64_t *adopt,
+		      lv_checkpoint_result *res, lv_error *err)
 {
 	if (!ds || (npre && !pre) || (ncleaned && !cleaned_in))
 		return lv__err(err, LV_EINVALID, "lv_checkpoint_write: NULL argument");
@@ -454,6 +504,8 @@ static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const 
 	w.npre = npre;
 	w.extra = extra;
 	w.nextra = nextra;
+	w.adopting = adopt != NULL;
+	w.adopt_created = adopt ? *adopt : 0;
 	uint64_t *cleaned = ncleaned ? lv__calloc(ncleaned, sizeof *cleaned) : NULL;
 	if (ncleaned && !cleaned)
 		return lv__err(err, LV_ENOMEM, "out of memory");
@@ -496,14 +548,20 @@ int lv__checkpoint_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
 			     const lv_version_info *const *pre, size_t npre, lv_checkpoint_result *res,
 			     lv_error *err)
 {
-	return write_with(ds, cfg_in, cleaned_in, ncleaned, pre, npre, NULL, 0, res, err);
+	return write_with(ds, cfg_in, cleaned_in, ncleaned, pre, npre, NULL, 0, NULL, res, err);
 }
 
 int lv__checkpoint_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
 			       const lv_version_info *extra, size_t nextra, lv_checkpoint_result *res,
 			       lv_error *err)
 {
-	return write_with(ds, cfg, NULL, 0, NULL, 0, extra, nextra, res, err);
+	return write_with(ds, cfg, NULL, 0, NULL, 0, extra, nextra, NULL, res, err);
+}
+
+int lv__checkpoint_write_adopt(lv_dataset *ds, const lv_checkpoint_config *cfg, int64_t created,
+			       lv_checkpoint_result *res, lv_error *err)
+{
+	return write_with(ds, cfg, NULL, 0, NULL, 0, NULL, 0, &created, res, err);
 }
 
 int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,

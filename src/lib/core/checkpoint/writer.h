@@ -57,6 +57,8 @@ typedef struct lv__writer {
 	lv__sealed *sealed;
 	size_t nsealed, capsealed;
 	uint64_t fresh_vanished; /* manifests that vanished while being read: gather again */
+	bool adopting;           /* check --salvage re-adopting identity adopt_created (readopt.h) */
+	int64_t adopt_created;
 } lv__writer;
 
 /* Owned rows: the list owns its strings. */
