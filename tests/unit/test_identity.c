@@ -307,6 +307,31 @@ static void test_kept_aside_without_head_refuses(void **state)
 	lv_storage_free(st);
 }
 
+/* Section 4: the only head cannot be read (I/O): no new identity either (before: written). */
+static void test_unreadable_head_refuses(void **state)
+{
+	(void)state;
+	lv_storage *mem = tu_mem();
+	commit_range(mem, 1, 30);
+	lv_dataset *ds = tu_open(mem);
+	tu_cleanup_retain(ds, 3, BASE_MS + 100000000, NULL);
+	lv_dataset_free(ds);
+	commit_range(mem, 31, 32);
+	lv_fault_spec f = { LV_FAULT_READ, 1, true, LV_FAULT_FAIL, "00000000000000000030.lance" };
+	lv_storage *st = NULL;
+	CHECK(lv_storage_fault_wrap(&st, mem, &f, &err));
+	ds = tu_open(st);
+	lv_checkpoint_result r;
+	lv_error e = { 0 };
+	assert_int_equal(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &e), LV_ECONFLICT);
+	assert_non_null(strstr(e.message, "could not be read"));
+	char **names = tu_list_paths(st, "_checkpoints", false);
+	assert_int_equal(tu_list_len(names), 1);
+	tu_free_list(names);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 /* ---- re-adopting a complete older identity (check --salvage) ---- */
 
 /*
@@ -409,6 +434,7 @@ int main(void)
 		cmocka_unit_test(test_stray_segment_without_head),
 		cmocka_unit_test(test_lying_listing_starts_no_new_identity),
 		cmocka_unit_test(test_kept_aside_without_head_refuses),
+		cmocka_unit_test(test_unreadable_head_refuses),
 		cmocka_unit_test(test_salvage_readopts_older_identity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

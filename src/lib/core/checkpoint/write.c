@@ -280,8 +280,8 @@ static int probe_expected(writer *w, seen *s, lv_error *err)
  * new history identity (a new dataset_created), and every reader would take the earlier
  * history for another dataset's.  That is refused while the dataset shows signs of recorded
  * history: segments in _checkpoints/archive/, lancever's files in _checkpoints/ (kept-aside
- * checkpoints, locks) without a head among them, or a head or first segment that a HEAD
- * finds though the listing did not show it.  Heads that were listed and rejected (damaged,
+ * checkpoints, locks) without a head among them, a head that could not be read (I/O), or a
+ * head or first segment that a HEAD finds though the listing did not show it.  Heads that were listed and rejected (damaged,
  * another history) are not such a sign: the writer keeps them aside and starts again, as
  * before.  The oldest live manifest's read_version is not used: a dataset Lance cleaned up
  * before lancever first ran looks the same, and must still be checkpointable.
@@ -296,6 +296,12 @@ static int guard_new_identity(writer *w, seen *s, lv_error *err)
 	} else if (!s->names.n && (s->names.ndamaged || s->names.nother)) {
 		what = "lancever files but no head checkpoint in " LV__CP_DIR "/";
 		snprintf(path, sizeof path, "%s", s->names.ndamaged ? s->names.damaged[0].path : "a lock file");
+	} else {
+		for (size_t i = 0; i < s->names.n && !what; i++)
+			if (s->cls[i] == LV__CP_UNREADABLE) {
+				what = "a head checkpoint that could not be read";
+				snprintf(path, sizeof path, "%s", s->names.v[i].path);
+			}
 	}
 	lv_error e = { 0 };
 	int rc = what ? lv__err(&e, LV_ECONFLICT, "checkpoint: the dataset shows %s (%s)", what, path)
