@@ -311,7 +311,8 @@ static int guard_new_identity(writer *w, seen *s, lv_error *err)
 	return lv__err(err, rc, "%s; with no usable head checkpoint, writing one would start a new "
 		       "history identity that hides the recorded history from every reader: nothing "
 		       "written (retry once the store lists " LV__CP_DIR "/ fully; `lancever check` "
-		       "shows what is there)", e.message);
+		       "shows what is there; to start a new history on purpose, move " LV__CP_DIR
+		       "/ aside first)", e.message);
 }
 
 /* One look at the dataset: manifests, checkpoints (classified), the base rows, fresh rows. */
