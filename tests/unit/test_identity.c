@@ -207,6 +207,30 @@ static void lists_truly(lv_storage *shim)
 	CHECK(lv_storage_fault_set(shim, NULL, &err));
 }
 
+static int count_entry(const lv_list_entry *e, void *payload)
+{
+	(void)e;
+	(*(size_t *)payload)++;
+	return 0;
+}
+
+/* LV_FAULT_OMIT: a matching list succeeds with nothing; others, and after a reset, list all. */
+static void test_fault_omit(void **state)
+{
+	(void)state;
+	lv_storage *st = lying_lister(archived_store());
+	size_t n = 0;
+	CHECK(lv_storage_list(st, "_checkpoints/archive", false, count_entry, &n, &err));
+	assert_int_equal(n, 0);
+	CHECK(lv_storage_list(st, "_versions", false, count_entry, &n, &err));
+	assert_int_equal(n, 3);
+	lists_truly(st);
+	n = 0;
+	CHECK(lv_storage_list(st, "_checkpoints/archive", false, count_entry, &n, &err));
+	assert_int_equal(n, 20);
+	lv_storage_free(st);
+}
+
 /* The dataset_created values of the head checkpoints in st (distinct count). */
 static size_t identities(lv_storage *st)
 {
@@ -432,6 +456,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stray_segments_hide_nothing),
 		cmocka_unit_test(test_stray_segment_without_head),
+		cmocka_unit_test(test_fault_omit),
 		cmocka_unit_test(test_lying_listing_starts_no_new_identity),
 		cmocka_unit_test(test_kept_aside_without_head_refuses),
 		cmocka_unit_test(test_unreadable_head_refuses),
