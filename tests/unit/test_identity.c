@@ -331,6 +331,36 @@ static void test_kept_aside_without_head_refuses(void **state)
 	lv_storage_free(st);
 }
 
+/*
+ * Section 4, the race: the head appears after the writer listed _checkpoints/ (here: only
+ * the first listing omits it).  A new listing shows it, so the writer gathers again and
+ * uses it: no error, one identity.
+ */
+static void test_head_written_after_listing_is_a_race(void **state)
+{
+	(void)state;
+	lv_storage *mem = tu_mem();
+	commit_range(mem, 1, 30);
+	lv_dataset *ds = tu_open(mem);
+	tu_cleanup_retain(ds, 3, BASE_MS + 100000000, NULL);
+	lv_dataset_free(ds);
+	commit_range(mem, 31, 32);
+	lv_fault_spec f = { .ops = LV_FAULT_LIST, .nth = 1, .kind = LV_FAULT_OMIT,
+			    .path_substring = "_checkpoints" };
+	lv_storage *st = NULL;
+	CHECK(lv_storage_fault_wrap(&st, mem, &f, &err));
+	ds = tu_open(st);
+	lv_checkpoint_result r;
+	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
+	assert_true(r.written);
+	assert_int_equal(identities(st), 1);
+	lv_version_list *l = tu_history(ds, NULL);
+	assert_int_equal(lv_version_list_count(l), 32);
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 /* Section 4: the only head cannot be read (I/O): no new identity either (before: written). */
 static void test_unreadable_head_refuses(void **state)
 {
@@ -460,6 +490,7 @@ int main(void)
 		cmocka_unit_test(test_lying_listing_starts_no_new_identity),
 		cmocka_unit_test(test_kept_aside_without_head_refuses),
 		cmocka_unit_test(test_unreadable_head_refuses),
+		cmocka_unit_test(test_head_written_after_listing_is_a_race),
 		cmocka_unit_test(test_salvage_readopts_older_identity),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

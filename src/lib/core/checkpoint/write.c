@@ -240,10 +240,40 @@ static bool listed(const lv__cp_names *names, const char *path)
 }
 
 /*
+ * A file a HEAD found: does a new listing show it (1: written by a concurrent writer after our
+ * listing; w->fresh_vanished is set so the write gathers again)?  0 if not (the listing omits
+ * it), LV_ENOMEM; a listing that fails counts as not showing it.
+ */
+static int listed_now(writer *w, const char *path)
+{
+	lv_error e = { 0 };
+	bool seg = !strncmp(path, LV__ARCHIVE_DIR "/", sizeof LV__ARCHIVE_DIR);
+	bool found = false;
+	int rc;
+	if (seg) {
+		lv__seg_names segs;
+		if ((rc = lv__seg_list(w->ds->st, &segs, &e)) == 0)
+			for (size_t i = 0; i < segs.n && !found; i++)
+				found = !strcmp(segs.v[i].path, path);
+		lv__seg_names_free(&segs);
+	} else {
+		lv__cp_names names;
+		if ((rc = lv__cp_list(w->ds->st, &names, &e)) == 0)
+			found = listed(&names, path);
+		lv__cp_names_free(&names);
+	}
+	if (rc == LV_ENOMEM)
+		return rc;
+	w->fresh_vanished += found;
+	return found;
+}
+
+/*
  * HEADs of the names a head checkpoint of the newest live versions would have, and of the
  * archive's first cell: one that exists although the listing did not show it means the
- * listing is incomplete.  0 if none exists; LV_ECONFLICT naming it; a storage error if a
- * HEAD failed (nothing can be concluded: nothing is written).
+ * listing is incomplete -- unless a new listing shows it (a concurrent writer's: the write
+ * gathers again).  0 if none exists; LV_ECONFLICT naming it; a storage error if a HEAD failed
+ * (nothing can be concluded: nothing is written).
  */
 static int probe_expected(writer *w, seen *s, lv_error *err)
 {
@@ -261,10 +291,12 @@ static int probe_expected(writer *w, seen *s, lv_error *err)
 		lv__seg_path(p.paths[n++], sizeof p.paths[0], 1, S);
 	if (rc == 0)
 		lv__parallel_for(n, w->ds->remote ? w->ds->threads : 1, probe_job, &p);
-	for (size_t i = 0; rc == 0 && i < n; i++) {
-		if (p.rc[i] == 0)
+	for (size_t i = 0; rc == 0 && i < n && !w->fresh_vanished; i++) {
+		if (p.rc[i] == 0 && (rc = listed_now(w, p.paths[i])) == 0)
 			rc = lv__err(err, LV_ECONFLICT, "checkpoint: %s exists but the listing of " LV__CP_DIR
 				     "/ did not show it (an incomplete or stale listing?)", p.paths[i]);
+		else if (p.rc[i] == 0)
+			rc = rc == LV_ENOMEM ? lv__err(err, rc, "out of memory") : 0;
 		else if (p.rc[i] != LV_ENOTFOUND)
 			rc = lv__err(err, p.rc[i], "checkpoint: cannot tell whether %s exists: %s", p.paths[i],
 				     p.errs[i].message);
@@ -483,6 +515,8 @@ static int attempt(writer *w, seen *s, lv_error *err)
 		return 0;
 	if (!s->base.rows && !s->have_created)
 		LV_TRY(guard_new_identity(w, s, err));
+	if (w->fresh_vanished) /* a head written since our listing: look again */
+		return 0;
 	LV_TRY(quarantine_rejected(w, s, err));
 	return write_rows(w, s, err);
 }
