@@ -3,8 +3,13 @@
  * and reading one segment.
  *
  * Invariants:
- *  - Only "{first:020}-{last:020}.lance" names with first <= last are taken
- *    for segments; anything else in the directory is ignored.
+ *  - Only "{first:020}-{last:020}.lance" names with 1 <= first <= last are taken
+ *    for segments; other names of that shape are strays, anything else in the
+ *    directory is ignored.
+ *  - What readers and writers use is lv__seg_choose's pick: every segment the
+ *    head's index names, and unindexed ones only beyond what the index
+ *    accounts for, none of them lying inside another; every file left out is
+ *    a stray with a warning.  So no file shadows an indexed segment.
  *  - A segment is used only if its content agrees with its name (the range
  *    in its checksummed metadata equals the name's, every row lies inside)
  *    and, when the caller knows it, with the history's dataset_created.
