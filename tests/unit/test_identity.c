@@ -396,6 +396,7 @@ static void reidentify(lv_storage *st, const char *path, const char *from, bool 
 {
 	lv_buf b = tu_read(st, from);
 	lv__cp_file f;
+	memset(&f, 0, sizeof f);
 	CHECK(lv__cp_decode(b.ptr, b.size, from, true, NULL, 0, &f, &err));
 	lv__cp_extra x = { NULL, keep_index ? f.archive : NULL };
 	lv_buf out = { 0 };
@@ -481,11 +482,70 @@ static void test_salvage_readopts_older_identity(void **state)
 	}
 }
 
+/* Writes a valid segment first..last of st's identity from the rows of segments 1-10, 11-20. */
+static void forge_segment(lv_storage *st, uint64_t first, uint64_t last)
+{
+	const char *src[2] = { SEG(Z18 "01", Z18 "10"), SEG(Z18 "11", Z18 "20") };
+	lv_version_info rows[20];
+	size_t n = 0;
+	lv__cp_file f[2];
+	memset(f, 0, sizeof f);
+	for (int k = 0; k < 2; k++) {
+		lv_buf b = tu_read(st, src[k]);
+		CHECK(lv__cp_decode(b.ptr, b.size, src[k], true, NULL, 0, &f[k], &err));
+		lv_buf_dispose(&b);
+		for (size_t i = 0; i < f[k].rows->n; i++)
+			if (f[k].rows->items[i].version >= first && f[k].rows->items[i].version <= last)
+				rows[n++] = f[k].rows->items[i];
+	}
+	char range[48], path[96];
+	snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)first, (unsigned long long)last);
+	snprintf(path, sizeof path, "_checkpoints/archive/%020llu-%020llu.lance", (unsigned long long)first,
+		 (unsigned long long)last);
+	lv__cp_extra x = { range, NULL };
+	lv_buf out = { 0 };
+	CHECK(lv__cp_encode_x(rows, n, f[0].created, &x, &out, &err));
+	CHECK(lv_storage_write(st, path, out.ptr, out.size, &err));
+	lv_buf_dispose(&out);
+	lv__cp_file_dispose(&f[0]);
+	lv__cp_file_dispose(&f[1]);
+}
+
+/*
+ * Section 5 without a head: valid unindexed segments of another size that overlap (racing
+ * writers with different segment sizes) are all used -- history is what it was -- and one
+ * lying inside another is a stray with a warning.
+ */
+static void test_overlapping_valid_segments_without_head(void **state)
+{
+	(void)state;
+	lv_storage *st = archived_store();
+	char **names = tu_list_paths(st, "_checkpoints", false);
+	for (size_t i = 0; names[i]; i++)
+		if (strstr(names[i], ".lance") && !strstr(names[i], "archive"))
+			CHECK(lv_storage_delete(st, names[i], &err));
+	tu_free_list(names);
+	forge_segment(st, 5, 14);
+	forge_segment(st, 3, 7);
+	lv_dataset *ds = tu_open(st);
+	lv_version_list *l = tu_history(ds, NULL);
+	assert_int_equal(lv_version_list_count(l), 203);
+	for (size_t i = 0; i < 200; i++)
+		assert_int_equal(lv_version_list_get(l, i)->version, i + 1);
+	assert_int_equal(lv_version_list_gap_count(l), 1);
+	assert_true(warned(ds, LV_WARN_SEGMENT_STRAY, SEG(Z18 "03", Z18 "07")));
+	assert_false(warned(ds, LV_WARN_SEGMENT_STRAY, SEG(Z18 "05", Z18 "14")));
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stray_segments_hide_nothing),
 		cmocka_unit_test(test_stray_segment_without_head),
+		cmocka_unit_test(test_overlapping_valid_segments_without_head),
 		cmocka_unit_test(test_fault_omit),
 		cmocka_unit_test(test_lying_listing_starts_no_new_identity),
 		cmocka_unit_test(test_kept_aside_without_head_refuses),
