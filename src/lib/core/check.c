@@ -9,8 +9,9 @@
  *  - A salvaged row comes from a file that decodes with its checksum
  *    ignored, carries the dataset_created of the dataset's usable
  *    checkpoints, and fills a version no readable record holds.
- *  - A stray file in _checkpoints/archive/ (lv__seg_choose) is an item with
- *    its reason; its rows are never salvaged.
+ *  - A file in _checkpoints/archive/ that lv__seg_choose leaves out is an
+ *    item with its reason (a problem unless it is a valid, redundant
+ *    segment); its rows are never salvaged.
  *  - A split identity (core/readopt.h) is an item; salvage re-adopts the
  *    complete older identity through the writer (rows of every usable head
  *    merged; a head it replaces was read whole and its rows are kept).
@@ -255,8 +256,8 @@ static int check_segments(lv_check *c, lv_dataset *ds, lv_error *err)
 			rc = lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < p.segs.nstray && rc == 0; i++) /* reported, never read for salvage */
-		if (add(c, LV_CHECK_SEGMENT, p.segs.stray[i].name.path, LV_ECONFLICT, p.segs.stray[i].why, 0, 0,
-			0) < 0)
+		if (add(c, LV_CHECK_SEGMENT, p.segs.stray[i].name.path, p.segs.stray[i].redundant ? 0 : LV_ECONFLICT,
+			p.segs.stray[i].why, 0, 0, 0) < 0)
 			rc = lv__err(err, LV_ENOMEM, "out of memory");
 	for (size_t i = 0; i < p.nmissing && rc == 0; i++) {
 		char path[80], msg[160];

@@ -7,9 +7,10 @@
  *    for segments; other names of that shape are strays, anything else in the
  *    directory is ignored.
  *  - What readers and writers use is lv__seg_choose's pick: every segment the
- *    head's index names, and unindexed ones only beyond what the index
- *    accounts for, none of them lying inside another; every file left out is
- *    a stray with a warning.  So no file shadows an indexed segment.
+ *    head's index names, and unindexed ones only where they overlap none of
+ *    those, none of them lying inside another; a file left out that
+ *    does not read as a valid segment of this history is a stray with a
+ *    warning.  So no file shadows an indexed segment.
  *  - A segment is used only if its content agrees with its name (the range
  *    in its checksummed metadata equals the name's, every row lies inside)
  *    and, when the caller knows it, with the history's dataset_created.
@@ -379,13 +380,14 @@ static const lv__seg_entry *index_overlap(const lv__arc_index *ix, uint64_t firs
 }
 
 /* Moves segs->v[i] to the strays (why formatted), marking it dropped. */
-static int set_stray(lv__seg_names *segs, bool *drop, size_t i, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int set_stray(lv__seg_names *segs, bool *drop, size_t i, const char *fmt, ...)
+static int set_stray(lv__seg_names *segs, bool *drop, size_t i, bool redundant, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int set_stray(lv__seg_names *segs, bool *drop, size_t i, bool redundant, const char *fmt, ...)
 {
 	lv__seg_stray *st = stray_add(segs, &segs->v[i]);
 	if (!st)
 		return LV_ENOMEM;
+	st->redundant = redundant;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(st->why, sizeof st->why, fmt, ap);
@@ -437,7 +439,7 @@ static int settle_contested(lv_storage *st, lv__seg_names *segs, const bool *ind
 	if (mark_contested(segs, indexed, drop, contested))
 		for (size_t i = 0; i < segs->n; i++)
 			if (contested[i] && segs->v[i].last > latest)
-				LV_TRY(set_stray(segs, drop, i, "not in the head's index; its range ends past "
+				LV_TRY(set_stray(segs, drop, i, false, "not in the head's index; its range ends past "
 						 "the latest version %" PRIu64 " and overlaps other segments", latest));
 	if (mark_contested(segs, indexed, drop, contested))
 		for (size_t i = 0; i < segs->n; i++) {
@@ -448,7 +450,7 @@ static int settle_contested(lv_storage *st, lv__seg_names *segs, const bool *ind
 			if (rc == LV_ENOMEM)
 				return rc;
 			if (rc < 0)
-				LV_TRY(set_stray(segs, drop, i, "not in the head's index, overlaps other segments "
+				LV_TRY(set_stray(segs, drop, i, false, "not in the head's index, overlaps other segments "
 						 "and is not a valid segment of this history: %.120s", e.message));
 		}
 	uint64_t reach = 0; /* the end of the ranges used so far (sorted by first) */
@@ -457,8 +459,8 @@ static int settle_contested(lv_storage *st, lv__seg_names *segs, const bool *ind
 		if (drop[i] || indexed[i])
 			continue;
 		if (by && segs->v[i].last <= reach) {
-			LV_TRY(set_stray(segs, drop, i, "not in the head's index and lies inside %s, which is "
-					 "used", by->path));
+			LV_TRY(set_stray(segs, drop, i, true, "a valid segment inside %s, which is used",
+					 by->path));
 			continue;
 		}
 		if (segs->v[i].last > reach) {
@@ -470,13 +472,36 @@ static int settle_contested(lv_storage *st, lv__seg_names *segs, const bool *ind
 }
 
 /*
+ * An unindexed segment that overlaps the indexed segment `o`: left out; a stray with a
+ * warning unless it reads as a valid segment of this history (a merge of writers with other
+ * segment sizes leaves such segments out of the index, keeping rows only they hold).
+ */
+static int leave_out(lv_storage *st, lv__seg_names *segs, bool *drop, size_t i, const lv__seg_entry *o,
+		     int64_t created, uint64_t latest, uint64_t *segments_read)
+{
+	const lv__seg_name *s = &segs->v[i];
+	lv_error e = { 0 };
+	int rc = s->last > latest ? lv__err(&e, LV_ECONFLICT, "its range ends past the latest version")
+				  : contested_valid(st, s, created, latest, segments_read, &e);
+	if (rc == LV_ENOMEM)
+		return rc;
+	if (rc == 0)
+		return set_stray(segs, drop, i, true, "a valid segment not in the head's index, overlapping "
+				 "the indexed segment of versions %" PRIu64 "-%" PRIu64, o->first, o->last);
+	return set_stray(segs, drop, i, false, "not in the head's index, overlaps the indexed segment of "
+			 "versions %" PRIu64 "-%" PRIu64 ", and is not a valid segment of this history: %.90s",
+			 o->first, o->last, e.message);
+}
+
+/*
  * The rules, in order (the head's index is the authority for what it accounts for):
  *  1. a listed segment the index names (same first and last) is used;
- *  2. an unindexed one that starts at or before the index's `through` is a stray: the
- *     index accounts for every version up to there (segments, orphans, empty cells);
+ *  2. an unindexed one that overlaps an indexed one is left out: a stray (warned about)
+ *     unless it reads as a valid segment of this history (then it is redundant);  one in a
+ *     hole of the index (a cell its writer did not see rows for) is used as below;
  *  3. unindexed ones that overlap each other: one ending past the latest version, or
  *     one that does not read as a valid segment of this history, is a stray; then one
- *     lying entirely inside another used one is a stray.
+ *     lying entirely inside another used one is left out (it is valid: not warned about).
  * Unindexed ones that overlap nothing are left to the reader, which validates what it reads.
  */
 int lv__seg_choose(lv_storage *st, lv__seg_names *segs, const lv__arc_index *ix, int64_t created,
@@ -487,7 +512,6 @@ int lv__seg_choose(lv_storage *st, lv__seg_names *segs, const lv__arc_index *ix,
 	if (!flags)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	bool *indexed = flags, *drop = flags + n, *contested = flags + 2 * n;
-	uint64_t through = ix ? ix->through : 0;
 	int rc = 0;
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		const lv__seg_name *s = &segs->v[i];
@@ -495,11 +519,7 @@ int lv__seg_choose(lv_storage *st, lv__seg_names *segs, const lv__arc_index *ix,
 		indexed[i] = e && e->last == s->last;
 		const lv__seg_entry *o = indexed[i] ? NULL : index_overlap(ix, s->first, s->last);
 		if (o)
-			rc = set_stray(segs, drop, i, "not in the head's index, and overlaps the indexed "
-				       "segment of versions %" PRIu64 "-%" PRIu64, o->first, o->last);
-		else if (!indexed[i] && s->first <= through)
-			rc = set_stray(segs, drop, i, "not in the head's index, which accounts for every "
-				       "version up to %" PRIu64, through);
+			rc = leave_out(st, segs, drop, i, o, created, latest, segments_read);
 	}
 	if (rc == 0)
 		rc = settle_contested(st, segs, indexed, drop, contested, created, latest, segments_read);
@@ -513,8 +533,9 @@ int lv__seg_choose(lv_storage *st, lv__seg_names *segs, const lv__arc_index *ix,
 	if (rc < 0)
 		return lv__err(err, rc, "out of memory");
 	for (size_t i = 0; wl && i < segs->nstray; i++)
-		lv__warn(wl, LV_WARN_SEGMENT_STRAY, segs->stray[i].name.path, 0, 0,
-			 "%s ignored: %s; it hides nothing and is left in place", segs->stray[i].name.path,
-			 segs->stray[i].why);
+		if (!segs->stray[i].redundant)
+			lv__warn(wl, LV_WARN_SEGMENT_STRAY, segs->stray[i].name.path, 0, 0,
+				 "%s ignored: %s; it hides nothing and is left in place",
+				 segs->stray[i].name.path, segs->stray[i].why);
 	return 0;
 }

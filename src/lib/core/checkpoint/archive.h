@@ -48,6 +48,8 @@ typedef struct lv__seg_names {
 typedef struct lv__seg_stray {
 	lv__seg_name name;
 	char why[200];
+	bool redundant; /* a valid segment of this history that is not needed (left out of the
+			   index by a merge, or inside one used): no warning, no problem */
 } lv__seg_stray;
 
 /* Lists _checkpoints/archive/ (names that are not segment-shaped are ignored; segment-shaped
@@ -118,11 +120,12 @@ int lv__seg_history_created(lv_dataset *ds, const lv__seg_names *segs, const lv_
 /*
  * The segments readers and writers use, chosen from the listing (see archive.c for the
  * rules): the head's index takes precedence; a listed file it does not name that overlaps
- * what it accounts for (versions <= through) is a stray; unindexed segments that overlap
- * each other are read (`created`: the history's, or INT64_MIN) and the invalid ones are
- * strays, as is one entirely inside another that is used.  So the ranges used never
- * shadow an indexed one.  Strays move to segs->stray, each a LV_WARN_SEGMENT_STRAY
- * warning in `wl` (may be NULL).  `latest`: the newest live version.  0 or LV_ENOMEM.
+ * a segment it names is left out, as are, where unindexed segments
+ * overlap each other, the invalid ones and one entirely inside another that is used.  So
+ * the ranges used never shadow an indexed one.  Files left out move to segs->stray: those
+ * that read as valid segments of this history (`created`: the history's, or INT64_MIN) are
+ * `redundant`, the others each a LV_WARN_SEGMENT_STRAY warning in `wl` (may be NULL).
+ * `latest`: the newest live version.  0 or LV_ENOMEM.
  */
 int lv__seg_choose(lv_storage *st, lv__seg_names *segs, const lv__arc_index *ix, int64_t created,
 		   uint64_t latest, lv__warnlog *wl, uint64_t *segments_read, lv_error *err);
