@@ -233,9 +233,9 @@ static size_t identities(lv_storage *st)
 }
 
 /*
- * Section 4: a listing of _checkpoints/ that omits every key (the fault shim's UNLISTED).  checkpoint and cleanup stop
- * with LV_ECONFLICT naming what a HEAD found, write nothing and delete nothing; once the
- * store lists truly, history is complete under one identity.  Also when 100 versions were
+ * Section 4: a listing of _checkpoints/ that omits every key (the fault shim's UNLISTED).
+ * checkpoint and cleanup stop with LV_ECONFLICT naming what a HEAD found, write nothing and
+ * delete nothing; once the store lists truly, history is complete under one identity.  Also when 100 versions were
  * committed since the head (its name is beyond the probe; the first segment's name is
  * found).  Before: each wrote a head with a new dataset_created, and history fell from 205
  * rows to the live versions plus gaps.
@@ -307,6 +307,21 @@ static void test_kept_aside_without_head_refuses(void **state)
 	lv_storage_free(st);
 }
 
+/* Versions 1..30 cleaned to 3 (one head, 30, holding 1-30, no segment), then 31-32 committed;
+ * wrapped in a fault shim with `f` (NULL: none yet). */
+static lv_storage *small_head_store(const lv_fault_spec *f)
+{
+	lv_storage *mem = tu_mem();
+	commit_range(mem, 1, 30);
+	lv_dataset *ds = tu_open(mem);
+	tu_cleanup_retain(ds, 3, BASE_MS + 100000000, NULL);
+	lv_dataset_free(ds);
+	commit_range(mem, 31, 32);
+	lv_storage *st = NULL;
+	CHECK(lv_storage_fault_wrap(&st, mem, f, &err));
+	return st;
+}
+
 /*
  * Section 4, the race: the head appears after the writer listed _checkpoints/ (here: only
  * the first listing omits it).  A new listing shows it, so the writer gathers again and
@@ -315,15 +330,8 @@ static void test_kept_aside_without_head_refuses(void **state)
 static void test_head_written_after_listing_is_a_race(void **state)
 {
 	(void)state;
-	lv_storage *mem = tu_mem();
-	commit_range(mem, 1, 30);
-	lv_dataset *ds = tu_open(mem);
-	tu_cleanup_retain(ds, 3, BASE_MS + 100000000, NULL);
-	lv_dataset_free(ds);
-	commit_range(mem, 31, 32);
-	lv_storage *st = NULL;
-	CHECK(lv_storage_fault_wrap(&st, mem, NULL, &err));
-	ds = tu_open(st);
+	lv_storage *st = small_head_store(NULL);
+	lv_dataset *ds = tu_open(st);
 	/* the write lists _versions/ (1st call), then _checkpoints/ (2nd): that listing omits it */
 	lv_fault_spec f = { .ops = LV_FAULT_LIST, .nth = 2, .kind = LV_FAULT_UNLISTED,
 			    .path_substring = "_checkpoints/" };
@@ -344,16 +352,9 @@ static void test_head_written_after_listing_is_a_race(void **state)
 static void test_unreadable_head_refuses(void **state)
 {
 	(void)state;
-	lv_storage *mem = tu_mem();
-	commit_range(mem, 1, 30);
-	lv_dataset *ds = tu_open(mem);
-	tu_cleanup_retain(ds, 3, BASE_MS + 100000000, NULL);
-	lv_dataset_free(ds);
-	commit_range(mem, 31, 32);
 	lv_fault_spec f = { LV_FAULT_READ, 1, true, LV_FAULT_FAIL, "00000000000000000030.lance" };
-	lv_storage *st = NULL;
-	CHECK(lv_storage_fault_wrap(&st, mem, &f, &err));
-	ds = tu_open(st);
+	lv_storage *st = small_head_store(&f);
+	lv_dataset *ds = tu_open(st);
 	lv_checkpoint_result r;
 	lv_error e = { 0 };
 	assert_int_equal(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &e), LV_ECONFLICT);
