@@ -235,10 +235,10 @@ static size_t identities(lv_storage *st)
 /*
  * Section 4: a listing of _checkpoints/ that omits every key (the fault shim's UNLISTED).
  * checkpoint and cleanup stop with LV_ECONFLICT naming what a HEAD found, write nothing and
- * delete nothing; once the store lists truly, history is complete under one identity.  Also when 100 versions were
- * committed since the head (its name is beyond the probe; the first segment's name is
- * found).  Before: each wrote a head with a new dataset_created, and history fell from 205
- * rows to the live versions plus gaps.
+ * delete nothing; once the store lists truly, history is complete under one identity.  Also
+ * when 100 versions were committed since the head (its name is beyond the probe; the first
+ * segment's name is found).  Before: each wrote a head with a new dataset_created, and
+ * history fell from 205 rows to the live versions plus gaps.
  */
 static void test_lying_listing_starts_no_new_identity(void **state)
 {

@@ -313,9 +313,9 @@ static int probe_expected(writer *w, seen *s, lv_error *err)
  * history for another dataset's.  That is refused while the dataset shows signs of recorded
  * history: segments in _checkpoints/archive/, lancever's files in _checkpoints/ (kept-aside
  * checkpoints, locks) without a head among them, a head that could not be read (I/O), or a
- * head or first segment that a HEAD finds though the listing did not show it.  Heads that were listed and rejected (damaged,
- * another history) are not such a sign: the writer keeps them aside and starts again, as
- * before.  The oldest live manifest's read_version is not used: a dataset Lance cleaned up
+ * head or first segment that a HEAD finds though the listing did not show it.  Heads that
+ * were listed and rejected (damaged, another history) are not such a sign: the writer keeps
+ * them aside and starts again, as before.  The oldest live manifest's read_version is not used: a dataset Lance cleaned up
  * before lancever first ran looks the same, and must still be checkpointable.
  */
 static int guard_new_identity(writer *w, seen *s, lv_error *err)
