@@ -1,0 +1,46 @@
+"""Lance 14 scenarios (issue 25 §1): every dataset scenarios.py writes through pylance 14.0.2 --
+all operations, indices, compaction, tags, branches, restore, stable row ids, blob columns, file
+formats 2.0/2.1/2.2 and the default, V1 and V2 manifest names -- and lancever's versions, history,
+show, asof and tags equal pylance's own answers (oracle.py), on main and on every branch.
+"""
+import pytest
+
+import oracle
+import scenarios
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return {s.name: s for s in scenarios.build_all(str(tmp_path_factory.mktemp("l14")))}
+
+
+NAMES = ["everything", "v1_names_2_0", "stable_row_ids_2_1", "blob_2_0", "blob_2_1", "blob_2_2",
+         "blob_v2_sidecars", "default_format"]
+
+
+def test_every_scenario_is_built(built):
+    assert sorted(built) == sorted(NAMES)
+    # what the scenarios cover, as pylance sees it
+    ops = {op for s in built.values() for op in [*s.ops.values(), *(o for b in s.branches.values() for o in b.ops.values())]}
+    assert ops >= {"Overwrite", "Append", "Delete", "Update", "Merge", "Project", "CreateIndex", "UpdateConfig",
+                   "ReserveFragments", "Rewrite", "Restore", "Clone"}
+    assert {s.data_format for s in built.values()} == {"2.0", "2.1", "2.2"}
+    assert {s.v2_paths for s in built.values()} == {True, False}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_versions_history_show(built, name):
+    sc = built[name]
+    assert oracle.compare_versions(sc) == len(sc.ops)
+    for b in sc.branches:
+        assert oracle.compare_versions(sc, b) == len(sc.branches[b].ops)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_asof(built, name):
+    assert oracle.compare_asof(built[name]) > 0
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_tags_and_branches(built, name):
+    oracle.compare_refs(built[name])
