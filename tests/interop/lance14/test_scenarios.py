@@ -38,8 +38,28 @@ def test_versions_history_show(built, name):
         assert oracle.compare_versions(sc, b) == len(sc.branches[b].ops)
 
 
+@pytest.fixture(params=["UTC", "America/St_Johns"])
+def local_zone(request):
+    """pylance's versions() and asof compare naive *local* datetimes: run under two zones (one
+    with a half-hour offset from UTC)."""
+    import time
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = request.param
+    time.tzset()
+    yield request.param
+    if old is None:
+        del os.environ["TZ"]
+    else:
+        os.environ["TZ"] = old
+    time.tzset()
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_asof(built, name):
+def test_asof(built, name, local_zone):
+    import datetime
+    import time
+    assert time.localtime(0).tm_gmtoff == (0 if local_zone == "UTC" else -12600)
+    assert datetime.datetime.fromtimestamp(0).hour == (0 if local_zone == "UTC" else 20)
     assert oracle.compare_asof(built[name]) > 0
 
 
