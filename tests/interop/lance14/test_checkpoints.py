@@ -4,7 +4,8 @@ test_archive.mjs have the Lance 8 and 12 peers do, but through Lance's own file 
 
  (a) after `lancever checkpoint` on every scenario (main and branches), the head checkpoint read by
      pylance equals `lancever history --json` row for row in all 15 columns, with the 15-column
-     schema and the schema metadata `lancever inspect` reports (documented keys present);
+     schema and the schema metadata `lancever inspect` reports (documented keys present), and
+     `lancever check` finds no problem (also after (b) and (c));
  (b) after pylance's own cleanup_old_versions on a checkpointed dataset, `versions` = pylance's
      versions(), `history` still lists every version, is_cleaned_up exactly where pylance removed the
      manifest; the next checkpoint, read by pylance, records it;
@@ -91,6 +92,8 @@ def test_pylance_reads_head_checkpoint(built, name):
         assert md["lancever:latest_version"] == str(hist[-1]["version"]) and md["lancever:format"] == "1", L
         assert re.fullmatch(r"crc32c:[0-9a-f]{8}", md["lancever:checksum"]), L
         assert md["lance:checkpoint:dataset_created"] == str(hist[0]["timestamp_millis"]), L
+        chk = lv_json(*oracle.branch_args(branch), "check", sc.uri)
+        assert chk["problems"] == 0 and not chk["warnings"], f"{L}: lancever check: {chk}"
 
 
 def test_history_after_pylance_cleanup(built, tmp_path):
@@ -125,6 +128,8 @@ def test_history_after_pylance_cleanup(built, tmp_path):
     cp = checkpoint(uri)
     got, _ = check_file("cleanup re-checkpoint", os.path.join(uri, cp["path"]), hist)
     assert [r["version"] for r in got if r["is_cleaned_up"]] == removed
+    chk = lv_json("check", uri)
+    assert chk["problems"] == 0 and not chk["warnings"], f"lancever check after pylance's cleanup: {chk}"
     assert oracle.compare_refs(sc) > 0
 
 
@@ -175,3 +180,5 @@ def test_pylance_reads_archive_segments(tmp_path):
     for o in ours:
         assert lance.dataset(uri, version=o["version"]).count_rows() == o["total_rows"], f"v{o['version']}"
     assert [h["version"] for h in hist if not h["is_cleaned_up"]] == [o["version"] for o in ours]
+    chk = lv_json("check", uri)
+    assert chk["problems"] == 0 and not chk["warnings"], f"lancever check: {chk}"
