@@ -95,3 +95,32 @@ def test_same_answers_other_ways(built, name, tmp_path):
             if o["operation_type"] not in ("Rewrite", "ReserveFragments"):
                 assert type(ds.read_transaction(o["version"]).operation).__name__ == o["operation_type"]
         assert lance.dataset(copy).count_rows() == lance.dataset(sc.uri).count_rows()
+
+
+def test_ignored_files(built, tmp_path):
+    """Staged manifests (`{v}.manifest-{uuid}`, V1 and V2 names, as a commit store leaves them), a
+    detached manifest (`d{N}.manifest`) and junk in _versions/ are not versions: pylance 14 and
+    lancever list the same versions as before, and lancever's cleanup never removes them."""
+    import shutil
+
+    import lance
+    from conftest import lv, lv_json
+    sc = built["everything"]
+    copy = str(tmp_path / "ignored.lance")
+    shutil.copytree(sc.uri, copy)
+    vd = os.path.join(copy, "_versions")
+    before = lv_json("versions", copy)
+    newest = sorted(f for f in os.listdir(vd) if f.endswith(".manifest"))[0]
+    nv = before[-1]["version"] + 1
+    extra = [f"{(1 << 64) - 1 - nv:020d}.manifest-0b6d5d6e-2b6b-4b68-9b9e-9a7c5bb0a3f1",
+             f"{nv}.manifest-1c6d5d6e-2b6b-4b68-9b9e-9a7c5bb0a3f2", "d9223372036854775809.manifest"]
+    for e in extra:
+        shutil.copyfile(os.path.join(vd, newest), os.path.join(vd, e))
+    with open(os.path.join(vd, "notes.txt"), "w") as f:
+        f.write("not a manifest\n")
+    assert [v["version"] for v in lance.dataset(copy).versions()] == [b["version"] for b in before]
+    assert lv_json("versions", copy) == before
+    r = lv("cleanup", copy, "--retain-versions", "1", "--older-than", "0s", "--no-error-if-tagged-old-versions")
+    for e in extra:
+        assert os.path.exists(os.path.join(vd, e)), f"cleanup removed {e}: {r.stdout}"
+    assert [v["version"] for v in lance.dataset(copy).versions()] == [o["version"] for o in lv_json("versions", copy)]
