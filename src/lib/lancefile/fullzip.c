@@ -4,7 +4,9 @@
  * bits_def), then for a valid row either bits_per_value/8 bytes (fixed width) or a
  * bits_per_offset length and that many bytes (variable width), FSST-compressed or
  * general-compressed (zstd/lz4, one compressed buffer per value) as the value
- * compression says.  Flat columns only; every read is checked against the buffer.
+ * compression says.  A null row of a fixed-width column still holds its value's
+ * bytes (skipped); a null variable-width row holds no length [observed, Lance 14.0.2].
+ * Flat columns only; every read is checked against the buffer.
  */
 #include <string.h>
 
@@ -134,20 +136,21 @@ static int rows(lv__lf_dctx *c, const fz_layout *z)
 			lev = lv__lf_load_le(d + pos, (unsigned)cw) & ((1u << z->bdef) - 1);
 			pos += cw;
 		}
-		if (lev) {
-			if (lev != 1)
-				return LV__LF_CORRUPT(c, "definition level %llu in a flat column",
-						  (unsigned long long)lev);
+		if (lev > 1)
+			return LV__LF_CORRUPT(c, "definition level %llu in a flat column",
+					  (unsigned long long)lev);
+		if (lev)
 			LV_TRY(lv__lf_col_put_null(c, row));
-			continue;
-		}
 		if (z->fixed) {
 			if (dl - pos < vw)
 				return LV__LF_CORRUPT(c, "full-zip data truncated at row %zu", i);
-			put_fixed(c->cb, row, d + pos, vw);
+			if (!lev)
+				put_fixed(c->cb, row, d + pos, vw);
 			pos += vw;
 			continue;
 		}
+		if (lev)
+			continue;
 		if (dl - pos < lw)
 			return LV__LF_CORRUPT(c, "full-zip data truncated at row %zu", i);
 		uint64_t len = lv__lf_load_le(d + pos, (unsigned)lw);

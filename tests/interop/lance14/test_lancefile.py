@@ -1,0 +1,172 @@
+"""lancever reads every file pylance 14.0.2 writes (issue 25).
+
+For every case of lf14_cases.py and every file format pylance 14 writes (2.0, 2.1 and its
+default 2.2), pylance's LanceFileWriter writes a file; `lancever inspect --json` must give
+every cell pylance's own LanceFileReader gives, in file order, for every column of a type
+lancever decodes.  A column of a type lancever does not decode (small ints, binary, blobs,
+nested types; README "Lance file format layer") must be named as not decoded, with the
+file and its type in the reason, exit status 1, and never a wrong value.  Whole datasets
+written by lance.write_dataset(data_storage_version=2.2 / default) are read the same way,
+file by file.  The page encodings pylance chose are printed per column (pytest -s).
+"""
+import json
+import math
+import os
+import re
+
+import lance
+import pyarrow as pa
+import pytest
+from lance.file import LanceFileReader, LanceFileWriter
+
+import lf14_cases as C
+from conftest import lv
+
+VERSIONS = ["2.0", "2.1", "2.2"]
+KIND = re.compile(r"\b([A-Z][A-Za-z0-9]+)\b(?=\(|\s*\{)")
+NOISE = {"Some", "ArrayEncoding", "CompressiveEncoding", "PageLayout", "Buffer", "ColumnEncoding",
+         "Nullable", "NoNull", "NoNulls", "SomeNull", "SomeNulls", "BufferCompression", "FieldEncoding"}
+
+
+def encodings(path):
+    """Per physical column: the encoding kinds of its pages, from pylance's own metadata."""
+    out = []
+    for c in LanceFileReader(path).metadata().columns:
+        kinds = []
+        for p in c.pages:
+            e = str(p.encoding)
+            for k in KIND.findall(e) + [s.replace("CompressionAlgorithm", "").lower()
+                                        for s in re.findall(r"scheme: (\w+)", e)]:
+                if k not in NOISE and k not in kinds:
+                    kinds.append(k)
+            if "has_large_chunk: true" in e and "large_chunk" not in kinds:
+                kinds.append("large_chunk")
+        out.append(kinds)
+    return out
+
+
+def inspect(path):
+    r = lv("inspect", "--json", path, check=False)
+    assert r.returncode in (0, 1), f"{path}: inspect exited {r.returncode}: {r.stderr}"
+    return r.returncode, json.loads(r.stdout), r.stderr
+
+
+def theirs(col):
+    """pylance's cells in the form lancever prints them."""
+    t = col.type
+    if pa.types.is_timestamp(t):
+        col = col.cast(pa.int64())
+
+    def f(v):
+        if isinstance(v, float):
+            return "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity") if math.isinf(v) else v
+        if isinstance(v, list):
+            return [f(x) for x in v]
+        return v
+    return [f(v) for v in col.to_pylist()]
+
+
+DECODES = re.compile(r"^(uint64|int64|int32|bool|string|large_string|float|double|timestamp:.*"
+                     r"|fixed_size_list:float:\d+)$")
+
+
+def compare(path, tag):
+    """lancever's reading of `path` against pylance's; returns (decoded, refused) names."""
+    want = LanceFileReader(path).read_all().to_table()
+    rc, ours, err = inspect(path)
+    assert int(ours["num_rows"]) == want.num_rows, tag
+    schema = {c["name"]: c for c in ours["schema"]}
+    assert list(schema) == want.schema.names, tag
+    decoded, refused = [], []
+    for f in want.schema:
+        c = schema[f.name]
+        if "error" in c:
+            # a refusal must be deliberate: a type we do not decode, never an encoding of one we do
+            assert path in c["error"] and f"'{f.name}'" in c["error"], f"{tag}: {c['error']}"
+            assert not DECODES.match(c["type"]) or "follows nested field" in c["error"], (
+                f"{tag}: column {f.name} ({c['type']}) not decoded: {c['error']}")
+            assert ("unsupported logical type" in c["error"] or "nested type" in c["error"]
+                    or "follows nested field" in c["error"]), f"{tag}: {c['error']}"
+            assert c["error"] in err, f"{tag}: refusal of {f.name} not on stderr"
+            refused.append(f.name)
+            continue
+        exp = theirs(want.column(f.name))
+        got = [row.get(f.name) for row in ours["rows"]]
+        bad = [i for i, (g, e) in enumerate(zip(got, exp)) if g != e]
+        assert not bad and len(got) == len(exp), (
+            f"{tag} column {f.name}: {len(bad)} of {len(exp)} cells differ; row {bad[0] if bad else '-'}: "
+            f"ours {str(got[bad[0]])[:100] if bad else ''} pylance {str(exp[bad[0]])[:100] if bad else ''}")
+        decoded.append(f.name)
+    assert (rc == 1) == bool(refused), f"{tag}: exit status {rc} with {len(refused)} refused columns"
+    return decoded, refused
+
+
+def write_file(path, table, version):
+    with LanceFileWriter(str(path), table.schema, version=version) as w:
+        w.write_batch(table)
+    return str(path)
+
+
+def report(tag, path, decoded, refused):
+    enc = encodings(path)
+    print(f"\n{tag}: {os.path.getsize(path)} bytes, {len(decoded)} columns read, {len(refused)} refused")
+    for i, kinds in enumerate(enc):
+        print(f"   physical column {i}: {'/'.join(kinds)}")
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("case", sorted(C.DECODED))
+def test_lancever_reads_what_pylance_writes(tmp_path, case, version):
+    path = write_file(tmp_path / f"{case}_{version}.lance", C.make(case), version)
+    decoded, refused = compare(path, f"v{version} {case}")
+    report(f"v{version} {case}", path, decoded, refused)
+    expected_refused = {"blob"} if case == "blob" else set()
+    assert set(refused) == expected_refused, f"v{version} {case}: refused {refused}"
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_types_lancever_refuses_are_named(tmp_path, version):
+    t = C.make("other")
+    path = write_file(tmp_path / f"other_{version}.lance", t, version)
+    decoded, refused = compare(path, f"v{version} other")
+    report(f"v{version} other", path, decoded, refused)
+    assert decoded == ["id"] and refused == t.schema.names[1:]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_nested_columns_are_named(tmp_path, version):
+    t = C.make("nested")
+    # what pylance 14 itself refuses to write below 2.2: Map and the variable packed
+    # struct are 2.2 encodings; 2.0 cannot store struct validity
+    refusals = [("m", "(?i)map"), ("vpacked", "(?i)(variable packed struct|packed struct encoder)")]
+    if version == "2.0":
+        refusals.append(("pt", "(?i)struct validity"))
+    for name, why in refusals if version != "2.2" else []:
+        with pytest.raises(Exception, match=why):
+            write_file(tmp_path / "m.lance", t.select(["id", name]), version)
+        t = t.drop_columns([name])
+    path = write_file(tmp_path / f"nested_{version}.lance", t, version)
+    decoded, refused = compare(path, f"v{version} nested")
+    report(f"v{version} nested", path, decoded, refused)
+    assert decoded[0] == "id" and "tags" in refused
+
+
+@pytest.mark.parametrize("storage", ["2.2", None])
+def test_dataset_files(tmp_path, storage):
+    """Data files of a dataset pylance writes (2.2 and the default), with an append."""
+    uri = str(tmp_path / "d.lance")
+    kw = {"data_storage_version": storage} if storage else {}
+    t = C.make("strings", 1500)
+    t = t.append_column("n", pa.array(range(1500), pa.int64()))
+    ds = lance.write_dataset(t, uri, max_rows_per_file=1000, **kw)
+    ds = lance.write_dataset(C.make("strings", 300).append_column("n", pa.array(range(300), pa.int64())),
+                             uri, mode="append")
+    files = [f.path for frag in ds.get_fragments() for f in frag.data_files()]
+    assert len(files) == 3
+    for name in files:
+        path = os.path.join(uri, "data", name)
+        decoded, refused = compare(path, f"dataset {storage or 'default'} {name}")
+        ours = inspect(path)[1]
+        assert ours["version"] == (storage or "2.2"), f"{name}: file version {ours['version']}"
+        assert not refused
+    report(f"dataset {storage or 'default'}", path, decoded, refused)
