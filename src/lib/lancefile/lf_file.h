@@ -11,6 +11,7 @@
 typedef struct lv__lf_field {
 	char *name, *ltype;
 	bool nullable;
+	bool blob; /* field metadata lance-encoding:blob = true */
 	unsigned depth;
 	int64_t parent; /* field id of the parent, -1 top level */
 	int64_t id;

@@ -6,6 +6,11 @@
  * primitive is one column [observed: Lance 8.0.0 and 12.0.0]; other nested types
  * (struct, list, map) take a number of columns we do not know, so they and every
  * top-level field after them are left undecoded (partial reads) or refused.
+ * A blob column (field metadata lance-encoding:blob = true) is one physical column
+ * whatever its type, and is not decoded.  In a data file of a 2.2 dataset, Lance 14.0.2
+ * lists a blob column's descriptor fields (kind, position, size, blob_id, blob_uri) right
+ * after it with id -1 and parent -1 [observed; pylance's own LanceFileReader cannot read
+ * such a file]: fields of id -1 that follow a blob field are taken as its children.
  */
 #include <stdio.h>
 #include <string.h>
@@ -64,6 +69,40 @@ static int type_of(const char *lt, uint32_t *dim)
 	return LV_COL_FSL_FLOAT32;
 }
 
+/* 1 if a field's metadata (repeated {1 key, 2 value}) sets lance-encoding:blob = true. */
+static int blob_meta(const lv__pb_field *g)
+{
+	lv__pb_field k = { 0 }, v = { 0 };
+	if (lv__lf_pb_find(g->data, g->len, 1, &k) != 1 || lv__lf_pb_find(g->data, g->len, 2, &v) != 1)
+		return 0;
+	static const char key[] = "lance-encoding:blob";
+	return k.len == sizeof key - 1 && !memcmp(k.data, key, k.len) && v.len == 4 &&
+	       !memcmp(v.data, "true", 4);
+}
+
+/* Depth and parent of field i; a field of id -1 after a blob field is its child. */
+static int place_field(lv__lf_rctx *r, lv_lancefile *f, size_t i)
+{
+	lv__lf_field *fd = &f->fields[i];
+	fd->depth = 0;
+	if (fd->parent < 0 && fd->id == -1 && i > 0) {
+		const lv__lf_field *prev = &f->fields[i - 1];
+		if (prev->blob && prev->depth == 0)
+			fd->parent = prev->id;
+		else if (prev->id == -1 && prev->depth == 1)
+			fd->parent = prev->parent;
+	}
+	if (fd->parent >= 0) {
+		size_t j = i;
+		while (j-- > 0 && f->fields[j].id != fd->parent)
+			;
+		if (j == SIZE_MAX)
+			return lv__lf_rcorrupt(r, "schema field whose parent does not precede it");
+		fd->depth = f->fields[j].depth + 1;
+	}
+	return 0;
+}
+
 /* Parses one schema Field into f->fields[i]. */
 static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t *p, size_t n)
 {
@@ -73,6 +112,7 @@ static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t 
 	const uint8_t *name = NULL, *lt = NULL;
 	size_t name_len = 0, lt_len = 0;
 	uint64_t parent = UINT64_MAX, id = 0, nullable = 0;
+	bool blob = false;
 	while ((rc = lv__pb_next(&pr, &g)) == 1) {
 		if (g.num == 2 && g.wire == LV_PB_LEN)
 			name = g.data, name_len = g.len;
@@ -84,6 +124,8 @@ static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t 
 			lt = g.data, lt_len = g.len;
 		else if (g.num == 6 && g.wire == LV_PB_VARINT)
 			nullable = g.u;
+		else if (g.num == 10 && g.wire == LV_PB_LEN)
+			blob = blob || blob_meta(&g);
 	}
 	if (rc < 0)
 		return lv__lf_rcorrupt(r, "malformed schema field");
@@ -93,19 +135,11 @@ static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t 
 	if (!fd->name || !fd->ltype)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	fd->nullable = nullable != 0;
+	fd->blob = blob;
 	fd->id = (int64_t)(int32_t)(uint32_t)id;
 	/* parent_id is an int32 written as a 64-bit varint: -1 = top level */
 	fd->parent = parent == UINT64_MAX || parent == 0xffffffffu ? -1 : (int64_t)(int32_t)parent;
-	fd->depth = 0;
-	if (fd->parent >= 0) {
-		size_t j = i;
-		while (j-- > 0 && f->fields[j].id != fd->parent)
-			;
-		if (j == SIZE_MAX)
-			return lv__lf_rcorrupt(r, "schema field whose parent does not precede it");
-		fd->depth = f->fields[j].depth + 1;
-	}
-	return 0;
+	return place_field(r, f, i);
 }
 
 static int parse_meta(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *g)
@@ -198,8 +232,10 @@ static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 		col->nullable = fd->nullable;
 		col->type = type_of(fd->ltype, &col->list_size);
 		size_t kids = children(f, i);
-		bool one = kids == 0 || (kids == 1 && !strncmp(fd->ltype, "fixed_size_list:", 16) &&
-					  children(f, i + 1) == 0);
+		bool one = kids == 0 || fd->blob ||
+			   (kids == 1 && !strncmp(fd->ltype, "fixed_size_list:", 16) && children(f, i + 1) == 0);
+		if (fd->blob)
+			col->type = 0;
 		f->phys[c] = nested || !one ? SIZE_MAX : phys++;
 		if (!one && !nested)
 			nested = fd->name;
@@ -208,6 +244,8 @@ static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 			snprintf(why, sizeof why, "file %s: column '%s': its data follows nested field '%s', whose column count is not known", r->name, col->name, nested);
 		else if (!one)
 			snprintf(why, sizeof why, "file %s: column '%s': nested type '%s' is not supported", r->name, col->name, fd->ltype);
+		else if (fd->blob)
+			snprintf(why, sizeof why, "file %s: column '%s': blob column ('%s', lance-encoding:blob) is not decoded", r->name, col->name, fd->ltype);
 		else if (!col->type)
 			snprintf(why, sizeof why, "file %s: column '%s': unsupported logical type '%s'", r->name, col->name, fd->ltype);
 		if (why[0])

@@ -178,6 +178,28 @@ def case_embeddings(r, n):
     ]
 
 
+def case_knobs(r, n):
+    """The other field-metadata knobs pylance 14 honours, and nullable vectors."""
+    return [
+        col("dictz", pa.string(), [["red", "green", "blue"][i % 3] * (1 + i % 2) for i in range(n)],
+            {"lance-encoding:dict-values-compression": "zstd"}, nullable=False),
+        col("dictlz", pa.int64(), [(i % 9) * 1000000007 for i in range(n)],
+            {"lance-encoding:dict-values-compression": "lz4", "lance-encoding:dict-divisor": "2"}),
+        col("nocomp", pa.string(), [_s(r, 12) for _ in range(n)], {"lance-encoding:compression": "none"}),
+        col("fsst", pa.string(), [f"prefix-{i % 50}-suffix" for i in range(n)],
+            {"lance-encoding:compression": "fsst"}, nullable=False),
+        col("bigchunk", pa.int64(), [r.randint(-2**62, 2**62) for _ in range(n)],
+            {"lance-encoding:minichunk-size": "262144"}, nullable=False),
+        col("smallchunk", pa.string(), [_s(r, 20) for _ in range(n)], {"lance-encoding:minichunk-size": "512"}),
+        col("smini", pa.string(), [None if i % 5 == 0 else f"mini {i} " * 40 for i in range(n)],
+            {"lance-encoding:structural-encoding": "miniblock"}),
+        col("vecn", pa.list_(pa.float32(), 32), [None if i % 6 == 0 else [i + k / 4 for k in range(32)]
+                                                 for i in range(n)]),
+        col("vecfz", pa.list_(pa.float32(), 4), [None if i % 3 == 0 else [i, -i, 0.5, 2] for i in range(n)],
+            {"lance-encoding:structural-encoding": "fullzip"}),
+    ]
+
+
 def case_blob(r, n):
     n = min(n, 300)
     return [
@@ -227,7 +249,7 @@ DECODED = {
     "ints": case_ints, "floats": case_floats, "bools": case_bools, "strings": case_strings,
     "long": case_long, "runs": case_runs, "zstd": _general("zstd"), "zstd9": _general("zstd", 9),
     "lz4": _general("lz4"), "numeric": case_numeric, "vectors": case_vectors,
-    "embeddings": case_embeddings, "blob": case_blob,
+    "embeddings": case_embeddings, "blob": case_blob, "knobs": case_knobs,
 }
 REFUSED = {"other": case_other, "nested": case_nested}
 
