@@ -12,6 +12,7 @@
  * after it with id -1 and parent -1 [observed; pylance's own LanceFileReader cannot read
  * such a file]: fields of id -1 that follow a blob field are taken as its children.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,14 +70,13 @@ static int type_of(const char *lt, uint32_t *dim)
 	return LV_COL_FSL_FLOAT32;
 }
 
-/* 1 if a field's metadata (repeated {1 key, 2 value}) sets lance-encoding:blob = true. */
-static int blob_meta(const lv__pb_field *g)
+/* 1 if a field's metadata entry (repeated {1 key, 2 value}) sets `key` = true. */
+static int meta_true(const lv__pb_field *g, const char *key)
 {
 	lv__pb_field k = { 0 }, v = { 0 };
 	if (lv__lf_pb_find(g->data, g->len, 1, &k) != 1 || lv__lf_pb_find(g->data, g->len, 2, &v) != 1)
 		return 0;
-	static const char key[] = "lance-encoding:blob";
-	return k.len == sizeof key - 1 && !memcmp(k.data, key, k.len) && v.len == 4 &&
+	return k.len == strlen(key) && !memcmp(k.data, key, k.len) && v.len == 4 &&
 	       !memcmp(v.data, "true", 4);
 }
 
@@ -112,7 +112,7 @@ static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t 
 	const uint8_t *name = NULL, *lt = NULL;
 	size_t name_len = 0, lt_len = 0;
 	uint64_t parent = UINT64_MAX, id = 0, nullable = 0;
-	bool blob = false;
+	bool blob = false, packed = false;
 	while ((rc = lv__pb_next(&pr, &g)) == 1) {
 		if (g.num == 2 && g.wire == LV_PB_LEN)
 			name = g.data, name_len = g.len;
@@ -124,8 +124,10 @@ static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t 
 			lt = g.data, lt_len = g.len;
 		else if (g.num == 6 && g.wire == LV_PB_VARINT)
 			nullable = g.u;
-		else if (g.num == 10 && g.wire == LV_PB_LEN)
-			blob = blob || blob_meta(&g);
+		else if (g.num == 10 && g.wire == LV_PB_LEN) {
+			blob = blob || meta_true(&g, "lance-encoding:blob");
+			packed = packed || meta_true(&g, "lance-encoding:packed");
+		}
 	}
 	if (rc < 0)
 		return lv__lf_rcorrupt(r, "malformed schema field");
@@ -136,6 +138,7 @@ static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t 
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	fd->nullable = nullable != 0;
 	fd->blob = blob;
+	fd->packed = packed;
 	fd->id = (int64_t)(int32_t)(uint32_t)id;
 	/* parent_id is an int32 written as a 64-bit varint: -1 = top level */
 	fd->parent = parent == UINT64_MAX || parent == 0xffffffffu ? -1 : (int64_t)(int32_t)parent;
@@ -204,6 +207,41 @@ static size_t children(const lv_lancefile *f, size_t i)
 	return k;
 }
 
+/* A field stored as one physical column: a leaf, a blob, a packed struct, or a
+ * fixed_size_list of a leaf. */
+static bool one_column(const lv_lancefile *f, size_t i)
+{
+	const lv__lf_field *fd = &f->fields[i];
+	size_t kids = children(f, i);
+	return kids == 0 || fd->blob || fd->packed ||
+	       (kids == 1 && !strncmp(fd->ltype, "fixed_size_list:", 16) && children(f, i + 1) == 0);
+}
+
+/*
+ * Physical columns of top-level field i [observed, Lance 14.0.2 for 2.0, 2.1 and 2.2]:
+ * from 2.1 on, the one-column fields of its tree (struct, list and map themselves take
+ * none); in 2.0 every struct and list takes one more (validity / offsets).  Walks the
+ * subtree in pre-order without recursion; the caller checks the sum against the footer.
+ */
+static size_t width(const lv_lancefile *f, size_t i)
+{
+	size_t n = 0;
+	unsigned skip = UINT_MAX; /* below a one-column field: its fields take none */
+	for (size_t j = i; j < f->nfields && (j == i || f->fields[j].depth > f->fields[i].depth); j++) {
+		unsigned d = f->fields[j].depth;
+		if (d > skip)
+			continue;
+		skip = UINT_MAX;
+		if (one_column(f, j)) {
+			n++;
+			skip = d;
+		} else if (f->version == LV_LANCEFILE_V2_0) {
+			n++;
+		}
+	}
+	return n;
+}
+
 /* Sets up one column per top-level field and maps it to its physical column. */
 static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 {
@@ -217,7 +255,10 @@ static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 	if (!f->cols || !f->ltypes || !f->errors || !f->phys)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	f->ncols = ncols;
-	size_t phys = 0, c = 0;
+	size_t phys = 0, c = 0, total = 0;
+	for (size_t i = 0; i < f->nfields; i++)
+		total += f->fields[i].depth == 0 ? width(f, i) : 0;
+	bool widths = total == nphys; /* else: nothing after a nested field is placed */
 	const char *nested = NULL;
 	char why[LV_ERROR_MESSAGE_MAX];
 	for (size_t i = 0; i < f->nfields; i++) {
@@ -231,13 +272,15 @@ static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 			return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 		col->nullable = fd->nullable;
 		col->type = type_of(fd->ltype, &col->list_size);
-		size_t kids = children(f, i);
-		bool one = kids == 0 || fd->blob ||
-			   (kids == 1 && !strncmp(fd->ltype, "fixed_size_list:", 16) && children(f, i + 1) == 0);
+		bool one = one_column(f, i) && (fd->blob || !fd->packed);
 		if (fd->blob)
 			col->type = 0;
-		f->phys[c] = nested || !one ? SIZE_MAX : phys++;
-		if (!one && !nested)
+		f->phys[c] = nested || !one ? SIZE_MAX : phys;
+		if (widths)
+			phys += width(f, i);
+		else if (!nested && one)
+			phys++;
+		if (!one && !nested && !widths)
 			nested = fd->name;
 		why[0] = 0;
 		if (f->phys[c] == SIZE_MAX && one)
