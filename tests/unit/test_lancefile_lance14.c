@@ -9,7 +9,9 @@
  *     levels other than 0/1, a buffer of the wrong size and repetition levels refused;
  *   - a full-zip fixed-width page whose null rows still hold their value bytes, truncated;
  *   - a full-zip vector page with item validity: a null item in a valid row is refused;
- *   - a dictionary block with 64-bit offsets (large_string), offsets out of range refused.
+ *   - a dictionary block with 64-bit offsets (large_string), offsets out of range refused;
+ *   - the columns around nested ones placed by column counts, or named when the counts
+ *     do not add up to the footer's.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -233,6 +235,38 @@ static void test_dictionary_64bit_block(void **st)
 	page_free(&p);
 }
 
+/* Nested columns: placed by their physical column counts when these add up to the
+ * footer's; when they do not (here: a footer claiming one column fewer), nothing after the
+ * first nested field is placed, and every such column is named. */
+static void test_nested_placement(void **st)
+{
+	(void)st;
+	size_t n;
+	uint8_t *b = tu_read_file(FIX "/nested_2_2.lance", &n);
+	lv_lancefile *f = NULL;
+	lv_error err = { 0 };
+	assert_int_equal(lv_lancefile_read_ex(&f, b, n, "nested_2_2.lance", LV_LANCEFILE_READ_PARTIAL, &err), 0);
+	size_t ncols = lv_lancefile_num_columns(f);
+	const char *decoded[] = { "id", "mid", "after" };
+	size_t k = 0;
+	for (size_t i = 0; i < ncols; i++)
+		if (!lv_lancefile_column_error(f, i))
+			assert_string_equal(lv_lancefile_column(f, i)->name, decoded[k++]);
+	assert_int_equal(k, 3);
+	lv_lancefile_free(f);
+	uint32_t nphys = lv__le32(b + n - 12);
+	for (int i = 0; i < 4; i++)
+		b[n - 12 + i] = (uint8_t)((nphys - 1) >> (8 * i));
+	assert_int_equal(lv_lancefile_read_ex(&f, b, n, "nested_2_2.lance", LV_LANCEFILE_READ_PARTIAL, &err), 0);
+	assert_int_equal(lv_lancefile_num_columns(f), ncols);
+	/* (column 0 now meets another column's pages: an error, not a value) */
+	for (size_t i = 1; i < ncols; i++)
+		assert_non_null(lv_lancefile_column_error(f, i));
+	assert_non_null(strstr(lv_lancefile_column_error(f, 3), "follows nested field 'tags'"));
+	lv_lancefile_free(f);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +276,7 @@ int main(void)
 		cmocka_unit_test(test_fullzip_fixed_nulls),
 		cmocka_unit_test(test_fullzip_vector_item_validity),
 		cmocka_unit_test(test_dictionary_64bit_block),
+		cmocka_unit_test(test_nested_placement),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -35,8 +35,9 @@ def encodings(path):
         kinds = []
         for p in c.pages:
             e = str(p.encoding)
-            for k in KIND.findall(e) + [s.replace("CompressionAlgorithm", "").lower()
-                                        for s in re.findall(r"scheme: (\w+)", e)]:
+            schemes = [a.replace("CompressionAlgorithm", "").lower() + (f"({lvl})" if lvl else "")
+                       for a, lvl in re.findall(r"scheme: (\w+),\s*level: (?:Some\(\s*(-?\d+),?\s*\)|None)", e)]
+            for k in KIND.findall(e) + schemes:
                 if k not in NOISE and k not in kinds:
                     kinds.append(k)
             if "has_large_chunk: true" in e and "large_chunk" not in kinds:
