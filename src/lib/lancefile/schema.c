@@ -50,7 +50,9 @@ static int type_of(const char *lt, uint32_t *dim)
 	static const struct { const char *lt; int type; } simple[] = {
 		{ "uint64", LV_COL_UINT64 }, { "int64", LV_COL_INT64 }, { "bool", LV_COL_BOOL },
 		{ "string", LV_COL_UTF8 }, { "large_string", LV_COL_UTF8 }, { "int32", LV_COL_INT32 },
-		{ "float", LV_COL_FLOAT32 }, { "double", LV_COL_FLOAT64 },
+		{ "float", LV_COL_FLOAT32 }, { "double", LV_COL_FLOAT64 }, { "int8", LV_COL_INT8 },
+		{ "int16", LV_COL_INT16 }, { "uint8", LV_COL_UINT8 }, { "uint16", LV_COL_UINT16 },
+		{ "uint32", LV_COL_UINT32 },
 	};
 	for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
 		if (!strcmp(lt, simple[i].lt))

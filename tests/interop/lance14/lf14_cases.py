@@ -5,7 +5,7 @@ as pylance's own LanceFileReader reads it) and tests/fixtures/lance14/make_fixtu
 (the small committed files of the C unit suite).
 
 Each case is a list of columns (name, Arrow type, values, field metadata).  The columns of
-DECODED cases have the types lancever's reader decodes (int32/int64/uint64, float, double,
+DECODED cases have the types lancever's reader decodes (ints of every width, float, double,
 bool, string/large_string, timestamp, fixed_size_list<float>); NESTED/OTHER cases hold the
 types it refuses by design, named per column (see README "Lance file format layer").
 The field metadata keys are the ones pylance 14.0.2 honours (read from its binary and
@@ -60,6 +60,24 @@ def case_ints(r, n):
         col("u64", pa.uint64(), _ints(r, n, 64, False, False), nullable=False),
         col("u64small", pa.uint64(), [None if i % 4 == 0 else i % 37 for i in range(n)]),
         col("u64max", pa.uint64(), [(1 << 64) - 1 - (i % 3) for i in range(n)], nullable=False),
+    ]
+
+
+def case_smallints(r, n):
+    return [
+        col("i8", pa.int8(), _ints(r, n, 8, True, True)),
+        col("i16", pa.int16(), _ints(r, n, 16, True, True)),
+        col("u8", pa.uint8(), _ints(r, n, 8, False, False), nullable=False),
+        col("u16", pa.uint16(), _ints(r, n, 16, False, True)),
+        col("u32", pa.uint32(), _ints(r, n, 32, False, True)),
+        col("u32max", pa.uint32(), [(1 << 32) - 1 - (i % 2) for i in range(n)], nullable=False),
+        col("i8small", pa.int8(), [(i % 9) - 4 for i in range(n)], nullable=False),
+        col("i16run", pa.int16(), [None if i % 700 == 1 else -(i // 300) for i in range(n)]),
+        col("u8const", pa.uint8(), [200] * n, nullable=False),
+        col("i16constn", pa.int16(), [None if i % 4 == 0 else -7 for i in range(n)]),
+        col("u16z", pa.uint16(), [(i * 31) % 60000 for i in range(n)], {"lance-encoding:compression": "zstd"}),
+        col("i8full", pa.int8(), [None if i % 5 == 0 else (i % 250) - 125 for i in range(n)],
+            {"lance-encoding:structural-encoding": "fullzip"}),
     ]
 
 
@@ -215,11 +233,6 @@ def case_blob(r, n):
 def case_other(r, n):
     return [
         col("id", pa.int64(), list(range(n)), nullable=False),
-        col("i8", pa.int8(), _ints(r, n, 8, True, True)),
-        col("i16", pa.int16(), _ints(r, n, 16, True, True)),
-        col("u8", pa.uint8(), _ints(r, n, 8, False, False), nullable=False),
-        col("u16", pa.uint16(), _ints(r, n, 16, False, True)),
-        col("u32", pa.uint32(), _ints(r, n, 32, False, True)),
         col("bin", pa.binary(), [None if i % 5 == 0 else bytes([i % 251, 0, 255]) * (i % 4) for i in range(n)]),
         col("lbin", pa.large_binary(), [bytes([i % 256]) * 3 for i in range(n)], nullable=False),
         col("f16", pa.float16(), None),  # filled by table_of (numpy half floats)
@@ -249,7 +262,7 @@ def case_nested(r, n):
 
 
 DECODED = {
-    "ints": case_ints, "floats": case_floats, "bools": case_bools, "strings": case_strings,
+    "ints": case_ints, "smallints": case_smallints, "floats": case_floats, "bools": case_bools, "strings": case_strings,
     "long": case_long, "runs": case_runs, "zstd": _general("zstd"), "zstd9": _general("zstd", 9),
     "lz4": _general("lz4"), "numeric": case_numeric, "vectors": case_vectors,
     "embeddings": case_embeddings, "blob": case_blob, "knobs": case_knobs,

@@ -3,7 +3,7 @@
 For every case of lf14_cases.py and every file format pylance 14 writes (2.0, 2.1 and its
 default 2.2), pylance's LanceFileWriter writes a file; `lancever inspect --json` must give
 every cell pylance's own LanceFileReader gives, in file order, for every column of a type
-lancever decodes.  A column of a type lancever does not decode (small ints, binary, blobs,
+lancever decodes.  A column of a type lancever does not decode (binary, float16, dates, blobs,
 nested types; README "Lance file format layer") must be named as not decoded, with the
 file and its type in the reason, exit status 1, and never a wrong value.  Whole datasets
 written by lance.write_dataset(data_storage_version=2.2 / default) are read the same way,
@@ -67,7 +67,7 @@ def theirs(col):
     return [f(v) for v in col.to_pylist()]
 
 
-DECODES = re.compile(r"^(uint64|int64|int32|bool|string|large_string|float|double|timestamp:.*"
+DECODES = re.compile(r"^(u?int(8|16|32|64)|bool|string|large_string|float|double|timestamp:.*"
                      r"|fixed_size_list:float:\d+)$")
 
 

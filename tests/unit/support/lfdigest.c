@@ -45,6 +45,11 @@ static const char *type_name(const lv_column *c, char *buf, size_t cap)
 	case LV_COL_UINT64: return "uint64";
 	case LV_COL_INT64: return "int64";
 	case LV_COL_INT32: return "int32";
+	case LV_COL_INT16: return "int16";
+	case LV_COL_INT8: return "int8";
+	case LV_COL_UINT32: return "uint32";
+	case LV_COL_UINT16: return "uint16";
+	case LV_COL_UINT8: return "uint8";
 	case LV_COL_BOOL: return "bool";
 	case LV_COL_FLOAT32: return "float";
 	case LV_COL_FLOAT64: return "double";
