@@ -171,9 +171,10 @@ def test_nested_columns_are_named(tmp_path, version):
     assert refused == [c for c in t.schema.names if c not in decoded]
 
 
-@pytest.mark.parametrize("storage", ["2.2", None])
+@pytest.mark.parametrize("storage", ["2.0", "2.1", "2.2", None])
 def test_dataset_files(tmp_path, storage):
-    """Data files of a dataset pylance writes (2.2 and the default), with an append."""
+    """Data files of a dataset pylance writes (every storage version and the default, 2.2),
+    with an append."""
     uri = str(tmp_path / "d.lance")
     kw = {"data_storage_version": storage} if storage else {}
     t = C.make("strings", 1500)
