@@ -8,13 +8,15 @@ Each case is a list of columns (name, Arrow type, values, field metadata).  The 
 DECODED cases have the types lancever's reader decodes (ints of every width, float, double,
 bool, string/large_string, timestamp, fixed_size_list<float>); NESTED/OTHER cases hold the
 types it refuses by design, named per column (see README "Lance file format layer").
-The field metadata keys are the ones pylance 14.0.2 honours (read from its binary and
-checked by the encodings each case produces, which the test prints):
+The field metadata keys are ones pylance 14.0.2's binary holds (its strings), their effect
+checked by the encodings each case produces, which the test prints:
   lance-encoding:compression          zstd | lz4 | none | fsst (general compression)
-  lance-encoding:compression-level    the zstd level
-  lance-encoding:rle-threshold, lance-encoding:dict-divisor, lance-encoding:bss,
+  lance-encoding:compression-level    the zstd level (stored in the page encoding)
+  lance-encoding:rle-threshold, lance-encoding:dict-divisor, lance-encoding:minichunk-size,
+  lance-encoding:dict-values-compression, lance-encoding:packed (struct in one column),
   lance-encoding:structural-encoding  miniblock | fullzip
   lance-encoding:blob                 true: a blob column (large_binary)
+("lance-encoding:bss" is not a 14.0.2 key; the f*bss columns keep it to show it is ignored.)
 """
 import random
 
@@ -36,14 +38,6 @@ def _s(r, n):
 
 def col(name, typ, vals, meta=None, nullable=True):
     return (name, typ, vals, meta, nullable)
-
-
-def table(cols):
-    fields, arrays = [], []
-    for name, typ, vals, meta, nullable in cols:
-        fields.append(pa.field(name, typ, nullable=nullable, metadata=meta))
-        arrays.append(pa.array(vals, type=typ))
-    return pa.Table.from_arrays(arrays, schema=pa.schema(fields))
 
 
 def _ints(r, n, bits, signed, nulls):
