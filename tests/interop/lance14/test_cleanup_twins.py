@@ -1,0 +1,354 @@
+"""Twin cleanups through pylance 14.0.2 (issue 25 section 3): the same Lance 14 dataset cleaned
+by pylance (`cleanup_old_versions`) and by `lancever cleanup`, over a generated matrix of
+policies (older_than, retain_versions, versions=[...], delete_unverified,
+error_if_tagged_old_versions, delete_rate_limit) on a few dataset shapes with tags, branches,
+deletions, indices, compaction, V1 manifest names and litter of every age.
+
+For each (policy, shape) the dataset is restored at the path it was built at (a branch names its
+parent by absolute path, so a copy elsewhere would point at the original), then
+  1. `explain_cleanup_old_versions(include_files=True)` equals `lancever cleanup --explain --json`
+     field for field (candidate paths made relative to the dataset root);
+  2. pylance cleans it: its CleanupStats, or its error;
+  3. restored again, lancever cleans it: `cleanup --json` mapped to CleanupStats, or its exit
+     status and message;
+  4. both succeed or both refuse (same tag list), and the remaining files are the same
+     (_checkpoints/ aside).
+History times are synthetic (timeline.py): versions from 30 days to 1 hour old, litter from
+10 days to 1 hour, so the 7-day rules and the listing cutoffs are all reached.
+Known differences, asserted as such (README "Cleanup"): Lance deletes the transaction file of a
+version a branch was created from (it keeps its manifest and data); lancever keeps it.
+"""
+import collections
+import datetime
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+
+import lance
+import pyarrow as pa
+import pytest
+
+from conftest import LANCEVER
+from timeline import Timeline, walk
+
+H, D = 3600, 86400
+TAGGED = re.compile(r"(\d+) tagged version\(s\) have been marked for cleanup")
+EXCLUDE = ("_checkpoints/",)
+
+
+def rows(a, n):
+    return pa.table({"id": list(range(a, a + n)), "val": [i * 1.5 for i in range(a, a + n)],
+                     "name": [f"r{i}" for i in range(a, a + n)]})
+
+
+def litter(root, now):
+    """Unreferenced files of Lance's kinds, old (10 days) and young (2 hours)."""
+    made = []
+    for rel, age in [("data/orphan-old.lance", 10 * D), ("data/orphan-young.lance", 2 * H),
+                     ("_indices/00000000-0000-4000-8000-00000000aaaa/index.idx", 10 * D),
+                     ("_indices/00000000-0000-4000-8000-00000000bbbb/index.idx", 2 * H),
+                     ("_transactions/99-orphan-old.txn", 10 * D),
+                     ("_transactions/98-orphan-young.txn", 2 * H),
+                     ("_deletions/77-1-123.arrow", 10 * D),
+                     ("_versions/.tmp_orphan_old", 10 * D),
+                     ("_versions/.tmp_orphan_young", 2 * H)]:
+        p = os.path.join(root, rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        with open(p, "wb") as f:
+            f.write(b"litter " * (len(rel) + 3))
+        os.utime(p, (now - age, now - age))
+        made.append(rel)
+    return made
+
+
+def build_linear(uri, v1_names=False, fmt=None, stable=False):
+    """v1..v9: append, delete, index, update, compaction, index replace; tags old/mid/new."""
+    kw = dict(data_storage_version=fmt, enable_v2_manifest_paths=not v1_names,
+              enable_stable_row_ids=stable)
+    tl = Timeline(uri)
+    ds = lance.write_dataset(rows(0, 5), uri, **{k: v for k, v in kw.items() if v is not None})
+    tl.mark("v1")
+    for k in (1, 2):
+        ds = lance.write_dataset(rows(k * 10, 5), uri, mode="append")
+        tl.mark(f"v{k + 1}")
+    ds.delete("id < 3")
+    tl.mark("v4 delete")
+    ds.create_scalar_index("id", "BTREE")
+    tl.mark("v5 index")
+    ds.update({"val": "val * 2"}, where="id > 15")
+    tl.mark("v6 update")
+    ds.optimize.compact_files()
+    tl.mark("v7 compact")
+    ds = lance.dataset(uri)
+    ds.create_scalar_index("id", "BTREE", replace=True)
+    tl.mark("v8 index again")
+    ds = lance.write_dataset(rows(100, 3), uri, mode="append")
+    tl.mark("v9")
+    ds.tags.create("old", 2)
+    ds.tags.create("mid", 5)
+    ds.tags.create("new", 8)
+    return tl, [30 * D, 25 * D, 20 * D, 12 * D, 9 * D, 5 * D, 3 * D, 1 * D, 1 * H]
+
+
+def build_branched(uri):
+    """main v1..v6 (v4 overwrite); branch feat from v3 with two commits and a tag; exp from v5."""
+    tl = Timeline(uri)
+    ds = lance.write_dataset(rows(0, 5), uri)
+    tl.mark("v1")
+    for k in (1, 2):
+        ds = lance.write_dataset(rows(k * 10, 5), uri, mode="append")
+        tl.mark(f"v{k + 1}")
+    feat = ds.create_branch("feat", 3)
+    tl.mark("feat base")
+    feat = lance.write_dataset(rows(500, 2), feat.uri, mode="append")
+    tl.mark("feat +1")
+    feat.delete("id = 500")
+    tl.mark("feat +2")
+    feat.tags.create("featTag", ("feat", feat.version))
+    ds = lance.write_dataset(rows(40, 4), uri, mode="overwrite")
+    tl.mark("v4 overwrite")
+    ds.delete("id = 41")
+    tl.mark("v5 delete")
+    ds.create_branch("exp", 5)
+    tl.mark("exp base")
+    ds = lance.write_dataset(rows(60, 2), uri, mode="append")
+    tl.mark("v6")
+    ds.tags.create("keep", 2)
+    return tl, [30 * D, 20 * D, 12 * D, 11 * D, 10 * D, 9 * D, 6 * D, 4 * D, 3 * D, 2 * H]
+
+
+SHAPES = {
+    # name: (builder, kwargs, tags kept)
+    "tags": (build_linear, {}, ["old", "mid", "new"]),
+    "tag-new-only": (build_linear, {}, ["new"]),
+    "v1-names-2.0-stable": (build_linear, {"v1_names": True, "fmt": "2.0", "stable": True}, []),
+    "branches": (build_branched, {}, None),
+    "fmt-2.1-mid-tag": (build_linear, {"fmt": "2.1"}, ["mid"]),
+}
+POLICIES_PER_SHAPE = 42
+
+
+def policies(rng, latest):
+    """A seeded sample of pylance cleanup_old_versions keyword sets."""
+    older = [None, None, 2 * H, 2 * D, 4 * D, 8 * D, 15 * D, 40 * D, 0]
+    retain = [None, None, None, 1, 2, 3, 5, 100]
+    vers = [None, None, None, [2], [1, 2, 3], [4, 6, 7], list(range(1, latest + 1)), [latest], [99, 3]]
+    out = []
+    for _ in range(POLICIES_PER_SHAPE):
+        p = {"older_than": rng.choice(older), "retain_versions": rng.choice(retain),
+             "versions": rng.choice(vers), "delete_unverified": rng.random() < 0.5,
+             "error_if_tagged_old_versions": rng.random() < 0.5,
+             "delete_rate_limit": rng.choice([None, None, 10000])}
+        out.append(p)
+    out.append({"older_than": None, "retain_versions": None, "versions": None,
+                "delete_unverified": False, "error_if_tagged_old_versions": True,
+                "delete_rate_limit": None})  # pylance's default: 14 days
+    return out
+
+
+def pylance_kwargs(p):
+    kw = {k: v for k, v in p.items() if v is not None and k != "older_than"}
+    if p["older_than"] is not None:
+        kw["older_than"] = datetime.timedelta(seconds=p["older_than"])
+    return kw
+
+
+def lancever_flags(p):
+    f = []
+    if p["older_than"] is not None:
+        f += ["--older-than", f"{p['older_than']}s"]
+    elif p["retain_versions"] is None and p["versions"] is None:
+        f += ["--older-than", "14d"]  # pylance's default when no condition is given
+    if p["retain_versions"] is not None:
+        f += ["--retain-versions", str(p["retain_versions"])]
+    if p["versions"] is not None:
+        f += ["--versions", ",".join(map(str, p["versions"]))]
+    if p["delete_unverified"]:
+        f.append("--delete-unverified")
+    if not p["error_if_tagged_old_versions"]:
+        f.append("--no-error-if-tagged-old-versions")
+    if p["delete_rate_limit"] is not None:
+        f += ["--delete-rate-limit", str(p["delete_rate_limit"])]
+    return f
+
+
+STAT_FIELDS = ["bytes_removed", "old_versions", "data_files_removed", "transaction_files_removed",
+               "index_files_removed", "deletion_files_removed", "failed_deletes"]
+
+
+def stats_of(s):
+    return {k: getattr(s, k) for k in STAT_FIELDS}
+
+
+def lv_stats(j):
+    k = j["by_kind"]
+    return {"bytes_removed": j["bytes_removed"], "old_versions": j["versions_removed"],
+            "data_files_removed": k["data"]["files"],
+            "transaction_files_removed": k["transaction"]["files"],
+            "index_files_removed": k["index"]["files"],
+            "deletion_files_removed": k["deletion"]["files"],
+            "failed_deletes": j.get("failed_deletes", 0)}
+
+
+def explanation_of(e, root):
+    prefix = root.strip("/") + "/"
+    def rel(p):
+        return p[len(prefix):] if p.startswith(prefix) else p
+    return {"read_version": e.read_version, "stats": stats_of(e.stats),
+            "candidate_files": sorted((rel(c.path), c.kind, c.unverified, c.size_bytes)
+                                      for c in e.candidate_files),
+            "candidate_files_truncated": e.candidate_files_truncated,
+            "candidate_file_limit": e.candidate_file_limit,
+            "referenced_branches": sorted((b.name, b.referenced_version, b.cleanup_candidate)
+                                          for b in e.referenced_branches),
+            "warnings": list(e.warnings)}
+
+
+def lv_explanation(j):
+    return {"read_version": j["read_version"], "stats": dict(j["stats"]),
+            "candidate_files": sorted((c["path"], c["kind"], c["unverified"], c["size_bytes"])
+                                      for c in j["candidate_files"]),
+            "candidate_files_truncated": j["candidate_files_truncated"],
+            "candidate_file_limit": j["candidate_file_limit"],
+            "referenced_branches": sorted((b["name"], b["referenced_version"], b["cleanup_candidate"])
+                                          for b in j["referenced_branches"]),
+            "warnings": [w for w in j["warnings"] if not w.startswith(LV_ONLY_WARNINGS)]}
+
+
+# lancever warns where Lance is silent (README "Cleanup": a listed version not removed).
+LV_ONLY_WARNINGS = ("version ", "--versions")
+
+
+def run_lv(root, flags):
+    return subprocess.run([LANCEVER, "-q", "cleanup", root, *flags, "--json"],
+                          capture_output=True, text=True)
+
+
+def restore(pristine, root):
+    shutil.rmtree(root)
+    shutil.copytree(pristine, root, symlinks=True)
+
+
+KIND_STAT = {"data/": "data_files_removed", "_indices/": "index_files_removed",
+             "_transactions/": "transaction_files_removed", "_deletions/": "deletion_files_removed"}
+
+
+class Known:
+    """The differences lancever keeps on purpose (README "Cleanup"), each the safe side: a file
+    only pylance deletes is named by one of these; one only lancever deletes is a failure."""
+
+    def __init__(self, root, litter_files):
+        self.size = {}
+        self.base_txn = set()
+        self.litter = set(litter_files)
+        refs = os.path.join(root, "_refs", "branches")
+        for f in os.listdir(refs) if os.path.isdir(refs) else []:
+            b = json.load(open(os.path.join(refs, f)))
+            v = b["parentVersion"]
+            show = json.loads(subprocess.run([LANCEVER, "-q", "show", root, str(v), "--json"],
+                                             capture_output=True, text=True, check=True).stdout)
+            if show.get("transaction_file"):
+                self.base_txn.add("_transactions/" + show["transaction_file"])
+        for rel in walk(root, EXCLUDE):
+            self.size[rel] = os.path.getsize(os.path.join(root, rel))
+
+    def category(self, path):
+        if path in self.base_txn:
+            return "branch-base transaction file (Lance deletes it, lancever keeps it)"
+        if path in self.litter:
+            return "unreferenced file newer than lancever's listing cutoff"
+        return None
+
+    def adjust(self, stats, only_lance):
+        s = dict(stats)
+        for p in only_lance:
+            s["bytes_removed"] += self.size[p]
+            for prefix, k in KIND_STAT.items():
+                if p.startswith(prefix):
+                    s[k] += 1
+        return s
+
+
+def twin(root, pristine, p, known, tally):
+    label = f"{os.path.basename(os.path.dirname(root))} {p}"
+    before = walk(root, EXCLUDE)
+    kw, flags = pylance_kwargs(p), lancever_flags(p)
+    # 1. explain, both on the untouched dataset
+    ds = lance.dataset(root)
+    try:
+        theirs_x = explanation_of(ds.explain_cleanup_old_versions(include_files=True, **kw), root)
+        theirs_x_err = None
+    except Exception as e:  # noqa: BLE001 - the peer's refusal is the answer
+        theirs_x, theirs_x_err = None, str(e)
+    rx = run_lv(root, flags + ["--explain"])
+    # 2. pylance cleans
+    try:
+        theirs = stats_of(ds.cleanup_old_versions(**kw))
+        theirs_err = None
+    except Exception as e:  # noqa: BLE001
+        theirs, theirs_err = None, str(e)
+    left_a = walk(root, EXCLUDE)
+    # 3. lancever cleans the same dataset, restored
+    restore(pristine, root)
+    r = run_lv(root, flags)
+    left_b = walk(root, EXCLUDE)
+
+    assert (theirs_err is None) == (theirs_x_err is None), f"{label}: pylance explain vs cleanup"
+    if theirs_err is not None:
+        tally["refused alike"] += 1
+        m = TAGGED.search(theirs_err)
+        assert m, f"{label}: pylance failed otherwise: {theirs_err}"
+        assert r.returncode != 0 and rx.returncode != 0, f"{label}: lancever did not refuse: {r.stdout}"
+        ours = TAGGED.search(r.stderr)
+        assert ours and ours.group(1) == m.group(1), f"{label}: {r.stderr!r} vs {theirs_err!r}"
+        assert left_a == before and left_b == before, f"{label}: a refusal deleted files"
+        return
+    assert r.returncode == 0 and rx.returncode == 0, f"{label}: lancever failed: {r.stderr}{rx.stderr}"
+    ours = lv_stats(json.loads(r.stdout))
+    ours_x = lv_explanation(json.loads(rx.stdout))
+    only_a, only_b = sorted(left_b - left_a), sorted(left_a - left_b)
+    assert not only_b, f"{label}: only lancever deleted {only_b}"
+    unknown = [x for x in only_a if known.category(x) is None]
+    assert not unknown, f"{label}: only pylance deleted {unknown}"
+    if only_a:
+        for x in only_a:
+            tally["known: " + known.category(x)] += 1
+        if os.environ.get("L14TWIN_DUMP"):
+            with open(os.environ["L14TWIN_DUMP"], "a") as f:
+                f.write(json.dumps({"label": label, "only_pylance": only_a, "removed_versions": theirs["old_versions"]}) + "\n")
+        ours = known.adjust(ours, only_a)
+        ours_x["stats"] = known.adjust(ours_x["stats"], only_a)
+        theirs_x["candidate_files"] = [c for c in theirs_x["candidate_files"] if c[0] not in only_a]
+    assert ours == theirs, f"{label}: stats differ: lancever {ours} pylance {theirs}"
+    for k in theirs_x:
+        assert ours_x[k] == theirs_x[k], f"{label}: explain {k}: lancever {ours_x[k]} pylance {theirs_x[k]}"
+    tally["same" if not only_a else "same but known"] += 1
+
+
+@pytest.mark.parametrize("shape", list(SHAPES))
+def test_twin_matrix(tmp_path, shape):
+    build, kw, keep_tags = SHAPES[shape]
+    root = str(tmp_path / "w" / "ds.lance")
+    tl, ages = build(root, **kw)
+    now = __import__("time").time()
+    tl.age(ages, now)
+    made = litter(root, now)
+    if keep_tags is not None:
+        for t in os.listdir(os.path.join(root, "_refs", "tags")):
+            if t[:-5] not in keep_tags:
+                os.remove(os.path.join(root, "_refs", "tags", t))
+    pristine = str(tmp_path / "pristine")
+    shutil.copytree(root, pristine, symlinks=True)
+    known = Known(root, made)
+    latest = lance.dataset(root).latest_version
+    tally = collections.Counter()
+    rng = random.Random(f"l14twin-{shape}")
+    pols = policies(rng, latest)
+    for p in pols:
+        restore(pristine, root)
+        twin(root, pristine, p, known, tally)
+    print(f"{shape}: {len(pols)} policies: {tally}")
+    assert len(pols) == tally["same"] + tally["same but known"] + tally["refused alike"]
