@@ -100,7 +100,8 @@ def check_zone(uri, tz):
 
 def test_asof_fast_history(tmp_path):
     uri = build(str(tmp_path / "fast.lance"), backwards=False)
-    assert sum(check_zone(uri, tz) for tz in ZONES[:2]) >= 2 * 18
+    for tz in ZONES[:2]:
+        assert check_zone(uri, tz) >= len(history(uri)) + 2  # commits may share a millisecond
 
 
 def test_asof_backwards_clock(tmp_path):

@@ -15,8 +15,17 @@ parent by absolute path, so a copy elsewhere would point at the original), then
      (_checkpoints/ aside).
 History times are synthetic (timeline.py): versions from 30 days to 1 hour old, litter from
 10 days to 1 hour, so the 7-day rules and the listing cutoffs are all reached.
-Known differences, asserted as such (README "Cleanup"): Lance deletes the transaction file of a
-version a branch was created from (it keeps its manifest and data); lancever keeps it.
+Known differences, asserted as such (README "Cleanup"), each the safe side (lancever keeps a file
+Lance deletes; a file only lancever deletes fails the test):
+  - the transaction file of a version a branch was created from: Lance deletes it (it keeps the
+    manifest and data), lancever keeps it;
+  - unreferenced data/ and _indices/ files newer than the earliest kept manifest: Lance 14 lists
+    data/ up to max(earliest kept, now - 7 days) (up to now with delete_unverified) and
+    _indices/ without a cutoff; lancever stops at the earliest kept manifest;
+  - when the policy selects a branch base (which both keep), Lance 14 takes the kept versions
+    as not a suffix of history and lists every directory without a cutoff; lancever does so
+    only when what it removes leaves a gap.
+The matched CleanupStats and explanation are compared after accounting for exactly those files.
 """
 import collections
 import datetime
@@ -222,6 +231,11 @@ def lv_explanation(j):
 LV_ONLY_WARNINGS = ("version ", "--versions")
 
 
+def tag_map(message):
+    """The {"tag": version, ...} both peers end a tagged-version refusal with."""
+    return json.loads(re.search(r"(\{[^{}]*\})", message).group(1))
+
+
 def run_lv(root, flags):
     return subprocess.run([LANCEVER, "-q", "cleanup", root, *flags, "--json"],
                           capture_output=True, text=True)
@@ -258,8 +272,16 @@ class Known:
     def category(self, path):
         if path in self.base_txn:
             return "branch-base transaction file (Lance deletes it, lancever keeps it)"
-        if path in self.litter:
-            return "unreferenced file newer than lancever's listing cutoff"
+        if path in self.litter and path.startswith(("data/", "_indices/")):
+            # Lance 14 lists data/ up to max(earliest kept manifest, now - 7 days) (to now with
+            # delete_unverified) and _indices/ with no cutoff; lancever stops data/ and
+            # _indices/ at the earliest kept manifest, as it does the other directories.
+            return "unreferenced data/ or _indices/ file newer than the earliest kept manifest"
+        if path in self.litter and self.base_txn:
+            # Lance 14 counts a branch base the policy selects (and then keeps) as removed when
+            # it decides whether the kept versions are a suffix of history, and so lists every
+            # directory without a cutoff; lancever counts what it removes
+            return "unreferenced file newer than the earliest kept manifest, a branch base selected"
         return None
 
     def adjust(self, stats, only_lance):
@@ -302,8 +324,10 @@ def twin(root, pristine, p, known, tally):
         m = TAGGED.search(theirs_err)
         assert m, f"{label}: pylance failed otherwise: {theirs_err}"
         assert r.returncode != 0 and rx.returncode != 0, f"{label}: lancever did not refuse: {r.stdout}"
-        ours = TAGGED.search(r.stderr)
-        assert ours and ours.group(1) == m.group(1), f"{label}: {r.stderr!r} vs {theirs_err!r}"
+        for text in (r.stderr, rx.stderr):
+            ours = TAGGED.search(text)
+            assert ours and ours.group(1) == m.group(1), f"{label}: {text!r} vs {theirs_err!r}"
+            assert tag_map(text) == tag_map(theirs_err) == tag_map(theirs_x_err), label
         assert left_a == before and left_b == before, f"{label}: a refusal deleted files"
         return
     assert r.returncode == 0 and rx.returncode == 0, f"{label}: lancever failed: {r.stderr}{rx.stderr}"
@@ -318,7 +342,10 @@ def twin(root, pristine, p, known, tally):
             tally["known: " + known.category(x)] += 1
         if os.environ.get("L14TWIN_DUMP"):
             with open(os.environ["L14TWIN_DUMP"], "a") as f:
-                f.write(json.dumps({"label": label, "only_pylance": only_a, "removed_versions": theirs["old_versions"]}) + "\n")
+                f.write(json.dumps({"label": label, "only_pylance": only_a,
+                                    "litter_gone_both": sorted((before - left_a) & known.litter),
+                                    "kept_manifests": sorted(x for x in left_a if x.startswith("_versions/") and x.endswith(".manifest")),
+                                    "removed_versions": theirs["old_versions"]}) + "\n")
         ours = known.adjust(ours, only_a)
         ours_x["stats"] = known.adjust(ours_x["stats"], only_a)
         theirs_x["candidate_files"] = [c for c in theirs_x["candidate_files"] if c[0] not in only_a]
@@ -352,3 +379,83 @@ def test_twin_matrix(tmp_path, shape):
         twin(root, pristine, p, known, tally)
     print(f"{shape}: {len(pols)} policies: {tally}")
     assert len(pols) == tally["same"] + tally["same but known"] + tally["refused alike"]
+
+
+# ---- clean_referenced_branches: pylance reaches it only through its automatic cleanup ----
+# pylance 14's cleanup_old_versions has no clean_referenced_branches argument: Lance cascades
+# only in the cleanup that runs after a commit when the dataset's lance.auto_cleanup.* keys say
+# so (interval due, older_than / retain_versions, referenced_branch = true).  So copy A gets
+# the commit that sets those keys on main (pylance then cleans: each referenced branch by its
+# own keys first, then main); copy B gets the same keys with an interval that is not due, and
+# `lancever cleanup --clean-referenced-branches` with main's policy.  The files both copies had
+# before the commit must be left alike.
+CASCADE_CHILD = {
+    # variant: (feat's keys, exp's keys)
+    "feat 5 days, exp retain 1": ({"interval": "1", "older_than": "5days"},
+                                  {"interval": "1", "retain_versions": "1"}),
+    "feat due every 2, exp none": ({"interval": "2", "older_than": "1days"}, None),
+    "feat not due, exp interval 0": ({"interval": "4", "older_than": "1days"},
+                                     {"interval": "0", "older_than": "1days"}),
+    "feat without interval": ({"older_than": "1days"}, {"retain_versions": "1"}),
+}
+CASCADE_MAIN = [("3days", True), ("15days", True), ("3days", False), ("1days", False)]
+
+
+def build_cascade(root, child):
+    tl, ages = build_branched(root)
+    for name, keys in zip(("feat", "exp"), child):
+        if keys:
+            lance.dataset(f"{root}/tree/{name}").update_config(
+                {f"lance.auto_cleanup.{k}": v for k, v in keys.items()})
+        tl.mark(f"{name} config")
+        ages.append(ages[-1] - 60)
+    return tl, ages
+
+
+def test_twin_clean_referenced_branches(tmp_path):
+    root = str(tmp_path / "w" / "ds.lance")
+    tally = collections.Counter()
+    for variant, child in CASCADE_CHILD.items():
+        if os.path.exists(root):
+            shutil.rmtree(os.path.dirname(root))
+        tl, ages = build_cascade(root, child)
+        tl.age(ages)
+        pristine = str(tmp_path / "pristine")
+        shutil.rmtree(pristine, ignore_errors=True)
+        shutil.copytree(root, pristine, symlinks=True)
+        known = Known(root, [])
+        for older, with_tag in CASCADE_MAIN:
+            label = f"{variant}; main older_than {older}{' tag on v2' if with_tag else ''}"
+            keys = {"lance.auto_cleanup.interval": "1", "lance.auto_cleanup.older_than": older,
+                    "lance.auto_cleanup.referenced_branch": "true"}
+            restore(pristine, root)
+            if not with_tag:
+                os.remove(os.path.join(root, "_refs", "tags", "keep.json"))
+            before = walk(root, EXCLUDE)
+            lance.dataset(root).update_config(keys)
+            left_a = walk(root, EXCLUDE) & before
+            restore(pristine, root)
+            if not with_tag:
+                os.remove(os.path.join(root, "_refs", "tags", "keep.json"))
+            lance.dataset(root).update_config(dict(keys, **{"lance.auto_cleanup.interval": "1000003"}))
+            assert walk(root, EXCLUDE) >= before, f"{label}: the not-due commit cleaned"
+            r = run_lv(root, ["--older-than", older.replace("days", "d"), "--clean-referenced-branches"])
+            left_b = walk(root, EXCLUDE) & before
+            only_a, only_b = sorted(left_b - left_a), sorted(left_a - left_b)
+            if with_tag and r.returncode != 0:
+                # Lance cleans the branches, then refuses main for the tag (a warning after
+                # its commit); lancever refuses before changing anything: it keeps more.
+                assert TAGGED.search(r.stderr), f"{label}: {r.stderr}"
+                assert left_b == before and all(p.startswith("tree/") for p in left_b - left_a), label
+                tally["refused (Lance cleans the branches first, lancever nothing)"] += 1
+                continue
+            assert r.returncode == 0, f"{label}: {r.stderr}"
+            assert not only_b, f"{label}: only lancever deleted {only_b}"
+            unknown = [x for x in only_a if known.category(x) is None]
+            assert not unknown, f"{label}: only pylance deleted {unknown}"
+            tally["same" if not only_a else "same but known"] += 1
+            if os.environ.get("L14TWIN_DUMP"):
+                with open(os.environ["L14TWIN_DUMP"], "a") as f:
+                    f.write(json.dumps({"label": label, "gone_a": sorted(before - left_a),
+                                        "only_a": only_a}) + "\n")
+    print(f"clean_referenced_branches: {len(CASCADE_CHILD) * len(CASCADE_MAIN)} scenarios: {dict(tally)}")
