@@ -2,7 +2,7 @@
 by pylance (`cleanup_old_versions`) and by `lancever cleanup`, over a generated matrix of
 policies (older_than, retain_versions, versions=[...], delete_unverified,
 error_if_tagged_old_versions, delete_rate_limit) on a few dataset shapes with tags, branches,
-deletions, indices, compaction, V1 manifest names and litter of every age.
+deletions, indices, compaction, V1 manifest names, blob sidecars and litter of every age.
 
 For each (policy, shape) the dataset is restored at the path it was built at (a branch names its
 parent by absolute path, so a copy elsewhere would point at the original), then
@@ -14,7 +14,7 @@ parent by absolute path, so a copy elsewhere would point at the original), then
   4. both succeed or both refuse (same tag list), and the remaining files are the same
      (_checkpoints/ aside).
 History times are synthetic (timeline.py): versions from 30 days to 1 hour old, litter from
-10 days to 1 hour, so the 7-day rules and the listing cutoffs are all reached.
+10 days and 2 hours, so the 7-day rules and the listing cutoffs are all reached.
 Known differences, asserted as such (README "Cleanup"), each the safe side (lancever keeps a file
 Lance deletes; a file only lancever deletes fails the test):
   - the transaction file of a version a branch was created from: Lance deletes it (it keeps the
@@ -22,6 +22,8 @@ Lance deletes; a file only lancever deletes fails the test):
   - unreferenced data/ and _indices/ files newer than the earliest kept manifest: Lance 14 lists
     data/ up to max(earliest kept, now - 7 days) (up to now with delete_unverified) and
     _indices/ without a cutoff; lancever stops at the earliest kept manifest;
+  - blob v2 sidecars data/<key>/<id>.blob: Lance removes them with data/<key>.lance, lancever
+    keeps them;
   - when the policy selects a branch base (which both keep), Lance 14 takes the kept versions
     as not a suffix of history and lists every directory without a cutoff; lancever does so
     only when what it removes leaves a gap.
@@ -129,6 +131,36 @@ def build_branched(uri):
     return tl, [30 * D, 20 * D, 12 * D, 11 * D, 10 * D, 9 * D, 6 * D, 4 * D, 3 * D, 2 * H]
 
 
+def blobs(a, sizes):
+    """A blob column (Lance 14 blob v2): small values inline, the others in sidecar files
+    data/<key>/<id>.blob next to their data file."""
+    from lance.blob import blob_array, blob_field
+    schema = pa.schema([pa.field("id", pa.int64()),
+                        blob_field("b", inline_size_threshold=64, dedicated_size_threshold=4096)])
+    return pa.table({"id": list(range(a, a + len(sizes))),
+                     "b": blob_array([bytes([i % 251]) * s for i, s in enumerate(sizes)])},
+                    schema=schema)
+
+
+def build_blobs(uri):
+    """v1..v6 with blob sidecars: append, delete, overwrite, append, compaction; tag on v2."""
+    tl = Timeline(uri)
+    ds = lance.write_dataset(blobs(0, [10, 1000, 10000]), uri)
+    tl.mark("v1")
+    ds = lance.write_dataset(blobs(10, [2000, 20000]), uri, mode="append")
+    tl.mark("v2")
+    ds.delete("id = 1")
+    tl.mark("v3 delete")
+    ds = lance.write_dataset(blobs(20, [3000, 30000]), uri, mode="overwrite")
+    tl.mark("v4 overwrite")
+    ds = lance.write_dataset(blobs(30, [50, 5000]), uri, mode="append")
+    tl.mark("v5")
+    ds.optimize.compact_files()
+    tl.mark("v6 compact")
+    ds.tags.create("two", 2)
+    return tl, [30 * D, 20 * D, 12 * D, 6 * D, 3 * D, 2 * H]
+
+
 SHAPES = {
     # name: (builder, kwargs, tags kept)
     "tags": (build_linear, {}, ["old", "mid", "new"]),
@@ -136,6 +168,7 @@ SHAPES = {
     "v1-names-2.0-stable": (build_linear, {"v1_names": True, "fmt": "2.0", "stable": True}, []),
     "branches": (build_branched, {}, None),
     "fmt-2.1-mid-tag": (build_linear, {"fmt": "2.1"}, ["mid"]),
+    "blob-sidecars": (build_blobs, {}, []),
 }
 POLICIES_PER_SHAPE = 42
 
@@ -269,7 +302,8 @@ class Known:
         for rel in walk(root, EXCLUDE):
             self.size[rel] = os.path.getsize(os.path.join(root, rel))
 
-    def category(self, path):
+    def category(self, path, left):
+        """Why only Lance removed path (None: no known reason); left: what lancever left."""
         if path in self.base_txn:
             return "branch-base transaction file (Lance deletes it, lancever keeps it)"
         if path in self.litter and path.startswith(("data/", "_indices/")):
@@ -277,6 +311,11 @@ class Known:
             # delete_unverified) and _indices/ with no cutoff; lancever stops data/ and
             # _indices/ at the earliest kept manifest, as it does the other directories.
             return "unreferenced data/ or _indices/ file newer than the earliest kept manifest"
+        if path.startswith("data/") and path.endswith(".blob") and \
+                path.rsplit("/", 1)[0] + ".lance" not in left:
+            # blob v2 sidecars data/<key>/<id>.blob: Lance removes them with their data file
+            # data/<key>.lance; lancever does not know them yet and keeps them
+            return "blob sidecar of a removed data file"
         if path in self.litter and self.base_txn:
             # Lance 14 counts a branch base the policy selects (and then keeps) as removed when
             # it decides whether the kept versions are a suffix of history, and so lists every
@@ -335,11 +374,11 @@ def twin(root, pristine, p, known, tally):
     ours_x = lv_explanation(json.loads(rx.stdout))
     only_a, only_b = sorted(left_b - left_a), sorted(left_a - left_b)
     assert not only_b, f"{label}: only lancever deleted {only_b}"
-    unknown = [x for x in only_a if known.category(x) is None]
+    unknown = [x for x in only_a if known.category(x, left_b) is None]
     assert not unknown, f"{label}: only pylance deleted {unknown}"
     if only_a:
         for x in only_a:
-            tally["known: " + known.category(x)] += 1
+            tally["known: " + known.category(x, left_b)] += 1
         if os.environ.get("L14TWIN_DUMP"):
             with open(os.environ["L14TWIN_DUMP"], "a") as f:
                 f.write(json.dumps({"label": label, "only_pylance": only_a,
@@ -353,6 +392,25 @@ def twin(root, pristine, p, known, tally):
     for k in theirs_x:
         assert ours_x[k] == theirs_x[k], f"{label}: explain {k}: lancever {ours_x[k]} pylance {theirs_x[k]}"
     tally["same" if not only_a else "same but known"] += 1
+    if not only_a and len(theirs_x["candidate_files"]) > 2:
+        truncated(root, pristine, kw, flags, label, tally)
+
+
+def truncated(root, pristine, kw, flags, label, tally):
+    """max_files / --max-candidates 2: the same truncation flag, limit, count and warnings."""
+    restore(pristine, root)
+    e = explanation_of(lance.dataset(root).explain_cleanup_old_versions(
+        include_files=True, max_files=2, **kw), root)
+    r = run_lv(root, flags + ["--explain", "--max-candidates", "2"])
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    o = lv_explanation(j)
+    assert (o["candidate_files_truncated"], o["candidate_file_limit"], len(o["candidate_files"])) \
+        == (e["candidate_files_truncated"], e["candidate_file_limit"], len(e["candidate_files"])) \
+        == (True, 2, 2), label
+    assert o["stats"] == e["stats"] and o["warnings"] == e["warnings"], \
+        f"{label}: truncated explain: lancever {o['warnings']} pylance {e['warnings']}"
+    tally["explain truncated alike"] += 1
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
@@ -451,7 +509,7 @@ def test_twin_clean_referenced_branches(tmp_path):
                 continue
             assert r.returncode == 0, f"{label}: {r.stderr}"
             assert not only_b, f"{label}: only lancever deleted {only_b}"
-            unknown = [x for x in only_a if known.category(x) is None]
+            unknown = [x for x in only_a if known.category(x, left_b) is None]
             assert not unknown, f"{label}: only pylance deleted {unknown}"
             tally["same" if not only_a else "same but known"] += 1
             if os.environ.get("L14TWIN_DUMP"):
