@@ -179,20 +179,22 @@ def policies(rng, latest):
     retain = [None, None, None, 1, 2, 3, 5, 100]
     vers = [None, None, None, [2], [1, 2, 3], [4, 6, 7], list(range(1, latest + 1)), [latest], [99, 3]]
     out = []
-    for _ in range(POLICIES_PER_SHAPE):
+    for i in range(POLICIES_PER_SHAPE):
         p = {"older_than": rng.choice(older), "retain_versions": rng.choice(retain),
              "versions": rng.choice(vers), "delete_unverified": rng.random() < 0.5,
              "error_if_tagged_old_versions": rng.random() < 0.5,
              "delete_rate_limit": rng.choice([None, None, 10000])}
+        # one in four cleaned through the Python package instead of the CLI (it has no rate limit)
+        p["door"] = "python" if i % 4 == 1 and p["delete_rate_limit"] is None else "cli"
         out.append(p)
     out.append({"older_than": None, "retain_versions": None, "versions": None,
                 "delete_unverified": False, "error_if_tagged_old_versions": True,
-                "delete_rate_limit": None})  # pylance's default: 14 days
+                "delete_rate_limit": None, "door": "cli"})  # pylance's default: 14 days
     return out
 
 
 def pylance_kwargs(p):
-    kw = {k: v for k, v in p.items() if v is not None and k != "older_than"}
+    kw = {k: v for k, v in p.items() if v is not None and k not in ("older_than", "door")}
     if p["older_than"] is not None:
         kw["older_than"] = datetime.timedelta(seconds=p["older_than"])
     return kw
@@ -267,6 +269,21 @@ LV_ONLY_WARNINGS = ("version ", "--versions")
 def tag_map(message):
     """The {"tag": version, ...} both peers end a tagged-version refusal with."""
     return json.loads(re.search(r"(\{[^{}]*\})", message).group(1))
+
+
+def run_python_package(root, kw):
+    """lancever's Python package, shaped like run_lv's CompletedProcess (stdout: cleanup --json)."""
+    import lancever
+    kw = {k: v for k, v in kw.items() if k != "delete_rate_limit"}
+    try:
+        with lancever.Dataset(root) as d:
+            st = d.cleanup_old_versions(**kw)
+    except lancever.TaggedVersionsError as e:
+        return subprocess.CompletedProcess([], 1, "", str(e))
+    j = {"bytes_removed": st.bytes_removed, "versions_removed": st.old_versions,
+         "by_kind": {k: {"files": getattr(st, f"{k}_files_removed")}
+                     for k in ("data", "transaction", "index", "deletion")}}
+    return subprocess.CompletedProcess([], 0, json.dumps(j), "")
 
 
 def run_lv(root, flags):
@@ -354,8 +371,9 @@ def twin(root, pristine, p, known, tally):
     left_a = walk(root, EXCLUDE)
     # 3. lancever cleans the same dataset, restored
     restore(pristine, root)
-    r = run_lv(root, flags)
+    r = run_python_package(root, kw) if p["door"] == "python" else run_lv(root, flags)
     left_b = walk(root, EXCLUDE)
+    tally["cleaned through lancever's " + p["door"]] += 1
 
     assert (theirs_err is None) == (theirs_x_err is None), f"{label}: pylance explain vs cleanup"
     if theirs_err is not None:
