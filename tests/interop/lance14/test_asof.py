@@ -8,7 +8,8 @@ datetime.fromtimestamp(t/1000) in a subprocess running with TZ set, and to lance
 no zone involved).  Probes: 1 ms before, at and after each commit, between commits, before the
 first and after the last.  Two histories: one written at full speed, and one whose manifest
 times run backwards in places (timeline.py patches them), where the newest qualifying version
-is not the last one before a later commit.  Zone-less ISO strings are the one place the zone
+is not the last one before a later commit.  The Python package's version_as_of(naive datetime,
+strict=True) is checked against pylance in the same process, in the same zone.  Zone-less ISO strings are the one place the zone
 matters: pylance reads them as local time, lancever as UTC (README, "Time travel").
 """
 import datetime
@@ -27,15 +28,22 @@ from timeline import Timeline
 ZONES = ["UTC", "Asia/Kolkata", "America/New_York"]
 
 PEER = r"""
-import datetime, json, sys, lance
+import datetime, json, sys, lance, lancever
 uri, probes = sys.argv[1], json.loads(sys.argv[2])
-out = []
+out, ours = [], []
+d = lancever.Dataset(uri)
 for p in probes:
     ts = datetime.datetime.fromtimestamp(p / 1000) if isinstance(p, (int, float)) else p
     try:
         out.append(lance.dataset(uri, asof=ts).version)
     except ValueError:
         out.append(None)
+    if isinstance(ts, datetime.datetime):  # the Python package: a naive datetime is local
+        try:
+            ours.append(d.version_as_of(ts, strict=True)["version"])
+        except lancever.NotFoundError:
+            ours.append(None)
+        assert ours[-1] == out[-1], (p, ours[-1], out[-1])
 print(json.dumps(out))
 """
 
