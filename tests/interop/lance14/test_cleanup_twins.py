@@ -561,3 +561,61 @@ def test_twin_clean_referenced_branches(tmp_path):
                     f.write(json.dumps({"label": label, "gone_a": sorted(before - left_a),
                                         "only_a": only_a}) + "\n")
     print(f"clean_referenced_branches: {len(CASCADE_CHILD) * len(CASCADE_MAIN)} scenarios: {dict(tally)}")
+
+
+def nocp(root):
+    """Every file but checkpoints, the root's and the branches'."""
+    return {p for p in walk(root) if not p.startswith("_checkpoints/") and "/_checkpoints/" not in p}
+
+
+# ---- a branch cleaned on its own: pylance opens <root>/tree/feat, lancever --branch feat ----
+def test_twin_branch_cleanup(tmp_path):
+    root = str(tmp_path / "w" / "ds.lance")
+    tl, ages = build_branched(root)
+    feat = f"{root}/tree/feat"
+    lance.write_dataset(rows(600, 2), feat, mode="append")  # feat: 3 (base), 4, 5 (tagged), 6
+    tl.mark("feat +3")
+    ages.append(ages[-1] - 60)
+    now = __import__("time").time()
+    tl.age(ages, now)
+    pristine = str(tmp_path / "pristine")
+    shutil.copytree(root, pristine, symlinks=True)
+    fast = Restorer(pristine, root)
+    known = Known(root, [])
+    tally = collections.Counter()
+    rng = random.Random("l14twin-branch")
+    for p in policies(rng, 6)[:20]:
+        fast()
+        label = f"branch feat {p}"
+        kw, flags = pylance_kwargs(p), lancever_flags(p)
+        before = nocp(root)
+        ds = lance.dataset(feat)
+        try:
+            theirs_x = explanation_of(ds.explain_cleanup_old_versions(include_files=True, **kw), feat)
+            theirs = stats_of(ds.cleanup_old_versions(**kw))
+            err = None
+        except Exception as e:  # noqa: BLE001
+            err = str(e)
+        left_a = nocp(root)
+        fast()
+        rx = subprocess.run([LANCEVER, "-q", "--branch", "feat", "cleanup", root, *flags,
+                             "--explain", "--json"], capture_output=True, text=True)
+        r = subprocess.run([LANCEVER, "-q", "--branch", "feat", "cleanup", root, *flags, "--json"],
+                           capture_output=True, text=True)
+        left_b = nocp(root)
+        if err is not None:
+            assert TAGGED.search(err) and r.returncode != 0 and TAGGED.search(r.stderr), \
+                f"{label}: {err} / {r.stderr}"
+            assert tag_map(err) == tag_map(r.stderr) and left_a == left_b == before, label
+            tally["refused alike"] += 1
+            continue
+        assert r.returncode == 0 and rx.returncode == 0, f"{label}: {r.stderr}{rx.stderr}"
+        only_a, only_b = sorted(left_b - left_a), sorted(left_a - left_b)
+        assert not only_b, f"{label}: only lancever deleted {only_b}"
+        assert not only_a, f"{label}: only pylance deleted {only_a}"
+        assert lv_stats(json.loads(r.stdout)) == theirs, f"{label}: {r.stdout} vs {theirs}"
+        ours_x = lv_explanation(json.loads(rx.stdout))
+        for k in theirs_x:
+            assert ours_x[k] == theirs_x[k], f"{label}: explain {k}: lancever {ours_x[k]} pylance {theirs_x[k]}"
+        tally["same"] += 1
+    print(f"branch cleanup: 20 policies: {dict(tally)}")
