@@ -14,7 +14,7 @@ parent by absolute path, so a copy elsewhere would point at the original), then
   4. both succeed or both refuse (same tag list), and the remaining files are the same
      (_checkpoints/ aside).
 History times are synthetic (timeline.py): versions from 30 days to 1 hour old, litter from
-10 days and 2 hours, so the 7-day rules and the listing cutoffs are all reached.
+10 days and 83 minutes, so the 7-day rules and the listing cutoffs are all reached.
 Known differences, asserted as such (README "Cleanup"), each the safe side (lancever keeps a file
 Lance deletes; a file only lancever deletes fails the test):
   - the transaction file of a version a branch was created from: Lance deletes it (it keeps the
@@ -46,6 +46,7 @@ from conftest import LANCEVER
 from timeline import Timeline, walk
 
 H, D = 3600, 86400
+YOUNG = 5000  # young litter's age: between the 1-hour and 2-hour commits, equal to none
 TAGGED = re.compile(r"(\d+) tagged version\(s\) have been marked for cleanup")
 EXCLUDE = ("_checkpoints/",)
 
@@ -56,16 +57,16 @@ def rows(a, n):
 
 
 def litter(root, now):
-    """Unreferenced files of Lance's kinds, old (10 days) and young (2 hours)."""
+    """Unreferenced files of Lance's kinds, old (10 days) and young (YOUNG seconds)."""
     made = []
-    for rel, age in [("data/orphan-old.lance", 10 * D), ("data/orphan-young.lance", 2 * H),
+    for rel, age in [("data/orphan-old.lance", 10 * D), ("data/orphan-young.lance", YOUNG),
                      ("_indices/00000000-0000-4000-8000-00000000aaaa/index.idx", 10 * D),
-                     ("_indices/00000000-0000-4000-8000-00000000bbbb/index.idx", 2 * H),
+                     ("_indices/00000000-0000-4000-8000-00000000bbbb/index.idx", YOUNG),
                      ("_transactions/99-orphan-old.txn", 10 * D),
-                     ("_transactions/98-orphan-young.txn", 2 * H),
+                     ("_transactions/98-orphan-young.txn", YOUNG),
                      ("_deletions/77-1-123.arrow", 10 * D),
                      ("_versions/.tmp_orphan_old", 10 * D),
-                     ("_versions/.tmp_orphan_young", 2 * H)]:
+                     ("_versions/.tmp_orphan_young", YOUNG)]:
         p = os.path.join(root, rel)
         os.makedirs(os.path.dirname(p), exist_ok=True)
         with open(p, "wb") as f:
