@@ -401,7 +401,9 @@ class Dataset:
                   for i, v in enumerate(versions)]
             if not vs:
                 raise InvalidArgumentError("lancever: versions must not be empty when specified")
-        if older_ms is None and retain_versions is None and before_version is None:
+        # pylance's rule: the default age applies only when no condition is given, and an
+        # exact version list is one (found by the Lance 14 twin test)
+        if older_ms is None and retain_versions is None and before_version is None and vs is None:
             older_ms = DEFAULT_OLDER_THAN // timedelta(milliseconds=1)
         pol = _check.struct(
             _lib.CleanupPolicy, version=_lib.CLEANUP_POLICY_VERSION,

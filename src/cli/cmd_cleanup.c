@@ -322,7 +322,7 @@ static void warn_kept_versions(const cl_out *o, FILE *json_warnings, size_t *nw)
 	}
 	for (size_t i = 0; i < o->nskipped; i++) {
 		snprintf(msg, sizeof msg, "referenced branch %.200s was %s: its "
-			 "lance.auto_cleanup.interval is unset, 0, or does not divide its latest version",
+			 "lance.auto_cleanup.interval is unset or does not divide its latest version",
 			 lvcli_esc(o->skipped[i]), o->dry_run ? "not selected" : "not cleaned");
 		warn_one(msg, json_warnings, nw);
 	}

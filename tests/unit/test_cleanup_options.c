@@ -588,7 +588,10 @@ static void test_cascade(void **state)
 }
 
 /* The branch is left alone without the option, when its interval is not due at its latest
- * version (6), is 0, or is absent; and a dry run cleans nothing but reports its files. */
+ * version (6), or is absent; and a dry run cleans nothing but reports its files.  An interval
+ * of 0 is due at every version, as in Lance 14 (pylance 14.0.2 cleans after every commit):
+ * the branch is cleaned by its default policy (7 days), which takes 4 and 5 as the dry run
+ * does. */
 static void test_cascade_not_due(void **state)
 {
 	(void)state;
@@ -607,11 +610,11 @@ static void test_cascade_not_due(void **state)
 		lv_cleanup_stats stats;
 		CHECK(lv_cleanup(ds, &p, &stats, &err));
 		assert_int_equal(s.nbranch, 1);
-		assert_int_equal(s.branch_cascade[0], i == 4);
-		assert_int_equal(feat_files(st), 8);
+		assert_int_equal(s.branch_cascade[0], i == 2 || i == 4);
+		assert_int_equal(feat_files(st), i == 2 ? 4 : 8);
 		/* the dry run lists what feat would lose (4 and 5: 3 is tagged, 6 the latest) */
-		assert_int_equal(s.nbranch_files, i == 4 ? 6 : 0); /* data, .txn, manifest each */
-		assert_int_equal(stats.versions_removed, i == 4 ? 4 : 2);
+		assert_int_equal(s.nbranch_files, i == 2 || i == 4 ? 6 : 0); /* data, .txn, manifest */
+		assert_int_equal(stats.versions_removed, i == 2 || i == 4 ? 4 : 2);
 		lv_dataset_free(ds);
 		lv_storage_free(st);
 	}
