@@ -411,7 +411,7 @@ json "versions --json from manifests: the 26 keys" 0 "len(j) == 12 and all(list(
 "$LV" checkpoint "$T/keys.lance" >/dev/null 2>&1
 json "versions --json from a checkpoint: the same 26 keys, null where unknown" 0 "len(j) == 12 and all(list(v) == $KEYS for v in j) and j[0]['writer_version'] is None and j[0]['config'] is None and j[0]['manifest_path'].startswith('_versions/') and j[0]['manifest_size'] in (None, 511)" versions "$T/keys.lance" --json
 json "history --json: the same 26 keys" 0 "len(j) == 12 and all(list(v) == $KEYS for v in j)" history "$T/keys.lance" --json
-json "show --json: the record's keys and warnings" 0 "list(j) == $KEYS + ['warnings'] and j['version'] == 3" show "$T/keys.lance" 3 --json
+json "show --json: the record's keys and warnings" 0 "list(j) == $KEYS + ['feature_flags', 'warnings'] and j['version'] == 3 and j['feature_flags'] == {'reader': [], 'writer': []}" show "$T/keys.lance" 3 --json
 for args in "show $DS 3" "asof $DS 1796232073003" "diff $DS 1 2" "info $DS" "tags $DS" "checkpoint $DS" "cleanup $DS --dry-run --before-version 3" "check $DS"; do
 	# shellcheck disable=SC2086
 	json "$args --json: an object with warnings" 0 "isinstance(j, dict) and j['warnings'] == []" $args --json

@@ -3,8 +3,8 @@
  * branch is cleaned before its parent, and with which policy -- the one the
  * branch's own latest manifest gives in its lance.auto_cleanup.* keys (Lance's
  * automatic-cleanup config).  Reads the branch's manifest listing and its
- * latest manifest; changes nothing.  A branch with no `interval` (or 0) is not
- * due; an `interval`, `older_than` or `retain_versions` value that does not
+ * latest manifest; changes nothing.  A branch with no `interval` is not due, one
+ * with `interval` 0 is due at every version (Lance 14); an `interval`, `older_than` or `retain_versions` value that does not
  * parse is an error naming the branch and the key, so a cascade never runs
  * with a policy the branch's owner did not write.  The cleaning itself is
  * lv_cleanup()'s (cleanup.c), which calls lv__cascade_policy once per
@@ -93,7 +93,9 @@ int lv__cascade_policy(lv_dataset *bds, const char *branch, const lv_cleanup_pol
 	if (rc == 0 && c.interval &&
 	    !lv__parse_u64(c.interval, strlen(c.interval), &interval))
 		rc = bad_key(branch, "interval", c.interval, "a whole number", err);
-	if (rc == 0 && interval && latest % interval == 0) {
+	/* an interval of 0 is due at every version, as in Lance 14 (it runs auto-cleanup on every
+	 * commit then: checked with pylance 14.0.2) */
+	if (rc == 0 && c.interval && (!interval || latest % interval == 0)) {
 		rc = build(branch, &c, parent, out, err);
 		*due = rc == 0;
 	}
@@ -133,6 +135,7 @@ static void relay_candidate(const lv_cleanup_candidate *c, void *payload)
 void lv__cleanup_stats_add(lv_cleanup_stats *to, const lv_cleanup_stats *b)
 {
 	to->versions_removed += b->versions_removed;
+	to->failed_deletes += b->failed_deletes;
 	for (int k = 0; k < LV_KIND_COUNT; k++) {
 		to->files_removed[k] += b->files_removed[k];
 		to->bytes_removed[k] += b->bytes_removed[k];

@@ -215,8 +215,9 @@ static int thin(exp *E, lv_error *err)
 static int select_versions(exp *E, lv_error *err)
 {
 	const lv_expire_policy *pol = E->pol;
-	uint64_t latest = E->v[E->n - 1].version;
+	uint64_t latest = E->v[E->n - 1].version, hint;
 	uint64_t retain_before = 0;
+	LV_TRY(lv__hint_floor(E->ds, &hint, err)); /* no manifest at or above the hint goes */
 	if (pol->retain_versions > 0)
 		retain_before = (size_t)pol->retain_versions >= E->n ? E->v[0].version
 								    : E->v[E->n - (size_t)pol->retain_versions].version;
@@ -225,7 +226,7 @@ static int select_versions(exp *E, lv_error *err)
 	size_t ntagged = 0;
 	for (size_t i = 0; i < E->n; i++) {
 		ver *v = &E->v[i];
-		bool sel = v->version < latest;
+		bool sel = v->version < latest && v->version < hint;
 		if (E->older >= 0)
 			sel = sel && v->known && v->ts < E->now - E->older;
 		if (pol->before_version)
@@ -338,8 +339,7 @@ int lv_expire(lv_dataset *ds, const lv_expire_policy *pol, lv_cleanup_stats *sta
 	if (rc == 0)
 		rc = expire_manifests(&E, err);
 	E.s.versions_total = E.n;
-	if (stats)
-		*stats = E.s;
+	lv__stats_out(stats, &E.s, pol->version >= 2);
 	if (rc == 0) {
 		lv__warn_commit(ds, &E.plan.wl);
 		lv__warn_commit(ds, &E.wl);
