@@ -169,9 +169,9 @@ int lv__remove_file_u(lv__deleter *d, const char *path, int kind, uint64_t size,
  * index's directory for files under _indices/; a blob sidecar's parent data
  * file data/<key>.lance for data/<key>/<id>.blob).  *tmp (may be NULL) says
  * whether it is a writer's leftover temporary file (data/.tmp*,
- * data/<key>/.tmp*, _versions/.tmp*, _versions/<n>.manifest-*): removed only
- * when unverified-old (older than 7 days, or delete_unverified), never on a
- * reference's say-so.
+ * data/<key>/.tmp*, _versions/.tmp*): removed only when unverified-old (older
+ * than 7 days, or delete_unverified), never on a reference's say-so.  A staged
+ * manifest _versions/<v>.manifest-<uuid> is never touched.
  */
 int lv__classify(const char *path, char *key, size_t cap, bool *tmp);
 
