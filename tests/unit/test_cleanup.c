@@ -265,13 +265,16 @@ static void test_unverified_rules(void **state)
 	p.delete_unverified = true;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_int_equal(lv_storage_head(st, "data/orphan2.lance", &sz, NULL, &e), LV_ENOTFOUND);
-	assert_int_equal(s.files_removed[LV_KIND_DATA], 1);
+	/* with delete_unverified data/ has no cutoff (Lance 14): orphan-young goes too */
+	assert_int_equal(lv_storage_head(st, "data/orphan-young.lance", &sz, NULL, &e), LV_ENOTFOUND);
+	assert_int_equal(s.files_removed[LV_KIND_DATA], 2);
 	/* an unreferenced file stamped just before the newest kept commit (a coarse mtime of a
-	 * concurrent writer) is inside the margin and kept, even with delete_unverified */
-	CHECK(lv_storage_write(st, "data/racing.lance", "x", 1, &err));
-	CHECK(lv_storage_mem_set_mtime(st, "data/racing.lance", base + 3 * DAY - 1, &err));
+	 * concurrent writer) is inside the margin and kept, even with delete_unverified, where a
+	 * cutoff applies (_deletions/: the earliest kept manifest) */
+	CHECK(lv_storage_write(st, "_deletions/0-9-9.arrow", "x", 1, &err));
+	CHECK(lv_storage_mem_set_mtime(st, "_deletions/0-9-9.arrow", base + 3 * DAY - 1, &err));
 	CHECK(lv_cleanup(ds, &p, &s, &err));
-	assert_int_equal(lv_storage_head(st, "data/racing.lance", &sz, NULL, &e), 0);
+	assert_int_equal(lv_storage_head(st, "_deletions/0-9-9.arrow", &sz, NULL, &e), 0);
 	assert_int_equal(check_retained_complete(st, NULL), 1);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
