@@ -429,14 +429,16 @@ static int phase_record(plan *P, lv_error *err)
  * The listing time cutoff of a file's directory (Lance 14's, checked with pylance 14.0.2):
  * only files older than it are judged; INT64_MAX = none.  None at all unless the kept set is a
  * suffix (a tag or branch base keeping an old version would otherwise leave the newer files
- * the old versions made forever); then _indices/ has none; data/ none with delete_unverified,
- * else max(earliest kept manifest, now - 7 days) (an abandoned write newer than the kept floor
- * is reclaimed once 7 days old); the others the earliest kept manifest.
+ * the old versions made forever); then _indices/ has none; data/ max(earliest kept manifest,
+ * now - 7 days) (an abandoned write newer than the kept floor is reclaimed once 7 days old);
+ * the others the earliest kept manifest.  One difference on purpose: Lance 14 drops data/'s
+ * cutoff under delete_unverified, so a concurrent writer's new data file goes (an append
+ * racing a cleanup then fails: interop test_cleanup (f)); lancever keeps it.
  */
 static int64_t cutoff_of(const plan *P, const char *path)
 {
 	bool data = !strncmp(path, "data/", 5);
-	if (!P->suffix || !strncmp(path, "_indices/", 9) || (data && P->pol->delete_unverified))
+	if (!P->suffix || !strncmp(path, "_indices/", 9))
 		return INT64_MAX;
 	int64_t week = P->now - LV_CLEANUP_UNVERIFIED_MS;
 	if (data && week > P->earliest_kept)
