@@ -85,38 +85,40 @@ static int parse_version(const char *cmd, const char *what, const char *s, uint6
 	return lvcli_parse_number(name, s, 0, UINT64_MAX, out);
 }
 
-/* "258 (stable_row_ids, mixed_data_file_versions)"; a bit no Lance names is "bit N". */
+/* The names of the set bits of `flags`, comma-separated; a bit no Lance names is "bit N"
+ * ("bit_N" and quoted in JSON). */
+static void put_flag_names(uint64_t flags, bool json)
+{
+	for (unsigned b = 0, n = 0; b < 64; b++) {
+		if (!(flags >> b & 1))
+			continue;
+		const char *name = lv_feature_flag_name(b);
+		fputs(n++ ? (json ? "," : ", ") : "", stdout);
+		if (name)
+			printf(json ? "\"%s\"" : "%s", name);
+		else
+			printf(json ? "\"bit_%u\"" : "bit %u", b);
+	}
+}
+
+/* "reader flags   258 (stable_row_ids, mixed_data_file_versions)" */
 static void flags_text(const char *what, uint64_t flags)
 {
 	printf("%-24s %" PRIu64, what, flags);
-	for (unsigned b = 0, n = 0; b < 64; b++) {
-		if (!(flags >> b & 1))
-			continue;
-		const char *name = lv_feature_flag_name(b);
-		printf(n++ ? ", " : " (");
-		if (name)
-			printf("%s", name);
-		else
-			printf("bit %u", b);
+	if (flags) {
+		fputs(" (", stdout);
+		put_flag_names(flags, false);
+		fputc(')', stdout);
 	}
-	printf(flags ? ")\n" : "\n");
+	fputc('\n', stdout);
 }
 
-/* "reader":[names...] of the set bits; a bit no Lance names is "bit_N". */
+/* "reader":[names...] */
 static void flags_json(const char *what, uint64_t flags)
 {
 	printf("\"%s\":[", what);
-	for (unsigned b = 0, n = 0; b < 64; b++) {
-		if (!(flags >> b & 1))
-			continue;
-		const char *name = lv_feature_flag_name(b);
-		printf(n++ ? "," : "");
-		if (name)
-			printf("\"%s\"", name);
-		else
-			printf("\"bit_%u\"", b);
-	}
-	printf("]");
+	put_flag_names(flags, true);
+	fputc(']', stdout);
 }
 
 static void show_text(const lv_version_info *v)
