@@ -72,13 +72,14 @@ def compare(src, tmp_path, expect_only_ours=(), also_theirs=(), **policy):
     k = ours["by_kind"]
     theirs_manifests = sum(1 for p in also_theirs if p.startswith("_versions/"))
     data_also = sum(1 for p in only_theirs if p in also_theirs and p.startswith("data/"))
+    index_also = sum(1 for p in only_theirs if p in also_theirs and p.startswith("_indices/"))
     assert k["manifest"]["files"] == theirs.old_versions - theirs_manifests
     data_never = sum(1 for p in only_theirs if p.startswith("_blobs/"))
     index_never = sum(1 for p in only_theirs if p.startswith("_fri/"))
     assert k["data"]["files"] == theirs.data_files_removed - data_never - data_also
     assert k["transaction"]["files"] == theirs.transaction_files_removed - \
         sum(1 for p in also_theirs if p.startswith("_transactions/"))
-    assert k["index"]["files"] == theirs.index_files_removed - index_never
+    assert k["index"]["files"] == theirs.index_files_removed - index_never - index_also
     assert k["deletion"]["files"] == theirs.deletion_files_removed
     assert ours["failed_deletes"] == theirs.failed_deletes == 0
     # pylance reads lancever's result: every remaining version, same rows
@@ -219,11 +220,10 @@ LATE = ["_indices/22222222-2222-2222-2222-222222222222/y.idx", "data/late.lance"
 
 
 def test_listing_cutoffs(tmp_path):
-    """Files newer than the earliest kept manifest: with delete_unverified, _indices/ loses them
-    in both (no cutoff there), _deletions/, _transactions/ and _versions/ keep them in both (the
-    earliest kept manifest's time); data/ (sidecars, .tmp too) loses them in Lance 14 only:
-    lancever keeps data/'s cutoff (README: a concurrent writer's files); without
-    delete_unverified every one stays."""
+    """Files newer than the earliest kept manifest: with delete_unverified, _deletions/,
+    _transactions/ and _versions/ keep them in both (the earliest kept manifest's time); data/
+    (sidecars, .tmp too) and _indices/ lose them in Lance 14 only: lancever keeps their cutoff
+    then (README: a concurrent writer's files); without delete_unverified every one stays."""
     for unverified in (True, False):
         src = str(tmp_path / f"src{unverified}.lance")
         lance.write_dataset(table(), src)
@@ -236,11 +236,10 @@ def test_listing_cutoffs(tmp_path):
                 fh.write(b"late")
         sub = tmp_path / f"twins{unverified}"
         sub.mkdir()
-        data_late = [p for p in LATE if p.startswith("data/")]
-        _, _, gone_a, gone_b = compare(src, sub, also_theirs=data_late if unverified else (),
+        _, _, gone_a, gone_b = compare(src, sub, also_theirs=LATE[:4] if unverified else (),
                                        retain_versions=1, delete_unverified=unverified)
         assert {p for p in gone_a if p in LATE} == (set(LATE[:4]) if unverified else set())
-        assert {p for p in gone_b if p in LATE} == (set(LATE[:1]) if unverified else set())
+        assert {p for p in gone_b if p in LATE} == set()
 
 
 def varint(n):

@@ -431,15 +431,18 @@ static int phase_record(plan *P, lv_error *err)
  * suffix (a tag or branch base keeping an old version would otherwise leave the newer files
  * the old versions made forever); then _indices/ has none; data/ max(earliest kept manifest,
  * now - 7 days) (an abandoned write newer than the kept floor is reclaimed once 7 days old);
- * the others the earliest kept manifest.  One difference on purpose: Lance 14 drops data/'s
- * cutoff under delete_unverified, so a concurrent writer's new data file goes (an append
- * racing a cleanup then fails: interop test_cleanup (f)); lancever keeps it.
+ * the others the earliest kept manifest.  One difference on purpose: under delete_unverified
+ * Lance 14 drops data/'s and _indices/'s cutoffs, so a concurrent writer's new data file or
+ * index goes (an append racing a cleanup then fails: interop test_cleanup (f)); lancever keeps
+ * the earliest kept manifest as their cutoff then (the 7-day rule no longer protects them).
  */
 static int64_t cutoff_of(const plan *P, const char *path)
 {
-	bool data = !strncmp(path, "data/", 5);
-	if (!P->suffix || !strncmp(path, "_indices/", 9))
+	bool data = !strncmp(path, "data/", 5), index = !strncmp(path, "_indices/", 9);
+	if (!P->suffix || (index && !P->pol->delete_unverified))
 		return INT64_MAX;
+	if (index)
+		return P->earliest_kept;
 	int64_t week = P->now - LV_CLEANUP_UNVERIFIED_MS;
 	if (data && week > P->earliest_kept)
 		return week;
