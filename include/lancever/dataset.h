@@ -200,7 +200,10 @@ enum lv_warning_kind {
 	LV_WARN_BRANCH_UNREADABLE = 5,   /**< a branch file that does not parse */
 	LV_WARN_HISTORY_GAP = 6,         /**< versions first..last have no record anywhere readable */
 	LV_WARN_ANSWER_UNCERTAIN = 7,    /**< an as-of answer that a version in a gap could change */
-	LV_WARN_SEGMENT_MISSING = 8      /**< an archive segment the head's index names is not there (path) */
+	LV_WARN_SEGMENT_MISSING = 8,     /**< an archive segment the head's index names is not there (path) */
+	LV_WARN_SEGMENT_STRAY = 9        /**< a file in _checkpoints/archive/ that is ignored: not in the
+					      head's index and overlapping what it accounts for, or not a
+					      valid segment where segments overlap (path); it hides nothing */
 };
 
 typedef struct lv_warning {

@@ -4,8 +4,8 @@
  * Both directions work on bytes in memory; neither does I/O.  The writer is
  * deterministic: the same columns, rows, metadata and options always give the
  * same bytes.  Writer column types: UInt64, Int64, Boolean, Utf8, each nullable
- * or not.  The reader also decodes Int32, Float32, Float64, Timestamp and
- * FixedSizeList<Float32> (vectors); lv_lancefile_read_ex with
+ * or not.  The reader also decodes Int8, Int16, Int32, UInt8, UInt16, UInt32, Float32,
+ * Float64, Timestamp and FixedSizeList<Float32> (vectors); lv_lancefile_read_ex with
  * LV_LANCEFILE_READ_PARTIAL keeps the schema and every decodable column of a file
  * whose other columns it cannot decode, naming why for each.  Errors and ownership
  * follow lancever/common.h.
@@ -21,8 +21,8 @@ extern "C" {
 
 /**
  * Column types.  The writer takes the first four.  Reader storage: every fixed-width
- * scalar is in `u64` as its bit pattern (INT32 and TIMESTAMP sign-extended, so `i64`
- * reads them as signed; FLOAT32 is the float's 32 bits, FLOAT64 the double's 64 bits);
+ * scalar is in `u64` as its bit pattern (INT8, INT16, INT32 and TIMESTAMP sign-extended,
+ * so `i64` reads them as signed; FLOAT32 is the float's 32 bits, FLOAT64 the double's 64 bits);
  * FSL_FLOAT32 is `f32` with `list_size` floats per row.  LV_COL_UNDECODED (0) is a column
  * the reader could not decode (only with LV_LANCEFILE_READ_PARTIAL): no arrays.
  */
@@ -36,7 +36,12 @@ enum lv_col_type {
 	LV_COL_FLOAT32 = 6,
 	LV_COL_FLOAT64 = 7,
 	LV_COL_TIMESTAMP = 8,   /**< int64 in the unit of the logical type ("timestamp:us:UTC") */
-	LV_COL_FSL_FLOAT32 = 9  /**< FixedSizeList<Float32>: vectors of list_size floats */
+	LV_COL_FSL_FLOAT32 = 9, /**< FixedSizeList<Float32>: vectors of list_size floats */
+	LV_COL_INT8 = 10,       /**< in `u64`, sign-extended like INT32 (`i64` reads them) */
+	LV_COL_INT16 = 11,      /**< in `u64`, sign-extended */
+	LV_COL_UINT8 = 12,      /**< in `u64` */
+	LV_COL_UINT16 = 13,     /**< in `u64` */
+	LV_COL_UINT32 = 14      /**< in `u64` */
 };
 
 /** File format versions (2.2 is read only). */

@@ -24,7 +24,7 @@ SUMMARY_KEYS = ("total_fragments", "total_data_files", "total_files_size", "tota
 _RUNGS = {0: "manifests", 1: "newest_checkpoint", 2: "older_checkpoint"}
 _WARNING_KINDS = {1: "checkpoint_rejected", 2: "checkpoint_damaged", 3: "manifest_vanished",
                   4: "tag_unreadable", 5: "branch_unreadable", 6: "history_gap",
-                  7: "answer_uncertain"}
+                  7: "answer_uncertain", 8: "segment_missing", 9: "segment_stray"}
 
 
 def ms_to_datetime(ms: int) -> datetime:

@@ -4,7 +4,8 @@
  *   branch file, and the history they make up.  Exit 0 when nothing is wrong,
  *   1 when something is (each finding printed: the report is the answer), 2 on
  *   a usage error.  --salvage writes the rows damaged files still give back for
- *   versions no other record holds into a new checkpoint (nothing is deleted).
+ *   versions no other record holds into a new checkpoint, and re-adopts a
+ *   complete older history identity a newer head split off (nothing is deleted).
  */
 #include <inttypes.h>
 #include <stddef.h>
@@ -71,7 +72,8 @@ static void print_json(const lv_check *c, const lv_dataset *ds)
 
 static const lvcli_opt check_opts[] = {
 	{ "--salvage", NULL, "write the rows damaged files still give back, for versions no other record "
-	  "holds, into a new checkpoint (nothing is deleted)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, salvage) },
+	  "holds, into a new checkpoint, and re-adopt a complete older history identity that a newer "
+	  "head split off (nothing is deleted)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, salvage) },
 	{ "--json", NULL, "print a JSON object: problems, salvaged, items (kind, path, status, rows, first, "
 	  "last, salvageable, message), warnings", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, json) },
 	{ 0 },

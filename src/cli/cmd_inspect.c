@@ -78,9 +78,14 @@ static void print_float(FILE *o, double d, int mode)
 static bool print_number(FILE *o, const lv_column *c, size_t r, int mode)
 {
 	switch (c->type) {
-	case LV_COL_UINT64: fprintf(o, "%" PRIu64, c->u64[r]); return true;
+	case LV_COL_UINT64:
+	case LV_COL_UINT32:
+	case LV_COL_UINT16:
+	case LV_COL_UINT8: fprintf(o, "%" PRIu64, c->u64[r]); return true;
 	case LV_COL_INT64:
 	case LV_COL_INT32:
+	case LV_COL_INT16:
+	case LV_COL_INT8:
 	case LV_COL_TIMESTAMP: fprintf(o, "%" PRId64, c->i64[r]); return true;
 	case LV_COL_BOOL: fputs(c->bools[r] ? "true" : "false", o); return true;
 	case LV_COL_FLOAT32: {

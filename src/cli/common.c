@@ -555,6 +555,7 @@ static const char *warning_kind(int kind)
 		[LV_WARN_HISTORY_GAP] = "history_gap",
 		[LV_WARN_ANSWER_UNCERTAIN] = "answer_uncertain",
 		[LV_WARN_SEGMENT_MISSING] = "segment_missing",
+		[LV_WARN_SEGMENT_STRAY] = "segment_stray",
 	};
 	if (kind > 0 && (size_t)kind < sizeof names / sizeof names[0] && names[kind])
 		return names[kind];

@@ -429,6 +429,20 @@ row "a rejected checkpoint: one warning line" 0 '^ +VERSION' "^lancever: warning
 row "-q silences warnings" 0 '^ +VERSION' - -q versions "$T/warn.lance"
 json "info --json lists the warning" 0 "[(w['kind'], w['path'], w['first'], w['last']) for w in j['warnings']] == [('checkpoint_rejected', '_checkpoints/00000000000000000012.lance', None, None)] and 'rejected' in j['warnings'][0]['message']" info "$T/warn.lance" --json
 
+# ---- a stray file in _checkpoints/archive/ hides nothing (issue 24) ----
+cp -r "$SRC" "$T/stray.lance"
+"$LV" -q cleanup "$T/stray.lance" --retain-versions 2 --max-entries 5 --segment-rows 3 \
+	--no-error-if-tagged-old-versions >/dev/null
+SEGD=$T/stray.lance/_checkpoints/archive
+cp "$SEGD/00000000000000000001-00000000000000000003.lance" "$SEGD/00000000000000000001-18446744073709551615.lance"
+row "history with a stray segment: every version, a warning" 0 '(^|
+) +5 ' "warning: _checkpoints/archive/0+1-18446744073709551615\.lance ignored: not in the head's index" history "$T/stray.lance"
+row "show 5 past a stray segment" 0 'version +5' '*' show "$T/stray.lance" 5
+json "show --json lists the stray" 0 "[w['kind'] for w in j['warnings']] == ['segment_stray']" show "$T/stray.lance" 5 --json
+row "check lists the stray" 1 'segment +.*0+1-18446744073709551615\.lance' '*' check "$T/stray.lance"
+check "the stray is left in place" test -f "$SEGD/00000000000000000001-18446744073709551615.lance"
+rm -rf "$T/stray.lance"
+
 # ---- names as Lance means them, escaped for the terminal and for JSON (issue 14) ----
 cp -r "$SRC" "$T/names.lance"
 TAGS=$T/names.lance/_refs/tags

@@ -58,11 +58,8 @@ static int run_job(lv_storage *st, int job, int64_t s, int64_t max, lv_error *e)
 	lv_checkpoint_config cfg = cfg_of(s, max);
 	int rc;
 	if (job == JOB_CLEANUP) {
-		lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
-		p.retain_versions = 3;
+		lv_cleanup_policy p = tu_retain_policy(3, NOW, &cfg);
 		p.older_than_ms = 0;
-		p.now_ms = NOW;
-		p.checkpoint = cfg;
 		lv_cleanup_stats stats;
 		rc = lv_cleanup(ds, &p, &stats, e);
 	} else {
@@ -178,28 +175,30 @@ static char *race(int job, int64_t sa, int64_t ma, int64_t sb, int64_t mb)
 	return ix;
 }
 
+/* Both orders of the race (A/B sizes swapped) must give the same index; returned (malloc'ed). */
+static char *race_both_orders(int job, int64_t s1, int64_t m1, int64_t s2, int64_t m2)
+{
+	char *ab = race(job, s1, m1, s2, m2);
+	char *ba = race(job, s2, m2, s1, m1);
+	assert_string_equal(ab, ba); /* the same cover, whichever merged last */
+	if (getenv("LV_TEST_VERBOSE"))
+		printf("%s", ab);
+	free(ba);
+	return ab;
+}
+
 /* The repro: checkpoint --segment-rows 50 --max-entries 200 racing 40 / 150. */
 static void test_checkpoints_mixed_sizes(void **state)
 {
 	(void)state;
-	char *ab = race(JOB_CHECKPOINT, 50, 200, 40, 150);
-	char *ba = race(JOB_CHECKPOINT, 40, 150, 50, 200);
-	assert_string_equal(ab, ba); /* the same cover, whichever merged last */
-	if (getenv("LV_TEST_VERBOSE"))
-		printf("%s", ab);
-	free(ab);
-	free(ba);
+	free(race_both_orders(JOB_CHECKPOINT, 50, 200, 40, 150));
 }
 
 /* Two cleanups with different sizes: the same, and nothing of history lost. */
 static void test_cleanups_mixed_sizes(void **state)
 {
 	(void)state;
-	char *ab = race(JOB_CLEANUP, 50, 200, 40, 150);
-	char *ba = race(JOB_CLEANUP, 40, 150, 50, 200);
-	assert_string_equal(ab, ba);
-	free(ab);
-	free(ba);
+	free(race_both_orders(JOB_CLEANUP, 50, 200, 40, 150));
 }
 
 /* Sizes that leave versions to left-out segments only (30 vs 50: the cover is 1-50, 51-100,
@@ -207,12 +206,9 @@ static void test_cleanups_mixed_sizes(void **state)
 static void test_cover_keeps_orphans(void **state)
 {
 	(void)state;
-	char *ab = race(JOB_CLEANUP, 30, 200, 50, 200);
-	char *ba = race(JOB_CLEANUP, 50, 200, 30, 200);
-	assert_string_equal(ab, ba);
-	assert_non_null(strstr(ab, "\no 101 120\n"));
-	free(ab);
-	free(ba);
+	char *ix = race_both_orders(JOB_CLEANUP, 30, 200, 50, 200);
+	assert_non_null(strstr(ix, "\no 101 120\n"));
+	free(ix);
 }
 
 int main(void)

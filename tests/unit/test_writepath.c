@@ -92,11 +92,8 @@ static int run(lv_dataset *ds, int cmd, lv_cleanup_stats *stats, lv_error *e)
 	lv_checkpoint_config cfg = archive_cfg();
 	memset(stats, 0, sizeof *stats);
 	if (cmd == CMD_CLEANUP) {
-		lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+		lv_cleanup_policy p = tu_retain_policy(3, NOW, &cfg);
 		p.older_than_ms = 0;
-		p.retain_versions = 3;
-		p.now_ms = NOW;
-		p.checkpoint = cfg;
 		return lv_cleanup(ds, &p, stats, e);
 	}
 	if (cmd == CMD_EXPIRE) {
@@ -234,12 +231,11 @@ static void test_archive_off_trims(void **state)
 		lv_fault_spec f = { LV_FAULT_WRITE | LV_FAULT_CREATE, 1, true, LV_FAULT_DROP, "_checkpoints/" };
 		CHECK(lv_storage_fault_wrap(&st, inner, lie ? &f : NULL, &err));
 		lv_dataset *ds = tu_open(st);
-		lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+		lv_checkpoint_config off = LV_CHECKPOINT_CONFIG_INIT;
+		off.archive = 0;
+		off.max_entries = 5;
+		lv_cleanup_policy p = tu_retain_policy(3, NOW, &off);
 		p.older_than_ms = 0;
-		p.retain_versions = 3;
-		p.now_ms = NOW;
-		p.checkpoint.archive = 0;
-		p.checkpoint.max_entries = 5;
 		lv_cleanup_stats stats;
 		lv_error e = { 0 };
 		int rc = lv_cleanup(ds, &p, &stats, &e);

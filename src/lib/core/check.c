@@ -9,6 +9,12 @@
  *  - A salvaged row comes from a file that decodes with its checksum
  *    ignored, carries the dataset_created of the dataset's usable
  *    checkpoints, and fills a version no readable record holds.
+ *  - A file in _checkpoints/archive/ that lv__seg_choose leaves out is an
+ *    item with its reason (a problem unless it is a valid, redundant
+ *    segment); its rows are never salvaged.
+ *  - A split identity (core/readopt.h) is an item; salvage re-adopts the
+ *    complete older identity through the writer (rows of every usable head
+ *    merged; a head it replaces was read whole and its rows are kept).
  */
 #include "lancever/check.h"
 
@@ -25,6 +31,7 @@
 #include "core/fetch.h"
 #include "core/hplan.h"
 #include "core/manifests.h"
+#include "core/readopt.h"
 #include "core/vlist.h"
 #include "format/manifest.h"
 #include "format/refs.h"
@@ -248,6 +255,10 @@ static int check_segments(lv_check *c, lv_dataset *ds, lv_error *err)
 		if (rc == 0 && add(c, LV_CHECK_SEGMENT, name->path, src, e.message, rows, first, last) < 0)
 			rc = lv__err(err, LV_ENOMEM, "out of memory");
 	}
+	for (size_t i = 0; i < p.segs.nstray && rc == 0; i++) /* reported, never read for salvage */
+		if (add(c, LV_CHECK_SEGMENT, p.segs.stray[i].name.path, p.segs.stray[i].redundant ? 0 : LV_ECONFLICT,
+			p.segs.stray[i].why, 0, 0, 0) < 0)
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
 	for (size_t i = 0; i < p.nmissing && rc == 0; i++) {
 		char path[80], msg[160];
 		lv__seg_path(path, sizeof path, p.missing[i].first, p.missing[i].last);
@@ -260,6 +271,36 @@ static int check_segments(lv_check *c, lv_dataset *ds, lv_error *err)
 	lv__warn_commit(ds, &p.wl);
 	lv__hplan_dispose(&p);
 	return rc;
+}
+
+/* ---- a split identity (issue 24) ---- */
+
+/* Reported; with salvage, the complete older identity re-adopted (nothing deleted). */
+static int check_split(lv_check *c, lv_dataset *ds, const lv__manifest_entry *live, size_t nlive,
+		       const lv_check_options *opts, lv_error *err)
+{
+	lv__split sp;
+	LV_TRY(lv__split_find(ds, live, nlive, &sp, err));
+	if (!sp.found)
+		return 0;
+	char msg[400];
+	snprintf(msg, sizeof msg, "carries dataset_created %" PRId64 ", but the complete history it "
+		 "relies on (%s%s, %" PRIu64 " segment(s) verified) carries %" PRId64 ": readers take that "
+		 "history for another dataset's; lancever check --salvage re-adopts it", sp.newer,
+		 sp.segments ? "e.g. " : "", sp.evidence, sp.segments, sp.older);
+	if (add(c, LV_CHECK_CHECKPOINT, sp.head, LV_ECONFLICT, msg, 0, 0, 0) < 0)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	if (!opts || !opts->salvage)
+		return 0;
+	lv_checkpoint_result res;
+	LV_TRY(lv__checkpoint_write_adopt(ds, &opts->checkpoint, sp.older, &res, err));
+	snprintf(msg, sizeof msg, "re-adopted dataset_created %" PRId64 ": %" PRIu64 " rows of both "
+		 "identities' heads written under it", sp.older, res.entries);
+	c->have_created = true;
+	c->created = sp.older;
+	return add(c, LV_CHECK_CHECKPOINT, res.path, 0, msg, res.entries, 0, res.latest_version) < 0
+		       ? lv__err(err, LV_ENOMEM, "out of memory")
+		       : 0;
 }
 
 /* ---- history gaps and salvage ---- */
@@ -374,6 +415,8 @@ int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, l
 		rc = check_checkpoints(c, ds, live, nlive, err);
 	if (rc == 0)
 		rc = check_segments(c, ds, err);
+	if (rc == 0)
+		rc = check_split(c, ds, live, nlive, opts, err);
 	if (rc == 0)
 		rc = check_gaps(c, ds, err);
 	if (rc == 0 && opts && opts->salvage)

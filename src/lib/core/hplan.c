@@ -12,6 +12,10 @@
  *  - A segment the head's index names but the listing lacks is looked for
  *    once more (it may have been written after the listing), then reported
  *    missing.
+ *  - The segments read are chosen from the listing by lv__seg_choose: what the
+ *    head's index names takes precedence, and a stray file (unindexed and
+ *    overlapping it, or invalid where segments overlap) is a warning that
+ *    hides nothing; so the ranges read never shadow an indexed segment.
  */
 #include "core/hplan.h"
 
@@ -204,6 +208,9 @@ static int load_once(lv__hplan *p, lv_error *err)
 	}
 	if (p->nlive == 0 && !p->head.rows)
 		return lv__not_a_dataset(ds, err);
+	LV_TRY(lv__seg_choose(ds->st, &p->segs, &p->ix, p->have_created ? p->created : INT64_MIN,
+			      p->nlive ? p->live[p->nlive - 1].version : 0, &p->wl, &p->rep.segments_read,
+			      err));
 	LV_TRY(find_missing(p, err));
 	return plan_tail(p, err);
 }

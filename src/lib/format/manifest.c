@@ -432,10 +432,14 @@ static int parse_message(const lv__pb_field *top, const char *name, const lv__ma
 			m->has_branch = true;
 			m->branch = sv_of(&f);
 			break;
-		case 21:
+		case 21: /* Lance 8 and 12; Lance 14 calls it transaction_section_deprecated */
+		case 23: /* Lance 14 writes the offset here (and not in 21); it wins over 21 */
 			EXPECT(&f, LV_PB_VARINT, "bad transaction_section");
-			m->has_transaction_section = true;
-			m->transaction_section = f.u;
+			if (f.num == 23 || !m->transaction_section_v14) {
+				m->has_transaction_section = true;
+				m->transaction_section = f.u;
+				m->transaction_section_v14 = f.num == 23;
+			}
 			break;
 		default: break; /* unknown fields are skipped (forward compatibility) */
 		}

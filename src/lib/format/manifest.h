@@ -98,7 +98,8 @@ typedef struct lv__manifest {
 	bool has_index_section;
 	uint64_t index_section;
 	bool has_transaction_section;
-	uint64_t transaction_section;
+	uint64_t transaction_section;   /* field 23 (Lance 14) if present, else 21 (Lance 8, 12) */
+	bool transaction_section_v14;   /* it came from field 23 */
 	bool has_max_fragment_id;
 	uint32_t max_fragment_id;
 	bool has_branch;

@@ -27,7 +27,12 @@ unsigned lv__lf_type_width(int type)
 	case LV_COL_FLOAT64:
 	case LV_COL_TIMESTAMP: return 8;
 	case LV_COL_INT32:
+	case LV_COL_UINT32:
 	case LV_COL_FLOAT32: return 4;
+	case LV_COL_INT16:
+	case LV_COL_UINT16: return 2;
+	case LV_COL_INT8:
+	case LV_COL_UINT8: return 1;
 	default: return 0;
 	}
 }
@@ -72,7 +77,12 @@ void lv__lf_col_put_fixed(lv__lf_colbuf *b, size_t row, uint64_t v)
 	switch (b->type) {
 	case LV_COL_BOOL: b->bools[row] = (uint8_t)(v != 0); break;
 	case LV_COL_INT32: b->u64[row] = (uint64_t)(int64_t)(int32_t)(uint32_t)v; break;
-	case LV_COL_FLOAT32: b->u64[row] = (uint32_t)v; break;
+	case LV_COL_INT16: b->u64[row] = (uint64_t)(int64_t)(int16_t)(uint16_t)v; break;
+	case LV_COL_INT8: b->u64[row] = (uint64_t)(int64_t)(int8_t)(uint8_t)v; break;
+	case LV_COL_FLOAT32:
+	case LV_COL_UINT32: b->u64[row] = (uint32_t)v; break;
+	case LV_COL_UINT16: b->u64[row] = (uint16_t)v; break;
+	case LV_COL_UINT8: b->u64[row] = (uint8_t)v; break;
 	default: b->u64[row] = v; break;
 	}
 }

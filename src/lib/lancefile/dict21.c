@@ -1,9 +1,9 @@
 /*
  * Mini-block dictionaries (MiniBlockLayout.dictionary, page buffer 2), decoded as one
  * block: fixed-width items (flat, inline bitpacking) or strings in Lance's binary
- * block layout (u32 bits_per_offset = 32, u32 bytes_start, n+1 u32 offsets relative
- * to bytes_start, the bytes), either possibly wrapped in general (zstd/lz4)
- * compression.  The item count is bounded by the block's size before anything is
+ * block layout (bits_per_offset, bytes_start, n+1 offsets relative to bytes_start, all
+ * words of bits_per_offset bits: 32 for string, 64 for large_string [observed, Lance
+ * 14.0.2], then the bytes), either possibly wrapped in general (zstd/lz4) compression.  The item count is bounded by the block's size before anything is
  * allocated.
  */
 #include <string.h>
@@ -21,21 +21,21 @@ void lv__lf_dict_free(lv__lf_dict *d)
 
 static int binary_block(lv__lf_dctx *c, const uint8_t *p, size_t n, lv__lf_dict *d)
 {
-	if (n < 8 || lv__le32(p) != 32)
+	unsigned w = n >= 8 && lv__le32(p) == 32 ? 4 : n >= 16 && lv__le64(p) == 64 ? 8 : 0;
+	if (!w)
 		return LV__LF_UNSUP(c, "unsupported dictionary block layout");
-	uint64_t start = lv__le32(p + 4);
-	if (start > n || (n - 8) / 4 < d->n + 1 || start < 8 + 4 * ((uint64_t)d->n + 1))
+	uint64_t start = lv__lf_load_le(p + w, w);
+	if (start > n || (n - 2 * w) / w < d->n + 1 || start < w * (2 + (uint64_t)d->n + 1))
 		return LV__LF_CORRUPT(c, "dictionary block offsets out of range");
 	d->str.offs = lv__calloc(d->n + 1, sizeof *d->str.offs);
 	if (!d->str.offs)
 		return LV__LF_NOMEM(c);
 	d->str.bytes = p + start;
 	uint64_t room = n - start;
-	for (size_t i = 0; i <= d->n; i++) {
-		d->str.offs[i] = lv__le32(p + 8 + 4 * i);
+	lv__lf_load_le_n(p + 2 * w, w, d->n + 1, d->str.offs);
+	for (size_t i = 0; i <= d->n; i++)
 		if (d->str.offs[i] > room || (i && d->str.offs[i] < d->str.offs[i - 1]))
 			return LV__LF_CORRUPT(c, "dictionary offsets out of order or past the block");
-	}
 	return 0;
 }
 

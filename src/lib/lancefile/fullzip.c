@@ -4,7 +4,11 @@
  * bits_def), then for a valid row either bits_per_value/8 bytes (fixed width) or a
  * bits_per_offset length and that many bytes (variable width), FSST-compressed or
  * general-compressed (zstd/lz4, one compressed buffer per value) as the value
- * compression says.  Flat columns only; every read is checked against the buffer.
+ * compression says.  A null row of a fixed-width column still holds its value's
+ * bytes (skipped); a null variable-width row holds no length [observed, Lance 14.0.2].
+ * A vector whose fixed_size_list encoding has item validity carries ceil(dim/8) bytes of
+ * item bitmap before its floats (bits_per_value counts both) [observed, Lance 14.0.2].
+ * Flat columns only; every read is checked against the buffer.
  */
 #include <string.h>
 
@@ -15,6 +19,7 @@
 typedef struct fz_layout {
 	uint64_t bdef, bpv, bpo;
 	bool fixed;
+	size_t vbytes; /* vectors: bytes of item validity before each value */
 	lv__lf_cenc_tree t;
 	int root;
 	lv__lf_fsst fsst;
@@ -78,9 +83,11 @@ static int check_types(lv__lf_dctx *c, fz_layout *z)
 	}
 	unsigned want = lv__lf_type_width(type) * 8;
 	bool ok = e->kind == CE_FLAT && want && e->bits == want && z->bpv == want;
-	if (type == LV_COL_FSL_FLOAT32)
-		ok = e->kind == CE_FSL && !e->has_validity && e->items == c->cb->dim &&
-		     z->t.node[e->child[0]].bits == 32 && z->bpv == 32 * (uint64_t)c->cb->dim;
+	if (type == LV_COL_FSL_FLOAT32) {
+		z->vbytes = e->kind == CE_FSL && e->has_validity ? (c->cb->dim + 7) / 8 : 0;
+		ok = e->kind == CE_FSL && e->items == c->cb->dim && z->t.node[e->child[0]].bits == 32 &&
+		     z->bpv == 32 * (uint64_t)c->cb->dim + 8 * (uint64_t)z->vbytes;
+	}
 	if (!ok)
 		return LV__LF_UNSUP(c, "unsupported fixed full-zip of %llu bits ('%s')",
 				(unsigned long long)z->bpv, lv__lf_cenc_name(e->kind));
@@ -106,17 +113,23 @@ static int put_var(lv__lf_dctx *c, const fz_layout *z, size_t row, const uint8_t
 	return rc;
 }
 
-/* Stores one valid fixed-width value of w bytes. */
-static void put_fixed(lv__lf_colbuf *b, size_t row, const uint8_t *p, size_t w)
+/* Stores one valid fixed-width value of w bytes (a vector: after its item validity). */
+static int put_fixed(lv__lf_dctx *c, const fz_layout *z, size_t row, const uint8_t *p, size_t w)
 {
+	lv__lf_colbuf *b = c->cb;
 	if (b->type == LV_COL_FSL_FLOAT32) {
+		for (uint32_t k = 0; k < b->dim; k++)
+			if (z->vbytes && !((p[k / 8] >> (k % 8)) & 1))
+				return LV__LF_UNSUP(c, "unsupported vector with null items");
+		p += z->vbytes;
 		for (uint32_t k = 0; k < b->dim; k++) {
 			uint32_t bits = lv__le32(p + 4 * k);
 			memcpy(&b->f32[row * b->dim + k], &bits, sizeof bits);
 		}
-		return;
+		return 0;
 	}
 	lv__lf_col_put_fixed(b, row, lv__lf_load_le(p, (unsigned)w));
+	return 0;
 }
 
 static int rows(lv__lf_dctx *c, const fz_layout *z)
@@ -134,20 +147,21 @@ static int rows(lv__lf_dctx *c, const fz_layout *z)
 			lev = lv__lf_load_le(d + pos, (unsigned)cw) & ((1u << z->bdef) - 1);
 			pos += cw;
 		}
-		if (lev) {
-			if (lev != 1)
-				return LV__LF_CORRUPT(c, "definition level %llu in a flat column",
-						  (unsigned long long)lev);
+		if (lev > 1)
+			return LV__LF_CORRUPT(c, "definition level %llu in a flat column",
+					  (unsigned long long)lev);
+		if (lev)
 			LV_TRY(lv__lf_col_put_null(c, row));
-			continue;
-		}
 		if (z->fixed) {
 			if (dl - pos < vw)
 				return LV__LF_CORRUPT(c, "full-zip data truncated at row %zu", i);
-			put_fixed(c->cb, row, d + pos, vw);
+			if (!lev)
+				LV_TRY(put_fixed(c, z, row, d + pos, vw));
 			pos += vw;
 			continue;
 		}
+		if (lev)
+			continue;
 		if (dl - pos < lw)
 			return LV__LF_CORRUPT(c, "full-zip data truncated at row %zu", i);
 		uint64_t len = lv__lf_load_le(d + pos, (unsigned)lw);

@@ -6,7 +6,11 @@
  * An all-null page has no value.  A constant page without an inline value keeps the
  * value in page buffer 0 as a one-row array: u32 buffer count, u32 size of each, then
  * the buffers (a Utf8 value: two u32 offsets, then the bytes) [observed, Lance 12.0.0].
- * Constant pages with definition levels (some rows null) are refused as unsupported.
+ * A 2.2 constant page of a nullable column with some rows null (Lance 14.0.2) keeps,
+ * after the value buffer if there is one, two more page buffers: repetition levels
+ * (empty: flat columns) and definition levels, one u16 per row (0 valid, 1 null),
+ * uncompressed, with rep/def compression and value counts left unset [observed].  Levels
+ * in any other form (compressed, counted) are refused as unsupported.
  */
 #include <string.h>
 
@@ -24,6 +28,31 @@ static int const_string(lv__lf_dctx *c, const uint8_t **s, size_t *len)
 		return LV__LF_CORRUPT(c, "constant string value of inconsistent sizes");
 	*s = p + 20;
 	*len = (size_t)dl;
+	return 0;
+}
+
+/*
+ * The definition levels of a 2.2 constant page: page buffers first+0 (repetition, must
+ * be empty) and first+1 (u16 per row, or empty / absent when every row is valid).
+ * *def is NULL when every row is valid; each level is checked to be 0 or 1.
+ */
+static int def_levels(lv__lf_dctx *c, size_t first, const uint8_t **def)
+{
+	*def = NULL;
+	if (c->nbufs <= first)
+		return 0;
+	if (c->buflen[first] != 0)
+		return LV__LF_UNSUP(c, "unsupported constant layout with repetition levels");
+	if (c->nbufs <= first + 1 || c->buflen[first + 1] == 0)
+		return 0;
+	const uint8_t *p = c->buf[first + 1];
+	if (c->buflen[first + 1] / 2 != c->nrows || c->buflen[first + 1] % 2)
+		return LV__LF_UNSUP(c, "unsupported constant layout definition levels of %zu bytes for %zu rows",
+				c->buflen[first + 1], c->nrows);
+	for (size_t i = 0; i < c->nrows; i++)
+		if (lv__le16(p + 2 * i) > 1)
+			return LV__LF_CORRUPT(c, "definition level %u in a flat column", lv__le16(p + 2 * i));
+	*def = p;
 	return 0;
 }
 
@@ -49,6 +78,9 @@ static int constant(lv__lf_dctx *c, const uint8_t *p, size_t n)
 		return LV__LF_UNSUP(c, "unsupported constant layout with definition levels");
 	lv__lf_colbuf *b = c->cb;
 	bool all_null = layer == 3 && !have_val && (c->version < LV_LANCEFILE_V2_2 || c->nbufs == 0);
+	const uint8_t *def = NULL;
+	if (!all_null && c->version >= LV_LANCEFILE_V2_2 && layer == 3)
+		LV_TRY(def_levels(c, have_val ? 0 : 1, &def));
 	if (all_null || (c->version < LV_LANCEFILE_V2_2 && layer == 3)) {
 		for (size_t i = 0; i < c->nrows; i++)
 			LV_TRY(lv__lf_col_put_null(c, c->row0 + i));
@@ -63,7 +95,8 @@ static int constant(lv__lf_dctx *c, const uint8_t *p, size_t n)
 			return LV__LF_UNSUP(c, "unsupported inline constant for a string column");
 		LV_TRY(const_string(c, &s, &len));
 		for (size_t i = 0; i < c->nrows; i++)
-			LV_TRY(lv__lf_col_put_str(c, c->row0 + i, s, len));
+			LV_TRY(def && lv__le16(def + 2 * i) ? lv__lf_col_put_null(c, c->row0 + i)
+							     : lv__lf_col_put_str(c, c->row0 + i, s, len));
 		return 0;
 	}
 	size_t w = b->type == LV_COL_BOOL ? 1 : lv__lf_type_width(b->type);
@@ -71,8 +104,12 @@ static int constant(lv__lf_dctx *c, const uint8_t *p, size_t n)
 		return LV__LF_UNSUP(c, "unsupported constant of %zu bytes for this column type",
 				have_val ? val.len : (size_t)0);
 	uint64_t v = lv__lf_load_le(val.data, (unsigned)w);
-	for (size_t i = 0; i < c->nrows; i++)
-		lv__lf_col_put_fixed(b, c->row0 + i, v);
+	for (size_t i = 0; i < c->nrows; i++) {
+		if (def && lv__le16(def + 2 * i))
+			LV_TRY(lv__lf_col_put_null(c, c->row0 + i));
+		else
+			lv__lf_col_put_fixed(b, c->row0 + i, v);
+	}
 	return 0;
 }
 

@@ -11,6 +11,8 @@
 typedef struct lv__lf_field {
 	char *name, *ltype;
 	bool nullable;
+	bool blob;   /* field metadata lance-encoding:blob = true */
+	bool packed; /* field metadata lance-encoding:packed = true (a struct in one column) */
 	unsigned depth;
 	int64_t parent; /* field id of the parent, -1 top level */
 	int64_t id;

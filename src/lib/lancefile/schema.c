@@ -6,7 +6,13 @@
  * primitive is one column [observed: Lance 8.0.0 and 12.0.0]; other nested types
  * (struct, list, map) take a number of columns we do not know, so they and every
  * top-level field after them are left undecoded (partial reads) or refused.
+ * A blob column (field metadata lance-encoding:blob = true) is one physical column
+ * whatever its type, and is not decoded.  In a data file of a 2.2 dataset, Lance 14.0.2
+ * lists a blob column's descriptor fields (kind, position, size, blob_id, blob_uri) right
+ * after it with id -1 and parent -1 [observed; pylance's own LanceFileReader cannot read
+ * such a file]: fields of id -1 that follow a blob field are taken as its children.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,7 +50,9 @@ static int type_of(const char *lt, uint32_t *dim)
 	static const struct { const char *lt; int type; } simple[] = {
 		{ "uint64", LV_COL_UINT64 }, { "int64", LV_COL_INT64 }, { "bool", LV_COL_BOOL },
 		{ "string", LV_COL_UTF8 }, { "large_string", LV_COL_UTF8 }, { "int32", LV_COL_INT32 },
-		{ "float", LV_COL_FLOAT32 }, { "double", LV_COL_FLOAT64 },
+		{ "float", LV_COL_FLOAT32 }, { "double", LV_COL_FLOAT64 }, { "int8", LV_COL_INT8 },
+		{ "int16", LV_COL_INT16 }, { "uint8", LV_COL_UINT8 }, { "uint16", LV_COL_UINT16 },
+		{ "uint32", LV_COL_UINT32 },
 	};
 	for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
 		if (!strcmp(lt, simple[i].lt))
@@ -64,6 +72,39 @@ static int type_of(const char *lt, uint32_t *dim)
 	return LV_COL_FSL_FLOAT32;
 }
 
+/* 1 if a field's metadata entry (repeated {1 key, 2 value}) sets `key` = true. */
+static int meta_true(const lv__pb_field *g, const char *key)
+{
+	lv__pb_field k = { 0 }, v = { 0 };
+	if (lv__lf_pb_find(g->data, g->len, 1, &k) != 1 || lv__lf_pb_find(g->data, g->len, 2, &v) != 1)
+		return 0;
+	return k.len == strlen(key) && !memcmp(k.data, key, k.len) && v.len == 4 &&
+	       !memcmp(v.data, "true", 4);
+}
+
+/* Depth and parent of field i; a field of id -1 after a blob field is its child. */
+static int place_field(lv__lf_rctx *r, lv_lancefile *f, size_t i)
+{
+	lv__lf_field *fd = &f->fields[i];
+	fd->depth = 0;
+	if (fd->parent < 0 && fd->id == -1 && i > 0) {
+		const lv__lf_field *prev = &f->fields[i - 1];
+		if (prev->blob && prev->depth == 0)
+			fd->parent = prev->id;
+		else if (prev->id == -1 && prev->depth == 1)
+			fd->parent = prev->parent;
+	}
+	if (fd->parent >= 0) {
+		size_t j = i;
+		while (j-- > 0 && f->fields[j].id != fd->parent)
+			;
+		if (j == SIZE_MAX)
+			return lv__lf_rcorrupt(r, "schema field whose parent does not precede it");
+		fd->depth = f->fields[j].depth + 1;
+	}
+	return 0;
+}
+
 /* Parses one schema Field into f->fields[i]. */
 static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t *p, size_t n)
 {
@@ -73,6 +114,7 @@ static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t 
 	const uint8_t *name = NULL, *lt = NULL;
 	size_t name_len = 0, lt_len = 0;
 	uint64_t parent = UINT64_MAX, id = 0, nullable = 0;
+	bool blob = false, packed = false;
 	while ((rc = lv__pb_next(&pr, &g)) == 1) {
 		if (g.num == 2 && g.wire == LV_PB_LEN)
 			name = g.data, name_len = g.len;
@@ -84,6 +126,10 @@ static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t 
 			lt = g.data, lt_len = g.len;
 		else if (g.num == 6 && g.wire == LV_PB_VARINT)
 			nullable = g.u;
+		else if (g.num == 10 && g.wire == LV_PB_LEN) {
+			blob = blob || meta_true(&g, "lance-encoding:blob");
+			packed = packed || meta_true(&g, "lance-encoding:packed");
+		}
 	}
 	if (rc < 0)
 		return lv__lf_rcorrupt(r, "malformed schema field");
@@ -93,19 +139,12 @@ static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t 
 	if (!fd->name || !fd->ltype)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	fd->nullable = nullable != 0;
+	fd->blob = blob;
+	fd->packed = packed;
 	fd->id = (int64_t)(int32_t)(uint32_t)id;
 	/* parent_id is an int32 written as a 64-bit varint: -1 = top level */
 	fd->parent = parent == UINT64_MAX || parent == 0xffffffffu ? -1 : (int64_t)(int32_t)parent;
-	fd->depth = 0;
-	if (fd->parent >= 0) {
-		size_t j = i;
-		while (j-- > 0 && f->fields[j].id != fd->parent)
-			;
-		if (j == SIZE_MAX)
-			return lv__lf_rcorrupt(r, "schema field whose parent does not precede it");
-		fd->depth = f->fields[j].depth + 1;
-	}
-	return 0;
+	return place_field(r, f, i);
 }
 
 static int parse_meta(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *g)
@@ -170,6 +209,41 @@ static size_t children(const lv_lancefile *f, size_t i)
 	return k;
 }
 
+/* A field stored as one physical column: a leaf, a blob, a packed struct, or a
+ * fixed_size_list of a leaf. */
+static bool one_column(const lv_lancefile *f, size_t i)
+{
+	const lv__lf_field *fd = &f->fields[i];
+	size_t kids = children(f, i);
+	return kids == 0 || fd->blob || fd->packed ||
+	       (kids == 1 && !strncmp(fd->ltype, "fixed_size_list:", 16) && children(f, i + 1) == 0);
+}
+
+/*
+ * Physical columns of top-level field i [observed, Lance 14.0.2 for 2.0, 2.1 and 2.2]:
+ * from 2.1 on, the one-column fields of its tree (struct, list and map themselves take
+ * none); in 2.0 every struct and list takes one more (validity / offsets).  Walks the
+ * subtree in pre-order without recursion; the caller checks the sum against the footer.
+ */
+static size_t width(const lv_lancefile *f, size_t i)
+{
+	size_t n = 0;
+	unsigned skip = UINT_MAX; /* below a one-column field: its fields take none */
+	for (size_t j = i; j < f->nfields && (j == i || f->fields[j].depth > f->fields[i].depth); j++) {
+		unsigned d = f->fields[j].depth;
+		if (d > skip)
+			continue;
+		skip = UINT_MAX;
+		if (one_column(f, j)) {
+			n++;
+			skip = d;
+		} else if (f->version == LV_LANCEFILE_V2_0) {
+			n++;
+		}
+	}
+	return n;
+}
+
 /* Sets up one column per top-level field and maps it to its physical column. */
 static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 {
@@ -183,7 +257,10 @@ static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 	if (!f->cols || !f->ltypes || !f->errors || !f->phys)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	f->ncols = ncols;
-	size_t phys = 0, c = 0;
+	size_t phys = 0, c = 0, total = 0;
+	for (size_t i = 0; i < f->nfields; i++)
+		total += f->fields[i].depth == 0 ? width(f, i) : 0;
+	bool widths = total == nphys; /* else: nothing after a nested field is placed */
 	const char *nested = NULL;
 	char why[LV_ERROR_MESSAGE_MAX];
 	for (size_t i = 0; i < f->nfields; i++) {
@@ -197,17 +274,23 @@ static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 			return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 		col->nullable = fd->nullable;
 		col->type = type_of(fd->ltype, &col->list_size);
-		size_t kids = children(f, i);
-		bool one = kids == 0 || (kids == 1 && !strncmp(fd->ltype, "fixed_size_list:", 16) &&
-					  children(f, i + 1) == 0);
-		f->phys[c] = nested || !one ? SIZE_MAX : phys++;
-		if (!one && !nested)
+		bool one = one_column(f, i) && (fd->blob || !fd->packed);
+		if (fd->blob)
+			col->type = 0;
+		f->phys[c] = nested || !one ? SIZE_MAX : phys;
+		if (widths)
+			phys += width(f, i);
+		else if (!nested && one)
+			phys++;
+		if (!one && !nested && !widths)
 			nested = fd->name;
 		why[0] = 0;
 		if (f->phys[c] == SIZE_MAX && one)
 			snprintf(why, sizeof why, "file %s: column '%s': its data follows nested field '%s', whose column count is not known", r->name, col->name, nested);
 		else if (!one)
 			snprintf(why, sizeof why, "file %s: column '%s': nested type '%s' is not supported", r->name, col->name, fd->ltype);
+		else if (fd->blob)
+			snprintf(why, sizeof why, "file %s: column '%s': blob column ('%s', lance-encoding:blob) is not decoded", r->name, col->name, fd->ltype);
 		else if (!col->type)
 			snprintf(why, sizeof why, "file %s: column '%s': unsupported logical type '%s'", r->name, col->name, fd->ltype);
 		if (why[0])

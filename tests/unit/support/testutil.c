@@ -162,15 +162,21 @@ void *tu_checkpoint_job_run(void *job)
 	return NULL;
 }
 
-lv_cleanup_stats tu_cleanup_retain(lv_dataset *ds, int64_t n, int64_t now_ms, const lv_checkpoint_config *cfg)
+lv_cleanup_policy tu_retain_policy(int64_t n, int64_t now_ms, const lv_checkpoint_config *cfg)
 {
-	lv_error err = { 0 };
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 	p.retain_versions = n;
 	p.error_if_tagged_old_versions = false;
 	p.now_ms = now_ms;
 	if (cfg)
 		p.checkpoint = *cfg;
+	return p;
+}
+
+lv_cleanup_stats tu_cleanup_retain(lv_dataset *ds, int64_t n, int64_t now_ms, const lv_checkpoint_config *cfg)
+{
+	lv_error err = { 0 };
+	lv_cleanup_policy p = tu_retain_policy(n, now_ms, cfg);
 	lv_cleanup_stats s;
 	TU_CHECK(err, lv_cleanup(ds, &p, &s, &err));
 	return s;

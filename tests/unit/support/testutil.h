@@ -44,6 +44,8 @@ lv_dataset *tu_open(lv_storage *st);
 /* Writes a checkpoint of `st` with the default config (through a dataset opened for it);
  * fails the test on error. */
 lv_checkpoint_result tu_checkpoint(lv_storage *st);
+/* The policy of tu_cleanup_retain (for a test that wants the call's status itself). */
+lv_cleanup_policy tu_retain_policy(int64_t n, int64_t now_ms, const lv_checkpoint_config *cfg);
 /* Cleans up all but the newest n versions of `ds`, tagged ones too, as at now_ms (0: the
  * clock's time), with the checkpoint config `cfg` (NULL: the default); fails the test on error. */
 lv_cleanup_stats tu_cleanup_retain(lv_dataset *ds, int64_t n, int64_t now_ms, const lv_checkpoint_config *cfg);

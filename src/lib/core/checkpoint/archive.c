@@ -3,8 +3,14 @@
  * and reading one segment.
  *
  * Invariants:
- *  - Only "{first:020}-{last:020}.lance" names with first <= last are taken
- *    for segments; anything else in the directory is ignored.
+ *  - Only "{first:020}-{last:020}.lance" names with 1 <= first <= last are taken
+ *    for segments; other names of that shape are strays, anything else in the
+ *    directory is ignored.
+ *  - What readers and writers use is lv__seg_choose's pick: every segment the
+ *    head's index names, and unindexed ones only where they overlap none of
+ *    those, none of them lying inside another; a file left out that
+ *    does not read as a valid segment of this history is a stray with a
+ *    warning.  So no file shadows an indexed segment.
  *  - A segment is used only if its content agrees with its name (the range
  *    in its checksummed metadata equals the name's, every row lies inside)
  *    and, when the caller knows it, with the history's dataset_created.
@@ -14,6 +20,7 @@
 #include "core/checkpoint/archive.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +29,7 @@
 #include "core/checkpoint/ladder.h"
 #include "core/fetch.h"
 #include "core/vlist.h"
+#include "core/warnings.h"
 #include "util/util.h"
 
 /* ---- names ---- */
@@ -31,26 +39,42 @@ void lv__seg_path(char *buf, size_t cap, uint64_t first, uint64_t last)
 	snprintf(buf, cap, LV__ARCHIVE_DIR "/%020" PRIu64 "-%020" PRIu64 ".lance", first, last);
 }
 
+static lv__seg_stray *stray_add(lv__seg_names *s, const lv__seg_name *n)
+{
+	lv__seg_stray *nv = lv__grow(s->stray, &s->capstray, s->nstray, sizeof *nv, 4);
+	if (!nv)
+		return NULL;
+	s->stray = nv;
+	memset(&nv[s->nstray], 0, sizeof *nv);
+	nv[s->nstray].name = *n;
+	return &nv[s->nstray++];
+}
+
 static int seg_list_cb(const lv_list_entry *e, void *payload)
 {
 	lv__seg_names *s = payload;
 	const char *name = lv__basename(e->path);
 	uint64_t first, last;
 	if (strlen(name) != 47 || name[20] != '-' || strcmp(name + 41, ".lance") ||
-	    !lv__parse_u64(name, 20, &first) || !lv__parse_u64(name + 21, 20, &last) || first > last ||
-	    first == 0)
+	    !lv__parse_u64(name, 20, &first) || !lv__parse_u64(name + 21, 20, &last))
 		return 0;
+	lv__seg_name sn = { first, last, e->size, "" };
+	lv__seg_path(sn.path, sizeof sn.path, first, last);
+	if (first > last || first == 0) { /* segment-shaped, but no writer makes it: a stray */
+		lv__seg_stray *st = stray_add(s, &sn);
+		if (st)
+			snprintf(st->why, sizeof st->why, "its name's range is empty (first %s)",
+				 first == 0 ? "is 0" : "> last");
+		s->rc = st ? 0 : LV_ENOMEM;
+		return st ? 0 : 1;
+	}
 	lv__seg_name *nv = lv__grow(s->v, &s->cap, s->n, sizeof *nv, 16);
 	if (!nv) {
 		s->rc = LV_ENOMEM;
 		return 1;
 	}
 	s->v = nv;
-	nv[s->n].first = first;
-	nv[s->n].last = last;
-	nv[s->n].size = e->size;
-	lv__seg_path(nv[s->n].path, sizeof nv[s->n].path, first, last);
-	s->n++;
+	nv[s->n++] = sn;
 	return 0;
 }
 
@@ -80,6 +104,7 @@ int lv__seg_list(lv_storage *st, lv__seg_names *out, lv_error *err)
 void lv__seg_names_free(lv__seg_names *s)
 {
 	free(s->v);
+	free(s->stray);
 	memset(s, 0, sizeof *s);
 }
 
@@ -340,5 +365,177 @@ int lv__seg_history_created(lv_dataset *ds, const lv__seg_names *segs, const lv_
 		}
 		lv__cp_file_dispose(&f);
 	}
+	return 0;
+}
+
+/* ---- which listed files are used (issue 24: a stray file never shadows a segment) ---- */
+
+/* The first entry of the index whose range meets [first, last], or NULL. */
+static const lv__seg_entry *index_overlap(const lv__arc_index *ix, uint64_t first, uint64_t last)
+{
+	for (size_t i = 0; ix && i < ix->n; i++)
+		if (ix->v[i].first <= last && first <= ix->v[i].last)
+			return &ix->v[i];
+	return NULL;
+}
+
+/* Moves segs->v[i] to the strays (why formatted), marking it dropped. */
+static int set_stray(lv__seg_names *segs, bool *drop, size_t i, bool redundant, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+static int set_stray(lv__seg_names *segs, bool *drop, size_t i, bool redundant, const char *fmt, ...)
+{
+	lv__seg_stray *st = stray_add(segs, &segs->v[i]);
+	if (!st)
+		return LV_ENOMEM;
+	st->redundant = redundant;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(st->why, sizeof st->why, fmt, ap);
+	va_end(ap);
+	drop[i] = true;
+	return 0;
+}
+
+/* Marks each candidate (not indexed, not dropped) that overlaps another candidate. */
+static size_t mark_contested(const lv__seg_names *segs, const bool *indexed, const bool *drop,
+			     bool *contested)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < segs->n; i++)
+		contested[i] = false;
+	for (size_t i = 0; i < segs->n; i++) {
+		if (indexed[i] || drop[i])
+			continue;
+		for (size_t j = i + 1; j < segs->n && segs->v[j].first <= segs->v[i].last; j++)
+			if (!indexed[j] && !drop[j]) {
+				n += !contested[i] + !contested[j];
+				contested[i] = contested[j] = true;
+			}
+	}
+	return n;
+}
+
+/* Reads a contested candidate: 0 if it is a valid segment of this history, else why not. */
+static int contested_valid(lv_storage *st, const lv__seg_name *name, int64_t created, uint64_t latest,
+			   uint64_t *segments_read, lv_error *e)
+{
+	lv__cp_file f;
+	int cls;
+	int rc = lv__seg_read(st, name, created, &f, &cls, NULL, e);
+	*segments_read += rc == 0;
+	if (rc == 0 && f.latest > latest)
+		rc = lv__err(e, LV_ECONFLICT, "it records version %" PRIu64 ", past the latest %" PRIu64,
+			     f.latest, latest);
+	lv__cp_file_dispose(&f);
+	return rc;
+}
+
+/* Unindexed segments that overlap each other: the invalid ones, then the ones inside a used one. */
+static int settle_contested(lv_storage *st, lv__seg_names *segs, const bool *indexed, bool *drop,
+			    bool *contested, int64_t created, uint64_t latest, uint64_t *segments_read)
+{
+	/* cheap first: a range ending past the latest version was never sealed (a cell is
+	 * sealed once all of its versions are committed) */
+	if (mark_contested(segs, indexed, drop, contested))
+		for (size_t i = 0; i < segs->n; i++)
+			if (contested[i] && segs->v[i].last > latest)
+				LV_TRY(set_stray(segs, drop, i, false, "not in the head's index; its range ends past "
+						 "the latest version %" PRIu64 " and overlaps other segments", latest));
+	if (mark_contested(segs, indexed, drop, contested))
+		for (size_t i = 0; i < segs->n; i++) {
+			if (!contested[i])
+				continue;
+			lv_error e = { 0 };
+			int rc = contested_valid(st, &segs->v[i], created, latest, segments_read, &e);
+			if (rc == LV_ENOMEM)
+				return rc;
+			if (rc < 0)
+				LV_TRY(set_stray(segs, drop, i, false, "not in the head's index, overlaps other segments "
+						 "and is not a valid segment of this history: %.120s", e.message));
+		}
+	uint64_t reach = 0; /* the end of the ranges used so far (sorted by first) */
+	const lv__seg_name *by = NULL;
+	for (size_t i = 0; i < segs->n; i++) {
+		if (drop[i] || indexed[i])
+			continue;
+		if (by && segs->v[i].last <= reach) {
+			LV_TRY(set_stray(segs, drop, i, true, "a valid segment inside %s, which is used",
+					 by->path));
+			continue;
+		}
+		if (segs->v[i].last > reach) {
+			reach = segs->v[i].last;
+			by = &segs->v[i];
+		}
+	}
+	return 0;
+}
+
+/*
+ * An unindexed segment that overlaps the indexed segment `o`: left out; a stray with a
+ * warning unless it reads as a valid segment of this history (a merge of writers with other
+ * segment sizes leaves such segments out of the index, keeping rows only they hold).
+ */
+static int leave_out(lv_storage *st, lv__seg_names *segs, bool *drop, size_t i, const lv__seg_entry *o,
+		     int64_t created, uint64_t latest, uint64_t *segments_read)
+{
+	const lv__seg_name *s = &segs->v[i];
+	lv_error e = { 0 };
+	int rc = s->last > latest ? lv__err(&e, LV_ECONFLICT, "its range ends past the latest version")
+				  : contested_valid(st, s, created, latest, segments_read, &e);
+	if (rc == LV_ENOMEM)
+		return rc;
+	if (rc == 0)
+		return set_stray(segs, drop, i, true, "a valid segment not in the head's index, overlapping "
+				 "the indexed segment of versions %" PRIu64 "-%" PRIu64, o->first, o->last);
+	return set_stray(segs, drop, i, false, "not in the head's index, overlaps the indexed segment of "
+			 "versions %" PRIu64 "-%" PRIu64 ", and is not a valid segment of this history: %.90s",
+			 o->first, o->last, e.message);
+}
+
+/*
+ * The rules, in order (the head's index is the authority for what it accounts for):
+ *  1. a listed segment the index names (same first and last) is used;
+ *  2. an unindexed one that overlaps an indexed one is left out: a stray (warned about)
+ *     unless it reads as a valid segment of this history (then it is redundant);  one in a
+ *     hole of the index (a cell its writer did not see rows for) is used as below;
+ *  3. unindexed ones that overlap each other: one ending past the latest version, or
+ *     one that does not read as a valid segment of this history, is a stray; then one
+ *     lying entirely inside another used one is left out (it is valid: not warned about).
+ * Unindexed ones that overlap nothing are left to the reader, which validates what it reads.
+ */
+int lv__seg_choose(lv_storage *st, lv__seg_names *segs, const lv__arc_index *ix, int64_t created,
+		   uint64_t latest, lv__warnlog *wl, uint64_t *segments_read, lv_error *err)
+{
+	size_t n = segs->n;
+	bool *flags = lv__calloc(n ? 3 * n : 1, sizeof *flags);
+	if (!flags)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	bool *indexed = flags, *drop = flags + n, *contested = flags + 2 * n;
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		const lv__seg_name *s = &segs->v[i];
+		const lv__seg_entry *e = ix ? lv__arc_index_find(ix, s->first) : NULL;
+		indexed[i] = e && e->last == s->last;
+		const lv__seg_entry *o = indexed[i] ? NULL : index_overlap(ix, s->first, s->last);
+		if (o)
+			rc = leave_out(st, segs, drop, i, o, created, latest, segments_read);
+	}
+	if (rc == 0)
+		rc = settle_contested(st, segs, indexed, drop, contested, created, latest, segments_read);
+	size_t k = 0;
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		if (!drop[i])
+			segs->v[k++] = segs->v[i];
+	if (rc == 0)
+		segs->n = k;
+	free(flags);
+	if (rc < 0)
+		return lv__err(err, rc, "out of memory");
+	for (size_t i = 0; wl && i < segs->nstray; i++)
+		if (!segs->stray[i].redundant)
+			lv__warn(wl, LV_WARN_SEGMENT_STRAY, segs->stray[i].name.path, 0, 0,
+				 "%s ignored: %s; it hides nothing and is left in place",
+				 segs->stray[i].name.path, segs->stray[i].why);
 	return 0;
 }

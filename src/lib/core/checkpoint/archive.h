@@ -21,6 +21,7 @@
 #include "core/checkpoint/codec.h"
 #include "core/dataset.h"
 #include "core/manifests.h"
+#include "core/warnings.h"
 
 #define LV__ARCHIVE_DIR LV__CP_DIR "/archive"
 #define LV__SEGMENT_ROWS_DEFAULT 4096
@@ -38,10 +39,23 @@ typedef struct lv__seg_names {
 	lv__seg_name *v; /* sorted by first, then last */
 	size_t n, cap;
 	int rc;
+	/* strays: listed files the readers do not use, set aside by lv__seg_list
+	 * (segment-shaped names with an impossible range) and lv__seg_choose */
+	struct lv__seg_stray *stray;
+	size_t nstray, capstray;
 } lv__seg_names;
 
-/* Lists _checkpoints/archive/ (names that are not segments are ignored). */
+typedef struct lv__seg_stray {
+	lv__seg_name name;
+	char why[200];
+	bool redundant; /* a valid segment of this history that is not needed (left out of the
+			   index by a merge, or inside one used): no warning, no problem */
+} lv__seg_stray;
+
+/* Lists _checkpoints/archive/ (names that are not segment-shaped are ignored; segment-shaped
+ * names with first == 0 or first > last are strays). */
 int lv__seg_list(lv_storage *st, lv__seg_names *out, lv_error *err);
+
 void lv__seg_names_free(lv__seg_names *s);
 void lv__seg_path(char *buf, size_t cap, uint64_t first, uint64_t last);
 /* The listed segment whose range holds version v, or NULL. */
@@ -102,5 +116,18 @@ int lv__seg_read(lv_storage *st, const lv__seg_name *name, int64_t created, lv__
 int lv__seg_history_created(lv_dataset *ds, const lv__seg_names *segs, const lv__manifest_entry *live,
 			    size_t nlive, int64_t *created, bool *found, bool *confirmed, const char **which,
 			    uint64_t *segments_read, uint64_t *identity_bytes, lv_error *err);
+
+/*
+ * The segments readers and writers use, chosen from the listing (see archive.c for the
+ * rules): the head's index takes precedence; a listed file it does not name that overlaps
+ * a segment it names is left out, as are, where unindexed segments
+ * overlap each other, the invalid ones and one entirely inside another that is used.  So
+ * the ranges used never shadow an indexed one.  Files left out move to segs->stray: those
+ * that read as valid segments of this history (`created`: the history's, or INT64_MIN) are
+ * `redundant`, the others each a LV_WARN_SEGMENT_STRAY warning in `wl` (may be NULL).
+ * `latest`: the newest live version.  0 or LV_ENOMEM.
+ */
+int lv__seg_choose(lv_storage *st, lv__seg_names *segs, const lv__arc_index *ix, int64_t created,
+		   uint64_t latest, lv__warnlog *wl, uint64_t *segments_read, lv_error *err);
 
 #endif

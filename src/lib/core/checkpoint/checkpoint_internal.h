@@ -45,6 +45,15 @@ int lv__checkpoint_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
 			       const lv_version_info *extra, size_t nextra, lv_checkpoint_result *res,
 			       lv_error *err);
 
+/*
+ * lv_checkpoint_write re-adopting the history identity `created` (lancever check --salvage,
+ * core/readopt.h): the rows of every usable head, whatever its dataset_created, are merged
+ * and written under `created`, with the archive index that reaches furthest.  The caller has
+ * verified that the segments that index names carry `created`.
+ */
+int lv__checkpoint_write_adopt(lv_dataset *ds, const lv_checkpoint_config *cfg, int64_t created,
+			       lv_checkpoint_result *res, lv_error *err);
+
 /* The version in the name of the newest file in _checkpoints/ (0: none); its content is not read. */
 int lv__checkpoint_newest_name(lv_storage *st, uint64_t *version, lv_error *err);
 

@@ -53,7 +53,10 @@ static int cp_list_cb(const lv_list_entry *e, void *payload)
 		c->ndamaged++;
 		return 0;
 	}
-	if (len != 26 || strcmp(name + 20, ".lance") || !lv__parse_u64(name, 20, &v))
+	bool ours = len >= 26 && !strncmp(name + 20, ".lance", 6) && lv__parse_u64(name, 20, &v);
+	if (ours && len > 26)
+		c->nother++;
+	if (!ours || len != 26)
 		return 0;
 	lv__cp_name *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 8);
 	if (!nv) {

@@ -28,6 +28,7 @@ typedef struct lv__cp_names {
 	int rc;
 	lv__cp_name *damaged;  /* files kept aside, newest first */
 	size_t ndamaged, capdamaged;
+	size_t nother;         /* other lancever files ("{version:020}.lance<suffix>": locks, temporaries) */
 } lv__cp_names;
 
 int lv__cp_list(lv_storage *st, lv__cp_names *out, lv_error *err);

@@ -164,6 +164,54 @@ static int created_from_archive(writer *w, seen *s, lv_error *err)
 	return 0;
 }
 
+/* ---- re-adopting an identity (check --salvage, issue 24) ---- */
+
+/* The `through` of an index text (0 if none or malformed). */
+static uint64_t index_through(const char *text)
+{
+	lv__arc_index ix;
+	lv_error e = { 0 };
+	if (!text || lv__arc_index_parse(text, "", &ix, &e) < 0)
+		return 0;
+	uint64_t t = ix.through;
+	lv__arc_index_dispose(&ix);
+	return t;
+}
+
+/*
+ * The base becomes every usable head's rows, whatever its dataset_created, under the adopted
+ * one, with the index that reaches furthest (heads that cannot be used were classified and
+ * warned about by the ladder; they are left to the quarantine as ever).
+ */
+static int adopt_base(writer *w, seen *s, lv_error *err)
+{
+	lv__cp_file_dispose(&s->base);
+	for (size_t i = 0; i < s->names.n; i++) {
+		lv__cp_file f;
+		lv_error e = { 0 };
+		int cls;
+		int rc = lv__cp_try(w->ds, &s->names.v[i], s->live, s->nlive, true, NULL, NULL, &f, &cls,
+				    &w->r.report.identity_bytes, NULL, &e);
+		if (rc == LV_ENOMEM)
+			return lv__err(err, rc, "out of memory");
+		if (rc < 0) {
+			s->races |= cls == LV__CP_VANISHED ? LV__RACE_VANISHED : 0;
+			continue;
+		}
+		if (s->base.rows && index_through(f.archive) > index_through(s->base.archive)) {
+			char *t = s->base.archive;
+			s->base.archive = f.archive;
+			f.archive = t;
+		}
+		if ((rc = absorb(&s->base, &f)) < 0) {
+			lv__cp_file_dispose(&f);
+			return lv__err(err, rc, "out of memory");
+		}
+	}
+	s->base.created = w->adopt_created;
+	return 0;
+}
+
 /* One look at the dataset: manifests, checkpoints (classified), the base rows, fresh rows. */
 static int gather_once(writer *w, seen *s, lv_error *err)
 {
@@ -184,6 +232,8 @@ static int gather_once(writer *w, seen *s, lv_error *err)
 	}
 	if (rejected)
 		LV_TRY(merge_other_usable(ds, s, &rep->identity_bytes, err));
+	if (w->adopting)
+		LV_TRY(adopt_base(w, s, err));
 	for (size_t i = 0; i < s->names.n; i++)
 		s->unreadable |= s->cls[i] == LV__CP_UNREADABLE;
 	LV_TRY(lv__seg_list(ds->st, &s->segs, err));
@@ -191,7 +241,10 @@ static int gather_once(writer *w, seen *s, lv_error *err)
 		LV_TRY(lv__arc_index_parse(s->base.archive, s->base.path, &s->ix, err));
 	if (!s->base.rows && s->segs.n)
 		LV_TRY(created_from_archive(w, s, err));
-	return 0;
+	bool known = s->base.rows || s->have_created;
+	return lv__seg_choose(ds->st, &s->segs, &s->ix, s->base.rows ? s->base.created : known ? s->created
+									     : INT64_MIN,
+			      s->live[s->nlive - 1].version, &s->wl, &w->r.report.segments_read, err);
 }
 
 /* Gathers until no race is seen (bounded); fails if manifests keep vanishing. */
@@ -325,6 +378,10 @@ static int attempt(writer *w, seen *s, lv_error *err)
 	LV_TRY(resolve(w, s, err));
 	if (w->fresh_vanished || !w->cfg.enabled)
 		return 0;
+	if (!s->base.rows && !s->have_created)
+		LV_TRY(lv__cp_guard_new_identity(w, s, err));
+	if (w->fresh_vanished) /* a head written since our listing: look again */
+		return 0;
 	LV_TRY(quarantine_rejected(w, s, err));
 	return write_rows(w, s, err);
 }
@@ -340,8 +397,8 @@ static void writer_reset(writer *w)
 
 static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,
 		      size_t ncleaned, const lv_version_info *const *pre, size_t npre,
-		      const lv_version_info *extra, size_t nextra, lv_checkpoint_result *res,
-		      lv_error *err)
+		      const lv_version_info *extra, size_t nextra, const int64_t *adopt,
+		      lv_checkpoint_result *res, lv_error *err)
 {
 	if (!ds || (npre && !pre) || (ncleaned && !cleaned_in))
 		return lv__err(err, LV_EINVALID, "lv_checkpoint_write: NULL argument");
@@ -353,6 +410,8 @@ static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const 
 	w.npre = npre;
 	w.extra = extra;
 	w.nextra = nextra;
+	w.adopting = adopt != NULL;
+	w.adopt_created = adopt ? *adopt : 0;
 	uint64_t *cleaned = ncleaned ? lv__calloc(ncleaned, sizeof *cleaned) : NULL;
 	if (ncleaned && !cleaned)
 		return lv__err(err, LV_ENOMEM, "out of memory");
@@ -395,14 +454,20 @@ int lv__checkpoint_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
 			     const lv_version_info *const *pre, size_t npre, lv_checkpoint_result *res,
 			     lv_error *err)
 {
-	return write_with(ds, cfg_in, cleaned_in, ncleaned, pre, npre, NULL, 0, res, err);
+	return write_with(ds, cfg_in, cleaned_in, ncleaned, pre, npre, NULL, 0, NULL, res, err);
 }
 
 int lv__checkpoint_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
 			       const lv_version_info *extra, size_t nextra, lv_checkpoint_result *res,
 			       lv_error *err)
 {
-	return write_with(ds, cfg, NULL, 0, NULL, 0, extra, nextra, res, err);
+	return write_with(ds, cfg, NULL, 0, NULL, 0, extra, nextra, NULL, res, err);
+}
+
+int lv__checkpoint_write_adopt(lv_dataset *ds, const lv_checkpoint_config *cfg, int64_t created,
+			       lv_checkpoint_result *res, lv_error *err)
+{
+	return write_with(ds, cfg, NULL, 0, NULL, 0, NULL, 0, &created, res, err);
 }
 
 int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,

@@ -7,6 +7,7 @@
  *   cover.c    two heads' indexes folded into one non-overlapping cover (merges)
  *   verify.c   what is published checked before, and read back from the store after
  *   prune.c    old heads deleted only when every row they hold is held elsewhere
+ *   newid.c    no head of a new identity while the dataset shows recorded history
  */
 #ifndef LV_CORE_CHECKPOINT_WRITER_H
 #define LV_CORE_CHECKPOINT_WRITER_H
@@ -57,6 +58,8 @@ typedef struct lv__writer {
 	lv__sealed *sealed;
 	size_t nsealed, capsealed;
 	uint64_t fresh_vanished; /* manifests that vanished while being read: gather again */
+	bool adopting;           /* check --salvage re-adopting identity adopt_created (readopt.h) */
+	int64_t adopt_created;
 } lv__writer;
 
 /* Owned rows: the list owns its strings. */
@@ -125,6 +128,13 @@ int lv__arc_index_fold(lv__arc_index *into, const lv__arc_index *b, lv__seg_entr
 /* The sub-ranges of [first, last] no entry of ix covers, at most `cap` of them, into out. */
 size_t lv__arc_index_uncovered(const lv__arc_index *ix, uint64_t first, uint64_t last,
 			       uint64_t (*out)[2], size_t cap);
+
+/*
+ * With no usable head and no identity from the archive: 0 if a head of a new identity may be
+ * written, LV_ECONFLICT naming the sign of recorded history found (newid.c), a storage error;
+ * 0 with w->fresh_vanished set when a concurrent writer's head appeared (gather again).
+ */
+int lv__cp_guard_new_identity(lv__writer *w, lv__seen *s, lv_error *err);
 
 /* Is x in the sorted array v? */
 bool lv__in_sorted_u64(const uint64_t *v, size_t n, uint64_t x);

@@ -1,0 +1,88 @@
+"""lancever's own Python package (python/lancever, ctypes over liblancever) on the Lance 14
+scenarios, next to pylance in one process, as a pylance user would use both (the Lance 14 side of
+python/tests/test_interop.py): versions() / history() in pylance's shape equal pylance's
+versions(); pyarrow 26 consumes versions_stream() / history_stream() through the Arrow C stream
+(PyCapsule) and gets exactly the CLI's --json records; tags, branches and version_as_of(strict)
+equal pylance's answers; on main and every branch.
+"""
+import datetime
+import json
+
+import lance
+import pyarrow as pa
+import pytest
+
+import lancever
+import oracle
+import scenarios
+from conftest import lv_json
+
+UTC = datetime.timezone.utc
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    return scenarios.build_all(str(tmp_path_factory.mktemp("l14py")))
+
+
+def arrow_rows(stream):
+    t = pa.RecordBatchReader.from_stream(stream).read_all()
+    rows = t.to_pylist()
+    for r in rows:
+        r["transaction_properties"] = json.loads(r["transaction_properties"])
+    return t.schema, rows
+
+
+def test_package_equals_pylance_and_cli(built):
+    seen = 0
+    for sc in built:
+        for branch in [None, *sc.branches]:
+            L = f"{sc.name}{' branch ' + branch if branch else ''}"
+            ds = lancever.Dataset(sc.uri, branch=branch)
+            theirs = oracle.open_version(sc, branch).versions()
+            cli = lv_json(*oracle.branch_args(branch), "versions", sc.uri)
+            for kind, ours in (("versions", ds.versions()), ("history", ds.history())):
+                assert [r["version"] for r in ours] == [t["version"] for t in theirs], f"{L} {kind}"
+                for o, t, c in zip(ours, theirs, cli):
+                    V = f"{L} {kind} v{o['version']}"
+                    assert o["metadata"] == t["metadata"], V
+                    local = o["timestamp"].astimezone().replace(tzinfo=None)
+                    assert datetime.timedelta(0) <= t["timestamp"] - local < datetime.timedelta(milliseconds=1), V
+                    assert {k: o[k] for k in o if k in c} == {k: c[k] for k in o if k in c}, V
+            for kind, stream in (("versions", ds.versions_stream()), ("history", ds.history_stream(batch_rows=3))):
+                schema, rows = arrow_rows(stream)
+                assert schema.metadata[b"lancever:kind"] == kind.encode(), L
+                assert len(rows) == len(cli), f"{L} {kind} stream"
+                for r, c in zip(rows, cli):
+                    assert r == {k: c[k] for k in r}, f"{L} {kind} stream v{c['version']}"
+            ds.close()
+            seen += 1
+    assert seen == len(built) + 2
+
+
+def test_tags_branches_asof(built):
+    for sc in built:
+        pds = lance.dataset(sc.uri)
+        ds = lancever.Dataset(sc.uri)
+        assert {k: (t["version"], t["branch"], t["manifest_size"]) for k, t in ds.tags.list().items()} == \
+               {k: (t["version"], t["branch"], t["manifest_size"]) for k, t in pds.tags.list().items()}, sc.name
+        ours_b = ds.tags.branches()
+        theirs_b = pds.branches.list()
+        assert {k: (b["parent_branch"], b["parent_version"], b["manifest_size"], int(b["create_at"].timestamp()))
+                for k, b in ours_b.items()} == \
+               {k: (b["parent_branch"], b["parent_version"], b["manifest_size"], b["create_at"])
+                for k, b in theirs_b.items()}, sc.name
+        for v in ds.versions():
+            for d in (-1, 0, 1):
+                T = v["timestamp_millis"] + d
+                try:
+                    want = lance.dataset(sc.uri, asof=oracle.local_dt(T)).version
+                except ValueError:
+                    want = None
+                when = datetime.datetime.fromtimestamp(T // 1000, UTC) + datetime.timedelta(milliseconds=T % 1000)
+                try:
+                    got = ds.version_as_of(when, strict=True)["version"]
+                except lancever.NotFoundError:
+                    got = None
+                assert got == want, f"{sc.name}: version_as_of({T}, strict) = {got}, pylance {want}"
+        ds.close()
