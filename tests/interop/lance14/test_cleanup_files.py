@@ -367,10 +367,11 @@ def test_version_hint(tmp_path):
     with open(os.path.join(c, "_versions", "latest_version_hint.json"), "w") as f:
         f.write("{\"version\": \"x\"}")
     before = files(c)
+    cps = sorted(os.listdir(os.path.join(c, "_checkpoints")))
     for cmd in ("cleanup", "expire"):
         r = lv(cmd, c, "--retain-versions", "1", check=False)
-        assert r.returncode != 0 and "version hint" in r.stderr, r.stderr
-    assert files(c) == before
+        assert r.returncode == 1 and "version hint" in r.stderr, r.stderr
+    assert files(c) == before and sorted(os.listdir(os.path.join(c, "_checkpoints"))) == cps
 
 
 def test_auto_cleanup_interval_zero(tmp_path):
