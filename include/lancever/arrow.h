@@ -174,7 +174,8 @@ typedef struct lv_cleanup_file {
  * "lancever:versions_archived", "lancever:checkpoint" (path or ""),
  * "lancever:files_removed", "lancever:bytes_removed".  The stream copies `files`.
  * Errors: LV_EINVALID (NULL out, NULL files with nfiles > 0, a file without a path,
- * bad opts), LV_ENOMEM.
+ * bad opts), LV_ENOMEM.  Reads `stats` only up to checkpoint_path (a caller's struct may
+ * predate failed_deletes).
  */
 LV_EXTERN int lv_cleanup_files_arrow_stream(struct ArrowArrayStream *out,
 					    const lv_cleanup_file *files, size_t nfiles,

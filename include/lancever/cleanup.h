@@ -120,8 +120,8 @@ typedef struct lv_cleanup_policy {
 					   judged, each referenced branch (see lv_cleanup_branch_cb)
 					   is cleaned with the policy its own latest manifest's
 					   lance.auto_cleanup.* keys give, when they make it due:
-					   `interval` set (not 0) and the branch's latest version a
-					   multiple of it; `older_than` (humantime, e.g. "14days")
+					   `interval` set and the branch's latest version a
+					   multiple of it (0: every version, as in Lance 14); `older_than` (humantime, e.g. "14days")
 					   and `retain_versions` as given (neither: 7 days);
 					   error_if_tagged_old_versions off; delete_unverified off;
 					   this policy's dry_run, now_ms and delete_rate_limit.
@@ -134,7 +134,8 @@ typedef struct lv_cleanup_policy {
 					   branches are not cleaned */
 } lv_cleanup_policy;
 
-#define LV_CLEANUP_POLICY_VERSION 4
+/* Version 5 adds no field: it says the caller's lv_cleanup_stats has failed_deletes. */
+#define LV_CLEANUP_POLICY_VERSION 5
 /* With no condition set, older_than defaults to 7 days (LanceDB optimize()'s default); a
  * version list is a condition. */
 #define LV_CLEANUP_POLICY_INIT                                                              \
@@ -155,6 +156,11 @@ typedef struct lv_cleanup_stats {
 	uint64_t bytes_removed[LV_KIND_COUNT];
 	bool checkpoint_written;
 	char checkpoint_path[64];
+	/* ---- written only for a caller whose policy is lv_cleanup_policy version 5 or
+	 * lv_expire_policy version 2 (or newer): an older caller's struct ends above ---- */
+	uint64_t failed_deletes;     /**< files the store refused to delete (each still there, found
+					  again by the next run; Lance 14's failed_deletes): the run
+					  goes on and does not fail for them */
 } lv_cleanup_stats;
 
 /**
@@ -213,7 +219,8 @@ typedef struct lv_expire_policy {
 	void *payload;
 } lv_expire_policy;
 
-#define LV_EXPIRE_POLICY_VERSION 1
+/* Version 2 adds no field: it says the caller's lv_cleanup_stats has failed_deletes. */
+#define LV_EXPIRE_POLICY_VERSION 2
 #define LV_EXPIRE_POLICY_INIT                                                               \
 	{ LV_EXPIRE_POLICY_VERSION, -1, -1, 0, -1, true, false, 0, 0, LV_CHECKPOINT_CONFIG_INIT,   \
 	  NULL, NULL, NULL }

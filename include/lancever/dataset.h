@@ -272,6 +272,17 @@ LV_EXTERN const lv_refs_bad *lv_refs_unreadable(const lv_refs *r, size_t i);
 /** Frees the refs and everything borrowed from them.  Accepts NULL.  Errors: none. */
 LV_EXTERN void lv_refs_free(lv_refs *r);
 
+/**
+ * The name of Lance feature flag bit `bit` (0..63: bit 0 is flag 1, bit 8 is flag 256) as
+ * lancever knows it ("deletion_files", "stable_row_ids", "use_v2_format_deprecated",
+ * "table_config", "base_paths", "disable_transaction_file", "unstable_data_overlay_files",
+ * "covered_index_metadata", "mixed_data_file_versions", "frag_reuse_with_stable_row_ids",
+ * "fragment_reuse_index", "semantic_types_or_managed_blobs"), or NULL for a bit no Lance
+ * release is known to use.  A name does not mean lancever reads or cleans such a manifest.
+ * Static string.  Errors: none.
+ */
+LV_EXTERN const char *lv_feature_flag_name(unsigned bit);
+
 #ifdef __cplusplus
 }
 #endif

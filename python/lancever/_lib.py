@@ -188,7 +188,7 @@ class CheckpointResult(ctypes.Structure):
 
 CLEANUP_FILE_CB = ctypes.CFUNCTYPE(None, c_char_p, c_int, c_u64, c_char_p, c_void_p)
 CLEANUP_PROGRESS_CB = ctypes.CFUNCTYPE(None, c_char_p, c_u64, c_u64, c_void_p)
-CLEANUP_POLICY_VERSION = 4
+CLEANUP_POLICY_VERSION = 5
 
 
 class CleanupCandidate(ctypes.Structure):
@@ -240,6 +240,7 @@ class CleanupStats(ctypes.Structure):
         ("bytes_removed", c_u64 * KIND_COUNT),
         ("checkpoint_written", c_bool),
         ("checkpoint_path", ctypes.c_char * 64),
+        ("failed_deletes", c_u64),  # written for policy version 5 (CLEANUP_POLICY_VERSION)
     ]
 
 

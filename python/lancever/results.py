@@ -262,6 +262,7 @@ class CleanupStats:
     files_removed_by_kind: Dict[str, int]
     bytes_removed_by_kind: Dict[str, int]
     warnings: List[DatasetWarning] = field(default_factory=list)
+    failed_deletes: int = 0       #: files the store refused to delete (Lance 14's field)
 
     @staticmethod
     def from_c(s: _lib.CleanupStats, dry_run: bool, warnings: List[DatasetWarning]) -> "CleanupStats":
@@ -276,7 +277,7 @@ class CleanupStats:
             checkpoint_path=s.checkpoint_path.decode() if s.checkpoint_written else None,
             manifests_removed=files["manifest"], temp_files_removed=files["temp"],
             files_removed=sum(files.values()), files_removed_by_kind=files,
-            bytes_removed_by_kind=nbytes, warnings=warnings)
+            bytes_removed_by_kind=nbytes, warnings=warnings, failed_deletes=s.failed_deletes)
 
 
 @dataclass(frozen=True)

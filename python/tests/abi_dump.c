@@ -99,7 +99,7 @@ int main(void)
 	S(lv_cleanup_stats); F(lv_cleanup_stats, versions_total); F(lv_cleanup_stats, versions_removed);
 	F(lv_cleanup_stats, versions_archived); F(lv_cleanup_stats, files_removed);
 	F(lv_cleanup_stats, bytes_removed); F(lv_cleanup_stats, checkpoint_written);
-	F(lv_cleanup_stats, checkpoint_path); end();
+	F(lv_cleanup_stats, checkpoint_path); F(lv_cleanup_stats, failed_deletes); end();
 	S(lv_arrow_options); F(lv_arrow_options, version); F(lv_arrow_options, batch_rows);
 	F(lv_arrow_options, batch_bytes); end();
 	S(lv_cleanup_file); F(lv_cleanup_file, path); F(lv_cleanup_file, kind);

@@ -400,7 +400,8 @@ static void print_json(const cl_out *o, const char *files, const lv_cleanup_poli
 	       o->nfiles ? files : "", p->dry_run ? "true" : "false", s->versions_total,
 	       s->versions_removed, s->versions_archived);
 	lvcli_json_str(stdout, s->checkpoint_written ? s->checkpoint_path : NULL);
-	printf(",\"files_removed\":%" PRIu64 ",\"bytes_removed\":%" PRIu64 ",\"by_kind\":{", nf, nb);
+	printf(",\"files_removed\":%" PRIu64 ",\"bytes_removed\":%" PRIu64 ",\"failed_deletes\":%" PRIu64
+	       ",\"by_kind\":{", nf, nb, s->failed_deletes);
 	for (int k = 0; k < LV_KIND_COUNT; k++)
 		printf("%s\"%s\":{\"files\":%" PRIu64 ",\"bytes\":%" PRIu64 "}", k ? "," : "",
 		       lv_file_kind_name(k), s->files_removed[k], s->bytes_removed[k]);
@@ -421,6 +422,9 @@ static void print_text(const lv_cleanup_policy *p, const lv_cleanup_stats *s, in
 		nb += s->bytes_removed[k];
 	}
 	printf("%-12s %8" PRIu64 " %14" PRIu64 "\n", "total", nf, nb);
+	if (s->failed_deletes)
+		printf("%" PRIu64 " file(s) could not be deleted (still there; the next cleanup tries "
+		       "again)\n", s->failed_deletes);
 }
 
 static void print_stats(lv_dataset *ds, const lv_cleanup_stats *s)
@@ -461,12 +465,12 @@ static void print_explain(cl_out *o, const char *cands, const char *branches, co
 		printf("{\"read_version\":%" PRIu64 ",\"stats\":{\"bytes_removed\":%" PRIu64
 		       ",\"old_versions\":%" PRIu64 ",\"data_files_removed\":%" PRIu64
 		       ",\"transaction_files_removed\":%" PRIu64 ",\"index_files_removed\":%" PRIu64
-		       ",\"deletion_files_removed\":%" PRIu64 ",\"failed_deletes\":0},\"candidate_files\":[%s],"
+		       ",\"deletion_files_removed\":%" PRIu64 ",\"failed_deletes\":%" PRIu64 "},\"candidate_files\":[%s],"
 		       "\"candidate_files_truncated\":%s,\"candidate_file_limit\":%" PRIu64
 		       ",\"referenced_branches\":[%s],\"warnings\":[%s]}\n",
 		       o->read_version, nb, s->files_removed[LV_KIND_MANIFEST], s->files_removed[LV_KIND_DATA],
 		       s->files_removed[LV_KIND_TRANSACTION], s->files_removed[LV_KIND_INDEX],
-		       s->files_removed[LV_KIND_DELETION], cands ? cands : "",
+		       s->files_removed[LV_KIND_DELETION], s->failed_deletes, cands ? cands : "",
 		       o->truncated ? "true" : "false", o->limit, branches ? branches : "", warn ? warn : "");
 		free(warn);
 		return;

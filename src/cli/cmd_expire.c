@@ -80,6 +80,7 @@ static void print_result(const ex_out *o, const char *files, const lv_cleanup_st
 		       o->nfiles ? files : "", o->dry_run ? "true" : "false", s->versions_total,
 		       s->versions_removed, s->versions_archived);
 		lvcli_json_str(stdout, s->checkpoint_written ? s->checkpoint_path : NULL);
+		printf(",\"failed_deletes\":%" PRIu64, s->failed_deletes);
 		lvcli_json_warnings(stdout, ds);
 		fputs("}\n", stdout);
 		return;

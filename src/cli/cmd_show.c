@@ -85,6 +85,42 @@ static int parse_version(const char *cmd, const char *what, const char *s, uint6
 	return lvcli_parse_number(name, s, 0, UINT64_MAX, out);
 }
 
+/* The names of the set bits of `flags`, comma-separated; a bit no Lance names is "bit N"
+ * ("bit_N" and quoted in JSON). */
+static void put_flag_names(uint64_t flags, bool json)
+{
+	for (unsigned b = 0, n = 0; b < 64; b++) {
+		if (!(flags >> b & 1))
+			continue;
+		const char *name = lv_feature_flag_name(b);
+		fputs(n++ ? (json ? "," : ", ") : "", stdout);
+		if (name)
+			printf(json ? "\"%s\"" : "%s", name);
+		else
+			printf(json ? "\"bit_%u\"" : "bit %u", b);
+	}
+}
+
+/* "reader flags   258 (stable_row_ids, mixed_data_file_versions)" */
+static void flags_text(const char *what, uint64_t flags)
+{
+	printf("%-24s %" PRIu64, what, flags);
+	if (flags) {
+		fputs(" (", stdout);
+		put_flag_names(flags, false);
+		fputc(')', stdout);
+	}
+	fputc('\n', stdout);
+}
+
+/* "reader":[names...] */
+static void flags_json(const char *what, uint64_t flags)
+{
+	printf("\"%s\":[", what);
+	put_flag_names(flags, true);
+	fputc(']', stdout);
+}
+
 static void show_text(const lv_version_info *v)
 {
 	char t[40];
@@ -113,6 +149,8 @@ static void show_text(const lv_version_info *v)
 	printf("%s\n", lvcli_esc(v->writer_version));
 	printf("data format              %s\n", lvcli_esc(v->data_format));
 	printf("indices                  %zu\n", v->num_indices);
+	flags_text("reader flags", v->reader_feature_flags);
+	flags_text("writer flags", v->writer_feature_flags);
 	for (size_t i = 0; i < v->num_config; i++)
 		printf("config                   %s = %s\n", lvcli_esc(v->config_keys[i]),
 		       lvcli_esc(v->config_values[i]));
@@ -154,6 +192,17 @@ static int run_show(const lvcli_args *a, lv_dataset *ds)
 	} else if (a->json) {
 		fputc('{', stdout);
 		lvcli_print_version_fields(stdout, v);
+		/* the flags' names, null when the record did not come from a manifest */
+		fputs(",\"feature_flags\":", stdout);
+		if (v->has_manifest_details) {
+			fputc('{', stdout);
+			flags_json("reader", v->reader_feature_flags);
+			fputc(',', stdout);
+			flags_json("writer", v->writer_feature_flags);
+			fputc('}', stdout);
+		} else {
+			fputs("null", stdout);
+		}
 		lvcli_json_warnings(stdout, ds);
 		fputs("}\n", stdout);
 	} else {

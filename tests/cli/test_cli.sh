@@ -92,6 +92,10 @@ row "cleanup --versions 1,x" 2 $USAGE "--versions: bad item 'x' in '1,x'" cleanu
 row "cleanup --versions 5-2" 2 $USAGE "--versions: bad item '5-2'" cleanup "$DS" --dry-run --versions 5-2
 row "cleanup --versions 0" 2 $USAGE "--versions: bad item '0'" cleanup "$DS" --dry-run --versions 0
 row "cleanup --versions 1,,2" 2 $USAGE "--versions: bad list" cleanup "$DS" --dry-run --versions 1,,2
+cp -r "$SRC" "$T/hint.lance"
+printf 'nope' > "$T/hint.lance/_versions/latest_version_hint.json"
+row "cleanup: a version hint that does not parse stops it" 1 - 'version hint _versions/latest_version_hint.json: invalid JSON.*refusing to remove versions' cleanup "$T/hint.lance" --before-version 3
+row "expire: a version hint that does not parse stops it" 1 - 'version hint _versions/latest_version_hint.json: invalid JSON.*refusing to remove versions' expire "$T/hint.lance" --before-version 3
 row "cleanup --explain --json" 0 '^\{"read_version":12,"stats":\{"bytes_removed":[0-9]+,"old_versions":2,.*"candidate_file_limit":1000,"referenced_branches":\[\],"warnings":\[\]\}$' - cleanup "$DS" --explain --json --versions 1-2
 row "cleanup --explain (text)" 0 '^read version 12: a cleanup would remove 2 of 12 versions' - cleanup "$DS" --explain --versions 1-2
 row "cleanup --explain --max-candidates 1" 0 '"candidate_files_truncated":true,"candidate_file_limit":1,' - cleanup "$DS" --explain --json --versions 1-2 --max-candidates 1
@@ -411,7 +415,8 @@ json "versions --json from manifests: the 26 keys" 0 "len(j) == 12 and all(list(
 "$LV" checkpoint "$T/keys.lance" >/dev/null 2>&1
 json "versions --json from a checkpoint: the same 26 keys, null where unknown" 0 "len(j) == 12 and all(list(v) == $KEYS for v in j) and j[0]['writer_version'] is None and j[0]['config'] is None and j[0]['manifest_path'].startswith('_versions/') and j[0]['manifest_size'] in (None, 511)" versions "$T/keys.lance" --json
 json "history --json: the same 26 keys" 0 "len(j) == 12 and all(list(v) == $KEYS for v in j)" history "$T/keys.lance" --json
-json "show --json: the record's keys and warnings" 0 "list(j) == $KEYS + ['warnings'] and j['version'] == 3" show "$T/keys.lance" 3 --json
+json "show --json: the record's keys and warnings" 0 "list(j) == $KEYS + ['feature_flags', 'warnings'] and j['version'] == 3 and j['feature_flags'] == {'reader': [], 'writer': []}" show "$T/keys.lance" 3 --json
+json "cleanup --json: failed_deletes (Lance 14's count of refused deletes)" 0 "j['failed_deletes'] == 0" cleanup "$DS" --dry-run --before-version 3 --json
 for args in "show $DS 3" "asof $DS 1796232073003" "diff $DS 1 2" "info $DS" "tags $DS" "checkpoint $DS" "cleanup $DS --dry-run --before-version 3" "check $DS"; do
 	# shellcheck disable=SC2086
 	json "$args --json: an object with warnings" 0 "isinstance(j, dict) and j['warnings'] == []" $args --json

@@ -265,13 +265,17 @@ static void test_unverified_rules(void **state)
 	p.delete_unverified = true;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_int_equal(lv_storage_head(st, "data/orphan2.lance", &sz, NULL, &e), LV_ENOTFOUND);
+	/* newer than the earliest kept manifest: kept even with delete_unverified (Lance 14
+	 * drops data/'s cutoff then; lancever keeps a concurrent writer's files) */
+	assert_int_equal(lv_storage_head(st, "data/orphan-young.lance", &sz, NULL, &e), 0);
 	assert_int_equal(s.files_removed[LV_KIND_DATA], 1);
 	/* an unreferenced file stamped just before the newest kept commit (a coarse mtime of a
-	 * concurrent writer) is inside the margin and kept, even with delete_unverified */
-	CHECK(lv_storage_write(st, "data/racing.lance", "x", 1, &err));
-	CHECK(lv_storage_mem_set_mtime(st, "data/racing.lance", base + 3 * DAY - 1, &err));
+	 * concurrent writer) is inside the margin and kept, even with delete_unverified, where a
+	 * cutoff applies (_deletions/: the earliest kept manifest) */
+	CHECK(lv_storage_write(st, "_deletions/0-9-9.arrow", "x", 1, &err));
+	CHECK(lv_storage_mem_set_mtime(st, "_deletions/0-9-9.arrow", base + 3 * DAY - 1, &err));
 	CHECK(lv_cleanup(ds, &p, &s, &err));
-	assert_int_equal(lv_storage_head(st, "data/racing.lance", &sz, NULL, &e), 0);
+	assert_int_equal(lv_storage_head(st, "_deletions/0-9-9.arrow", &sz, NULL, &e), 0);
 	assert_int_equal(check_retained_complete(st, NULL), 1);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
@@ -405,6 +409,20 @@ static void test_detached_protection(void **state)
 	lv_storage_free(st);
 }
 
+/* Is `got` `want` with exactly one more line (both sorted listings)? */
+static bool one_line_more(const char *got, const char *want)
+{
+	size_t gl = strlen(got), wl = strlen(want);
+	for (const char *s = got; *s;) {
+		const char *nl = strchr(s, '\n');
+		size_t n = (size_t)(nl - s + 1), off = (size_t)(s - got);
+		if (gl - n == wl && !strncmp(got, want, off) && !strcmp(s + n, want + off))
+			return true;
+		s = nl + 1;
+	}
+	return false;
+}
+
 /*
  * Fail each storage call of a cleanup in turn (1..N).  After every failure:
  * the retained versions are complete, no history is lost, and a rerun
@@ -425,17 +443,31 @@ static void test_fault_sweep(void **state)
 	lv_storage_free(ref);
 	bool cl[6] = { true, true, false, true, true, false };
 	uint64_t n;
-	int failures = 0;
+	int failures = 0, soft = 0;
 	for (n = 1;; n++) {
 		lv_storage *inner = tu_mem_copy("lance8/t.lance"), *st = NULL;
 		lv_fault_spec spec = { LV_FAULT_ALL, n, false, LV_FAULT_FAIL, NULL };
 		CHECK(lv_storage_fault_wrap(&st, inner, &spec, &err));
 		lv_dataset *ds = open_ds(st);
 		lv_error e = { 0 };
-		int rc = lv_cleanup(ds, &p, NULL, &e);
+		lv_cleanup_stats stats;
+		int rc = lv_cleanup(ds, &p, &stats, &e);
 		bool hit = lv_storage_fault_calls(st) >= n;
 		lv_fault_spec off = { 0, 0, false, LV_FAULT_FAIL, NULL };
 		CHECK(lv_storage_fault_set(st, &off, &err));
+		if (rc == 0 && stats.failed_deletes) {
+			/* a delete the store refused: counted, the run went on (Lance 14); the file
+			 * is still there.  An old manifest goes on the rerun; any other file is now
+			 * unreferenced (a later run removes it by the age rules, as Lance does): the
+			 * result is the undisturbed one, or that plus the one file */
+			soft++;
+			assert_true(hit);
+			assert_int_equal(stats.failed_deletes, 1);
+			static const bool doomed[7] = { false, true, true, false, true, true, false };
+			check_retained_complete(st, doomed);
+			expect_history(st, 6, NULL);
+			CHECK(lv_cleanup(ds, &p, NULL, &err)); /* a manifest left behind goes now */
+		}
 		if (rc < 0) {
 			failures++;
 			assert_true(hit);
@@ -465,7 +497,10 @@ static void test_fault_sweep(void **state)
 				lv__dbuf_add(&b, s, (size_t)(nl - s + 1));
 			s = nl + 1;
 		}
-		assert_string_equal(a.ptr ? (char *)a.ptr : "", b.ptr ? (char *)b.ptr : "");
+		if (rc == 0 && stats.failed_deletes && strcmp(a.ptr ? (char *)a.ptr : "", b.ptr ? (char *)b.ptr : ""))
+			assert_true(one_line_more(a.ptr ? (char *)a.ptr : "", b.ptr ? (char *)b.ptr : ""));
+		else
+			assert_string_equal(a.ptr ? (char *)a.ptr : "", b.ptr ? (char *)b.ptr : "");
 		lv__dbuf_dispose(&a);
 		lv__dbuf_dispose(&b);
 		free(got);
@@ -475,7 +510,9 @@ static void test_fault_sweep(void **state)
 			break; /* the whole cleanup ran in fewer than n calls */
 	}
 	assert_true(failures > 20);
-	fprintf(stderr, "fault sweep: %llu storage calls, each failed once\n", (unsigned long long)n - 1);
+	assert_true(soft > 0);
+	fprintf(stderr, "fault sweep: %llu storage calls, each failed once (%d failed deletes counted)\n",
+		(unsigned long long)n - 1, soft);
 	free(want);
 }
 

@@ -307,8 +307,13 @@ static void test_unknown_writer_flags(void **state)
 	(void)state;
 	static const struct { uint64_t flags; int rc; const char *bits; } cases[] = {
 		{ 64, LV_EUNSUPPORTED, "bit 6" },             /* data overlay files */
-		{ 128 | 1024, LV_EUNSUPPORTED, "bit 7, 10" },
-		{ 1 | 2 | 8 | 16 | 32, 0, NULL }, /* known (256 needs its reader flag too) */
+		{ 128 | 1024, LV_EUNSUPPORTED, "bit 10" },    /* 128 known, 1024 not */
+		{ 512, LV_EUNSUPPORTED, "bit 9" },
+		{ 2048 | 4096, LV_EUNSUPPORTED, "bit 11, 12" },
+		{ (uint64_t)1 << 63, LV_EUNSUPPORTED, "bit 63" },
+		/* known: 128 (covering-index metadata, pylance 14 sets it) among them; 256 needs
+		 * its reader flag too (test_mixed_versions_flag) */
+		{ 1 | 2 | 8 | 16 | 32 | 128, 0, NULL },
 	};
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		lv_storage *st = series(3);
@@ -543,12 +548,11 @@ static int feat_files(lv_storage *st)
  * version, older_than, retain_versions; its tags kept without failing), its files reported
  * under tree/feat/, its removals added to the stats and its history recorded.
  */
-static void test_cascade(void **state)
+static void cascade_due(const char *interval)
 {
-	(void)state;
-	static const char *const due[] = { "lance.auto_cleanup.interval", "3",
-					   "lance.auto_cleanup.older_than", "1day",
-					   "lance.auto_cleanup.retain_versions", "2", NULL };
+	const char *const due[] = { "lance.auto_cleanup.interval", interval,
+				    "lance.auto_cleanup.older_than", "1day",
+				    "lance.auto_cleanup.retain_versions", "2", NULL };
 	lv_storage *st = with_branch(due);
 	lv_dataset *ds = open_ds(st);
 	seen s;
@@ -585,6 +589,20 @@ static void test_cascade(void **state)
 	lv_dataset_free(bds);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
+}
+
+static void test_cascade(void **state)
+{
+	(void)state;
+	cascade_due("3");
+}
+
+/* An interval of 0 is due at every version: Lance 14 runs its auto-cleanup on every commit
+ * then (pylance 14.0.2: interval 0 cleaned as interval 1 did, checked). */
+static void test_cascade_interval_zero(void **state)
+{
+	(void)state;
+	cascade_due("0");
 }
 
 /* The branch is left alone without the option, when its interval is not due at its latest
@@ -680,6 +698,7 @@ int main(void)
 		cmocka_unit_test(test_explain_facts),
 		cmocka_unit_test(test_branch_cleanup),
 		cmocka_unit_test(test_cascade),
+		cmocka_unit_test(test_cascade_interval_zero),
 		cmocka_unit_test(test_cascade_not_due),
 		cmocka_unit_test(test_cascade_bad_config),
 		cmocka_unit_test(test_humantime),

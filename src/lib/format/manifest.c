@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lancever/dataset.h"
 #include "util/util.h"
 #include "wire/pb.h"
 
@@ -206,6 +207,33 @@ static int external_path(const lv__pb_field *ef, const char *name, const lv__man
 	return rc < 0 ? corrupt(err, name, "truncated ExternalFile") : 0;
 }
 
+/*
+ * One DataOverlayFile (DataFragment.overlays, field 11; Lance 11+, reader/writer flag 64): its
+ * data file (field 1) is a referenced data file, reported to the visitor; the summary does not
+ * count it (Lance 14's ManifestSummary counts the base files only: checked with pylance 14.0.2).
+ * The coverage (2, 4) and committed_version (3) are not needed.
+ */
+static int parse_overlay(const lv__pb_field *of, const char *name, const lv__manifest_visitor *vis,
+			 lv_error *err)
+{
+	lv__pb r = lv__pb_sub(of);
+	lv__pb_field f;
+	int rc;
+	while ((rc = lv__pb_next(&r, &f)) > 0) {
+		if (f.num != 1)
+			continue;
+		EXPECT(&f, LV_PB_LEN, "bad DataOverlayFile.data_file");
+		lv__data_file_ref d;
+		LV_TRY(parse_data_file(&f, name, &d, err));
+		if (vis && vis->data_file) {
+			int v = vis->data_file(&d, vis->payload);
+			if (v < 0)
+				return v;
+		}
+	}
+	return rc < 0 ? corrupt(err, name, "truncated DataOverlayFile") : 0;
+}
+
 /* One DataFragment: accumulate the summary as Lance's ManifestSummary does. */
 static int parse_fragment(const lv__pb_field *ff, const char *name, const lv__manifest_visitor *vis,
 			  lv__summary *s, lv_error *err)
@@ -247,6 +275,10 @@ static int parse_fragment(const lv__pb_field *ff, const char *name, const lv__ma
 			LV_TRY(external_path(&f, name, vis, err));
 			break;
 		case 5: case 7: case 9: EXPECT(&f, LV_PB_LEN, "bad DataFragment row sequence"); break;
+		case 11:
+			EXPECT(&f, LV_PB_LEN, "bad DataFragment.overlays");
+			LV_TRY(parse_overlay(&f, name, vis, err));
+			break;
 		default: break;
 		}
 	}
@@ -602,6 +634,18 @@ long lv__manifest_indices(const lv__manifest *m, const char *name, lv__index_cb 
 	if (rc < 0)
 		return corrupt(err, name, "truncated index section");
 	return count;
+}
+
+const char *lv_feature_flag_name(unsigned bit)
+{
+	/* Lance's flag constants, bit by bit (12: 2048 is claimed twice upstream) */
+	static const char *const names[] = {
+		"deletion_files", "stable_row_ids", "use_v2_format_deprecated", "table_config",
+		"base_paths", "disable_transaction_file", "unstable_data_overlay_files",
+		"covered_index_metadata", "mixed_data_file_versions", "frag_reuse_with_stable_row_ids",
+		"fragment_reuse_index", "semantic_types_or_managed_blobs",
+	};
+	return bit < sizeof names / sizeof names[0] ? names[bit] : NULL;
 }
 
 /* ---- transactions ---- */

@@ -40,13 +40,26 @@ typedef struct lv__summary {
 /* 64: data overlay files (Lance 9.1+, unstable): Lance 8 and Lance 12 release builds
  * refuse a manifest with it, and so does lancever. */
 #define LV_FLAG_UNSTABLE_DATA_OVERLAY_FILES 64u
-/* 128: a reader flag Lance 12.0.0 accepts [observed]; it changes nothing lancever reads. */
-#define LV_FLAG_BIT7_LANCE12 128u
+/* 128: covering-index metadata (IndexMetadata.covering_fields, Lance 11.0.0+): set as reader
+ * and writer flag by pylance 14.0.2 when an index with covering fields is committed [observed].
+ * It adds no file: an index's files stay under _indices/<uuid>/, so reading and cleanup know it. */
+#define LV_FLAG_COVERED_INDEX_METADATA 128u
 /* 256: data files of several exact format versions (Lance 12); reader and writer flag
- * must be set together, a half-set manifest is corrupt (as Lance 12 says). */
+ * must be set together, a half-set manifest is corrupt (as Lance 12 says).  pylance 14.0.2 sets
+ * it on an append or update with another data_storage_version [observed]; each DataFile's own
+ * file version is authoritative, which changes no file a manifest references. */
 #define LV_FLAG_MIXED_DATA_FILE_VERSIONS 256u
+/* Newer bits, in flux upstream (named for messages only; lancever neither reads nor cleans a
+ * manifest with them): 512 fragment reuse with stable row ids, 1024 fragment-reuse index
+ * (tagged FRI history, _fri/ row maps), 2048 claimed twice upstream (semantic types / managed
+ * blobs). */
+#define LV_FLAG_FRAG_REUSE_STABLE_ROW_IDS 512u
+#define LV_FLAG_FRAGMENT_REUSE_INDEX 1024u
+#define LV_FLAG_BIT11 2048u
 /* Reader flags a manifest may carry for lancever to read it: what Lance 12.0.0 reads. */
 #define LV_READER_FLAGS_KNOWN 447u
+
+/* Names: lv_feature_flag_name() (lancever/dataset.h), defined in manifest.c. */
 
 /* Files a manifest references, reported to an optional visitor during the parse. */
 typedef struct lv__data_file_ref {

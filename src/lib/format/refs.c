@@ -67,6 +67,16 @@ static int get_u64(json_t *obj, const char *key, bool required, uint64_t dflt, u
 	return 0;
 }
 
+int lv__version_hint_parse(const uint8_t *data, size_t size, const char *name, uint64_t *version,
+			   lv_error *err)
+{
+	json_t *root;
+	LV_TRY(load_object(data, size, "version hint", name, &root, err));
+	int rc = get_u64(root, "version", true, 0, version, "version hint", name, err);
+	json_decref(root);
+	return rc;
+}
+
 /* An optional string field: absent or null gives NULL, else a malloc'ed copy. */
 static int get_str(json_t *obj, const char *key, char **out, const char *what, const char *name,
 		   lv_error *err)

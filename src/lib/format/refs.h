@@ -26,6 +26,12 @@ int lv__tag_parse(const uint8_t *data, size_t size, const char *name, lv_tag *ou
 		  lv_error *err);
 void lv__tag_dispose(lv_tag *t);
 
+/* Lance's version hint, _versions/latest_version_hint.json: a JSON object {"version": N} (pylance
+ * 14.0.2 writes exactly that on a local file system).  LV_ECORRUPT on anything else. */
+#define LV_VERSION_HINT_PATH "_versions/latest_version_hint.json"
+int lv__version_hint_parse(const uint8_t *data, size_t size, const char *name, uint64_t *version,
+			   lv_error *err);
+
 /* Parses one branch file; `name` is the decoded branch name ("feat/x").  As lv__tag_parse. */
 int lv__branch_parse(const uint8_t *data, size_t size, const char *name, lv_branch *out,
 		     lv_error *err);

@@ -68,6 +68,19 @@ def tagged_versions(sc, branch):
     return {t["version"] for t in tags.values() if t["branch"] == branch}
 
 
+
+FLAG_NAMES = ["deletion_files", "stable_row_ids", "use_v2_format_deprecated", "table_config",
+              "base_paths", "disable_transaction_file", "unstable_data_overlay_files",
+              "covered_index_metadata", "mixed_data_file_versions",
+              "frag_reuse_with_stable_row_ids", "fragment_reuse_index",
+              "semantic_types_or_managed_blobs"]
+
+
+def flag_names(flags):
+    """lancever show's names of the set bits (bit_N where no Lance release names one)."""
+    return [FLAG_NAMES[b] if b < len(FLAG_NAMES) else f"bit_{b}" for b in range(64) if flags >> b & 1]
+
+
 def compare_versions(sc, branch=None):
     """versions / history / show of one branch (None: main) against pylance; returns #checks."""
     L = f"{sc.name}{' branch ' + branch if branch else ''}"
@@ -97,6 +110,10 @@ def compare_versions(sc, branch=None):
         # show V is the same record
         show = lv_json(*branch_args(branch), "show", sc.uri, v)
         show.pop("warnings")
+        # plus the names of the set feature flag bits (issue 25 section 2)
+        assert show.pop("feature_flags") == {"reader": flag_names(o["reader_feature_flags"]),
+                                             "writer": flag_names(o["writer_feature_flags"])}, \
+            f"{V}: show's feature_flags"
         assert show == o, f"{V}: show differs from versions"
         # the operation: the builder's record, and pylance's decoding of the transaction
         assert o["operation_type"] == want_ops[v], f"{V}: operation_type"

@@ -66,6 +66,18 @@ int synth_write(lv_storage *st, const synth_commit *c)
 	lv__dbuf_init(&frag, 0);
 	lv__pbw_bytes(&frag, 2, df.ptr, df.len);
 	lv__pbw_u64(&frag, 4, c->rows ? c->rows : c->version * 10);
+	if (c->overlay_path) { /* DataOverlayFile{1: DataFile{1: path, 6: size}, 3: version} */
+		lv__dbuf odf, ov;
+		lv__dbuf_init(&odf, 0);
+		lv__dbuf_init(&ov, 0);
+		lv__pbw_str(&odf, 1, c->overlay_path);
+		lv__pbw_u64(&odf, 6, 77);
+		lv__pbw_bytes(&ov, 1, odf.ptr, odf.len);
+		lv__pbw_u64(&ov, 3, c->version);
+		lv__pbw_bytes(&frag, 11, ov.ptr, ov.len);
+		lv__dbuf_dispose(&odf);
+		lv__dbuf_dispose(&ov);
+	}
 	lv__dbuf_init(&ts, 0);
 	lv__pbw_u64(&ts, 1, (uint64_t)(c->ts_ms / 1000));
 	lv__pbw_u64(&ts, 2, (uint64_t)((c->ts_ms % 1000) * 1000000));
@@ -75,6 +87,8 @@ int synth_write(lv_storage *st, const synth_commit *c)
 	lv__pbw_u64_always(&man, 3, c->version);
 	lv__pbw_bytes(&man, 7, ts.ptr ? ts.ptr : (uint8_t *)"", ts.len);
 	lv__pbw_str(&man, 12, txname);
+	if (c->reader_flags)
+		lv__pbw_u64(&man, 9, c->reader_flags);
 	if (c->writer_flags)
 		lv__pbw_u64(&man, 10, c->writer_flags);
 	add_map(&man, 16, c->config);

@@ -19,6 +19,9 @@ typedef struct synth_commit {
 	int txn_file_only;
 	const char *data_path;        /* the fragment's data file (relative to data/); NULL = data.lance */           /* no inline transaction: only _transactions/<file> */
 	uint64_t writer_flags;       /* the manifest's writer_feature_flags (0 = none) */
+	uint64_t reader_flags;       /* the manifest's reader_feature_flags (0 = none) */
+	const char *overlay_path;    /* a DataOverlayFile (DataFragment field 11) on the fragment,
+					with this data file (relative to data/); NULL = none */
 } synth_commit;
 
 /* Appends a manifest message and the manifest footer (its offset, version 0.2, "LANC")

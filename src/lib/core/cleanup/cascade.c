@@ -136,6 +136,7 @@ static void relay_candidate(const lv_cleanup_candidate *c, void *payload)
 void lv__cleanup_stats_add(lv_cleanup_stats *to, const lv_cleanup_stats *b)
 {
 	to->versions_removed += b->versions_removed;
+	to->failed_deletes += b->failed_deletes;
 	for (int k = 0; k < LV_KIND_COUNT; k++) {
 		to->files_removed[k] += b->files_removed[k];
 		to->bytes_removed[k] += b->bytes_removed[k];

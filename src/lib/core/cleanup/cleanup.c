@@ -52,6 +52,7 @@ typedef struct plan {
 	uint8_t *old;         /* per manifest: selected for removal */
 	size_t nv;
 	uint64_t latest, retain_before;
+	uint64_t hint;        /* the version hint's N: no manifest >= N goes (UINT64_MAX: none) */
 	size_t nold;
 	lv__mrow **rows;      /* rows built while reading, for the checkpoint (few, or none) */
 	size_t nrows;
@@ -175,7 +176,7 @@ static bool conditions(const plan *P, uint64_t version, int64_t ts)
 /* Does the policy select this version (before tags and branches are considered)? */
 static bool selected(const plan *P, uint64_t version, int64_t ts)
 {
-	return version < P->latest && conditions(P, version, ts);
+	return version < P->latest && version < P->hint && conditions(P, version, ts);
 }
 
 /*
@@ -279,6 +280,7 @@ static int phase_read(plan *P, lv_error *err)
 	if (rc < 0)
 		return rc;
 	P->latest = P->v[P->nv - 1].version;
+	LV_TRY(lv__hint_floor(ds, &P->hint, err)); /* read after the listing: never older than it */
 	if (P->pol->retain_versions > 0)
 		P->retain_before = (size_t)P->pol->retain_versions >= P->nv
 					   ? P->v[0].version
@@ -423,26 +425,52 @@ static int phase_record(plan *P, lv_error *err)
 	return 0;
 }
 
+/*
+ * The listing time cutoff of a file's directory (Lance 14's, checked with pylance 14.0.2):
+ * only files older than it are judged; INT64_MAX = none.  None at all unless the kept set is a
+ * suffix (a tag or branch base keeping an old version would otherwise leave the newer files
+ * the old versions made forever); then _indices/ has none; data/ max(earliest kept manifest,
+ * now - 7 days) (an abandoned write newer than the kept floor is reclaimed once 7 days old);
+ * the others the earliest kept manifest.  One difference on purpose: under delete_unverified
+ * Lance 14 drops data/'s and _indices/'s cutoffs, so a concurrent writer's new data file or
+ * index goes (an append racing a cleanup then fails: interop test_cleanup (f)); lancever keeps
+ * the earliest kept manifest as their cutoff then (the 7-day rule no longer protects them).
+ */
+static int64_t cutoff_of(const plan *P, const char *path)
+{
+	bool data = !strncmp(path, "data/", 5), index = !strncmp(path, "_indices/", 9);
+	if (!P->suffix || (index && !P->pol->delete_unverified))
+		return INT64_MAX;
+	if (index)
+		return P->earliest_kept;
+	int64_t week = P->now - LV_CLEANUP_UNVERIFIED_MS;
+	if (data && week > P->earliest_kept)
+		return week;
+	return P->earliest_kept;
+}
+
 /* Why an unreferenced file may go, or NULL if it stays (Lance's rules); *unverified gets
- * Lance's flag for it (see lv_cleanup_candidate). */
+ * Lance's flag for it (see lv_cleanup_candidate).  `tmp`: a writer's temporary file. */
 static const char *removal_reason(const plan *P, const lv_list_entry *f, int kind, const char *key,
-				  bool *unverified)
+				  bool tmp, bool *unverified)
 {
 	/*
-	 * Only files older than every kept manifest, when the kept set is a
-	 * suffix.  File systems stamp mtimes from a coarse clock (a file written
-	 * just after a commit can look milliseconds older than it), so files no
-	 * old manifest mentions get a margin.
+	 * Only files older than the directory's cutoff.  File systems stamp
+	 * mtimes from a coarse clock (a file written just after a commit can look
+	 * milliseconds older than it), so files no old manifest mentions get a
+	 * margin.
 	 */
 	bool known = lv__strset_has(&P->verified, key);
-	if (P->suffix && f->mtime_ms > P->earliest_kept - (known ? 0 : LV_CLEANUP_MTIME_SLACK_MS))
+	int64_t cut = cutoff_of(P, f->path);
+	if (cut != INT64_MAX && f->mtime_ms > cut - (known ? 0 : LV_CLEANUP_MTIME_SLACK_MS))
 		return NULL;
 	bool in_progress = !P->pol->delete_unverified && f->mtime_ms >= P->now - LV_CLEANUP_UNVERIFIED_MS;
 	/* Lance: old enough (or delete_unverified) makes a file unverified even if a removed
 	 * manifest names it, except a transaction file (unverified = named by none) */
-	*unverified = kind == LV_KIND_TEMP || (kind == LV_KIND_TRANSACTION ? !known : !in_progress);
-	if (kind == LV_KIND_TEMP)
-		return in_progress ? NULL : "stale temporary manifest";
+	*unverified = tmp || (kind == LV_KIND_TRANSACTION ? !known : !in_progress);
+	if (tmp)
+		return in_progress ? NULL : kind == LV_KIND_TEMP ? "stale temporary manifest"
+								 : "stale temporary file";
 	if (lv__strset_has(&P->referenced, key))
 		return NULL;
 	if (known)
@@ -457,6 +485,7 @@ static const char *removal_reason(const plan *P, const lv_list_entry *f, int kin
 typedef struct cand {
 	char *path, *key; /* key: NULL = the path */
 	int kind;
+	bool tmp;
 	uint64_t size;
 	int64_t mtime_ms;
 	int rc;
@@ -475,10 +504,10 @@ typedef struct sweeper {
 } sweeper;
 
 /* Queues the removal of a file judged to go (its path copied: the batch outlives the listing). */
-static int judge_file(sweeper *w, const lv_list_entry *e, int kind, const char *key)
+static int judge_file(sweeper *w, const lv_list_entry *e, int kind, const char *key, bool tmp)
 {
 	bool unverified = false;
-	const char *reason = removal_reason(w->P, e, kind, key, &unverified);
+	const char *reason = removal_reason(w->P, e, kind, key, tmp, &unverified);
 	if (!reason)
 		return 0;
 	char *copy = lv__strdup(e->path);
@@ -506,7 +535,7 @@ static int flush_candidates(sweeper *w)
 		cand *c = &w->c[i];
 		lv_list_entry e = { c->path, c->size, c->mtime_ms };
 		if (rc == 0 && c->rc == 0)
-			rc = judge_file(w, &e, c->kind, c->key ? c->key : c->path);
+			rc = judge_file(w, &e, c->kind, c->key ? c->key : c->path, c->tmp);
 		free(c->path);
 		free(c->key);
 	}
@@ -518,17 +547,19 @@ static int sweep_file(const lv_list_entry *f, void *payload)
 {
 	sweeper *w = payload;
 	char key[LV__CLEANUP_KEY_MAX];
-	int kind = lv__classify(f->path, key, sizeof key);
+	bool tmp = false;
+	int kind = lv__classify(f->path, key, sizeof key, &tmp);
 	if (kind < 0)
 		return 0;
-	if (kind != LV_KIND_TEMP && lv__strset_has(&w->P->referenced, key))
+	if (!tmp && lv__strset_has(&w->P->referenced, key))
 		return 0; /* kept, whatever its age */
 	if (f->mtime_ms) {
-		w->rc = judge_file(w, f, kind, key);
+		w->rc = judge_file(w, f, kind, key, tmp);
 		return w->rc < 0;
 	}
 	cand *c = &w->c[w->nc]; /* listed by name only */
-	*c = (cand){ lv__strdup(f->path), strcmp(key, f->path) ? lv__strdup(key) : NULL, kind, 0, 0, 0 };
+	*c = (cand){ lv__strdup(f->path), strcmp(key, f->path) ? lv__strdup(key) : NULL, kind, tmp,
+		     0, 0, 0 };
 	if (!c->path || (strcmp(key, f->path) && !c->key)) {
 		free(c->path);
 		free(c->key);
@@ -621,6 +652,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	       lv_error *err)
 {
 	lv_cleanup_policy cur;
+	bool has_failed = pol && pol->version >= 5; /* the caller's stats layout */
 	LV_TRY(lv__cleanup_policy_read(ds, &pol, &cur, err));
 	plan P;
 	memset(&P, 0, sizeof P);
@@ -628,6 +660,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	P.pol = pol;
 	P.now = lv__policy_now(pol->now_ms);
 	P.suffix = true;
+	P.hint = UINT64_MAX;
 	P.earliest_kept = INT64_MAX;
 	lv__dbuf_init(&P.tagmsg, 0);
 	P.older = lv__policy_older(pol->older_than_ms, pol->retain_versions, pol->before_version,
@@ -650,8 +683,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	if (rc == 0)
 		progress(&P, "done", 1, 1);
 	lv__cleanup_stats_add(&P.s, &P.cascaded);
-	if (stats)
-		*stats = P.s;
+	lv__stats_out(stats, &P.s, has_failed);
 	free(P.rb);
 	lv_refs_free(P.refs);
 	free(P.v);

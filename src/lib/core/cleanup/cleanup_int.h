@@ -18,10 +18,11 @@
 #define LV__CLEANUP_KEY_MAX (LV__REF_PATH_MAX + 64)
 
 /* Writer flags whose meaning cleanup knows (every file they imply is one cleanup sees):
- * 1, 2, 4, 8, 16, 32 and 256 (format/manifest.h names them).  Any other bit (64: data overlay
- * files, 128: no writer meaning known here, higher ones) stops a cleanup before anything
- * changes, as Lance's ensure_can_write_manifest does. */
-#define LV_WRITER_FLAGS_KNOWN 319u
+ * 1, 2, 4, 8, 16, 32, 128 and 256 (format/manifest.h names them; 128, covering-index metadata,
+ * adds no file: pylance 14.0.2 sets it and cleans such a dataset).  Any other bit (64: data
+ * overlay files, which Lance 14's release build cannot even read; 512 and higher) stops a
+ * cleanup before anything changes, as Lance's ensure_can_write_manifest does. */
+#define LV_WRITER_FLAGS_KNOWN 447u
 
 /* A version's history row built from the manifest bytes cleanup reads anyway. */
 typedef struct lv__mrow {
@@ -112,6 +113,19 @@ int lv__collect_file(const lv_list_entry *e, void *payload);
 void lv__file_vec_dispose(lv__file_vec *fv);
 bool lv__ends_with(const char *s, const char *suf);
 
+/*
+ * The version floor of Lance's version hint (files.c): readers that trust
+ * _versions/latest_version_hint.json look for manifest N, N+1, ... and stop at the first one
+ * missing, so no manifest at or above the hint's N may go (a hole there would show them a
+ * rolled-back table).  *floor = N, or UINT64_MAX when the lineage has no hint.  A hint that
+ * cannot be read or parsed fails (LV_ECORRUPT, storage errors): nothing is deleted on a guess.
+ */
+int lv__hint_floor(lv_dataset *ds, uint64_t *floor, lv_error *err);
+
+/* Copies a run's stats into the caller's struct, only as far as the caller's layout goes:
+ * failed_deletes only when `has_failed` (a policy version that knows it).  `to` may be NULL. */
+void lv__stats_out(lv_cleanup_stats *to, const lv_cleanup_stats *s, bool has_failed);
+
 /* ---- deleting (sweep.c) ---- */
 
 /* Deletions are queued and sent in batches (one DeleteObjects request per 1000 on S3). */
@@ -152,8 +166,13 @@ int lv__remove_file_u(lv__deleter *d, const char *path, int kind, uint64_t size,
 /*
  * Which rule a listed file falls under (an LV_KIND_*), or -1: never touched
  * by the listing pass.  `key` receives the name it is referenced by (an
- * index's directory for files under _indices/).
+ * index's directory for files under _indices/; a blob sidecar's parent data
+ * file data/<key>.lance for data/<key>/<id>.blob).  *tmp (may be NULL) says
+ * whether it is a writer's leftover temporary file (data/.tmp*,
+ * data/<key>/.tmp*, _versions/.tmp*): removed only when unverified-old (older
+ * than 7 days, or delete_unverified), never on a reference's say-so.  A staged
+ * manifest _versions/<v>.manifest-<uuid> is never touched.
  */
-int lv__classify(const char *path, char *key, size_t cap);
+int lv__classify(const char *path, char *key, size_t cap, bool *tmp);
 
 #endif

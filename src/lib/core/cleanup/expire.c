@@ -51,6 +51,7 @@ typedef struct exp {
 	lv__hplan plan;
 	ver *v;
 	size_t n, nexp;
+	uint64_t hint; /* the version hint's N: no manifest >= N is expired (UINT64_MAX: none) */
 	lv_cleanup_stats s;
 	lv__warnlog wl;
 } exp;
@@ -215,7 +216,7 @@ static int thin(exp *E, lv_error *err)
 static int select_versions(exp *E, lv_error *err)
 {
 	const lv_expire_policy *pol = E->pol;
-	uint64_t latest = E->v[E->n - 1].version;
+	uint64_t latest = E->v[E->n - 1].version, hint = E->hint;
 	uint64_t retain_before = 0;
 	if (pol->retain_versions > 0)
 		retain_before = (size_t)pol->retain_versions >= E->n ? E->v[0].version
@@ -225,7 +226,7 @@ static int select_versions(exp *E, lv_error *err)
 	size_t ntagged = 0;
 	for (size_t i = 0; i < E->n; i++) {
 		ver *v = &E->v[i];
-		bool sel = v->version < latest;
+		bool sel = v->version < latest && v->version < hint;
 		if (E->older >= 0)
 			sel = sel && v->known && v->ts < E->now - E->older;
 		if (pol->before_version)
@@ -321,6 +322,10 @@ int lv_expire(lv_dataset *ds, const lv_expire_policy *pol, lv_cleanup_stats *sta
 				   false);
 	progress(&E, "reading tags", 0, 0);
 	int rc = lv__refs_load_storage(&E.refs, ds->root, err);
+	/* the hint before anything is written: one that does not parse changes nothing (read
+	 * before the listing, it can only be lower, so protect more, than one read after) */
+	if (rc == 0)
+		rc = lv__hint_floor(ds, &E.hint, err);
 	if (rc == 0 && !pol->dry_run) { /* every version recorded before anything is chosen */
 		progress(&E, "writing checkpoint", 0, 1);
 		lv_checkpoint_result cr;
@@ -338,8 +343,7 @@ int lv_expire(lv_dataset *ds, const lv_expire_policy *pol, lv_cleanup_stats *sta
 	if (rc == 0)
 		rc = expire_manifests(&E, err);
 	E.s.versions_total = E.n;
-	if (stats)
-		*stats = E.s;
+	lv__stats_out(stats, &E.s, pol->version >= 2);
 	if (rc == 0) {
 		lv__warn_commit(ds, &E.plan.wl);
 		lv__warn_commit(ds, &E.wl);

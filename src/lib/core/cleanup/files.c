@@ -1,10 +1,39 @@
 /* Listing the files a cleanup may consider, with their sizes and times. */
 #include "core/cleanup/cleanup_int.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/fetch.h"
+#include "format/refs.h"
 #include "util/util.h"
+
+/* A hint is a few bytes; a bigger one is not Lance's. */
+#define HINT_MAX 4096
+
+int lv__hint_floor(lv_dataset *ds, uint64_t *floor, lv_error *err)
+{
+	*floor = UINT64_MAX;
+	lv_buf b = { 0 };
+	lv_error e = { 0 };
+	int rc = lv__fetch_capped(ds->st, LV_VERSION_HINT_PATH, HINT_MAX, &b, &e);
+	if (rc == LV_ENOTFOUND)
+		return 0;
+	if (rc == 0)
+		rc = lv__version_hint_parse(b.ptr, b.size, LV_VERSION_HINT_PATH, floor, &e);
+	lv_buf_dispose(&b);
+	if (rc < 0)
+		return lv__err(err, rc, "%s (the version hint: no manifest at or above it may go); "
+			       "refusing to remove versions", e.message);
+	return 0;
+}
+
+void lv__stats_out(lv_cleanup_stats *to, const lv_cleanup_stats *s, bool has_failed)
+{
+	if (to)
+		memcpy(to, s, has_failed ? sizeof *s : offsetof(lv_cleanup_stats, failed_deletes));
+}
 
 int lv__collect_file(const lv_list_entry *e, void *payload)
 {

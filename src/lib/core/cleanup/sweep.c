@@ -1,7 +1,11 @@
 /*
  * Deleting: the rule each listed file falls under, and batched deletes
  * (one DeleteObjects request per 1000 on S3).  Stats count only what this
- * process deleted.
+ * process deleted.  A file the store refuses to delete (its own result an
+ * error) is counted in failed_deletes and the sweep goes on, as in Lance 14:
+ * it is still there, so the next run finds it again.  A request that failed
+ * as a whole (no result per file: an interrupted handle, a bad path, no
+ * memory) stops the run, as before.
  */
 #include "core/cleanup/cleanup_int.h"
 
@@ -32,6 +36,9 @@ static void rate_wait(lv__deleter *d)
 	d->sent += d->n;
 }
 
+/* A delete's result slot the store did not fill. */
+#define NO_RESULT 1
+
 /* Deletes per request: 1000 (S3's DeleteObjects); under a rate limit, a tenth of a second's. */
 static size_t batch_size(const lv__deleter *d)
 {
@@ -46,8 +53,20 @@ int lv__del_flush(lv__deleter *d, lv_error *err)
 	if (!d->n)
 		return 0;
 	rate_wait(d);
-	int rc = d->p->dry_run ? 0 : lv_storage_delete_many(d->ds->st, d->path, d->n, d->rcs, err);
+	for (size_t i = 0; i < d->n; i++)
+		d->rcs[i] = NO_RESULT;
+	lv_error e = { 0 };
+	int rc = d->p->dry_run ? 0 : lv_storage_delete_many(d->ds->st, d->path, d->n, d->rcs, &e);
+	bool per_file = true; /* every file has its own result */
+	for (size_t i = 0; i < d->n && !d->p->dry_run; i++)
+		per_file = per_file && d->rcs[i] != NO_RESULT;
+	if (rc < 0 && per_file)
+		rc = 0; /* each failure is counted below */
+	else if (rc < 0)
+		lv__err(err, rc, "%s", e.message);
 	for (size_t i = 0; i < d->n; i++) {
+		if (!d->p->dry_run && per_file && d->rcs[i] < 0 && d->rcs[i] != LV_ENOTFOUND)
+			d->s->failed_deletes++;
 		/* Only what this process removed counts: LV_ENOTFOUND is a concurrent cleanup's. */
 		if (d->p->dry_run || d->rcs[i] == 0) {
 			d->s->files_removed[d->kind[i]]++;
@@ -104,28 +123,50 @@ int lv__remove_file_u(lv__deleter *d, const char *path, int kind, uint64_t size,
 	return d->n >= batch_size(d) ? lv__del_flush(d, err) : 0;
 }
 
-int lv__classify(const char *path, char *key, size_t cap)
+/* data/<key>/<name>.blob, a blob sidecar (Lance's blob v2): its key is data/<key>.lance, so it
+ * is kept exactly while that data file is (Lance 14's rule, checked with pylance 14.0.2). */
+static bool sidecar_key(const char *path, char *key, size_t cap)
 {
+	const char *rel = path + 5, *slash = strchr(rel, '/');
+	if (!slash || slash == rel || strchr(slash + 1, '/') || !lv__ends_with(slash + 1, ".blob"))
+		return false;
+	snprintf(key, cap, "data/%.*s.lance", (int)(slash - rel), rel);
+	return true;
+}
+
+int lv__classify(const char *path, char *key, size_t cap, bool *tmp)
+{
+	bool t = false;
+	int kind = -1;
+	const char *base = lv__basename(path);
 	snprintf(key, cap, "%s", path);
-	if (!strncmp(path, "data/", 5))
-		return lv__ends_with(path, ".lance") ? LV_KIND_DATA : -1;
-	if (!strncmp(path, "_deletions/", 11))
-		return lv__ends_with(path, ".arrow") || lv__ends_with(path, ".bin") ? LV_KIND_DELETION : -1;
-	if (!strncmp(path, "_transactions/", 14))
-		return lv__ends_with(path, ".txn") ? LV_KIND_TRANSACTION : -1;
-	if (!strncmp(path, "_indices/", 9)) {
+	if (!strncmp(path, "data/", 5)) {
+		/* a killed writer's data/.tmp* or data/<key>/.tmp* (two levels at most) */
+		const char *slash = strchr(path + 5, '/');
+		t = !strncmp(base, ".tmp", 4) && (!slash || !strchr(slash + 1, '/'));
+		if (t || lv__ends_with(path, ".lance") || sidecar_key(path, key, cap))
+			kind = LV_KIND_DATA;
+	} else if (!strncmp(path, "_deletions/", 11)) {
+		if (lv__ends_with(path, ".arrow") || lv__ends_with(path, ".bin"))
+			kind = LV_KIND_DELETION;
+	} else if (!strncmp(path, "_transactions/", 14)) {
+		if (lv__ends_with(path, ".txn"))
+			kind = LV_KIND_TRANSACTION;
+	} else if (!strncmp(path, "_indices/", 9)) {
 		const char *u = path + 9, *slash = strchr(u, '/');
-		if (!slash || slash == u)
-			return -1;
-		snprintf(key, cap, "_indices/%.*s", (int)(slash - u), u);
-		return LV_KIND_INDEX;
-	}
-	if (!strncmp(path, "_versions/", 10)) {
+		if (slash && slash != u) {
+			snprintf(key, cap, "_indices/%.*s", (int)(slash - u), u);
+			kind = LV_KIND_INDEX;
+		}
+	} else if (!strncmp(path, "_versions/", 10)) {
 		const char *b = path + 10;
-		/* rename-commit temp manifests: "<n>.manifest-<uuid>" or ".tmp*" */
-		if (!strchr(b, '/') && (!strncmp(b, ".tmp", 4) || strstr(b, ".manifest-")))
-			return LV_KIND_TEMP;
-		return -1;
+		/* a rename-commit's temporary manifest ".tmp*"; never a staged manifest
+		 * "<v>.manifest-<uuid>": a commit store may still publish it (Lance 14 keeps it too,
+		 * checked with pylance 14.0.2; an 8-day-old one stayed) */
+		if (!strchr(b, '/') && !strncmp(b, ".tmp", 4))
+			kind = LV_KIND_TEMP, t = true;
 	}
-	return -1;
+	if (tmp)
+		*tmp = t;
+	return kind;
 }
