@@ -17,7 +17,7 @@ typedef struct lv__split {
 	char head[96];       /* the newest usable head */
 	char evidence[96];   /* the older head, or one of the segments, that carries A */
 	uint64_t segments;   /* segments verified under A */
-	char why_not[200];   /* found false but another identity seen: why it is not re-adopted */
+	char why_not[256];   /* found false but another identity seen: why it is not re-adopted */
 } lv__split;
 
 /*
