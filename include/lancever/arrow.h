@@ -99,11 +99,13 @@ typedef struct lv_arrow_options {
  * Version lists.  The schema is a struct ("+s") of these 22 columns, in this order
  * ("?" = nullable):
  *
- *   version UInt64 "L" | timestamp_millis Int64 "l" | total_fragments, total_data_files,
+ *   version UInt64 "L" | timestamp_millis Timestamp(ms, UTC) "tsm:UTC" (int64 milliseconds
+ *   since the Unix epoch) | total_fragments, total_data_files,
  *   total_files_size, total_deletion_files, total_data_file_rows, total_deletion_file_rows,
  *   total_rows UInt64 | is_tagged, is_cleaned_up Boolean "b" | transaction_uuid Utf8 "u" ? |
  *   read_version UInt64 ? | operation_type Utf8 ? | transaction_properties Utf8 (JSON object)
- *     -- the 15 checkpoint columns, with the checkpoint file's types and nullability --
+ *     -- the 15 checkpoint columns, with the checkpoint file's nullability and types (its
+ *        int64 timestamp_millis typed as the timestamp it is) --
  *   manifest_path Utf8 ? | manifest_size UInt64 ? | writer_library Utf8 ? |
  *   writer_version Utf8 ? | data_format Utf8 ? | branch Utf8 ? | num_indices UInt64 ?
  *     -- manifest details: null unless this call read the version's manifest, except
@@ -191,7 +193,8 @@ typedef int (*lv_arrow_write_fn)(const void *data, size_t size, void *payload);
  * compression, no dictionaries): its schema (with the schema metadata), one
  * record batch per batch, then the end-of-stream marker.  Takes ownership of
  * `stream`: it is released before returning, whatever the outcome.  Columns
- * of types Boolean, Int8..Int64, UInt8..UInt64 and Utf8 are supported
+ * of types Boolean, Int8..Int64, UInt8..UInt64, Timestamp (any unit, with or
+ * without a time zone: "ts[smun]:TZ") and Utf8 are supported
  * (nullable or not, any offset); other types are LV_EUNSUPPORTED naming the
  * column.  A failing stream callback is LV_EIO with its get_last_error text.
  * Errors: LV_EINVALID (NULL or released stream: then nothing is released; NULL

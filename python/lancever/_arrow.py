@@ -28,6 +28,10 @@ _libc.free.argtypes = [ctypes.c_void_p]
 
 CAPSULE_NAME = b"arrow_array_stream"
 
+#: Formats of 64-bit integer columns: UInt64, Int64, and timestamp_millis's timestamp[ms, tz=UTC]
+#: (int64 milliseconds, read here as the int it is stored as).
+INT64_FORMATS = {"L": "Q", "l": "q", "tsm:UTC": "q"}
+
 # Private prototypes of the C API functions used: ctypes.pythonapi's attributes are shared
 # objects whose argtypes any other module may change.
 _api = ctypes.pythonapi
@@ -147,8 +151,8 @@ def _column(arr: _lib.ArrowArray, fmt: str, start: int, n: int) -> List[Any]:
     bufs = arr.buffers
     if n == 0:
         return []
-    if fmt in ("L", "l"):
-        values: List[Any] = _view(bufs[1], 8 * (start + n), "Q" if fmt == "L" else "q")[start:start + n].tolist()
+    if fmt in INT64_FORMATS:
+        values: List[Any] = _view(bufs[1], 8 * (start + n), INT64_FORMATS[fmt])[start:start + n].tolist()
     elif fmt == "b":
         values = _bits(bufs[1], start, n)
     elif fmt == "u":
@@ -239,7 +243,7 @@ def walk_batches(stream: Any) -> Tuple[int, int]:
 
 def read_numpy_columns(stream: Any) -> "Tuple[List[str], List[str], List[bool], List[Tuple[Any, Any]]]":
     """Reads a stream (releasing it) into numpy: per column (values, valid) where values is
-    a numpy array (uint64, int64, bool) or a list of str, and valid a bool array or None
+    a numpy array (uint64, int64 -- timestamps too, as milliseconds --, bool) or a list of str, and valid a bool array or None
     when the column has no nulls.  Needs numpy (pandas' dependency)."""
     import numpy as np
     names: List[str] = []
@@ -264,7 +268,7 @@ def read_numpy_columns(stream: Any) -> "Tuple[List[str], List[str], List[bool], 
         for c, fmt in enumerate(formats):
             arr = batch.children[c].contents
             start, b = arr.offset + batch.offset, arr.buffers
-            if fmt in ("L", "l"):
+            if fmt in INT64_FORMATS:
                 dt = np.uint64 if fmt == "L" else np.int64
                 vals: Any = np.frombuffer(ctypes.string_at(b[1] + 8 * start, 8 * n), dt)
             elif fmt == "b":
@@ -279,7 +283,7 @@ def read_numpy_columns(stream: Any) -> "Tuple[List[str], List[str], List[bool], 
         if fmt == "u":
             vals = [v for ch, _ in chunks for v in ch]
         else:
-            empty = np.zeros(0, np.uint64 if fmt == "L" else np.int64 if fmt == "l" else bool)
+            empty = np.zeros(0, np.uint64 if fmt == "L" else np.int64 if fmt in INT64_FORMATS else bool)
             vals = np.concatenate([ch for ch, _ in chunks]) if chunks else empty
         if any(valid is not None for _, valid in chunks):
             valid = np.concatenate([v if v is not None else np.ones(len(ch), bool) for ch, v in chunks])

@@ -181,7 +181,7 @@ class VersionList(list):
                 if valid is not None:
                     vals = [v if ok else None for v, ok in zip(vals, valid)]
                 frame[name] = pd.array(vals, dtype="object")
-            elif null and fmt in ("L", "l"):
+            elif null and fmt in _arrow.INT64_FORMATS:
                 mask = ~valid if valid is not None else np.zeros(len(vals), bool)
                 frame[name] = pd.arrays.IntegerArray(vals.copy(), mask)
             elif null:

@@ -57,7 +57,7 @@ IsValid.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 # lancever/arrow.h: name, format, nullable
 VERSION_SCHEMA = [
-    ("version", "L", False), ("timestamp_millis", "l", False), ("total_fragments", "L", False),
+    ("version", "L", False), ("timestamp_millis", "tsm:UTC", False), ("total_fragments", "L", False),
     ("total_data_files", "L", False), ("total_files_size", "L", False),
     ("total_deletion_files", "L", False), ("total_data_file_rows", "L", False),
     ("total_deletion_file_rows", "L", False), ("total_rows", "L", False),
@@ -82,7 +82,7 @@ def cell(arr, fmt, i):
             return None
     if fmt == "L":
         return ctypes.c_uint64.from_address(b[1] + 8 * i).value
-    if fmt == "l":
+    if fmt in ("l", "tsm:UTC"):  # timestamp[ms, tz=UTC] is int64 milliseconds
         return ctypes.c_int64.from_address(b[1] + 8 * i).value
     if fmt == "b":
         return bool((ctypes.string_at(b[1], i // 8 + 1)[i // 8] >> (i % 8)) & 1)

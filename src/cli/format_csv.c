@@ -3,8 +3,10 @@
  * ends).  One header line of column names, then one line per row.  A null is
  * an empty field; an empty string is "" (quoted), so the two stay apart;
  * strings holding a comma, a quote, CR or LF are quoted with quotes doubled;
- * booleans are true/false; integers are decimal.  Reads the columns the
- * library exports (UInt64, Int64, Boolean, Utf8), honouring array offsets.
+ * booleans are true/false; integers are decimal, and so are timestamps
+ * (milliseconds since the epoch, the column timestamp_millis).  Reads the columns
+ * the library exports (UInt64, Int64, Timestamp(ms, UTC), Boolean, Utf8), honouring
+ * array offsets.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -67,6 +69,7 @@ static void csv_cell(FILE *f, const char *format, const struct ArrowArray *a, in
 		fprintf(f, "%" PRIu64, ((const uint64_t *)a->buffers[1])[i]);
 		break;
 	case 'l':
+	case 't': /* "tsm:UTC" */
 		fprintf(f, "%" PRId64, ((const int64_t *)a->buffers[1])[i]);
 		break;
 	case 'b':
@@ -85,7 +88,7 @@ static int check_schema(const struct ArrowSchema *s, lv_error *err)
 		goto bad;
 	for (int64_t c = 0; c < s->n_children; c++) {
 		const char *fmt = s->children[c]->format;
-		if (strcmp(fmt, "L") && strcmp(fmt, "l") && strcmp(fmt, "b") && strcmp(fmt, "u"))
+		if (strcmp(fmt, "L") && strcmp(fmt, "l") && strcmp(fmt, "tsm:UTC") && strcmp(fmt, "b") && strcmp(fmt, "u"))
 			goto bad;
 	}
 	return 0;

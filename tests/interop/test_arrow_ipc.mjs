@@ -13,10 +13,10 @@ import {
 } from './lib.mjs';
 import { tenWrites, branches, rows } from './datasets.mjs';
 
-const U = 'Uint64', I = 'Int64', B = 'Bool', S = 'Utf8';
+const U = 'Uint64', T = 'Timestamp[ms, UTC]', B = 'Bool', S = 'Utf8';
 // name, type, nullable (lancever/arrow.h)
 const VERSION_SCHEMA = [
-  ['version', U, false], ['timestamp_millis', I, false], ['total_fragments', U, false],
+  ['version', U, false], ['timestamp_millis', T, false], ['total_fragments', U, false],
   ['total_data_files', U, false], ['total_files_size', U, false], ['total_deletion_files', U, false],
   ['total_data_file_rows', U, false], ['total_deletion_file_rows', U, false], ['total_rows', U, false],
   ['is_tagged', B, false], ['is_cleaned_up', B, false], ['transaction_uuid', S, true],
@@ -32,6 +32,7 @@ function typeName(t) {
   if (t.typeId === arrow.Type.Int) return (t.isSigned ? 'Int' : 'Uint') + t.bitWidth;
   if (t.typeId === arrow.Type.Bool) return 'Bool';
   if (t.typeId === arrow.Type.Utf8) return 'Utf8';
+  if (t.typeId === arrow.Type.Timestamp) return `Timestamp[${['s', 'ms', 'us', 'ns'][t.unit]}, ${t.timezone}]`;
   return 'other:' + String(t);
 }
 

@@ -113,7 +113,7 @@ static void check_cell(const struct ArrowArray *a, int64_t k, const lv_version_i
 	case 'L':
 		assert_int_equal(((const uint64_t *)a->buffers[1])[i], e.u);
 		break;
-	case 'l':
+	case 't': /* "tsm:UTC": int64 milliseconds */
 		assert_int_equal(((const int64_t *)a->buffers[1])[i], e.i);
 		break;
 	case 'b':

@@ -80,7 +80,9 @@ static const uint8_t *fb_ref(const uint8_t *t, int id)
 typedef struct rfield {
 	char name[64];
 	bool nullable;
-	int type, bits, is_signed; /* type: 2 Int, 5 Utf8, 6 Bool */
+	int type, bits, is_signed; /* type: 2 Int, 5 Utf8, 6 Bool, 10 Timestamp */
+	int unit;                  /* Timestamp: TimeUnit (1 = MILLISECOND) */
+	char tz[16];               /* Timestamp: its time zone ("" = none) */
 } rfield;
 
 typedef struct rbatch {
@@ -129,6 +131,13 @@ static void read_schema(rstream *r, const uint8_t *schema)
 		if (x->type == 2) {
 			x->bits = (int)u32(fb_field(t, 0));
 			x->is_signed = fb_field(t, 1) && *fb_field(t, 1);
+		}
+		if (x->type == 10) { /* Timestamp { unit: short, timezone: string }: int64 cells */
+			x->bits = 64;
+			x->is_signed = 1;
+			x->unit = fb_field(t, 0) ? u16(fb_field(t, 0)) : 0;
+			if (fb_ref(t, 1))
+				fb_str(x->tz, sizeof x->tz, fb_ref(t, 1));
 		}
 	}
 	const uint8_t *md = fb_ref(schema, 2);
@@ -255,11 +264,15 @@ static void test_history_roundtrip(void **state)
 		const ads_column *e = &ads_columns[c];
 		assert_string_equal(r.f[c].name, e->name);
 		assert_int_equal(r.f[c].nullable, e->nullable);
-		int want = e->format[0] == 'u' ? 5 : e->format[0] == 'b' ? 6 : 2;
+		int want = e->format[0] == 'u' ? 5 : e->format[0] == 'b' ? 6 : e->format[0] == 't' ? 10 : 2;
 		assert_int_equal(r.f[c].type, want);
 		if (want == 2) {
 			assert_int_equal(r.f[c].bits, 64);
 			assert_int_equal(r.f[c].is_signed, e->format[0] == 'l');
+		}
+		if (want == 10) { /* "tsm:UTC": timestamp[ms, tz=UTC] */
+			assert_int_equal(r.f[c].unit, 1);
+			assert_string_equal(r.f[c].tz, "UTC");
 		}
 	}
 	assert_int_equal(r.nmd, 2);
@@ -437,6 +450,41 @@ static void test_slices_and_narrow_ints(void **state)
 	assert_int_equal(lv_arrow_live_objects(), 0);
 }
 
+/* Timestamps of any unit, with or without a time zone, are int64 cells with their
+ * Timestamp type; a format that is not "ts" + unit + ":" is unsupported. */
+static void test_timestamps(void **state)
+{
+	(void)state;
+	static const struct { const char *f; int unit; const char *tz; } ok[] = {
+		{ "tss:", 0, "" }, { "tsm:UTC", 1, "UTC" }, { "tsn:Europe/Paris", 3, "Europe/Paris" },
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		prod p = { { ok[i].f, "b", "u", "i" }, 0, 0, 0 };
+		struct ArrowArrayStream s = make_stream(&p);
+		sink out = { 0 };
+		CHECK(lv_arrow_ipc_write(&s, sink_write, &out, &err));
+		static rstream r;
+		read_stream(&r, out.p, out.n);
+		assert_int_equal(r.f[0].type, 10);
+		assert_int_equal(r.f[0].unit, ok[i].unit);
+		assert_string_equal(r.f[0].tz, ok[i].tz);
+		for (int64_t k = 0; k < 9; k++) /* the int64 values, as the u64 column had them */
+			check_cell(&r.b[0], &r.f[0], 0, k,
+				   (ads_cell){ .null = (2 + k) % 4 == 1, .i = 1002 + k });
+		free(out.p);
+	}
+	const char *bad[] = { "ts", "tsm", "tsx:UTC", "tdm" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		prod p = { { bad[i], "b", "u", "i" }, 0, 0, 0 };
+		struct ArrowArrayStream s = make_stream(&p);
+		sink out = { 0 };
+		assert_int_equal(lv_arrow_ipc_write(&s, sink_write, &out, &err), LV_EUNSUPPORTED);
+		assert_non_null(strstr(err.message, "'u64'"));
+		free(out.p);
+	}
+	assert_int_equal(lv_arrow_live_objects(), 0);
+}
+
 static void test_errors_release_the_stream(void **state)
 {
 	(void)state;
@@ -507,6 +555,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_history_roundtrip),
 		cmocka_unit_test(test_slices_and_narrow_ints),
+		cmocka_unit_test(test_timestamps),
 		cmocka_unit_test(test_errors_release_the_stream),
 		cmocka_unit_test(test_allocation_failures),
 	};

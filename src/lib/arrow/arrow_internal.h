@@ -19,7 +19,9 @@
 #include "lancever/arrow.h"
 
 /* Column types the export produces (and the IPC writer reads). */
-enum lv__atype { LV__A_U64, LV__A_I64, LV__A_BOOL, LV__A_UTF8 };
+/* LV__A_TS_MS: milliseconds since the Unix epoch (the cell's `i`), exported as
+ * timestamp[ms, tz=UTC] ("tsm:UTC"), laid out as int64. */
+enum lv__atype { LV__A_U64, LV__A_I64, LV__A_BOOL, LV__A_UTF8, LV__A_TS_MS };
 
 /* One cell.  `s`/`n` for UTF8 (s need not be NUL-terminated), else u, i or b. */
 typedef struct lv__aval {

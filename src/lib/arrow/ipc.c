@@ -7,8 +7,8 @@
  * padded to 8 bytes, then the body; the stream is a Schema message, one
  * RecordBatch message per batch and the end-of-stream marker (0xFFFFFFFF, 0).
  * A RecordBatch lists one FieldNode (length, null count) per column and its
- * buffers (offset into the body, length): validity, then values (Boolean and
- * integers) or offsets and data (Utf8).
+ * buffers (offset into the body, length): validity, then values (Boolean,
+ * integers and timestamps, which are int64) or offsets and data (Utf8).
  *
  * Invariants: the stream is released on every path; body buffers start at
  * multiples of 8 and are zero-padded; a column with no nulls gets an empty
@@ -28,12 +28,14 @@
 /* Message.fbs / Schema.fbs enumerations and field ids used below. */
 enum { MD_V5 = 4 };
 enum { HDR_SCHEMA = 1, HDR_RECORD_BATCH = 3 };
-enum { TYPE_INT = 2, TYPE_UTF8 = 5, TYPE_BOOL = 6 };
+enum { TYPE_INT = 2, TYPE_UTF8 = 5, TYPE_BOOL = 6, TYPE_TIMESTAMP = 10 };
 
 typedef struct ipc_col {
 	const char *name;
 	int type;      /* TYPE_* */
-	int bits;      /* Int: 8, 16, 32, 64 */
+	int bits;      /* Int: 8, 16, 32, 64; Timestamp: 64 */
+	int unit;      /* Timestamp: TimeUnit (0 s, 1 ms, 2 us, 3 ns) */
+	const char *tz; /* Timestamp: its time zone, borrowed from the schema ("" = none) */
 	bool is_signed, nullable;
 } ipc_col;
 
@@ -117,6 +119,14 @@ static int parse_format(ipc_col *c, const struct ArrowSchema *s, lv_error *err)
 		c->type = TYPE_UTF8;
 		return 0;
 	}
+	/* "ts" + unit + ":" + time zone (possibly empty): the C Data Interface's timestamps */
+	const char *units = "smun", *u = s->format[0] == 't' && s->format[1] == 's' && s->format[2] ?
+						strchr(units, s->format[2]) : NULL;
+	if (u && s->format[3] == ':') {
+		*c = (ipc_col){ .name = c->name, .nullable = c->nullable, .type = TYPE_TIMESTAMP,
+				.bits = 64, .unit = (int)(u - units), .tz = s->format + 4 };
+		return 0;
+	}
 	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
 		if (!strcmp(s->format, ints[i].f)) {
 			c->type = TYPE_INT;
@@ -164,10 +174,16 @@ static lv__fb_ref metadata_vector(lv__fb *fb, const char *md, int *rc, lv_error 
 static lv__fb_ref field_table(lv__fb *fb, const ipc_col *c)
 {
 	lv__fb_ref name = lv__fb_string(fb, c->name, strlen(c->name));
+	lv__fb_ref tz = c->type == TYPE_TIMESTAMP && *c->tz ? lv__fb_string(fb, c->tz, strlen(c->tz)) : 0;
 	lv__fb_table_start(fb);
 	if (c->type == TYPE_INT) {
 		lv__fb_add_i32(fb, 0, c->bits);
 		lv__fb_add_u8(fb, 1, c->is_signed);
+	}
+	if (c->type == TYPE_TIMESTAMP) { /* Timestamp { unit: TimeUnit (short), timezone } */
+		lv__fb_add_i16(fb, 0, (int16_t)c->unit);
+		if (tz)
+			lv__fb_add_ref(fb, 1, tz);
 	}
 	lv__fb_ref type = lv__fb_table_end(fb);
 	lv__fb_ref children = lv__fb_ref_vector(fb, NULL, 0);

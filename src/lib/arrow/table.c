@@ -19,7 +19,8 @@
 #include "arrow/arrow_internal.h"
 
 static const char *const FORMATS[] = { [LV__A_U64] = "L", [LV__A_I64] = "l",
-				       [LV__A_BOOL] = "b", [LV__A_UTF8] = "u" };
+				       [LV__A_BOOL] = "b", [LV__A_UTF8] = "u",
+				       [LV__A_TS_MS] = "tsm:UTC" };
 
 static size_t round64(size_t n)
 {
@@ -185,6 +186,7 @@ static void fill_column(const lv__asource *src, size_t c, size_t first, size_t c
 			memcpy(values + 8 * k, &v.u, 8);
 			break;
 		case LV__A_I64:
+		case LV__A_TS_MS:
 			memcpy(values + 8 * k, &v.i, 8);
 			break;
 		case LV__A_BOOL:

@@ -23,7 +23,7 @@ enum {
 
 static const lv__acol COLS[C_NCOLS] = {
 	{ "version", LV__A_U64, false },
-	{ "timestamp_millis", LV__A_I64, false },
+	{ "timestamp_millis", LV__A_TS_MS, false },
 	{ "total_fragments", LV__A_U64, false },
 	{ "total_data_files", LV__A_U64, false },
 	{ "total_files_size", LV__A_U64, false },

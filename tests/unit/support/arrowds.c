@@ -12,7 +12,7 @@
 
 const ads_column ads_columns[LV_ARROW_VERSION_COLUMNS] = {
 	{ "version", "L", false },
-	{ "timestamp_millis", "l", false },
+	{ "timestamp_millis", "tsm:UTC", false },
 	{ "total_fragments", "L", false },
 	{ "total_data_files", "L", false },
 	{ "total_files_size", "L", false },

@@ -39,7 +39,7 @@ extern const ads_column ads_columns[LV_ARROW_VERSION_COLUMNS];
 typedef struct ads_cell {
 	bool null;
 	uint64_t u;    /* "L" */
-	int64_t i;     /* "l" */
+	int64_t i;     /* "tsm:UTC" (milliseconds) */
 	bool b;        /* "b" */
 	const char *s; /* "u" */
 } ads_cell;
