@@ -20,11 +20,12 @@ from .dataset import DEFAULT_OLDER_THAN, Dataset
 from .errors import (ConflictError, CorruptError, Error, ExistsError, InvalidArgumentError,
                      LanceverWarning, LibraryNotFoundError, LimitError, NotFoundError,
                      OutOfMemoryError, StorageError, TaggedVersionsError, UnsupportedError)
-from .results import (ArrowStream, CandidateFile, CheckpointResult, CleanupExplanation,
+from .results import (ArrowStream, ArrowView, CandidateFile, CheckpointResult,
+                      CleanupExplanation,
                       CleanupStats, DatasetWarning, HistoryReport, Tags, VersionList)
 
 __all__ = [
-    "Dataset", "VersionList", "ArrowStream", "HistoryReport", "DatasetWarning", "Tags",
+    "Dataset", "VersionList", "ArrowStream", "ArrowView", "HistoryReport", "DatasetWarning", "Tags",
     "CheckpointResult", "CleanupStats", "CleanupExplanation", "CandidateFile",
     "Error", "NotFoundError", "CorruptError", "ExistsError", "StorageError",
     "OutOfMemoryError", "InvalidArgumentError", "UnsupportedError", "LimitError",

@@ -139,8 +139,12 @@ class VersionList(list):
     skipped because a concurrent cleanup removed them), ``warnings``
     (:class:`DatasetWarning` records, also issued as :class:`LanceverWarning`).
 
-    ``pyarrow.table(result)``, ``polars.DataFrame(result)`` and DuckDB read it through
-    ``__arrow_c_stream__`` (zero-copy from the C library); :meth:`to_pandas` needs pandas.
+    Being a list, it is taken as a list by the consumers that test for one before they look
+    for ``__arrow_c_stream__`` (``pyarrow.table``, ``polars.DataFrame``, DuckDB's replacement
+    scan): hand them :meth:`arrow` (``pa.table(h.arrow())``, ``pl.DataFrame(h.arrow())``,
+    ``duckdb.sql("from v")`` with ``v = h.arrow()``); ``pa.RecordBatchReader.from_stream(h)``
+    takes the list itself.  The Arrow columns keep the C export's types (timestamp_millis is
+    ``timestamp[ms, tz=UTC]``, counters ``uint64``).  :meth:`to_pandas` needs pandas.
     A pickled copy is a plain list of the same dicts (the C data stays in the process).
     """
 
@@ -164,6 +168,15 @@ class VersionList(list):
             raise Error("lancever: this list has no C data (an unpickled copy?): "
                         "call versions()/history() in this process")
         return export_list(self._handle, self.kind)
+
+    def arrow(self) -> "ArrowView":
+        """The rows as an object that is only an Arrow stream source (not a list), which
+        every consumer reads through ``__arrow_c_stream__``, as often as it likes."""
+        if self._handle is None:
+            raise Error("lancever: this list has no C data (an unpickled copy?): "
+                        "call versions()/history() in this process")
+        handle, kind = self._handle, self.kind
+        return ArrowView(lambda: export_list(handle, kind), f"{kind}: {len(self)} versions")
 
     def to_pandas(self) -> Any:
         """A pandas DataFrame with one column per Arrow column plus ``timestamp``
@@ -201,9 +214,28 @@ class VersionList(list):
         return f"<lancever.VersionList {self.kind}: {len(self)} versions>"
 
 
+class ArrowView:
+    """An Arrow C stream source over a result already read (:meth:`VersionList.arrow`):
+    each ``__arrow_c_stream__`` call exports a fresh stream, so it may be read many times and
+    by consumers that ask twice (DuckDB reads the schema, then the data)."""
+
+    def __init__(self, export: Any, what: str):
+        self._export = export
+        self._what = what
+
+    def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
+        """A new PyCapsule "arrow_array_stream" (a requested schema is ignored, as the
+        PyCapsule protocol allows)."""
+        return self._export()
+
+    def __repr__(self) -> str:
+        return f"<lancever.ArrowView {self._what}>"
+
+
 class ArrowStream:
     """A one-shot Arrow C stream from the library (``Dataset.history_stream()`` and
-    friends): hand it to ``pyarrow.table()``, ``polars.DataFrame()``, DuckDB... once."""
+    friends): hand it to ``pyarrow.table()`` or ``polars.DataFrame()`` once.  DuckDB asks
+    for a stream twice (schema, then data): give it :meth:`VersionList.arrow` instead."""
 
     def __init__(self, capsule: Any, report: Optional[HistoryReport],
                  warnings: Tuple[DatasetWarning, ...]):
