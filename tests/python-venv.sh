@@ -7,7 +7,7 @@
 # DIR defaults to build/venv, REQUIREMENTS to python/requirements-test.txt, MODULES (the
 # imports that prove the venv works, comma-separated) to "hypothesis,pytest".  The Lance 14
 # peer's venv is the same script with tests/interop/peers/lance14/requirements.txt and
-# "lance,pyarrow,pytest" (CTest's interop/lance14/venv).
+# "lance,pyarrow,pytest,polars,duckdb,pandas" (CTest's interop/lance14/venv).
 #
 # The venv is made with $LV_PYTHON (default /usr/bin/python3, CMake's LV_PYTHON) without pip
 # or system site-packages, and gets exactly the wheels python/requirements-test.txt pins,

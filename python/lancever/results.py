@@ -180,7 +180,8 @@ class VersionList(list):
 
     def to_pandas(self) -> Any:
         """A pandas DataFrame with one column per Arrow column plus ``timestamp``
-        (datetime64[ns, UTC]); nullable integer columns use pandas' ``UInt64``.  Built from
+        (a UTC datetime64; ``timestamp_millis`` stays int64 milliseconds); nullable integer
+        columns use pandas' ``UInt64``.  Built from
         the C export's buffers (numpy), not from the dicts."""
         import numpy as np
         import pandas as pd  # optional dependency (Debian: python3-pandas)

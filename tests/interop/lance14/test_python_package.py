@@ -27,9 +27,12 @@ def built(tmp_path_factory):
 
 def arrow_rows(stream):
     t = pa.RecordBatchReader.from_stream(stream).read_all()
+    assert t.schema.field("timestamp_millis").type == pa.timestamp("ms", tz="UTC")
     rows = t.to_pylist()
+    epoch = datetime.datetime(1970, 1, 1, tzinfo=UTC)
     for r in rows:
         r["transaction_properties"] = json.loads(r["transaction_properties"])
+        r["timestamp_millis"] = (r["timestamp_millis"] - epoch) // datetime.timedelta(milliseconds=1)
     return t.schema, rows
 
 
