@@ -5,7 +5,8 @@
  * Invariants: the stream works on its own copy of the rows (the 22 exported
  * fields, strings in one block), so it never depends on the lv_version_list
  * it came from; column order, types and nullability are those documented in
- * lancever/arrow.h, the first 15 being the checkpoint file's schema.
+ * lancever/arrow.h, the first 15 being the checkpoint file's schema (its Int64
+ * timestamp_millis exported as timestamp[ms, tz=UTC], the same int64 values).
  */
 #include <inttypes.h>
 #include <stdio.h>
