@@ -204,11 +204,17 @@ def test_cleanup_explanation(uri, consumer):
 
 
 def ipc(*args):
+    """The CLI's --format arrow output read by pyarrow; polars' own IPC reader and DuckDB
+    (over pyarrow's stream reader) must see the same table."""
     r = subprocess.run([LANCEVER, *args, "--format", "arrow"], capture_output=True,
                        env={**os.environ, "LANCEVER_ARROW_BATCH_ROWS": "2"})
     assert r.returncode == 0, r.stderr.decode()
     with pa.ipc.open_stream(r.stdout) as reader:
-        return reader.read_all()
+        t = reader.read_all()
+    assert pl.read_ipc_stream(r.stdout).equals(pl.DataFrame(t))
+    with pa.ipc.open_stream(r.stdout) as reader:
+        assert duckdb.from_arrow(reader).fetchall() == duckdb.from_arrow(t).fetchall()
+    return t
 
 
 def test_cli_ipc_stream(uri):
