@@ -183,6 +183,24 @@ def test_capsule_matches_cli_json(cleaned_demo, method):
     assert live() == before
 
 
+def test_arrow_view_is_not_a_list_and_rereadable(cleaned_demo):
+    """pyarrow.table, polars.DataFrame and DuckDB take a list as a list: VersionList.arrow()
+    is only a stream source, and exports a fresh stream each time (DuckDB asks twice)."""
+    before = live()
+    res = lancever.Dataset(cleaned_demo).history()
+    view = res.arrow()
+    assert not isinstance(view, (list, tuple, dict)) and isinstance(view, lancever.ArrowView)
+    js = cli_json("history", cleaned_demo)
+    for _ in range(2):
+        fields, md, rows, nb = consume(view)
+        assert fields == [(n, f, null) for n, f, null in VERSION_SCHEMA]
+        assert md["lancever:kind"] == "history"
+        check_rows(rows, js)
+    del res, view
+    gc.collect()
+    assert live() == before
+
+
 def test_stream_batches_and_one_shot(cleaned_demo):
     ds = lancever.Dataset(cleaned_demo)
     s = ds.history_stream(batch_rows=5)
