@@ -16,7 +16,7 @@ The library is found next to this package (where ``cmake --install`` puts a
 copy), else through ``$LANCEVER_LIBRARY``, else on the system's library path.
 """
 
-from .dataset import DEFAULT_OLDER_THAN, Dataset
+from .dataset import DEFAULT_OLDER_THAN, Dataset, VersionRef, dataset
 from .errors import (ConflictError, CorruptError, Error, ExistsError, InvalidArgumentError,
                      LanceverWarning, LibraryNotFoundError, LimitError, NotFoundError,
                      OutOfMemoryError, StorageError, TaggedVersionsError, UnsupportedError)
@@ -24,7 +24,7 @@ from .results import (ArrowStream, CandidateFile, CheckpointResult, CleanupExpla
                       CleanupStats, DatasetWarning, HistoryReport, Tags, VersionList)
 
 __all__ = [
-    "Dataset", "VersionList", "ArrowStream", "HistoryReport", "DatasetWarning", "Tags",
+    "dataset", "Dataset", "VersionRef", "VersionList", "ArrowStream", "HistoryReport", "DatasetWarning", "Tags",
     "CheckpointResult", "CleanupStats", "CleanupExplanation", "CandidateFile",
     "Error", "NotFoundError", "CorruptError", "ExistsError", "StorageError",
     "OutOfMemoryError", "InvalidArgumentError", "UnsupportedError", "LimitError",
