@@ -24,7 +24,7 @@ from .results import (ArrowStream, CandidateFile, CheckpointResult, CleanupExpla
                       CleanupStats, DatasetWarning, HistoryReport, Tags, VersionList)
 
 __all__ = [
-    "dataset", "Dataset", "VersionRef", "VersionList", "ArrowStream", "HistoryReport", "DatasetWarning", "Tags",
+    "dataset", "Dataset", "VersionList", "ArrowStream", "HistoryReport", "DatasetWarning", "Tags",
     "CheckpointResult", "CleanupStats", "CleanupExplanation", "CandidateFile",
     "Error", "NotFoundError", "CorruptError", "ExistsError", "StorageError",
     "OutOfMemoryError", "InvalidArgumentError", "UnsupportedError", "LimitError",

@@ -634,7 +634,8 @@ class Dataset:
         ``include_files=True`` up to ``max_files`` (positive; ``None`` = all, lancever's
         extension) candidate files (path relative to the dataset root, kind, size,
         Lance's ``unverified`` flag as the library computes it, plus lancever's reason);
-        ``candidate_files_truncated`` when there were more.  ``referenced_branches``: the
+        ``candidate_files_truncated`` when there were more; ``candidate_file_limit`` is
+        ``max_files`` whether or not files were asked for, as in pylance.  ``referenced_branches``: the
         branches made from a version the policy selects (or whose base is gone), as Lance
         lists them.  ``delete_rate_limit`` is checked (a non-negative int) and ignored, as
         pylance ignores it here."""
@@ -657,8 +658,7 @@ class Dataset:
                               on_candidate=on_candidate,
                               on_plan=lambda rv: read_version.__setitem__(0, rv))
         return CleanupExplanation(stats, files, include_files and len(files) < total[0],
-                                  max_files if include_files else None, branches,
-                                  stats.warnings, read_version[0])
+                                  max_files, branches, stats.warnings, read_version[0])
 
 
 def _lance_storage_options(obj: Any) -> Optional[Dict[str, Any]]:
