@@ -302,9 +302,9 @@ class Dataset:
         found = self._call(lambda ds, *a: lib.lv_versions(ctypes.byref(out), ds,
                                                           ctypes.byref(rep), *a))
         handle = ListHandle(out.value)
-        rows = pylance_rows(handle, read_list_columns(handle, "versions"))
-        full = self._wrap_handle(handle, "versions", HistoryReport.from_c(rep), found, rows)
-        return full
+        report = HistoryReport.from_c(rep)
+        rows = pylance_rows(handle, read_list_columns(handle, "versions"), report.checkpoint_version)
+        return self._wrap_handle(handle, "versions", report, found, rows)
 
     def history(self) -> VersionList:
         """Every version ever recorded: checkpoint rows plus live manifests, with

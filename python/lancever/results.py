@@ -132,16 +132,19 @@ def _local_from_ms(ms: int) -> datetime:
     return datetime.fromtimestamp(ms // 1000) + timedelta(milliseconds=ms % 1000)
 
 
-def pylance_rows(handle: ListHandle, cols: "_arrow.Columns") -> List[Dict[str, Any]]:
+def pylance_rows(handle: ListHandle, cols: "_arrow.Columns",
+                 covered: int = 0) -> List[Dict[str, Any]]:
     """pylance 14's ``versions()`` rows -- exactly ``{"version", "timestamp", "metadata"}``:
     a naive local-time datetime (from the manifest's nanoseconds when this call read the
-    manifest, else from the checkpoint's milliseconds) and the seven counters as strings."""
+    manifest, else from the checkpoint's milliseconds) and the seven counters as strings.
+    ``covered``: the newest version the checkpoint used covers (its rows carry no manifest
+    details, so they are not asked for: a C call per row is the cost here)."""
     data = dict(zip(cols.names, cols.data))
     get = _lib.lib().lv_version_list_get
     stamps = []
-    for i, ms in enumerate(data["timestamp_millis"]):
-        v = get(handle.ptr, i).contents
-        stamps.append(pylance_timestamp(v.timestamp_nanos) if v.has_manifest_details
+    for i, (version, ms) in enumerate(zip(data["version"], data["timestamp_millis"])):
+        v = get(handle.ptr, i).contents if version > covered else None
+        stamps.append(pylance_timestamp(v.timestamp_nanos) if v is not None and v.has_manifest_details
                       else _local_from_ms(ms))
     text = [list(map(str, data[k])) for k in SUMMARY_KEYS]
     metadata = list(map(dict, map(zip, repeat(SUMMARY_KEYS), zip(*text))))
