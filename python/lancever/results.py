@@ -397,8 +397,8 @@ class Tags:
     """The dataset's tags (``Dataset.tags``), shaped like pylance's ``Tags`` (read-only).
 
     ``list()`` gives pylance 14's ``{name: {"branch", "version", "created_at",
-    "updated_at", "manifest_size", "metadata"}}`` (times as aware UTC datetimes;
-    ``metadata`` is always ``{}``: the library does not read tag metadata yet); the object is also an Arrow stream of tags and branches
+    "updated_at", "manifest_size", "metadata"}}`` (times as aware UTC datetimes,
+    ``metadata`` the tag's dict of strings); the object is also an Arrow stream of tags and branches
     (columns kind, name, version, branch, manifest_size, created_at)."""
 
     def __init__(self, refs_ptr: int, warnings: List[DatasetWarning]):
@@ -412,7 +412,8 @@ class Tags:
             self._tags[t.name.decode()] = {
                 "branch": t.branch.decode() if t.branch else None, "version": t.version,
                 "created_at": rfc3339(t.created_at), "updated_at": rfc3339(t.updated_at),
-                "manifest_size": t.manifest_size or None, "metadata": {}}
+                "manifest_size": t.manifest_size or None,
+                "metadata": json.loads(t.metadata) if t.metadata else {}}
         self._branches: Dict[str, Dict[str, Any]] = {}
         for i in range(lib.lv_refs_branch_count(refs_ptr)):
             b = lib.lv_refs_branch(refs_ptr, i).contents

@@ -210,3 +210,18 @@ def test_new_arguments_are_checked_as_pylance_checks_them(built):
     with pytest.raises(TypeError):
         lancever.dataset(sc.uri, storage_options=["x"])
     assert len(ds.versions()) == len(pds.versions())  # nothing was removed by a refused call
+
+
+def test_tag_metadata_equals_pylance(built, tmp_path):
+    """tags.list()'s metadata: the tag file's map of strings, as pylance 14 lists it."""
+    d = str(tmp_path / "tags.lance")
+    shutil.copytree(built[1].uri, d, symlinks=True)
+    pds = lance.dataset(d)
+    pds.tags.create("m", 2)
+    pds.tags.replace_metadata("m", {"owner": "ann", "why": "release ✓", "empty": ""})
+    pds.tags.create("plain", 3)
+    theirs = lance.dataset(d).tags.list()
+    ours = lancever.dataset(d).tags.list()
+    assert theirs["m"]["metadata"] == {"owner": "ann", "why": "release ✓", "empty": ""}
+    assert ours == theirs
+    assert lancever.dataset(d).tags.get_version("m") == lance.dataset(d).tags.get_version("m") == 2
