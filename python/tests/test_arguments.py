@@ -193,6 +193,14 @@ SIGINT_SCRIPT = textwrap.dedent("""
             ds.checkpoint(max_entries=100)
         elif what == "history":
             ds.history()
+        elif what == "versions":  # pylance's rows (issue 27)
+            ds.versions()
+        elif what == "latest_version":
+            ds.latest_version
+        elif what == "dataset":  # lancever.dataset(uri, version=): checks the version out
+            lancever.dataset(sys.argv[1], version=1500)
+        elif what == "rate_limited_cleanup":  # pylance's delete_rate_limit: 1 delete a second
+            ds.cleanup_old_versions(retain_versions=2, delete_rate_limit=1, delete_concurrency=1)
         else:
             ds.cleanup_old_versions(retain_versions=2, progress=prog)
     except KeyboardInterrupt:
@@ -204,7 +212,8 @@ SIGINT_SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("what", ["cleanup", "checkpoint", "history"])
+@pytest.mark.parametrize("what", ["cleanup", "checkpoint", "history", "versions", "latest_version",
+                                  "dataset", "rate_limited_cleanup"])
 def test_ctrl_c_stops_the_call_and_raises_keyboard_interrupt(tmp_path, what):
     ds = gen_dataset(tmp_path / "many.lance", 2000)
     before = manifests(ds)
