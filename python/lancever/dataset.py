@@ -124,14 +124,17 @@ class Dataset:
     (a path, ``file://``, or ``s3://bucket/path``) on ``branch`` (None = main).  Nothing
     is read until a method is called.
 
-    Methods that overlap pylance's ``LanceDataset`` have its names and shapes:
-    :meth:`versions`, :attr:`tags`, :meth:`cleanup_old_versions`,
-    :meth:`explain_cleanup_old_versions`.  lancever adds :meth:`history` (every version
-    ever recorded, cleaned-up ones included), :meth:`version_as_of`, :meth:`show`,
-    :meth:`diff` and :meth:`checkpoint`.
+    :func:`lancever.dataset` opens one as ``lance.dataset`` does (also from a
+    ``lance.LanceDataset``).  Methods that overlap pylance 14's ``LanceDataset`` have its
+    names, signatures and answers: :meth:`versions` (``==`` pylance's), :attr:`tags`,
+    :attr:`version`, :attr:`latest_version`, :meth:`checkout_version`,
+    :meth:`cleanup_old_versions`, :meth:`explain_cleanup_old_versions`; a version is an
+    int, a tag name or ``(branch, version)`` wherever one is taken.  lancever adds
+    :meth:`history` (every version ever recorded, cleaned-up ones included, the richer
+    record), :meth:`version_as_of`, :meth:`show`, :meth:`diff` and :meth:`checkpoint`.
 
-    Time zones: timestamps are *aware* UTC datetimes (pylance's ``versions()`` gives
-    naive local-time ones: ``d["timestamp"].astimezone()`` converts).
+    Time zones: :meth:`versions` gives pylance's naive local-time datetimes;
+    :meth:`history` and :meth:`show` give *aware* UTC ones.
 
     Threads and processes: each call releases the GIL while the library works, so
     several threads can read several datasets in parallel.  Calls on one Dataset are
