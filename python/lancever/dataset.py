@@ -685,7 +685,9 @@ def dataset(uri: Any, *, version: Optional[VersionRef] = None,
 
     ``uri``: a path, ``file://`` or ``s3://`` URI, or a ``lance.LanceDataset`` (anything
     with a ``uri`` attribute that is not a path), whose URI and storage options are reused
-    (``storage_options`` given here override its keys).  ``version``: None (the latest),
+    (``storage_options`` given here override its keys); not its checked-out version or
+    branch (pylance 14 does not expose the branch: pass ``version=(branch, v)``).
+    ``version``: None (the latest),
     an int, a tag name, or ``(branch, version)`` (lancever also takes the tuple, which
     pylance's ``checkout_version`` takes); a version that is not live raises
     :class:`NotFoundError` now, as pylance does.  Returns a :class:`Dataset`, whose
