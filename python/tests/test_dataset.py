@@ -368,6 +368,16 @@ def test_python_m_lancever(cleaned_demo):
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     assert [x["version"] for x in json.loads(r.stdout)] == list(range(1, 13))
+    live = [x["version"] for x in cli_json("versions", cleaned_demo)]
+    for extra in ([], ["--json"]):  # versions: the live versions' rich rows (operation, rows)
+        r = subprocess.run([sys.executable, "-m", "lancever", "versions", str(cleaned_demo), *extra],
+                           capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r.stderr
+        if extra:
+            got = json.loads(r.stdout)
+            assert [x["version"] for x in got] == live and all("operation_type" in x for x in got)
+        else:
+            assert [int(x.split()[0]) for x in r.stdout.splitlines()[1:]] == live
     r = subprocess.run([sys.executable, "-m", "lancever", "bogus"], capture_output=True, text=True, env=env)
     assert r.returncode == 2 and "usage" in r.stderr
 
