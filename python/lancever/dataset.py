@@ -660,8 +660,11 @@ class Dataset:
                               lambda name, _v, _c: branches.append(name),
                               on_candidate=on_candidate,
                               on_plan=lambda rv: read_version.__setitem__(0, rv))
-        return CleanupExplanation(stats, files, include_files and len(files) < total[0],
-                                  max_files, branches, stats.warnings, read_version[0])
+        truncated = include_files and len(files) < total[0]
+        messages = ([f"candidate_files truncated to {max_files} entries"] if truncated else [])
+        messages += [w.message for w in stats.warnings]
+        return CleanupExplanation(stats, files, truncated, max_files, branches, messages,
+                                  read_version[0], list(stats.warnings))
 
 
 def _lance_storage_options(obj: Any) -> Optional[Dict[str, Any]]:

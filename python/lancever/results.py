@@ -331,15 +331,18 @@ class CandidateFile:
 @dataclass
 class CleanupExplanation:
     """What :meth:`Dataset.cleanup_old_versions` would do, from a dry run (shaped like
-    Lance's ``CleanupExplanation``).  Also an Arrow stream of the candidate files."""
+    Lance's ``CleanupExplanation``: pylance 14's fields, then lancever's
+    ``dataset_warnings``).  Also an Arrow stream of the candidate files."""
 
     stats: CleanupStats
     candidate_files: List[CandidateFile]
     candidate_files_truncated: bool
     candidate_file_limit: Optional[int]
     referenced_branches: List[str]
-    warnings: List[DatasetWarning]
+    warnings: List[str]     #: as pylance: "candidate_files truncated to N entries", then the
+                            #: messages of the warnings the library recorded
     read_version: int = 0   #: the latest version the plan was made against (Lance's field)
+    dataset_warnings: List[DatasetWarning] = field(default_factory=list)  #: the records
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
         files = (_lib.CleanupFile * max(1, len(self.candidate_files)))()

@@ -169,6 +169,18 @@ def test_cleanup_equals_pylance(built, tmp_path, kw):
                for r, t in zip(ours, theirs))
 
 
+def test_explain_truncation_equals_pylance(built):
+    sc = next(s for s in built if s.name == "stable_row_ids_2_1")
+    kw = dict(older_than=datetime.timedelta(0), error_if_tagged_old_versions=False, include_files=True)
+    for m in (1, 2, 1000):
+        theirs = lance.dataset(sc.uri).explain_cleanup_old_versions(max_files=m, **kw)
+        ours = lancever.Dataset(sc.uri).explain_cleanup_old_versions(max_files=m, **kw)
+        assert (ours.candidate_files_truncated, ours.candidate_file_limit, len(ours.candidate_files),
+                ours.warnings) == (theirs.candidate_files_truncated, theirs.candidate_file_limit,
+                                   len(theirs.candidate_files), list(theirs.warnings)), m
+    assert ours.dataset_warnings == []
+
+
 def test_explain_without_files_is_pylances_default(built):
     sc = built[1]
     kw = dict(retain_versions=1, error_if_tagged_old_versions=False)
