@@ -10,7 +10,8 @@ after one warm-up):
   arrow      Dataset.history_stream() and a C-level walk of every record batch through
              the capsule (what pyarrow.table() would start from; no per-row Python objects)
   pandas     Dataset.history().to_pandas()
-  versions   Dataset.versions(): the list of dicts of the live versions
+  versions   Dataset.versions(): the live versions as pylance 14 returns them (version,
+             naive local timestamp, metadata of strings)
 Prints one JSON line: {case: {"median_ms", "ms": [...]}, "rows": N, "live": L}.
 """
 

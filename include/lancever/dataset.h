@@ -230,6 +230,10 @@ typedef struct lv_tag {
 	uint64_t manifest_size; /**< 0 if unknown */
 	const char *created_at; /**< RFC 3339 or NULL */
 	const char *updated_at;
+	const char *metadata;   /**< the tag's "metadata" object as compact JSON text (string
+				     values, as Lance writes them); "{}" when absent or null.
+				     Appended in 0.1 (issue 27): read it only from a library
+				     that has it (this header's) */
 } lv_tag;
 
 typedef struct lv_branch {

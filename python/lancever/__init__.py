@@ -1,14 +1,15 @@
 """lancever: fast, durable version history for Lance datasets, from Python.
 
 A pure-Python package over the C library liblancever (ctypes, standard library
-only).  ``lancever.Dataset(path).history()`` returns every version ever recorded
-(what LanceDB's ``listVersions()`` reports, plus versions a cleanup removed);
-results are lists of dicts shaped like pylance's ``LanceDataset.versions()`` and
-Arrow streams (``__arrow_c_stream__``) that pyarrow, polars and DuckDB read
-without copying.
+only), usable beside pylance 14: ``lancever.dataset(uri_or_lance_dataset)`` opens a
+dataset, ``versions()`` returns exactly what pylance's ``LanceDataset.versions()``
+returns, and ``history()`` every version ever recorded (what LanceDB's
+``listVersions()`` reports, plus versions a cleanup removed) with every column.
+Results are lists of dicts and Arrow streams (``__arrow_c_stream__``) that pyarrow,
+polars and DuckDB read without copying.
 
     >>> import lancever
-    >>> ds = lancever.Dataset("/data/t.lance")
+    >>> ds = lancever.dataset("/data/t.lance")
     >>> [v["version"] for v in ds.history() if v["is_cleaned_up"]]
     [1, 2, 3]
 
@@ -16,7 +17,7 @@ The library is found next to this package (where ``cmake --install`` puts a
 copy), else through ``$LANCEVER_LIBRARY``, else on the system's library path.
 """
 
-from .dataset import DEFAULT_OLDER_THAN, Dataset
+from .dataset import DEFAULT_OLDER_THAN, Dataset, VersionRef, dataset
 from .errors import (ConflictError, CorruptError, Error, ExistsError, InvalidArgumentError,
                      LanceverWarning, LibraryNotFoundError, LimitError, NotFoundError,
                      OutOfMemoryError, StorageError, TaggedVersionsError, UnsupportedError)
@@ -25,7 +26,7 @@ from .results import (ArrowStream, ArrowView, CandidateFile, CheckpointResult,
                       CleanupStats, DatasetWarning, HistoryReport, Tags, VersionList)
 
 __all__ = [
-    "Dataset", "VersionList", "ArrowStream", "ArrowView", "HistoryReport", "DatasetWarning", "Tags",
+    "dataset", "Dataset", "VersionList", "ArrowStream", "ArrowView", "HistoryReport", "DatasetWarning", "Tags",
     "CheckpointResult", "CleanupStats", "CleanupExplanation", "CandidateFile",
     "Error", "NotFoundError", "CorruptError", "ExistsError", "StorageError",
     "OutOfMemoryError", "InvalidArgumentError", "UnsupportedError", "LimitError",

@@ -19,7 +19,9 @@ def main(argv: list) -> int:
         print("usage: python -m lancever versions|history DATASET [--json]", file=sys.stderr)
         return 2
     try:
-        rows = getattr(Dataset(argv[1]), argv[0])()
+        ds = Dataset(argv[1])
+        # the live versions' rich record (versions() itself has pylance's three keys only)
+        rows = ds._list("lv_versions", "versions") if argv[0] == "versions" else ds.history()
     except Error as e:
         print(f"lancever: {e}", file=sys.stderr)
         return 1

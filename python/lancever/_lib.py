@@ -139,6 +139,7 @@ class Tag(ctypes.Structure):
         ("manifest_size", c_u64),
         ("created_at", c_char_p),
         ("updated_at", c_char_p),
+        ("metadata", c_char_p),  # JSON object text (appended, issue 27)
     ]
 
 

@@ -16,10 +16,14 @@ from .errors import (Error, InvalidArgumentError, LanceverWarning, NotFoundError
                      error_for)
 from .results import (EPOCH, SUMMARY_KEYS, ArrowStream, CandidateFile, CheckpointResult,
                       CleanupExplanation, CleanupStats, DatasetWarning, HistoryReport, ListHandle,
-                      Tags, VersionList, read_list_columns, rows_from_columns, warning_from_c)
+                      Tags, VersionList, pylance_rows, read_list_columns, rows_from_columns,
+                      warning_from_c)
 
 PathLike = Union[str, bytes, "os.PathLike[str]", "os.PathLike[bytes]"]
 TimeLike = Union[datetime, str, int]
+#: A version as pylance names one: a number (on this dataset's branch), a tag name, or
+#: ``(branch, version)`` (branch None or "main" = main; version None = that branch's latest).
+VersionRef = Union[int, str, Tuple[Optional[str], Optional[int]]]
 
 #: storage_options keys that go into the typed fields of lv_storage_options (a local path ignores
 #: them, as Lance does); every other key is handed to the library as a key/value pair, which knows
@@ -120,14 +124,17 @@ class Dataset:
     (a path, ``file://``, or ``s3://bucket/path``) on ``branch`` (None = main).  Nothing
     is read until a method is called.
 
-    Methods that overlap pylance's ``LanceDataset`` have its names and shapes:
-    :meth:`versions`, :attr:`tags`, :meth:`cleanup_old_versions`,
-    :meth:`explain_cleanup_old_versions`.  lancever adds :meth:`history` (every version
-    ever recorded, cleaned-up ones included), :meth:`version_as_of`, :meth:`show`,
-    :meth:`diff` and :meth:`checkpoint`.
+    :func:`lancever.dataset` opens one as ``lance.dataset`` does (also from a
+    ``lance.LanceDataset``).  Methods that overlap pylance 14's ``LanceDataset`` have its
+    names, signatures and answers: :meth:`versions` (``==`` pylance's), :attr:`tags`,
+    :attr:`version`, :attr:`latest_version`, :meth:`checkout_version`,
+    :meth:`cleanup_old_versions`, :meth:`explain_cleanup_old_versions`; a version is an
+    int, a tag name or ``(branch, version)`` wherever one is taken.  lancever adds
+    :meth:`history` (every version ever recorded, cleaned-up ones included, the richer
+    record), :meth:`version_as_of`, :meth:`show`, :meth:`diff` and :meth:`checkpoint`.
 
-    Time zones: timestamps are *aware* UTC datetimes (pylance's ``versions()`` gives
-    naive local-time ones: ``d["timestamp"].astimezone()`` converts).
+    Time zones: :meth:`versions` gives pylance's naive local-time datetimes;
+    :meth:`history` and :meth:`show` give *aware* UTC ones.
 
     Threads and processes: each call releases the GIL while the library works, so
     several threads can read several datasets in parallel.  Calls on one Dataset are
@@ -141,8 +148,10 @@ class Dataset:
 
     def __init__(self, uri: PathLike, *, branch: Optional[str] = None,
                  storage_options: Optional[Mapping[str, Any]] = None,
-                 threads: Optional[int] = None):
+                 threads: Optional[int] = None, version: Optional[int] = None):
         self._ptr: Optional[int] = None
+        self._checked_out = _check.optional_integer("version", version, _check.POSITIVE_U64)
+        self._threads = threads
         self._lock = threading.Lock()
         self._uri, uri_bytes = _check.path("uri", uri)
         b = None if branch is None else _check.text("branch", branch) or None
@@ -150,6 +159,7 @@ class Dataset:
         nthreads = _check.optional_integer("threads", threads, (1, 256))
         keep: List[bytes] = []
         storage = _storage_options(storage_options, keep)
+        self._storage_options = dict(storage_options or {})
         opts = _check.struct(_lib.OpenOptions, version=_lib.OPEN_OPTIONS_VERSION,
                              threads=nthreads or 0, branch=b, storage=storage)
         lib = _lib.lib()
@@ -175,6 +185,20 @@ class Dataset:
     def branch(self) -> Optional[str]:
         """The branch (None = main)."""
         return self._branch
+
+    @property
+    def latest_version(self) -> int:
+        """The newest live version of this branch (pylance's ``latest_version``)."""
+        rows = self._list("lv_versions", "versions")
+        if not rows:
+            raise NotFoundError(f"lancever: {self._uri} has no live version")
+        return rows[-1]["version"]
+
+    @property
+    def version(self) -> int:
+        """The checked-out version (pylance's ``version``): the one given to
+        :func:`dataset` / :meth:`checkout_version`, else the latest."""
+        return self._checked_out if self._checked_out is not None else self.latest_version
 
     def close(self) -> None:
         """Releases the C handle now (results already returned stay valid)."""
@@ -229,8 +253,14 @@ class Dataset:
     @staticmethod
     def _wrap(ptr: int, kind: str, report: Optional[HistoryReport],
               found: List[DatasetWarning]) -> VersionList:
+        return Dataset._wrap_handle(ListHandle(ptr), kind, report, found, None)
+
+    @staticmethod
+    def _wrap_handle(handle: ListHandle, kind: str, report: Optional[HistoryReport],
+                     found: List[DatasetWarning],
+                     rows: Optional[List[Dict[str, Any]]]) -> VersionList:
         lib = _lib.lib()
-        handle = ListHandle(ptr)
+        ptr = handle.ptr
         gaps = []
         for i in range(lib.lv_version_list_gap_count(ptr)):
             a, b = ctypes.c_uint64(), ctypes.c_uint64()
@@ -238,7 +268,8 @@ class Dataset:
                 gaps.append((a.value, b.value))
         vanished = tuple(lib.lv_version_list_vanished(ptr, i).decode()
                          for i in range(lib.lv_version_list_vanished_count(ptr)))
-        rows = rows_from_columns(read_list_columns(handle, kind))
+        if rows is None:
+            rows = rows_from_columns(read_list_columns(handle, kind))
         return VersionList(rows, kind=kind, handle=handle, report=report, gaps=tuple(gaps),
                            vanished=vanished, warnings=tuple(found))
 
@@ -260,11 +291,23 @@ class Dataset:
     # ---- history ----
 
     def versions(self) -> VersionList:
-        """Every live version (one readable manifest in ``_versions/``), sorted: what
-        pylance's ``versions()`` and LanceDB's ``listVersions()`` report, plus lancever's
-        columns (see :class:`VersionList`).  Answered from the newest checkpoint plus the
-        manifests newer than it when there is one."""
-        return self._list("lv_versions", "versions")
+        """Every live version (one readable manifest in ``_versions/``), sorted, exactly as
+        pylance 14's ``LanceDataset.versions()`` returns them: dicts ``{"version": int,
+        "timestamp": naive local-time datetime, "metadata": {counter: str}}``, equal with
+        ``==``.  Answered from the newest checkpoint plus the manifests newer than it when
+        there is one; a version the checkpoint answers for has its time to the millisecond
+        (the checkpoint keeps ms), a manifest read now to the microsecond, as pylance.
+        :meth:`history` has the richer record (aware UTC times, every column); the result
+        is also an Arrow stream of those columns (``pyarrow.table(ds.versions())``)."""
+        lib = _lib.lib()
+        out = ctypes.c_void_p()
+        rep = _lib.HistoryReport()
+        found = self._call(lambda ds, *a: lib.lv_versions(ctypes.byref(out), ds,
+                                                          ctypes.byref(rep), *a))
+        handle = ListHandle(out.value)
+        report = HistoryReport.from_c(rep)
+        rows = pylance_rows(handle, read_list_columns(handle, "versions"), report.checkpoint_version)
+        return self._wrap_handle(handle, "versions", report, found, rows)
 
     def history(self) -> VersionList:
         """Every version ever recorded: checkpoint rows plus live manifests, with
@@ -298,11 +341,59 @@ class Dataset:
         row["checkout_possible"] = not row["is_cleaned_up"]
         return row
 
-    def show(self, version: int) -> Dict[str, Any]:
+    def _resolve(self, name: str, ref: Any) -> Tuple[Optional[str], Optional[int]]:
+        """A :data:`VersionRef` as (branch, version or None = latest), as pylance reads
+        one: an int is a version of this dataset's branch, a str a tag name (NotFoundError
+        if no such tag), a 2-tuple ``(branch, version)`` ("main" and None = main)."""
+        if isinstance(ref, str):
+            _check.text(name, ref, empty=False)
+            tags = self.tags
+            if ref not in tags:
+                raise NotFoundError(f"lancever: {name}: no tag named {ref!r}")
+            t = tags.list()[ref]
+            return t["branch"], t["version"]
+        if isinstance(ref, tuple):
+            if len(ref) != 2:
+                raise TypeError(f"lancever: {name} wants (branch, version), "
+                                f"not a {len(ref)}-tuple")
+            br, v = ref
+            if br is not None:
+                br = None if _check.text(f"{name}'s branch", br) in (b"", b"main") else br
+            return br, _check.optional_integer(f"{name}'s version", v, _check.VERSION)
+        if isinstance(ref, bool) or not hasattr(type(ref), "__index__"):
+            raise TypeError(f"lancever: {name} wants an int, a tag name or (branch, version), "
+                            f"not {type(ref).__name__}")
+        return self._branch, _check.integer(name, ref, _check.VERSION)
+
+    def _on(self, branch: Optional[str], version: Optional[int] = None) -> "Dataset":
+        """A Dataset on `branch` of the same dataset (self when it is this one)."""
+        if branch == self._branch and version == self._checked_out:
+            return self
+        return Dataset(self._uri, branch=branch, storage_options=self._storage_options,
+                       threads=self._threads, version=version)
+
+    def checkout_version(self, version: VersionRef) -> "Dataset":
+        """A Dataset checked out at ``version`` (an int, a tag name or ``(branch,
+        version)``, as pylance's ``checkout_version``); NotFoundError if it is not live."""
+        branch, v = self._resolve("version", version)
+        ds = self._on(branch, None)
+        if v is None:
+            v = ds.latest_version
+        elif not any(r["version"] == v for r in ds._list("lv_versions", "versions")):
+            raise NotFoundError(f"lancever: version {v} is not a live version"
+                                + (f" of branch {branch!r}" if branch else ""))
+        return ds._on(branch, v)
+
+    def show(self, version: VersionRef) -> Dict[str, Any]:
         """One version's record: from its manifest when it is live (with the manifest's
         ``config``, ``transaction_file``, feature flags and ``timestamp_nanos``), else from
-        the checkpoint history (``source`` says which).  NotFoundError if neither has it."""
-        version = _check.integer("version", version, _check.VERSION)
+        the checkpoint history (``source`` says which).  ``version``: an int, a tag name
+        (``show("indexed")``) or ``(branch, version)``, as pylance takes them.
+        NotFoundError if neither has it."""
+        branch, version = self._resolve("version", version)
+        if branch != self._branch or version is None:
+            other = self._on(branch)
+            return other.show(other.latest_version if version is None else version)
         lib = _lib.lib()
         out = ctypes.c_void_p()
         try:
@@ -322,11 +413,18 @@ class Dataset:
         row["timestamp_nanos"] = v.timestamp_nanos
         return row
 
-    def diff(self, a: int, b: int) -> Dict[str, Any]:
-        """What changed between versions ``a`` and ``b`` (both recorded in history): the
+    def diff(self, a: VersionRef, b: VersionRef) -> Dict[str, Any]:
+        """What changed between versions ``a`` and ``b`` (both recorded in this branch's
+        history; each an int, a tag name or ``(branch, version)`` of this branch): the
         summary counters ``{"from", "to", "delta"}`` each, and ``ms_between``."""
-        a = _check.integer("a", a, _check.VERSION)
-        b = _check.integer("b", b, _check.VERSION)
+        refs = []
+        for name, ref in (("a", a), ("b", b)):
+            br, v = self._resolve(name, ref)
+            if br != self._branch:
+                raise InvalidArgumentError(f"lancever: {name} names a version of branch "
+                                           f"{br or 'main'!r}; diff compares one branch")
+            refs.append(self.latest_version if v is None else v)
+        a, b = refs
         by = {r["version"]: r for r in self.history()}
         for v in (a, b):
             if v not in by:
@@ -376,8 +474,10 @@ class Dataset:
                  on_file: Optional[Callable[[str, str, int, str], None]],
                  versions: Optional[Sequence[int]] = None,
                  clean_referenced_branches: bool = False,
-                 on_branch: Optional[Callable[[str, int, bool], None]] = None
-                 ) -> CleanupStats:
+                 on_branch: Optional[Callable[[str, int, bool], None]] = None,
+                 rate_limit: Optional[int] = None,
+                 on_candidate: Optional[Callable[[CandidateFile], None]] = None,
+                 on_plan: Optional[Callable[[int], None]] = None) -> CleanupStats:
         if older_than is not None and not isinstance(older_than, timedelta):
             raise TypeError("lancever: older_than wants a datetime.timedelta")
         older_ms = None if older_than is None else _check.integer(
@@ -416,7 +516,8 @@ class Dataset:
                                      enabled=-1 if checkpoint else 0, max_entries=-1,
                                      max_checkpoint_files=-1, archive=-1,
                                      archive_segment_rows=-1),
-            clean_referenced_branches=clean_referenced_branches)
+            clean_referenced_branches=clean_referenced_branches,
+            delete_rate_limit=float(rate_limit or 0))
         if vs is not None:
             varr = (_lib.c_u64 * len(vs))(*vs)
             pol.versions = ctypes.cast(varr, ctypes.POINTER(_lib.c_u64))
@@ -444,6 +545,25 @@ class Dataset:
                     progress(phase.decode(), done, total)
             except BaseException as e:
                 raised.append(e)
+        def candidate_cb(c: Any, _p: Any) -> None:
+            try:
+                if on_candidate is not None:
+                    f = c.contents
+                    on_candidate(CandidateFile(f.path.decode("utf-8", "replace"),
+                                               _lib.KIND_NAMES[f.kind], f.size,
+                                               (f.reason or b"").decode("utf-8", "replace"),
+                                               bool(f.unverified)))
+            except BaseException as e:
+                raised.append(e)
+
+        def plan_cb(read_version: int, _total: int, _selected: int, _p: Any) -> None:
+            try:
+                if on_plan is not None:
+                    on_plan(read_version)
+            except BaseException as e:
+                raised.append(e)
+        pol.on_candidate = _lib.CLEANUP_CANDIDATE_CB(candidate_cb)
+        pol.on_plan = _lib.CLEANUP_PLAN_CB(plan_cb)
         pol.on_file = _lib.CLEANUP_FILE_CB(file_cb)
         pol.on_progress = _lib.CLEANUP_PROGRESS_CB(progress_cb)
         pol.on_referenced_branch = _lib.CLEANUP_BRANCH_CB(branch_cb)
@@ -457,13 +577,17 @@ class Dataset:
     def cleanup_old_versions(self, older_than: Optional[timedelta] = None,
                              retain_versions: Optional[int] = None, *,
                              delete_unverified: bool = False,
-                             error_if_tagged_old_versions: bool = True, dry_run: bool = False,
-                             before_version: Optional[int] = None, checkpoint: bool = True,
+                             error_if_tagged_old_versions: bool = True,
+                             delete_rate_limit: Optional[int] = None,
+                             versions: Optional[List[int]] = None,
+                             delete_concurrency: Optional[int] = None,
+                             dry_run: bool = False, before_version: Optional[int] = None,
+                             checkpoint: bool = True,
                              progress: Optional[Callable[[str, int, int], None]] = None,
-                             versions: Optional[Sequence[int]] = None,
                              clean_referenced_branches: bool = False) -> CleanupStats:
         """Removes old versions with Lance's rules, after recording them in a checkpoint
-        (``is_cleaned_up``), so :meth:`history` keeps them.
+        (``is_cleaned_up``), so :meth:`history` keeps them.  pylance 14's signature (every
+        argument up to ``delete_concurrency``), then lancever's own keywords.
 
         A version goes when every condition given holds: committed before now -
         ``older_than``, older than the newest ``retain_versions``, below
@@ -473,48 +597,112 @@ class Dataset:
         selects raises :class:`TaggedVersionsError` unless
         ``error_if_tagged_old_versions=False``.  ``delete_unverified`` also removes
         unreferenced files younger than 7 days (only when no writer is active).
-        ``dry_run`` changes nothing.  ``checkpoint=False`` skips the checkpoint (history of
-        the removed versions is then lost).  ``progress(phase, done, total)`` is called as
-        the cleanup advances (possibly from a library thread, with the GIL held).
-        ``versions`` is Lance's exact version list (only these are candidates; every other
-        condition given must hold too; an empty list is refused).
-        ``clean_referenced_branches`` first cleans each branch made from a selected version
-        with its own ``lance.auto_cleanup.*`` policy when that is due (see the README).
+        ``delete_rate_limit``: at most that many deletes per second (a positive int, as in
+        pylance).  ``versions`` is Lance's exact version list (only these are candidates;
+        every other condition given must hold too; an empty list is refused).
+        ``delete_concurrency`` (a positive int, as pylance checks it) is accepted for
+        compatibility; lancever deletes with the dataset's storage concurrency.
+
+        lancever's own: ``dry_run`` changes nothing.  ``checkpoint=False`` skips the
+        checkpoint (history of the removed versions is then lost).
+        ``progress(phase, done, total)`` is called as the cleanup advances (possibly from a
+        library thread, with the GIL held).  ``clean_referenced_branches`` first cleans
+        each branch made from a selected version with its own ``lance.auto_cleanup.*``
+        policy when that is due (see the README).
         Returns a :class:`CleanupStats` (Lance's field names plus lancever's)."""
+        rate = _check.optional_integer("delete_rate_limit", delete_rate_limit,
+                                       _check.POSITIVE_U64)
+        _check.optional_integer("delete_concurrency", delete_concurrency, (1, 2**61 - 1))
         return self._cleanup(older_than, retain_versions, delete_unverified,
                              error_if_tagged_old_versions, dry_run, before_version, checkpoint,
-                             progress, None, versions, clean_referenced_branches)
+                             progress, None, versions, clean_referenced_branches,
+                             rate_limit=rate)
 
     def explain_cleanup_old_versions(self, older_than: Optional[timedelta] = None,
                                      retain_versions: Optional[int] = None, *,
                                      delete_unverified: bool = False,
                                      error_if_tagged_old_versions: bool = True,
+                                     delete_rate_limit: Optional[int] = None,
+                                     versions: Optional[List[int]] = None,
+                                     include_files: bool = False, max_files: int = 1000,
                                      before_version: Optional[int] = None,
-                                     include_files: bool = True, max_files: Optional[int] = 1000,
-                                     versions: Optional[Sequence[int]] = None,
                                      clean_referenced_branches: bool = False
                                      ) -> CleanupExplanation:
         """What :meth:`cleanup_old_versions` with the same policy would remove, from a dry
-        run (nothing changes): stats, and up to ``max_files`` candidate files (path, kind,
-        size, reason, unverified; ``candidate_files_truncated`` when there were more;
-        ``max_files=None`` for all).  ``referenced_branches``: the branches made from a
-        version the policy selects (or whose base is gone), as Lance lists them.  Shaped like
-        Lance's ``CleanupExplanation``."""
+        run (nothing changes).  pylance 14's signature (up to ``max_files``), then
+        lancever's ``before_version`` and ``clean_referenced_branches``.
+
+        Returns a :class:`CleanupExplanation` with pylance's fields: ``read_version`` (the
+        latest version the plan was made against), ``stats``, and with
+        ``include_files=True`` up to ``max_files`` (positive; ``None`` = all, lancever's
+        extension) candidate files (path relative to the dataset root, kind, size,
+        Lance's ``unverified`` flag as the library computes it, plus lancever's reason);
+        ``candidate_files_truncated`` when there were more; ``candidate_file_limit`` is
+        ``max_files`` whether or not files were asked for, as in pylance.  ``referenced_branches``: the
+        branches made from a version the policy selects (or whose base is gone), as Lance
+        lists them.  ``delete_rate_limit`` is checked (a non-negative int) and ignored, as
+        pylance ignores it here."""
         _check.flag("include_files", include_files)
-        max_files = _check.optional_integer("max_files", max_files, _check.NON_NEGATIVE_I64)
+        max_files = _check.optional_integer("max_files", max_files, _check.POSITIVE_I64)
+        _check.optional_integer("delete_rate_limit", delete_rate_limit, _check.U64)
         files: List[CandidateFile] = []
         total = [0]
+        read_version = [0]
 
-        def on_file(path: str, kind: str, size: int, reason: str) -> None:
+        def on_candidate(f: CandidateFile) -> None:
             total[0] += 1
             if include_files and (max_files is None or len(files) < max_files):
-                files.append(CandidateFile(path, kind, size, reason,
-                                           reason.startswith("unreferenced") or kind == "temp"))
+                files.append(f)
         branches: List[str] = []
         stats = self._cleanup(older_than, retain_versions, delete_unverified,
                               error_if_tagged_old_versions, True, before_version, True, None,
-                              on_file, versions, clean_referenced_branches,
-                              lambda name, _v, _c: branches.append(name))
-        return CleanupExplanation(stats, files, include_files and len(files) < total[0],
-                                  max_files if include_files else None, branches,
-                                  stats.warnings)
+                              None, versions, clean_referenced_branches,
+                              lambda name, _v, _c: branches.append(name),
+                              on_candidate=on_candidate,
+                              on_plan=lambda rv: read_version.__setitem__(0, rv))
+        truncated = include_files and len(files) < total[0]
+        messages = ([f"candidate_files truncated to {max_files} entries"] if truncated else [])
+        messages += [w.message for w in stats.warnings]
+        return CleanupExplanation(stats, files, truncated, max_files, branches, messages,
+                                  read_version[0], list(stats.warnings))
+
+
+def _lance_storage_options(obj: Any) -> Optional[Dict[str, Any]]:
+    """The storage options a ``lance.LanceDataset`` was opened with (pylance 14:
+    ``initial_storage_options``, a property; else ``latest_storage_options()``)."""
+    for name in ("initial_storage_options", "latest_storage_options", "storage_options"):
+        got = getattr(obj, name, None)
+        if callable(got):
+            got = got()
+        if got is not None:
+            if not isinstance(got, Mapping):
+                raise TypeError(f"lancever: the dataset's {name} is a "
+                                f"{type(got).__name__}, not a mapping")
+            return dict(got)
+    return None
+
+
+def dataset(uri: Any, *, version: Optional[VersionRef] = None,
+            storage_options: Optional[Mapping[str, Any]] = None) -> Dataset:
+    """Opens a dataset as ``lance.dataset(uri, version=..., storage_options=...)`` does.
+
+    ``uri``: a path, ``file://`` or ``s3://`` URI, or a ``lance.LanceDataset`` (anything
+    with a ``uri`` attribute that is not a path), whose URI and storage options are reused
+    (``storage_options`` given here override its keys); not its checked-out version or
+    branch (pylance 14 does not expose the branch: pass ``version=(branch, v)``).
+    ``version``: None (the latest),
+    an int, a tag name, or ``(branch, version)`` (lancever also takes the tuple, which
+    pylance's ``checkout_version`` takes); a version that is not live raises
+    :class:`NotFoundError` now, as pylance does.  Returns a :class:`Dataset`, whose
+    ``version`` is the one checked out."""
+    opts: Dict[str, Any] = {}
+    if not isinstance(uri, (str, bytes, os.PathLike)) and hasattr(uri, "uri"):
+        opts.update(_lance_storage_options(uri) or {})
+        uri = uri.uri
+    if storage_options is not None:
+        if not isinstance(storage_options, Mapping):
+            raise TypeError(f"lancever: storage_options wants a mapping, "
+                            f"not {type(storage_options).__name__}")
+        opts.update(storage_options)
+    ds = Dataset(uri, storage_options=opts or None)
+    return ds if version is None else ds.checkout_version(version)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import re
 import weakref
 from itertools import repeat
 from dataclasses import dataclass, field
@@ -119,11 +120,47 @@ def rows_from_columns(cols: "_arrow.Columns") -> List[Dict[str, Any]]:
     return list(map(dict, map(zip, repeat(keys), zip(*columns))))
 
 
+def pylance_timestamp(nanos: int) -> datetime:
+    """A commit time in ns as pylance 14's ``versions()`` gives it: a *naive local-time*
+    datetime at microsecond precision, computed as pylance computes it (float arithmetic
+    included), so the two compare equal with ``==``."""
+    return datetime.fromtimestamp(nanos // 1e9) + timedelta(microseconds=(nanos % 1e9) // 1e3)
+
+
+def _local_from_ms(ms: int) -> datetime:
+    """A commit time known only to the millisecond (a checkpoint row), as a naive local time."""
+    return datetime.fromtimestamp(ms // 1000) + timedelta(milliseconds=ms % 1000)
+
+
+def pylance_rows(handle: ListHandle, cols: "_arrow.Columns",
+                 covered: int = 0) -> List[Dict[str, Any]]:
+    """pylance 14's ``versions()`` rows -- exactly ``{"version", "timestamp", "metadata"}``:
+    a naive local-time datetime (from the manifest's nanoseconds when this call read the
+    manifest, else from the checkpoint's milliseconds) and the seven counters as strings.
+    ``covered``: the newest version the checkpoint used covers (its rows carry no manifest
+    details, so they are not asked for: a C call per row is the cost here)."""
+    data = dict(zip(cols.names, cols.data))
+    get = _lib.lib().lv_version_list_get
+    stamps = []
+    for i, (version, ms) in enumerate(zip(data["version"], data["timestamp_millis"])):
+        v = get(handle.ptr, i).contents if version > covered else None
+        stamps.append(pylance_timestamp(v.timestamp_nanos) if v is not None and v.has_manifest_details
+                      else _local_from_ms(ms))
+    text = [list(map(str, data[k])) for k in SUMMARY_KEYS]
+    metadata = list(map(dict, map(zip, repeat(SUMMARY_KEYS), zip(*text))))
+    return [{"version": v, "timestamp": t, "metadata": m}
+            for v, t, m in zip(data["version"], stamps, metadata)]
+
+
 class VersionList(list):
     """The answer of :meth:`Dataset.versions` / :meth:`Dataset.history`: a list of dicts,
     one per version, sorted by version, that is also an Arrow stream.
 
-    Each dict has pylance's keys -- ``"version"`` (int), ``"timestamp"`` (an *aware* UTC
+    ``versions()``: each dict is exactly pylance 14's ``{"version", "timestamp",
+    "metadata"}`` (a naive local-time datetime, the counters as strings), equal with
+    ``==`` to what ``lance.LanceDataset.versions()`` returns.
+
+    ``history()``: each dict has pylance's keys -- ``"version"`` (int), ``"timestamp"`` (an *aware* UTC
     :class:`datetime.datetime`; pylance returns a naive local-time one) and ``"metadata"``
     (Lance's seven summary counters as strings) -- plus every column of the Arrow export
     under its name: ``timestamp_millis``, the seven counters as ints, ``is_tagged``,
@@ -321,20 +358,24 @@ class CandidateFile:
     kind: str          #: "manifest", "data", "deletion", "index", "transaction", "temp"
     size_bytes: int
     reason: str        #: why it goes, e.g. "referenced only by removed versions"
-    unverified: bool   #: no old manifest references it (removed for its age, or delete_unverified)
+    unverified: bool   #: Lance's flag, from the library: no removed manifest vouches for it
 
 
 @dataclass
 class CleanupExplanation:
     """What :meth:`Dataset.cleanup_old_versions` would do, from a dry run (shaped like
-    Lance's ``CleanupExplanation``).  Also an Arrow stream of the candidate files."""
+    Lance's ``CleanupExplanation``: pylance 14's fields, then lancever's
+    ``dataset_warnings``).  Also an Arrow stream of the candidate files."""
 
     stats: CleanupStats
     candidate_files: List[CandidateFile]
     candidate_files_truncated: bool
     candidate_file_limit: Optional[int]
     referenced_branches: List[str]
-    warnings: List[DatasetWarning]
+    warnings: List[str]     #: as pylance: "candidate_files truncated to N entries", then the
+                            #: messages of the warnings the library recorded
+    read_version: int = 0   #: the latest version the plan was made against (Lance's field)
+    dataset_warnings: List[DatasetWarning] = field(default_factory=list)  #: the records
 
     def __arrow_c_stream__(self, requested_schema: Any = None) -> Any:
         files = (_lib.CleanupFile * max(1, len(self.candidate_files)))()
@@ -371,11 +412,29 @@ class CleanupExplanation:
         return _arrow.stream_capsule(fill)
 
 
+def rfc3339(text: Optional[bytes]) -> Optional[datetime]:
+    """A tag's RFC 3339 time ("2026-12-04T23:02:57.586718934Z") as an aware datetime, the
+    fraction cut to microseconds as pylance cuts it; None when absent or unparsable."""
+    if not text:
+        return None
+    t = text.decode("utf-8", "replace").replace("Z", "+00:00").replace("z", "+00:00")
+    m = re.fullmatch(r"([^.+]*)(?:\.(\d+))?([+-]\d\d:\d\d)?", t)
+    if m is None:
+        return None
+    frac = (m.group(2) or "")[:6].ljust(6, "0")
+    try:
+        d = datetime.fromisoformat(f"{m.group(1)}.{frac}{m.group(3) or '+00:00'}")
+    except ValueError:
+        return None
+    return d.astimezone(UTC)
+
+
 class Tags:
     """The dataset's tags (``Dataset.tags``), shaped like pylance's ``Tags`` (read-only).
 
-    ``list()`` gives ``{name: {"branch", "version", "created_at", "updated_at",
-    "manifest_size"}}``; the object is also an Arrow stream of tags and branches
+    ``list()`` gives pylance 14's ``{name: {"branch", "version", "created_at",
+    "updated_at", "manifest_size", "metadata"}}`` (times as aware UTC datetimes,
+    ``metadata`` the tag's dict of strings); the object is also an Arrow stream of tags and branches
     (columns kind, name, version, branch, manifest_size, created_at)."""
 
     def __init__(self, refs_ptr: int, warnings: List[DatasetWarning]):
@@ -388,9 +447,9 @@ class Tags:
             t = lib.lv_refs_tag(refs_ptr, i).contents
             self._tags[t.name.decode()] = {
                 "branch": t.branch.decode() if t.branch else None, "version": t.version,
-                "created_at": t.created_at.decode() if t.created_at else None,
-                "updated_at": t.updated_at.decode() if t.updated_at else None,
-                "manifest_size": t.manifest_size or None}
+                "created_at": rfc3339(t.created_at), "updated_at": rfc3339(t.updated_at),
+                "manifest_size": t.manifest_size or None,
+                "metadata": json.loads(t.metadata) if t.metadata else {}}
         self._branches: Dict[str, Dict[str, Any]] = {}
         for i in range(lib.lv_refs_branch_count(refs_ptr)):
             b = lib.lv_refs_branch(refs_ptr, i).contents
@@ -401,7 +460,8 @@ class Tags:
                 "manifest_size": b.manifest_size or None}
 
     def list(self) -> Dict[str, Dict[str, Any]]:
-        """Every tag: {name: {branch, version, created_at, updated_at, manifest_size}}."""
+        """Every tag, as pylance 14's ``Tags.list()``: {name: {branch, version, created_at,
+        updated_at, manifest_size, metadata}}."""
         return {k: dict(v) for k, v in self._tags.items()}
 
     def get_version(self, tag: str) -> int:

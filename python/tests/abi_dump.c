@@ -70,7 +70,7 @@ int main(void)
 	S(lv_warning); F(lv_warning, kind); F(lv_warning, path); F(lv_warning, first);
 	F(lv_warning, last); F(lv_warning, message); end();
 	S(lv_tag); F(lv_tag, name); F(lv_tag, branch); F(lv_tag, version); F(lv_tag, manifest_size);
-	F(lv_tag, created_at); F(lv_tag, updated_at); end();
+	F(lv_tag, created_at); F(lv_tag, updated_at); F(lv_tag, metadata); end();
 	S(lv_branch); F(lv_branch, name); F(lv_branch, parent_branch); F(lv_branch, parent_version);
 	F(lv_branch, create_at); F(lv_branch, manifest_size); end();
 	S(lv_checkpoint_config); F(lv_checkpoint_config, version); F(lv_checkpoint_config, enabled);

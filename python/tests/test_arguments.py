@@ -36,6 +36,19 @@ REPROS = [
     ("checkpoint", dict(max_entries=2**64 + 2), lancever.InvalidArgumentError),
     ("checkpoint", dict(max_files=-1), lancever.InvalidArgumentError),
     ("checkpoint", dict(enabled=1), TypeError),
+    # pylance 14's keywords (issue 27)
+    ("cleanup_old_versions", dict(delete_rate_limit=0), lancever.InvalidArgumentError),
+    ("cleanup_old_versions", dict(delete_rate_limit=2**64), lancever.InvalidArgumentError),
+    ("cleanup_old_versions", dict(delete_rate_limit=1.5), TypeError),
+    ("cleanup_old_versions", dict(delete_rate_limit=True), TypeError),
+    ("cleanup_old_versions", dict(delete_concurrency=0), lancever.InvalidArgumentError),
+    ("cleanup_old_versions", dict(delete_concurrency=2**61), lancever.InvalidArgumentError),
+    ("cleanup_old_versions", dict(delete_concurrency="4"), TypeError),
+    ("explain_cleanup_old_versions", dict(delete_rate_limit=-1), lancever.InvalidArgumentError),
+    ("explain_cleanup_old_versions", dict(max_files=0), lancever.InvalidArgumentError),
+    ("explain_cleanup_old_versions", dict(include_files=1), TypeError),
+    ("checkout_version", dict(version=2**64), lancever.InvalidArgumentError),
+    ("checkout_version", dict(version=1.0), TypeError),
 ]
 
 
@@ -58,10 +71,20 @@ def test_show_refuses_a_version_out_of_range(demo, version):
         lancever.Dataset(demo).show(version)
 
 
-@pytest.mark.parametrize("version", [True, False, 3.0, "3", None])
+@pytest.mark.parametrize("version", [True, False, 3.0, None, ("main",), [None, 3], b"3"])
 def test_show_refuses_a_non_integer(demo, version):
     with pytest.raises(TypeError):
         lancever.Dataset(demo).show(version)
+
+
+def test_show_takes_a_string_as_a_tag_name(demo):
+    """As pylance: a str is a tag name, never digits read as a number."""
+    with pytest.raises(lancever.NotFoundError, match="no tag named '3'"):
+        lancever.Dataset(demo).show("3")
+    with pytest.raises(lancever.InvalidArgumentError):
+        lancever.Dataset(demo).show("a\0b")
+    with pytest.raises(lancever.InvalidArgumentError):
+        lancever.Dataset(demo).show((None, 2**64))
 
 
 def test_diff_and_as_of_refuse_what_would_wrap(demo):
@@ -88,7 +111,7 @@ def test_diff_and_as_of_refuse_what_would_wrap(demo):
 def test_in_range_values_behave_as_before(demo):
     ds = lancever.Dataset(demo)
     assert ds.show(3)["version"] == 3
-    last = ds.versions()[-1]
+    last = ds.history()[-1]
     assert ds.version_as_of(2**63 - 1)["version"] == last["version"]
     assert ds.version_as_of(str(last["timestamp_millis"]))["version"] == last["version"]
     with pytest.raises(lancever.NotFoundError):
@@ -170,6 +193,14 @@ SIGINT_SCRIPT = textwrap.dedent("""
             ds.checkpoint(max_entries=100)
         elif what == "history":
             ds.history()
+        elif what == "versions":  # pylance's rows (issue 27)
+            ds.versions()
+        elif what == "latest_version":
+            ds.latest_version
+        elif what == "dataset":  # lancever.dataset(uri, version=): checks the version out
+            lancever.dataset(sys.argv[1], version=1500)
+        elif what == "rate_limited_cleanup":  # pylance's delete_rate_limit: 1 delete a second
+            ds.cleanup_old_versions(retain_versions=2, delete_rate_limit=1, delete_concurrency=1)
         else:
             ds.cleanup_old_versions(retain_versions=2, progress=prog)
     except KeyboardInterrupt:
@@ -181,7 +212,8 @@ SIGINT_SCRIPT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("what", ["cleanup", "checkpoint", "history"])
+@pytest.mark.parametrize("what", ["cleanup", "checkpoint", "history", "versions", "latest_version",
+                                  "dataset", "rate_limited_cleanup"])
 def test_ctrl_c_stops_the_call_and_raises_keyboard_interrupt(tmp_path, what):
     ds = gen_dataset(tmp_path / "many.lance", 2000)
     before = manifests(ds)

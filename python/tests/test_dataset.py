@@ -41,6 +41,22 @@ def check_row(row, j):
         assert row[k] == j.get(k), f"v{j['version']} {k}"
 
 
+def local_dt(ms):
+    """The naive local datetime of ms since the epoch (pylance's versions() shape)."""
+    return datetime.fromtimestamp(ms // 1000) + timedelta(milliseconds=ms % 1000)
+
+
+def check_pylance_list(rows, js):
+    """versions(): exactly pylance's {version, timestamp (naive local), metadata (strings)}; the
+    timestamp within the millisecond the CLI reports (a manifest read now gives microseconds)."""
+    assert [r["version"] for r in rows] == [j["version"] for j in js]
+    for r, j in zip(rows, js):
+        assert list(r) == ["version", "timestamp", "metadata"]
+        assert r["timestamp"].tzinfo is None
+        assert timedelta(0) <= r["timestamp"] - local_dt(j["timestamp_millis"]) < timedelta(milliseconds=1)
+        assert r["metadata"] == {k: str(j[k]) for k in COUNTERS}
+
+
 def check_list(rows, js):
     assert [r["version"] for r in rows] == [j["version"] for j in js]
     for r, j in zip(rows, js):
@@ -50,7 +66,7 @@ def check_list(rows, js):
 def test_versions_and_history_match_the_cli(cleaned_demo):
     ds = lancever.Dataset(cleaned_demo)
     v = ds.versions()
-    check_list(v, cli_json("versions", cleaned_demo))
+    check_pylance_list(v, cli_json("versions", cleaned_demo))
     assert v.kind == "versions" and v.gaps == [] and v.warnings == []
     h = ds.history()
     check_list(h, cli_json("history", cleaned_demo))
@@ -137,6 +153,24 @@ def test_show_and_diff(cleaned_demo):
         ds.diff(1, 40)
 
 
+def test_show_takes_what_pylance_takes(demo):
+    """show() takes an int, a tag name or (branch, version) (issue 27: show("indexed") died)."""
+    ds = lancever.Dataset(demo)
+    want = {x["name"]: x["version"] for x in cli_json("tags", demo)["tags"]}
+    assert "indexed" in want
+    for name, v in want.items():
+        assert ds.show(name)["version"] == v == ds.tags.get_version(name)
+        assert ds.checkout_version(name).version == v
+        assert lancever.dataset(demo, version=name).version == v
+    assert ds.show((None, 3))["version"] == ds.show(("main", 3))["version"] == 3
+    assert ds.show((None, None))["version"] == ds.latest_version == ds.version == 12
+    assert ds.diff("indexed", 12)["from"] == want["indexed"]
+    with pytest.raises(lancever.NotFoundError, match="nope"):
+        ds.show("nope")
+    with pytest.raises(TypeError):
+        ds.show(2.0)
+
+
 def test_tags(demo):
     ds = lancever.Dataset(demo)
     t = ds.tags
@@ -144,10 +178,14 @@ def test_tags(demo):
     assert sorted(t) == sorted(x["name"] for x in j["tags"])
     for x in j["tags"]:
         got = t.list()[x["name"]]
-        assert (got["version"], got["branch"], got["created_at"], got["manifest_size"]) == \
-               (x["version"], x["branch"], x["created_at"], x["manifest_size"])
+        assert (got["version"], got["branch"], got["manifest_size"]) == \
+               (x["version"], x["branch"], x["manifest_size"])
+        # pylance's shape: an aware UTC datetime, the RFC 3339 text cut to microseconds
+        assert got["created_at"].tzinfo is UTC
+        assert got["created_at"].isoformat()[:26] == x["created_at"][:26]
         assert t.get_version(x["name"]) == x["version"]
-    assert set(t.list()["indexed"]) == {"branch", "version", "created_at", "updated_at", "manifest_size"}
+    assert set(t.list()["indexed"]) == {"branch", "version", "created_at", "updated_at", "manifest_size",
+                                        "metadata"}
     with pytest.raises(lancever.NotFoundError):
         t.get_version("nope")
     assert t.branches() == {}
@@ -182,12 +220,17 @@ def test_cleanup_dry_run_explain_and_real(demo):
     assert dry.transaction_files_removed == j["by_kind"]["transaction"]["files"]
     assert dry.index_files_removed == j["by_kind"]["index"]["files"]
     assert "reading manifests" in phases and phases[-1] == "done"
-    ex = ds.explain_cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False)
+    assert ds.explain_cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False
+                                           ).candidate_files == []  # pylance's default: no files
+    ex = ds.explain_cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False,
+                                         include_files=True)
+    assert ex.read_version == 12
     assert [(f.path, f.kind, f.size_bytes, f.reason) for f in ex.candidate_files] == \
         [(f["path"], f["kind"], f["size"], f["reason"]) for f in j["files"]]
     assert not ex.candidate_files_truncated and ex.candidate_file_limit == 1000
     assert all(not f.unverified for f in ex.candidate_files)
-    short = ds.explain_cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False, max_files=2)
+    short = ds.explain_cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False,
+                                            include_files=True, max_files=2)
     assert len(short.candidate_files) == 2 and short.candidate_files_truncated
     assert len(ds.versions()) == 12  # nothing changed
     with pytest.raises(lancever.TaggedVersionsError, match="tagged"):
@@ -325,6 +368,16 @@ def test_python_m_lancever(cleaned_demo):
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     assert [x["version"] for x in json.loads(r.stdout)] == list(range(1, 13))
+    live = [x["version"] for x in cli_json("versions", cleaned_demo)]
+    for extra in ([], ["--json"]):  # versions: the live versions' rich rows (operation, rows)
+        r = subprocess.run([sys.executable, "-m", "lancever", "versions", str(cleaned_demo), *extra],
+                           capture_output=True, text=True, env=env)
+        assert r.returncode == 0, r.stderr
+        if extra:
+            got = json.loads(r.stdout)
+            assert [x["version"] for x in got] == live and all("operation_type" in x for x in got)
+        else:
+            assert [int(x.split()[0]) for x in r.stdout.splitlines()[1:]] == live
     r = subprocess.run([sys.executable, "-m", "lancever", "bogus"], capture_output=True, text=True, env=env)
     assert r.returncode == 2 and "usage" in r.stderr
 

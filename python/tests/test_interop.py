@@ -15,7 +15,7 @@ import pytest
 import lancever
 from conftest import cli_json, lance_list, run_cli
 from test_arrow_capsule import VERSION_SCHEMA, check_rows, consume
-from test_dataset import check_list, check_row
+from test_dataset import check_list, check_pylance_list, check_row
 
 pytestmark = pytest.mark.interop
 # The Node peer the datasets are written with (tests/interop/peer.mjs reads LV_PEER too).
@@ -24,8 +24,11 @@ EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 
 def lance_rows(rows):
-    """Our rows in listVersions()'s terms: version, timestamp in ms, metadata (strings)."""
-    return [{"version": r["version"], "timestamp_millis": (r["timestamp"] - EPOCH) // timedelta(milliseconds=1),
+    """Our rows in listVersions()'s terms: version, timestamp in ms, metadata (strings).  A
+    versions() row's naive local time (pylance's shape) is read as local time."""
+    return [{"version": r["version"],
+             "timestamp_millis": ((r["timestamp"] if r["timestamp"].tzinfo else r["timestamp"].astimezone())
+                                  - EPOCH) // timedelta(milliseconds=1),
              "metadata": r["metadata"]} for r in rows]
 
 
@@ -35,20 +38,20 @@ def test_every_scenario_matches_lancedb_and_the_cli(lance_datasets):
         ds = lancever.Dataset(d["dir"])
         v = ds.versions()
         assert lance_rows(v) == d["list"], name
-        check_list(v, cli_json("versions", d["dir"]))
+        check_pylance_list(v, cli_json("versions", d["dir"]))
         h = ds.history()
         assert lance_rows(h) == d["list"] and not any(r["is_cleaned_up"] for r in h), name
         check_list(h, cli_json("history", d["dir"]))
         want_ops = [(e["version"], e["operation_type"]) for e in d["expectations"]["versions"]]
-        assert [(r["version"], r["operation_type"]) for r in v] == want_ops, name
-        for r in v:
+        assert [(r["version"], r["operation_type"]) for r in h] == want_ops, name
+        for r in h:
             assert r["writer_library"] == "lance" and r["writer_version"] == PEER_LANCE
             assert r["data_format"] == d["expectations"]["dataFormat"], name
         tags = ds.tags.list()
         main_tags = {k: t for k, t in d["expectations"]["tags"].items()}
         assert {k: (t["version"], t["branch"]) for k, t in tags.items()} == \
                {k: (t["version"], t["branch"]) for k, t in main_tags.items()}, name
-        assert {r["version"] for r in v if r["is_tagged"]} == \
+        assert {r["version"] for r in h if r["is_tagged"]} == \
                {t["version"] for t in main_tags.values() if t["branch"] is None}, name
         fields, md, rows, _ = consume(v)
         assert fields == [(n, f, null) for n, f, null in VERSION_SCHEMA]
@@ -80,11 +83,12 @@ def test_branches(lance_datasets):
            {k: (b["parent_branch"], b["parent_version"]) for k, b in exp.items()}
     for br, e in exp.items():
         ds = lancever.Dataset(d["dir"], branch=br)
-        v = ds.versions()
+        v = [r for r in ds.history() if not r["is_cleaned_up"]]  # the rich record of the live versions
         assert [(r["version"], r["operation_type"]) for r in v] == \
                [(x["version"], x["operation_type"]) for x in e["versions"]], br
         assert all(r["branch"] == br for r in v)
         check_list(v, cli_json("versions", d["dir"], "--branch", br))
+        check_pylance_list(ds.versions(), cli_json("versions", d["dir"], "--branch", br))
 
 
 def test_history_after_cleanup_is_listversions_plus_cleaned_up(lance_datasets, tmp_path):
@@ -94,7 +98,8 @@ def test_history_after_cleanup_is_listversions_plus_cleaned_up(lance_datasets, t
         shutil.copytree(src["dir"], d, symlinks=True)
         before = src["list"]
         ds = lancever.Dataset(d)
-        ex = ds.explain_cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False)
+        ex = ds.explain_cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False,
+                                             include_files=True)
         j = cli_json("cleanup", d, "--retain-versions", "3", "--no-error-if-tagged-old-versions", "--dry-run")
         assert [(f.path, f.size_bytes) for f in ex.candidate_files] == [(f["path"], f["size"]) for f in j["files"]]
         stats = ds.cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False)

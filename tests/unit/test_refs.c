@@ -54,6 +54,7 @@ static void t_tag_old_shape(void **state)
 	assert_int_equal(t.manifest_size, 512);
 	assert_null(t.created_at);
 	assert_null(t.updated_at);
+	assert_string_equal(t.metadata, "{}"); /* absent: Lance's empty map */
 	lv__tag_dispose(&t);
 
 	t = tag_of("{\"branch\":\"feat/x\",\"version\":0}");
@@ -86,7 +87,17 @@ static void t_unknown_keys(void **state)
 			  "\"metadata\": {\"k\": \"v\"}, \"createdAt\": null}");
 	assert_int_equal(t.version, 9);
 	assert_null(t.created_at);
+	assert_string_equal(t.metadata, "{\"k\":\"v\"}");
 	lv__tag_dispose(&t);
+	t = tag_of("{\"version\": 1, \"metadata\": {\"z\": \"1\", \"a\": \"b\"}}");
+	assert_string_equal(t.metadata, "{\"a\":\"b\",\"z\":\"1\"}"); /* compact, keys sorted */
+	lv__tag_dispose(&t);
+	t = tag_of("{\"version\": 1, \"metadata\": null}");
+	assert_string_equal(t.metadata, "{}");
+	lv__tag_dispose(&t);
+	lv_error e = { 0 };
+	assert_int_equal(parse_tag("{\"version\": 1, \"metadata\": [\"k\"]}", &t, &e), LV_ECORRUPT);
+	assert_non_null(strstr(e.message, "metadata"));
 	lv_branch b = branch_of("{\"parentVersion\": 1, \"new\": true, \"identifier\": "
 				"{\"uuid\": \"x\", \"n\": [1,2]}}");
 	assert_int_equal(b.parent_version, 1);

@@ -103,6 +103,7 @@ void lv__tag_dispose(lv_tag *t)
 	free((char *)t->branch);
 	free((char *)t->created_at);
 	free((char *)t->updated_at);
+	free((char *)t->metadata);
 	memset(t, 0, sizeof *t);
 }
 
@@ -123,6 +124,21 @@ static int dup_name(const char *what, const char *name, char **out, lv_error *er
 	return 0;
 }
 
+/* The tag's "metadata": absent or null gives "{}", an object its compact JSON text (keys
+ * sorted), anything else LV_ECORRUPT (the tag is then skipped with a warning, as a tag that does
+ * not parse). */
+static int get_metadata(json_t *obj, char **out, const char *name, lv_error *err)
+{
+	json_t *v = json_object_get(obj, "metadata");
+	if (v && !json_is_null(v) && !json_is_object(v))
+		return lv__err(err, LV_ECORRUPT, "tag %s: \"metadata\" must be an object", name);
+	*out = (v && json_is_object(v)) ? json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS)
+					 : lv__strdup("{}");
+	if (!*out)
+		return lv__err(err, LV_ENOMEM, "tag %s: out of memory", name);
+	return 0;
+}
+
 int lv__tag_parse(const uint8_t *data, size_t size, const char *name, lv_tag *out,
 		  lv_error *err)
 {
@@ -130,7 +146,7 @@ int lv__tag_parse(const uint8_t *data, size_t size, const char *name, lv_tag *ou
 	if (!name)
 		name = "";
 	json_t *root = NULL;
-	char *branch = NULL, *created = NULL, *updated = NULL, *nm = NULL;
+	char *branch = NULL, *created = NULL, *updated = NULL, *nm = NULL, *meta = NULL;
 	int rc = load_object(data, size, "tag", name, &root, err);
 	if (rc < 0)
 		goto out;
@@ -140,6 +156,7 @@ int lv__tag_parse(const uint8_t *data, size_t size, const char *name, lv_tag *ou
 	    (rc = get_str(root, "branch", &branch, "tag", name, err)) < 0 ||
 	    (rc = get_str(root, "createdAt", &created, "tag", name, err)) < 0 ||
 	    (rc = get_str(root, "updatedAt", &updated, "tag", name, err)) < 0 ||
+	    (rc = get_metadata(root, &meta, name, err)) < 0 ||
 	    (rc = dup_name("tag", name, &nm, err)) < 0)
 		goto out;
 	out->name = nm;
@@ -148,8 +165,10 @@ int lv__tag_parse(const uint8_t *data, size_t size, const char *name, lv_tag *ou
 	out->manifest_size = msize;
 	out->created_at = created;
 	out->updated_at = updated;
-	nm = branch = created = updated = NULL;
+	out->metadata = meta;
+	nm = branch = created = updated = meta = NULL;
 out:
+	free(meta);
 	free(nm);
 	free(branch);
 	free(created);

@@ -185,8 +185,9 @@ def policies(rng, latest):
              "versions": rng.choice(vers), "delete_unverified": rng.random() < 0.5,
              "error_if_tagged_old_versions": rng.random() < 0.5,
              "delete_rate_limit": rng.choice([None, None, 10000])}
-        # one in four cleaned through the Python package instead of the CLI (it has no rate limit)
-        p["door"] = "python" if i % 4 == 1 and p["delete_rate_limit"] is None else "cli"
+        # one in four cleaned through the Python package instead of the CLI (pylance's keywords,
+        # delete_rate_limit included, since issue 27)
+        p["door"] = "python" if i % 4 == 1 else "cli"
         out.append(p)
     out.append({"older_than": None, "retain_versions": None, "versions": None,
                 "delete_unverified": False, "error_if_tagged_old_versions": True,
@@ -275,13 +276,13 @@ def tag_map(message):
 def run_python_package(root, kw):
     """lancever's Python package, shaped like run_lv's CompletedProcess (stdout: cleanup --json)."""
     import lancever
-    kw = {k: v for k, v in kw.items() if k != "delete_rate_limit"}
     try:
         with lancever.Dataset(root) as d:
             st = d.cleanup_old_versions(**kw)
     except lancever.TaggedVersionsError as e:
         return subprocess.CompletedProcess([], 1, "", str(e))
     j = {"bytes_removed": st.bytes_removed, "versions_removed": st.old_versions,
+         "failed_deletes": st.failed_deletes,
          "by_kind": {k: {"files": getattr(st, f"{k}_files_removed")}
                      for k in ("data", "transaction", "index", "deletion")}}
     return subprocess.CompletedProcess([], 0, json.dumps(j), "")
