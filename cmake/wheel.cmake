@@ -13,7 +13,7 @@
 # and liblz4 (apt and dpkg need them), libexpat (Debian's and Ubuntu's python3 need it).
 # libjansson is not among them (Priority optional, nothing essential needs it), so it is
 # bundled (its static archive is not position-independent: it cannot go into a shared
-# object).  libcurl and libcrypto stay loaded on first S3/Azure use (src/lib/s3/dl.c).
+# object).  libcurl and libcrypto stay loaded on first S3/Azure use (src/lib/objstore/dl.c: an error naming the missing library).
 # tests/python/test_wheel.sh checks this with ldd.
 set(LV_WHEEL_BUNDLE JANSSON CACHE STRING
     "pkg-config prefixes (cmake/deps.cmake) whose shared library is copied into the wheel")
