@@ -65,6 +65,13 @@ want=$(sed -n 's/^project(lancever VERSION \([0-9.]*\).*/\1/p' "$src/CMakeLists.
 ver=$("${clean_env[@]}" "$work/venv/bin/lancever" --version | head -1)
 [ "$ver" = "lancever $want" ] || fail "lancever --version said '$ver', want 'lancever $want'"
 "${clean_env[@]}" "$work/venv/bin/lancever" versions "$src/demo/demo.lance" --json >/dev/null
+# The entry execs the C command: its exit status and messages are the command's own.
+set +e
+"${clean_env[@]}" "$work/venv/bin/lancever" versions "$work/run/nothing-here" 2>"$work/run/e1"; rc1=$?
+"${clean_env[@]}" "$build/lancever" versions "$work/run/nothing-here" 2>"$work/run/e2"; rc2=$?
+set -e
+[ "$rc1" -ne 0 ] && [ "$rc1" -eq "$rc2" ] && cmp -s "$work/run/e1" "$work/run/e2" ||
+  fail "the console entry exited $rc1 ($(cat "$work/run/e1")), the C command $rc2 ($(cat "$work/run/e2"))"
 
 step "ldd of the package's shared objects"
 allowed='^(libc|libm|libpthread|libdl|librt|libzstd|liblz4|libexpat)\.so\.[0-9]+$'
