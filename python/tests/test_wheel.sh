@@ -12,7 +12,8 @@
 #    package imports from the venv, loads its bundled library, reads the demo dataset; the
 #    console entry `lancever --version` prints CMakeLists.txt's version; ldd of every shared
 #    object in the package finds only the bundled libraries and the allowed system ones
-#    (cmake/wheel.cmake); python/tests passes against the installed package, with the
+#    (cmake/wheel.cmake), and with a libcurl.so.4 that cannot load, the command still reads
+#    a local dataset and an s3:// URI fails naming the library; python/tests passes against the installed package, with the
 #    installed `lancever` as its CLI: all of it but the interop tests (Node peers), the
 #    hypothesis ones (unit/python-props), test_install.py (the cmake --install path) and
 #    test_to_pandas (pandas is an optional dependency the venv does not carry; unit/python
@@ -72,6 +73,16 @@ set +e
 set -e
 [ "$rc1" -ne 0 ] && [ "$rc1" -eq "$rc2" ] && cmp -s "$work/run/e1" "$work/run/e2" ||
   fail "the console entry exited $rc1 ($(cat "$work/run/e1")), the C command $rc2 ($(cat "$work/run/e2"))"
+
+step "libcurl missing: local datasets work, s3:// names the library"
+mkdir -p "$work/run/nocurl" && : > "$work/run/nocurl/libcurl.so.4"  # found first, cannot load
+nocurl=("${clean_env[@]}" LD_LIBRARY_PATH="$work/run/nocurl")
+"${nocurl[@]}" "$work/venv/bin/lancever" versions "$src/demo/demo.lance" >/dev/null
+set +e
+msg=$("${nocurl[@]}" "$work/venv/bin/lancever" versions s3://bucket/t.lance 2>&1); rc=$?
+set -e
+[ "$rc" -ne 0 ] && grep -q "needs libcurl.so.4, which could not be loaded" <<<"$msg" ||
+  fail "s3:// without libcurl exited $rc: $msg"
 
 step "ldd of the package's shared objects"
 allowed='^(libc|libm|libpthread|libdl|librt|libzstd|liblz4|libexpat)\.so\.[0-9]+$'
