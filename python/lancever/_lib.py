@@ -312,7 +312,9 @@ _NAMES = ("liblancever.so", "liblancever.so.0")
 
 
 def _candidates() -> List[str]:
-    """Where the library is looked for, in order (for loading and for the error message)."""
+    """Where the library is looked for, in order (for loading and for the error message):
+    the package's own directory (where `pip install .` and `cmake --install` put it), then
+    $LANCEVER_LIBRARY (the test suites' build tree), then the system's library path."""
     here = os.path.dirname(os.path.abspath(__file__))
     out = [os.path.join(here, n) for n in _NAMES]
     env = os.environ.get(LIBRARY_ENV)
@@ -341,8 +343,10 @@ def _load() -> ctypes.CDLL:
     raise LibraryNotFoundError(
         "lancever: cannot load the C library liblancever.so. Looked for, in order:\n  "
         + "\n  ".join(tried)
-        + f"\nInstall it with the README's set-up (cmake --install puts a copy next to "
-        f"{here}), or set {LIBRARY_ENV}=/path/to/liblancever.so."
+        + f"\nThis installation has no library next to {here} (`pip install ./python` installs"
+        " the Python files alone). Install the whole package with `pip install .` from the"
+        " repository's root (the library and the lancever command inside it), or with"
+        f" cmake --install; or set {LIBRARY_ENV}=/path/to/liblancever.so."
     )
 
 
