@@ -298,7 +298,8 @@ class Dataset:
         there is one; a version the checkpoint answers for has its time to the millisecond
         (the checkpoint keeps ms), a manifest read now to the microsecond, as pylance.
         :meth:`history` has the richer record (aware UTC times, every column); the result
-        is also an Arrow stream of those columns (``pyarrow.table(ds.versions())``)."""
+        is also an Arrow source of those columns through ``.arrow()`` (``pyarrow.table(ds.versions().arrow())``:
+        pyarrow, polars and DuckDB take a list as rows before they look for a stream)."""
         lib = _lib.lib()
         out = ctypes.c_void_p()
         rep = _lib.HistoryReport()
