@@ -192,7 +192,7 @@ def test_tags_and_branches(uri, consumer):
 @pytest.mark.parametrize("consumer", READERS)
 def test_cleanup_explanation(uri, consumer):
     ex = lancever.Dataset(uri).explain_cleanup_old_versions(
-        before_version=6, error_if_tagged_old_versions=False, max_files=None)
+        before_version=6, error_if_tagged_old_versions=False, include_files=True, max_files=None)
     names, rows = READERS[consumer](ex, FILE_SCHEMA)
     want, j = files_want(uri)
     assert want, "the explanation must list files"
