@@ -32,10 +32,7 @@ static lv_error err;
 
 static void commit_range(lv_storage *st, uint64_t first, uint64_t last)
 {
-	for (uint64_t v = first; v <= last; v++) {
-		synth_commit c = { .version = v, .ts_ms = BASE_MS + 1000 * (int64_t)v, .read_version = v - 1 };
-		CHECK(synth_write(st, &c));
-	}
+	CHECK(synth_range(st, first, last, BASE_MS));
 }
 
 static lv_checkpoint_config small_cfg(void)

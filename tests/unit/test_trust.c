@@ -26,11 +26,7 @@ static lv_error err;
 /* Commits versions first..last (timestamps 1000*v past a fixed base). */
 static void commit_range(lv_storage *st, uint64_t first, uint64_t last)
 {
-	for (uint64_t v = first; v <= last; v++) {
-		synth_commit c = { .version = v, .ts_ms = 1700000000000LL + 1000 * (int64_t)v,
-				   .read_version = v - 1 };
-		CHECK(synth_write(st, &c));
-	}
+	CHECK(synth_range(st, first, last, 1700000000000LL));
 }
 
 /* The repro: 1..10, cleanup to 5; 11..15, cleanup to 3.  Two checkpoints (10, 15). */

@@ -126,7 +126,12 @@ int synth_write(lv_storage *st, const synth_commit *c)
 
 int synth_series(lv_storage *st, uint64_t n, int64_t base_ms)
 {
-	for (uint64_t v = 1; v <= n; v++) {
+	return synth_range(st, 1, n, base_ms);
+}
+
+int synth_range(lv_storage *st, uint64_t first, uint64_t last, int64_t base_ms)
+{
+	for (uint64_t v = first; v <= last; v++) {
 		synth_commit c = { .version = v, .ts_ms = base_ms + 1000 * (int64_t)v, .read_version = v - 1 };
 		int rc = synth_write(st, &c);
 		if (rc)

@@ -31,6 +31,8 @@ void synth_add_manifest(lv__dbuf *file, const lv__dbuf *man);
 int synth_write(lv_storage *st, const synth_commit *c);
 /* Writes versions 1..n with timestamps base_ms + 1000*v. */
 int synth_series(lv_storage *st, uint64_t n, int64_t base_ms);
+/* Writes versions first..last the same way (each read_version = v - 1). */
+int synth_range(lv_storage *st, uint64_t first, uint64_t last, int64_t base_ms);
 /* A new in-memory store holding versions 1..n (synth_series); fails the test on error. */
 lv_storage *synth_mem_series(uint64_t n, int64_t base_ms);
 /* Writes a tag file _refs/tags/<name>.json. */
