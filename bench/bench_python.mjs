@@ -18,6 +18,7 @@
 // default <build>/venv-lance14, which bench/run.sh --python makes), and bench_python.py --pylance
 // also times pylance 14's versions() and history() -> pyarrow.table / polars.DataFrame (live and
 // checkpoint states; pylance is not timed after the cleanup, where it sees 16 versions).
+// LV_BENCH_PYTHONPATH: another lancever package to time (default python/; e.g. an older tree).
 // Writes DIR/results.json and DIR/results.md (default bench/out/python/).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -42,7 +43,7 @@ fs.mkdirSync(outDir, { recursive: true });
 fs.mkdirSync(dataDir, { recursive: true });
 
 async function py(work, pylance) {
-  const env = { ...process.env, PYTHONPATH: path.join(repo, 'python'), LANCEVER_LIBRARY: lib,
+  const env = { ...process.env, PYTHONPATH: process.env.LV_BENCH_PYTHONPATH || path.join(repo, 'python'), LANCEVER_LIBRARY: lib,
     PYTHONDONTWRITEBYTECODE: '1' };
   delete env.PYTHONHOME;
   const r = await run(python, [path.join(here, 'bench_python.py'), work, '--runs', String(runs),
@@ -99,14 +100,14 @@ for (const r of results)
       + `${lance ? fx(lance, p.dicts.median_ms) + ' faster' : '-'} |`);
   }
 if (withLance) {
-  lines.push('', `pylance ${results[0]?.live?.pylance} against lancever on the same dataset (open + call, ms):`, '',
-    '| versions | written by | state | pylance versions() | lancever versions() | ratio | history() -> pa.table | history() -> polars |',
-    '|---:|---|---|---:|---:|---:|---:|---:|');
+  lines.push('', `pylance ${results[0]?.live?.pylance_version} against lancever on the same dataset (open + call, ms):`, '',
+    '| versions | written by | state | pylance versions() | lancever versions() | ratio | history() -> pa.table | history() -> polars | versions() == pylance\'s (ms: to the millisecond) |',
+    '|---:|---|---|---:|---:|---:|---:|---:|---|');
   for (const r of results)
     for (const st of ['live', 'checkpoint']) {
       const p = r[st];
       lines.push(`| ${r.versions} | ${r.source} | ${st === 'live' ? 'no checkpoint' : 'from a checkpoint'} | ${fms(p.pylance.median_ms)} | `
-        + `${fms(p.versions.median_ms)} | ${fx(p.pylance.median_ms, p.versions.median_ms)} | ${fms(p.history_pa.median_ms)} | ${fms(p.history_pl.median_ms)} |`);
+        + `${fms(p.versions.median_ms)} | ${fx(p.pylance.median_ms, p.versions.median_ms)} | ${fms(p.history_pa.median_ms)} | ${fms(p.history_pl.median_ms)} | ${p.equal_to_pylance} |`);
     }
 }
 const md = [`Python ${results[0]?.live?.version} (${results[0]?.live?.python}), medians of ${runs} runs; LanceDB 0.31.0 in Node, connect + openTable + listVersions(); machine: ${JSON.stringify(machine())}`, '', ...lines, ''].join('\n');
