@@ -95,7 +95,7 @@ for (const r of results)
   for (const st of ['live', 'checkpoint', 'cleaned']) {
     const p = r[st];
     const lance = st === 'live' && r.lance ? r.lance.median_ms : null;
-    lines.push(`| ${r.versions} | ${st} (${p.dicts.rows} rows, ${p.versions.rows} live) | ${fms(lance)} | ${fms(p.c_call.median_ms)} | `
+    lines.push(`| ${r.versions} (${r.source}) | ${st} (${p.dicts.rows} rows, ${p.versions.rows} live) | ${fms(lance)} | ${fms(p.c_call.median_ms)} | `
       + `${fms(p.dicts.median_ms)} | ${fms(p.arrow.median_ms)} | ${fms(p.pandas.median_ms)} | ${fms(p.versions.median_ms)} | `
       + `${lance ? fx(lance, p.dicts.median_ms) + ' faster' : '-'} |`);
   }
