@@ -12,7 +12,12 @@ after one warm-up):
   pandas     Dataset.history().to_pandas()
   versions   Dataset.versions(): the live versions as pylance 14 returns them (version,
              naive local timestamp, metadata of strings)
-Prints one JSON line: {case: {"median_ms", "ms": [...]}, "rows": N, "live": L}.
+With --pylance (the Lance 14 peer's venv: pylance 14, pyarrow, polars), also:
+  pylance     lance.dataset(path).versions() (pylance 14.0.2; open included, as for lancever)
+  history_pa  pyarrow.table(Dataset.history().arrow())
+  history_pl  polars.DataFrame(Dataset.history().arrow())
+and, before timing, a check that lancever's versions() == pylance's (exit 1 if not).
+Prints one JSON line: {case: {"median_ms", "ms": [...], "rows": N}, ...}.
 """
 
 import ctypes
@@ -58,13 +63,56 @@ def versions(path):
     return len(lancever.Dataset(path).versions())
 
 
+def pylance(path):
+    import lance
+    return len(lance.dataset(path).versions())
+
+
+def history_pa(path):
+    import pyarrow as pa
+    return pa.table(lancever.Dataset(path).history().arrow()).num_rows
+
+
+def history_pl(path):
+    import polars as pl
+    return pl.DataFrame(lancever.Dataset(path).history().arrow()).height
+
+
+def _to_ms(rows):
+    return [dict(r, timestamp=r["timestamp"].replace(microsecond=r["timestamp"].microsecond // 1000 * 1000))
+            for r in rows]
+
+
+def check_equal(path):
+    """"exact" when lancever's versions() == pylance's; "ms" when equal once pylance's times
+    are cut to the millisecond (rows a checkpoint answers: it keeps ms); else exit 1."""
+    import lance
+    theirs, ours = lance.dataset(path).versions(), lancever.Dataset(path).versions()
+    if ours == theirs:
+        return "exact"
+    theirs = _to_ms(theirs)
+    if ours == theirs:
+        return "ms"
+    bad = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+    print(f"bench_python: versions() differs from pylance's at row {bad} "
+          f"({len(ours)} vs {len(theirs)} rows)", file=sys.stderr)
+    sys.exit(1)
+
+
 def main():
     path = sys.argv[1]
     runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 7
+    with_lance = "--pylance" in sys.argv
     out = {"python": sys.executable, "version": sys.version.split()[0],
            "library": lancever.library_path()}
-    for name, fn in (("c_call", c_call), ("dicts", dicts), ("arrow", arrow), ("pandas", pandas),
-                     ("versions", versions)):
+    cases = [("c_call", c_call), ("dicts", dicts), ("arrow", arrow), ("pandas", pandas),
+             ("versions", versions)]
+    if with_lance:
+        import lance
+        out["pylance_version"] = lance.__version__
+        out["equal_to_pylance"] = check_equal(path)
+        cases += [("pylance", pylance), ("history_pa", history_pa), ("history_pl", history_pl)]
+    for name, fn in cases:
         n = fn(path)  # warm-up
         ms = []
         for _ in range(runs):

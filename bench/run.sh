@@ -16,7 +16,8 @@
 #   bash bench/run.sh --cleanup [--shapes 512x10000,..] [--runs N] [--strays K]         (bench_cleanup.mjs)
 #   bash bench/run.sh --versions [--only 200|2000] [--keep]                             (bench_versions.mjs)
 #   bash bench/run.sh --lancefile [ROWS] [RUNS]                                         (lancefile_bench)
-#   bash bench/run.sh --python [--sizes 10000] [--runs N]                               (bench_python.mjs)
+#   bash bench/run.sh --python [--sizes 10000] [--written 1000] [--runs N]              (bench_python.mjs:
+#                            lancever's Python against pylance 14 in the Lance 14 peer's venv)
 #   bash bench/run.sh --cloud [--versions 64] [--fragments 1000] [--delay 20] [--runs 7]  (bench_cloud.mjs:
 #                            versions() from a checkpoint on Azurite vs s3rver, same dataset and latency)
 #   bash bench/run.sh --scale [--sizes 1000000,10000000] [--live 1000000] [--no-limit] (bench_scale.mjs)
@@ -52,7 +53,10 @@ case "$mode" in
   --cleanup) node_bench bench_cleanup.mjs "$@" ;;
   --versions) node_bench bench_versions.mjs "$@" ;;
   --lancefile) lancefile "$@" ;;
-  --python) node_bench bench_python.mjs "$@" ;;
+  --python)  # the Lance 14 peer's venv (pylance 14, pyarrow, polars): bench_python.mjs's Python
+    bash "$src/tests/python-venv.sh" "$build/venv-lance14" "$src/tests/interop/peers/lance14/requirements.txt" \
+      lance,pyarrow,pytest,polars,duckdb,pandas
+    node_bench bench_python.mjs "$@" ;;
   --cloud) node_bench bench_cloud.mjs "$@" ;;
   --scale) node_bench bench_scale.mjs "$@" ;;
   --report) node_bench report.mjs "$@" ;;

@@ -152,7 +152,9 @@ LV_EXTERN int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_repo
 /** Number of entries.  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_version_list_count(const lv_version_list *list);
 /** Entry `i` (< count), sorted by version.  Borrowed: valid until
- *  lv_version_list_free(list), strings included.  Errors: none (NULL if out of range). */
+ *  lv_version_list_free(list), strings included.  The entries are one array:
+ *  lv_version_list_get(list, i) == lv_version_list_get(list, 0) + i (the Python package
+ *  reads columns from it in one pass).  Errors: none (NULL if out of range). */
 LV_EXTERN const lv_version_info *lv_version_list_get(const lv_version_list *list, size_t i);
 /** Name of a manifest skipped because it vanished (i < lv_version_list_vanished_count()).
  *  Borrowed: valid until lv_version_list_free(list).  Errors: none (NULL if out of range). */

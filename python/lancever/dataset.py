@@ -307,7 +307,7 @@ class Dataset:
                                                           ctypes.byref(rep), *a))
         handle = ListHandle(out.value)
         report = HistoryReport.from_c(rep)
-        rows = pylance_rows(handle, read_list_columns(handle, "versions"), report.checkpoint_version)
+        rows = pylance_rows(handle, report.checkpoint_version)
         return self._wrap_handle(handle, "versions", report, found, rows)
 
     def history(self) -> VersionList:
