@@ -19,6 +19,7 @@
  *  - No I/O beyond lv_storage_* through the fetch helpers.
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,18 +42,12 @@ static void sleep_ms(long ms)
 	}
 }
 
-/* The index entry whose range holds v (entries sorted, disjoint), or NULL. */
+/* The index entry whose range holds v (entries sorted, disjoint: the first ending at or after
+ * v), or NULL. */
 static const lv__seg_entry *entry_covering(const lv__arc_index *ix, uint64_t v)
 {
-	size_t lo = 0, hi = ix->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (ix->v[mid].last < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < ix->n && ix->v[lo].first <= v ? &ix->v[lo] : NULL;
+	size_t i = lv__lower_bound_u64(ix->v, ix->n, sizeof *ix->v, offsetof(lv__seg_entry, last), v);
+	return i < ix->n && ix->v[i].first <= v ? &ix->v[i] : NULL;
 }
 
 int lv__cp_check_publishable(const lv_buf *file, const char *path, int64_t created, uint64_t latest,
