@@ -1,0 +1,21 @@
+/*
+ * util/abi.h - the one check of a public struct's version field.
+ *
+ * The rule (CONTRIBUTING.md, "The struct rule"): every public options, policy,
+ * config or caller-allocated result struct starts with `int version`, set by its
+ * lv_X_init().  The library accepts the versions it knows, [floor, current]:
+ * 0 (a struct nobody initialised), anything below the floor (a layout from before
+ * lancever 1.0) and anything above current (a newer header than this library)
+ * are LV_EINVALID, never read.  Fields are only appended; a field a known older
+ * version lacks takes its default.  Every entry point checks with this helper.
+ */
+#ifndef LV_UTIL_ABI_H
+#define LV_UTIL_ABI_H
+
+#include "lancever/common.h"
+
+/* 0 when floor <= version <= current; otherwise LV_EINVALID naming `what`
+ * ("lv_cleanup_policy") and the versions this library accepts. */
+int lv__struct_version(const char *what, int version, int floor, int current, lv_error *err);
+
+#endif
