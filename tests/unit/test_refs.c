@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "format/refs.h"
+#include "core/refs.h"
 #include "lancever/sys/storage.h"
 #include <lancever/sys/testing.h>
 #include "util/util.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "s3/sigv4.h"
+#include "aws/sigv4.h"
 
 static void hex32(const uint8_t *b, char *out)
 {

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "objstore/xml.h"
-#include "s3/sigv4.h"
+#include "aws/sigv4.h"
 #include "util/util.h"
 
 #define ANSWER_MAX (64u << 10)

@@ -34,7 +34,7 @@
 #include "core/readopt.h"
 #include "core/vlist.h"
 #include "format/manifest.h"
-#include "format/refs.h"
+#include "core/refs.h"
 #include "util/arena.h"
 #include "util/util.h"
 

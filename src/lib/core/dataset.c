@@ -12,7 +12,7 @@
 
 #include "core/manifests.h"
 #include "core/vcache.h"
-#include "format/refs.h"
+#include "core/refs.h"
 #include "util/util.h"
 
 #define DEFAULT_THREADS 8

@@ -25,7 +25,7 @@
 #include "core/vcache.h"
 #include "core/vlist.h"
 #include "core/warnings.h"
-#include "format/refs.h"
+#include "core/refs.h"
 #include "util/util.h"
 /* ---- assembling versions / history ---- */
 

@@ -27,7 +27,7 @@
 #include "core/checkpoint/identity.h"
 #include "core/checkpoint/ladder.h"
 #include "core/vlist.h"
-#include "format/refs.h"
+#include "core/refs.h"
 #include "util/util.h"
 
 /* The first round: four listings that do not depend on each other (at once on object stores). */

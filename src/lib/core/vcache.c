@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/checkpoint/identity.h"
-#include "format/refs.h"
+#include "core/refs.h"
 #include "util/util.h"
 
 static uint64_t mix(uint64_t h, uint64_t v)

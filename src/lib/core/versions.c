@@ -13,7 +13,7 @@
 #include "core/vlist.h"
 #include "core/warnings.h"
 #include "format/manifest.h"
-#include "format/refs.h"
+#include "core/refs.h"
 #include "util/util.h"
 /* Marks is_tagged from the tags of the main branch.  Tag problems never fail a listing. */
 void lv__mark_tags(lv_dataset *ds, lv_version_info *items, size_t n, lv_history_report *rep)

@@ -1,13 +1,12 @@
 /*
  * Tag and branch reference files (_refs/tags/{name}.json and
- * _refs/branches/{name with '/' as %2F}.json): pure parsers over bytes, and the
- * loader that lists and reads them through a storage handle.
+ * _refs/branches/{name with '/' as %2F}.json): pure parsers over bytes (the loader
+ * that lists and reads them through a storage handle is core/refs.h).
  */
 #ifndef LV_FORMAT_REFS_H
 #define LV_FORMAT_REFS_H
 
 #include "lancever/dataset.h"
-#include "lancever/storage.h"
 
 /* A ref file larger than this is refused (LV_ELIMIT): real ones are a few hundred bytes. */
 #define LV_REFS_FILE_MAX ((size_t)1 << 20)
@@ -64,26 +63,5 @@ char *lv__ref_name_encode(const char *name, size_t n);
  * bytes.  0, or LV_EINVALID with a message saying which rule.
  */
 int lv__branch_name_check(const char *name, size_t n, lv_error *err);
-
-/*
- * Reads every tag and branch file of the dataset rooted at `st`; tags and
- * branches are sorted by name.  A file that vanishes between listing and
- * reading is skipped; any other bad file fails the load with a message naming it.
- */
-int lv__refs_load_storage(lv_refs **out, lv_storage *st, lv_error *err);
-/* The same with up to `threads` reads in flight (for object stores). */
-int lv__refs_load_storage_conc(lv_refs **out, lv_storage *st, int threads, lv_error *err);
-/*
- * For readers: a tag or branch file that cannot be read or parsed is skipped
- * and recorded (lv_refs_unreadable), so one bad file does not hide the others.
- * Listing failures and out of memory still fail.  Writers that must know every
- * tag (cleanup) use the strict loaders above.
- */
-int lv__refs_load_lenient(lv_refs **out, lv_storage *st, int threads, lv_error *err);
-/* A digest of one listed entry (path, size, mtime); a directory's digest is the sum over its
- * entries, so it does not depend on listing order. */
-uint64_t lv__refs_entry_digest(const lv_list_entry *e);
-/* The digest of the tags directory as this load listed it (0 for an empty or missing one). */
-uint64_t lv__refs_tags_sig(const lv_refs *r);
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "storage/path.h"
+#include "util/path.h"
 #include "util/util.h"
 
 void lv__printable(char *out, size_t cap, const char *s)

@@ -16,7 +16,7 @@
 
 #include "objstore/xml.h"
 #include "s3/s3_int.h"
-#include "s3/sigv4.h"
+#include "aws/sigv4.h"
 #include "util/util.h"
 
 /* Bodies lancever keeps: error bodies (for the code in messages) and the 2xx bodies of

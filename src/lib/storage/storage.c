@@ -3,7 +3,7 @@
  * counters, sub-handles and the properties a handle reports (remote or not,
  * credential source; a shim answers for its inner store).  Backends (local.c,
  * mem.c, fault.c, s3, azure, custom ones through lv_storage_new) only ever see
- * paths that passed lv__storage_check_path() (path.c), already joined with the
+ * paths that passed lv__storage_check_path() (util/path.c), already joined with the
  * sub-handle prefix, so none of them can be steered outside its root.  Once a handle
  * (or an ancestor of a sub-handle) is interrupted, no operation reaches a backend.  This
  * file knows no backend: URI dispatch is open.c's.

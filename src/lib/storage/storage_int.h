@@ -10,7 +10,7 @@
 #define LV_STORAGE_INT_H
 
 #include "lancever/sys/storage.h"
-#include "storage/path.h"
+#include "util/path.h"
 
 /* Largest object a whole or ranged read returns (the local backend's cap). */
 #define LV__READ_MAX ((uint64_t)4 << 30)

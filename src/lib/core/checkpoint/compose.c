@@ -25,7 +25,7 @@
 #include "core/checkpoint/writer.h"
 #include "core/versions.h"
 #include "core/vlist.h"
-#include "format/refs.h"
+#include "core/refs.h"
 #include "util/util.h"
 
 /* ---- owned rows ---- */

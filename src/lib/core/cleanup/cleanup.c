@@ -32,7 +32,7 @@
 #include "core/cleanup/cleanup_int.h"
 #include "core/manifests.h"
 #include "format/manifest.h"
-#include "format/refs.h"
+#include "core/refs.h"
 
 const char *lv_file_kind_name(int kind)
 {

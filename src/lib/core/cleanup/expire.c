@@ -32,7 +32,7 @@
 #include "core/cleanup/cleanup_int.h"
 #include "core/hplan.h"
 #include "core/vlist.h"
-#include "format/refs.h"
+#include "core/refs.h"
 
 /* One live version: its manifest, commit time, and fate. */
 typedef struct ver {

@@ -1,9 +1,10 @@
 /*
- * AWS Signature Version 4, written for S3.  Pure: the caller supplies the
- * time, the request parts and the payload hash; nothing here does I/O.
+ * AWS Signature Version 4, used by the S3 backend (s3/s3.c) and by the STS credential
+ * sources (aws/sources.c).  Pure: the caller supplies the time, the request parts and
+ * the payload hash; nothing here does I/O.
  */
-#ifndef LV_S3_SIGV4_H
-#define LV_S3_SIGV4_H
+#ifndef LV_AWS_SIGV4_H
+#define LV_AWS_SIGV4_H
 
 #include <stddef.h>
 #include <stdint.h>

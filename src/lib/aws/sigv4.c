@@ -1,4 +1,4 @@
-#include "s3/sigv4.h"
+#include "aws/sigv4.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -6,8 +6,8 @@
  * empty, "." or ".." segment, no leading '/', no backslash, no control character and at
  * most LV__PATH_MAX bytes.  Nothing that passes can name anything outside the root.
  */
-#ifndef LV_STORAGE_PATH_H
-#define LV_STORAGE_PATH_H
+#ifndef LV_UTIL_PATH_H
+#define LV_UTIL_PATH_H
 
 #include <stdbool.h>
 

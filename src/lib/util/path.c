@@ -1,5 +1,5 @@
 /* Object path rules (path.h): pure string checks, no I/O, no storage handle. */
-#include "storage/path.h"
+#include "util/path.h"
 
 #include <string.h>
 
