@@ -392,7 +392,6 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lv_refs_arrow_stream": (c_int, [P(ArrowArrayStream), c_void_p, P(ArrowOptions), err]),
         "lv_cleanup_files_arrow_stream": (c_int, [P(ArrowArrayStream), P(CleanupFile), c_size_t,
                                                   P(CleanupStats), c_bool, P(ArrowOptions), err]),
-        "lv_arrow_live_objects": (c_i64, []),
         "lv_dataset_storage": (c_void_p, [c_void_p]),
         "lv_storage_interrupt": (None, [c_void_p, c_bool]),
     }

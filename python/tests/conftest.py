@@ -25,6 +25,8 @@ HERE = Path(__file__).resolve().parent
 
 def pytest_configure(config):
     config.addinivalue_line("markers", "interop: needs the Node peer (LanceDB 0.31.0)")
+    config.addinivalue_line("markers", "hooks: needs the test library's hooks (liblancever_test.so, "
+                            "built with LV_TEST_HOOKS; CTest unit/python-hooks)")
 
 
 def pytest_report_header(config):

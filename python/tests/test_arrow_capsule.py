@@ -5,7 +5,8 @@ below from the Arrow spec (independently of the package's own), and every column
 nullability flag, null and row is compared with the C CLI's --json.  Ownership: the
 stream is moved out of the capsule (its release set to NULL in the capsule), batches are
 kept past the stream's release, and the library's count of live exported objects
-(lv_arrow_live_objects) must return to zero."""
+(lv_arrow_live_objects, a hook of the test library: those tests are marked `hooks`) must
+return to zero."""
 
 import ctypes
 import gc
@@ -70,7 +71,11 @@ VERSION_SCHEMA = [
 
 
 def live():
-    return _lib.lib().lv_arrow_live_objects()
+    """A test hook: only the test library (liblancever_test.so, LV_TEST_HOOKS) has it, so the
+    tests that call it are marked `hooks` (CTest unit/python-hooks loads that library)."""
+    fn = _lib.lib().lv_arrow_live_objects
+    fn.restype, fn.argtypes = ctypes.c_int64, []
+    return fn()
 
 
 def cell(arr, fmt, i):
@@ -164,6 +169,7 @@ def check_rows(rows, js):
             assert got == expected(j, name), f"v{j['version']} {name}"
 
 
+@pytest.mark.hooks
 @pytest.mark.parametrize("method", ["versions", "history"])
 def test_capsule_matches_cli_json(cleaned_demo, method):
     before = live()
@@ -183,6 +189,7 @@ def test_capsule_matches_cli_json(cleaned_demo, method):
     assert live() == before
 
 
+@pytest.mark.hooks
 def test_arrow_view_is_not_a_list_and_rereadable(cleaned_demo):
     """pyarrow.table, polars.DataFrame and DuckDB take a list as a list: VersionList.arrow()
     is only a stream source, and exports a fresh stream each time (DuckDB asks twice)."""
@@ -212,6 +219,7 @@ def test_stream_batches_and_one_shot(cleaned_demo):
     assert s.report.rung in ("newest_checkpoint", "older_checkpoint")
 
 
+@pytest.mark.hooks
 def test_unconsumed_capsule_releases_the_stream(demo):
     before = live()
     ds = lancever.Dataset(demo)

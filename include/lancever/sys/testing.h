@@ -5,6 +5,12 @@
 #ifndef LANCEVER_SYS_TESTING_H
 #define LANCEVER_SYS_TESTING_H
 
+/* Test hooks exist only in the test library (lancever_test: liblancever_test.a/.so, built
+ * with LV_TEST_HOOKS); the production liblancever has none of them (CONTRIBUTING "Tests"). */
+#ifndef LV_TEST_HOOKS
+#error "test hooks: link lancever_test (it defines LV_TEST_HOOKS); liblancever has none"
+#endif
+
 #include "../storage.h"
 
 #ifdef __cplusplus

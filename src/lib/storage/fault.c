@@ -15,7 +15,11 @@
  * entries whose path contains the substring (every list call is counted).
  * The shim is linked to its inner store (lv__storage_set_inner), so it reports
  * what that store reports (remote or not, credential source).
+ *
+ * A test hook: compiled only into the test library (LV_TEST_HOOKS, see CMakeLists.txt);
+ * the production library has no fault shim.
  */
+#ifdef LV_TEST_HOOKS
 #include "lancever/sys/testing.h"
 #include "storage/storage_int.h"
 #include "util/util.h"
@@ -280,3 +284,5 @@ uint64_t lv_storage_fault_calls(const lv_storage *shim)
 	pthread_mutex_unlock(&f->mu);
 	return c;
 }
+
+#endif /* LV_TEST_HOOKS */

@@ -3,8 +3,9 @@
  * semantics match the local backend (direct-child files, or everything below
  * when recursive; sorted by name; a missing directory is empty).  Unlike a
  * filesystem, "a" and "a/b" may both exist, as in an object store.
+ * lv_storage_mem_set_mtime (lancever/sys/testing.h) is a test hook, compiled only
+ * with LV_TEST_HOOKS (the test library).
  */
-#include "lancever/sys/testing.h"
 #include "storage/backends.h"
 #include "storage/storage_int.h"
 #include "util/util.h"
@@ -290,6 +291,9 @@ int lv_storage_mem_new(lv_storage **out, lv_error *err)
 	return lv__storage_mem_open(out, "mem://", err);
 }
 
+#ifdef LV_TEST_HOOKS /* lancever/sys/testing.h: the test library only */
+#include "lancever/sys/testing.h"
+
 int lv_storage_mem_set_mtime(lv_storage *st, const char *path, int64_t mtime_ms, lv_error *err)
 {
 	LV_TRY(lv__storage_check_path(path, false, "set_mtime", err));
@@ -318,3 +322,4 @@ int lv_storage_mem_set_mtime(lv_storage *st, const char *path, int64_t mtime_ms,
 	pthread_mutex_unlock(&m->mu);
 	return rc;
 }
+#endif

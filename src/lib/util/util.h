@@ -1,6 +1,8 @@
 /*
- * Internal utilities shared by every module: error setting, checked
- * arithmetic, a capped growable buffer, small string helpers, a thread pool.
+ * Internal utilities shared by every module, one header over files split by concern:
+ * error setting and the log hook (common.c), allocation (alloc.c), checked arithmetic
+ * (here), buffers (buf.c), UTF-8/JSON/number text (text.c), growable arrays and the
+ * binary search over versions (array.c), clocks and the thread pool (thread.c).
  */
 #ifndef LV_UTIL_H
 #define LV_UTIL_H

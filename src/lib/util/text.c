@@ -1,0 +1,127 @@
+/*
+ * Text: UTF-8 decoding and validation, JSON string escaping, decimal u64 parsing.
+ *
+ * Invariants: nothing here allocates except through an lv__dbuf; invalid UTF-8 is
+ * reported, never replaced.
+ */
+#include "util/util.h"
+
+#include <string.h>
+
+size_t lv__utf8_decode(const void *s, size_t n, uint32_t *cp)
+{
+	const unsigned char *p = s;
+	unsigned c = p[0];
+	size_t len;
+	uint32_t min;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xC2 && c <= 0xDF) { len = 2; min = 0x80; }
+	else if (c >= 0xE0 && c <= 0xEF) { len = 3; min = 0x800; }
+	else if (c >= 0xF0 && c <= 0xF4) { len = 4; min = 0x10000; }
+	else return 0;
+	if (n < len)
+		return 0;
+	uint32_t v = c & (0x7Fu >> len);
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xC0) != 0x80)
+			return 0;
+		v = (v << 6) | (p[i] & 0x3F);
+	}
+	if (v < min || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	uint32_t cp;
+	return lv__utf8_decode(s, n, &cp);
+}
+
+bool lv__utf8_valid(const void *s, size_t n)
+{
+	const unsigned char *p = s;
+	size_t i = 0;
+	while (i < n) {
+		/* ASCII runs, 8 bytes at a time: paths and names are nearly always ASCII */
+		while (i + 8 <= n) {
+			uint64_t w;
+			memcpy(&w, p + i, 8);
+			if (w & 0x8080808080808080ull)
+				break;
+			i += 8;
+		}
+		if (i >= n)
+			break;
+		size_t l = utf8_seq(p + i, n - i);
+		if (l == 0)
+			return false;
+		i += l;
+	}
+	return true;
+}
+
+int lv__json_escape(lv__dbuf *b, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	LV_TRY(lv__dbuf_addc(b, '"'));
+	size_t i = 0;
+	while (i < n) {
+		unsigned char c = p[i];
+		if (c == '"' || c == '\\') {
+			LV_TRY(lv__dbuf_addc(b, '\\'));
+			LV_TRY(lv__dbuf_addc(b, c));
+			i++;
+		} else if (c < 0x20) {
+			switch (c) {
+			case '\n': LV_TRY(lv__dbuf_adds(b, "\\n")); break;
+			case '\r': LV_TRY(lv__dbuf_adds(b, "\\r")); break;
+			case '\t': LV_TRY(lv__dbuf_adds(b, "\\t")); break;
+			case '\b': LV_TRY(lv__dbuf_adds(b, "\\b")); break;
+			case '\f': LV_TRY(lv__dbuf_adds(b, "\\f")); break;
+			default: LV_TRY(lv__dbuf_printf(b, "\\u%04x", c)); break;
+			}
+			i++;
+		} else if (c < 0x80) {
+			LV_TRY(lv__dbuf_addc(b, c));
+			i++;
+		} else {
+			size_t l = utf8_seq(p + i, n - i);
+			if (l == 0) {
+				LV_TRY(lv__dbuf_adds(b, "\\ufffd"));
+				i++;
+			} else {
+				LV_TRY(lv__dbuf_add(b, p + i, l));
+				i += l;
+			}
+		}
+	}
+	return lv__dbuf_addc(b, '"');
+}
+
+bool lv__parse_u64(const char *s, size_t n, uint64_t *out)
+{
+	if (n == 0 || n > 20)
+		return false;
+	/* Up to 19 digits cannot overflow (10^19 - 1 < 2^64); only a 20th is checked. */
+	size_t fast = n < 19 ? n : 19;
+	uint64_t v = 0;
+	for (size_t i = 0; i < fast; i++) {
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+		if (d > 9)
+			return false;
+		v = v * 10 + d;
+	}
+	if (n == 20) {
+		unsigned d = (unsigned)(unsigned char)s[19] - '0';
+		if (d > 9 || __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)d, &v))
+			return false;
+	}
+	*out = v;
+	return true;
+}
