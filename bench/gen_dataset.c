@@ -23,7 +23,7 @@
  * --recorded: versions 1..V-1 are history only, as if a cleanup had removed them
  * after a checkpoint recorded them: their rows (exactly what their manifests would
  * say) are written by lancever's own checkpoint writer, a batch at a time
- * (lv__checkpoint_write_extra; --record-batch rows, default 200000, the batch's newest
+ * (lv__cp_write_extra; --record-batch rows, default 200000, the batch's newest
  * version having a manifest while it is written), so the head and the archive segments are the ones
  * lancever writes; only versions V.. have manifests.  This is how a history of
  * ten million versions fits on a disk with fewer inodes than that.
@@ -360,7 +360,7 @@ static void record_history(const gen_opts *o, const lv__dbuf *body, uint64_t dat
 		 * yet committed must not be seen as history that was never recorded. */
 		write_version(o, body, first + n - 1);
 		lv_checkpoint_result r;
-		if (lv__checkpoint_write_extra(ds, NULL, rows, (size_t)n, &r, &err)) {
+		if (lv__cp_write_extra(ds, NULL, rows, (size_t)n, &r, &err)) {
 			fprintf(stderr, "gen_dataset: recording versions %" PRIu64 "..: %s\n", first, err.message);
 			exit(1);
 		}

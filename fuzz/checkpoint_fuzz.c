@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "core/checkpoint/checkpoint_internal.h"
+#include "core/checkpoint/codec.h"
 #include "lancever/checkpoint.h"
 #include "lancever/storage.h"
 #include "util/util.h"
@@ -198,7 +199,7 @@ static uint64_t covered_version(const uint8_t *data, size_t size)
 	lv_version_list *rows = NULL;
 	lv_error err = { 0 };
 	uint64_t v = NVERSIONS;
-	if (lv__checkpoint_decode(data, size, "fuzz.lance", false, &rows, NULL, &err) == 0) {
+	if (lv__cp_decode_rows(data, size, "fuzz.lance", false, &rows, NULL, &err) == 0) {
 		size_t n = lv_version_list_count(rows);
 		v = n ? lv_version_list_get(rows, n - 1)->version : 0;
 	}
@@ -221,15 +222,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		lv_version_list *rows = NULL;
 		int64_t created = 0;
 		lv_error err = { 0 };
-		if (lv__checkpoint_decode(file, fsize, "fuzz.lance", false, &rows, &created, &err) < 0)
+		if (lv__cp_decode_rows(file, fsize, "fuzz.lance", false, &rows, &created, &err) < 0)
 			return 0;
 		size_t n = lv_version_list_count(rows);
-		int rc = lv__checkpoint_encode(rows ? lv_version_list_get(rows, 0) : NULL, n, created,
+		int rc = lv__cp_encode(rows ? lv_version_list_get(rows, 0) : NULL, n, created,
 					       &reenc, &err);
 		/* a re-encoded file decodes, with its checksum, to the same rows */
 		if (rc == 0) {
 			lv_version_list *again = NULL;
-			CHECK(lv__checkpoint_decode(reenc.ptr, reenc.size, "fuzz.lance", true, &again,
+			CHECK(lv__cp_decode_rows(reenc.ptr, reenc.size, "fuzz.lance", true, &again,
 						    NULL, &err) == 0);
 			CHECK(same_list(rows, again));
 			lv_version_list_free(again);

@@ -59,7 +59,7 @@ static void check_rel(const char *key)
 				CHECK(!strncmp(key, kp, kl) && strlen(key) > kl);
 				CHECK(rel == key + listings[i].strip);
 				CHECK(recursive || !strchr(key + kl, '/'));
-				CHECK(lv__storage_check_path(rel, false, "fuzz", &err) == 0);
+				CHECK(lv__path_check(rel, false, "fuzz", &err) == 0);
 			}
 		}
 }

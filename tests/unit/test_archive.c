@@ -163,7 +163,7 @@ static size_t head_rows(lv_storage *st)
 		lv_buf b = { 0 };
 		CHECK(lv_storage_read(st, n[i], &b, &err));
 		lv_version_list *l = NULL;
-		CHECK(lv__checkpoint_decode(b.ptr, b.size, n[i], true, &l, NULL, &err));
+		CHECK(lv__cp_decode_rows(b.ptr, b.size, n[i], true, &l, NULL, &err));
 		size_t v = strtoull(n[i] + 13, NULL, 10);
 		if (v >= best) {
 			best = v;
@@ -333,7 +333,7 @@ static void test_damaged_and_missing_segments(void **state)
 			lv_version_list *rows = NULL;
 			lv_error de = { 0 };
 			for (size_t at = orig.size / 3;
-			     lv__checkpoint_decode(orig.ptr, orig.size, victim, true, &rows, NULL, &de) == 0; at++) {
+			     lv__cp_decode_rows(orig.ptr, orig.size, victim, true, &rows, NULL, &de) == 0; at++) {
 				lv_version_list_free(rows);
 				rows = NULL;
 				orig.ptr[at] ^= 0x5A;

@@ -392,7 +392,7 @@ static bool rejected(const char *path, const lv_buf *b)
 	lv_error e = { 0 };
 	if (!strncmp(path, "_checkpoints/archive/", 21)) { /* a segment: every history reader needs it */
 		lv_version_list *rows = NULL;
-		int rc = lv__checkpoint_decode(b->ptr, b->size, path, true, &rows, NULL, &e);
+		int rc = lv__cp_decode_rows(b->ptr, b->size, path, true, &rows, NULL, &e);
 		lv_version_list_free(rows);
 		return rc < 0;
 	}
@@ -400,7 +400,7 @@ static bool rejected(const char *path, const lv_buf *b)
 		if (strcmp(path, "_checkpoints/00000000000000000015.lance"))
 			return false; /* not the newest: readers do not need it */
 		lv_version_list *rows = NULL;
-		int rc = lv__checkpoint_decode(b->ptr, b->size, path, true, &rows, NULL, &e);
+		int rc = lv__cp_decode_rows(b->ptr, b->size, path, true, &rows, NULL, &e);
 		uint64_t named = strtoull(path + 13, NULL, 10);
 		bool bad = rc < 0 || lv_version_list_count(rows) == 0 ||
 			   lv_version_list_get(rows, lv_version_list_count(rows) - 1)->version != named;

@@ -15,6 +15,7 @@
 #include <lancever/lancever.h>
 
 #include "core/checkpoint/checkpoint_internal.h"
+#include "core/checkpoint/codec.h"
 #include "core/dataset.h"
 #include "core/manifests.h"
 #include "core/versions.h"
@@ -42,7 +43,7 @@ static void plant_foreign_checkpoint(lv_storage *st, int64_t created_delta, bool
 	CHECK(lv_storage_read(st, CP6, &b, &err));
 	lv_version_list *rows = NULL;
 	int64_t created = 0;
-	CHECK(lv__checkpoint_decode(b.ptr, b.size, CP6, true, &rows, &created, &err));
+	CHECK(lv__cp_decode_rows(b.ptr, b.size, CP6, true, &rows, &created, &err));
 	lv_buf_dispose(&b);
 	assert_int_equal(rows->n, 6);
 	lv_version_info v[7];
@@ -52,7 +53,7 @@ static void plant_foreign_checkpoint(lv_storage *st, int64_t created_delta, bool
 		v[6] = v[5];
 		v[6].version = 7;
 	}
-	CHECK(lv__checkpoint_encode(v, extra ? 7 : 6, created + created_delta, &b, &err));
+	CHECK(lv__cp_encode(v, extra ? 7 : 6, created + created_delta, &b, &err));
 	CHECK(lv_storage_write(st, CP6, b.ptr, b.size, &err));
 	lv_buf_dispose(&b);
 	lv_version_list_free(rows);

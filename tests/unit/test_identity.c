@@ -216,7 +216,7 @@ static size_t identities(lv_storage *st)
 		lv_buf b = tu_read(st, n[i]);
 		lv_version_list *l = NULL;
 		int64_t created;
-		CHECK(lv__checkpoint_decode(b.ptr, b.size, n[i], true, &l, &created, &err));
+		CHECK(lv__cp_decode_rows(b.ptr, b.size, n[i], true, &l, &created, &err));
 		bool dup = false;
 		for (size_t j = 0; j < k; j++)
 			dup |= seen[j] == created;

@@ -200,7 +200,7 @@ static lv_version_list *checkpoint_rows(lv_storage *st, const char *path)
 	lv_buf b = tu_read(st, path);
 	lv_version_list *rows = NULL;
 	int64_t created;
-	CHECK(lv__checkpoint_decode(b.ptr, b.size, path, true, &rows, &created, &err));
+	CHECK(lv__cp_decode_rows(b.ptr, b.size, path, true, &rows, &created, &err));
 	lv_buf_dispose(&b);
 	return rows;
 }

@@ -31,7 +31,7 @@ typedef struct lv__sigv4_request {
 /* Writes the Authorization header value into out (>= 512 bytes).  Returns 0 or -1. */
 int lv__sigv4_authorization(const lv__sigv4_request *r, char *out, size_t cap);
 
-/* Intermediate results, for tests. */
+/* Steps of the signature (test_sigv4.c checks them against AWS's worked examples). */
 void lv__sigv4_signing_key(const char *secret, const char *date8, const char *region,
 			  const char *service, uint8_t out[32]);
 void lv__sha256_hex(const void *data, size_t n, char out[65]);

@@ -82,7 +82,7 @@ static int parse_uri(az *a, const char *uri, lv__optbag *o, lv_error *err)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	LV_TRY(lv__uri_key_prefix(p, plen, "az://", o, &a->o.prefix, err));
 	if (a->o.prefix[0]) {
-		int rc = lv__storage_check_path(a->o.prefix, false, "open az://", err);
+		int rc = lv__path_check(a->o.prefix, false, "open az://", err);
 		if (rc < 0)
 			return lv__err_prefix(err, rc, "open az://%s: the path is not a valid blob path",
 					      a->container);

@@ -293,7 +293,7 @@ static int check_split(lv_check *c, lv_dataset *ds, const lv__manifest_entry *li
 	if (!opts || !opts->salvage)
 		return 0;
 	lv_checkpoint_result res;
-	LV_TRY(lv__checkpoint_write_adopt(ds, &opts->checkpoint, sp.older, &res, err));
+	LV_TRY(lv__cp_write_adopt(ds, &opts->checkpoint, sp.older, &res, err));
 	snprintf(msg, sizeof msg, "re-adopted dataset_created %" PRId64 ": %" PRIu64 " rows of both "
 		 "identities' heads written under it", sp.older, res.entries);
 	c->have_created = true;
@@ -384,7 +384,7 @@ static int salvage(lv_check *c, lv_dataset *ds, const lv_checkpoint_config *cfg,
 	int rc = 0;
 	if (n) {
 		lv_checkpoint_result res;
-		rc = lv__checkpoint_write_extra(ds, cfg, rows, n, &res, err);
+		rc = lv__cp_write_extra(ds, cfg, rows, n, &res, err);
 		if (rc == 0)
 			c->salvaged = n;
 	}
@@ -404,7 +404,7 @@ int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, l
 	lv__arena_init(&c->strings, 4096);
 	lv__manifest_entry *live = NULL;
 	size_t nlive = 0;
-	int rc = lv__list_manifests(ds->st, &live, &nlive, err);
+	int rc = lv__manifests_list(ds->st, &live, &nlive, err);
 	if (rc == 0 && nlive == 0)
 		rc = lv__not_a_dataset(ds, err);
 	if (rc == 0)

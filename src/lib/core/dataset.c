@@ -304,7 +304,7 @@ int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err)
 	/* Refuse a directory that is not a dataset, rather than listing no tags. */
 	lv__manifest_entry *e = NULL;
 	size_t n = 0;
-	LV_TRY(lv__list_manifests(ds->st, &e, &n, err));
+	LV_TRY(lv__manifests_list(ds->st, &e, &n, err));
 	free(e);
 	if (n == 0)
 		return lv__not_a_dataset(ds, err);

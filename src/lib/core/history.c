@@ -48,7 +48,7 @@ static void round1_job(size_t i, void *arg)
 {
 	round1 *r = arg;
 	if (i == 0)
-		r->rc[0] = lv__list_manifests(r->ds->st, &r->live, &r->nlive, &r->err[0]);
+		r->rc[0] = lv__manifests_list(r->ds->st, &r->live, &r->nlive, &r->err[0]);
 	else if (i == 1)
 		r->rc[1] = lv__cp_list(r->ds->st, &r->names, &r->err[1]);
 	else

@@ -43,7 +43,7 @@ static void round1_job(size_t i, void *arg)
 	lv__hplan *p = r->p;
 	lv_dataset *ds = p->ds;
 	if (i == 0)
-		r->rc[0] = lv__list_manifests(ds->st, &p->live, &p->nlive, &r->err[0]);
+		r->rc[0] = lv__manifests_list(ds->st, &p->live, &p->nlive, &r->err[0]);
 	else if (i == 1)
 		r->rc[1] = lv__cp_list(ds->st, &p->names, &r->err[1]);
 	else if (i == 2)

@@ -147,7 +147,7 @@ static bool place_contiguous(lv__manifest_entry *v, size_t n)
 	return ok;
 }
 
-int lv__list_manifests(lv_storage *st, lv__manifest_entry **out, size_t *n, lv_error *err)
+int lv__manifests_list(lv_storage *st, lv__manifest_entry **out, size_t *n, lv_error *err)
 {
 	list_ctx c = { 0 };
 	/* Names only: a manifest's size comes with its read, so no stat per entry. */
@@ -176,7 +176,7 @@ int lv__read_newest_info(lv_storage *st, lv__arena *arena, lv_version_info *info
 	lv__manifest_entry *e = NULL;
 	size_t n = 0;
 	*version = 0;
-	LV_TRY(lv__list_manifests(st, &e, &n, err));
+	LV_TRY(lv__manifests_list(st, &e, &n, err));
 	int rc = 0;
 	if (n) {
 		char path[LV__MPATH];

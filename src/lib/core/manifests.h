@@ -23,7 +23,7 @@ const char *lv__mpath(const lv__manifest_entry *e, char *buf);
 int lv__mpaths(const lv__manifest_entry *e, size_t n, const char ***paths, char **block);
 
 /* Lists _versions/, sorted by version ascending, duplicates (V1+V2 of one version) folded. */
-int lv__list_manifests(lv_storage *st, lv__manifest_entry **out, size_t *n, lv_error *err);
+int lv__manifests_list(lv_storage *st, lv__manifest_entry **out, size_t *n, lv_error *err);
 /* Is `version` among the sorted entries? */
 bool lv__entries_has(const lv__manifest_entry *e, size_t n, uint64_t version);
 

@@ -118,7 +118,7 @@ lv_version_list *lv__version_list_new(size_t cap_items, size_t cap_arenas)
 }
 /* ---- gaps ---- */
 
-int lv__list_find_gaps(lv_version_list *l, uint64_t start)
+int lv__vlist_find_gaps(lv_version_list *l, uint64_t start)
 {
 	free(l->gaps);
 	l->gaps = NULL;
@@ -142,7 +142,7 @@ int lv__list_find_gaps(lv_version_list *l, uint64_t start)
 	return 0;
 }
 
-uint64_t lv__list_gap_versions(const lv_version_list *l)
+uint64_t lv__vlist_gap_versions(const lv_version_list *l)
 {
 	uint64_t n = 0;
 	for (size_t i = 0; i < l->ngaps; i++)

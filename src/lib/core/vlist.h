@@ -39,7 +39,7 @@ void lv__sort_infos(lv_version_info *v, size_t n);
 /* The item of `version` in a sorted list, or NULL. */
 const lv_version_info *lv__vlist_find(const lv_version_list *l, uint64_t version);
 /* Records l's gaps: versions in [start, newest row] that no row holds.  LV_ENOMEM or 0. */
-int lv__list_find_gaps(lv_version_list *l, uint64_t start);
-uint64_t lv__list_gap_versions(const lv_version_list *l);
+int lv__vlist_find_gaps(lv_version_list *l, uint64_t start);
+uint64_t lv__vlist_gap_versions(const lv_version_list *l);
 
 #endif

@@ -339,7 +339,7 @@ int lv__list_rel(const char *key, const char *kprefix, size_t strip, bool recurs
 	if (!path)
 		return lv__err(err, LV_ENOMEM, "%s: out of memory", what);
 	lv_error e = { 0 };
-	int ok = lv__storage_check_path(path, false, "key", &e);
+	int ok = lv__path_check(path, false, "key", &e);
 	free(path);
 	if (ok < 0) {
 		char why[200];

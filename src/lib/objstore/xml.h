@@ -59,7 +59,7 @@ void lv__list_page_dispose(lv__list_page *page);
  * with `kprefix` (the store's prefix + "/" + the listed directory + "/", or ""
  * at the bucket root); `strip` bytes (the store's prefix + "/", or 0) are cut
  * from a key to make it relative to the store root.  Returns 1 with *rel
- * pointing into `key` (the relative path, valid per lv__storage_check_path),
+ * pointing into `key` (the relative path, valid per lv__path_check),
  * 0 to skip it ("directory" markers ending in '/', and in a non-recursive
  * listing keys below a sub-directory), or LV_ECORRUPT for a key that does not
  * start with kprefix or is not a valid relative path (".." or "." segments,

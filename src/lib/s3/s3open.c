@@ -187,7 +187,7 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, lv__optbag *o, lv_er
 	lv__aws_chain_cfg cc;
 	int rc = s->bucket ? lv__uri_key_prefix(p, plen, "s3://", o, &s->o.prefix, err)
 			   : lv__err(err, LV_ENOMEM, "out of memory");
-	if (rc == 0 && s->o.prefix[0] && (rc = lv__storage_check_path(s->o.prefix, false, "open s3://", err)) < 0)
+	if (rc == 0 && s->o.prefix[0] && (rc = lv__path_check(s->o.prefix, false, "open s3://", err)) < 0)
 		lv__err_prefix(err, rc, "open s3://%s: the key prefix is not a valid object path", s->bucket);
 	if (rc == 0)
 		rc = lv__http_limits_read(&lim, o, err);

@@ -23,7 +23,7 @@
  *   refused by the regular-file check instead of blocking forever.
  * Nothing outside the root can therefore be read, written or removed through
  * a path the front end passed (those never contain "..", a leading "/", a
- * backslash or a control character: lv__storage_check_path).
+ * backslash or a control character: lv__path_check).
  *
  * - Writes are atomic and leave nothing behind if the process dies: the bytes
  *   go to an unnamed file in the target directory (O_TMPFILE), are fsync'ed,

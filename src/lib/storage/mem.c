@@ -296,14 +296,14 @@ int lv_storage_mem_new(lv_storage **out, lv_error *err)
 
 int lv_storage_mem_set_mtime(lv_storage *st, const char *path, int64_t mtime_ms, lv_error *err)
 {
-	LV_TRY(lv__storage_check_path(path, false, "set_mtime", err));
+	LV_TRY(lv__path_check(path, false, "set_mtime", err));
 	char full[LV__PATH_MAX + 1], tmp[LV__PATH_MAX + 1];
 	const char *prefix = NULL;
 	snprintf(full, sizeof full, "%s", path);
 	/* Look through fault shims (and their sub-handles), so age-rule tests can inject faults. */
 	lv_storage *inner;
 	while (st && (inner = lv__storage_inner(st, &prefix)) != NULL) {
-		LV_TRY(lv__storage_join(tmp, prefix, full, "set_mtime", err));
+		LV_TRY(lv__path_join(tmp, prefix, full, "set_mtime", err));
 		memcpy(full, tmp, sizeof full);
 		st = inner;
 	}
@@ -311,7 +311,7 @@ int lv_storage_mem_set_mtime(lv_storage *st, const char *path, int64_t mtime_ms,
 	if (!m)
 		return lv__err(err, LV_EINVALID, "set_mtime %s: %s is not an in-memory store", path,
 			       lv_storage_describe(st));
-	LV_TRY(lv__storage_join(tmp, prefix, full, "set_mtime", err));
+	LV_TRY(lv__path_join(tmp, prefix, full, "set_mtime", err));
 	int rc = 0;
 	pthread_mutex_lock(&m->mu);
 	mobj *o = find(m, tmp);

@@ -3,7 +3,7 @@
  * counters, sub-handles and the properties a handle reports (remote or not,
  * credential source; a shim answers for its inner store).  Backends (local.c,
  * mem.c, fault.c, s3, azure, custom ones through lv_storage_new) only ever see
- * paths that passed lv__storage_check_path() (util/path.c), already joined with the
+ * paths that passed lv__path_check() (util/path.c), already joined with the
  * sub-handle prefix, so none of them can be steered outside its root.  Once a handle
  * (or an ancestor of a sub-handle) is interrupted, no operation reaches a backend.  This
  * file knows no backend: URI dispatch is open.c's.
@@ -166,9 +166,9 @@ int lv_storage_sub(lv_storage **out, lv_storage *parent, const char *subdir, lv_
 	*out = NULL;
 	if (!parent)
 		return lv__err(err, LV_EINVALID, "sub: NULL parent");
-	LV_TRY(lv__storage_check_path(subdir, false, "sub", err));
+	LV_TRY(lv__path_check(subdir, false, "sub", err));
 	char full[LV__PATH_MAX + 1];
-	LV_TRY(lv__storage_join(full, parent->prefix, subdir, "sub", err));
+	LV_TRY(lv__path_join(full, parent->prefix, subdir, "sub", err));
 
 	lv_storage *st = lv__calloc(1, sizeof *st);
 	if (!st)
@@ -260,9 +260,9 @@ static int list_common(lv_storage *st, const char *dir, bool recursive, bool nam
 {
 	if (!st || !cb)
 		return lv__err(err, LV_EINVALID, "list: NULL argument");
-	LV_TRY(lv__storage_check_path(dir, true, "list", err));
+	LV_TRY(lv__path_check(dir, true, "list", err));
 	char full[LV__PATH_MAX + 1];
-	LV_TRY(lv__storage_join(full, st->prefix, dir, "list", err));
+	LV_TRY(lv__path_join(full, st->prefix, dir, "list", err));
 	list_tramp t = { cb, payload, st->prefix, st->prefix ? strlen(st->prefix) + 1 : 0 };
 	LV_TRY(check_interrupted(st, "list", dir, err));
 	count(st, 1, 0, 0);
@@ -297,8 +297,8 @@ int lv_storage_delete_many(lv_storage *st, const char *const *paths, size_t n, i
 	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		char buf[LV__PATH_MAX + 1];
-		if ((rc = lv__storage_check_path(paths[i], false, "delete", err)) == 0 &&
-		    (rc = lv__storage_join(buf, st->prefix, paths[i], "delete", err)) == 0 &&
+		if ((rc = lv__path_check(paths[i], false, "delete", err)) == 0 &&
+		    (rc = lv__path_join(buf, st->prefix, paths[i], "delete", err)) == 0 &&
 		    !(full[i] = lv__strdup(buf)))
 			rc = lv__err(err, LV_ENOMEM, "delete: out of memory");
 	}
@@ -341,9 +341,9 @@ static int storage_read(lv_storage *st, const char *path, bool ranged, uint64_t 
 	}
 	if (!st || !out)
 		return lv__err(err, LV_EINVALID, "read: NULL argument");
-	LV_TRY(lv__storage_check_path(path, false, "read", err));
+	LV_TRY(lv__path_check(path, false, "read", err));
 	char full[LV__PATH_MAX + 1];
-	LV_TRY(lv__storage_join(full, st->prefix, path, "read", err));
+	LV_TRY(lv__path_join(full, st->prefix, path, "read", err));
 	LV_TRY(check_interrupted(st, "read", path, err));
 	count(st, 1, 0, 0);
 	int rc = ranged ? st->ops.read_range(st->impl, full, offset, len, out, err)
@@ -372,9 +372,9 @@ int lv_storage_head(lv_storage *st, const char *path, uint64_t *size_out, int64_
 {
 	if (!st)
 		return lv__err(err, LV_EINVALID, "head: NULL storage");
-	LV_TRY(lv__storage_check_path(path, false, "head", err));
+	LV_TRY(lv__path_check(path, false, "head", err));
 	char full[LV__PATH_MAX + 1];
-	LV_TRY(lv__storage_join(full, st->prefix, path, "head", err));
+	LV_TRY(lv__path_join(full, st->prefix, path, "head", err));
 	LV_TRY(check_interrupted(st, "head", path, err));
 	uint64_t size = 0;
 	int64_t mtime = 0;
@@ -395,9 +395,9 @@ static int put(lv_storage *st, const char *path, const void *data, size_t size, 
 	const char *what = create ? "create" : "write";
 	if (!st || (!data && size))
 		return lv__err(err, LV_EINVALID, "%s: NULL argument", what);
-	LV_TRY(lv__storage_check_path(path, false, what, err));
+	LV_TRY(lv__path_check(path, false, what, err));
 	char full[LV__PATH_MAX + 1];
-	LV_TRY(lv__storage_join(full, st->prefix, path, what, err));
+	LV_TRY(lv__path_join(full, st->prefix, path, what, err));
 	static const uint8_t empty[1];
 	if (!data)
 		data = empty;
@@ -427,9 +427,9 @@ int lv_storage_delete(lv_storage *st, const char *path, lv_error *err)
 {
 	if (!st)
 		return lv__err(err, LV_EINVALID, "delete: NULL storage");
-	LV_TRY(lv__storage_check_path(path, false, "delete", err));
+	LV_TRY(lv__path_check(path, false, "delete", err));
 	char full[LV__PATH_MAX + 1];
-	LV_TRY(lv__storage_join(full, st->prefix, path, "delete", err));
+	LV_TRY(lv__path_join(full, st->prefix, path, "delete", err));
 	LV_TRY(check_interrupted(st, "delete", path, err));
 	count(st, 1, 0, 0);
 	return st->ops.del(st->impl, full, err);

@@ -5,7 +5,7 @@
 
 #include "util/util.h"
 
-int lv__storage_check_path(const char *path, bool allow_empty, const char *what, lv_error *err)
+int lv__path_check(const char *path, bool allow_empty, const char *what, lv_error *err)
 {
 	if (!path)
 		return lv__err(err, LV_EINVALID, "%s: path is NULL", what);
@@ -48,7 +48,7 @@ int lv__storage_check_path(const char *path, bool allow_empty, const char *what,
 	return 0;
 }
 
-int lv__storage_join(char *buf, const char *prefix, const char *path, const char *what,
+int lv__path_join(char *buf, const char *prefix, const char *path, const char *what,
 		     lv_error *err)
 {
 	size_t pl = prefix ? strlen(prefix) : 0;

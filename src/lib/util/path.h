@@ -20,10 +20,10 @@
  * Validates a relative object path.  `allow_empty` admits "" (a listing of the root).
  * `what` names the operation in the message.  Returns 0 or LV_EINVALID.
  */
-int lv__storage_check_path(const char *path, bool allow_empty, const char *what, lv_error *err);
+int lv__path_check(const char *path, bool allow_empty, const char *what, lv_error *err);
 
 /* Joins a sub-handle prefix (may be NULL) and a checked path into buf[LV__PATH_MAX + 1]. */
-int lv__storage_join(char *buf, const char *prefix, const char *path, const char *what,
+int lv__path_join(char *buf, const char *prefix, const char *path, const char *what,
 		     lv_error *err);
 
 #endif

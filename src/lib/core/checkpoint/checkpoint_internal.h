@@ -9,19 +9,18 @@
 
 #include "lancever/checkpoint.h"
 
+#ifdef LV_TEST_HOOKS
 /*
- * Decodes and validates a checkpoint file's bytes exactly as the history
- * ladder does (schema, nulls, metadata, strictly increasing versions, and the
- * checksum unless `verify_checksum` is false, which only the fuzz target
- * uses to reach past it).  *rows is a new list (free with
- * lv_version_list_free); *created (may be NULL) receives dataset_created.
+ * For tests and fuzzers only (the test library, LV_TEST_HOOKS): decodes and validates a
+ * checkpoint file's bytes exactly as the history ladder does (lv__cp_decode: schema,
+ * nulls, metadata, strictly increasing versions, and the checksum unless
+ * `verify_checksum` is false, which only the fuzz target uses to reach past it).  *rows
+ * is a new list (free with lv_version_list_free); *created (may be NULL) receives
+ * dataset_created.  (Encoding: lv__cp_encode, codec.h.)
  */
-int lv__checkpoint_decode(const uint8_t *data, size_t size, const char *path, bool verify_checksum,
-			  lv_version_list **rows, int64_t *created, lv_error *err);
-
-/* Encodes rows (sorted by version) as a checkpoint file, as lv_checkpoint_write does. */
-int lv__checkpoint_encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf *out,
-			  lv_error *err);
+int lv__cp_decode_rows(const uint8_t *data, size_t size, const char *path, bool verify_checksum,
+		       lv_version_list **rows, int64_t *created, lv_error *err);
+#endif
 
 /*
  * lv_checkpoint_write with rows its caller has already built from the same
@@ -31,7 +30,7 @@ int lv__checkpoint_encode(const lv_version_info *rows, size_t n, int64_t created
  * instead of reading its manifest again.  The strings of `pre` must outlive
  * the call.
  */
-int lv__checkpoint_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg,
+int lv__cp_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg,
 			     const uint64_t *cleaned, size_t ncleaned,
 			     const lv_version_info *const *pre, size_t npre, lv_checkpoint_result *res, lv_error *err);
 
@@ -41,7 +40,7 @@ int lv__checkpoint_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg,
  * checkpoint and no live manifest holds are added.  Their strings must
  * outlive the call.
  */
-int lv__checkpoint_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
+int lv__cp_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
 			       const lv_version_info *extra, size_t nextra, lv_checkpoint_result *res,
 			       lv_error *err);
 
@@ -51,10 +50,10 @@ int lv__checkpoint_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
  * and written under `created`, with the archive index that reaches furthest.  The caller has
  * verified that the segments that index names carry `created`.
  */
-int lv__checkpoint_write_adopt(lv_dataset *ds, const lv_checkpoint_config *cfg, int64_t created,
+int lv__cp_write_adopt(lv_dataset *ds, const lv_checkpoint_config *cfg, int64_t created,
 			       lv_checkpoint_result *res, lv_error *err);
 
 /* The version in the name of the newest file in _checkpoints/ (0: none); its content is not read. */
-int lv__checkpoint_newest_name(lv_storage *st, uint64_t *version, lv_error *err);
+int lv__cp_newest_name(lv_storage *st, uint64_t *version, lv_error *err);
 
 #endif

@@ -647,8 +647,9 @@ int lv__cp_decode(const uint8_t *data, size_t size, const char *path, bool verif
 	return rc;
 }
 
-int lv__checkpoint_decode(const uint8_t *data, size_t size, const char *path, bool verify_checksum,
-			  lv_version_list **rows, int64_t *created, lv_error *err)
+#ifdef LV_TEST_HOOKS /* a test helper (checkpoint_internal.h): the test library only */
+int lv__cp_decode_rows(const uint8_t *data, size_t size, const char *path, bool verify_checksum,
+		       lv_version_list **rows, int64_t *created, lv_error *err)
 {
 	lv__cp_file f;
 	memset(&f, 0, sizeof f);
@@ -661,9 +662,4 @@ int lv__checkpoint_decode(const uint8_t *data, size_t size, const char *path, bo
 	lv__cp_file_dispose(&f);
 	return 0;
 }
-
-int lv__checkpoint_encode(const lv_version_info *rows, size_t n, int64_t created, lv_buf *out,
-			  lv_error *err)
-{
-	return lv__cp_encode(rows, n, created, out, err);
-}
+#endif

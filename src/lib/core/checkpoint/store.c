@@ -95,7 +95,7 @@ int lv__cp_list(lv_storage *st, lv__cp_names *out, lv_error *err)
 	return 0;
 }
 
-int lv__checkpoint_newest_name(lv_storage *st, uint64_t *version, lv_error *err)
+int lv__cp_newest_name(lv_storage *st, uint64_t *version, lv_error *err)
 {
 	lv__cp_names names;
 	*version = 0;

@@ -216,7 +216,7 @@ static int adopt_base(writer *w, seen *s, lv_error *err)
 static int gather_once(writer *w, seen *s, lv_error *err)
 {
 	lv_dataset *ds = w->ds;
-	LV_TRY(lv__list_manifests(ds->st, &s->live, &s->nlive, err));
+	LV_TRY(lv__manifests_list(ds->st, &s->live, &s->nlive, err));
 	if (s->nlive == 0)
 		return lv__not_a_dataset(ds, err);
 	LV_TRY(lv__cp_list(ds->st, &s->names, err));
@@ -449,7 +449,7 @@ static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const 
 	return rc;
 }
 
-int lv__checkpoint_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
+int lv__cp_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
 			     const uint64_t *cleaned_in, size_t ncleaned,
 			     const lv_version_info *const *pre, size_t npre, lv_checkpoint_result *res,
 			     lv_error *err)
@@ -457,14 +457,14 @@ int lv__checkpoint_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
 	return write_with(ds, cfg_in, cleaned_in, ncleaned, pre, npre, NULL, 0, NULL, res, err);
 }
 
-int lv__checkpoint_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
+int lv__cp_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
 			       const lv_version_info *extra, size_t nextra, lv_checkpoint_result *res,
 			       lv_error *err)
 {
 	return write_with(ds, cfg, NULL, 0, NULL, 0, extra, nextra, NULL, res, err);
 }
 
-int lv__checkpoint_write_adopt(lv_dataset *ds, const lv_checkpoint_config *cfg, int64_t created,
+int lv__cp_write_adopt(lv_dataset *ds, const lv_checkpoint_config *cfg, int64_t created,
 			       lv_checkpoint_result *res, lv_error *err)
 {
 	return write_with(ds, cfg, NULL, 0, NULL, 0, NULL, 0, &created, res, err);
@@ -473,5 +473,5 @@ int lv__checkpoint_write_adopt(lv_dataset *ds, const lv_checkpoint_config *cfg, 
 int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,
 			size_t ncleaned, lv_checkpoint_result *res, lv_error *err)
 {
-	return lv__checkpoint_write_pre(ds, cfg_in, cleaned_in, ncleaned, NULL, 0, res, err);
+	return lv__cp_write_pre(ds, cfg_in, cleaned_in, ncleaned, NULL, 0, res, err);
 }

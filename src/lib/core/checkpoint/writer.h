@@ -52,7 +52,7 @@ typedef struct lv__writer {
 	size_t ncleaned;
 	const lv_version_info *const *pre; /* rows built by the caller, sorted by version */
 	size_t npre;
-	const lv_version_info *extra; /* salvaged rows (lv__checkpoint_write_extra), sorted */
+	const lv_version_info *extra; /* salvaged rows (lv__cp_write_extra), sorted */
 	size_t nextra;
 	lv_checkpoint_result r;
 	lv__sealed *sealed;

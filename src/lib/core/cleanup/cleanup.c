@@ -271,7 +271,7 @@ static int phase_read(plan *P, lv_error *err)
 {
 	lv_dataset *ds = P->ds;
 	progress(P, "reading manifests", 0, 0);
-	LV_TRY(lv__list_manifests(ds->st, &P->v, &P->nv, err));
+	LV_TRY(lv__manifests_list(ds->st, &P->v, &P->nv, err));
 	if (P->nv == 0)
 		return lv__not_a_dataset(ds, err);
 	P->size = lv__calloc(P->nv, sizeof *P->size);
@@ -292,7 +292,7 @@ static int phase_read(plan *P, lv_error *err)
 	 */
 	uint64_t cp_newest = 0;
 	lv_error ce = { 0 };
-	if (!P->pol->dry_run && lv__checkpoint_newest_name(ds->st, &cp_newest, &ce) < 0)
+	if (!P->pol->dry_run && lv__cp_newest_name(ds->st, &cp_newest, &ce) < 0)
 		cp_newest = 0;
 	size_t tail = 0;
 	for (size_t i = P->nv; i-- > 0 && P->v[i].version > cp_newest;)
@@ -381,13 +381,13 @@ static int phase_keep(plan *P, lv_error *err)
 {
 	for (size_t d = 0; d < NDIRS; d++)
 		LV_TRY(lv_storage_list_names(P->ds->st, dirs[d], ignore_entry, NULL, err));
-	LV_TRY(lv__refs_of_others(P->ds, &P->referenced, err));
+	LV_TRY(lv__mrefs_of_others(P->ds, &P->referenced, err));
 	/*
 	 * Commits that landed since the manifests were read may own files the
 	 * sweep will list: read the manifests now newer than our latest and keep
 	 * what they reference.
 	 */
-	return lv__refs_of_newer(P->ds, P->latest, &P->referenced, err);
+	return lv__mrefs_of_newer(P->ds, P->latest, &P->referenced, err);
 }
 
 /* 5. The old versions' history is recorded before anything goes. */
@@ -410,7 +410,7 @@ static int phase_record(plan *P, lv_error *err)
 		if (P->old[i])
 			cleaned[k++] = P->v[i].version;
 	lv_checkpoint_result cr;
-	int rc = lv__checkpoint_write_pre(P->ds, &P->pol->checkpoint, cleaned, P->nold, pre, P->nrows,
+	int rc = lv__cp_write_pre(P->ds, &P->pol->checkpoint, cleaned, P->nold, pre, P->nrows,
 					  &cr, err);
 	free(pre);
 	free(cleaned);

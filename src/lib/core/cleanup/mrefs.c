@@ -299,7 +299,7 @@ static int keep_listed(lv_dataset *ds, lv_storage *st, const char *dir, bool rec
  * branch is cleaned, every manifest of main too (base_id files: a clone or rebase of main
  * could point into the branch).  Over-protecting only ever keeps a file.
  */
-int lv__refs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err)
+int lv__mrefs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err)
 {
 	LV_TRY(keep_listed(ds, ds->root, "tree", true, lv__collect_file, true, true, referenced, err));
 	LV_TRY(keep_listed(ds, ds->st, "_versions", false, collect_detached, false, false, referenced,
@@ -311,11 +311,11 @@ int lv__refs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err)
 }
 
 /* References of manifests committed after `latest` (concurrent writers), added to `referenced`. */
-int lv__refs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, lv_error *err)
+int lv__mrefs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, lv_error *err)
 {
 	lv__manifest_entry *e = NULL;
 	size_t ne = 0;
-	int rc = lv__list_manifests(ds->st, &e, &ne, err);
+	int rc = lv__manifests_list(ds->st, &e, &ne, err);
 	if (rc < 0)
 		return rc;
 	size_t first = ne;
