@@ -4,7 +4,7 @@
 
 #include "core/dataset.h"
 #include "core/manifests.h"
-#include "core/versions.h"
+#include "core/records.h"
 #include "core/vlist.h"
 #include "format/manifest.h"
 #include "util/arena.h"

@@ -15,7 +15,7 @@
 #include "core/crc32c.h"
 #include "core/dataset.h"
 #include "core/manifests.h"
-#include "core/versions.h"
+#include "core/records.h"
 #include "core/vlist.h"
 #include "support/memcopy.h"
 #include "support/rowcmp.h"

@@ -18,7 +18,7 @@
 #include "core/checkpoint/codec.h"
 #include "core/dataset.h"
 #include "core/manifests.h"
-#include "core/versions.h"
+#include "core/records.h"
 #include "core/vlist.h"
 #include "support/memcopy.h"
 #include "support/testutil.h"

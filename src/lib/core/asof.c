@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "core/hplan.h"
-#include "core/versions.h"
+#include "core/records.h"
 #include "core/vlist.h"
 #include "util/util.h"
 

@@ -1,100 +1,255 @@
 /*
- * Version records from manifests: is_tagged from the dataset's tags, a list
- * built from every listed manifest, and one live version by number.
+ * lv_versions() and lv_version_get().  lv_versions(): where the rows come from.  The newest usable head checkpoint
+ * (the ladder) plus the manifests it lacks; with no usable checkpoint, every
+ * manifest.  No archive segment is read: the head holds copies of live rows.
+ * (lv_history() streams the archive too: history.c.)
+ *
+ * Invariants:
+ *  - Liveness is never taken from a checkpoint: a covered version is live iff
+ *    its manifest is listed now; readers OR is_cleaned_up with "manifest gone".
+ *  - Only the final attempt of a call that retried after a race records
+ *    warnings.
  */
-#include "core/versions.h"
+#include "lancever/checkpoint.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checkpoint/ladder.h"
+#include "core/checkpoint/store.h"
 #include "core/dataset.h"
 #include "core/manifests.h"
+#include "core/records.h"
+#include "core/vcache.h"
 #include "core/vlist.h"
 #include "core/warnings.h"
-#include "format/manifest.h"
 #include "core/refs.h"
+#include "format/manifest.h"
 #include "util/util.h"
-/* Marks is_tagged from the tags of the main branch.  Tag problems never fail a listing. */
-void lv__mark_tags(lv_dataset *ds, lv_version_info *items, size_t n, lv_history_report *rep)
+/* ---- assembling versions / history ---- */
+
+/*
+ * The first round of a history call: the three listings it needs do not
+ * depend on each other, so on an object store they run at once (one round
+ * trip instead of four).  On local disk a thread costs more than it saves.
+ */
+typedef struct round1 {
+	lv_dataset *ds;
+	lv__manifest_entry *live;
+	size_t nlive;
+	lv__cp_names names;
+	lv_refs *refs;
+	int rc[3];
+	lv_error err[3];
+} round1;
+
+static void round1_job(size_t i, void *arg)
 {
-	lv_refs *refs = NULL;
-	lv_error e = { 0 };
-	int rc = lv__refs_load_lenient(&refs, ds->root, 1, &e);
-	lv__mark_tags_with(ds, rc < 0 ? NULL : refs, &e, items, n, rep);
-	if (rc == 0) { /* a tag file skipped: its version is not marked, and the answer says so */
-		lv__warnlog wl = { 0 };
-		lv__warn_refs(&wl, refs);
-		lv__warn_commit(ds, &wl);
-	}
-	lv_refs_free(refs);
+	round1 *r = arg;
+	if (i == 0)
+		r->rc[0] = lv__manifests_list(r->ds->st, &r->live, &r->nlive, &r->err[0]);
+	else if (i == 1)
+		r->rc[1] = lv__cp_list(r->ds->st, &r->names, &r->err[1]);
+	else
+		r->rc[2] = lv__refs_load_lenient(&r->refs, r->ds->root,
+						 r->ds->remote ? r->ds->threads : 1, &r->err[2]);
 }
 
-void lv__mark_tags_with(lv_dataset *ds, const lv_refs *refs, const lv_error *load_err,
-			lv_version_info *items, size_t n, lv_history_report *rep)
+static void warn_vanished(lv__warnlog *wl, const lv_version_list *l)
 {
-	if (!refs) {
-		if (rep)
-			snprintf(rep->note, sizeof rep->note, "tags unreadable, is_tagged may be incomplete: %.200s",
-				 load_err ? load_err->message : "");
-		lv__warnlog wl = { 0 };
-		lv__warn(&wl, LV_WARN_TAG_UNREADABLE, LV_REFS_TAGS_DIR, 0, 0,
-			 "tags could not be read (%s); is_tagged may be incomplete",
-			 load_err ? load_err->message : "unknown error");
-		lv__warn_commit(ds, &wl);
-		return;
-	}
-	size_t nt = lv_refs_tag_count(refs);
-	for (size_t t = 0; t < nt; t++) {
-		const lv_tag *tag = lv_refs_tag(refs, t);
-		/* Tags live at the root; each names its branch (null = main). */
-		bool tag_main = !tag->branch || !strcmp(tag->branch, "main");
-		if (ds->branch ? (tag_main || strcmp(tag->branch, ds->branch) != 0) : !tag_main)
+	for (size_t i = 0; i < l->nvanished; i++)
+		lv__warn(wl, LV_WARN_MANIFEST_VANISHED, l->vanished[i], 0, 0,
+			 "manifest %s vanished while being read (a concurrent cleanup?); skipped",
+			 l->vanished[i]);
+}
+
+/*
+ * One merge walk over the two sorted sequences (the checkpoint's rows and the
+ * live manifests): a row is live iff its manifest is listed (its path is
+ * filled in from the listing); a live manifest without a row goes to `tail`.
+ * The rows are filtered in place (versions() keeps live ones only).
+ */
+static int walk(lv_version_list *l, const lv__manifest_entry *live, size_t nlive, bool history,
+		lv__manifest_entry *tail, size_t *ntail)
+{
+	size_t li = 0, w = 0;
+	*ntail = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		lv_version_info v = l->items[i];
+		while (li < nlive && live[li].version < v.version)
+			tail[(*ntail)++] = live[li++];
+		bool is_live = li < nlive && live[li].version == v.version;
+		char *mp = is_live ? lv__arena_alloc(&l->arenas[0], LV__MPATH) : NULL;
+		if (is_live && !mp)
+			return LV_ENOMEM;
+		if (is_live)
+			v.manifest_path = lv__mpath(&live[li], mp);
+		if (is_live)
+			li++;
+		else if (!history)
 			continue;
-		/* items are sorted by version: binary search */
-		size_t lo = 0, hi = n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (items[mid].version < tag->version)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < n && items[lo].version == tag->version)
-			items[lo].is_tagged = true;
+		v.is_cleaned_up = !is_live;
+		v.is_tagged = false;
+		l->items[w++] = v;
 	}
+	l->n = w;
+	while (li < nlive)
+		tail[(*ntail)++] = live[li++];
+	if (*ntail == 0)
+		return 0;
+	/* room for the tail's rows and one arena per tail manifest */
+	lv_version_info *items = lv__reallocarray(l->items, l->n + *ntail, sizeof *items);
+	if (!items)
+		return LV_ENOMEM;
+	l->items = items;
+	lv__arena *arenas = lv__reallocarray(l->arenas, l->narenas + *ntail, sizeof *arenas);
+	if (!arenas)
+		return LV_ENOMEM;
+	l->arenas = arenas;
+	return 0;
 }
 
-int lv__versions_from_manifests(lv_version_list **out, lv_dataset *ds,
-				const lv__manifest_entry *entries, size_t n, const lv_refs *refs,
-				const lv_error *refs_err, lv_history_report *rep, lv_error *err)
+/* The checkpoint's rows (taken over: its list and string arena become the answer) plus the
+ * live manifests it lacks, read now. */
+static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const round1 *r1,
+			   lv_history_report *rep, lv_version_list **out, lv_error *err)
 {
-	lv_version_list *l = lv__version_list_new(n, n);
+	lv_version_list *l = cp->rows;
+	cp->rows = NULL;
+	lv__manifest_entry *tail = lv__calloc(r1->nlive ? r1->nlive : 1, sizeof *tail);
+	size_t ntail = 0;
 	const char **paths = NULL;
 	char *block = NULL;
-	int rc;
-	if (!l || lv__mpaths(entries, n, &paths, &block) < 0) {
-		rc = lv__err(err, LV_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = lv__read_into_list(l, ds->st, ds->threads, paths, n, err)) < 0)
-		goto out;
-	rep->manifests_read += n;
-	rep->manifests_vanished += l->nvanished;
-	lv__sort_infos(l->items, l->n);
-	if (refs || refs_err)
-		lv__mark_tags_with(ds, refs, refs_err, l->items, l->n, rep);
-	else
-		lv__mark_tags(ds, l->items, l->n, rep);
-	*out = l;
-	l = NULL;
-out:
-	lv_version_list_free(l);
+	int rc = tail ? walk(l, r1->live, r1->nlive, history, tail, &ntail) : LV_ENOMEM;
+	if (rc == 0)
+		rc = lv__mpaths(tail, ntail, &paths, &block);
+	if (rc < 0)
+		rc = lv__err(err, rc, "out of memory");
+	if (rc == 0)
+		rc = lv__read_into_list(l, ds->st, ds->threads, paths, ntail, err);
+	free(tail);
 	free(paths);
 	free(block);
+	if (rc < 0) {
+		lv_version_list_free(l);
+		return rc;
+	}
+	rep->manifests_read += ntail;
+	rep->manifests_vanished += l->nvanished;
+	lv__sort_infos(l->items, l->n);
+	lv__mark_tags_with(ds, r1->refs, &r1->err[2], l->items, l->n, rep);
+	*out = l;
+	return 0;
+}
+
+/* Lists the first round into r1 (refs too unless `no_refs`); 0 or the first error. */
+static int round1_run(lv_dataset *ds, round1 *r1, bool no_refs, lv_error *err)
+{
+	memset(r1, 0, sizeof *r1);
+	r1->ds = ds;
+	lv__parallel_for(no_refs ? 2 : 3, ds->remote ? 3 : 1, round1_job, r1);
+	int rc = r1->rc[0] < 0 ? r1->rc[0] : r1->rc[1];
+	if (rc < 0 && err)
+		*err = r1->err[r1->rc[0] < 0 ? 0 : 1];
 	return rc;
 }
 
+static void round1_dispose(round1 *r1)
+{
+	free(r1->live);
+	lv__cp_names_free(&r1->names);
+	lv_refs_free(r1->refs);
+	memset(r1, 0, sizeof *r1);
+}
+
+/* One versions() pass over the first round's listings (a vanished manifest is no longer
+ * live: no retry).  *clean: from the newest checkpoint, nothing vanished or rejected. */
+static int versions_once(lv_dataset *ds, round1 *r1, lv_version_list **out, lv_history_report *rep,
+			 lv__warnlog *wl, bool *clean, lv_error *err)
+{
+	lv__cp_file cp;
+	memset(&cp, 0, sizeof cp);
+	lv_version_list *l = NULL;
+	uint64_t max_rejected = 0;
+	int races = 0;
+	lv__warn_refs(wl, r1->refs);
+	int rc = lv__cp_load_ladder(ds, &r1->names, r1->live, r1->nlive, false, &cp, rep, &races, wl,
+				    &max_rejected, NULL, err);
+	if (rc == 0 && cp.rows) {
+		rc = from_checkpoint(ds, false, &cp, r1, rep, &l, err);
+	} else if (rc == 0 && r1->nlive == 0) {
+		rc = lv__not_a_dataset(ds, err);
+	} else if (rc == 0) {
+		rc = lv__versions_from_manifests(&l, ds, r1->live, r1->nlive, r1->refs, &r1->err[2], rep, err);
+		rep->rung = LV_RUNG_MANIFESTS;
+	}
+	if (rc == 0)
+		warn_vanished(wl, l);
+	*clean = rc == 0 && rep->rung == LV_RUNG_NEWEST_CHECKPOINT && !l->nvanished && !wl->n &&
+		 r1->refs;
+	if (rc == 0)
+		*out = l;
+	lv__cp_file_dispose(&cp);
+	return rc;
+}
+
+int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "lv_versions: NULL argument");
+	*out = NULL;
+	lv_history_report rep;
+	lv_storage_stats s0;
+	lv__report_begin(ds, &rep, &s0);
+	bool cache = lv__vcache_enter(ds);
+	bool answered = cache && ds->vcache->answer; /* worth a look: the refs are then digested */
+	round1 r1;
+	uint64_t refs_sig = 0;
+	lv_error se = { 0 };
+	int rc = round1_run(ds, &r1, answered, err);
+	bool served = false;
+	if (rc == 0 && cache && !answered && r1.rc[2] == 0 && r1.refs) {
+		/* a first call: the refs load just listed the tags; its digest keys the answer */
+		refs_sig = lv__refs_tags_sig(r1.refs);
+	} else if (rc == 0 && cache && lv__vcache_refs_sig(ds, &refs_sig, &se) < 0) {
+		lv__vcache_leave(ds);
+		cache = false;
+	} else if (rc == 0 && answered && r1.names.n) {
+		served = lv__vcache_lookup(ds, &r1.names.v[0], r1.live, r1.nlive, refs_sig, out, &rep) == 1;
+	}
+	if (served) {
+		lv__report_end(ds, &rep, &s0);
+		if (report)
+			*report = rep;
+		if (cache)
+			lv__vcache_leave(ds);
+		round1_dispose(&r1);
+		return 0;
+	}
+	if (rc == 0 && answered) /* the refs were not read: read them now */
+		r1.rc[2] = lv__refs_load_lenient(&r1.refs, ds->root, ds->remote ? ds->threads : 1, &r1.err[2]);
+	lv__warnlog wl = { 0 };
+	bool clean = false;
+	if (rc == 0)
+		rc = versions_once(ds, &r1, out, &rep, &wl, &clean, err);
+	if (rc == 0) {
+		lv__report_end(ds, &rep, &s0);
+		rep.warnings = lv__warn_commit(ds, &wl);
+		if (cache && clean)
+			lv__vcache_store(ds, &r1.names.v[0], r1.live, r1.nlive, refs_sig, out, &rep);
+		if (report)
+			*report = rep;
+	}
+	lv__warnlog_dispose(&wl);
+	if (cache)
+		lv__vcache_leave(ds);
+	round1_dispose(&r1);
+	return rc;
+}
+
+/* One live version by number: its manifest read (V2 name, then V1), is_tagged marked. */
 int lv_version_get(lv_version_list **out, lv_dataset *ds, uint64_t version, lv_error *err)
 {
 	if (!out || !ds)

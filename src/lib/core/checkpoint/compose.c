@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "core/checkpoint/writer.h"
-#include "core/versions.h"
+#include "core/records.h"
 #include "core/vlist.h"
 #include "core/refs.h"
 #include "util/util.h"

@@ -36,7 +36,7 @@
 #include "core/checkpoint/writer.h"
 #include "core/dataset.h"
 #include "core/manifests.h"
-#include "core/versions.h"
+#include "core/records.h"
 #include "core/vlist.h"
 #include "core/warnings.h"
 #include "util/util.h"

@@ -1,6 +1,6 @@
 /* Version records from manifests, with is_tagged from the dataset's tags. */
-#ifndef LV_CORE_VERSIONS_H
-#define LV_CORE_VERSIONS_H
+#ifndef LV_CORE_RECORDS_H
+#define LV_CORE_RECORDS_H
 
 #include "core/manifests.h"
 #include "lancever/dataset.h"
