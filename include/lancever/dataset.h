@@ -18,6 +18,7 @@
 #define LANCEVER_DATASET_H
 
 #include "common.h"
+#include "refs.h"
 #include "storage.h"
 
 #ifdef __cplusplus
@@ -225,29 +226,7 @@ LV_EXTERN void lv_dataset_clear_warnings(lv_dataset *ds);
 
 /* ---- tags and branches ---- */
 
-typedef struct lv_tag {
-	const char *name;
-	const char *branch;     /**< NULL = main */
-	uint64_t version;
-	uint64_t manifest_size; /**< 0 if unknown */
-	const char *created_at; /**< RFC 3339 or NULL */
-	const char *updated_at;
-	const char *metadata;   /**< the tag's "metadata" object as compact JSON text (string
-				     values, as Lance writes them); "{}" when absent or null.
-				     Appended in 0.1 (issue 27): read it only from a library
-				     that has it (this header's) */
-} lv_tag;
-
-typedef struct lv_branch {
-	const char *name;           /**< "feat/x" (decoded from the %2F file name) */
-	const char *parent_branch;  /**< NULL = main */
-	uint64_t parent_version;
-	int64_t create_at;          /**< unix seconds, 0 if unknown */
-	uint64_t manifest_size;
-} lv_branch;
-
-typedef struct lv_refs lv_refs;
-
+/* The types and accessors: lancever/refs.h (included above). */
 /**
  * Reads _refs/tags/ *.json and _refs/branches/ *.json (of the dataset's root, whatever
  * its branch).  A file that cannot be read or parsed is skipped, listed by
@@ -256,27 +235,6 @@ typedef struct lv_refs lv_refs;
  * dataset), LV_ENOMEM, storage errors of the listings.
  */
 LV_EXTERN int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err) LV_WARN_UNUSED;
-/** Number of tags.  Errors: none (0 for NULL). */
-LV_EXTERN size_t lv_refs_tag_count(const lv_refs *r);
-/** Tag `i`.  Borrowed: valid until lv_refs_free(r).  Errors: none (NULL if out of range). */
-LV_EXTERN const lv_tag *lv_refs_tag(const lv_refs *r, size_t i);
-/** Number of branches.  Errors: none (0 for NULL). */
-LV_EXTERN size_t lv_refs_branch_count(const lv_refs *r);
-/** Branch `i`.  Borrowed: valid until lv_refs_free(r).  Errors: none (NULL if out of range). */
-LV_EXTERN const lv_branch *lv_refs_branch(const lv_refs *r, size_t i);
-/* A tag or branch file that lv_refs_load skipped because it could not be read or parsed. */
-typedef struct lv_refs_bad {
-	int kind;      /**< LV_WARN_TAG_UNREADABLE or LV_WARN_BRANCH_UNREADABLE */
-	char *path;    /**< "_refs/tags/x.json" */
-	char *message; /**< why */
-} lv_refs_bad;
-/** Number of skipped tag and branch files.  Errors: none (0 for NULL). */
-LV_EXTERN size_t lv_refs_unreadable_count(const lv_refs *r);
-/** Skipped file `i`.  Borrowed: valid until lv_refs_free(r).  Errors: none (NULL if out
- *  of range). */
-LV_EXTERN const lv_refs_bad *lv_refs_unreadable(const lv_refs *r, size_t i);
-/** Frees the refs and everything borrowed from them.  Accepts NULL.  Errors: none. */
-LV_EXTERN void lv_refs_free(lv_refs *r);
 
 /**
  * The name of Lance feature flag bit `bit` (0..63: bit 0 is flag 1, bit 8 is flag 256) as

@@ -3,6 +3,7 @@
 #define LANCEVER_H
 #include "common.h"
 #include "storage.h"
+#include "refs.h"
 #include "dataset.h"
 #include "lancefile.h"
 #include "checkpoint.h"

@@ -537,3 +537,15 @@ bool lv__entries_has(const lv__manifest_entry *e, size_t n, uint64_t version)
 	size_t i = lv__lower_bound_u64(e, n, sizeof *e, offsetof(lv__manifest_entry, version), version);
 	return i < n && e[i].version == version;
 }
+
+const char *lv_feature_flag_name(unsigned bit)
+{
+	/* Lance's flag constants, bit by bit (12: 2048 is claimed twice upstream) */
+	static const char *const names[] = {
+		"deletion_files", "stable_row_ids", "use_v2_format_deprecated", "table_config",
+		"base_paths", "disable_transaction_file", "unstable_data_overlay_files",
+		"covered_index_metadata", "mixed_data_file_versions", "frag_reuse_with_stable_row_ids",
+		"fragment_reuse_index", "semantic_types_or_managed_blobs",
+	};
+	return bit < sizeof names / sizeof names[0] ? names[bit] : NULL;
+}

@@ -6,6 +6,7 @@
 #define LV_CORE_REFS_H
 
 #include "format/refs.h"
+#include "lancever/dataset.h"
 #include "lancever/storage.h"
 
 /*

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lancever/dataset.h"
 #include "util/util.h"
 #include "wire/pb.h"
 
@@ -634,18 +633,6 @@ long lv__manifest_indices(const lv__manifest *m, const char *name, lv__index_cb 
 	if (rc < 0)
 		return corrupt(err, name, "truncated index section");
 	return count;
-}
-
-const char *lv_feature_flag_name(unsigned bit)
-{
-	/* Lance's flag constants, bit by bit (12: 2048 is claimed twice upstream) */
-	static const char *const names[] = {
-		"deletion_files", "stable_row_ids", "use_v2_format_deprecated", "table_config",
-		"base_paths", "disable_transaction_file", "unstable_data_overlay_files",
-		"covered_index_metadata", "mixed_data_file_versions", "frag_reuse_with_stable_row_ids",
-		"fragment_reuse_index", "semantic_types_or_managed_blobs",
-	};
-	return bit < sizeof names / sizeof names[0] ? names[bit] : NULL;
 }
 
 /* ---- transactions ---- */

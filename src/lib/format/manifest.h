@@ -59,7 +59,7 @@ typedef struct lv__summary {
 /* Reader flags a manifest may carry for lancever to read it: what Lance 12.0.0 reads. */
 #define LV_READER_FLAGS_KNOWN 447u
 
-/* Names: lv_feature_flag_name() (lancever/dataset.h), defined in manifest.c. */
+/* Names: lv_feature_flag_name() (lancever/dataset.h), defined in core/manifests.c. */
 
 /* Files a manifest references, reported to an optional visitor during the parse. */
 typedef struct lv__data_file_ref {

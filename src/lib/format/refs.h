@@ -6,7 +6,7 @@
 #ifndef LV_FORMAT_REFS_H
 #define LV_FORMAT_REFS_H
 
-#include "lancever/dataset.h"
+#include "lancever/refs.h"
 
 /* A ref file larger than this is refused (LV_ELIMIT): real ones are a few hundred bytes. */
 #define LV_REFS_FILE_MAX ((size_t)1 << 20)
