@@ -280,8 +280,11 @@ def test_cleanup_versions_list(tmp_path):
 
 
 def test_errors_are_typed(tmp_path, demo):
+    with pytest.raises(lancever.NotFoundError, match="missing.lance: does not exist"):
+        lancever.Dataset(tmp_path / "missing.lance")  # the library names it when opening
+    (tmp_path / "empty.lance").mkdir()
     with pytest.raises(lancever.NotFoundError, match="not a Lance dataset"):
-        lancever.Dataset(tmp_path / "missing.lance").versions()
+        lancever.Dataset(tmp_path / "empty.lance").versions()
     bad = tmp_path / "bad.lance"
     shutil.copytree(demo, bad)
     m = sorted((bad / "_versions").iterdir())[0]
