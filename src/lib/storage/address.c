@@ -3,7 +3,18 @@
  * registered backend names (a local path, a store name, or container + path),
  * the one percent-decoder, and the checks every URI of a form gets.  Only the
  * scheme of a URI no backend takes is echoed in a message: the rest may hold
- * credentials.
+ * credentials.  The URI passes through here once, top to bottom: each part is
+ * copied out (copy_n, lv__pct_decode) and nothing below sees the URI string.
+ *
+ * External commit stores are refused here, by their scheme.  Lance can commit
+ * through DynamoDB ("s3+ddb://bucket/path?ddbTableName=T": the manifest is written
+ * to S3 under a staged name and the version becomes committed only by its DynamoDB
+ * entry) or through a namespace that manages versions.  There the newest committed
+ * versions may exist only as staged objects `_versions/{v}.manifest-{uuid}` until
+ * the store finalises them, so the object store alone does not tell which versions
+ * are committed: listing it could miss committed versions, and cleaning it could
+ * delete the only copy of one.  lancever does not implement commit stores, so any
+ * "<scheme>+<store>://" URI is refused up front, naming the store.
  */
 #include "storage/address.h"
 
@@ -49,6 +60,37 @@ int lv__pct_decode(const char *s, size_t n, bool strict, char **out, lv_error *e
 	return 0;
 }
 
+/* s[0, n) as a new string (NULL on OOM). */
+static char *copy_n(const char *s, size_t n)
+{
+	char *d = lv__malloc(n + 1);
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = 0;
+	}
+	return d;
+}
+
+static int refuse_commit_store(const char *uri, size_t scheme_len, lv_error *err)
+{
+	const char *plus = memchr(uri, '+', scheme_len);
+	if (!plus)
+		return 0;
+	if (scheme_len == 6 && strncasecmp(uri, "s3+ddb", 6) == 0)
+		return lv__err(err, LV_EUNSUPPORTED,
+			       "open: \"s3+ddb://\" datasets commit through a DynamoDB commit store, "
+			       "which lancever does not support (their newest versions may be known "
+			       "only to DynamoDB); open the dataset with Lance, or use its s3:// URI only "
+			       "if no writer commits through DynamoDB");
+	return lv__err(err, LV_EUNSUPPORTED,
+		       "open: \"%.*s://\" names an external commit store (\"%.*s\"), which lancever "
+		       "does not support",
+		       (int)(scheme_len > 32 ? 32 : scheme_len), uri,
+		       (int)(scheme_len - (size_t)(plus + 1 - uri) > 24 ? 24
+									 : scheme_len - (size_t)(plus + 1 - uri)),
+		       plus + 1);
+}
+
 /* Length of "scheme" if uri starts with "scheme://", else 0 (a plain path). */
 static size_t scheme_len(const char *uri)
 {
@@ -79,12 +121,10 @@ static int parse_file(lv__address *a, const char *rest, lv_error *err)
 	if (rest[0] != '/')
 		return lv__err(err, LV_EUNSUPPORTED,
 			       "open %.300s: file:// URIs must name an absolute local path", a->uri);
-	if (lv__pct_decode(rest, strlen(rest), true, &a->root, err) < 0)
-		return err && err->code == LV_ENOMEM
-			       ? LV_ENOMEM
-			       : lv__err(err, LV_EINVALID, "open %.300s: bad percent escape in file:// URI",
-					 a->uri);
-	return 0;
+	int rc = lv__pct_decode(rest, strlen(rest), true, &a->root, err);
+	if (rc == LV_EINVALID)
+		return lv__err(err, LV_EINVALID, "open %.300s: bad percent escape in file:// URI", a->uri);
+	return rc;
 }
 
 /* container[@host][/path]: no query or fragment (Lance would cut them off). */
@@ -101,14 +141,14 @@ static int parse_bucket(lv__address *a, const char *rest, lv_error *err)
 	size_t alen = slash ? (size_t)(slash - rest) : strlen(rest);
 	const char *at = memchr(rest, '@', alen);
 	size_t clen = at ? (size_t)(at - rest) : alen;
-	a->container = lv__strndup(rest, clen);
-	if (at && !(a->host = lv__strndup(at + 1, alen - clen - 1)))
+	a->container = copy_n(rest, clen);
+	if (at && !(a->host = copy_n(at + 1, alen - clen - 1)))
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	const char *p = slash ? slash + 1 : "";
 	size_t n = strlen(p);
 	while (n && p[n - 1] == '/')
 		n--;
-	if (!a->container || !(a->root_raw = lv__strndup(p, n)))
+	if (!a->container || !(a->root_raw = copy_n(p, n)))
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	return lv__pct_decode(p, n, false, &a->root, err);
 }
@@ -123,25 +163,26 @@ int lv__address_parse(lv__address *a, const char *uri, const lv_storage_options 
 	for (size_t i = 0; i < sl && i < sizeof a->scheme - 1; i++)
 		a->scheme[i] = (char)(uri[i] >= 'A' && uri[i] <= 'Z' ? uri[i] - 'A' + 'a' : uri[i]);
 	const lv__backend *b = sl < sizeof a->scheme ? lv__backend_find(a->scheme) : NULL;
-	if (!b) {
-		LV_TRY(lv__storage_refuse_commit_store(uri, sl, err));
-		/* Only the scheme is echoed: the rest of an unknown URI may hold secrets. */
+	int rc = b ? 0 : refuse_commit_store(uri, sl, err);
+	if (rc < 0)
+		return rc;
+	if (!b) /* Only the scheme is echoed: the rest of an unknown URI may hold secrets. */
 		return lv__err(err, LV_EUNSUPPORTED, "open: unsupported URI scheme \"%.*s://\"",
 			       (int)(sl > 32 ? 32 : sl), uri);
-	}
 	a->form = b->form;
 	LV_TRY(lv__optbag_init(&a->opts, o, err));
 	const char *rest = sl ? uri + sl + 3 : uri;
 	if (a->form == LV__ADDR_BUCKET)
 		return parse_bucket(a, rest, err);
-	if (a->form == LV__ADDR_PATH) {
-		if (sl)
-			LV_TRY(parse_file(a, rest, err));
-		else if (!(a->root = lv__strdup(uri)))
-			return lv__err(err, LV_ENOMEM, "out of memory");
+	if (a->form != LV__ADDR_PATH)
+		return 0;
+	if (sl)
+		rc = parse_file(a, rest, err);
+	else if (!(a->root = copy_n(uri, strlen(uri))))
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+	if (rc == 0)
 		a->tree = find_tree(a->root);
-	}
-	return 0;
+	return rc;
 }
 
 void lv__address_dispose(lv__address *a)

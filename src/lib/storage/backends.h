@@ -4,7 +4,7 @@
  * registers itself; the front end opens an address through whichever backend
  * registered its scheme and knows none of them by name.  The built-in backends
  * are registered once, from above the backends (core/stores.c), before the first
- * open.  Also the external-commit-store refusal (commitstore.c) the parser uses.
+ * open.
  */
 #ifndef LV_STORAGE_BACKENDS_H
 #define LV_STORAGE_BACKENDS_H
@@ -38,9 +38,6 @@ int lv__storage_open_address(lv_storage **out, lv__address *a, lv_error *err);
  */
 int lv__storage_sub_holding(lv_storage **out, lv_storage *parent, const char *subdir,
 			    const char *probe, lv_error *err);
-
-/* An error for a "<scheme>+<store>://" URI (external commit store), else 0 (commitstore.c). */
-int lv__storage_refuse_commit_store(const char *uri, size_t scheme_len, lv_error *err);
 
 /* The built-in backends' entries (each defined next to its constructor). */
 extern const lv__backend lv__backend_local, lv__backend_file, lv__backend_mem;
