@@ -163,6 +163,9 @@ row "checkpoint --max-files (last)" 2 $USAGE "^lancever: missing value for --max
 row "versions --threads (last)" 2 $USAGE "^lancever: missing value for --threads\$" versions "$DS" --threads
 row "--branch (last)" 2 $USAGE "^lancever: missing value for --branch\$" versions "$DS" --branch
 row "--s3-region (last)" 2 $USAGE "^lancever: missing value for --s3-region\$" versions "$DS" --s3-region
+# storage options reach the library as one bag: where-keys are ignored for a local path, others named
+row "--s3-* flags on a local path are ignored" 0 '^ *VERSION' - --s3-region r --s3-endpoint http://x --s3-allow-http versions "$DS"
+row "--storage-option on a local path is named" 1 - "^lancever: storage option 'aws_access_key_id' given for a local path, which takes no storage options \(LV_EINVALID\)\$" --storage-option aws_access_key_id=SECRET versions "$DS"
 
 # ---- every command checks that its output was written ----
 WERR="^lancever: error writing output: No space left on device\$"
