@@ -320,7 +320,7 @@ def test_storage_options_reach_the_library(demo, monkeypatch):
     with pytest.raises(lancever.Error) as e:
         ds.versions()
     assert "127.0.0.1:9" in str(e.value) and "wJalr" not in str(e.value)
-    # Credentials as storage options (key/value pairs, version 2) win over the environment,
+    # Credentials as storage options (pairs of the library's bag) win over the environment,
     # and no secret reaches a message.
     monkeypatch.delenv("AWS_ACCESS_KEY_ID")
     monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")

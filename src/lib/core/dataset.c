@@ -7,10 +7,8 @@
  */
 #include "core/dataset.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/manifests.h"
 #include "core/stores.h"
