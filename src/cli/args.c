@@ -1,7 +1,7 @@
 /*
  * Arguments: a command's argv parsed against its option table (cli.h), the one
- * number rule, "did you mean" for a mistyped option, and the checkpoint options
- * the option values map to.
+ * number rule, "did you mean" for a mistyped option, --format's value and rules,
+ * and the checkpoint options the option values map to.
  *
  * Invariants: a usage error returns 2 after one message on stderr and prints nothing
  * on stdout; "--" ends the options; a value is taken as given (strings) or checked
@@ -10,6 +10,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -237,3 +238,33 @@ void lvcli_checkpoint_options(const lvcli_args *a, lv_checkpoint_config *c)
 		c->archive_segment_rows = (int64_t)a->segment_rows;
 }
 
+/* ---- --format: its value and rules (found before the dataset is opened) ---- */
+
+static const char *const NAMES[] = { [LVCLI_FMT_TABLE] = "table", [LVCLI_FMT_JSON] = "json",
+				     [LVCLI_FMT_CSV] = "csv", [LVCLI_FMT_ARROW] = "arrow" };
+
+int lvcli_format_set(const char *opt, const char *v, int *dst)
+{
+	for (int f = LVCLI_FMT_TABLE; f <= LVCLI_FMT_ARROW; f++) {
+		if (strcmp(v, NAMES[f]))
+			continue;
+		if (*dst && *dst != f)
+			return lvcli_usage_error("%s given twice ('%s', '%s')", opt, NAMES[*dst], v);
+		*dst = f;
+		return 0;
+	}
+	return lvcli_usage_error("%s wants json, table, csv or arrow, got '%s'", opt, lvcli_esc(v));
+}
+
+int lvcli_format_check(const lvcli_cmd *c, lvcli_args *a)
+{
+	if (a->json && a->format != LVCLI_FMT_JSON)
+		return lvcli_usage_error("%s: --json and --format %s contradict each other", c->name,
+					 NAMES[a->format]);
+	if (a->format == LVCLI_FMT_JSON)
+		a->json = true;
+	if (a->format == LVCLI_FMT_ARROW && isatty(STDOUT_FILENO))
+		return lvcli_usage_error("%s: --format arrow writes binary Arrow IPC: redirect stdout to "
+					 "a file or a pipe", c->name);
+	return 0;
+}

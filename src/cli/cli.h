@@ -8,7 +8,7 @@
  *   output.c      messages on stderr, stdout write errors (EPIPE)
  *   escape.c      escaping of names from disk (terminal text and JSON)
  *   open.c        opening a dataset with the global options, closing it with its warnings
- *   format*.c     --format: its value, csv and arrow writers
+ *   format*.c     --format csv|arrow: the writers (the option itself: args.c)
  *   records.c     version records: JSON object, table, --stats report
  *   cmd_*.c       one command each (or a pair that share everything): parse, call, print
  *
@@ -217,7 +217,7 @@ enum lvcli_format { LVCLI_FMT_TABLE = 1, LVCLI_FMT_JSON, LVCLI_FMT_CSV, LVCLI_FM
 	  "(an Arrow IPC stream: redirect it to a file or a pipe)", LVCLI_FORMAT, 0, 0,             \
 	  offsetof(lvcli_args, format) }
 
-/* Stores --format's value (args.c's parser); 0 or the exit status of a usage error. */
+/* Stores --format's value (args.c: the parser's); 0 or the exit status of a usage error. */
 int lvcli_format_set(const char *opt, const char *v, int *dst);
 /* After parsing: --json with another format, or arrow to a terminal, is a usage error (2);
  * --format json sets a->json.  0 otherwise. */

@@ -1,8 +1,8 @@
 /*
  * --format json|table|csv|arrow (versions, history, tags, cleanup): the dispatch of csv
  * and arrow to their writers (format_csv.c, format_arrow.c), which read the library's
- * Arrow C stream export; and the option's value and its rules (lvcli_format_set, called by
- * the option parser in args.c, and lvcli_format_check after it).
+ * Arrow C stream export.  The option's value and its rules are parsed with the other
+ * options (args.c).
  *
  * Invariants: json and table are the commands' own printers (--format json is --json);
  * --json with another --format, and arrow to a terminal, are usage errors found before the
@@ -10,7 +10,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
@@ -48,35 +47,4 @@ int lvcli_emit_list(const lvcli_args *a, const lv_version_list *l, const char *k
 	if (lv_version_list_arrow_stream(&s, l, kind, lvcli_arrow_options(), &err) < 0)
 		return lvcli_fail(&err);
 	return lvcli_emit_stream(a, &s);
-}
-
-/* ---- --format: its value and rules (found before the dataset is opened) ---- */
-
-static const char *const NAMES[] = { [LVCLI_FMT_TABLE] = "table", [LVCLI_FMT_JSON] = "json",
-				     [LVCLI_FMT_CSV] = "csv", [LVCLI_FMT_ARROW] = "arrow" };
-
-int lvcli_format_set(const char *opt, const char *v, int *dst)
-{
-	for (int f = LVCLI_FMT_TABLE; f <= LVCLI_FMT_ARROW; f++) {
-		if (strcmp(v, NAMES[f]))
-			continue;
-		if (*dst && *dst != f)
-			return lvcli_usage_error("%s given twice ('%s', '%s')", opt, NAMES[*dst], v);
-		*dst = f;
-		return 0;
-	}
-	return lvcli_usage_error("%s wants json, table, csv or arrow, got '%s'", opt, lvcli_esc(v));
-}
-
-int lvcli_format_check(const lvcli_cmd *c, lvcli_args *a)
-{
-	if (a->json && a->format != LVCLI_FMT_JSON)
-		return lvcli_usage_error("%s: --json and --format %s contradict each other", c->name,
-					 NAMES[a->format]);
-	if (a->format == LVCLI_FMT_JSON)
-		a->json = true;
-	if (a->format == LVCLI_FMT_ARROW && isatty(STDOUT_FILENO))
-		return lvcli_usage_error("%s: --format arrow writes binary Arrow IPC: redirect stdout to "
-					 "a file or a pipe", c->name);
-	return 0;
 }
