@@ -4,7 +4,7 @@
  * (lv_storage_mem_set_mtime, lv_storage_fault_*) can check a handle before
  * casting its impl, and the shim link that lets properties and test hooks look
  * through a shim.  The front end knows no backend: opening an address is open.c's
- * (backends.h), path rules are path.h's.
+ * (backends.h), path rules are util/path.h's.
  */
 #ifndef LV_STORAGE_INT_H
 #define LV_STORAGE_INT_H
