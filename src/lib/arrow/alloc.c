@@ -2,11 +2,12 @@
  * Memory of the Arrow export and its test hooks (lancever/sys/arrow.h), and the
  * streams' copies of their rows (lv__arows).
  *
- * Invariants: every allocation of src/lib/arrow goes through lv__arrow_alloc,
- * so an injected failure can hit any of them; the live-object counter is
+ * Invariants: every allocation of src/lib/arrow goes through lv__arrow_alloc, which
+ * takes it from the library's allocator (util.h), so an injected failure can hit any
+ * of them; the live-object counter is
  * incremented when an object with a release callback is handed out and
- * decremented inside that callback.  Both counters are lock-free atomics, so
- * they hold no lock a fork() could inherit.
+ * decremented inside that callback.  The counter is a lock-free atomic, so
+ * it holds no lock a fork() could inherit.
  */
 #include <stdatomic.h>
 #include <stdint.h>
@@ -18,28 +19,19 @@
 #include "util/util.h"
 
 static atomic_int_fast64_t live_objects;
-static atomic_uint_fast64_t alloc_count; /* allocations since the last lv_arrow_fail_alloc_at */
-static atomic_uint_fast64_t fail_at;     /* 0 = never */
 
 void *lv__arrow_alloc(size_t n)
 {
-	uint64_t k = atomic_fetch_add(&alloc_count, 1) + 1;
-	uint64_t f = atomic_load(&fail_at);
-	if (f && k == f)
-		return NULL;
-	/* Arrow recommends 64-byte aligned buffers; aligned_alloc wants a multiple of it. */
-	if (n > SIZE_MAX - 63)
-		return NULL;
-	size_t r = n ? (n + 63) & ~(size_t)63 : 64;
-	void *p = aligned_alloc(64, r);
+	/* Arrow recommends 64-byte aligned buffers. */
+	void *p = lv__aligned_alloc(64, n);
 	if (p)
-		memset(p, 0, r);
+		memset(p, 0, n ? (n + 63) & ~(size_t)63 : 64);
 	return p;
 }
 
 void lv__arrow_free(void *p)
 {
-	free(p);
+	lv__free(p);
 }
 
 void lv__arrow_live_add(int64_t delta)
@@ -52,11 +44,16 @@ int64_t lv_arrow_live_objects(void)
 	return (int64_t)atomic_load(&live_objects);
 }
 
+/* The library's one allocation-failure counter (util.c): it counts every allocation, the
+ * export's and those of the history calls it makes. */
 uint64_t lv_arrow_fail_alloc_at(uint64_t nth)
 {
-	uint64_t seen = atomic_exchange(&alloc_count, 0);
-	atomic_store(&fail_at, nth);
-	return seen;
+#ifdef LV_TEST_HOOKS
+	return lv__alloc_fail_at(nth);
+#else
+	(void)nth;
+	return 0;
+#endif
 }
 
 lv__arows *lv__arows_new(size_t n, size_t row_size, size_t string_bytes)

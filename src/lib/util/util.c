@@ -67,9 +67,62 @@ void lv_buf_dispose(lv_buf *b)
 /* LV_VERSION_STRING comes from project(VERSION) in CMakeLists.txt, the one place it is written. */
 const char *lv_version_string(void) { return LV_VERSION_STRING; }
 
-void *lv__malloc(size_t n) { return malloc(n ? n : 1); }
-void *lv__calloc(size_t n, size_t size) { return calloc(n ? n : 1, size ? size : 1); }
-void *lv__realloc(void *p, size_t n) { return realloc(p, n ? n : 1); }
+/* ---- the allocator: every allocation of the library goes through these ---- */
+
+#ifdef LV_TEST_HOOKS
+/* The allocation-failure hook (lv__alloc_fail_at): lock-free atomics, so no lock a fork()
+ * could inherit.  The allocation numbered `alloc_fail` (1-based since the last call) fails. */
+static uint64_t alloc_count, alloc_fail; /* __atomic builtins only */
+
+static bool alloc_fails(void)
+{
+	uint64_t k = __atomic_add_fetch(&alloc_count, 1, __ATOMIC_RELAXED);
+	uint64_t f = __atomic_load_n(&alloc_fail, __ATOMIC_RELAXED);
+	return f && k == f;
+}
+
+uint64_t lv__alloc_fail_at(uint64_t nth)
+{
+	uint64_t seen = __atomic_exchange_n(&alloc_count, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&alloc_fail, nth, __ATOMIC_RELAXED);
+	return seen;
+}
+#define LV__ALLOC_CHECK()             \
+	do {                          \
+		if (alloc_fails())    \
+			return NULL;  \
+	} while (0)
+#else
+#define LV__ALLOC_CHECK() ((void)0)
+#endif
+
+void *lv__malloc(size_t n)
+{
+	LV__ALLOC_CHECK();
+	return malloc(n ? n : 1);
+}
+
+void *lv__calloc(size_t n, size_t size)
+{
+	LV__ALLOC_CHECK();
+	return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *lv__realloc(void *p, size_t n)
+{
+	LV__ALLOC_CHECK();
+	return realloc(p, n ? n : 1);
+}
+
+void *lv__aligned_alloc(size_t align, size_t n)
+{
+	LV__ALLOC_CHECK();
+	if (n > SIZE_MAX - (align - 1))
+		return NULL;
+	return aligned_alloc(align, n ? (n + align - 1) & ~(align - 1) : align);
+}
+
+void lv__free(void *p) { free(p); }
 void *lv__reallocarray(void *p, size_t n, size_t size)
 {
 	size_t t;
@@ -80,7 +133,7 @@ void *lv__reallocarray(void *p, size_t n, size_t size)
 
 void *lv__memdupz(const void *s, size_t n)
 {
-	return n == SIZE_MAX ? NULL : lv__copyz(malloc(n + 1), s, n);
+	return n == SIZE_MAX ? NULL : lv__copyz(lv__malloc(n + 1), s, n);
 }
 
 int lv__buf_copy(lv_buf *out, const lv_buf *b)
@@ -112,7 +165,7 @@ char *lv__sprintf(const char *fmt, ...)
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	char *s = NULL;
-	if (n >= 0 && (s = malloc((size_t)n + 1)))
+	if (n >= 0 && (s = lv__malloc((size_t)n + 1)))
 		vsnprintf(s, (size_t)n + 1, fmt, ap2);
 	va_end(ap2);
 	return s;
@@ -163,7 +216,7 @@ int lv__dbuf_reserve(lv__dbuf *b, size_t extra)
 		nc = nc > SIZE_MAX / 4 ? need : nc * 2;
 	if (nc > b->limit + 1)
 		nc = b->limit + 1;
-	uint8_t *p = realloc(b->ptr, nc);
+	uint8_t *p = lv__realloc(b->ptr, nc);
 	if (!p) {
 		b->oom = true;
 		return LV_ENOMEM;
