@@ -138,7 +138,10 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 	rep->manifests_read += ntail;
 	rep->manifests_vanished += l->nvanished;
 	lv__sort_infos(l->items, l->n);
-	lv__mark_tags_with(ds, r1->refs, &r1->err[2], l->items, l->n, rep);
+	if ((rc = lv__mark_tags_with(ds, r1->refs, &r1->err[2], l->items, l->n, rep, err)) < 0) {
+		lv_version_list_free(l);
+		return rc;
+	}
 	*out = l;
 	return 0;
 }
