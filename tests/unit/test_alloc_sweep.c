@@ -86,34 +86,34 @@ static void say_list(const lv_version_list *l)
 
 /* ---- the entry points ---- */
 
-static int run_versions(lv_dataset *ds, lv_error *e)
+/* Says the list a call made (rc 0), frees it, returns rc. */
+static int said(int rc, lv_version_list *l)
 {
-	lv_version_list *l = NULL;
-	int rc = lv_versions(&l, ds, NULL, e);
 	if (rc == 0)
 		say_list(l);
 	lv_version_list_free(l);
 	return rc;
+}
+
+static int run_versions(lv_dataset *ds, lv_error *e)
+{
+	lv_version_list *l = NULL;
+	int rc = lv_versions(&l, ds, NULL, e); /* before l is read */
+	return said(rc, l);
 }
 
 static int run_history(lv_dataset *ds, lv_error *e)
 {
 	lv_version_list *l = NULL;
-	int rc = lv_history(&l, ds, NULL, e);
-	if (rc == 0)
-		say_list(l);
-	lv_version_list_free(l);
-	return rc;
+	int rc = lv_history(&l, ds, NULL, e); /* before l is read */
+	return said(rc, l);
 }
 
 static int run_as_of(lv_dataset *ds, lv_error *e)
 {
 	lv_version_list *l = NULL;
-	int rc = lv_version_as_of(&l, ds, BASE_MS + 5500, false, NULL, e);
-	if (rc == 0)
-		say_list(l);
-	lv_version_list_free(l);
-	return rc;
+	int rc = lv_version_as_of(&l, ds, BASE_MS + 5500, false, NULL, e); /* before l is read */
+	return said(rc, l);
 }
 
 static int run_checkpoint(lv_dataset *ds, lv_error *e)
@@ -184,12 +184,9 @@ static int show(lv_dataset *ds, uint64_t v, lv_error *e)
 	lv_version_list *l = NULL;
 	int source = 0;
 	int rc = lv_show(&l, ds, v, &source, e);
-	if (rc == 0) {
+	if (rc == 0)
 		say("%d ", source);
-		say_list(l);
-	}
-	lv_version_list_free(l);
-	return rc;
+	return said(rc, l);
 }
 
 static int run_show_live(lv_dataset *ds, lv_error *e) { return show(ds, 12, e); }
