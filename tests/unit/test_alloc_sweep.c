@@ -52,6 +52,7 @@
 
 static lv_storage *plain;   /* versions 1..12, a tag on 3; checkpoint at 8 (head + segments) */
 static lv_storage *cleaned; /* plain after a cleanup that kept the newest 4 (and tagged 3) */
+static lv_storage *gappy;   /* versions 1..12 without a checkpoint, manifest 5 gone: a gap */
 
 /* ---- the answer of a run, as text (libc memory: not counted by the hook) ---- */
 
@@ -354,6 +355,7 @@ static const entry entries[] = {
 	{ "show_live", &cleaned, run_show_live, false },
 	{ "show_recorded", &cleaned, run_show_recorded, false },
 	{ "diff", &cleaned, run_diff, false },
+	{ "history_gap", &gappy, run_history, false },
 };
 
 /* One cmocka test per entry point (state: its index in entries[]). */
@@ -386,6 +388,9 @@ static int setup(void **state)
 	lv_dataset *ds = tu_open(cleaned);
 	tu_cleanup_retain(ds, 4, NOW_MS, NULL);
 	lv_dataset_free(ds);
+	gappy = synth_mem_series(NVERSIONS, BASE_MS);
+	char path[128];
+	TU_CHECK(e, lv_storage_delete(gappy, synth_manifest_path(path, sizeof path, 5), &e));
 	return 0;
 }
 
@@ -394,6 +399,7 @@ static int teardown(void **state)
 	(void)state;
 	lv_storage_free(plain);
 	lv_storage_free(cleaned);
+	lv_storage_free(gappy);
 	return 0;
 }
 
@@ -405,7 +411,7 @@ int main(void)
 		SWEEP("versions", 0), SWEEP("history", 1), SWEEP("as_of", 2),
 		SWEEP("checkpoint", 3), SWEEP("cleanup", 4), SWEEP("expire", 5),
 		SWEEP("arrow_history", 6), SWEEP("show_live", 7), SWEEP("show_recorded", 8),
-		SWEEP("diff", 9),
+		SWEEP("diff", 9), SWEEP("history_gap", 10),
 	};
 	_Static_assert(sizeof tests / sizeof tests[0] == sizeof entries / sizeof entries[0],
 		       "one test per entry point");

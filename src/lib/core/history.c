@@ -238,7 +238,12 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 		rc = versions_once(ds, &r1, out, &rep, &wl, &clean, err);
 	if (rc == 0) {
 		lv__report_end(ds, &rep, &s0);
-		rep.warnings = lv__warn_commit(ds, &wl);
+		if ((rc = lv__warn_commit_all(ds, &wl, &rep.warnings, err)) < 0) {
+			lv_version_list_free(*out);
+			*out = NULL;
+		}
+	}
+	if (rc == 0) {
 		if (cache && clean)
 			lv__vcache_store(ds, &r1.names.v[0], r1.live, r1.nlive, refs_sig, out, &rep);
 		if (report)
