@@ -31,23 +31,27 @@ typedef struct lv_open_options {
 	int version;          /**< LV_OPEN_OPTIONS_VERSION */
 	int threads;          /**< manifest-reading concurrency, 0 = default (8; 32 on remote stores) */
 	const char *branch;   /**< NULL/"main" = main; else the branch under tree/ */
-	lv_storage_options storage;
+	const lv_storage_options *storage; /**< borrowed for the call; NULL = none */
 } lv_open_options;
 
-#define LV_OPEN_OPTIONS_VERSION 1
-#define LV_OPEN_OPTIONS_INIT { LV_OPEN_OPTIONS_VERSION, 0, NULL, LV_STORAGE_OPTIONS_INIT }
+#define LV_OPEN_OPTIONS_VERSION 2 /* 2: `storage` is a pointer to an opaque bag (1 held a struct) */
+#define LV_OPEN_OPTIONS_INIT { LV_OPEN_OPTIONS_VERSION, 0, NULL, NULL }
 
 /**
  * Opens the dataset rooted at `uri` (path, file://, mem://, s3://, az://; see
  * lv_storage_open).  `opts` may be NULL.
  * With opts->branch, versions come from `tree/<branch>/` and tags are those of
  * that branch.  A local path of the form `<root>/tree/<branch>` whose root is a
- * dataset is opened as that branch automatically.  Opening reads no more than such
- * probes: whether a dataset is there is found by the first reading call (LV_ENOTFOUND).
+ * dataset is opened as that branch automatically.  The URI is parsed once and its store
+ * opened once.  Opening reads no more than such probes (and, on an object store whose
+ * URI maps to keys two ways, one listing of _versions/ to pick the one Lance wrote):
+ * whether a dataset is there is found by the first reading call (LV_ENOTFOUND), except
+ * that a local path that does not exist is LV_ENOTFOUND ("<uri>: does not exist") and one
+ * that is a file LV_EINVALID ("<uri>: is not a directory") here.
  * *out is the caller's: lv_dataset_free(); NULL on error.
- * Errors: LV_EINVALID (NULL out or uri, a branch name Lance refuses: segments of Unicode
- * alphanumerics and '.', '-', '_' between '/'s, valid UTF-8; README "CLI"), those of
- * lv_storage_open(), LV_ENOMEM.
+ * Errors: LV_EINVALID (NULL out or uri, opts of a version other than 2, a branch name Lance
+ * refuses: segments of Unicode alphanumerics and '.', '-', '_' between '/'s, valid UTF-8;
+ * README "CLI"), LV_ENOTFOUND, those of lv_storage_open(), LV_ENOMEM.
  */
 LV_EXTERN int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *opts,
 			      lv_error *err) LV_WARN_UNUSED;

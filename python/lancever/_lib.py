@@ -37,25 +37,9 @@ class LvError(ctypes.Structure):
     _fields_ = [("code", c_int), ("message", ctypes.c_char * ERROR_MESSAGE_MAX)]
 
 
-# lancever/storage.h: lv_storage_options, version 2 (the header this package is built against;
-# version 2 appends the storage option key/value pairs, left empty unless filled).
-STORAGE_OPTIONS_VERSION = 2
-
-
-class StorageOptions(ctypes.Structure):
-    _fields_ = [
-        ("version", c_int),
-        ("s3_endpoint", c_char_p),
-        ("s3_region", c_char_p),
-        ("s3_allow_http", c_bool),
-        ("max_concurrency", c_int),
-        ("option_keys", ctypes.POINTER(c_char_p)),
-        ("option_values", ctypes.POINTER(c_char_p)),
-        ("noptions", ctypes.c_size_t),
-    ]
-
-
-OPEN_OPTIONS_VERSION = 1
+# lancever/dataset.h: version 2 holds the storage options as a pointer to the library's opaque
+# bag (lancever/storage.h: lv_storage_options_new/_set/_free), which this package fills by key.
+OPEN_OPTIONS_VERSION = 2
 
 
 class OpenOptions(ctypes.Structure):
@@ -63,7 +47,7 @@ class OpenOptions(ctypes.Structure):
         ("version", c_int),
         ("threads", c_int),
         ("branch", c_char_p),
-        ("storage", StorageOptions),
+        ("storage", c_void_p),
     ]
 
 
@@ -362,6 +346,9 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lv_strerror": (c_char_p, [c_int]),
         "lv_parse_time": (c_int, [c_char_p, P(c_i64), err]),
         "lv_dataset_open": (c_int, [P(c_void_p), c_char_p, P(OpenOptions), err]),
+        "lv_storage_options_new": (c_int, [P(c_void_p), err]),
+        "lv_storage_options_set": (c_int, [c_void_p, c_char_p, c_char_p, err]),
+        "lv_storage_options_free": (None, [c_void_p]),
         "lv_dataset_free": (None, [c_void_p]),
         "lv_versions": (c_int, [P(c_void_p), c_void_p, P(HistoryReport), err]),
         "lv_history": (c_int, [P(c_void_p), c_void_p, P(HistoryReport), err]),

@@ -34,16 +34,12 @@ static void end(void)
 
 int main(void)
 {
-	printf("{\"storage_options_version\":%d,\"open_options_version\":%d,"
+	printf("{\"open_options_version\":%d,"
 	       "\"cleanup_policy_version\":%d,\"checkpoint_config_version\":%d,"
 	       "\"arrow_options_version\":%d,\"structs\":{",
-	       LV_STORAGE_OPTIONS_VERSION, LV_OPEN_OPTIONS_VERSION, LV_CLEANUP_POLICY_VERSION,
+	       LV_OPEN_OPTIONS_VERSION, LV_CLEANUP_POLICY_VERSION,
 	       LV_CHECKPOINT_CONFIG_VERSION, LV_ARROW_OPTIONS_VERSION);
 	S(lv_error); F(lv_error, code); F(lv_error, message); end();
-	S(lv_storage_options); F(lv_storage_options, version); F(lv_storage_options, s3_endpoint);
-	F(lv_storage_options, s3_region); F(lv_storage_options, s3_allow_http);
-	F(lv_storage_options, max_concurrency); F(lv_storage_options, option_keys);
-	F(lv_storage_options, option_values); F(lv_storage_options, noptions); end();
 	S(lv_open_options); F(lv_open_options, version); F(lv_open_options, threads);
 	F(lv_open_options, branch); F(lv_open_options, storage); end();
 	S(lv_history_report); F(lv_history_report, rung); F(lv_history_report, checkpoint_version);

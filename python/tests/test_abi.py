@@ -10,7 +10,7 @@ import subprocess
 from lancever import _lib
 
 MIRRORS = {
-    "lv_error": _lib.LvError, "lv_storage_options": _lib.StorageOptions,
+    "lv_error": _lib.LvError,
     "lv_open_options": _lib.OpenOptions, "lv_history_report": _lib.HistoryReport,
     "lv_version_info": _lib.VersionInfo, "lv_warning": _lib.Warning_, "lv_tag": _lib.Tag,
     "lv_branch": _lib.Branch, "lv_checkpoint_config": _lib.CheckpointConfig,
@@ -39,7 +39,6 @@ def test_every_struct_matches_the_headers():
 
 def test_option_struct_versions_match_the_headers():
     c = c_layout()
-    assert c["storage_options_version"] == _lib.STORAGE_OPTIONS_VERSION
     assert c["open_options_version"] == _lib.OPEN_OPTIONS_VERSION
     assert c["cleanup_policy_version"] == _lib.CLEANUP_POLICY_VERSION
     assert c["checkpoint_config_version"] == _lib.CHECKPOINT_CONFIG_VERSION
