@@ -10,4 +10,6 @@
 #include "cleanup.h"
 #include "check.h"
 #include "arrow.h"
+#include "show.h"
+#include "diff.h"
 #endif

@@ -334,6 +334,10 @@ def _load() -> ctypes.CDLL:
     )
 
 
+#: enum lv_show_source (lancever/show.h): lv_show read the version's live manifest.
+SHOW_MANIFEST = 1
+
+
 def _declare(lib: ctypes.CDLL) -> None:
     P = POINTER
     err = P(LvError)
@@ -349,6 +353,14 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lv_versions": (c_int, [P(c_void_p), c_void_p, P(HistoryReport), err]),
         "lv_history": (c_int, [P(c_void_p), c_void_p, P(HistoryReport), err]),
         "lv_version_get": (c_int, [P(c_void_p), c_void_p, c_u64, err]),
+        # show and diff (lancever/show.h, diff.h): the library finds and compares versions
+        "lv_show": (c_int, [P(c_void_p), c_void_p, c_u64, P(c_int), err]),
+        "lv_diff_versions": (c_int, [P(c_void_p), c_void_p, c_u64, c_u64, err]),
+        "lv_diff_ms_between": (c_i64, [c_void_p]),
+        "lv_diff_count": (c_size_t, [c_void_p]),
+        "lv_diff_counter": (c_bool, [c_void_p, c_size_t, P(c_char_p), P(c_u64), P(c_u64),
+                                     P(c_i64)]),
+        "lv_diff_free": (None, [c_void_p]),
         "lv_version_as_of": (c_int, [P(c_void_p), c_void_p, c_i64, c_bool, P(HistoryReport), err]),
         "lv_version_list_count": (c_size_t, [c_void_p]),
         "lv_version_list_get": (P(VersionInfo), [c_void_p, c_size_t]),

@@ -14,7 +14,7 @@ from . import _arrow, _check, _lib
 from ._interrupt import Guard
 from .errors import (Error, InvalidArgumentError, LanceverWarning, NotFoundError,
                      error_for)
-from .results import (EPOCH, SUMMARY_KEYS, ArrowStream, CandidateFile, CheckpointResult,
+from .results import (EPOCH, ArrowStream, CandidateFile, CheckpointResult,
                       CleanupExplanation, CleanupStats, DatasetWarning, HistoryReport, ListHandle,
                       Tags, VersionList, pylance_rows, read_list_columns, rows_from_columns,
                       warning_from_c)
@@ -401,13 +401,11 @@ class Dataset:
             return other.show(other.latest_version if version is None else version)
         lib = _lib.lib()
         out = ctypes.c_void_p()
-        try:
-            found = self._call(lambda ds, *a: lib.lv_version_get(ctypes.byref(out), ds, version, *a))
-        except NotFoundError:
-            for row in self.history():
-                if row["version"] == version:
-                    return dict(row, source="checkpoint")
-            raise NotFoundError(f"lancever: version {version} is neither live nor recorded in a checkpoint")
+        source = ctypes.c_int()
+        found = self._call(lambda ds, *a: lib.lv_show(ctypes.byref(out), ds, version,
+                                                      ctypes.byref(source), *a))
+        if source.value != _lib.SHOW_MANIFEST:  # the row the history records
+            return dict(self._wrap(out.value, "history", None, found)[0], source="checkpoint")
         rows = self._wrap(out.value, "versions", None, found)
         row = dict(rows[0], source="manifest")
         v = lib.lv_version_list_get(out.value, 0).contents
@@ -430,16 +428,19 @@ class Dataset:
                                            f"{br or 'main'!r}; diff compares one branch")
             refs.append(self.latest_version if v is None else v)
         a, b = refs
-        by = {r["version"]: r for r in self.history()}
-        for v in (a, b):
-            if v not in by:
-                raise NotFoundError(f"lancever: version {v} not recorded")
-        x, y = by[a], by[b]
-        out: Dict[str, Any] = {"from": a, "to": b,
-                               "ms_between": y["timestamp_millis"] - x["timestamp_millis"]}
-        for k in SUMMARY_KEYS:
-            out[k] = {"from": x[k], "to": y[k], "delta": y[k] - x[k]}
-        return out
+        lib = _lib.lib()
+        d = ctypes.c_void_p()
+        self._call(lambda ds, *e: lib.lv_diff_versions(ctypes.byref(d), ds, a, b, *e))
+        try:
+            out: Dict[str, Any] = {"from": a, "to": b, "ms_between": lib.lv_diff_ms_between(d)}
+            name, x, y, delta = ctypes.c_char_p(), ctypes.c_uint64(), ctypes.c_uint64(), ctypes.c_int64()
+            for i in range(lib.lv_diff_count(d)):
+                lib.lv_diff_counter(d, i, ctypes.byref(name), ctypes.byref(x), ctypes.byref(y),
+                                    ctypes.byref(delta))
+                out[name.value.decode()] = {"from": x.value, "to": y.value, "delta": delta.value}
+            return out
+        finally:
+            lib.lv_diff_free(d)
 
     @property
     def tags(self) -> Tags:

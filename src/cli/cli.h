@@ -253,8 +253,6 @@ void lvcli_print_table_gap(FILE *f, uint64_t first, uint64_t last);
 /* --stats: where a history answer came from and what it cost (stderr). */
 void lvcli_print_report(const lv_history_report *r);
 void lvcli_format_time(char *buf, size_t cap, int64_t ms);
-/* Finds version v in a list (NULL if absent). */
-const lv_version_info *lvcli_find_version(const lv_version_list *l, uint64_t v);
 
 /* ---- progress.c: the progress line of cleanup and expire (stderr, terminals only) ---- */
 

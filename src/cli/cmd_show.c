@@ -156,26 +156,6 @@ static void show_text(const lv_version_info *v)
 		       lvcli_esc(v->config_values[i]));
 }
 
-/* Version `ver` from its manifest if it is live, else from the history. */
-static int lookup(lv_dataset *ds, uint64_t ver, lv_version_list **l, const lv_version_info **v,
-		  lv_error *err)
-{
-	int rc = lv_version_get(l, ds, ver, err);
-	if (rc == 0) {
-		*v = lv_version_list_get(*l, 0);
-		return 0;
-	}
-	if (rc != LV_ENOTFOUND)
-		return rc;
-	if ((rc = lv_history(l, ds, NULL, err)) < 0)
-		return rc;
-	if ((*v = lvcli_find_version(*l, ver)))
-		return 0;
-	snprintf(err->message, sizeof err->message,
-		 "version %" PRIu64 " is neither live nor recorded in a checkpoint", ver);
-	return err->code = LV_ENOTFOUND;
-}
-
 static int check_show(lvcli_args *a)
 {
 	return parse_version("show", "VERSION", a->pos[1], &a->vers[0]);
@@ -186,10 +166,13 @@ static int run_show(const lvcli_args *a, lv_dataset *ds)
 	int rc = 0;
 	lv_error err = { 0 };
 	lv_version_list *l = NULL;
-	const lv_version_info *v = NULL;
-	if (lookup(ds, a->vers[0], &l, &v, &err) < 0) {
+	if (lv_show(&l, ds, a->vers[0], NULL, &err) < 0) {
 		rc = lvcli_fail(&err);
-	} else if (a->json) {
+		lv_version_list_free(l);
+		return rc;
+	}
+	const lv_version_info *v = lv_version_list_get(l, 0);
+	if (a->json) {
 		fputc('{', stdout);
 		lvcli_print_version_fields(stdout, v);
 		/* the flags' names, null when the record did not come from a manifest */
@@ -212,41 +195,45 @@ static int run_show(const lvcli_args *a, lv_dataset *ds)
 	return rc;
 }
 
-typedef struct counter {
+/* The CLI's names of lv_diff's counters, in its order. */
+static const struct {
 	const char *name;
-	uint64_t a, b;
-} counter;
+	size_t index; /* enum lv_diff_counter_index */
+} diff_names[] = {
+	{ "rows", LV_DIFF_ROWS },
+	{ "fragments", LV_DIFF_FRAGMENTS },
+	{ "data_files", LV_DIFF_DATA_FILES },
+	{ "files_size", LV_DIFF_FILES_SIZE },
+	{ "deletion_files", LV_DIFF_DELETION_FILES },
+	{ "deleted_rows", LV_DIFF_DELETION_FILE_ROWS },
+	{ "data_file_rows", LV_DIFF_DATA_FILE_ROWS },
+};
+#define NDIFF (sizeof diff_names / sizeof diff_names[0])
 
-static void print_diff(const lvcli_args *a, const lv_version_info *x, const lv_version_info *y,
-		       const lv_dataset *ds)
+static void print_diff(const lvcli_args *a, const lv_diff *d, const lv_dataset *ds)
 {
-	const counter f[] = {
-		{ "rows", x->total_rows, y->total_rows },
-		{ "fragments", x->total_fragments, y->total_fragments },
-		{ "data_files", x->total_data_files, y->total_data_files },
-		{ "files_size", x->total_files_size, y->total_files_size },
-		{ "deletion_files", x->total_deletion_files, y->total_deletion_files },
-		{ "deleted_rows", x->total_deletion_file_rows, y->total_deletion_file_rows },
-		{ "data_file_rows", x->total_data_file_rows, y->total_data_file_rows },
-	};
-	size_t nf = sizeof f / sizeof f[0];
+	uint64_t va = lv_diff_from(d)->version, vb = lv_diff_to(d)->version;
+	uint64_t from[NDIFF], to[NDIFF];
+	int64_t delta[NDIFF];
+	for (size_t i = 0; i < NDIFF; i++)
+		lv_diff_counter(d, diff_names[i].index, NULL, &from[i], &to[i], &delta[i]);
 	if (a->json) {
-		printf("{\"from\":%" PRIu64 ",\"to\":%" PRIu64 ",\"ms_between\":%" PRId64, x->version,
-		       y->version, y->timestamp_millis - x->timestamp_millis);
-		for (size_t i = 0; i < nf; i++)
+		printf("{\"from\":%" PRIu64 ",\"to\":%" PRIu64 ",\"ms_between\":%" PRId64, va, vb,
+		       lv_diff_ms_between(d));
+		for (size_t i = 0; i < NDIFF; i++)
 			printf(",\"%s\":{\"from\":%" PRIu64 ",\"to\":%" PRIu64 ",\"delta\":%" PRId64 "}",
-			       f[i].name, f[i].a, f[i].b, (int64_t)(f[i].b - f[i].a));
+			       diff_names[i].name, from[i], to[i], delta[i]);
 		lvcli_json_warnings(stdout, ds);
 		fputs("}\n", stdout);
 		return;
 	}
 	char ha[24], hb[24];
-	snprintf(ha, sizeof ha, "v%" PRIu64, x->version);
-	snprintf(hb, sizeof hb, "v%" PRIu64, y->version);
+	snprintf(ha, sizeof ha, "v%" PRIu64, va);
+	snprintf(hb, sizeof hb, "v%" PRIu64, vb);
 	printf("%-16s %14s %14s %14s\n", "", ha, hb, "change");
-	for (size_t i = 0; i < nf; i++)
-		printf("%-16s %14" PRIu64 " %14" PRIu64 " %+14" PRId64 "\n", f[i].name, f[i].a, f[i].b,
-		       (int64_t)(f[i].b - f[i].a));
+	for (size_t i = 0; i < NDIFF; i++)
+		printf("%-16s %14" PRIu64 " %14" PRIu64 " %+14" PRId64 "\n", diff_names[i].name, from[i],
+		       to[i], delta[i]);
 	printf("(summaries only: rows added/removed are net changes between %s and %s)\n", ha, hb);
 }
 
@@ -259,23 +246,13 @@ static int check_diff(lvcli_args *a)
 static int run_diff(const lvcli_args *a, lv_dataset *ds)
 {
 	int rc = 0;
-	uint64_t va = a->vers[0], vb = a->vers[1];
 	lv_error err = { 0 };
-	lv_version_list *l = NULL;
-	if (lv_history(&l, ds, NULL, &err) < 0) {
+	lv_diff *d = NULL;
+	if (lv_diff_versions(&d, ds, a->vers[0], a->vers[1], &err) < 0)
 		rc = lvcli_fail(&err);
-	} else {
-		const lv_version_info *x = lvcli_find_version(l, va), *y = lvcli_find_version(l, vb);
-		if (x && y) {
-			print_diff(a, x, y, ds);
-		} else {
-			snprintf(err.message, sizeof err.message, "version %" PRIu64 " not recorded",
-				 !x ? va : vb);
-			err.code = LV_ENOTFOUND;
-			rc = lvcli_fail(&err);
-		}
-	}
-	lv_version_list_free(l);
+	else
+		print_diff(a, d, ds);
+	lv_diff_free(d);
 	return rc;
 }
 

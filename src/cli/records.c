@@ -194,19 +194,3 @@ void lvcli_print_report(const lv_history_report *r)
 		r->manifests_vanished, r->checkpoints_rejected, r->identity_bytes, r->requests,
 		r->bytes_read, r->note[0] ? "; " : "", lvcli_esc(r->note));
 }
-
-const lv_version_info *lvcli_find_version(const lv_version_list *l, uint64_t v)
-{
-	size_t lo = 0, hi = lv_version_list_count(l);
-	while (lo < hi) { /* lists are sorted by version */
-		size_t mid = lo + (hi - lo) / 2;
-		uint64_t x = lv_version_list_get(l, mid)->version;
-		if (x == v)
-			return lv_version_list_get(l, mid);
-		if (x < v)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}

@@ -28,9 +28,11 @@ extern "C" {
 LV_EXTERN int64_t lv_arrow_live_objects(void);
 
 /**
- * Makes the `nth` memory allocation (1-based, counted from this call) of the
- * Arrow export and the IPC writer fail as if out of memory; 0 = never.
- * Returns the number of allocations counted since the previous call.  Errors: none.
+ * Makes the `nth` memory allocation of the library (1-based, counted from this call,
+ * every thread; the Arrow export's, the IPC writer's and those of the calls they make)
+ * fail as if out of memory; 0 = never.  Returns the number of allocations counted since
+ * the previous call.  The library's one allocation counter (RELIABILITY.md "Allocation
+ * failure"); only the test library (liblancever_test) has it.  Errors: none.
  */
 LV_EXTERN uint64_t lv_arrow_fail_alloc_at(uint64_t nth);
 

@@ -2,12 +2,13 @@
  * Memory of the Arrow export and its test hooks (lancever/sys/arrow.h), and the
  * streams' copies of their rows (lv__arows).
  *
- * Invariants: every allocation of src/lib/arrow goes through lv__arrow_alloc,
- * so an injected failure can hit any of them; the live-object counter is
- * incremented when an object with a release callback is handed out and
- * decremented inside that callback.  Both counters are lock-free atomics, so
- * they hold no lock a fork() could inherit.  They exist only in the test library
- * (LV_TEST_HOOKS): in the production library lv__arrow_alloc counts nothing and
+ * Invariants: every allocation of src/lib/arrow goes through lv__arrow_alloc, which
+ * takes it from the library's allocator (util.h), so an injected failure
+ * (lv_arrow_fail_alloc_at = the library's one counter, lv__alloc_fail_at) can hit any
+ * of them; the live-object counter is incremented when an object with a release
+ * callback is handed out and decremented inside that callback.  The counter is a
+ * lock-free atomic, so it holds no lock a fork() could inherit.  Both hooks exist
+ * only in the test library (LV_TEST_HOOKS): in the production library
  * lv__arrow_live_add is empty.
  */
 #include <stdatomic.h>
@@ -22,31 +23,20 @@
 #include "lancever/sys/arrow.h"
 
 static atomic_int_fast64_t live_objects;
-static atomic_uint_fast64_t alloc_count; /* allocations since the last lv_arrow_fail_alloc_at */
-static atomic_uint_fast64_t fail_at;     /* 0 = never */
 #endif
 
 void *lv__arrow_alloc(size_t n)
 {
-#ifdef LV_TEST_HOOKS
-	uint64_t k = atomic_fetch_add(&alloc_count, 1) + 1;
-	uint64_t f = atomic_load(&fail_at);
-	if (f && k == f)
-		return NULL;
-#endif
-	/* Arrow recommends 64-byte aligned buffers; aligned_alloc wants a multiple of it. */
-	if (n > SIZE_MAX - 63)
-		return NULL;
-	size_t r = n ? (n + 63) & ~(size_t)63 : 64;
-	void *p = aligned_alloc(64, r);
+	/* Arrow recommends 64-byte aligned buffers. */
+	void *p = lv__aligned_alloc(64, n);
 	if (p)
-		memset(p, 0, r);
+		memset(p, 0, n ? (n + 63) & ~(size_t)63 : 64);
 	return p;
 }
 
 void lv__arrow_free(void *p)
 {
-	free(p);
+	lv__free(p);
 }
 
 void lv__arrow_live_add(int64_t delta)
@@ -64,11 +54,11 @@ int64_t lv_arrow_live_objects(void)
 	return (int64_t)atomic_load(&live_objects);
 }
 
+/* The library's one allocation-failure counter (util/alloc.c): it counts every allocation,
+ * the export's and those of the history calls it makes. */
 uint64_t lv_arrow_fail_alloc_at(uint64_t nth)
 {
-	uint64_t seen = atomic_exchange(&alloc_count, 0);
-	atomic_store(&fail_at, nth);
-	return seen;
+	return lv__alloc_fail_at(nth);
 }
 #endif
 

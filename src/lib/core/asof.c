@@ -255,10 +255,10 @@ int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool 
 	if (rc == 0) {
 		warn_uncertain(&a);
 		lv__report_end(ds, &p.rep, &s0);
-		p.rep.warnings = lv__warn_commit(ds, &p.wl);
-		if (report)
+		rc = lv__warn_commit_all(ds, &p.wl, &p.rep.warnings, err);
+		if (rc == 0 && report)
 			*report = p.rep;
-		if (!a.best.version)
+		if (rc == 0 && !a.best.version)
 			rc = lv__err(err, LV_ENOTFOUND, "no version committed %s %" PRId64 " ms%s",
 				     strict ? "before" : "at or before", ts_ms,
 				     a.unrec_hi ? " among the recorded versions (some versions have no record)" : "");
@@ -277,8 +277,8 @@ int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool 
 		a.best.is_tagged = false;
 		l->items[0] = a.best;
 		l->n = 1;
-		lv__mark_tags_with(ds, p.refs, &p.refs_err, l->items, 1, NULL);
-		if (path && !(l->items[0].manifest_path = lv__arena_strdup(&l->arenas[0], path)))
+		rc = lv__mark_tags_with(ds, p.refs, &p.refs_err, l->items, 1, NULL, err);
+		if (rc == 0 && path && !(l->items[0].manifest_path = lv__arena_strdup(&l->arenas[0], path)))
 			rc = lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	if (rc < 0) {

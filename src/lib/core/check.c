@@ -398,7 +398,7 @@ int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, l
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_check_run: NULL argument");
 	*out = NULL;
-	lv_check *c = calloc(1, sizeof *c);
+	lv_check *c = lv__calloc(1, sizeof *c);
 	if (!c)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	lv__arena_init(&c->strings, 4096);

@@ -43,7 +43,7 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 		branch = NULL;
 	if (branch)
 		LV_TRY(lv__branch_name_check(branch, strlen(branch), err));
-	lv_dataset *ds = calloc(1, sizeof *ds);
+	lv_dataset *ds = lv__calloc(1, sizeof *ds);
 	if (!ds)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	ds->root = root;
@@ -56,7 +56,7 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	if (ds->threads > 256)
 		ds->threads = 256;
 	ds->remote = remote;
-	ds->vcache = calloc(1, sizeof *ds->vcache);
+	ds->vcache = lv__calloc(1, sizeof *ds->vcache);
 	if (!ds->vcache) {
 		pthread_mutex_destroy(&ds->warn_mu);
 		free(ds);

@@ -556,10 +556,11 @@ int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_r
 		ring_flush(&em);
 	if (rc == 0) {
 		lv__report_end(ds, &p.rep, &s0);
-		p.rep.warnings = lv__warn_commit(ds, &p.wl);
-		if (report)
+		rc = lv__warn_commit_all(ds, &p.wl, &p.rep.warnings, err);
+		if (rc == 0 && report)
 			*report = p.rep;
-		rc = em.stop > 0 || em.stop < 0 ? em.stop : 0;
+		if (rc == 0)
+			rc = em.stop > 0 || em.stop < 0 ? em.stop : 0;
 	}
 	ring_dispose(&em.ring);
 	lv_version_list_free(em.chunk);

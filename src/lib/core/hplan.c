@@ -191,6 +191,11 @@ static int load_once(lv__hplan *p, lv_error *err)
 				*err = r1.err[i];
 			return r1.rc[i];
 		}
+	if (r1.rc[3] == LV_ENOMEM) { /* tags that could not be read are a warning; no memory is not */
+		if (err)
+			*err = r1.err[3];
+		return LV_ENOMEM;
+	}
 	if (r1.rc[3] < 0) {
 		p->refs = NULL;
 		p->refs_err = r1.err[3];

@@ -16,24 +16,29 @@
 #include "format/manifest.h"
 #include "core/refs.h"
 #include "util/util.h"
-/* Marks is_tagged from the tags of the main branch.  Tag problems never fail a listing. */
-void lv__mark_tags(lv_dataset *ds, lv_version_info *items, size_t n, lv_history_report *rep)
+/* Marks is_tagged from the tags of the main branch.  Tag problems never fail a listing;
+ * a lack of memory does (an answer that a retry would change is not a warning). */
+int lv__mark_tags(lv_dataset *ds, lv_version_info *items, size_t n, lv_history_report *rep,
+		  lv_error *err)
 {
 	lv_refs *refs = NULL;
 	lv_error e = { 0 };
 	int rc = lv__refs_load_lenient(&refs, ds->root, 1, &e);
-	lv__mark_tags_with(ds, rc < 0 ? NULL : refs, &e, items, n, rep);
-	if (rc == 0) { /* a tag file skipped: its version is not marked, and the answer says so */
+	int marked = lv__mark_tags_with(ds, rc < 0 ? NULL : refs, &e, items, n, rep, err);
+	if (rc == 0 && marked == 0) { /* a tag file skipped: its version is not marked, and the answer says so */
 		lv__warnlog wl = { 0 };
 		lv__warn_refs(&wl, refs);
 		lv__warn_commit(ds, &wl);
 	}
 	lv_refs_free(refs);
+	return marked;
 }
 
-void lv__mark_tags_with(lv_dataset *ds, const lv_refs *refs, const lv_error *load_err,
-			lv_version_info *items, size_t n, lv_history_report *rep)
+int lv__mark_tags_with(lv_dataset *ds, const lv_refs *refs, const lv_error *load_err,
+		       lv_version_info *items, size_t n, lv_history_report *rep, lv_error *err)
 {
+	if (!refs && load_err && load_err->code == LV_ENOMEM)
+		return lv__err(err, LV_ENOMEM, "out of memory");
 	if (!refs) {
 		if (rep)
 			snprintf(rep->note, sizeof rep->note, "tags unreadable, is_tagged may be incomplete: %.200s",
@@ -43,7 +48,7 @@ void lv__mark_tags_with(lv_dataset *ds, const lv_refs *refs, const lv_error *loa
 			 "tags could not be read (%s); is_tagged may be incomplete",
 			 load_err ? load_err->message : "unknown error");
 		lv__warn_commit(ds, &wl);
-		return;
+		return 0;
 	}
 	size_t nt = lv_refs_tag_count(refs);
 	for (size_t t = 0; t < nt; t++) {
@@ -64,6 +69,7 @@ void lv__mark_tags_with(lv_dataset *ds, const lv_refs *refs, const lv_error *loa
 		if (lo < n && items[lo].version == tag->version)
 			items[lo].is_tagged = true;
 	}
+	return 0;
 }
 
 int lv__versions_from_manifests(lv_version_list **out, lv_dataset *ds,
@@ -83,10 +89,9 @@ int lv__versions_from_manifests(lv_version_list **out, lv_dataset *ds,
 	rep->manifests_read += n;
 	rep->manifests_vanished += l->nvanished;
 	lv__sort_infos(l->items, l->n);
-	if (refs || refs_err)
-		lv__mark_tags_with(ds, refs, refs_err, l->items, l->n, rep);
-	else
-		lv__mark_tags(ds, l->items, l->n, rep);
+	if ((rc = refs || refs_err ? lv__mark_tags_with(ds, refs, refs_err, l->items, l->n, rep, err)
+				   : lv__mark_tags(ds, l->items, l->n, rep, err)) < 0)
+		goto out;
 	*out = l;
 	l = NULL;
 out:

@@ -26,7 +26,7 @@ int lv_timeline_from_list(lv_timeline **out, const lv_version_list *list, lv_err
 {
 	if (!out || !list)
 		return lv__err(err, LV_EINVALID, "lv_timeline_from_list: NULL argument");
-	lv_timeline *t = calloc(1, sizeof *t);
+	lv_timeline *t = lv__calloc(1, sizeof *t);
 	if (!t || !(t->sufmin = lv__calloc(list->n, sizeof *t->sufmin))) {
 		free(t);
 		return lv__err(err, LV_ENOMEM, "out of memory");

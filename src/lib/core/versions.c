@@ -139,7 +139,10 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 	rep->manifests_read += ntail;
 	rep->manifests_vanished += l->nvanished;
 	lv__sort_infos(l->items, l->n);
-	lv__mark_tags_with(ds, r1->refs, &r1->err[2], l->items, l->n, rep);
+	if ((rc = lv__mark_tags_with(ds, r1->refs, &r1->err[2], l->items, l->n, rep, err)) < 0) {
+		lv_version_list_free(l);
+		return rc;
+	}
 	*out = l;
 	return 0;
 }
@@ -236,7 +239,12 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 		rc = versions_once(ds, &r1, out, &rep, &wl, &clean, err);
 	if (rc == 0) {
 		lv__report_end(ds, &rep, &s0);
-		rep.warnings = lv__warn_commit(ds, &wl);
+		if ((rc = lv__warn_commit_all(ds, &wl, &rep.warnings, err)) < 0) {
+			lv_version_list_free(*out);
+			*out = NULL;
+		}
+	}
+	if (rc == 0) {
 		if (cache && clean)
 			lv__vcache_store(ds, &r1.names.v[0], r1.live, r1.nlive, refs_sig, out, &rep);
 		if (report)
@@ -274,7 +282,10 @@ int lv_version_get(lv_version_list **out, lv_dataset *ds, uint64_t version, lv_e
 		return rc;
 	}
 	l->n = 1;
-	lv__mark_tags(ds, l->items, 1, NULL);
+	if ((rc = lv__mark_tags(ds, l->items, 1, NULL, err)) < 0) {
+		lv_version_list_free(l);
+		return rc;
+	}
 	*out = l;
 	return 0;
 }

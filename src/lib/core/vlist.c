@@ -1,7 +1,8 @@
 /*
  * lv_version_list: the container every history call returns.  Items are
  * sorted by version; strings live in the list's arenas; a history list
- * also carries its gaps (version ranges no readable record accounts for).
+ * also carries its gaps (version ranges no readable record accounts for).  A view
+ * (lv__vshare_view, lv__vlist_slice) reads items that a shared list owns.
  */
 #include "core/vlist.h"
 
@@ -12,7 +13,7 @@
 #include "util/util.h"
 lv__vshare *lv__vshare_new(lv_version_list *l)
 {
-	lv__vshare *s = malloc(sizeof *s);
+	lv__vshare *s = lv__malloc(sizeof *s);
 	if (s) {
 		s->refs = 1;
 		s->l = l;
@@ -22,7 +23,7 @@ lv__vshare *lv__vshare_new(lv_version_list *l)
 
 lv_version_list *lv__vshare_view(lv__vshare *s)
 {
-	lv_version_list *v = calloc(1, sizeof *v);
+	lv_version_list *v = lv__calloc(1, sizeof *v);
 	if (!v)
 		return NULL;
 	__atomic_add_fetch(&s->refs, 1, __ATOMIC_RELAXED);
@@ -32,11 +33,28 @@ lv_version_list *lv__vshare_view(lv__vshare *s)
 	return v;
 }
 
+lv_version_list *lv__vlist_slice(lv_version_list *l, size_t i)
+{
+	lv__vshare *s = lv__vshare_new(l);
+	lv_version_list *v = s ? lv__vshare_view(s) : NULL;
+	if (!v) {
+		if (s) { /* the share gives l back: it was never handed out */
+			s->l = NULL;
+			lv__vshare_unref(s);
+		}
+		return NULL;
+	}
+	lv__vshare_unref(s); /* the view's reference is the only one: it owns l */
+	v->items = &l->items[i];
+	v->n = 1;
+	return v;
+}
+
 void lv__vshare_unref(lv__vshare *s)
 {
 	if (s && __atomic_sub_fetch(&s->refs, 1, __ATOMIC_ACQ_REL) == 0) {
 		lv_version_list_free(s->l);
-		free(s);
+		lv__free(s);
 	}
 }
 
@@ -104,7 +122,7 @@ int lv__add_vanished(lv_version_list *l, const char *path)
 
 lv_version_list *lv__version_list_new(size_t cap_items, size_t cap_arenas)
 {
-	lv_version_list *l = calloc(1, sizeof *l);
+	lv_version_list *l = lv__calloc(1, sizeof *l);
 	if (!l)
 		return NULL;
 	/* Not zeroed: every producer writes an item whole before counting it in n. */

@@ -31,6 +31,9 @@ lv__vshare *lv__vshare_new(lv_version_list *l);
 /* A list object that reads the share's items (the share gets a reference); NULL on OOM. */
 lv_version_list *lv__vshare_view(lv__vshare *s);
 void lv__vshare_unref(lv__vshare *s);
+/* A one-entry list of l's item i that owns l (freed with it); NULL on OOM, l then still the
+ * caller's. */
+lv_version_list *lv__vlist_slice(lv_version_list *l, size_t i);
 
 /* Room for cap_items items and cap_arenas arenas (not initialised); NULL on OOM. */
 lv_version_list *lv__version_list_new(size_t cap_items, size_t cap_arenas);

@@ -47,12 +47,15 @@ void lv__warn(lv__warnlog *wl, int kind, const char *path, uint64_t first, uint6
 			line[j++] = (char)*c;
 	line[j] = 0;
 	lv_warning *nv = lv__grow(wl->v, &wl->cap, wl->n, sizeof *nv, 4);
-	if (!nv)
+	if (!nv) {
+		wl->lost = true;
 		return;
+	}
 	wl->v = nv;
 	lv_warning w = { kind, path ? lv__strdup(path) : NULL, first, last, lv__strdup(line) };
 	if ((path && !w.path) || !w.message) {
 		warning_free(&w);
+		wl->lost = true;
 		return;
 	}
 	wl->v[wl->n++] = w;
@@ -79,13 +82,24 @@ size_t lv__warn_commit(lv_dataset *ds, lv__warnlog *wl)
 			ds->warnings.v[ds->warnings.n++] = wl->v[i];
 			added++;
 		} else {
+			wl->lost = wl->lost || !dup;
 			warning_free(&wl->v[i]);
 		}
 	}
 	pthread_mutex_unlock(&ds->warn_mu);
 	free(wl->v);
+	bool lost = wl->lost;
 	memset(wl, 0, sizeof *wl);
+	wl->lost = lost;
 	return added;
+}
+
+int lv__warn_commit_all(lv_dataset *ds, lv__warnlog *wl, uint64_t *added, lv_error *err)
+{
+	size_t n = lv__warn_commit(ds, wl);
+	if (added)
+		*added = n;
+	return wl->lost ? lv__err(err, LV_ENOMEM, "out of memory recording a warning") : 0;
 }
 
 void lv__warnlog_dispose(lv__warnlog *wl)

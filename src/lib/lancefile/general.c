@@ -71,7 +71,7 @@ static int zstd_bare(lv__lf_dctx *c, const uint8_t *p, size_t n, size_t expect, 
 				break;
 			}
 			size_t ns = ob.size > lim / 2 ? lim : ob.size * 2;
-			uint8_t *nd = realloc(d, ns);
+			uint8_t *nd = lv__realloc(d, ns);
 			if (!nd) {
 				rc = LV__LF_NOMEM(c);
 				break;

@@ -207,10 +207,12 @@ typedef struct wctx {
 	uint64_t off[LV__LF_MAX_PAGE_BUFS], size[LV__LF_MAX_PAGE_BUFS];
 } wctx;
 
+/* Pads b to a multiple of align past base; stops when b cannot grow (its oom flag, which
+ * the writer checks at the end, says so; looping on would never end). */
 static void pad_to(lv__dbuf *b, size_t base, size_t align, uint8_t byte)
 {
-	while ((b->len - base) % align)
-		(void)lv__dbuf_addc(b, byte);
+	while ((b->len - base) % align && lv__dbuf_addc(b, byte) == 0) {
+	}
 }
 
 /* Appends one page buffer at a 64-aligned position and records it. */

@@ -149,7 +149,9 @@ static int xparse(xstate *x, const char *root, const char *body, size_t len, cha
 	x->root = root;
 	lv__dbuf_init(&x->text, LV_S3XML_TEXT_MAX + 1);
 	int rc;
-	if (!(x->xp = XML_ParserCreate("UTF-8"))) {
+	/* expat takes its allocator per parser: the library's (util.h) */
+	static const XML_Memory_Handling_Suite mem = { lv__malloc, lv__realloc, lv__free };
+	if (!(x->xp = XML_ParserCreate_MM("UTF-8", &mem, NULL))) {
 		snprintf(msg, cap, "out of memory");
 		rc = LV_ENOMEM;
 	} else {

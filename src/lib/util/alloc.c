@@ -15,9 +15,60 @@
 #include <stdlib.h>
 #include <string.h>
 
-void *lv__malloc(size_t n) { return malloc(n ? n : 1); }
-void *lv__calloc(size_t n, size_t size) { return calloc(n ? n : 1, size ? size : 1); }
-void *lv__realloc(void *p, size_t n) { return realloc(p, n ? n : 1); }
+#ifdef LV_TEST_HOOKS
+/* The allocation-failure hook (lv__alloc_fail_at): lock-free atomics, so no lock a fork()
+ * could inherit.  The allocation numbered `alloc_fail` (1-based since the last call) fails. */
+static uint64_t alloc_count, alloc_fail; /* __atomic builtins only */
+
+static bool alloc_fails(void)
+{
+	uint64_t k = __atomic_add_fetch(&alloc_count, 1, __ATOMIC_RELAXED);
+	uint64_t f = __atomic_load_n(&alloc_fail, __ATOMIC_RELAXED);
+	return f && k == f;
+}
+
+uint64_t lv__alloc_fail_at(uint64_t nth)
+{
+	uint64_t seen = __atomic_exchange_n(&alloc_count, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&alloc_fail, nth, __ATOMIC_RELAXED);
+	return seen;
+}
+#define LV__ALLOC_CHECK()             \
+	do {                          \
+		if (alloc_fails())    \
+			return NULL;  \
+	} while (0)
+#else
+#define LV__ALLOC_CHECK() ((void)0)
+#endif
+
+void *lv__malloc(size_t n)
+{
+	LV__ALLOC_CHECK();
+	return malloc(n ? n : 1);
+}
+
+void *lv__calloc(size_t n, size_t size)
+{
+	LV__ALLOC_CHECK();
+	return calloc(n ? n : 1, size ? size : 1);
+}
+
+void *lv__realloc(void *p, size_t n)
+{
+	LV__ALLOC_CHECK();
+	return realloc(p, n ? n : 1);
+}
+
+void *lv__aligned_alloc(size_t align, size_t n)
+{
+	LV__ALLOC_CHECK();
+	if (n > SIZE_MAX - (align - 1))
+		return NULL;
+	return aligned_alloc(align, n ? (n + align - 1) & ~(align - 1) : align);
+}
+
+void lv__free(void *p) { free(p); }
 void *lv__reallocarray(void *p, size_t n, size_t size)
 {
 	size_t t;
@@ -28,7 +79,7 @@ void *lv__reallocarray(void *p, size_t n, size_t size)
 
 void *lv__memdupz(const void *s, size_t n)
 {
-	return n == SIZE_MAX ? NULL : lv__copyz(malloc(n + 1), s, n);
+	return n == SIZE_MAX ? NULL : lv__copyz(lv__malloc(n + 1), s, n);
 }
 
 char *lv__strndup(const char *s, size_t n) { return lv__memdupz(s, n); }
@@ -50,7 +101,7 @@ char *lv__sprintf(const char *fmt, ...)
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
 	char *s = NULL;
-	if (n >= 0 && (s = malloc((size_t)n + 1)))
+	if (n >= 0 && (s = lv__malloc((size_t)n + 1)))
 		vsnprintf(s, (size_t)n + 1, fmt, ap2);
 	va_end(ap2);
 	return s;

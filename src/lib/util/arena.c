@@ -40,7 +40,7 @@ void *lv__arena_alloc(lv__arena *a, size_t n)
 		size_t cap = need > a->block_size ? need : a->block_size;
 		if (cap > SIZE_MAX - sizeof *b)
 			return NULL;
-		b = malloc(sizeof *b + cap);
+		b = lv__malloc(sizeof *b + cap);
 		if (!b)
 			return NULL;
 		b->used = 0;

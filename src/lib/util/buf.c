@@ -63,7 +63,7 @@ int lv__dbuf_reserve(lv__dbuf *b, size_t extra)
 		nc = nc > SIZE_MAX / 4 ? need : nc * 2;
 	if (nc > b->limit + 1)
 		nc = b->limit + 1;
-	uint8_t *p = realloc(b->ptr, nc);
+	uint8_t *p = lv__realloc(b->ptr, nc);
 	if (!p) {
 		b->oom = true;
 		return LV_ENOMEM;

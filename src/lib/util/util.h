@@ -36,10 +36,27 @@ static inline bool lv__mul_overflow(size_t a, size_t b, size_t *out)
 	return __builtin_mul_overflow(a, b, out);
 }
 
+/*
+ * The library's allocator: every allocation of src/lib goes through these (never malloc,
+ * calloc, realloc, strdup or aligned_alloc directly), so the allocation-failure hook can
+ * fail any of them.  A size of 0 allocates 1 byte (a non-NULL result means success).  Free
+ * with free() or lv__free().  Third-party libraries allocate with their own allocator
+ * (jansson, zstd, libcurl, libcrypto: process-wide settings a library must not change; expat
+ * takes the suite per parser and is given this one): RELIABILITY.md "Allocation failure".
+ */
 void *lv__malloc(size_t n);
 void *lv__calloc(size_t n, size_t size);
 void *lv__realloc(void *p, size_t n);
 void *lv__reallocarray(void *p, size_t n, size_t size);
+/* n bytes (rounded up to a multiple of align, a power of two) aligned to `align`. */
+void *lv__aligned_alloc(size_t align, size_t n);
+void lv__free(void *p);
+#ifdef LV_TEST_HOOKS
+/* Test hook: makes the nth allocation (1-based, counted from this call, all threads) fail
+ * as if out of memory; 0 = never.  Returns the number of allocations counted since the
+ * previous call. */
+uint64_t lv__alloc_fail_at(uint64_t nth);
+#endif
 /* Copies n bytes of s into d (which has room for n + 1) and ends them with a 0 byte;
  * returns d (NULL if d is NULL: the allocation that made it failed). */
 static inline void *lv__copyz(void *d, const void *s, size_t n)

@@ -235,7 +235,7 @@ static int range_collect(lv__writer *w, lv__seen *s, const lv_refs *refs, const 
 			v->transaction_properties = r->props[i];
 	}
 	if (rc == 0)
-		lv__mark_tags_with(w->ds, refs, refs_err, r->v, r->n, NULL);
+		rc = lv__mark_tags_with(w->ds, refs, refs_err, r->v, r->n, NULL, err);
 	if (rc < 0)
 		range_dispose(r);
 	return rc;

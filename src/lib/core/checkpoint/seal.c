@@ -100,6 +100,11 @@ int lv__seg_put(lv__writer *w, lv__seen *s, uint64_t first, uint64_t last, const
 		int brc = lv_storage_read(w->ds->st, name.path, &back, &e);
 		*holds_all = brc == 0 && back.size == file.size && !memcmp(back.ptr, file.ptr, file.size);
 		lv_buf_dispose(&back);
+		if (brc == LV_ENOMEM) { /* not a store that lost the bytes: this process's memory */
+			lv_buf_dispose(&file);
+			*holds_all = false;
+			return lv__err(err, LV_ENOMEM, "out of memory");
+		}
 		if (!*holds_all)
 			lv__warn(&s->wl, LV_WARN_CHECKPOINT_REJECTED, name.path, 0, 0,
 				 "segment %s did not read back as written%s%s; the head keeps its rows",

@@ -67,6 +67,8 @@ int lv__cp_check_publishable(const lv_buf *file, const char *path, int64_t creat
 	if (rc == 0 && f.archive && (rc = lv__arc_index_parse(f.archive, path, &ix, &e)) == 0)
 		lv__arc_index_dispose(&ix);
 	lv__cp_file_dispose(&f);
+	if (rc == LV_ENOMEM) /* the index's parse: memory, not the file */
+		return lv__err(err, rc, "out of memory");
 	if (rc < 0)
 		return lv__err(err, LV_ECORRUPT, "%s: refusing to publish a file a reader would reject (%s)",
 			       path, e.message);

@@ -440,8 +440,9 @@ static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const 
 	writer_reset(&w);
 	if (rc == 0) {
 		lv__report_end(ds, &w.r.report, &s0);
-		w.r.report.warnings = lv__warn_commit(ds, &s.wl);
-		if (res)
+		/* the checkpoint is in place: a retry finds it (already_present) */
+		rc = lv__warn_commit_all(ds, &s.wl, &w.r.report.warnings, err);
+		if (rc == 0 && res)
 			*res = w.r;
 	}
 	seen_dispose(&s);

@@ -109,7 +109,7 @@ int lv__cascade_policy(lv_dataset *bds, const char *branch, const lv_cleanup_pol
 static char *relay_path(const lv__relay *r, const char *path)
 {
 	size_t n = strlen(r->branch) + strlen(path) + sizeof "tree//";
-	char *p = malloc(n);
+	char *p = lv__malloc(n);
 	if (p)
 		snprintf(p, n, "tree/%s/%s", r->branch, path);
 	return p;

@@ -583,7 +583,7 @@ static int sweep_file(const lv_list_entry *f, void *payload)
 static int phase_sweep(plan *P, lv_error *err)
 {
 	lv__deleter *del = P->del;
-	sweeper *w = calloc(1, sizeof *w);
+	sweeper *w = lv__calloc(1, sizeof *w);
 	if (!w)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	*w = (sweeper){ .P = P, .del = del, .err = err };
@@ -665,7 +665,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	lv__dbuf_init(&P.tagmsg, 0);
 	P.older = lv__policy_older(pol->older_than_ms, pol->retain_versions, pol->before_version,
 				   pol->versions != NULL);
-	lv__deleter *del = P.del = calloc(1, sizeof *del);
+	lv__deleter *del = P.del = lv__calloc(1, sizeof *del);
 	int rc = del ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
 	if (del) {
 		del->ds = ds;

@@ -283,7 +283,7 @@ static int expire_manifests(exp *E, lv_error *err)
 	cp.dry_run = pol->dry_run;
 	cp.on_file = pol->on_file;
 	cp.payload = pol->payload;
-	lv__deleter *del = rc == 0 ? calloc(1, sizeof *del) : NULL;
+	lv__deleter *del = rc == 0 ? lv__calloc(1, sizeof *del) : NULL;
 	if (rc == 0 && !del)
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 	if (del)

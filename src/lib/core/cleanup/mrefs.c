@@ -156,7 +156,7 @@ static int refs_visit(void *ctx, size_t chunk, size_t i, const char *path, const
 	 */
 	if (rc == 0 && m->want_info) {
 		lv_error ie = { 0 };
-		lv__mrow *r = malloc(sizeof *r);
+		lv__mrow *r = lv__malloc(sizeof *r);
 		if (r) {
 			lv__arena_init(&r->arena, 512);
 			if (lv__version_info_from_bytes(j->st, m->path, data, size, false, &r->arena,
