@@ -475,15 +475,18 @@ int lvcli_open(lv_dataset **ds, const char *uri, int threads)
 {
 	if (check_local_path(uri))
 		return 1;
-	lv_open_options o = LV_OPEN_OPTIONS_INIT;
+	lv_open_options o;
+	lv_open_options_init(&o, LV_OPEN_OPTIONS_VERSION);
 	o.threads = threads;
 	o.branch = lvcli_g.branch;
-	o.storage.s3_endpoint = lvcli_g.s3_endpoint;
-	o.storage.s3_region = lvcli_g.s3_region;
-	o.storage.s3_allow_http = lvcli_g.s3_allow_http;
-	o.storage.option_keys = lvcli_g.option_keys;
-	o.storage.option_values = lvcli_g.option_values;
-	o.storage.noptions = lvcli_g.noptions;
+	lv_storage_options so = LV_STORAGE_OPTIONS_INIT; /* (storage.h's own form) */
+	so.s3_endpoint = lvcli_g.s3_endpoint;
+	so.s3_region = lvcli_g.s3_region;
+	so.s3_allow_http = lvcli_g.s3_allow_http;
+	so.option_keys = lvcli_g.option_keys;
+	so.option_values = lvcli_g.option_values;
+	so.noptions = lvcli_g.noptions;
+	o.storage = &so;
 	lv_error err = { 0 };
 	if (lv_dataset_open(ds, uri, &o, &err) < 0)
 		return lvcli_fail(&err);

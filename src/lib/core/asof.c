@@ -243,6 +243,7 @@ int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool 
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_version_as_of: NULL argument");
 	*out = NULL;
+	LV_TRY(lv__report_check(report, err));
 	lv__hplan p;
 	lv_storage_stats s0;
 	LV_TRY(lv__hplan_start(ds, &p, &s0, err));
@@ -256,8 +257,7 @@ int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool 
 		warn_uncertain(&a);
 		lv__report_end(ds, &p.rep, &s0);
 		p.rep.warnings = lv__warn_commit(ds, &p.wl);
-		if (report)
-			*report = p.rep;
+		lv__report_put(report, &p.rep);
 		if (!a.best.version)
 			rc = lv__err(err, LV_ENOTFOUND, "no version committed %s %" PRId64 " ms%s",
 				     strict ? "before" : "at or before", ts_ms,

@@ -13,6 +13,7 @@
 #include "core/manifests.h"
 #include "core/vcache.h"
 #include "format/refs.h"
+#include "util/abi.h"
 #include "util/util.h"
 
 #define DEFAULT_THREADS 8
@@ -239,11 +240,29 @@ static int open_root(lv_storage **out, const char *uri, const lv_storage_options
 	return 0;
 }
 
+int lv_open_options_init(lv_open_options *o, int version)
+{
+	if (!o || lv__struct_version("lv_open_options", version, LV_OPEN_OPTIONS_VERSION,
+				     LV_OPEN_OPTIONS_VERSION, NULL))
+		return LV_EINVALID;
+	*o = (lv_open_options)LV_OPEN_OPTIONS_INIT;
+	o->version = version;
+	return 0;
+}
+
+static int check_opts(const lv_open_options *opts, lv_error *err)
+{
+	return opts ? lv__struct_version("lv_open_options", opts->version, LV_OPEN_OPTIONS_VERSION,
+					 LV_OPEN_OPTIONS_VERSION, err)
+		    : 0;
+}
+
 int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *opts, lv_error *err)
 {
 	if (!out || !uri)
 		return lv__err(err, LV_EINVALID, "lv_dataset_open: NULL argument");
 	*out = NULL;
+	LV_TRY(check_opts(opts, err));
 	const char *branch = opts ? opts->branch : NULL;
 	char *root_uri = NULL, *auto_branch = NULL;
 	size_t split = branch ? 0 : detect_branch_path(uri);
@@ -261,7 +280,7 @@ int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *op
 		branch = auto_branch;
 	}
 	lv_storage *st = NULL;
-	int rc = open_root(&st, root_uri ? root_uri : uri, opts ? &opts->storage : NULL, err);
+	int rc = open_root(&st, root_uri ? root_uri : uri, opts ? opts->storage : NULL, err);
 	if (rc == 0) {
 		rc = init_ds(out, st, true, branch, opts, err);
 		if (rc < 0)
@@ -278,6 +297,7 @@ int lv_dataset_open_storage(lv_dataset **out, lv_storage *st, const lv_open_opti
 	if (!out || !st)
 		return lv__err(err, LV_EINVALID, "lv_dataset_open_storage: NULL argument");
 	*out = NULL;
+	LV_TRY(check_opts(opts, err));
 	return init_ds(out, st, false, opts ? opts->branch : NULL, opts, err);
 }
 
@@ -313,6 +333,32 @@ int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err)
 	lv__warn_refs(&wl, *out);
 	lv__warn_commit(ds, &wl);
 	return 0;
+}
+
+int lv_history_report_init(lv_history_report *r, int version)
+{
+	if (!r || lv__struct_version("lv_history_report", version, LV_HISTORY_REPORT_VERSION,
+				     LV_HISTORY_REPORT_VERSION, NULL))
+		return LV_EINVALID;
+	memset(r, 0, sizeof *r);
+	r->version = version;
+	return 0;
+}
+
+int lv__report_check(const lv_history_report *r, lv_error *err)
+{
+	return r ? lv__struct_version("lv_history_report", r->version, LV_HISTORY_REPORT_VERSION,
+				      LV_HISTORY_REPORT_VERSION, err)
+		 : 0;
+}
+
+void lv__report_put(lv_history_report *dst, const lv_history_report *src)
+{
+	if (!dst)
+		return;
+	int v = dst->version; /* version 1 has every field (a later one writes its own only) */
+	*dst = *src;
+	dst->version = v;
 }
 
 void lv__report_begin(lv_dataset *ds, lv_history_report *rep, lv_storage_stats *s0)

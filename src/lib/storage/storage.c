@@ -10,6 +10,7 @@
  */
 #include "storage/storage_int.h"
 #include "util/util.h"
+#include "util/abi.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -73,26 +74,33 @@ void lv_storage_reset_stats(lv_storage *st)
 
 /* ---- construction ---- */
 
+int lv_storage_ops_init(lv_storage_ops *ops, int version)
+{
+	if (!ops || lv__struct_version("lv_storage_ops", version, LV_STORAGE_OPS_VERSION,
+				       LV_STORAGE_OPS_VERSION, NULL))
+		return LV_EINVALID;
+	memset(ops, 0, sizeof *ops);
+	ops->version = version;
+	return 0;
+}
+
 int lv__storage_new_kind(lv_storage **out, const lv_storage_ops *ops, void *impl,
 			 const char *describe, int kind, lv_error *err)
 {
 	if (!out)
 		return lv__err(err, LV_EINVALID, "storage: NULL output");
 	*out = NULL;
-	if (!ops || ops->version < 1 || ops->version > LV_STORAGE_OPS_VERSION)
-		return lv__err(err, LV_EINVALID, "storage: unsupported ops table version %d",
-			       ops ? ops->version : 0);
+	if (!ops)
+		return lv__err(err, LV_EINVALID, "storage: NULL ops table");
+	LV_TRY(lv__struct_version("lv_storage_ops", ops->version, LV_STORAGE_OPS_VERSION,
+				  LV_STORAGE_OPS_VERSION, err));
 	if (!ops->list || !ops->read || !ops->read_range || !ops->head || !ops->write ||
 	    !ops->create || !ops->del)
 		return lv__err(err, LV_EINVALID, "storage: ops table has a NULL operation");
 	lv_storage *st = lv__calloc(1, sizeof *st);
 	if (!st)
 		return lv__err(err, LV_ENOMEM, "storage: out of memory");
-	/* A version-1 table ends before `flags`: copy only what the caller has. */
-	if (ops->version == 1)
-		memcpy(&st->ops, ops, offsetof(lv_storage_ops, flags));
-	else
-		st->ops = *ops;
+	st->ops = *ops;
 	st->impl = impl;
 	st->kind = kind;
 	st->owns_impl = true;

@@ -66,6 +66,8 @@ void lv_buf_dispose(lv_buf *b)
 
 /* LV_VERSION_STRING comes from project(VERSION) in CMakeLists.txt, the one place it is written. */
 const char *lv_version_string(void) { return LV_VERSION_STRING; }
+const char *lv_version(void) { return LV_VERSION_STRING; }
+int lv_version_number(void) { return LV_VERSION_NUMBER; }
 
 void *lv__malloc(size_t n) { return malloc(n ? n : 1); }
 void *lv__calloc(size_t n, size_t size) { return calloc(n ? n : 1, size ? size : 1); }
