@@ -1077,14 +1077,28 @@ static void t_properties(void **state)
 	lv_storage_free(sub);
 	lv_storage_free(shim); /* frees st too */
 
-	/* a version-1 table (shorter struct, no flags): accepted, local-like, no credentials */
-	ops_v1 v1 = { 1, { (void *)c_list, (void *)c_read, (void *)c_range, (void *)c_head,
-			   (void *)c_write, (void *)c_write, (void *)c_del, NULL, NULL, NULL } };
-	assert_int_equal(lv_storage_new(&st, (const lv_storage_ops *)&v1, NULL, "v1://", &e), 0);
-	assert_false(lv_storage_is_remote(st));
-	assert_int_equal(lv_storage_credential_source(st, buf, sizeof buf), 0);
-	assert_string_equal(buf, "none");
-	lv_storage_free(st);
+	/* a version-1 table (shorter struct, from before 1.0): refused, never read past its end
+	 * (on the heap at its own size, so ASan would see a read beyond it) */
+	ops_v1 *v1 = malloc(sizeof *v1);
+	assert_non_null(v1);
+	*v1 = (ops_v1){ 1, { (void *)c_list, (void *)c_read, (void *)c_range, (void *)c_head,
+			     (void *)c_write, (void *)c_write, (void *)c_del, NULL, NULL, NULL } };
+	st = NULL;
+	assert_int_equal(lv_storage_new(&st, (const lv_storage_ops *)(void *)v1, NULL, "v1://", &e),
+			 LV_EINVALID);
+	assert_null(st);
+	assert_non_null(strstr(e.message, "lv_storage_ops: version 1"));
+	free(v1);
+	/* lv_storage_ops_init: the current version, every op NULL; an unknown version writes nothing */
+	lv_storage_ops fresh;
+	memset(&fresh, 0x5a, sizeof fresh);
+	assert_int_equal(lv_storage_ops_init(&fresh, LV_STORAGE_OPS_VERSION), 0);
+	assert_int_equal(fresh.version, LV_STORAGE_OPS_VERSION);
+	assert_null(fresh.list);
+	assert_int_equal(fresh.flags, 0);
+	assert_int_equal(lv_storage_ops_init(&fresh, LV_STORAGE_OPS_VERSION + 1), LV_EINVALID);
+	assert_int_equal(fresh.version, LV_STORAGE_OPS_VERSION);
+	assert_int_equal(lv_storage_ops_init(NULL, LV_STORAGE_OPS_VERSION), LV_EINVALID);
 }
 
 /* The version-1 layout of lv_storage_options (before the key/value pairs). */
