@@ -73,11 +73,11 @@ def raw_history(lib, uri, endpoint):
     """lv_dataset_open + lv_history through `lib`; returns (status, message)."""
     keep = endpoint.encode()
     storage = _lib.StorageOptions(_lib.STORAGE_OPTIONS_VERSION, keep, b"us-east-1", True, 0)
-    opts = _lib.OpenOptions(_lib.OPEN_OPTIONS_VERSION, 0, None, storage)
+    opts = _lib.new(_lib.OpenOptions, storage=storage)  # lv_open_options_init, then the field
     ds, out, err = ctypes.c_void_p(), ctypes.c_void_p(), _lib.LvError()
     P = ctypes.POINTER
-    lib.lv_dataset_open.argtypes = [P(ctypes.c_void_p), ctypes.c_char_p, P(_lib.OpenOptions), P(_lib.LvError)]
-    lib.lv_history.argtypes = [P(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_void_p, P(_lib.LvError)]
+    lib.lv_dataset_open.argtypes = [P(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p]
+    lib.lv_history.argtypes = [P(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
     lib.lv_dataset_free.argtypes = [ctypes.c_void_p]
     assert lib.lv_dataset_open(ctypes.byref(ds), uri.encode(), ctypes.byref(opts), ctypes.byref(err)) == 0
     rc = lib.lv_history(ctypes.byref(out), ds, None, ctypes.byref(err))
