@@ -107,7 +107,8 @@ static void collect(cl_out *o, const char *path, int kind, uint64_t size, const 
 		o->kept = f;
 		o->cap = cap;
 	}
-	lv_cleanup_file f = { strdup(path), kind, size, reason ? strdup(reason) : NULL };
+	lv_cleanup_file f = { .path = strdup(path), .kind = kind, .size = size,
+			      .reason = reason ? strdup(reason) : NULL };
 	if (!f.path || (reason && !f.reason)) {
 		free((char *)f.path);
 		free((char *)f.reason);

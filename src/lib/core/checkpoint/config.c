@@ -58,7 +58,9 @@ int lv_checkpoint_config_init(lv_checkpoint_config *c, int version)
 int lv__cp_config_from_info(lv_checkpoint_config *out, const lv_version_info *latest,
 			  const lv_checkpoint_config *in, lv_error *err)
 {
-	lv_checkpoint_config c = { LV_CHECKPOINT_CONFIG_VERSION, 1, 10000, 2, 1, LV__SEGMENT_ROWS_DEFAULT };
+	lv_checkpoint_config c = { .version = LV_CHECKPOINT_CONFIG_VERSION, .enabled = 1,
+				   .max_entries = 10000, .max_checkpoint_files = 2, .archive = 1,
+				   .archive_segment_rows = LV__SEGMENT_ROWS_DEFAULT };
 	for (size_t i = 0; latest && i < latest->num_config; i++) {
 		const char *k = latest->config_keys[i], *v = latest->config_values[i];
 		if (!strcmp(k, LV_CONFIG_ENABLED))
