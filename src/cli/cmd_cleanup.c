@@ -435,6 +435,7 @@ static void print_text(const lv_cleanup_policy *p, const lv_cleanup_stats *s, in
 static void print_stats(lv_dataset *ds, const lv_cleanup_stats *s)
 {
 	lv_storage_stats st;
+	lv_storage_stats_init(&st, LV_STORAGE_STATS_VERSION);
 	lv_storage_get_stats(lv_dataset_storage(ds), &st);
 	fflush(stdout);
 	fprintf(stderr,

@@ -539,7 +539,7 @@ static void test_costs_do_not_touch_the_archive(void **state)
 	assert_int_equal(tu_count_versions(ds), 8);
 	seg.ops = LV_FAULT_READ | LV_FAULT_HEAD | LV_FAULT_WRITE | LV_FAULT_CREATE | LV_FAULT_DELETE;
 	CHECK(lv_storage_fault_set(st, &seg, &err));
-	lv_storage_stats s0, s1;
+	lv_storage_stats s0 = LV_STORAGE_STATS_INIT, s1 = LV_STORAGE_STATS_INIT;
 	lv_storage_get_stats(st, &s0);
 	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	lv_history_report rrep = LV_HISTORY_REPORT_INIT;
@@ -616,7 +616,7 @@ static void test_versions_cache(void **state)
 	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	CHECK(lv_versions(&a, ds, &rep, &err));
 	assert_int_equal(lv_version_list_count(a), 300);
-	lv_storage_stats s0, s1;
+	lv_storage_stats s0 = LV_STORAGE_STATS_INIT, s1 = LV_STORAGE_STATS_INIT;
 	lv_storage_get_stats(st, &s0);
 	CHECK(lv_versions(&b, ds, &rep, &err));
 	lv_storage_get_stats(st, &s1);

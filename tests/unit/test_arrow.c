@@ -424,7 +424,7 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(lv_history_arrow_stream(&s, NULL, NULL, NULL, &err), LV_EINVALID);
 	assert_int_equal(lv_version_list_arrow_stream(&s, NULL, NULL, NULL, &err), LV_EINVALID);
 	lv_arrow_options bad = { 99, 0, 0 };
-	lv_storage_stats st0, st1;
+	lv_storage_stats st0 = LV_STORAGE_STATS_INIT, st1 = LV_STORAGE_STATS_INIT;
 	lv_storage_get_stats(st, &st0);
 	assert_int_equal(lv_versions_arrow_stream(&s, ds, &bad, NULL, &err), LV_EINVALID);
 	assert_non_null(strstr(err.message, "lv_arrow_options: version 99"));

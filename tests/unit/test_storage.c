@@ -525,7 +525,7 @@ static void t_interrupt(void **state)
 	lv_storage *sub = NULL;
 	put(st, "int/a", "aa");
 	assert_int_equal(lv_storage_sub(&sub, st, "int", &e), 0);
-	lv_storage_stats before, after;
+	lv_storage_stats before = LV_STORAGE_STATS_INIT, after = LV_STORAGE_STATS_INIT;
 	lv_storage_get_stats(st, &before);
 	lv_storage_interrupt(st, true);
 	lv_buf b = { 0 };
@@ -560,7 +560,7 @@ static void t_stats(void **state)
 {
 	lv_storage *st = ST;
 	lv_error e = { 0 };
-	lv_storage_stats s;
+	lv_storage_stats s = LV_STORAGE_STATS_INIT;
 	lv_storage_reset_stats(st);
 	lv_storage_get_stats(st, &s);
 	assert_int_equal(s.requests, 0);
@@ -584,7 +584,7 @@ static void t_stats(void **state)
 	lv_storage *sub = NULL;
 	assert_int_equal(lv_storage_sub(&sub, st, "s", &e), 0);
 	expect_content(sub, "a", "12345");
-	lv_storage_stats ss;
+	lv_storage_stats ss = LV_STORAGE_STATS_INIT;
 	lv_storage_get_stats(sub, &ss);
 	assert_int_equal(ss.requests, 1);
 	assert_int_equal(ss.bytes_read, 5);

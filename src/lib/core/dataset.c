@@ -364,13 +364,14 @@ void lv__report_put(lv_history_report *dst, const lv_history_report *src)
 void lv__report_begin(lv_dataset *ds, lv_history_report *rep, lv_storage_stats *s0)
 {
 	memset(rep, 0, sizeof *rep);
-	lv_storage_get_stats(ds->st, s0);
+	*s0 = (lv_storage_stats)LV_STORAGE_STATS_INIT;
+	(void)lv_storage_get_stats(ds->st, s0);
 }
 
 void lv__report_end(lv_dataset *ds, lv_history_report *rep, const lv_storage_stats *s0)
 {
-	lv_storage_stats s1;
-	lv_storage_get_stats(ds->st, &s1);
+	lv_storage_stats s1 = LV_STORAGE_STATS_INIT;
+	(void)lv_storage_get_stats(ds->st, &s1);
 	rep->requests = s1.requests - s0->requests;
 	rep->bytes_read = s1.bytes_read - s0->bytes_read;
 }

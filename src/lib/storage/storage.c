@@ -51,16 +51,30 @@ static void count(lv_storage *st, uint64_t requests, uint64_t rd, uint64_t wr)
 	}
 }
 
-void lv_storage_get_stats(const lv_storage *st, lv_storage_stats *out)
+int lv_storage_stats_init(lv_storage_stats *s, int version)
 {
-	if (!out)
-		return;
+	if (!s || lv__struct_version("lv_storage_stats", version, LV_STORAGE_STATS_VERSION,
+				     LV_STORAGE_STATS_VERSION, NULL))
+		return LV_EINVALID;
+	memset(s, 0, sizeof *s);
+	s->version = version;
+	return 0;
+}
+
+int lv_storage_get_stats(const lv_storage *st, lv_storage_stats *out)
+{
+	if (!out || lv__struct_version("lv_storage_stats", out->version, LV_STORAGE_STATS_VERSION,
+				       LV_STORAGE_STATS_VERSION, NULL))
+		return LV_EINVALID;
+	int v = out->version; /* version 1 has every field */
 	memset(out, 0, sizeof *out);
+	out->version = v;
 	if (!st)
-		return;
+		return 0;
 	out->requests = __atomic_load_n(&st->requests, __ATOMIC_RELAXED);
 	out->bytes_read = __atomic_load_n(&st->bytes_read, __ATOMIC_RELAXED);
 	out->bytes_written = __atomic_load_n(&st->bytes_written, __ATOMIC_RELAXED);
+	return 0;
 }
 
 void lv_storage_reset_stats(lv_storage *st)

@@ -146,7 +146,7 @@ static const field ENTRY_F[] = {
 	F(lv_list_entry, path, STR), F(lv_list_entry, size, U64), F(lv_list_entry, mtime_ms, I64),
 };
 static const field SSTATS_F[] = {
-	F(lv_storage_stats, requests, U64), F(lv_storage_stats, bytes_read, U64),
+	F(lv_storage_stats, version, INT), F(lv_storage_stats, requests, U64), F(lv_storage_stats, bytes_read, U64),
 	F(lv_storage_stats, bytes_written, U64),
 };
 #define OP(f, t) F(lv_storage_ops, f, t)
@@ -191,7 +191,7 @@ static const desc STRUCTS[] = {
 	D(lv_kv, 0, KV_F),
 	D(lv_lancefile_write_options, LV_LANCEFILE_WRITE_OPTIONS_VERSION, LFOPTS_F),
 	D(lv_list_entry, 0, ENTRY_F),
-	D(lv_storage_stats, 0, SSTATS_F),
+	D(lv_storage_stats, LV_STORAGE_STATS_VERSION, SSTATS_F),
 	D(lv_storage_ops, LV_STORAGE_OPS_VERSION, OPS_F),
 };
 
