@@ -33,8 +33,6 @@ c_i64 = ctypes.c_int64
 c_void_p = ctypes.c_void_p
 POINTER = ctypes.POINTER
 
-ERROR_MESSAGE_MAX = 512
-KIND_COUNT = 6
 KIND_NAMES = ("manifest", "data", "deletion", "index", "transaction", "temp")
 
 
@@ -54,7 +52,6 @@ class StorageOptions(ctypes.Structure):
         ("option_values", ctypes.POINTER(c_char_p)),
         ("noptions", ctypes.c_size_t),
     ]
-
 
 
 # ---- the public structs, as the library describes them (lancever/common.h) ----
