@@ -242,12 +242,8 @@ static int open_root(lv_storage **out, const char *uri, const lv_storage_options
 
 int lv_open_options_init(lv_open_options *o, int version)
 {
-	if (!o || lv__struct_version("lv_open_options", version, LV_OPEN_OPTIONS_VERSION,
-				     LV_OPEN_OPTIONS_VERSION, NULL))
-		return LV_EINVALID;
-	*o = (lv_open_options)LV_OPEN_OPTIONS_INIT;
-	o->version = version;
-	return 0;
+	static const lv_open_options defaults = LV_OPEN_OPTIONS_INIT;
+	return lv__struct_init("lv_open_options", o, sizeof *o, &defaults, version, LV_OPEN_OPTIONS_VERSION, LV_OPEN_OPTIONS_VERSION);
 }
 
 static int check_opts(const lv_open_options *opts, lv_error *err)
@@ -337,12 +333,7 @@ int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err)
 
 int lv_history_report_init(lv_history_report *r, int version)
 {
-	if (!r || lv__struct_version("lv_history_report", version, LV_HISTORY_REPORT_VERSION,
-				     LV_HISTORY_REPORT_VERSION, NULL))
-		return LV_EINVALID;
-	memset(r, 0, sizeof *r);
-	r->version = version;
-	return 0;
+	return lv__struct_init("lv_history_report", r, sizeof *r, NULL, version, LV_HISTORY_REPORT_VERSION, LV_HISTORY_REPORT_VERSION);
 }
 
 int lv__report_check(const lv_history_report *r, lv_error *err)

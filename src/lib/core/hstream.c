@@ -654,12 +654,8 @@ static int collect_gap(uint64_t first, uint64_t last, void *payload)
 
 int lv_history_options_init(lv_history_options *o, int version)
 {
-	if (!o || lv__struct_version("lv_history_options", version, LV_HISTORY_OPTIONS_VERSION,
-				     LV_HISTORY_OPTIONS_VERSION, NULL))
-		return LV_EINVALID;
-	*o = (lv_history_options)LV_HISTORY_OPTIONS_INIT;
-	o->version = version;
-	return 0;
+	static const lv_history_options defaults = LV_HISTORY_OPTIONS_INIT;
+	return lv__struct_init("lv_history_options", o, sizeof *o, &defaults, version, LV_HISTORY_OPTIONS_VERSION, LV_HISTORY_OPTIONS_VERSION);
 }
 
 int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)

@@ -588,13 +588,8 @@ static int check_input(const lv_column *cols, size_t ncols, size_t nrows, const 
 
 int lv_lancefile_write_options_init(lv_lancefile_write_options *o, int version)
 {
-	if (!o || lv__struct_version("lv_lancefile_write_options", version,
-				     LV_LANCEFILE_WRITE_OPTIONS_VERSION,
-				     LV_LANCEFILE_WRITE_OPTIONS_VERSION, NULL))
-		return LV_EINVALID;
-	*o = (lv_lancefile_write_options)LV_LANCEFILE_WRITE_OPTIONS_INIT;
-	o->version = version;
-	return 0;
+	static const lv_lancefile_write_options defaults = LV_LANCEFILE_WRITE_OPTIONS_INIT;
+	return lv__struct_init("lv_lancefile_write_options", o, sizeof *o, &defaults, version, LV_LANCEFILE_WRITE_OPTIONS_VERSION, LV_LANCEFILE_WRITE_OPTIONS_VERSION);
 }
 
 int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t nrows,

@@ -53,12 +53,7 @@ static void count(lv_storage *st, uint64_t requests, uint64_t rd, uint64_t wr)
 
 int lv_storage_stats_init(lv_storage_stats *s, int version)
 {
-	if (!s || lv__struct_version("lv_storage_stats", version, LV_STORAGE_STATS_VERSION,
-				     LV_STORAGE_STATS_VERSION, NULL))
-		return LV_EINVALID;
-	memset(s, 0, sizeof *s);
-	s->version = version;
-	return 0;
+	return lv__struct_init("lv_storage_stats", s, sizeof *s, NULL, version, LV_STORAGE_STATS_VERSION, LV_STORAGE_STATS_VERSION);
 }
 
 int lv_storage_get_stats(const lv_storage *st, lv_storage_stats *out)
@@ -90,12 +85,7 @@ void lv_storage_reset_stats(lv_storage *st)
 
 int lv_storage_ops_init(lv_storage_ops *ops, int version)
 {
-	if (!ops || lv__struct_version("lv_storage_ops", version, LV_STORAGE_OPS_VERSION,
-				       LV_STORAGE_OPS_VERSION, NULL))
-		return LV_EINVALID;
-	memset(ops, 0, sizeof *ops);
-	ops->version = version;
-	return 0;
+	return lv__struct_init("lv_storage_ops", ops, sizeof *ops, NULL, version, LV_STORAGE_OPS_VERSION, LV_STORAGE_OPS_VERSION);
 }
 
 int lv__storage_new_kind(lv_storage **out, const lv_storage_ops *ops, void *impl,

@@ -47,11 +47,8 @@ static int check_version(int version, lv_error *err)
 
 int lv_checkpoint_config_init(lv_checkpoint_config *c, int version)
 {
-	if (!c || check_version(version, NULL))
-		return LV_EINVALID;
-	*c = (lv_checkpoint_config)LV_CHECKPOINT_CONFIG_INIT;
-	c->version = version;
-	return 0;
+	static const lv_checkpoint_config defaults = LV_CHECKPOINT_CONFIG_INIT;
+	return lv__struct_init("lv_checkpoint_config", c, sizeof *c, &defaults, version, LV_CHECKPOINT_CONFIG_VERSION, LV_CHECKPOINT_CONFIG_VERSION);
 }
 
 /* Resolves config from `in` and the config map of `latest` (may be NULL). */

@@ -398,12 +398,7 @@ static void writer_reset(writer *w)
 
 int lv_checkpoint_result_init(lv_checkpoint_result *r, int version)
 {
-	if (!r || lv__struct_version("lv_checkpoint_result", version, LV_CHECKPOINT_RESULT_VERSION,
-				     LV_CHECKPOINT_RESULT_VERSION, NULL))
-		return LV_EINVALID;
-	memset(r, 0, sizeof *r);
-	r->version = version;
-	return 0;
+	return lv__struct_init("lv_checkpoint_result", r, sizeof *r, NULL, version, LV_CHECKPOINT_RESULT_VERSION, LV_CHECKPOINT_RESULT_VERSION);
 }
 
 /* The caller's result (may be NULL) and the report it points to: versions this library writes. */
