@@ -139,7 +139,10 @@ LV_EXTERN int lv_version_number(void);
  * layout from before 1.0 and for a version newer than the library; it writes into a
  * result struct only the fields its version has.  Fields are only appended; no struct
  * holds another public struct by value (a pointer, NULL = defaults).  The *_INIT
- * macros are the C shorthand of the init functions and agree with them.
+ * macros are the C shorthand of the init functions and agree with them.  Structs the
+ * library hands out (lv_version_info, lv_tag, ...) have no version: their fields are
+ * only appended.  lv_error, lv_buf and the elements of arrays a caller passes in
+ * (lv_column, lv_kv, lv_cleanup_file) never change: a change is a new function.
  *
  * For callers that cannot read C headers (FFI: the Python package), the library
  * describes its own structs: their size, current version and every field's name, type
