@@ -50,12 +50,16 @@ LV_EXTERN int lv_open_options_init(lv_open_options *o, int version);
  * lv_storage_open).  `opts` may be NULL.
  * With opts->branch, versions come from `tree/<branch>/` and tags are those of
  * that branch.  A local path of the form `<root>/tree/<branch>` whose root is a
- * dataset is opened as that branch automatically.  Opening reads no more than such
- * probes: whether a dataset is there is found by the first reading call (LV_ENOTFOUND).
+ * dataset is opened as that branch automatically.  The URI is parsed once and its store
+ * opened once.  Opening reads no more than such probes (and, on an object store whose
+ * URI maps to keys two ways, one listing of _versions/ to pick the one Lance wrote):
+ * whether a dataset is there is found by the first reading call (LV_ENOTFOUND), except
+ * that a local path that does not exist is LV_ENOTFOUND ("<uri>: does not exist") and one
+ * that is a file LV_EINVALID ("<uri>: is not a directory") here.
  * *out is the caller's: lv_dataset_free(); NULL on error.
- * Errors: LV_EINVALID (NULL out or uri, a branch name Lance refuses: segments of Unicode
- * alphanumerics and '.', '-', '_' between '/'s, valid UTF-8; README "CLI"), those of
- * lv_storage_open(), LV_ENOMEM.
+ * Errors: LV_EINVALID (NULL out or uri, opts of a version other than 2, a branch name Lance
+ * refuses: segments of Unicode alphanumerics and '.', '-', '_' between '/'s, valid UTF-8;
+ * README "CLI"), LV_ENOTFOUND, those of lv_storage_open(), LV_ENOMEM.
  */
 LV_EXTERN int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *opts,
 			      lv_error *err) LV_WARN_UNUSED;

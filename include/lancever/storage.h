@@ -43,23 +43,28 @@ typedef struct lv_list_entry {
 typedef int (*lv_list_cb)(const lv_list_entry *entry, void *payload);
 
 /**
- * Options for lv_storage_open().  Version 1 structs (without the key/value
- * pairs) are still accepted.  Strings are borrowed for the call only.
+ * Storage options for lv_storage_open() and lv_dataset_open(): an opaque bag of key/value
+ * pairs, LanceDB's `storage_options` (keys case-insensitive; README "Cloud" lists them).
+ * The bag copies what it is given; the same bag may be used for any number of opens.  A key
+ * set twice keeps its first value (so put the pairs that must win first).
  */
-typedef struct lv_storage_options {
-	int version;              /**< LV_STORAGE_OPTIONS_VERSION (2; 1 still accepted) */
-	const char *s3_endpoint;  /**< S3 endpoint URL, as option "aws_endpoint" (NULL = not set) */
-	const char *s3_region;    /**< S3 region, as option "aws_region" (NULL = not set) */
-	bool s3_allow_http;       /**< allow a plain-HTTP endpoint, as option "allow_http" */
-	int max_concurrency;      /**< unused (kept for layout); the dataset's `threads` sets it */
-	/* version 2 */
-	const char *const *option_keys;   /**< `noptions` storage option keys (LanceDB names) */
-	const char *const *option_values; /**< their values, in the same order */
-	size_t noptions;                  /**< 0 = none (the arrays may then be NULL) */
-} lv_storage_options;
+typedef struct lv_storage_options lv_storage_options;
 
-#define LV_STORAGE_OPTIONS_VERSION 2
-#define LV_STORAGE_OPTIONS_INIT { LV_STORAGE_OPTIONS_VERSION, NULL, NULL, false, 0, NULL, NULL, 0 }
+/** A new, empty bag; *out is the caller's (lv_storage_options_free()).
+ *  Errors: LV_EINVALID (NULL out), LV_ENOMEM. */
+LV_EXTERN int lv_storage_options_new(lv_storage_options **out, lv_error *err) LV_WARN_UNUSED;
+
+/**
+ * Adds the pair key=value (both copied).  Which keys are known is decided when a store is
+ * opened (an unknown key is then LV_EINVALID naming it); no message ever holds a value.
+ * Errors: LV_EINVALID (NULL bag, NULL or empty key, NULL value), LV_ELIMIT (more than 100000
+ * pairs), LV_ENOMEM.
+ */
+LV_EXTERN int lv_storage_options_set(lv_storage_options *o, const char *key, const char *value,
+				     lv_error *err) LV_WARN_UNUSED;
+
+/** Frees the bag (values are wiped first: they may be secrets).  Accepts NULL.  Errors: none. */
+LV_EXTERN void lv_storage_options_free(lv_storage_options *o);
 
 /**
  * Opens a storage handle rooted at `uri`: a plain path, "file:///abs/path",

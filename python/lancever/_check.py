@@ -1,5 +1,5 @@
 """The one argument checker: every value a public method hands to the C library goes through
-here first, with the CLI's rules (src/cli/common.c).
+here first, with the CLI's rules (src/cli/args.c).
 
 * An integer must be a real integer: an ``int`` or a type with ``__index__`` (a numpy
   integer), never a ``bool`` and never a float or a string of digits -> ``TypeError``.

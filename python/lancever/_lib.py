@@ -7,8 +7,9 @@ by the library's lv_X_init functions (:func:`new`), so a library whose structs c
 needs no change here.  ``tests/test_abi.py`` checks that the package declares no
 ctypes.Structure for a lancever struct, and the suite runs against a library built with
 the structs' fields in another order (tests/abi/test_shuffled.sh).  What remains declared
-by hand: the Arrow C Data / C Stream Interface (an ABI fixed by the Arrow specification)
-and lv_storage_options (storage.h's own form), both checked against the headers.
+by hand: the Arrow C Data / C Stream Interface (an ABI fixed by the Arrow specification),
+checked against the header.  Storage options are the library's opaque bag
+(lv_storage_options_new/_set/_free): no layout at all.
 
 Calls go through ``ctypes.CDLL``, which releases the GIL for the duration of
 every foreign call: long reads (history, cleanup) let other Python threads run.
@@ -34,24 +35,6 @@ c_void_p = ctypes.c_void_p
 POINTER = ctypes.POINTER
 
 KIND_NAMES = ("manifest", "data", "deletion", "index", "transaction", "temp")
-
-
-# lancever/storage.h: lv_storage_options, version 2 (the header this package is built against;
-# version 2 appends the storage option key/value pairs, left empty unless filled).
-STORAGE_OPTIONS_VERSION = 2
-
-
-class StorageOptions(ctypes.Structure):
-    _fields_ = [
-        ("version", c_int),
-        ("s3_endpoint", c_char_p),
-        ("s3_region", c_char_p),
-        ("s3_allow_http", c_bool),
-        ("max_concurrency", c_int),
-        ("option_keys", ctypes.POINTER(c_char_p)),
-        ("option_values", ctypes.POINTER(c_char_p)),
-        ("noptions", ctypes.c_size_t),
-    ]
 
 
 # ---- the public structs, as the library describes them (lancever/common.h) ----
@@ -279,6 +262,9 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lv_strerror": (c_char_p, [c_int]),
         "lv_parse_time": (c_int, [c_char_p, P(c_i64), err]),
         "lv_dataset_open": (c_int, [P(c_void_p), c_char_p, S, err]),
+        "lv_storage_options_new": (c_int, [P(c_void_p), err]),
+        "lv_storage_options_set": (c_int, [c_void_p, c_char_p, c_char_p, err]),
+        "lv_storage_options_free": (None, [c_void_p]),
         "lv_dataset_free": (None, [c_void_p]),
         "lv_versions": (c_int, [P(c_void_p), c_void_p, S, err]),
         "lv_history": (c_int, [P(c_void_p), c_void_p, S, err]),

@@ -25,11 +25,6 @@ TimeLike = Union[datetime, str, int]
 #: ``(branch, version)`` (branch None or "main" = main; version None = that branch's latest).
 VersionRef = Union[int, str, Tuple[Optional[str], Optional[int]]]
 
-#: storage_options keys that go into the typed fields of lv_storage_options (a local path ignores
-#: them, as Lance does); every other key is handed to the library as a key/value pair, which knows
-#: LanceDB's and Lance's option names and refuses an unknown one by name.
-_TYPED_KEYS = ("region", "aws_region", "aws_endpoint", "endpoint", "allow_http", "aws_allow_http")
-
 #: pylance's default when cleanup_old_versions is given no policy.
 DEFAULT_OLDER_THAN = timedelta(days=14)
 
@@ -55,43 +50,53 @@ def _to_bool(key: str, v: Any) -> bool:
     raise InvalidArgumentError(f"lancever: storage option {key!r} wants true or false, got {v!r}")
 
 
-def _storage_options(opts: Optional[Mapping[str, Any]], keep: List[Any]) -> _lib.StorageOptions:
-    """Fills lv_storage_options (version 2) from LanceDB-style storage_options: region, endpoint
-    and allow_http into the typed fields, every other key as a key/value pair (strings and arrays
-    kept alive in `keep`).  Values are never put into messages."""
-    s = _check.struct(_lib.StorageOptions, version=_lib.STORAGE_OPTIONS_VERSION)
-    pairs = []
-    if opts is not None and not isinstance(opts, Mapping):
-        raise TypeError(f"lancever: storage_options wants a mapping, not {type(opts).__name__}")
-    for key, value in (opts or {}).items():
-        if not isinstance(key, str):
-            raise TypeError(f"lancever: storage option keys are str, not {type(key).__name__}")
-        kb = _check.text(f"storage option key {key!r}" if "\0" not in key else "a storage option key",
-                         key, empty=False)
-        if key in ("allow_http", "aws_allow_http"):
-            _check.assign(s, "s3_allow_http", _to_bool(key, value))
-            continue
-        if isinstance(value, bool):
-            value = "true" if value else "false"
-        elif isinstance(value, int):
-            value = str(value)
-        b = _check.text(f"the value of storage option {key!r}", value)
-        keep.append(b)
-        if key in ("region", "aws_region"):
-            _check.assign(s, "s3_region", b)
-        elif key in ("endpoint", "aws_endpoint"):
-            _check.assign(s, "s3_endpoint", b)
-        else:
-            pairs.append((kb, b))
-    if pairs:
-        keys = (ctypes.c_char_p * len(pairs))(*(k for k, _ in pairs))
-        vals = (ctypes.c_char_p * len(pairs))(*(v for _, v in pairs))
-        keep.extend(k for k, _ in pairs)
-        keep.extend((keys, vals))
-        s.option_keys = ctypes.cast(keys, ctypes.POINTER(ctypes.c_char_p))
-        s.option_values = ctypes.cast(vals, ctypes.POINTER(ctypes.c_char_p))
-        _check.assign(s, "noptions", len(pairs))
-    return s
+class _StorageOptions:
+    """LanceDB-style storage_options as the library's bag (lv_storage_options_new/_set/_free):
+    every key/value pair handed over as text, in the mapping's order (the library knows
+    LanceDB's and Lance's option names, refuses an unknown one by name, and ignores those that
+    say where an object store is for a local path, as Lance does).  Values are never put into
+    messages.  A context manager: the bag is freed on exit (the library copied what it needs)."""
+
+    def __init__(self, opts: Optional[Mapping[str, Any]]):
+        if opts is not None and not isinstance(opts, Mapping):
+            raise TypeError(f"lancever: storage_options wants a mapping, not {type(opts).__name__}")
+        pairs = []
+        for key, value in (opts or {}).items():
+            if not isinstance(key, str):
+                raise TypeError(f"lancever: storage option keys are str, not {type(key).__name__}")
+            kb = _check.text(f"storage option key {key!r}" if "\0" not in key else "a storage option key",
+                             key, empty=False)
+            if key in ("allow_http", "aws_allow_http"):
+                value = _to_bool(key, value)
+            if isinstance(value, bool):
+                value = "true" if value else "false"
+            elif isinstance(value, int):
+                value = str(value)
+            pairs.append((kb, _check.text(f"the value of storage option {key!r}", value)))
+        self.ptr: Optional[int] = None
+        if not pairs:
+            return
+        lib, out, err = _lib.lib(), ctypes.c_void_p(), _lib.LvError()
+        self._fail(lib.lv_storage_options_new(ctypes.byref(out), ctypes.byref(err)), err)
+        self.ptr = out.value
+        for kb, vb in pairs:
+            self._fail(lib.lv_storage_options_set(self.ptr, kb, vb, ctypes.byref(err)), err)
+
+    def _fail(self, rc: int, err: "_lib.LvError") -> None:
+        if rc < 0:
+            self.close()
+            raise error_for(rc, err.message.decode("utf-8", "replace"))
+
+    def close(self) -> None:
+        if self.ptr:
+            _lib.lib().lv_storage_options_free(self.ptr)
+            self.ptr = None
+
+    def __enter__(self) -> "_StorageOptions":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
 
 
 def _ms(when: TimeLike) -> int:
@@ -157,15 +162,15 @@ class Dataset:
         b = None if branch is None else _check.text("branch", branch) or None
         self._branch = branch or None
         nthreads = _check.optional_integer("threads", threads, (1, 256))
-        keep: List[bytes] = []
-        storage = _storage_options(storage_options, keep)
         self._storage_options = dict(storage_options or {})
-        opts = _check.struct(_lib.OpenOptions, threads=nthreads or 0, branch=b, storage=storage)
         lib = _lib.lib()
         out = ctypes.c_void_p()
         err = _lib.LvError()
-        rc = lib.lv_dataset_open(ctypes.byref(out), uri_bytes, ctypes.byref(opts),
-                                 ctypes.byref(err))
+        with _StorageOptions(storage_options) as storage:
+            opts = _check.struct(_lib.OpenOptions, threads=nthreads or 0, branch=b,
+                                 storage=storage.ptr)
+            rc = lib.lv_dataset_open(ctypes.byref(out), uri_bytes, ctypes.byref(opts),
+                                     ctypes.byref(err))
         if rc < 0:
             raise error_for(rc, err.message.decode("utf-8", "replace"))
         self._ptr = out.value

@@ -2,9 +2,8 @@
  * Prints, as JSON, the size and field offsets of the C structs the Python package still
  * declares with ctypes (python/lancever/_lib.py), computed by the compiler from the
  * public headers: the Arrow C Data / C Stream Interface (a fixed ABI of the Arrow
- * specification) and lv_storage_options (storage.h's own form).  Every other public
- * struct the package reads from the library's own description (lv_struct_field), so it
- * is not here.  python/tests/test_abi.py compares them with ctypes' own.
+ * specification).  Every lancever struct the package reads from the library's own
+ * description (lv_struct_field), so it is not here.  python/tests/test_abi.py compares them with ctypes' own.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -37,11 +36,7 @@ static void end(void)
 
 int main(void)
 {
-	printf("{\"storage_options_version\":%d,\"structs\":{", LV_STORAGE_OPTIONS_VERSION);
-	S(lv_storage_options); F(lv_storage_options, version); F(lv_storage_options, s3_endpoint);
-	F(lv_storage_options, s3_region); F(lv_storage_options, s3_allow_http);
-	F(lv_storage_options, max_concurrency); F(lv_storage_options, option_keys);
-	F(lv_storage_options, option_values); F(lv_storage_options, noptions); end();
+	printf("{\"structs\":{");
 	S(struct ArrowSchema); F(struct ArrowSchema, format); F(struct ArrowSchema, name);
 	F(struct ArrowSchema, metadata); F(struct ArrowSchema, flags); F(struct ArrowSchema, n_children);
 	F(struct ArrowSchema, children); F(struct ArrowSchema, dictionary); F(struct ArrowSchema, release);

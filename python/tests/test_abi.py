@@ -2,9 +2,9 @@
 
 * test_no_layout_copy: no module of the package declares a ctypes.Structure (or Union) for a
   lancever struct: the only ones left are the Arrow C Data / C Stream Interface (an ABI the
-  Arrow specification fixes, checked here against the header) and lv_storage_options
-  (storage.h's own form, also checked).  Every other struct class is built at run time from
-  the library's description (lv_struct_info / lv_struct_field).
+  Arrow specification fixes, checked here against the header); storage options are the
+  library's opaque bag.  Every other struct class is built at run time from the library's
+  description (lv_struct_info / lv_struct_field).
 * the built classes agree with the library (sizes, versions, every field) and with what the
   C compiler gives for the few declared ones (lv_python_abi, built from the same headers).
 * tests/abi/test_shuffled.sh runs this suite against a library whose structs' fields were
@@ -23,7 +23,7 @@ from lancever import _lib
 PACKAGE = pathlib.Path(_lib.__file__).parent
 # The hand-declared structs that remain, and why (see the module docstring).
 DECLARED = {"ArrowSchema": "struct ArrowSchema", "ArrowArray": "struct ArrowArray",
-            "ArrowArrayStream": "struct ArrowArrayStream", "StorageOptions": "lv_storage_options"}
+            "ArrowArrayStream": "struct ArrowArrayStream"}
 
 
 def _declared_structures():
@@ -49,9 +49,9 @@ def test_no_layout_copy():
 
 def test_no_struct_constant_is_kept():
     """No version constant of a lancever struct is written in the package (the library's own
-    version, from its description, is the one used), but storage.h's."""
+    version, from its description, is the one used)."""
     consts = [n for n in dir(_lib) if n.endswith("_VERSION") and n.isupper()]
-    assert consts == ["STORAGE_OPTIONS_VERSION"], consts
+    assert consts == [], consts
 
 
 def test_classes_follow_the_library():
@@ -97,4 +97,3 @@ def test_declared_structs_match_the_headers():
         assert list(got) == list(want["fields"]), f"{cname}: field names/order"
         assert got == want["fields"], f"{cname}: offsets"
         assert ctypes.sizeof(cls) == want["size"], f"{cname}: size"
-    assert c["storage_options_version"] == _lib.STORAGE_OPTIONS_VERSION

@@ -280,8 +280,11 @@ def test_cleanup_versions_list(tmp_path):
 
 
 def test_errors_are_typed(tmp_path, demo):
+    with pytest.raises(lancever.NotFoundError, match="missing.lance: does not exist"):
+        lancever.Dataset(tmp_path / "missing.lance")  # the library names it when opening
+    (tmp_path / "empty.lance").mkdir()
     with pytest.raises(lancever.NotFoundError, match="not a Lance dataset"):
-        lancever.Dataset(tmp_path / "missing.lance").versions()
+        lancever.Dataset(tmp_path / "empty.lance").versions()
     bad = tmp_path / "bad.lance"
     shutil.copytree(demo, bad)
     m = sorted((bad / "_versions").iterdir())[0]
@@ -317,7 +320,7 @@ def test_storage_options_reach_the_library(demo, monkeypatch):
     with pytest.raises(lancever.Error) as e:
         ds.versions()
     assert "127.0.0.1:9" in str(e.value) and "wJalr" not in str(e.value)
-    # Credentials as storage options (key/value pairs, version 2) win over the environment,
+    # Credentials as storage options (pairs of the library's bag) win over the environment,
     # and no secret reaches a message.
     monkeypatch.delenv("AWS_ACCESS_KEY_ID")
     monkeypatch.delenv("AWS_SECRET_ACCESS_KEY")

@@ -71,15 +71,20 @@ def python_s3(monkeypatch):
 
 def raw_history(lib, uri, endpoint):
     """lv_dataset_open + lv_history through `lib`; returns (status, message)."""
-    keep = endpoint.encode()
-    storage = _lib.StorageOptions(_lib.STORAGE_OPTIONS_VERSION, keep, b"us-east-1", True, 0)
-    opts = _lib.new(_lib.OpenOptions, storage=storage)  # lv_open_options_init, then the field
-    ds, out, err = ctypes.c_void_p(), ctypes.c_void_p(), _lib.LvError()
+    ds, out, err, storage = ctypes.c_void_p(), ctypes.c_void_p(), _lib.LvError(), ctypes.c_void_p()
     P = ctypes.POINTER
+    lib.lv_storage_options_new.argtypes = [P(ctypes.c_void_p), ctypes.c_void_p]
+    lib.lv_storage_options_set.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
+    lib.lv_storage_options_free.argtypes = [ctypes.c_void_p]
+    assert lib.lv_storage_options_new(ctypes.byref(storage), ctypes.byref(err)) == 0
+    for k, v in ((b"aws_endpoint", endpoint.encode()), (b"aws_region", b"us-east-1"), (b"allow_http", b"true")):
+        assert lib.lv_storage_options_set(storage, k, v, ctypes.byref(err)) == 0
+    opts = _lib.new(_lib.OpenOptions, storage=storage.value)  # lv_open_options_init, then the field
     lib.lv_dataset_open.argtypes = [P(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p]
     lib.lv_history.argtypes = [P(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
     lib.lv_dataset_free.argtypes = [ctypes.c_void_p]
     assert lib.lv_dataset_open(ctypes.byref(ds), uri.encode(), ctypes.byref(opts), ctypes.byref(err)) == 0
+    lib.lv_storage_options_free(storage)
     rc = lib.lv_history(ctypes.byref(out), ds, None, ctypes.byref(err))
     lib.lv_dataset_free(ds)
     return rc, err.message.decode()

@@ -4,7 +4,11 @@
  * Layout (each file includes only this header and the public API; no file calls "up"):
  *   main.c        the command table, global options, dispatch, help/version, output check
  *   help.c        usage, per-command help and the man page, all rendered from the tables
- *   common.c      argument parsing, escaping (text and JSON), messages, warnings, dataset open
+ *   args.c        argument parsing against the option tables, numbers, "did you mean"
+ *   output.c      messages on stderr, stdout write errors (EPIPE)
+ *   escape.c      escaping of names from disk (terminal text and JSON)
+ *   open.c        opening a dataset with the global options, closing it with its warnings
+ *   format*.c     --format csv|arrow: the writers (the option itself: args.c)
  *   records.c     version records: JSON object, table, --stats report
  *   cmd_*.c       one command each (or a pair that share everything): parse, call, print
  *
@@ -20,7 +24,7 @@
 #include <stdio.h>
 #include <lancever/lancever.h>
 
-/* ---- the command and option tables (help.c renders them, common.c parses with them) ---- */
+/* ---- the command and option tables (help.c renders them, args.c parses with them) ---- */
 
 enum lvcli_optkind {
 	LVCLI_FLAG,     /* sets a bool to true */
@@ -73,7 +77,7 @@ void lvcli_synopsis(FILE *f, const lvcli_cmd *c);
 /* `lancever help --man`: the manual page (roff), from the same tables. */
 void lvcli_man(FILE *f, const lvcli_cmd *const *cmds, size_t n, const lvcli_global *g);
 
-/* ---- common.c: arguments ---- */
+/* ---- args.c: arguments ---- */
 
 /* Every option value a command may take; 0 / false / -1 = not given (see lvcli_parse). */
 typedef struct lvcli_args {
@@ -118,10 +122,10 @@ int lvcli_unknown_option(const lvcli_cmd *c, const char *opt);
 /* The closest of n names to s, if close enough to be a likely typo; else NULL. */
 const char *lvcli_did_you_mean(const char *s, const char *const *names, size_t n);
 
-/* ---- common.c: messages and escaping ---- */
-
 /* --max-entries, --max-files, --no-archive, --segment-rows (those given) into c. */
 void lvcli_checkpoint_options(const lvcli_args *a, lv_checkpoint_config *c);
+
+/* ---- output.c: messages and stdout's write errors ---- */
 /* The exit status when stdout's reader went away and SIGPIPE is blocked (128 + SIGPIPE, what a
  * shell shows for a process SIGPIPE killed). */
 #define LVCLI_EXIT_PIPE 141
@@ -138,6 +142,8 @@ void lvcli_check_pipe(int e);
 int lvcli_fail(const lv_error *err);
 /* Prints "lancever: <formatted>" on stderr; returns exit status 2. */
 int lvcli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- escape.c: names from disk ---- */
 /*
  * s made safe for a terminal: control characters, DEL, C1 controls and bytes that are
  * not UTF-8 become \xNN.  Returns s itself when nothing needs escaping, else a buffer
@@ -152,7 +158,7 @@ void lvcli_print_padded(FILE *f, const char *s, int width);
 /* Releases lvcli_esc's buffers (at exit). */
 void lvcli_esc_free(void);
 
-/* ---- common.c: datasets and warnings ---- */
+/* ---- open.c: datasets and warnings ---- */
 
 /* Set by main.c from the global options. */
 #define LVCLI_MAX_STORAGE_OPTIONS 64
@@ -166,8 +172,8 @@ typedef struct lvcli_globals {
 extern lvcli_globals lvcli_g;
 
 /*
- * Opens DATASET with the global options.  A local path that does not exist, or is not
- * a directory, is named as such.  0, or prints the error and returns exit status 1.
+ * Opens DATASET with the global options (the library names a local path that does not
+ * exist, or is not a directory, as such).  0, or prints the error and returns exit status 1.
  */
 int lvcli_open(lv_dataset **ds, const char *uri, int threads);
 /* lvcli_parse, then lvcli_open of DATASET (the first argument): 0, or the exit status. */
@@ -211,7 +217,7 @@ enum lvcli_format { LVCLI_FMT_TABLE = 1, LVCLI_FMT_JSON, LVCLI_FMT_CSV, LVCLI_FM
 	  "(an Arrow IPC stream: redirect it to a file or a pipe)", LVCLI_FORMAT, 0, 0,             \
 	  offsetof(lvcli_args, format) }
 
-/* Stores --format's value (common.c's parser); 0 or the exit status of a usage error. */
+/* Stores --format's value (args.c: the parser's); 0 or the exit status of a usage error. */
 int lvcli_format_set(const char *opt, const char *v, int *dst);
 /* After parsing: --json with another format, or arrow to a terminal, is a usage error (2);
  * --format json sets a->json.  0 otherwise. */

@@ -2,7 +2,7 @@
  * --format json|table|csv|arrow (versions, history, tags, cleanup): the dispatch of csv
  * and arrow to their writers (format_csv.c, format_arrow.c), which read the library's
  * Arrow C stream export.  The option's value and its rules are parsed with the other
- * options (common.c).
+ * options (args.c).
  *
  * Invariants: json and table are the commands' own printers (--format json is --json);
  * --json with another --format, and arrow to a terminal, are usage errors found before the

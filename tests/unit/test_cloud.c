@@ -16,9 +16,12 @@
 #include "aws/creds.h"
 #include "aws/profile.h"
 #include "azure/az_int.h"
+#include "core/stores.h"
 #include "objstore/options.h"
 #include "objstore/uri.h"
 #include "objstore/xml.h"
+#include "storage/backends.h"
+#include "util/util.h"
 
 static const char INI[] =
 	"# comment\n"
@@ -179,33 +182,43 @@ static void t_azure_sts(void **state)
 	free(enc);
 }
 
-/* A bag with object_key_encoding set (NULL: not set). */
-static lv__optbag *key_bag(lv__optbag *b, const char *enc, lv_storage_options *o,
-			  const char **k, const char **v)
+/* The address of "<scheme>://b/<in>" with object_key_encoding `enc` (NULL: not set). */
+static lv_storage_options *bag; /* the last parse's options (the address borrows them) */
+
+static int parse(lv__address *a, const char *scheme, const char *in, const char *enc, lv_error *e)
 {
-	*o = (lv_storage_options)LV_STORAGE_OPTIONS_INIT;
-	k[0] = "object_key_encoding";
-	v[0] = enc;
-	o->option_keys = k;
-	o->option_values = v;
-	o->noptions = enc ? 1 : 0;
-	lv_error e = { 0 };
-	assert_int_equal(lv__optbag_init(b, o, &e), 0);
-	return b;
+	lv__stores_builtin();
+	lv_storage_options *o = NULL;
+	lv_storage_options_free(bag);
+	assert_int_equal(lv_storage_options_new(&o, e), 0);
+	if (enc)
+		assert_int_equal(lv_storage_options_set(o, "object_key_encoding", enc, e), 0);
+	char *uri = lv__sprintf("%s://b/%s", scheme, in);
+	assert_non_null(uri);
+	bag = o;
+	int rc = lv__address_parse(a, uri, o, e);
+	a->uri = NULL;
+	free(uri);
+	return rc;
 }
 
-/* The key prefix of s3:// URI path `in` with object_key_encoding `enc` (NULL: not set) is `want`. */
-static void expect_key_prefix(const char *in, const char *enc, const char *want)
+/* The key prefix of s3:// URI path `in` with object_key_encoding `enc` (NULL: not set) is
+ * `want`, and the other spelling is `want_alt` (NULL: none). */
+static void expect_key_prefix(const char *in, const char *enc, const char *want, const char *want_alt)
 {
 	lv_error e = { 0 };
-	char *k = NULL;
-	lv__optbag b;
-	lv_storage_options o;
-	const char *ks[1], *vs[1];
-	assert_int_equal(lv__uri_key_prefix(in, strlen(in), "s3://", key_bag(&b, enc, &o, ks, vs), &k, &e), 0);
+	char *k = NULL, *alt = NULL;
+	lv__address a;
+	assert_int_equal(parse(&a, "s3", in, enc, &e), 0);
+	assert_int_equal(lv__uri_key_prefix(a.root, a.root_raw, &a.opts, &k, &alt, &e), 0);
 	assert_string_equal(k, want);
+	if (want_alt)
+		assert_string_equal(alt, want_alt);
+	else
+		assert_null(alt);
 	free(k);
-	lv__optbag_dispose(&b);
+	free(alt);
+	lv__address_dispose(&a);
 }
 
 static void t_uri_keys(void **state)
@@ -213,40 +226,83 @@ static void t_uri_keys(void **state)
 	(void)state;
 	lv_error e = { 0 };
 	char *k = NULL;
-	lv__optbag b;
-	lv_storage_options o;
-	const char *ks[1], *vs[1];
+	lv__address a;
 	/* Lance 8 (LanceDB 0.31): the URL path, percent-encoded, '%' kept */
 	const char *in = "dïr with space+plus%25/db/";
-	expect_key_prefix(in, "encoded", "d%C3%AFr%20with%20space+plus%25/db");
-	expect_key_prefix("q\"u`o{t}e<>|^~!$&'()*,;=@:[]", "encoded", "q%22u%60o%7Bt%7De%3C%3E|^~!$&'()*,;=@:[]");
-	/* Lance 12 (LanceDB 0.39), the default: raw characters, escapes decoded */
-	expect_key_prefix(in, NULL, "dïr with space+plus%/db");
-	const char *odd = "a%zz%4";
-	assert_int_equal(lv__uri_key_prefix(odd, strlen(odd), "s3://", NULL, &k, &e), 0);
-	assert_string_equal(k, "a%zz%4"); /* not escapes: kept */
-	free(k);
-	assert_int_equal(lv__uri_key_prefix(in, strlen(in), "s3://", key_bag(&b, "both", &o, ks, vs),
-					    &k, &e), LV_EINVALID);
-	lv__optbag_dispose(&b);
-	assert_int_equal(lv__uri_key_prefix("a?b", 3, "s3://", NULL, &k, &e), LV_EINVALID);
-	assert_int_equal(lv__uri_key_prefix("a#b", 3, "az://", NULL, &k, &e), LV_EINVALID);
+	expect_key_prefix(in, "encoded", "d%C3%AFr%20with%20space+plus%25/db", NULL);
+	expect_key_prefix("q\"u`o{t}e<>|^~!$&'()*,;=@:[]", "encoded", "q%22u%60o%7Bt%7De%3C%3E|^~!$&'()*,;=@:[]", NULL);
+	/* Lance 12 (LanceDB 0.39), the default: raw characters, escapes decoded; Lance 8's the other */
+	expect_key_prefix(in, NULL, "dïr with space+plus%/db", "d%C3%AFr%20with%20space+plus%25/db");
+	expect_key_prefix(in, "decoded", "dïr with space+plus%/db", NULL); /* explicit: no other */
+	expect_key_prefix("plain/db", NULL, "plain/db", NULL);
+	expect_key_prefix("a%zz%4", NULL, "a%zz%4", NULL); /* not escapes: kept */
+	assert_int_equal(parse(&a, "s3", in, "both", &e), 0);
+	assert_int_equal(lv__uri_key_prefix(a.root, a.root_raw, &a.opts, &k, NULL, &e), LV_EINVALID);
 	assert_null(k);
+	lv__address_dispose(&a);
+	/* a query or fragment is refused by the parser, for every object store */
+	assert_int_equal(parse(&a, "s3", "a?b", NULL, &e), LV_EINVALID);
+	lv__address_dispose(&a);
+	assert_int_equal(parse(&a, "az", "a#b", NULL, &e), LV_EINVALID);
+	assert_non_null(strstr(e.message, "az://"));
+	lv__address_dispose(&a);
+	lv_storage_options_free(bag);
+	bag = NULL;
+}
+
+/* The one parser: forms, the container and host, file:// decoding, unknown schemes. */
+static void t_address(void **state)
+{
+	(void)state;
+	lv_error e = { 0 };
+	lv__address a;
+	lv__stores_builtin();
+	assert_int_equal(lv__address_parse(&a, "AZ://cont@acct.dfs.core.windows.net/p%20q/", NULL, &e), 0);
+	assert_string_equal(a.scheme, "az");
+	assert_int_equal(a.form, LV__ADDR_BUCKET);
+	assert_string_equal(a.container, "cont");
+	assert_string_equal(a.host, "acct.dfs.core.windows.net");
+	assert_string_equal(a.root, "p q");
+	assert_string_equal(a.root_raw, "p%20q");
+	lv__address_dispose(&a);
+	assert_int_equal(lv__address_parse(&a, "file:///d%C3%AF/x/tree/b", NULL, &e), 0);
+	assert_int_equal(a.form, LV__ADDR_PATH);
+	assert_string_equal(a.root, "/dï/x/tree/b");
+	assert_int_equal(a.tree, strlen("/dï/x"));
+	lv__address_dispose(&a);
+	assert_int_equal(lv__address_parse(&a, "file:///a%zz", NULL, &e), LV_EINVALID);
+	lv__address_dispose(&a);
+	assert_int_equal(lv__address_parse(&a, "file:///a%00", NULL, &e), LV_EINVALID);
+	lv__address_dispose(&a);
+	assert_int_equal(lv__address_parse(&a, "/x/tree/", NULL, &e), 0);
+	assert_int_equal(a.tree, 0); /* no name after tree/ */
+	lv__address_dispose(&a);
+	assert_int_equal(lv__address_parse(&a, "gs://secret-bucket/x", NULL, &e), LV_EUNSUPPORTED);
+	assert_null(strstr(e.message, "secret"));
+	lv__address_dispose(&a);
+	assert_int_equal(lv__address_parse(&a, "s3+ddb://b/x", NULL, &e), LV_EUNSUPPORTED);
+	lv__address_dispose(&a);
+	/* one scheme, one backend */
+	assert_int_equal(lv__backend_register(&lv__backend_s3), LV_EEXISTS);
+	assert_ptr_equal(lv__backend_find("s3"), &lv__backend_s3);
+	assert_null(lv__backend_find("gs"));
 }
 
 static void t_optbag(void **state)
 {
 	(void)state;
 	lv_error e = { 0 };
-	const char *keys[] = { "AWS_Region", "timeout", "flag", "n" };
-	const char *vals[] = { "eu-1", "1m30s", "Yes", "7" };
-	lv_storage_options o = LV_STORAGE_OPTIONS_INIT;
-	o.option_keys = keys;
-	o.option_values = vals;
-	o.noptions = 4;
-	o.s3_region = "ignored-explicit-pair-wins";
+	const char *keys[] = { "AWS_Region", "timeout", "flag", "n", "region" };
+	const char *vals[] = { "eu-1", "1m30s", "Yes", "7", "ignored-the-first-pair-wins" };
+	lv_storage_options *o = NULL;
+	assert_int_equal(lv_storage_options_new(&o, &e), 0);
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(lv_storage_options_set(o, keys[i], vals[i], &e), 0);
+	assert_int_equal(lv_storage_options_set(o, "", "v", &e), LV_EINVALID);
+	assert_int_equal(lv_storage_options_set(o, "k", NULL, &e), LV_EINVALID);
+	assert_int_equal(lv_storage_options_set(NULL, "k", "v", &e), LV_EINVALID);
 	lv__optbag b;
-	assert_int_equal(lv__optbag_init(&b, &o, &e), 0);
+	assert_int_equal(lv__optbag_init(&b, o, &e), 0);
 	assert_string_equal(lv__opt_get(&b, LV_OPT("aws_region", "region")), "eu-1");
 	int64_t ms = 0;
 	assert_int_equal(lv__opt_ms(&b, LV_OPT("timeout"), NULL, 1000, 86400000, &ms, &e), 0);
@@ -262,6 +318,7 @@ static void t_optbag(void **state)
 	assert_int_equal(n, 7);
 	assert_int_equal(lv__opt_leftover(&b, "s3://", &e), 0);
 	lv__optbag_dispose(&b);
+	lv_storage_options_free(o);
 }
 
 int main(void)
@@ -269,7 +326,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_ini),	cmocka_unit_test(t_json_creds), cmocka_unit_test(t_sts),
 		cmocka_unit_test(t_azure_list), cmocka_unit_test(t_azure_sts),	cmocka_unit_test(t_uri_keys),
-		cmocka_unit_test(t_optbag),
+		cmocka_unit_test(t_optbag),	cmocka_unit_test(t_address),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

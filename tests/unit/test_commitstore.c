@@ -1,6 +1,6 @@
 /*
  * Unit tests: URIs of datasets that commit through an external commit store are
- * refused by name (storage/commitstore.c), never opened as plain object stores and
+ * refused by name (storage/address.c), never opened as plain object stores and
  * never echoing the rest of the URI (which may hold secrets).
  */
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 /*
  * The Azure Blob Storage backend's handle, shared by azure.c (operations),
- * azopen.c (URI, options, environment, connection strings) and azsign.c
+ * azopen.c (the address, options, environment, connection strings) and azsign.c
  * (Shared Key signing, pure).
  */
 #ifndef LV_AZ_INT_H

@@ -1,5 +1,5 @@
 /*
- * Opening an az:// (or abfs[s]://) store: the URI, LanceDB's Azure storage
+ * Opening an az:// (or abfs[s]://) store: the address (storage/address.h), LanceDB's Azure storage
  * options, the AZURE_STORAGE_* environment and connection strings, and the
  * credentials they name (Shared Key, SAS, the emulator's published key, or
  * none).  Every storage option is taken or refused by name before any
@@ -46,41 +46,32 @@ static bool name_ok(const char *s, size_t n, bool container)
 	return true;
 }
 
-/* Container, account (if the URI names one) and prefix. */
-static int parse_uri(az *a, const char *uri, lv__optbag *o, lv_error *err)
+/* Container, account (if the address names one) and prefix; *alt: the prefix's other
+ * spelling (objstore/uri.h). */
+static int parse_address(az *a, lv__address *ad, char **alt, lv_error *err)
 {
-	const char *rest = strstr(uri, "://") + 3;
-	size_t scheme = (size_t)(rest - 3 - uri);
-	const char *slash = strchr(rest, '/');
-	size_t alen = slash ? (size_t)(slash - rest) : strlen(rest);
-	const char *at = memchr(rest, '@', alen);
-	size_t clen = at ? (size_t)(at - rest) : alen;
-	if (clen < 3 || !name_ok(rest, clen, true))
+	const char *scheme = ad->scheme;
+	size_t clen = strlen(ad->container);
+	if (clen < 3 || !name_ok(ad->container, clen, true))
 		return lv__err(err, LV_EINVALID,
-			       "open %.*s://: invalid container name (3 to 63 characters: a-z, 0-9, '-'%s)",
-			       (int)scheme, uri, at ? "" : "; an account goes after '@'");
-	a->container = lv__strndup(rest, clen);
-	if (at) {
-		const char *host = at + 1;
-		size_t hl = alen - clen - 1;
-		const char *dot = memchr(host, '.', hl);
-		size_t nl = dot ? (size_t)(dot - host) : hl;
+			       "open %s://: invalid container name (3 to 63 characters: a-z, 0-9, '-'%s)",
+			       scheme, ad->host ? "" : "; an account goes after '@'");
+	if (!(a->container = lv__strdup(ad->container)))
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	if (ad->host) {
+		const char *host = ad->host, *dot = strchr(host, '.');
+		size_t hl = strlen(host), nl = dot ? (size_t)(dot - host) : hl;
 		if (!name_ok(host, nl, false) ||
 		    (dot && strncmp(dot, ".blob.core.windows.net", hl - nl) &&
-		     strncmp(dot, ".dfs.core.windows.net", hl - nl)))
+			 strncmp(dot, ".dfs.core.windows.net", hl - nl)))
 			return lv__err(err, LV_EINVALID,
-				       "open %.*s://%s@...: the account must be ACCOUNT, "
+				       "open %s://%s@...: the account must be ACCOUNT, "
 				       "ACCOUNT.blob.core.windows.net or ACCOUNT.dfs.core.windows.net",
-				       (int)scheme, uri, a->container ? a->container : "");
-		a->account = lv__strndup(host, nl);
+				       scheme, a->container);
+		if (!(a->account = lv__strndup(host, nl)))
+			return lv__err(err, LV_ENOMEM, "out of memory");
 	}
-	const char *p = slash ? slash + 1 : "";
-	size_t plen = strlen(p);
-	while (plen && p[plen - 1] == '/')
-		plen--;
-	if (!a->container || (at && !a->account))
-		return lv__err(err, LV_ENOMEM, "out of memory");
-	LV_TRY(lv__uri_key_prefix(p, plen, "az://", o, &a->o.prefix, err));
+	LV_TRY(lv__uri_key_prefix(ad->root, ad->root_raw, &ad->opts, &a->o.prefix, alt, err));
 	if (a->o.prefix[0]) {
 		int rc = lv__storage_check_path(a->o.prefix, false, "open az://", err);
 		if (rc < 0)
@@ -275,9 +266,10 @@ static int resolve(az *a, azcfg *c, lv_error *err)
 	return a->cred_source ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
 }
 
-int lv__storage_azure_open(lv_storage **out, const char *uri, lv__optbag *o, lv_error *err)
+static int open_address(lv_storage **out, lv__address *ad, lv_error *err)
 {
 	*out = NULL;
+	lv__optbag *o = &ad->opts;
 	az *a = lv__calloc(1, sizeof *a);
 	if (!a)
 		return lv__err(err, LV_ENOMEM, "out of memory");
@@ -285,7 +277,8 @@ int lv__storage_azure_open(lv_storage **out, const char *uri, lv__optbag *o, lv_
 	azcfg c;
 	memset(&c, 0, sizeof c);
 	lv__http_limits lim;
-	int rc = parse_uri(a, uri, o, err);
+	char *alt = NULL;
+	int rc = parse_address(a, ad, &alt, err);
 	if (rc == 0)
 		rc = lv__http_limits_read(&lim, o, err);
 	if (rc == 0)
@@ -301,10 +294,17 @@ int lv__storage_azure_open(lv_storage **out, const char *uri, lv__optbag *o, lv_
 	lv__free_secret(c.conn_sas);
 	free(c.conn_endpoint);
 	if (rc == 0) {
+		lv__obj_pick_prefix(&a->o, alt, ad->probe);
+		alt = NULL;
 		lv__obj_set_root(&a->o, "az://", a->container);
 		rc = lv__storage_new_kind(out, &lv__az_ops, a, a->o.root, LV__STORAGE_AZURE, err);
 	}
+	free(alt);
 	if (rc < 0)
 		lv__az_close(a);
 	return rc;
 }
+
+const lv__backend lv__backend_az = { "az", LV__ADDR_BUCKET, "az://", open_address };
+const lv__backend lv__backend_abfs = { "abfs", LV__ADDR_BUCKET, "abfs://", open_address };
+const lv__backend lv__backend_abfss = { "abfss", LV__ADDR_BUCKET, "abfss://", open_address };

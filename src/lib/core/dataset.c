@@ -1,60 +1,38 @@
 /*
- * Opening a dataset: its root storage, the branch (by option, or a local
- * "<root>/tree/<branch>" path that <root> registers), the thread default,
- * and the dataset's refs.
+ * Opening a dataset: the address parsed once (storage/address.h) and its store
+ * opened once (asked to pick the key spelling that holds _versions/), the
+ * branch (by option, or a local "<root>/tree/<branch>" path that <root>
+ * registers: the store is then opened at <root>), the thread default, and the
+ * dataset's refs.  No URI is looked at here: only the parsed address.
  */
 #include "core/dataset.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "core/manifests.h"
+#include "core/stores.h"
 #include "core/vcache.h"
 #include "format/refs.h"
+#include "storage/backends.h"
 #include "util/abi.h"
 #include "util/util.h"
 
 #define DEFAULT_THREADS 8
 #define REMOTE_THREADS 32
 
-static bool has_versions(lv_storage *st);
+/* Where a dataset's manifests are: its presence tells a store's spellings apart. */
+#define VERSIONS_DIR "_versions"
 
-/*
- * The branch's directory, tree/<branch>.  On an object store Lance 12 names it with the raw
- * characters and Lance 8 as a URL path, each non-ASCII byte as %XX ("tree/%C3%BCn%C3%AF/",
- * measured on s3rver): when the raw one holds no manifests, the encoded one is taken if it does.
- */
-static int open_branch(lv_storage **out, lv_storage *root, const char *branch, bool remote,
-		       lv_error *err)
+/* The branch's directory, tree/<branch>, as the store spells it (a store that Lance 8 wrote
+ * may spell it another way: lv__storage_sub_holding). */
+static int open_branch(lv_storage **out, lv_storage *root, const char *branch, lv_error *err)
 {
 	char *sub = lv__sprintf("tree/%s", branch);
-	int rc = sub ? lv_storage_sub(out, root, sub, err) : lv__err(err, LV_ENOMEM, "out of memory");
+	int rc = sub ? lv__storage_sub_holding(out, root, sub, VERSIONS_DIR, err)
+		     : lv__err(err, LV_ENOMEM, "out of memory");
 	free(sub);
-	size_t n = strlen(branch), high = 0;
-	for (size_t i = 0; i < n; i++)
-		high += (unsigned char)branch[i] >= 0x80;
-	if (rc < 0 || !remote || !high || has_versions(*out))
-		return rc;
-	char *enc = lv__malloc(sizeof "tree/" + n + 2 * high), *p = enc;
-	lv_storage *alt = NULL;
-	lv_error e = { 0 };
-	if (!enc)
-		return 0; /* keep the raw one */
-	p += sprintf(p, "tree/");
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)branch[i];
-		p += c >= 0x80 ? sprintf(p, "%%%02X", c) : sprintf(p, "%c", c);
-	}
-	if (lv_storage_sub(&alt, root, enc, &e) == 0 && has_versions(alt)) {
-		lv_storage_free(*out);
-		*out = alt;
-		alt = NULL;
-	}
-	lv_storage_free(alt);
-	free(enc);
-	return 0;
+	return rc;
 }
 
 /* Builds a dataset over `root`; with a branch, versions are read from tree/<branch>. */
@@ -71,7 +49,7 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	ds->root = root;
 	ds->st = root;
 	pthread_mutex_init(&ds->warn_mu, NULL);
-	ds->owned_root = owns_root ? root : NULL;
+	ds->owned_root = owns_root ? root : NULL; /* lv_dataset_open sets its own */
 	/* Object stores answer each read after a round trip: keep many in flight. */
 	bool remote = lv_storage_is_remote(root);
 	ds->threads = opts && opts->threads > 0 ? opts->threads : remote ? REMOTE_THREADS : DEFAULT_THREADS;
@@ -87,7 +65,7 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	pthread_mutex_init(&ds->vcache->mu, NULL);
 	if (branch) {
 		ds->branch = lv__strdup(branch);
-		int rc = ds->branch ? open_branch(&ds->owned_sub, root, branch, remote, err)
+		int rc = ds->branch ? open_branch(&ds->owned_sub, root, branch, err)
 				    : lv__err(err, LV_ENOMEM, "out of memory");
 		if (rc < 0) {
 			free(ds->branch);
@@ -111,132 +89,82 @@ static char *branch_file(const char *branch, size_t n)
 	return path;
 }
 
-/* Is `branch` (the rest of the path after "/tree/") registered in <root>/_refs/branches? */
-static bool branch_registered(const char *root, size_t rootlen, const char *branch)
+/* Does `root` register `branch` (n bytes) in _refs/branches? */
+static bool branch_registered(lv_storage *root, const char *branch, size_t n)
 {
-	size_t n = strlen(branch);
-	while (n && branch[n - 1] == '/')
-		n--;
-	if (n == 0)
-		return false;
-	char *probe = branch_file(branch, n);
-	char *dir = lv__strndup(root, rootlen);
-	bool ok = false;
-	if (probe && dir) {
-		lv_storage *st = NULL;
-		lv_error e = { 0 };
-		if (lv_storage_open(&st, dir, NULL, &e) == 0)
-			ok = lv_storage_head(st, probe, NULL, NULL, &e) == 0;
-		lv_storage_free(st);
-	}
+	char *probe = n ? branch_file(branch, n) : NULL;
+	lv_error e = { 0 };
+	bool ok = probe && lv_storage_head(root, probe, NULL, NULL, &e) == 0;
 	free(probe);
-	free(dir);
 	return ok;
 }
 
-/*
- * "<root>/tree/<branch>" on local disk, where <root>'s _refs/branches
- * registers <branch>: open it as that branch, so tags (which live at the
- * root) apply.  Any other path is a dataset of its own, even under a
- * directory that happens to hold _versions/.  Returns the split position in
- * `path` or 0.
- */
-static size_t detect_branch_path(const char *path)
-{
-	const char *p = path;
-	if (!strncmp(p, "file://", 7))
-		p += 7;
-	if (strstr(p, "://"))
-		return 0;
-	for (const char *t = strstr(p, "/tree/"); t; t = strstr(t + 1, "/tree/")) {
-		size_t rootlen = (size_t)(t - path);
-		bool ok = t[6] && t[6] != '/' && branch_registered(p, (size_t)(t - p), t + 6);
-		if (ok)
-			return rootlen;
-	}
-	return 0;
-}
-
-static int ignore(const lv_list_entry *e, void *payload)
-{
-	(void)e;
-	*(bool *)payload = true;
-	return 1;
-}
-
-/* Does `st` hold anything under _versions/? */
-static bool has_versions(lv_storage *st)
-{
-	bool any = false;
-	lv_error e = { 0 };
-	if (lv_storage_list_names(st, "_versions", ignore, &any, &e) < 0)
-		return false;
-	return any;
-}
-
-/* Could an object store map this URI's path to keys two ways (Lance 8 vs 12: non-ASCII,
- * spaces and the like percent-encoded, or '%' escapes decoded)? */
-static bool two_key_mappings(const char *uri)
-{
-	const char *p = strstr(uri, "://");
-	if (!p || !strncmp(uri, "file:", 5) || !strncmp(uri, "mem:", 4))
-		return false;
-	for (p += 3; *p; p++) {
-		unsigned char c = (unsigned char)*p;
-		if (c <= 0x20 || c >= 0x7f || c == '%' || c == '"' || c == '<' || c == '>' ||
-		    c == '`' || c == '{' || c == '}')
-			return true;
-	}
-	return false;
-}
+/* A store opened for a dataset: the store itself, the dataset's root within it (the store,
+ * or a sub-handle of it), and the branch a "<root>/tree/<branch>" path named. */
+typedef struct opened {
+	lv_storage *top, *mid; /* owned: the store; a sub-handle root (or NULL) */
+	lv_storage *root;      /* top or mid */
+	char *branch;          /* malloc'ed, or NULL */
+} opened;
 
 /*
- * Opens the root store.  On an object store whose URI maps to keys two ways,
- * a dataset found only under Lance 8's keys (object_key_encoding=encoded) is
- * opened there; the default is Lance 12's (see objstore/uri.h).  An explicit
- * object_key_encoding option is obeyed as given.
+ * A local "<root>/tree/<branch>" address where <root>'s _refs/branches registers
+ * <branch> (the first such split): the store opened at the outermost candidate
+ * root, that root a sub-handle of it, and the branch.  0 with o->root NULL if no
+ * split is registered (the path is a dataset of its own, even under a directory
+ * that happens to hold _versions/).
  */
-static int open_root(lv_storage **out, const char *uri, const lv_storage_options *so, lv_error *err)
+static int open_branch_path(opened *o, lv__address *a, lv_error *err)
 {
-	LV_TRY(lv_storage_open(out, uri, so, err));
-	bool explicit_enc = false;
-	size_t n = so && so->version >= 2 ? so->noptions : 0;
-	for (size_t i = 0; i < n; i++)
-		explicit_enc |= so->option_keys[i] && !strcasecmp(so->option_keys[i], "object_key_encoding");
-	if (explicit_enc || !two_key_mappings(uri) || has_versions(*out))
-		return 0;
-	const char **k = lv__calloc(n + 1, sizeof *k), **v = lv__calloc(n + 1, sizeof *v);
-	if (!k || !v) {
-		free(k);
-		free(v);
-		return 0; /* keep the default mapping */
+	char *path = a->root, *full = lv__strdup(path);
+	if (!full)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	path[a->tree] = 0; /* the outermost candidate root */
+	int rc = lv__storage_open_address(&o->top, a, err);
+	for (const char *t = full + a->tree; rc == 0 && t && !o->root; t = strstr(t + 1, "/tree/")) {
+		const char *b = t + 6;
+		size_t n = strlen(b);
+		while (n && b[n - 1] == '/')
+			n--;
+		size_t rel = (size_t)(t - full) - a->tree; /* "/x/tree" between the two roots */
+		lv_storage *r = o->top;
+		lv_error e = { 0 };
+		char *sub = rel ? lv__strndup(full + a->tree + 1, rel - 1) : NULL;
+		if (rel && (!sub || lv_storage_sub(&o->mid, o->top, sub, &e) < 0))
+			r = NULL;
+		else if (rel)
+			r = o->mid;
+		free(sub);
+		if (r && n && branch_registered(r, b, n)) {
+			o->root = r;
+			if (!(o->branch = lv__strndup(b, n)))
+				rc = lv__err(err, LV_ENOMEM, "out of memory");
+		} else {
+			lv_storage_free(o->mid);
+			o->mid = NULL;
+		}
 	}
-	for (size_t i = 0; i < n; i++) {
-		k[i] = so->option_keys[i];
-		v[i] = so->option_values[i];
+	free(full);
+	return rc;
+}
+
+/* Opens the store `a` names, once, choosing the key spelling that holds a dataset. */
+static int open_address(opened *o, lv__address *a, const char *branch, lv_error *err)
+{
+	memset(o, 0, sizeof *o);
+	a->probe = VERSIONS_DIR;
+	a->must_exist = true;
+	if (!branch && a->tree) {
+		LV_TRY(open_branch_path(o, a, err));
+		if (o->root)
+			return 0;
+		/* not a branch: the dataset is the whole path, opened as such */
+		lv_storage_free(o->top);
+		o->top = NULL;
+		a->root[a->tree] = '/';
 	}
-	k[n] = "object_key_encoding";
-	v[n] = "encoded";
-	lv_storage_options alt = LV_STORAGE_OPTIONS_INIT;
-	if (so) { /* the version-1 fields (a version-1 struct is shorter) */
-		alt.s3_endpoint = so->s3_endpoint;
-		alt.s3_region = so->s3_region;
-		alt.s3_allow_http = so->s3_allow_http;
-		alt.max_concurrency = so->max_concurrency;
-	}
-	alt.option_keys = k;
-	alt.option_values = v;
-	alt.noptions = n + 1;
-	lv_storage *st8 = NULL;
-	lv_error e = { 0 };
-	if (lv_storage_open(&st8, uri, &alt, &e) == 0 && has_versions(st8)) {
-		lv_storage_free(*out);
-		*out = st8;
-		st8 = NULL;
-	}
-	lv_storage_free(st8);
-	free(k);
-	free(v);
+	LV_TRY(lv__storage_open_address(&o->top, a, err));
+	o->root = o->top;
 	return 0;
 }
 
@@ -259,31 +187,25 @@ int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *op
 		return lv__err(err, LV_EINVALID, "lv_dataset_open: NULL argument");
 	*out = NULL;
 	LV_TRY(check_opts(opts, err));
+	lv__stores_builtin();
+	lv__address a;
+	opened o;
+	memset(&o, 0, sizeof o);
 	const char *branch = opts ? opts->branch : NULL;
-	char *root_uri = NULL, *auto_branch = NULL;
-	size_t split = branch ? 0 : detect_branch_path(uri);
-	if (split) {
-		root_uri = lv__strndup(uri, split);
-		auto_branch = lv__strdup(uri + split + 6);
-		if (!root_uri || !auto_branch) {
-			free(root_uri);
-			free(auto_branch);
-			return lv__err(err, LV_ENOMEM, "out of memory");
-		}
-		size_t n = strlen(auto_branch);
-		while (n && auto_branch[n - 1] == '/')
-			auto_branch[--n] = 0;
-		branch = auto_branch;
-	}
-	lv_storage *st = NULL;
-	int rc = open_root(&st, root_uri ? root_uri : uri, opts ? opts->storage : NULL, err);
+	int rc = lv__address_parse(&a, uri, opts ? opts->storage : NULL, err);
+	if (rc == 0)
+		rc = open_address(&o, &a, branch, err);
+	lv__address_dispose(&a);
+	if (rc == 0)
+		rc = init_ds(out, o.root, false, o.branch ? o.branch : branch, opts, err);
 	if (rc == 0) {
-		rc = init_ds(out, st, true, branch, opts, err);
-		if (rc < 0)
-			lv_storage_free(st);
+		(*out)->owned_root = o.top;
+		(*out)->owned_mid = o.mid;
+	} else {
+		lv_storage_free(o.mid);
+		lv_storage_free(o.top);
 	}
-	free(root_uri);
-	free(auto_branch);
+	free(o.branch);
 	return rc;
 }
 
@@ -305,6 +227,7 @@ void lv_dataset_free(lv_dataset *ds)
 	pthread_mutex_destroy(&ds->warn_mu);
 	lv__vcache_free(ds->vcache);
 	lv_storage_free(ds->owned_sub);
+	lv_storage_free(ds->owned_mid);
 	lv_storage_free(ds->owned_root);
 	free(ds->branch);
 	free(ds);

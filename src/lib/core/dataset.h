@@ -13,8 +13,9 @@
 struct lv_dataset {
 	lv_storage *st;        /* where _versions/ lives: the root, or tree/<branch> */
 	lv_storage *root;      /* the root dataset (tags, branches); == st on main */
-	lv_storage *owned_root;
-	lv_storage *owned_sub;
+	lv_storage *owned_root; /* the store lv_dataset_open opened (NULL over a borrowed one) */
+	lv_storage *owned_mid;  /* a "<root>/tree/<branch>" path's root, a sub-handle of it */
+	lv_storage *owned_sub;  /* the branch's sub-handle */
 	char *branch;          /* NULL = main */
 	int threads;
 	bool remote;           /* an object store: each request is a round trip */

@@ -258,3 +258,33 @@ void lv__obj_set_root(lv__objstore *o, const char *scheme, const char *top)
 {
 	snprintf(o->root, sizeof o->root, "%s%s%s%s", scheme, top, o->prefix[0] ? "/" : "", o->prefix);
 }
+
+/* ---- the prefix's spelling ---- */
+
+static int any(const lv_list_entry *e, void *payload)
+{
+	(void)e;
+	*(bool *)payload = true;
+	return 1;
+}
+
+/* Does anything lie under `dir`?  (A failed listing: no.) */
+static bool holds(lv__objstore *o, const char *dir)
+{
+	bool found = false;
+	lv_error e = { 0 };
+	return lv__obj_list(o, dir, false, any, &found, &e) >= 0 && found;
+}
+
+void lv__obj_pick_prefix(lv__objstore *o, char *alt, const char *probe)
+{
+	if (alt && probe && !holds(o, probe)) {
+		char *dflt = o->prefix;
+		o->prefix = alt;
+		if (holds(o, probe))
+			alt = dflt;
+		else
+			o->prefix = dflt;
+	}
+	free(alt);
+}

@@ -70,6 +70,13 @@ char *lv__obj_key(const lv__objstore *o, const char *path);
  * service, `what` ("GET", "LIST", ...), `name` and the status and error code. */
 int lv__obj_status_error(const lv__objstore *o, const char *what, const char *name,
 			 const lv__http_resp *r, lv_error *err);
+/*
+ * `alt` (taken; may be NULL) is another spelling of o->prefix (objstore/uri.h: Lance 8's
+ * keys).  With a `probe` directory, when nothing lies under it at o->prefix but something
+ * does under alt, alt becomes the prefix (a dataset Lance 8 wrote).  Call before
+ * lv__obj_set_root, once requests can be signed.
+ */
+void lv__obj_pick_prefix(lv__objstore *o, char *alt, const char *probe);
 /* Sets o->root to "<scheme><top>[/<prefix>]" (the handle's description, for log lines). */
 void lv__obj_set_root(lv__objstore *o, const char *scheme, const char *top);
 

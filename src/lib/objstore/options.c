@@ -1,4 +1,5 @@
-/* Storage options bag (options.h).  Values never reach a message: only keys do. */
+/* Storage options: the public bag (lv_storage_options) and the per-open view of it
+ * (options.h).  Values never reach a message: only keys do. */
 #include "objstore/options.h"
 
 #include <stdlib.h>
@@ -7,51 +8,81 @@
 
 #include "util/util.h"
 
+/* The public bag (lancever/storage.h): owned copies of the caller's pairs, in order. */
+struct lv_storage_options {
+	size_t n, cap;
+	char **keys, **vals;
+};
+
+#define MAX_PAIRS 100000
+
+int lv_storage_options_new(lv_storage_options **out, lv_error *err)
+{
+	if (!out)
+		return lv__err(err, LV_EINVALID, "lv_storage_options_new: NULL output");
+	*out = lv__calloc(1, sizeof **out);
+	return *out ? 0 : lv__err(err, LV_ENOMEM, "storage options: out of memory");
+}
+
+int lv_storage_options_set(lv_storage_options *o, const char *key, const char *value, lv_error *err)
+{
+	if (!o || !key || !*key || !value)
+		return lv__err(err, LV_EINVALID, "storage option: %s",
+			       !o ? "NULL bag" : !key || !*key ? "NULL or empty key" : "NULL value");
+	if (o->n == MAX_PAIRS)
+		return lv__err(err, LV_ELIMIT, "more than %d storage options", MAX_PAIRS);
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 8;
+		char **k = lv__realloc(o->keys, cap * sizeof *k);
+		if (k)
+			o->keys = k;
+		char **v = k ? lv__realloc(o->vals, cap * sizeof *v) : NULL;
+		if (!v)
+			return lv__err(err, LV_ENOMEM, "storage options: out of memory");
+		o->vals = v;
+		o->cap = cap;
+	}
+	char *k = lv__strdup(key), *v = lv__strdup(value);
+	if (!k || !v) {
+		free(k);
+		lv__free_secret(v);
+		return lv__err(err, LV_ENOMEM, "storage options: out of memory");
+	}
+	o->keys[o->n] = k;
+	o->vals[o->n++] = v;
+	return 0;
+}
+
+void lv_storage_options_free(lv_storage_options *o)
+{
+	if (!o)
+		return;
+	for (size_t i = 0; i < o->n; i++) {
+		free(o->keys[i]);
+		lv__free_secret(o->vals[i]);
+	}
+	free(o->keys);
+	free(o->vals);
+	free(o);
+}
+
 int lv__optbag_init(lv__optbag *b, const lv_storage_options *o, lv_error *err)
 {
 	memset(b, 0, sizeof *b);
-	if (!o)
+	if (!o || !o->n)
 		return 0;
-	if (o->version != 1 && o->version != 2)
-		return lv__err(err, LV_EINVALID, "open: unsupported storage options version %d",
-			       o->version);
-	size_t np = o->version >= 2 ? o->noptions : 0;
-	if (np && (!o->option_keys || !o->option_values))
-		return lv__err(err, LV_EINVALID, "open: %zu storage options but NULL key or value arrays",
-			       np);
-	if (np > 100000)
-		return lv__err(err, LV_ELIMIT, "open: %zu storage options", np);
-	size_t cap = np + 3;
-	b->keys = lv__calloc(cap, sizeof *b->keys);
-	b->vals = lv__calloc(cap, sizeof *b->vals);
-	b->used = lv__calloc(cap, sizeof *b->used);
+	b->keys = lv__calloc(o->n, sizeof *b->keys);
+	b->vals = lv__calloc(o->n, sizeof *b->vals);
+	b->used = lv__calloc(o->n, sizeof *b->used);
 	if (!b->keys || !b->vals || !b->used) {
 		lv__optbag_dispose(b);
 		return lv__err(err, LV_ENOMEM, "open: out of memory");
 	}
-	for (size_t i = 0; i < np; i++) {
-		const char *k = o->option_keys[i], *v = o->option_values[i];
-		if (!k || !*k || !v) {
-			lv__optbag_dispose(b);
-			return lv__err(err, LV_EINVALID, "open: storage option %zu has a %s", i + 1,
-				       !k || !*k ? "NULL or empty key" : "NULL value");
-		}
-		b->keys[b->n] = k;
-		b->vals[b->n++] = v;
+	for (size_t i = 0; i < o->n; i++) {
+		b->keys[i] = o->keys[i];
+		b->vals[i] = o->vals[i];
 	}
-	b->npairs = b->n;
-	if (o->s3_endpoint) {
-		b->keys[b->n] = "aws_endpoint";
-		b->vals[b->n++] = o->s3_endpoint;
-	}
-	if (o->s3_region) {
-		b->keys[b->n] = "aws_region";
-		b->vals[b->n++] = o->s3_region;
-	}
-	if (o->s3_allow_http) {
-		b->keys[b->n] = "allow_http";
-		b->vals[b->n++] = "true";
-	}
+	b->n = o->n;
 	return 0;
 }
 
@@ -190,18 +221,24 @@ int lv__opt_leftover(const lv__optbag *b, const char *where, lv_error *err)
 	return 0;
 }
 
+/* Keys a store without options ignores, as Lance does for local paths: where an object store
+ * is (the old typed fields s3_region, s3_endpoint, s3_allow_http carried these). */
+static const char *const WHERE_KEYS[] = { "aws_region", "region", "aws_endpoint", "endpoint",
+					  "allow_http", "aws_allow_http", NULL };
+
 int lv__opt_none(lv__optbag *b, const char *what, lv_error *err)
 {
-	if (b->npairs) {
+	for (size_t i = 0; i < b->n; i++) {
+		b->used[i] = true;
+		if (named(b->keys[i], WHERE_KEYS))
+			continue;
 		char k[80];
 		size_t j = 0;
-		for (const char *p = b->keys[0]; *p && j < sizeof k - 1; p++)
+		for (const char *p = b->keys[i]; *p && j < sizeof k - 1; p++)
 			k[j++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
 		k[j] = 0;
 		return lv__err(err, LV_EINVALID,
 			       "storage option '%s' given for %s, which takes no storage options", k, what);
 	}
-	for (size_t i = 0; i < b->n; i++)
-		b->used[i] = true;
 	return 0;
 }

@@ -2,9 +2,11 @@
  * Storage options as key/value pairs (LanceDB's `storage_options`): a bag that
  * backends take keys from, so that a key nobody took can be reported by name.
  *
- * Keys compare case-insensitively (Lance's rule).  Values may be secrets: no
- * function here ever puts a value into a message, only keys.  The bag borrows
- * the caller's strings; it lives for one lv_storage_open() call.
+ * The public form is lv_storage_options (lancever/storage.h), an opaque bag of
+ * owned copies, defined in options.c; lv__optbag is one open's view of it with a
+ * "taken" mark per pair, living for one open.  Keys compare case-insensitively
+ * (Lance's rule).  Values may be secrets: no function here ever puts a value into
+ * a message, only keys.
  */
 #ifndef LV_OBJSTORE_OPTIONS_H
 #define LV_OBJSTORE_OPTIONS_H
@@ -17,20 +19,15 @@
 
 typedef struct lv__optbag {
 	size_t n;
-	size_t npairs;             /* how many of the n came as key/value pairs (the rest: v1 fields) */
-	const char **keys, **vals; /* n each: the caller's pairs, then the v1 struct fields */
+	const char **keys, **vals; /* n each: the caller's pairs, borrowed from its lv_storage_options */
 	bool *used;
 } lv__optbag;
 
 /* A NULL-terminated list of the aliases of one option: LV_OPT("aws_region", "region"). */
 #define LV_OPT(...) ((const char *const[]){ __VA_ARGS__, NULL })
 
-/*
- * Fills the bag from `o` (may be NULL): the key/value pairs of a version-2 struct,
- * then s3_endpoint/s3_region/s3_allow_http as "aws_endpoint"/"aws_region"/"allow_http"
- * (so an explicit pair wins).  LV_EINVALID for a NULL or empty key, a NULL value, or an
- * unknown struct version; LV_ENOMEM.
- */
+/* Fills the bag with the pairs of `o` (may be NULL: none), borrowed; `o` must outlive the
+ * bag.  LV_ENOMEM. */
 int lv__optbag_init(lv__optbag *b, const lv_storage_options *o, lv_error *err);
 void lv__optbag_dispose(lv__optbag *b);
 
@@ -59,9 +56,9 @@ void lv__opt_accept(lv__optbag *b, const char *const *names);
 /* LV_EUNSUPPORTED naming the first pair whose key is in `names`: options LanceDB knows that
  * lancever does not implement. */
 int lv__opt_refuse(const lv__optbag *b, const char *const *names, const char *where, lv_error *err);
-/* LV_EINVALID naming the first key/value pair, if any: for stores that take no options.  The
- * version-1 fields (s3_endpoint, s3_region, s3_allow_http) are accepted and ignored there, as
- * they always were. */
+/* For stores that take no options: LV_EINVALID naming the first pair, except the keys that
+ * say where an object store is (aws_region, region, aws_endpoint, endpoint, allow_http,
+ * aws_allow_http), which are ignored as Lance ignores them for a local path. */
 int lv__opt_none(lv__optbag *b, const char *what, lv_error *err);
 /* LV_EINVALID naming the first pair nobody took ("unknown storage option 'k' for <where>"). */
 int lv__opt_leftover(const lv__optbag *b, const char *where, lv_error *err);

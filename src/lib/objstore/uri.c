@@ -1,6 +1,7 @@
-/* Object keys from dataset URIs, as Lance derives them (uri.h). */
+/* Object keys from dataset addresses, as Lance derives them (uri.h). */
 #include "objstore/uri.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/util.h"
@@ -11,64 +12,12 @@ static bool encoded_in_path(unsigned char c)
 	       c == '}';
 }
 
-static int hexval(char c)
+char *lv__uri_encode(const char *path, size_t n)
 {
-	return c >= '0' && c <= '9' ? c - '0'
-	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
-				      : -1;
-}
-
-/* Lance 12: the URL path percent-decoded (a '%' not followed by two hex digits stays). */
-static char *decoded(const char *path, size_t n)
-{
-	char *s = lv__malloc(n + 1);
-	if (!s)
-		return NULL;
-	size_t j = 0;
-	for (size_t i = 0; i < n; i++) {
-		bool esc = path[i] == '%' && i + 2 < n;
-		int a = esc ? hexval(path[i + 1]) : -1;
-		int b = esc ? hexval(path[i + 2]) : -1;
-		if (a >= 0 && b >= 0 && (a || b)) {
-			s[j++] = (char)(a * 16 + b);
-			i += 2;
-		} else {
-			s[j++] = path[i];
-		}
-	}
-	s[j] = 0;
-	return s;
-}
-
-int lv__uri_key_prefix(const char *path, size_t n, const char *scheme, lv__optbag *o, char **out,
-		       lv_error *err)
-{
-	*out = NULL;
-	const char *enc = o ? lv__opt_get(o, LV_OPT("object_key_encoding")) : NULL;
-	if (enc && strcmp(enc, "encoded") && strcmp(enc, "decoded"))
-		return lv__err(err, LV_EINVALID,
-			       "storage option object_key_encoding: 'encoded' (Lance 8) or 'decoded' "
-			       "(Lance 12, the default)");
-	bool lance8 = enc && !strcmp(enc, "encoded");
-	while (n && path[n - 1] == '/')
-		n--;
-	for (size_t i = 0; i < n; i++)
-		if (path[i] == '?' || path[i] == '#')
-			return lv__err(err, LV_EINVALID,
-				       "open %s: the URI has a '%c' (a URL %s, which Lance ignores); "
-				       "percent-encode it as %%%02X if it is part of a name",
-				       scheme, path[i], path[i] == '?' ? "query" : "fragment",
-				       (unsigned)(unsigned char)path[i]);
-	if (!lance8) {
-		if (!(*out = decoded(path, n)))
-			return lv__err(err, LV_ENOMEM, "out of memory");
-		return 0;
-	}
 	static const char hex[] = "0123456789ABCDEF";
 	char *s = lv__malloc(n * 3 + 1);
 	if (!s)
-		return lv__err(err, LV_ENOMEM, "out of memory");
+		return NULL;
 	size_t j = 0;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)path[i];
@@ -81,6 +30,35 @@ int lv__uri_key_prefix(const char *path, size_t n, const char *scheme, lv__optba
 		}
 	}
 	s[j] = 0;
-	*out = s;
+	return s;
+}
+
+int lv__uri_key_prefix(const char *decoded, const char *raw, lv__optbag *o, char **out, char **alt,
+		       lv_error *err)
+{
+	*out = NULL;
+	if (alt)
+		*alt = NULL;
+	const char *enc = o ? lv__opt_get(o, LV_OPT("object_key_encoding")) : NULL;
+	if (enc && strcmp(enc, "encoded") && strcmp(enc, "decoded"))
+		return lv__err(err, LV_EINVALID,
+			       "storage option object_key_encoding: 'encoded' (Lance 8) or 'decoded' "
+			       "(Lance 12, the default)");
+	bool lance8 = enc && !strcmp(enc, "encoded");
+	char *lance8_key = lv__uri_encode(raw, strlen(raw));
+	if (!lance8_key)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	if (lance8) {
+		*out = lance8_key;
+		return 0;
+	}
+	if (!(*out = lv__strdup(decoded))) {
+		free(lance8_key);
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	if (alt && !enc && strcmp(lance8_key, decoded))
+		*alt = lance8_key;
+	else
+		free(lance8_key);
 	return 0;
 }

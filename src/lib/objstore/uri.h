@@ -11,8 +11,8 @@
  *  - "decoded" (Lance 12 / LanceDB 0.39, the default): the path percent-decoded,
  *    so keys hold the raw characters ("my data", "é", and "%25" -> "%").
  * The storage option object_key_encoding=encoded|decoded chooses; without it a
- * dataset whose manifests are only under the Lance 8 keys is found there
- * (core/dataset.c tries both).
+ * dataset whose manifests are only under the Lance 8 keys is found there (the
+ * store lists the opener's probe directory under both: lv__obj_pick_prefix).
  */
 #ifndef LV_OBJSTORE_URI_H
 #define LV_OBJSTORE_URI_H
@@ -24,13 +24,16 @@
 #include "objstore/options.h"
 
 /*
- * The key prefix for path[0, n) of a URI (after "bucket/"), trailing '/' removed,
- * into *out (malloc'ed), in the mapping the storage option object_key_encoding
- * names (default "decoded").  LV_EINVALID for '?' or '#' (a URL query or
- * fragment, which Lance would cut off) naming `scheme`, or a bad option value;
- * LV_ENOMEM.
+ * The key prefix of a dataset address's path, into *out (malloc'ed): `decoded` (the
+ * path percent-decoded, storage/address.h) or, when the storage option
+ * object_key_encoding is "encoded", `raw` (the path as written) in Lance 8's mapping.
+ * alt (may be NULL) receives the other spelling (Lance 8's) when the option is not
+ * given and the two differ, else NULL: the store may find the dataset only there
+ * (lv__obj_pick_prefix).  LV_EINVALID for a bad option value; LV_ENOMEM.
  */
-int lv__uri_key_prefix(const char *path, size_t n, const char *scheme, lv__optbag *o, char **out,
+int lv__uri_key_prefix(const char *decoded, const char *raw, lv__optbag *o, char **out, char **alt,
 		       lv_error *err);
+/* path[0, n) in Lance 8's key mapping (malloc'ed; NULL on OOM). */
+char *lv__uri_encode(const char *path, size_t n);
 
 #endif

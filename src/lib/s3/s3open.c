@@ -1,6 +1,6 @@
 /*
- * Opening an s3:// store: the URI (bucket, and the key prefix as Lance derives
- * it: objstore/uri.h), LanceDB's storage options, the AWS_* environment and the shared
+ * Opening an s3:// store: the address (storage/address.h: the bucket, and the key
+ * prefix as Lance derives it: objstore/uri.h), LanceDB's storage options, the AWS_* environment and the shared
  * config files (region, endpoint_url), then the credential chain (aws/creds.h).
  * Every storage option is taken here or refused by name before any request is
  * made.  Nothing that may be a secret is echoed.
@@ -20,13 +20,13 @@
 #include "util/util.h"
 
 /* Bucket names: [a-z0-9.-] plus legacy A-Z and '_', 1..255 bytes. */
-static int check_bucket(const char *b, size_t n, lv_error *err)
+static int check_bucket(const char *b, size_t n, bool at, lv_error *err)
 {
 	if (n == 0 || n > 255)
 		return lv__err(err, LV_EINVALID, "open s3://: missing bucket name");
-	bool sep = memchr(b, '@', n) || memchr(b, ':', n);
-	for (size_t i = 0; i < n; i++) {
-		char c = b[i];
+	bool sep = at || memchr(b, ':', n);
+	for (size_t i = 0; i < n + at; i++) {
+		char c = i < n ? b[i] : '@';
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 		    c == '.' || c == '-' || c == '_')
 			continue;
@@ -166,26 +166,22 @@ static int configure(s3 *s, lv__optbag *o, const lv__aws_profile *prof, lv__aws_
 	return 0;
 }
 
-int lv__storage_s3_open(lv_storage **out, const char *rest, lv__optbag *o, lv_error *err)
+static int open_address(lv_storage **out, lv__address *a, lv_error *err)
 {
 	*out = NULL;
-	const char *slash = strchr(rest, '/');
-	size_t blen = slash ? (size_t)(slash - rest) : strlen(rest);
-	LV_TRY(check_bucket(rest, blen, err));
+	lv__optbag *o = &a->opts;
+	LV_TRY(check_bucket(a->container, strlen(a->container), a->host != NULL, err));
 	s3 *s = lv__calloc(1, sizeof *s);
 	if (!s)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	s->o.svc = &lv__s3_svc;
-	s->bucket = lv__strndup(rest, blen);
-	const char *p = slash ? slash + 1 : "";
-	size_t plen = strlen(p);
-	while (plen && p[plen - 1] == '/')
-		plen--;
+	s->bucket = lv__strdup(a->container);
 	lv__aws_profile prof;
 	memset(&prof, 0, sizeof prof);
 	lv__http_limits lim;
 	lv__aws_chain_cfg cc;
-	int rc = s->bucket ? lv__uri_key_prefix(p, plen, "s3://", o, &s->o.prefix, err)
+	char *alt = NULL;
+	int rc = s->bucket ? lv__uri_key_prefix(a->root, a->root_raw, o, &s->o.prefix, &alt, err)
 			   : lv__err(err, LV_ENOMEM, "out of memory");
 	if (rc == 0 && s->o.prefix[0] && (rc = lv__storage_check_path(s->o.prefix, false, "open s3://", err)) < 0)
 		lv__err_prefix(err, rc, "open s3://%s: the key prefix is not a valid object path", s->bucket);
@@ -207,10 +203,15 @@ int lv__storage_s3_open(lv_storage **out, const char *rest, lv__optbag *o, lv_er
 	}
 	lv__aws_profile_dispose(&prof);
 	if (rc == 0) {
+		lv__obj_pick_prefix(&s->o, alt, a->probe);
+		alt = NULL;
 		lv__obj_set_root(&s->o, "s3://", s->bucket);
 		rc = lv__storage_new_kind(out, &lv__s3_ops, s, s->o.root, LV__STORAGE_S3, err);
 	}
+	free(alt);
 	if (rc < 0)
 		lv__s3_close(s);
 	return rc;
 }
+
+const lv__backend lv__backend_s3 = { "s3", LV__ADDR_BUCKET, "s3://", open_address };

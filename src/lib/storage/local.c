@@ -457,8 +457,10 @@ static char *normalize_abs(const char *path)
 	return out;
 }
 
-/* Absolute form of `path`: realpath when it exists, else cwd-joined and normalised. */
-static int make_root(const char *path, char **out, lv_error *err)
+/* Absolute form of `path`: realpath when it exists, else cwd-joined and normalised.
+ * `shown` (the address as given) set: the root must be an existing directory, and a missing
+ * one or a file is named as such. */
+static int make_root(const char *path, const char *shown, char **out, lv_error *err)
 {
 	char ebuf[128];
 	char *real = realpath(path, NULL);
@@ -466,12 +468,17 @@ static int make_root(const char *path, char **out, lv_error *err)
 		struct stat sb;
 		if (stat(real, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
 			free(real);
+			if (shown)
+				return lv__err(err, LV_EINVALID, "%s: is not a directory; a Lance dataset "
+					       "is a directory)", shown);
 			return lv__err(err, LV_EINVALID, "open %s: not a directory", path);
 		}
 		*out = real;
 		return 0;
 	}
 	int e = errno;
+	if (e == ENOENT && shown)
+		return lv__err(err, LV_ENOTFOUND, "%s: does not exist", shown);
 	if (e != ENOENT)
 		return lv__err(err, e == ENOTDIR ? LV_EINVALID : LV_EIO, "open %s: %s", path,
 			       lv__local_errstr(e, ebuf, sizeof ebuf));
@@ -495,7 +502,7 @@ static int make_root(const char *path, char **out, lv_error *err)
 	return 0;
 }
 
-int lv__storage_local_open(lv_storage **out, const char *root, lv_error *err)
+static int local_open(lv_storage **out, const char *root, const char *shown, lv_error *err)
 {
 	*out = NULL;
 	if (!root || !root[0])
@@ -505,7 +512,7 @@ int lv__storage_local_open(lv_storage **out, const char *root, lv_error *err)
 	local *l = lv__calloc(1, sizeof *l);
 	if (!l)
 		return lv__err(err, LV_ENOMEM, "open %s: out of memory", root);
-	int rc = make_root(root, &l->root, err);
+	int rc = make_root(root, shown, &l->root, err);
 	if (rc < 0) {
 		free(l);
 		return rc;
@@ -521,3 +528,12 @@ int lv__storage_local_open(lv_storage **out, const char *root, lv_error *err)
 		local_close(l);
 	return rc;
 }
+
+static int open_address(lv_storage **out, lv__address *a, lv_error *err)
+{
+	LV_TRY(lv__opt_none(&a->opts, a->scheme[0] ? "a file:// URI" : "a local path", err));
+	return local_open(out, a->root, a->must_exist ? a->uri : NULL, err);
+}
+
+const lv__backend lv__backend_local = { "", LV__ADDR_PATH, "a local path", open_address };
+const lv__backend lv__backend_file = { "file", LV__ADDR_PATH, "file://", open_address };

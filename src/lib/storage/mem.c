@@ -266,7 +266,7 @@ static const lv_storage_ops mem_ops = {
 	.close = mem_close,
 };
 
-int lv__storage_mem_open(lv_storage **out, const char *describe, lv_error *err)
+static int mem_open(lv_storage **out, const char *describe, lv_error *err)
 {
 	*out = NULL;
 	mem *m = lv__calloc(1, sizeof *m);
@@ -287,8 +287,16 @@ int lv_storage_mem_new(lv_storage **out, lv_error *err)
 {
 	if (!out)
 		return lv__err(err, LV_EINVALID, "mem: NULL output");
-	return lv__storage_mem_open(out, "mem://", err);
+	return mem_open(out, "mem://", err);
 }
+
+static int open_address(lv_storage **out, lv__address *a, lv_error *err)
+{
+	LV_TRY(lv__opt_none(&a->opts, "a mem:// store", err));
+	return mem_open(out, a->uri, err);
+}
+
+const lv__backend lv__backend_mem = { "mem", LV__ADDR_NAME, "mem://", open_address };
 
 int lv_storage_mem_set_mtime(lv_storage *st, const char *path, int64_t mtime_ms, lv_error *err)
 {

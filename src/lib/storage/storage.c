@@ -6,7 +6,7 @@
  * paths that passed lv__storage_check_path() (path.c), already joined with the
  * sub-handle prefix, so none of them can be steered outside its root.  Once a handle
  * (or an ancestor of a sub-handle) is interrupted, no operation reaches a backend.  This
- * file knows no backend: URI dispatch is open.c's.
+ * file knows no backend: backends register in open.c (backends.h).
  */
 #include "storage/storage_int.h"
 #include "util/util.h"

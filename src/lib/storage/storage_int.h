@@ -3,7 +3,7 @@
  * (storage.c): handles with a kind tag, so a backend-specific call
  * (lv_storage_mem_set_mtime, lv_storage_fault_*) can check a handle before
  * casting its impl, and the shim link that lets properties and test hooks look
- * through a shim.  The front end knows no backend: URI dispatch is open.c's
+ * through a shim.  The front end knows no backend: opening an address is open.c's
  * (backends.h), path rules are path.h's.
  */
 #ifndef LV_STORAGE_INT_H

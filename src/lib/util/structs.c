@@ -7,7 +7,7 @@
  * STRUCTS, with every field in declaration order; offsets and sizes come from
  * offsetof/sizeof, never by hand (tests/unit/test_structs.c checks that the fields
  * tile each struct: no overlap, no gap beyond alignment padding).  lv_storage_options
- * is left out on purpose (storage.h's options are their own form).  A leaf: it
+ * is an opaque bag (no layout to describe).  A leaf: it
  * includes only public headers.
  */
 #include <stddef.h>
