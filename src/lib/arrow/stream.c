@@ -116,7 +116,8 @@ int lv__arrow_opts_check(const lv_arrow_options *opts, lv_error *err)
 int lv_arrow_options_init(lv_arrow_options *o, int version)
 {
 	static const lv_arrow_options defaults = LV_ARROW_OPTIONS_INIT;
-	return lv__struct_init("lv_arrow_options", o, sizeof *o, &defaults, version, LV_ARROW_OPTIONS_VERSION, LV_ARROW_OPTIONS_VERSION);
+	return lv__struct_init("lv_arrow_options", o, sizeof *o, &defaults, version,
+				       LV_ARROW_OPTIONS_VERSION, LV_ARROW_OPTIONS_VERSION);
 }
 
 int lv__arrow_stream_new(struct ArrowArrayStream *out, lv__asource *src,

@@ -397,7 +397,8 @@ static int salvage(lv_check *c, lv_dataset *ds, const lv_checkpoint_config *cfg,
 int lv_check_options_init(lv_check_options *o, int version)
 {
 	static const lv_check_options defaults = LV_CHECK_OPTIONS_INIT;
-	return lv__struct_init("lv_check_options", o, sizeof *o, &defaults, version, LV_CHECK_OPTIONS_VERSION, LV_CHECK_OPTIONS_VERSION);
+	return lv__struct_init("lv_check_options", o, sizeof *o, &defaults, version,
+				       LV_CHECK_OPTIONS_VERSION, LV_CHECK_OPTIONS_VERSION);
 }
 
 int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, lv_error *err)

@@ -171,7 +171,8 @@ static int open_address(opened *o, lv__address *a, const char *branch, lv_error 
 int lv_open_options_init(lv_open_options *o, int version)
 {
 	static const lv_open_options defaults = LV_OPEN_OPTIONS_INIT;
-	return lv__struct_init("lv_open_options", o, sizeof *o, &defaults, version, LV_OPEN_OPTIONS_VERSION, LV_OPEN_OPTIONS_VERSION);
+	return lv__struct_init("lv_open_options", o, sizeof *o, &defaults, version,
+				       LV_OPEN_OPTIONS_VERSION, LV_OPEN_OPTIONS_VERSION);
 }
 
 static int check_opts(const lv_open_options *opts, lv_error *err)
@@ -256,7 +257,8 @@ int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err)
 
 int lv_history_report_init(lv_history_report *r, int version)
 {
-	return lv__struct_init("lv_history_report", r, sizeof *r, NULL, version, LV_HISTORY_REPORT_VERSION, LV_HISTORY_REPORT_VERSION);
+	return lv__struct_init("lv_history_report", r, sizeof *r, NULL, version,
+				       LV_HISTORY_REPORT_VERSION, LV_HISTORY_REPORT_VERSION);
 }
 
 int lv__report_check(const lv_history_report *r, lv_error *err)

@@ -655,7 +655,8 @@ static int collect_gap(uint64_t first, uint64_t last, void *payload)
 int lv_history_options_init(lv_history_options *o, int version)
 {
 	static const lv_history_options defaults = LV_HISTORY_OPTIONS_INIT;
-	return lv__struct_init("lv_history_options", o, sizeof *o, &defaults, version, LV_HISTORY_OPTIONS_VERSION, LV_HISTORY_OPTIONS_VERSION);
+	return lv__struct_init("lv_history_options", o, sizeof *o, &defaults, version,
+				       LV_HISTORY_OPTIONS_VERSION, LV_HISTORY_OPTIONS_VERSION);
 }
 
 int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)

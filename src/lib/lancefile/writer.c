@@ -589,7 +589,8 @@ static int check_input(const lv_column *cols, size_t ncols, size_t nrows, const 
 int lv_lancefile_write_options_init(lv_lancefile_write_options *o, int version)
 {
 	static const lv_lancefile_write_options defaults = LV_LANCEFILE_WRITE_OPTIONS_INIT;
-	return lv__struct_init("lv_lancefile_write_options", o, sizeof *o, &defaults, version, LV_LANCEFILE_WRITE_OPTIONS_VERSION, LV_LANCEFILE_WRITE_OPTIONS_VERSION);
+	return lv__struct_init("lv_lancefile_write_options", o, sizeof *o, &defaults, version,
+				       LV_LANCEFILE_WRITE_OPTIONS_VERSION, LV_LANCEFILE_WRITE_OPTIONS_VERSION);
 }
 
 int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t nrows,

@@ -53,7 +53,8 @@ static void count(lv_storage *st, uint64_t requests, uint64_t rd, uint64_t wr)
 
 int lv_storage_stats_init(lv_storage_stats *s, int version)
 {
-	return lv__struct_init("lv_storage_stats", s, sizeof *s, NULL, version, LV_STORAGE_STATS_VERSION, LV_STORAGE_STATS_VERSION);
+	return lv__struct_init("lv_storage_stats", s, sizeof *s, NULL, version,
+				       LV_STORAGE_STATS_VERSION, LV_STORAGE_STATS_VERSION);
 }
 
 int lv_storage_get_stats(const lv_storage *st, lv_storage_stats *out)
@@ -85,7 +86,8 @@ void lv_storage_reset_stats(lv_storage *st)
 
 int lv_storage_ops_init(lv_storage_ops *ops, int version)
 {
-	return lv__struct_init("lv_storage_ops", ops, sizeof *ops, NULL, version, LV_STORAGE_OPS_VERSION, LV_STORAGE_OPS_VERSION);
+	return lv__struct_init("lv_storage_ops", ops, sizeof *ops, NULL, version,
+				       LV_STORAGE_OPS_VERSION, LV_STORAGE_OPS_VERSION);
 }
 
 int lv__storage_new_kind(lv_storage **out, const lv_storage_ops *ops, void *impl,

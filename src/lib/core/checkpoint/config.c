@@ -48,7 +48,8 @@ static int check_version(int version, lv_error *err)
 int lv_checkpoint_config_init(lv_checkpoint_config *c, int version)
 {
 	static const lv_checkpoint_config defaults = LV_CHECKPOINT_CONFIG_INIT;
-	return lv__struct_init("lv_checkpoint_config", c, sizeof *c, &defaults, version, LV_CHECKPOINT_CONFIG_VERSION, LV_CHECKPOINT_CONFIG_VERSION);
+	return lv__struct_init("lv_checkpoint_config", c, sizeof *c, &defaults, version,
+				       LV_CHECKPOINT_CONFIG_VERSION, LV_CHECKPOINT_CONFIG_VERSION);
 }
 
 /* Resolves config from `in` and the config map of `latest` (may be NULL). */

@@ -398,7 +398,8 @@ static void writer_reset(writer *w)
 
 int lv_checkpoint_result_init(lv_checkpoint_result *r, int version)
 {
-	return lv__struct_init("lv_checkpoint_result", r, sizeof *r, NULL, version, LV_CHECKPOINT_RESULT_VERSION, LV_CHECKPOINT_RESULT_VERSION);
+	return lv__struct_init("lv_checkpoint_result", r, sizeof *r, NULL, version,
+				       LV_CHECKPOINT_RESULT_VERSION, LV_CHECKPOINT_RESULT_VERSION);
 }
 
 /* The caller's result (may be NULL) and the report it points to: versions this library writes. */

@@ -41,18 +41,21 @@ static int check_policy(const lv_cleanup_policy *pol, lv_error *err)
 int lv_cleanup_policy_init(lv_cleanup_policy *p, int version)
 {
 	static const lv_cleanup_policy defaults = LV_CLEANUP_POLICY_INIT;
-	return lv__struct_init("lv_cleanup_policy", p, sizeof *p, &defaults, version, LV_CLEANUP_POLICY_VERSION, LV_CLEANUP_POLICY_VERSION);
+	return lv__struct_init("lv_cleanup_policy", p, sizeof *p, &defaults, version,
+				       LV_CLEANUP_POLICY_VERSION, LV_CLEANUP_POLICY_VERSION);
 }
 
 int lv_expire_policy_init(lv_expire_policy *p, int version)
 {
 	static const lv_expire_policy defaults = LV_EXPIRE_POLICY_INIT;
-	return lv__struct_init("lv_expire_policy", p, sizeof *p, &defaults, version, LV_EXPIRE_POLICY_VERSION, LV_EXPIRE_POLICY_VERSION);
+	return lv__struct_init("lv_expire_policy", p, sizeof *p, &defaults, version,
+				       LV_EXPIRE_POLICY_VERSION, LV_EXPIRE_POLICY_VERSION);
 }
 
 int lv_cleanup_stats_init(lv_cleanup_stats *s, int version)
 {
-	return lv__struct_init("lv_cleanup_stats", s, sizeof *s, NULL, version, LV_CLEANUP_STATS_VERSION, LV_CLEANUP_STATS_VERSION);
+	return lv__struct_init("lv_cleanup_stats", s, sizeof *s, NULL, version,
+				       LV_CLEANUP_STATS_VERSION, LV_CLEANUP_STATS_VERSION);
 }
 
 int lv__stats_check(const lv_cleanup_stats *s, lv_error *err)
