@@ -35,8 +35,8 @@ def c_call(path):
     ds = ctypes.c_void_p()
     out = ctypes.c_void_p()
     err = _lib.LvError()
-    opts = _lib.OpenOptions(_lib.OPEN_OPTIONS_VERSION, 0, None, None)  # no storage options
-    assert lib.lv_dataset_open(ctypes.byref(ds), path.encode(), ctypes.byref(opts), ctypes.byref(err)) == 0
+    # no options: the defaults (works with the packages and libraries before and after issue 26)
+    assert lib.lv_dataset_open(ctypes.byref(ds), path.encode(), None, ctypes.byref(err)) == 0
     assert lib.lv_history(ctypes.byref(out), ds, None, ctypes.byref(err)) == 0, err.message
     n = lib.lv_version_list_count(out)
     lib.lv_version_list_free(out)

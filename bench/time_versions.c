@@ -176,7 +176,7 @@ static double cold_query(const char *path, int64_t at, lv_history_report *rep, u
 static int run_asof_at(const char *path, int repeat, int64_t at)
 {
 	double *t = calloc((size_t)repeat, sizeof *t), mn = 1e18;
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	uint64_t version = 0;
 	for (int r = -1; r < repeat; r++) {
 		double d = cold_query(path, at, &rep, &version, NULL);
@@ -224,7 +224,7 @@ int main(int argc, char **argv)
 	lv_error err = { 0 };
 	double *fresh = calloc((size_t)repeat, sizeof *fresh);
 	double *warm = calloc((size_t)repeat, sizeof *warm);
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	memset(&rep, 0, sizeof rep);
 	size_t count = 0;
 	for (int r = -1; r < repeat; r++) {

@@ -109,7 +109,7 @@ static const struct baseline *baseline(unsigned removed)
 	lv_storage *st = make_store(removed);
 	lv_dataset *ds = open_ds(st);
 	lv_error err = { 0 };
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	b->rc = lv_versions(&b->list, ds, &rep, &err);
 	CHECK(b->rc < 0 || rep.rung == LV_RUNG_MANIFESTS);
 	lv_dataset_free(ds);
@@ -251,7 +251,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	lv_dataset *ds = open_ds(st);
 
 	lv_version_list *vers = NULL, *hist = NULL;
-	lv_history_report vrep, hrep;
+	lv_history_report vrep = LV_HISTORY_REPORT_INIT, hrep = LV_HISTORY_REPORT_INIT;
 	int vrc = lv_versions(&vers, ds, &vrep, &err);
 	int hrc = lv_history(&hist, ds, &hrep, &err);
 	if (b->rc < 0) {
@@ -271,17 +271,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(vrep.rung == hrep.rung && vrep.checkpoint_version == hrep.checkpoint_version);
 		check_lists(vers, &vrep, hist, &hrep, b, removed);
 		lv_timeline *tl = NULL;
-		lv_history_report trep;
+		lv_history_report trep = LV_HISTORY_REPORT_INIT;
 		CHECK(lv_timeline_load(&tl, ds, &trep, &err) == 0);
 		CHECK(trep.rung == hrep.rung);
 		check_timeline(tl, hist);
 		lv_timeline_free(tl);
 	}
 	if ((ctl & 0x80) && hrc == 0 && lv_version_list_count(hist) <= 10000) {
-		lv_checkpoint_result res;
+		lv_checkpoint_result res = LV_CHECKPOINT_RESULT_INIT;
 		if (lv_checkpoint_write(ds, NULL, NULL, 0, &res, &err) == 0) {
 			lv_version_list *after = NULL;
-			lv_history_report arep;
+			lv_history_report arep = LV_HISTORY_REPORT_INIT;
 			CHECK(lv_history(&after, ds, &arep, &err) == 0);
 			if (getenv("CHECKPOINT_FUZZ_VERBOSE"))
 				fprintf(stderr, "after write (%s, already_present %d): rung %d; %s\n",

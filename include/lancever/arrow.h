@@ -84,14 +84,18 @@ struct ArrowArrayStream {
 
 /** Options of every export below.  NULL = all defaults. */
 typedef struct lv_arrow_options {
-	int version;        /**< LV_ARROW_OPTIONS_VERSION */
+	int version;        /**< LV_ARROW_OPTIONS_VERSION (set by lv_arrow_options_init) */
 	size_t batch_rows;  /**< rows per record batch, at most; 0 = LV_ARROW_DEFAULT_BATCH_ROWS */
 	size_t batch_bytes; /**< string bytes per record batch, at most (a single larger row still
 			         gets a batch of its own); 0 = LV_ARROW_DEFAULT_BATCH_BYTES */
 } lv_arrow_options;
 
 #define LV_ARROW_OPTIONS_VERSION 1
-#define LV_ARROW_OPTIONS_INIT { LV_ARROW_OPTIONS_VERSION, 0, 0 }
+#define LV_ARROW_OPTIONS_INIT { .version = LV_ARROW_OPTIONS_VERSION }
+
+/** Sets o->version to `version` (pass LV_ARROW_OPTIONS_VERSION) and every field to 0 (the
+ *  defaults).  Errors: LV_EINVALID (NULL o, an unknown version: then nothing is written). */
+LV_EXTERN int lv_arrow_options_init(lv_arrow_options *o, int version);
 #define LV_ARROW_DEFAULT_BATCH_ROWS 65536
 #define LV_ARROW_DEFAULT_BATCH_BYTES ((size_t)64 << 20)
 
@@ -176,8 +180,7 @@ typedef struct lv_cleanup_file {
  * "lancever:versions_archived", "lancever:checkpoint" (path or ""),
  * "lancever:files_removed", "lancever:bytes_removed".  The stream copies `files`.
  * Errors: LV_EINVALID (NULL out, NULL files with nfiles > 0, a file without a path,
- * bad opts), LV_ENOMEM.  Reads `stats` only up to checkpoint_path (a caller's struct may
- * predate failed_deletes).
+ * bad opts, stats of an unknown version), LV_ENOMEM.  Reads the fields of stats' version.
  */
 LV_EXTERN int lv_cleanup_files_arrow_stream(struct ArrowArrayStream *out,
 					    const lv_cleanup_file *files, size_t nfiles,

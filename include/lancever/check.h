@@ -40,13 +40,20 @@ typedef struct lv_check lv_check;
 
 /** Options for lv_check_run(). */
 typedef struct lv_check_options {
-	int version;   /**< LV_CHECK_OPTIONS_VERSION */
+	int version;   /**< LV_CHECK_OPTIONS_VERSION (set by lv_check_options_init) */
 	bool salvage;  /**< write the salvageable rows into a new checkpoint */
-	lv_checkpoint_config checkpoint; /**< for that checkpoint */
+	const lv_checkpoint_config *checkpoint; /**< for that checkpoint; NULL = the dataset
+						     config, else defaults */
 } lv_check_options;
 
-#define LV_CHECK_OPTIONS_VERSION 1
-#define LV_CHECK_OPTIONS_INIT { LV_CHECK_OPTIONS_VERSION, false, LV_CHECKPOINT_CONFIG_INIT }
+/* Version 2: `checkpoint` became a pointer (version 1, from before 1.0, is refused). */
+#define LV_CHECK_OPTIONS_VERSION 2
+#define LV_CHECK_OPTIONS_INIT { .version = LV_CHECK_OPTIONS_VERSION }
+
+/** Sets o->version to `version` (pass LV_CHECK_OPTIONS_VERSION) and every field to its
+ *  default (no salvage, checkpoint NULL).  Errors: LV_EINVALID (NULL o, an unknown version:
+ *  then nothing is written). */
+LV_EXTERN int lv_check_options_init(lv_check_options *o, int version);
 
 /**
  * Reads every checkpoint (and every file kept aside), every archive segment
@@ -59,7 +66,7 @@ typedef struct lv_check_options {
  * whether or not problems were found (lv_check_problems() says), or an
  * error if the check itself could not run.  `opts` may be NULL.  *out is the
  * caller's: lv_check_free(); NULL on error.  A file that is rejected is an item, not
- * an error.  Errors: LV_EINVALID (NULL out or ds), LV_ENOTFOUND (not a Lance dataset),
+ * an error.  Errors: LV_EINVALID (NULL out or ds, opts of an unknown version), LV_ENOTFOUND (not a Lance dataset),
  * LV_ENOMEM, storage errors of the listings, those of lv_history() (the gaps are
  * found from it) and, with opts->salvage, those of lv_checkpoint_write().
  */

@@ -40,7 +40,16 @@ typedef struct lv_checkpoint_config {
 } lv_checkpoint_config;
 
 #define LV_CHECKPOINT_CONFIG_VERSION 2
-#define LV_CHECKPOINT_CONFIG_INIT { LV_CHECKPOINT_CONFIG_VERSION, -1, -1, -1, -1, -1 }
+#define LV_CHECKPOINT_CONFIG_INIT                                                            \
+	{ .version = LV_CHECKPOINT_CONFIG_VERSION, .enabled = -1, .max_entries = -1,            \
+	  .max_checkpoint_files = -1, .archive = -1, .archive_segment_rows = -1 }
+
+/**
+ * Sets c->version to `version` (pass LV_CHECKPOINT_CONFIG_VERSION) and every field to -1
+ * (dataset config, else default), as LV_CHECKPOINT_CONFIG_INIT.  Errors: LV_EINVALID (NULL
+ * c, a version this library does not know: then nothing is written).
+ */
+LV_EXTERN int lv_checkpoint_config_init(lv_checkpoint_config *c, int version);
 
 /** Dataset config keys (Manifest.config) read by lancever. */
 #define LV_CONFIG_ENABLED "lance.version_checkpoint.enabled"
@@ -51,19 +60,22 @@ typedef struct lv_checkpoint_config {
 
 /**
  * Resolves the effective configuration: explicit fields of `in` win, then the
- * latest manifest's config keys, then defaults.  Invalid dataset values (0,
+ * latest manifest's config keys, then defaults.  `out` is the caller's, initialised
+ * (lv_checkpoint_config_init); all its fields are written, its version kept.  Invalid dataset values (0,
  * negative, not a number, not true/false) are LV_EINVALID naming the key.  `in` may be
  * NULL.  Reads the listing and the latest manifest (one that vanished meanwhile counts
  * as absent).  Errors: LV_EINVALID (NULL out or ds, a bad explicit field or dataset
  * value), LV_ECORRUPT / LV_EUNSUPPORTED / LV_ELIMIT (the latest manifest), LV_ENOMEM,
- * storage errors.  A directory with no manifests is not an error (defaults apply).
+ * storage errors; LV_EINVALID also for an `in` or `out` of an unknown version.  A
+ * directory with no manifests is not an error (defaults apply).
  */
 LV_EXTERN int lv_checkpoint_config_resolve(lv_checkpoint_config *out, lv_dataset *ds,
 					   const lv_checkpoint_config *in,
 					   lv_error *err) LV_WARN_UNUSED;
 
-/** What lv_checkpoint did. */
+/** What lv_checkpoint did: the caller's struct, initialised with lv_checkpoint_result_init. */
 typedef struct lv_checkpoint_result {
+	int version;               /**< LV_CHECKPOINT_RESULT_VERSION (set by its init) */
 	bool written;              /**< false when disabled */
 	bool already_present;      /**< an identical file was already there (idempotent success) */
 	uint64_t latest_version;   /**< newest version covered */
@@ -72,7 +84,8 @@ typedef struct lv_checkpoint_result {
 	uint64_t file_size;
 	uint64_t files_pruned;     /**< old checkpoint files deleted */
 	char path[64];             /**< "_checkpoints/<name>.lance" */
-	lv_history_report report;  /**< how the previous checkpoint was loaded */
+	lv_history_report *report; /**< NULL, or the caller's initialised report, written with how
+				        the previous checkpoint was loaded (set it before the call) */
 	uint64_t files_quarantined;   /**< damaged checkpoints moved aside (never deleted) */
 	uint64_t unrecorded_versions; /**< versions in the range written that no row records */
 	uint64_t segments_written;    /**< archive segments this write created */
@@ -80,6 +93,15 @@ typedef struct lv_checkpoint_result {
 	uint64_t archived_through;    /**< versions <= this are in the archive (0: none, or archive off) */
 	uint64_t recorded_versions;   /**< versions the head and the archive's index record */
 } lv_checkpoint_result;
+
+/* Version 1 (a struct without a version, whose report was held by value, is refused). */
+#define LV_CHECKPOINT_RESULT_VERSION 1
+#define LV_CHECKPOINT_RESULT_INIT { .version = LV_CHECKPOINT_RESULT_VERSION }
+
+/** Zeroes r (report NULL) and sets r->version to `version` (pass
+ *  LV_CHECKPOINT_RESULT_VERSION).  Errors: LV_EINVALID (NULL r, an unknown version: then
+ *  nothing is written). */
+LV_EXTERN int lv_checkpoint_result_init(lv_checkpoint_result *r, int version);
 
 /**
  * Writes a checkpoint of the current history (the proposal's archive_versions).
@@ -93,10 +115,11 @@ typedef struct lv_checkpoint_result {
  * checkpoint are merged into the new file; one that cannot be read at all is
  * left in place, nothing is pruned while it exists, and its name is never
  * written over (LV_EIO naming it).  Versions the new file has no row for are
- * warnings on the dataset (LV_WARN_HISTORY_GAP).  `result` (may be NULL) is written
- * only on success.
+ * warnings on the dataset (LV_WARN_HISTORY_GAP).  `result` (may be NULL; initialised with
+ * lv_checkpoint_result_init, and so is the report it points to) is written only on
+ * success, its version and report pointer kept.
  * Errors: the reading errors; LV_EINVALID (NULL ds, a bad configuration as
- * lv_checkpoint_config_resolve()); LV_EIO (above); LV_ECONFLICT (manifests kept
+ * lv_checkpoint_config_resolve(), a result or report of an unknown version); LV_EIO (above); LV_ECONFLICT (manifests kept
  * vanishing while read, the checkpoint lock held by another writer too long, or a
  * concurrent writer's file with other content under the same name); LV_ELIMIT
  * (version numbers exhausted).
@@ -125,7 +148,11 @@ typedef struct lv_history_options {
 } lv_history_options;
 
 #define LV_HISTORY_OPTIONS_VERSION 1
-#define LV_HISTORY_OPTIONS_INIT { LV_HISTORY_OPTIONS_VERSION, 0, 0, false, 0 }
+#define LV_HISTORY_OPTIONS_INIT { .version = LV_HISTORY_OPTIONS_VERSION }
+
+/** Sets o->version to `version` (pass LV_HISTORY_OPTIONS_VERSION) and every field to 0 (the
+ *  whole history).  Errors: LV_EINVALID (NULL o, an unknown version: nothing written). */
+LV_EXTERN int lv_history_options_init(lv_history_options *o, int version);
 
 /** One version of a history stream (borrowed: valid during the call).  Non-zero stops. */
 typedef int (*lv_history_row_fn)(const lv_version_info *v, void *payload);
@@ -145,7 +172,8 @@ typedef int (*lv_history_gap_fn)(uint64_t first, uint64_t last, void *payload);
  * warning.  Returns 0, or the non-zero value a callback returned to stop the
  * stream (a negative one is returned as is, `err` untouched), or a negative error.
  * `opts` and `report` may be NULL; `report` is written unless an error occurred.
- * Errors: LV_EINVALID (NULL ds or on_row), the reading errors.
+ * Errors: LV_EINVALID (NULL ds or on_row, opts or report of an unknown version), the
+ * reading errors.
  */
 LV_EXTERN int lv_history_each(lv_dataset *ds, const lv_history_options *opts,
 			      lv_history_row_fn on_row, lv_history_gap_fn on_gap, void *payload,

@@ -88,7 +88,7 @@ typedef void (*lv_cleanup_plan_cb)(uint64_t read_version, uint64_t versions_tota
 				   uint64_t versions_selected, void *payload);
 
 typedef struct lv_cleanup_policy {
-	int version;                  /**< LV_CLEANUP_POLICY_VERSION */
+	int version;                  /**< LV_CLEANUP_POLICY_VERSION (set by lv_cleanup_policy_init) */
 	int64_t older_than_ms;        /**< remove versions committed before now - this; -1 = unset */
 	int64_t retain_versions;      /**< keep the newest N versions; -1 = unset */
 	uint64_t before_version;      /**< remove only versions < this; 0 = unset */
@@ -96,13 +96,13 @@ typedef struct lv_cleanup_policy {
 	bool error_if_tagged_old_versions; /**< fail (LV_ETAGGED) if the policy selects a tagged version */
 	bool dry_run;                 /**< report what would be removed; change nothing */
 	int64_t now_ms;               /**< the clock; 0 = wall clock (tests inject their own) */
-	lv_checkpoint_config checkpoint;
+	const lv_checkpoint_config *checkpoint; /**< of the checkpoint written first; NULL = the
+					   dataset config, else defaults.  Borrowed for the call */
 	lv_cleanup_file_cb on_file;
 	lv_cleanup_progress_cb on_progress;
 	void *payload;
 	double delete_rate_limit;     /**< deletes per second (each file counts one, as in Lance's
 					   delete_rate_limit, even when a request deletes many); 0 = none */
-	/* ---- version 3 ---- */
 	const uint64_t *versions;     /**< Lance's exact version list: only these versions are
 					   candidates (every other condition set must hold too);
 					   NULL = unset.  The latest version, tagged versions and
@@ -115,7 +115,6 @@ typedef struct lv_cleanup_policy {
 					   after on_file, for the same files); NULL = none */
 	lv_cleanup_branch_cb on_referenced_branch; /**< see lv_cleanup_branch_cb; NULL = none */
 	lv_cleanup_plan_cb on_plan;   /**< see lv_cleanup_plan_cb; NULL = none */
-	/* ---- version 4 ---- */
 	bool clean_referenced_branches; /**< Lance's cascade: before this lineage's files are
 					   judged, each referenced branch (see lv_cleanup_branch_cb)
 					   is cleaned with the policy its own latest manifest's
@@ -134,20 +133,29 @@ typedef struct lv_cleanup_policy {
 					   branches are not cleaned */
 } lv_cleanup_policy;
 
-/* Version 5 adds no field: it says the caller's lv_cleanup_stats has failed_deletes. */
-#define LV_CLEANUP_POLICY_VERSION 5
+/* Version 6: `checkpoint` became a pointer (versions 1 to 5, from before 1.0, are refused). */
+#define LV_CLEANUP_POLICY_VERSION 6
 /* With no condition set, older_than defaults to 7 days (LanceDB optimize()'s default); a
- * version list is a condition. */
+ * version list is a condition.  Every other field is 0 / NULL / false. */
 #define LV_CLEANUP_POLICY_INIT                                                              \
-	{ LV_CLEANUP_POLICY_VERSION, -1, -1, 0, false, true, false, 0,                      \
-	  LV_CHECKPOINT_CONFIG_INIT, NULL, NULL, NULL, 0, NULL, 0, NULL, NULL, NULL, false }
+	{ .version = LV_CLEANUP_POLICY_VERSION, .older_than_ms = -1, .retain_versions = -1,    \
+	  .error_if_tagged_old_versions = true }
+
+/**
+ * Sets p->version to `version` (pass LV_CLEANUP_POLICY_VERSION) and every field to its
+ * default, as LV_CLEANUP_POLICY_INIT.  Errors: LV_EINVALID (NULL p, a version this library
+ * does not know: then nothing is written).
+ */
+LV_EXTERN int lv_cleanup_policy_init(lv_cleanup_policy *p, int version);
 
 #define LV_CLEANUP_DEFAULT_OLDER_THAN_MS (7LL * 24 * 3600 * 1000)
 #define LV_CLEANUP_UNVERIFIED_MS (7LL * 24 * 3600 * 1000)
 /* Margin for coarse file-system mtimes when comparing unreferenced files with commit times. */
 #define LV_CLEANUP_MTIME_SLACK_MS 2000
 
+/** What a cleanup or expiry did: the caller's struct, initialised with lv_cleanup_stats_init. */
 typedef struct lv_cleanup_stats {
+	int version;                 /**< LV_CLEANUP_STATS_VERSION (set by its init) */
 	uint64_t versions_total;     /**< manifests listed */
 	uint64_t versions_removed;   /**< old manifests this call deleted (a dry run: would delete) */
 	uint64_t versions_archived;  /**< versions the history records once the checkpoint written
@@ -156,12 +164,18 @@ typedef struct lv_cleanup_stats {
 	uint64_t bytes_removed[LV_KIND_COUNT];
 	bool checkpoint_written;
 	char checkpoint_path[64];
-	/* ---- written only for a caller whose policy is lv_cleanup_policy version 5 or
-	 * lv_expire_policy version 2 (or newer): an older caller's struct ends above ---- */
 	uint64_t failed_deletes;     /**< files the store refused to delete (each still there, found
 					  again by the next run; Lance 14's failed_deletes): the run
 					  goes on and does not fail for them */
 } lv_cleanup_stats;
+
+/* Version 1 (a struct without a version, from before 1.0, is refused). */
+#define LV_CLEANUP_STATS_VERSION 1
+#define LV_CLEANUP_STATS_INIT { .version = LV_CLEANUP_STATS_VERSION }
+
+/** Zeroes s and sets s->version to `version` (pass LV_CLEANUP_STATS_VERSION).
+ *  Errors: LV_EINVALID (NULL s, an unknown version: then nothing is written). */
+LV_EXTERN int lv_cleanup_stats_init(lv_cleanup_stats *s, int version);
 
 /**
  * Runs a cleanup.  Any unreadable manifest aborts it before anything is
@@ -170,10 +184,11 @@ typedef struct lv_cleanup_stats {
  * explain) is refused with LV_EUNSUPPORTED, before anything changes, when a
  * manifest it reads (the dataset's, its branches', commits newer than the
  * plan) carries writer feature flags lancever does not know, naming the bits
- * (Lance's ensure_can_write_manifest refuses them in cleanup).  Policies of versions 1 to 3 (older
- * headers) are read as such.  `stats` (may be NULL) is the caller's struct, filled
- * also on error with what was done; the callbacks' arguments are borrowed for the call.
- * Errors: LV_EINVALID (a NULL argument, an invalid policy, an empty version list, a
+ * (Lance's ensure_can_write_manifest refuses them in cleanup).  `stats` (may be NULL) is
+ * the caller's initialised struct, filled (the fields of its version) also on error with
+ * what was done; the callbacks' arguments are borrowed for the call.
+ * Errors: LV_EINVALID (a NULL argument, an invalid policy, a policy or stats of a version
+ * this library does not know (nothing is done), an empty version list, a
  * cascaded branch's lance.auto_cleanup.* value that does not parse); errors of a cascaded
  * branch's cleanup (its name in the message);
  * LV_ETAGGED; LV_EUNSUPPORTED (unknown writer flags); LV_ECORRUPT (a
@@ -204,7 +219,7 @@ LV_EXTERN int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *policy, lv_cle
  * days, or at once with delete_unverified when no writer is committing).
  */
 typedef struct lv_expire_policy {
-	int version;                  /**< LV_EXPIRE_POLICY_VERSION */
+	int version;                  /**< LV_EXPIRE_POLICY_VERSION (set by lv_expire_policy_init) */
 	int64_t older_than_ms;        /**< expire versions committed before now - this; -1 = unset */
 	int64_t retain_versions;      /**< keep the newest N versions; -1 = unset */
 	uint64_t before_version;      /**< expire only versions < this; 0 = unset */
@@ -213,17 +228,24 @@ typedef struct lv_expire_policy {
 	bool dry_run;                 /**< report what would be expired; change nothing (no checkpoint) */
 	double delete_rate_limit;     /**< deletes per second; 0 = none */
 	int64_t now_ms;               /**< the clock; 0 = wall clock */
-	lv_checkpoint_config checkpoint;
+	const lv_checkpoint_config *checkpoint; /**< NULL = the dataset config, else defaults */
 	lv_cleanup_file_cb on_file;   /**< each manifest removed (kind LV_KIND_MANIFEST) */
 	lv_cleanup_progress_cb on_progress;
 	void *payload;
 } lv_expire_policy;
 
-/* Version 2 adds no field: it says the caller's lv_cleanup_stats has failed_deletes. */
-#define LV_EXPIRE_POLICY_VERSION 2
+/* Version 3: `checkpoint` became a pointer (versions 1 and 2, from before 1.0, are refused). */
+#define LV_EXPIRE_POLICY_VERSION 3
 #define LV_EXPIRE_POLICY_INIT                                                               \
-	{ LV_EXPIRE_POLICY_VERSION, -1, -1, 0, -1, true, false, 0, 0, LV_CHECKPOINT_CONFIG_INIT,   \
-	  NULL, NULL, NULL }
+	{ .version = LV_EXPIRE_POLICY_VERSION, .older_than_ms = -1, .retain_versions = -1,     \
+	  .keep_one_per_ms = -1, .error_if_tagged_old_versions = true }
+
+/**
+ * Sets p->version to `version` (pass LV_EXPIRE_POLICY_VERSION) and every field to its
+ * default, as LV_EXPIRE_POLICY_INIT.  Errors: LV_EINVALID (NULL p, an unknown version:
+ * then nothing is written).
+ */
+LV_EXTERN int lv_expire_policy_init(lv_expire_policy *p, int version);
 
 /**
  * Runs a manifest-only expiry.  `stats` (may be NULL) counts manifests
@@ -231,7 +253,8 @@ typedef struct lv_expire_policy {
  * versions the history records.  Any failure before the first delete leaves
  * the dataset unchanged (a checkpoint may have been written: history only).
  * `stats` is the caller's struct; callbacks' arguments are borrowed for the call.
- * Errors: LV_EINVALID (a NULL argument or an invalid policy), LV_ETAGGED (as
+ * Errors: LV_EINVALID (a NULL argument, an invalid policy, a policy or stats of an unknown
+ * version), LV_ETAGGED (as
  * lv_cleanup()), the reading errors of lv_history(), the errors of
  * lv_checkpoint_write(), and storage errors of the deletes.
  */

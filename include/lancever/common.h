@@ -28,6 +28,8 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+#include "lancever/version.h" /* LV_VERSION_MAJOR/MINOR/PATCH: generated from CMake's project() */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -118,8 +120,66 @@ typedef void (*lv_log_fn)(int level, const char *message, void *ctx);
  */
 LV_EXTERN void lv_set_log_handler(lv_log_fn fn, void *ctx);
 
-/** Library version string, e.g. "0.1.0" (static).  Errors: none. */
+/** The library's version at run time, "MAJOR.MINOR.PATCH" (e.g. "0.1.0"; static), which
+ *  may differ from the LV_VERSION_* of the header a caller was built with.  Errors: none. */
+LV_EXTERN const char *lv_version(void);
+/** The same as lv_version() (static), under its 0.1 name.  Errors: none. */
 LV_EXTERN const char *lv_version_string(void);
+/** The run-time version as one number, LV_VERSION_NUMBER's form (MAJOR * 10000 + MINOR * 100
+ *  + PATCH).  Errors: none. */
+LV_EXTERN int lv_version_number(void);
+
+/*
+ * The struct rule (CONTRIBUTING.md, "The struct rule").  Every public options, policy,
+ * config or caller-allocated result struct starts with `int version` and has an
+ * `int lv_X_init(lv_X *x, int version)` (libgit2's form): the caller passes the version
+ * of the header it was built with (LV_X_VERSION); the function sets that version and
+ * every default, and writes no byte beyond that version's layout.  Every entry point
+ * accepts the versions it knows and returns LV_EINVALID for 0 (not initialised), for a
+ * layout from before 1.0 and for a version newer than the library; it writes into a
+ * result struct only the fields its version has.  Fields are only appended; no struct
+ * holds another public struct by value (a pointer, NULL = defaults).  The *_INIT
+ * macros are the C shorthand of the init functions and agree with them.  Structs the
+ * library hands out (lv_version_info, lv_tag, ...) have no version: their fields are
+ * only appended.  lv_error, lv_buf and the elements of arrays a caller passes in
+ * (lv_column, lv_kv, lv_cleanup_file) never change: a change is a new function.
+ *
+ * For callers that cannot read C headers (FFI: the Python package), the library
+ * describes its own structs: their size, current version and every field's name, type
+ * and offset, so no layout needs to be copied.
+ */
+
+/** Types of struct fields, as lv_struct_field() reports them. */
+enum lv_field_type {
+	LV_FIELD_INT = 1,    /**< int */
+	LV_FIELD_BOOL = 2,   /**< bool */
+	LV_FIELD_I64 = 3,    /**< int64_t */
+	LV_FIELD_U64 = 4,    /**< uint64_t */
+	LV_FIELD_SIZE = 5,   /**< size_t */
+	LV_FIELD_DOUBLE = 6, /**< double */
+	LV_FIELD_STR = 7,    /**< const char * (NUL-terminated UTF-8 or NULL) */
+	LV_FIELD_PTR = 8,    /**< any other data or function pointer */
+	LV_FIELD_CHARS = 9,  /**< char[size]: NUL-terminated text inside the struct */
+	LV_FIELD_U64S = 10,  /**< uint64_t[size / 8] */
+	LV_FIELD_UNSIGNED = 11 /**< unsigned int */
+};
+
+/**
+ * Describes the public struct `name` ("lv_cleanup_policy", "lv_version_info", ...): its
+ * size in bytes (sizeof in this library), its current version (0 for a struct without a
+ * version field: one the library hands out, whose fields are only appended) and its number
+ * of fields.  Each out may be NULL.  Errors: LV_EINVALID (NULL name), LV_ENOTFOUND (no
+ * public struct of that name).
+ */
+LV_EXTERN int lv_struct_info(const char *name, size_t *size, int *version, size_t *nfields);
+
+/**
+ * Field `i` (< nfields, in declaration order) of the public struct `name`: its name
+ * (static), type (enum lv_field_type), offset and size in bytes.  Each out may be NULL.
+ * Errors: LV_EINVALID (NULL name), LV_ENOTFOUND (no such struct, or i out of range).
+ */
+LV_EXTERN int lv_struct_field(const char *name, size_t i, const char **field, int *type,
+			      size_t *offset, size_t *size);
 
 #ifdef __cplusplus
 }

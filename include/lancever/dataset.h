@@ -29,14 +29,22 @@ typedef struct lv_dataset lv_dataset;
 typedef struct lv_version_list lv_version_list;
 
 typedef struct lv_open_options {
-	int version;          /**< LV_OPEN_OPTIONS_VERSION */
+	int version;          /**< LV_OPEN_OPTIONS_VERSION (set by lv_open_options_init) */
 	int threads;          /**< manifest-reading concurrency, 0 = default (8; 32 on remote stores) */
 	const char *branch;   /**< NULL/"main" = main; else the branch under tree/ */
-	const lv_storage_options *storage; /**< borrowed for the call; NULL = none */
+	const lv_storage_options *storage; /**< NULL = none; borrowed for the call */
 } lv_open_options;
 
-#define LV_OPEN_OPTIONS_VERSION 2 /* 2: `storage` is a pointer to an opaque bag (1 held a struct) */
-#define LV_OPEN_OPTIONS_INIT { LV_OPEN_OPTIONS_VERSION, 0, NULL, NULL }
+/* Version 2: `storage` became a pointer (version 1 held the options by value: refused). */
+#define LV_OPEN_OPTIONS_VERSION 2
+#define LV_OPEN_OPTIONS_INIT { .version = LV_OPEN_OPTIONS_VERSION }
+
+/**
+ * Sets o->version to `version` (pass LV_OPEN_OPTIONS_VERSION) and every field to its
+ * default (as LV_OPEN_OPTIONS_INIT).  Errors: LV_EINVALID (NULL o, a version this library
+ * does not know: then nothing is written).
+ */
+LV_EXTERN int lv_open_options_init(lv_open_options *o, int version);
 
 /**
  * Opens the dataset rooted at `uri` (path, file://, mem://, s3://, az://; see
@@ -121,8 +129,12 @@ enum lv_rung {
 	LV_RUNG_OLDER_CHECKPOINT = 2    /**< an older checkpoint, newer ones were unusable */
 };
 
-/** Report returned by every history call. */
+/**
+ * Report of every history call: the caller's struct, initialised with
+ * lv_history_report_init() (a struct that is not is LV_EINVALID, nothing is read).
+ */
 typedef struct lv_history_report {
+	int version;                  /**< LV_HISTORY_REPORT_VERSION (set by its init) */
 	int rung;                     /**< enum lv_rung */
 	uint64_t checkpoint_version;  /**< latest version the used checkpoint covers (0 = none) */
 	uint64_t checkpoints_rejected;/**< checkpoint files tried and rejected */
@@ -137,6 +149,13 @@ typedef struct lv_history_report {
 	uint64_t segments_read;       /**< archive segments read (history, as-of, check) */
 } lv_history_report;
 
+#define LV_HISTORY_REPORT_VERSION 1
+#define LV_HISTORY_REPORT_INIT { .version = LV_HISTORY_REPORT_VERSION }
+
+/** Zeroes r and sets r->version to `version` (pass LV_HISTORY_REPORT_VERSION).
+ *  Errors: LV_EINVALID (NULL r, an unknown version: then nothing is written). */
+LV_EXTERN int lv_history_report_init(lv_history_report *r, int version);
+
 /**
  * Every live version (one readable manifest in _versions/), sorted by version,
  * with the 15 checkpoint fields exactly as Lance's versions() reports them.
@@ -148,8 +167,9 @@ typedef struct lv_history_report {
  * between listing and reading (concurrent cleanup) is skipped, counted in
  * report->manifests_vanished and a warning; a manifest that cannot be parsed
  * is an error naming the file (LV_ECORRUPT).  `report` may be NULL; it is written
- * only on success.  *out is the caller's: lv_version_list_free(); NULL on error.
- * Errors: LV_EINVALID (NULL out or ds), the reading errors (above).
+ * only on success (and must be initialised: lv_history_report_init()).  *out is the caller's: lv_version_list_free(); NULL on error.
+ * Errors: LV_EINVALID (NULL out or ds, a report of an unknown version), the reading errors
+ * (above).
  */
 LV_EXTERN int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 			  lv_error *err) LV_WARN_UNUSED;

@@ -77,13 +77,17 @@ typedef struct lv_kv {
 } lv_kv;
 
 typedef struct lv_lancefile_write_options {
-	int version;          /**< LV_LANCEFILE_WRITE_OPTIONS_VERSION */
+	int version;          /**< LV_LANCEFILE_WRITE_OPTIONS_VERSION (set by its init) */
 	int file_version;     /**< enum lv_lancefile_version; 0 = 2.1 (Lance 8.0.0's default) */
 	size_t max_page_rows; /**< rows per page before a new page starts; 0 = default */
 } lv_lancefile_write_options;
 
 #define LV_LANCEFILE_WRITE_OPTIONS_VERSION 1
-#define LV_LANCEFILE_WRITE_OPTIONS_INIT { LV_LANCEFILE_WRITE_OPTIONS_VERSION, 0, 0 }
+#define LV_LANCEFILE_WRITE_OPTIONS_INIT { .version = LV_LANCEFILE_WRITE_OPTIONS_VERSION }
+
+/** Sets o->version to `version` (pass LV_LANCEFILE_WRITE_OPTIONS_VERSION) and every field to
+ *  0 (the defaults).  Errors: LV_EINVALID (NULL o, an unknown version: nothing written). */
+LV_EXTERN int lv_lancefile_write_options_init(lv_lancefile_write_options *o, int version);
 
 /**
  * Writes a whole file into `out`: the caller's (lv_buf_dispose()), empty on error.

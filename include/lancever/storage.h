@@ -209,16 +209,27 @@ LV_EXTERN int lv_storage_delete(lv_storage *st, const char *path, lv_error *err)
 LV_EXTERN int lv_storage_delete_many(lv_storage *st, const char *const *paths, size_t n, int *rcs,
 				     lv_error *err) LV_WARN_UNUSED;
 
-/** Counters kept by the front end for every handle (for reports and tests). */
+/** Counters kept by the front end for every handle (for reports and tests): the caller's
+ *  struct, initialised with lv_storage_stats_init (the struct rule, lancever/common.h). */
 typedef struct lv_storage_stats {
+	int version;         /**< LV_STORAGE_STATS_VERSION (set by its init) */
 	uint64_t requests;   /**< backend calls made (list pages count once each) */
 	uint64_t bytes_read; /**< payload bytes returned by reads */
 	uint64_t bytes_written;
 } lv_storage_stats;
 
-/** The handle's counters (a sub-handle's requests also count in its parent); all 0 for a
- *  NULL st.  Errors: none. */
-LV_EXTERN void lv_storage_get_stats(const lv_storage *st, lv_storage_stats *out);
+/* Version 1 (a struct without a version, from before 1.0, is refused). */
+#define LV_STORAGE_STATS_VERSION 1
+#define LV_STORAGE_STATS_INIT { .version = LV_STORAGE_STATS_VERSION }
+
+/** Zeroes s and sets s->version to `version` (pass LV_STORAGE_STATS_VERSION).
+ *  Errors: LV_EINVALID (NULL s, an unknown version: then nothing is written). */
+LV_EXTERN int lv_storage_stats_init(lv_storage_stats *s, int version);
+
+/** Writes the handle's counters into the caller's initialised `out` (a sub-handle's
+ *  requests also count in its parent; all 0 for a NULL st), keeping its version.
+ *  Errors: LV_EINVALID (NULL out, out of an unknown version: then nothing is written). */
+LV_EXTERN int lv_storage_get_stats(const lv_storage *st, lv_storage_stats *out);
 /** Zeroes the handle's counters (not its parent's).  Accepts NULL.  Errors: none. */
 LV_EXTERN void lv_storage_reset_stats(lv_storage *st);
 

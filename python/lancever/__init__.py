@@ -40,7 +40,7 @@ __version__ = "0.1.0"
 def library_version() -> str:
     """The version of the loaded liblancever ("0.1.0")."""
     from . import _lib
-    return _lib.lib().lv_version_string().decode()
+    return _lib.lib().lv_version().decode()
 
 
 def library_path() -> str:

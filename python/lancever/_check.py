@@ -158,16 +158,30 @@ class CArg:
         return self.ctype.from_param(_c_value(self.ctype, f"C argument ({self.ctype.__name__})", v))
 
 
-S = TypeVar("S", bound=ctypes.Structure)
+S = TypeVar("S")
+
+
+def _types(cls: Any) -> Any:
+    """Field name -> C type: a lancever struct's from the library's description
+    (_lib.new's classes: ``_lv_fields``), a ctypes.Structure's from its ``_fields_``."""
+    lv = getattr(cls, "_lv_fields", None)
+    if lv is not None:
+        return {k: t for k, (t, _off, _size) in lv.items()}
+    return dict(cls._fields_)
 
 
 def struct(cls: Type[S], **fields: Any) -> S:
-    """``cls(**fields)`` with each integer, bool and string field checked against its C
-    type (a nested structure or a pointer is taken as is)."""
-    types = dict(cls._fields_)
+    """A struct with each integer, bool and string field checked against its C type (a
+    nested structure or a pointer is taken as is): a lancever struct starts from the
+    library's defaults (``_lib.new``: its lv_X_init), a ctypes.Structure from zeros."""
+    if hasattr(cls, "_lv_fields"):
+        from . import _lib
+        return _lib.new(cls, **fields)  # type: ignore[return-value]
+    types = _types(cls)
     return cls(**{k: _c_value(types[k], f"{cls.__name__}.{k}", v) for k, v in fields.items()})
 
 
-def assign(obj: ctypes.Structure, field: str, v: Any) -> None:
+def assign(obj: Any, field: str, v: Any) -> None:
     """``obj.field = v`` with the same check as :func:`struct`."""
-    setattr(obj, field, _c_value(dict(type(obj)._fields_)[field], f"{type(obj).__name__}.{field}", v))
+    name = getattr(type(obj), "_lv_name", type(obj).__name__)
+    setattr(obj, field, _c_value(_types(type(obj))[field], f"{name}.{field}", v))

@@ -1,9 +1,15 @@
 """Loading liblancever and declaring its C API for ctypes.
 
-The structures below mirror the public headers in include/lancever/ field by
-field; ``tests/test_abi.py`` compares every size and offset with what the C
-compiler says (a helper built from the same headers), so a header change that
-is not mirrored here fails the tests instead of corrupting memory.
+The public structs are not mirrored here: their classes are built at run time from the
+library's own description of them (lv_struct_info / lv_struct_field: size, version, and
+each field's name, type and offset), and options, policies and results are initialised
+by the library's lv_X_init functions (:func:`new`), so a library whose structs changed
+needs no change here.  ``tests/test_abi.py`` checks that the package declares no
+ctypes.Structure for a lancever struct, and the suite runs against a library built with
+the structs' fields in another order (tests/abi/test_shuffled.sh).  What remains declared
+by hand: the Arrow C Data / C Stream Interface (an ABI fixed by the Arrow specification),
+checked against the header.  Storage options are the library's opaque bag
+(lv_storage_options_new/_set/_free): no layout at all.
 
 Calls go through ``ctypes.CDLL``, which releases the GIL for the duration of
 every foreign call: long reads (history, cleanup) let other Python threads run.
@@ -28,205 +34,125 @@ c_i64 = ctypes.c_int64
 c_void_p = ctypes.c_void_p
 POINTER = ctypes.POINTER
 
-ERROR_MESSAGE_MAX = 512
-KIND_COUNT = 6
 KIND_NAMES = ("manifest", "data", "deletion", "index", "transaction", "temp")
 
 
-class LvError(ctypes.Structure):
-    _fields_ = [("code", c_int), ("message", ctypes.c_char * ERROR_MESSAGE_MAX)]
+# ---- the public structs, as the library describes them (lancever/common.h) ----
+#
+# No layout is copied here: lv_struct_info / lv_struct_field give each struct's size,
+# version and fields (name, type, offset), and the classes below are built from that when
+# first used.  Each is a ctypes char array of the library's size (so ctypes.byref, arrays
+# of it and from_address work) with one property per field that reads and writes at the
+# library's offset.  Options, policies, configs and results are made with new(), which
+# calls the struct's lv_X_init with the library's own version.
+
+_FIELD_TYPES = {1: ctypes.c_int, 2: ctypes.c_bool, 3: ctypes.c_int64, 4: ctypes.c_uint64,
+                5: ctypes.c_size_t, 6: ctypes.c_double, 7: ctypes.c_char_p, 8: ctypes.c_void_p,
+                9: "chars", 10: "u64s", 11: ctypes.c_uint}
+
+# Python name -> C struct (lancever/*.h).
+STRUCTS = {
+    "LvError": "lv_error", "OpenOptions": "lv_open_options", "HistoryReport": "lv_history_report",
+    "VersionInfo": "lv_version_info", "Warning_": "lv_warning", "Tag": "lv_tag",
+    "Branch": "lv_branch", "CheckpointConfig": "lv_checkpoint_config",
+    "CheckpointResult": "lv_checkpoint_result", "CleanupCandidate": "lv_cleanup_candidate",
+    "CleanupPolicy": "lv_cleanup_policy", "CleanupStats": "lv_cleanup_stats",
+    "ArrowOptions": "lv_arrow_options", "CleanupFile": "lv_cleanup_file",
+}
 
 
-# lancever/dataset.h: version 2 holds the storage options as a pointer to the library's opaque
-# bag (lancever/storage.h: lv_storage_options_new/_set/_free), which this package fills by key.
-OPEN_OPTIONS_VERSION = 2
+def _pointer_value(v: object, keep: list) -> Optional[int]:
+    """A pointer field's value: None, an address, a ctypes function or pointer (its value) or
+    any other ctypes object (its address); the object is kept alive with the struct."""
+    if v is None or isinstance(v, int):
+        return v
+    keep.append(v)
+    if isinstance(v, (ctypes._CFuncPtr, ctypes._Pointer)):  # type: ignore[attr-defined]
+        return ctypes.cast(v, c_void_p).value
+    return ctypes.addressof(v)  # type: ignore[arg-type]
 
 
-class OpenOptions(ctypes.Structure):
-    _fields_ = [
-        ("version", c_int),
-        ("threads", c_int),
-        ("branch", c_char_p),
-        ("storage", c_void_p),
-    ]
+def _field(name: str, ctype: object, off: int, size: int) -> property:
+    if ctype == "chars":
+        def get(self):  # type: ignore[no-untyped-def]
+            return ctypes.string_at(ctypes.addressof(self) + off, size).split(b"\0", 1)[0]
+        return property(get)
+    if ctype == "u64s":
+        arr = c_u64 * (size // 8)
+        return property(lambda self: arr.from_buffer(self, off))
+    ct = ctype
+
+    def getter(self):  # type: ignore[no-untyped-def]
+        return ct.from_buffer(self, off).value  # type: ignore[attr-defined]
+
+    def setter(self, v):  # type: ignore[no-untyped-def]
+        keep = self.__dict__.setdefault("_keep", {})
+        if ct is c_void_p:
+            v = _pointer_value(v, keep.setdefault(name, []))
+        elif ct is c_char_p:
+            keep[name] = v  # the bytes must outlive the struct's use
+        ct.from_buffer(self, off).value = v  # type: ignore[attr-defined]
+    return property(getter, setter)
 
 
-class HistoryReport(ctypes.Structure):
-    _fields_ = [
-        ("rung", c_int),
-        ("checkpoint_version", c_u64),
-        ("checkpoints_rejected", c_u64),
-        ("manifests_read", c_u64),
-        ("manifests_vanished", c_u64),
-        ("identity_bytes", c_u64),
-        ("requests", c_u64),
-        ("bytes_read", c_u64),
-        ("note", ctypes.c_char * 256),
-        ("unrecorded_versions", c_u64),
-        ("warnings", c_u64),
-        ("segments_read", c_u64),
-    ]
+def _build(pyname: str, cname: str, dll: ctypes.CDLL) -> type:
+    size, version, n = c_size_t(), c_int(), c_size_t()
+    if dll.lv_struct_info(cname.encode(), ctypes.byref(size), ctypes.byref(version),
+                          ctypes.byref(n)) != 0:
+        raise RuntimeError(f"lancever: the library does not describe {cname}")
+    fields, props = {}, {}
+    for i in range(n.value):
+        fname, ftype, off, fsize = c_char_p(), c_int(), c_size_t(), c_size_t()
+        dll.lv_struct_field(cname.encode(), i, ctypes.byref(fname), ctypes.byref(ftype),
+                            ctypes.byref(off), ctypes.byref(fsize))
+        key = fname.value.decode()
+        ct = _FIELD_TYPES[ftype.value]
+        fields[key] = (ct, off.value, fsize.value)
+        props[key] = _field(key, ct, off.value, fsize.value)
+    cls = type(pyname, (ctypes.c_char * size.value,), dict(
+        props, _lv_name=cname, _lv_version=version.value, _lv_fields=fields,
+        __repr__=lambda self: f"<{cname}>"))
+    return cls
 
 
-class VersionInfo(ctypes.Structure):
-    _fields_ = [
-        ("version", c_u64),
-        ("timestamp_millis", c_i64),
-        ("total_fragments", c_u64),
-        ("total_data_files", c_u64),
-        ("total_files_size", c_u64),
-        ("total_deletion_files", c_u64),
-        ("total_data_file_rows", c_u64),
-        ("total_deletion_file_rows", c_u64),
-        ("total_rows", c_u64),
-        ("is_tagged", c_bool),
-        ("is_cleaned_up", c_bool),
-        ("transaction_uuid", c_char_p),
-        ("has_read_version", c_bool),
-        ("read_version", c_u64),
-        ("operation_type", c_char_p),
-        ("transaction_properties", c_char_p),
-        ("has_manifest_details", c_bool),
-        ("timestamp_nanos", c_i64),
-        ("manifest_path", c_char_p),
-        ("manifest_size", c_u64),
-        ("writer_library", c_char_p),
-        ("writer_version", c_char_p),
-        ("data_format", c_char_p),
-        ("transaction_file", c_char_p),
-        ("transaction_inline", c_bool),
-        ("reader_feature_flags", c_u64),
-        ("writer_feature_flags", c_u64),
-        ("branch", c_char_p),
-        ("num_indices", c_size_t),
-        ("num_config", c_size_t),
-        ("config_keys", POINTER(c_char_p)),
-        ("config_values", POINTER(c_char_p)),
-    ]
+def _init_fn(cname: str) -> str:
+    return cname + "_init"
 
 
-class Warning_(ctypes.Structure):
-    _fields_ = [
-        ("kind", c_int),
-        ("path", c_char_p),
-        ("first", c_u64),
-        ("last", c_u64),
-        ("message", c_char_p),
-    ]
+def new(cls: type, **fields: object) -> object:
+    """A struct of the library's current version with its defaults (its lv_X_init), then
+    `fields` set, each checked against its C type (_check.assign)."""
+    from . import _check
+    obj = cls()
+    if cls._lv_version:  # type: ignore[attr-defined]
+        fn = getattr(lib(), _init_fn(cls._lv_name))  # type: ignore[attr-defined]
+        if fn(ctypes.byref(obj), cls._lv_version) != 0:  # type: ignore[attr-defined]
+            raise RuntimeError(f"lancever: {cls._lv_name} init failed")  # type: ignore[attr-defined]
+    for k, v in fields.items():
+        _check.assign(obj, k, v)
+    return obj
 
 
-class Tag(ctypes.Structure):
-    _fields_ = [
-        ("name", c_char_p),
-        ("branch", c_char_p),
-        ("version", c_u64),
-        ("manifest_size", c_u64),
-        ("created_at", c_char_p),
-        ("updated_at", c_char_p),
-        ("metadata", c_char_p),  # JSON object text (appended, issue 27)
-    ]
+_classes: dict = {}
 
 
-class Branch(ctypes.Structure):
-    _fields_ = [
-        ("name", c_char_p),
-        ("parent_branch", c_char_p),
-        ("parent_version", c_u64),
-        ("create_at", c_i64),
-        ("manifest_size", c_u64),
-    ]
-
-
-CHECKPOINT_CONFIG_VERSION = 2
-
-
-class CheckpointConfig(ctypes.Structure):
-    _fields_ = [
-        ("version", c_int),
-        ("enabled", c_int),
-        ("max_entries", c_i64),
-        ("max_checkpoint_files", c_i64),
-        ("archive", c_int),
-        ("archive_segment_rows", c_i64),
-    ]
-
-
-class CheckpointResult(ctypes.Structure):
-    _fields_ = [
-        ("written", c_bool),
-        ("already_present", c_bool),
-        ("latest_version", c_u64),
-        ("entries", c_u64),
-        ("new_entries", c_u64),
-        ("file_size", c_u64),
-        ("files_pruned", c_u64),
-        ("path", ctypes.c_char * 64),
-        ("report", HistoryReport),
-        ("files_quarantined", c_u64),
-        ("unrecorded_versions", c_u64),
-        ("segments_written", c_u64),
-        ("segment_bytes", c_u64),
-        ("archived_through", c_u64),
-        ("recorded_versions", c_u64),
-    ]
+def __getattr__(name: str) -> type:
+    """The struct classes (HistoryReport, VersionInfo, ...), built on first use."""
+    cname = STRUCTS.get(name)
+    if cname is None:
+        raise AttributeError(name)
+    cls = _classes.get(name)
+    if cls is None:
+        cls = _classes[name] = _build(name, cname, lib())
+    return cls
 
 
 CLEANUP_FILE_CB = ctypes.CFUNCTYPE(None, c_char_p, c_int, c_u64, c_char_p, c_void_p)
 CLEANUP_PROGRESS_CB = ctypes.CFUNCTYPE(None, c_char_p, c_u64, c_u64, c_void_p)
-CLEANUP_POLICY_VERSION = 5
-
-
-class CleanupCandidate(ctypes.Structure):
-    _fields_ = [
-        ("path", c_char_p),
-        ("kind", c_int),
-        ("size", c_u64),
-        ("reason", c_char_p),
-        ("unverified", c_bool),
-        ("version", c_u64),
-    ]
-
-
-CLEANUP_CANDIDATE_CB = ctypes.CFUNCTYPE(None, ctypes.POINTER(CleanupCandidate), c_void_p)
+# (the candidate arrives as an address: read it with CleanupCandidate.from_address)
+CLEANUP_CANDIDATE_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 CLEANUP_BRANCH_CB = ctypes.CFUNCTYPE(None, c_char_p, c_u64, c_bool, c_void_p)
 CLEANUP_PLAN_CB = ctypes.CFUNCTYPE(None, c_u64, c_u64, c_u64, c_void_p)
-
-
-class CleanupPolicy(ctypes.Structure):
-    _fields_ = [
-        ("version", c_int),
-        ("older_than_ms", c_i64),
-        ("retain_versions", c_i64),
-        ("before_version", c_u64),
-        ("delete_unverified", c_bool),
-        ("error_if_tagged_old_versions", c_bool),
-        ("dry_run", c_bool),
-        ("now_ms", c_i64),
-        ("checkpoint", CheckpointConfig),
-        ("on_file", CLEANUP_FILE_CB),
-        ("on_progress", CLEANUP_PROGRESS_CB),
-        ("payload", c_void_p),
-        ("delete_rate_limit", ctypes.c_double),
-        ("versions", ctypes.POINTER(c_u64)),
-        ("nversions", c_size_t),
-        ("on_candidate", CLEANUP_CANDIDATE_CB),
-        ("on_referenced_branch", CLEANUP_BRANCH_CB),
-        ("on_plan", CLEANUP_PLAN_CB),
-        ("clean_referenced_branches", c_bool),
-    ]
-
-
-class CleanupStats(ctypes.Structure):
-    _fields_ = [
-        ("versions_total", c_u64),
-        ("versions_removed", c_u64),
-        ("versions_archived", c_u64),
-        ("files_removed", c_u64 * KIND_COUNT),
-        ("bytes_removed", c_u64 * KIND_COUNT),
-        ("checkpoint_written", c_bool),
-        ("checkpoint_path", ctypes.c_char * 64),
-        ("failed_deletes", c_u64),  # written for policy version 5 (CLEANUP_POLICY_VERSION)
-    ]
 
 
 # ---- lancever/arrow.h: the Arrow C Data / C Stream Interface structs ----
@@ -277,17 +203,6 @@ ArrowArrayStream._fields_ = [
     ("release", ctypes.CFUNCTYPE(None, POINTER(ArrowArrayStream))),
     ("private_data", c_void_p),
 ]
-
-ARROW_OPTIONS_VERSION = 1
-
-
-class ArrowOptions(ctypes.Structure):
-    _fields_ = [("version", c_int), ("batch_rows", c_size_t), ("batch_bytes", c_size_t)]
-
-
-class CleanupFile(ctypes.Structure):
-    _fields_ = [("path", c_char_p), ("kind", c_int), ("size", c_u64), ("reason", c_char_p)]
-
 
 # ---- finding the library ----
 
@@ -340,18 +255,23 @@ SHOW_MANIFEST = 1
 
 def _declare(lib: ctypes.CDLL) -> None:
     P = POINTER
-    err = P(LvError)
+    S = c_void_p  # a pointer to a public struct (ctypes.byref of one of the classes above)
+    err = S
     sigs = {
         "lv_version_string": (c_char_p, []),
+        "lv_version": (c_char_p, []),
+        "lv_struct_info": (c_int, [c_char_p, P(c_size_t), P(c_int), P(c_size_t)]),
+        "lv_struct_field": (c_int, [c_char_p, c_size_t, P(c_char_p), P(c_int), P(c_size_t),
+                                    P(c_size_t)]),
         "lv_strerror": (c_char_p, [c_int]),
         "lv_parse_time": (c_int, [c_char_p, P(c_i64), err]),
-        "lv_dataset_open": (c_int, [P(c_void_p), c_char_p, P(OpenOptions), err]),
+        "lv_dataset_open": (c_int, [P(c_void_p), c_char_p, S, err]),
         "lv_storage_options_new": (c_int, [P(c_void_p), err]),
         "lv_storage_options_set": (c_int, [c_void_p, c_char_p, c_char_p, err]),
         "lv_storage_options_free": (None, [c_void_p]),
         "lv_dataset_free": (None, [c_void_p]),
-        "lv_versions": (c_int, [P(c_void_p), c_void_p, P(HistoryReport), err]),
-        "lv_history": (c_int, [P(c_void_p), c_void_p, P(HistoryReport), err]),
+        "lv_versions": (c_int, [P(c_void_p), c_void_p, S, err]),
+        "lv_history": (c_int, [P(c_void_p), c_void_p, S, err]),
         "lv_version_get": (c_int, [P(c_void_p), c_void_p, c_u64, err]),
         # show and diff (lancever/show.h, diff.h): the library finds and compares versions
         "lv_show": (c_int, [P(c_void_p), c_void_p, c_u64, P(c_int), err]),
@@ -361,39 +281,38 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lv_diff_counter": (c_bool, [c_void_p, c_size_t, P(c_char_p), P(c_u64), P(c_u64),
                                      P(c_i64)]),
         "lv_diff_free": (None, [c_void_p]),
-        "lv_version_as_of": (c_int, [P(c_void_p), c_void_p, c_i64, c_bool, P(HistoryReport), err]),
+        "lv_version_as_of": (c_int, [P(c_void_p), c_void_p, c_i64, c_bool, S, err]),
         "lv_version_list_count": (c_size_t, [c_void_p]),
-        "lv_version_list_get": (P(VersionInfo), [c_void_p, c_size_t]),
+        "lv_version_list_get": (c_void_p, [c_void_p, c_size_t]),
         "lv_version_list_gap_count": (c_size_t, [c_void_p]),
         "lv_version_list_gap": (c_bool, [c_void_p, c_size_t, P(c_u64), P(c_u64)]),
         "lv_version_list_vanished_count": (c_size_t, [c_void_p]),
         "lv_version_list_vanished": (c_char_p, [c_void_p, c_size_t]),
         "lv_version_list_free": (None, [c_void_p]),
         "lv_dataset_warning_count": (c_size_t, [c_void_p]),
-        "lv_dataset_warning": (P(Warning_), [c_void_p, c_size_t]),
+        "lv_dataset_warning": (c_void_p, [c_void_p, c_size_t]),
         "lv_dataset_clear_warnings": (None, [c_void_p]),
         "lv_refs_load": (c_int, [P(c_void_p), c_void_p, err]),
         "lv_refs_tag_count": (c_size_t, [c_void_p]),
-        "lv_refs_tag": (P(Tag), [c_void_p, c_size_t]),
+        "lv_refs_tag": (c_void_p, [c_void_p, c_size_t]),
         "lv_refs_branch_count": (c_size_t, [c_void_p]),
-        "lv_refs_branch": (P(Branch), [c_void_p, c_size_t]),
+        "lv_refs_branch": (c_void_p, [c_void_p, c_size_t]),
         "lv_refs_free": (None, [c_void_p]),
-        "lv_checkpoint_write": (c_int, [c_void_p, P(CheckpointConfig), P(c_u64), c_size_t,
-                                        P(CheckpointResult), err]),
-        "lv_cleanup": (c_int, [c_void_p, P(CleanupPolicy), P(CleanupStats), err]),
+        "lv_checkpoint_write": (c_int, [c_void_p, S, P(c_u64), c_size_t, S, err]),
+        "lv_cleanup": (c_int, [c_void_p, S, S, err]),
         "lv_file_kind_name": (c_char_p, [c_int]),
-        "lv_versions_arrow_stream": (c_int, [P(ArrowArrayStream), c_void_p, P(ArrowOptions),
-                                             P(HistoryReport), err]),
-        "lv_history_arrow_stream": (c_int, [P(ArrowArrayStream), c_void_p, P(ArrowOptions),
-                                            P(HistoryReport), err]),
-        "lv_version_list_arrow_stream": (c_int, [P(ArrowArrayStream), c_void_p, c_char_p,
-                                                 P(ArrowOptions), err]),
-        "lv_refs_arrow_stream": (c_int, [P(ArrowArrayStream), c_void_p, P(ArrowOptions), err]),
-        "lv_cleanup_files_arrow_stream": (c_int, [P(ArrowArrayStream), P(CleanupFile), c_size_t,
-                                                  P(CleanupStats), c_bool, P(ArrowOptions), err]),
+        "lv_versions_arrow_stream": (c_int, [P(ArrowArrayStream), c_void_p, S, S, err]),
+        "lv_history_arrow_stream": (c_int, [P(ArrowArrayStream), c_void_p, S, S, err]),
+        "lv_version_list_arrow_stream": (c_int, [P(ArrowArrayStream), c_void_p, c_char_p, S, err]),
+        "lv_refs_arrow_stream": (c_int, [P(ArrowArrayStream), c_void_p, S, err]),
+        "lv_cleanup_files_arrow_stream": (c_int, [P(ArrowArrayStream), S, c_size_t, S, c_bool, S,
+                                                  err]),
         "lv_dataset_storage": (c_void_p, [c_void_p]),
         "lv_storage_interrupt": (None, [c_void_p, c_bool]),
     }
+    for cname in STRUCTS.values():  # the init functions of the versioned structs
+        if hasattr(lib, _init_fn(cname)):
+            sigs[_init_fn(cname)] = (c_int, [S, c_int])
     for name, (res, args) in sigs.items():
         fn = getattr(lib, name)
         fn.restype = res

@@ -167,8 +167,8 @@ class Dataset:
         out = ctypes.c_void_p()
         err = _lib.LvError()
         with _StorageOptions(storage_options) as storage:
-            opts = _check.struct(_lib.OpenOptions, version=_lib.OPEN_OPTIONS_VERSION,
-                                 threads=nthreads or 0, branch=b, storage=storage.ptr)
+            opts = _check.struct(_lib.OpenOptions, threads=nthreads or 0, branch=b,
+                                 storage=storage.ptr)
             rc = lib.lv_dataset_open(ctypes.byref(out), uri_bytes, ctypes.byref(opts),
                                      ctypes.byref(err))
         if rc < 0:
@@ -236,7 +236,7 @@ class Dataset:
             except KeyboardInterrupt:
                 lib.lv_dataset_clear_warnings(self._ptr)  # the interruption's, not the data's
                 raise
-            found = [warning_from_c(lib.lv_dataset_warning(self._ptr, i).contents)
+            found = [warning_from_c(_lib.Warning_.from_address(lib.lv_dataset_warning(self._ptr, i)))
                      for i in range(lib.lv_dataset_warning_count(self._ptr))]
         for w in found:
             _warnings.warn(LanceverWarning(w.message), stacklevel=3)
@@ -249,7 +249,7 @@ class Dataset:
     def _list(self, fn_name: str, kind: str) -> VersionList:
         lib = _lib.lib()
         out = ctypes.c_void_p()
-        rep = _lib.HistoryReport()
+        rep = _lib.new(_lib.HistoryReport)
         fn = getattr(lib, fn_name)
         found = self._call(lambda ds, *a: fn(ctypes.byref(out), ds, ctypes.byref(rep), *a))
         return self._wrap(out.value, kind, HistoryReport.from_c(rep), found)
@@ -279,10 +279,9 @@ class Dataset:
 
     def _stream(self, fn_name: str, batch_rows: int) -> ArrowStream:
         lib = _lib.lib()
-        rep = _lib.HistoryReport()
+        rep = _lib.new(_lib.HistoryReport)
         found: List[DatasetWarning] = []
-        opts = _check.struct(_lib.ArrowOptions, version=_lib.ARROW_OPTIONS_VERSION,
-                             batch_rows=_check.integer("batch_rows", batch_rows, _check.SIZE),
+        opts = _check.struct(_lib.ArrowOptions, batch_rows=_check.integer("batch_rows", batch_rows, _check.SIZE),
                              batch_bytes=0)
 
         def fill(ptr: int) -> None:
@@ -306,7 +305,7 @@ class Dataset:
         pyarrow, polars and DuckDB take a list as rows before they look for a stream)."""
         lib = _lib.lib()
         out = ctypes.c_void_p()
-        rep = _lib.HistoryReport()
+        rep = _lib.new(_lib.HistoryReport)
         found = self._call(lambda ds, *a: lib.lv_versions(ctypes.byref(out), ds,
                                                           ctypes.byref(rep), *a))
         handle = ListHandle(out.value)
@@ -338,7 +337,7 @@ class Dataset:
         ms = _ms(when)
         strict = _check.flag("strict", strict)
         out = ctypes.c_void_p()
-        rep = _lib.HistoryReport()
+        rep = _lib.new(_lib.HistoryReport)
         fn = _lib.lib().lv_version_as_of
         found = self._call(lambda ds, *a: fn(ctypes.byref(out), ds, ms, strict, ctypes.byref(rep), *a))
         rows = self._wrap(out.value, "history", HistoryReport.from_c(rep), found)
@@ -408,8 +407,11 @@ class Dataset:
             return dict(self._wrap(out.value, "history", None, found)[0], source="checkpoint")
         rows = self._wrap(out.value, "versions", None, found)
         row = dict(rows[0], source="manifest")
-        v = lib.lv_version_list_get(out.value, 0).contents
-        row["config"] = {v.config_keys[i].decode(): v.config_values[i].decode() for i in range(v.num_config)}
+        v = _lib.VersionInfo.from_address(lib.lv_version_list_get(out.value, 0))
+        n = v.num_config
+        keys = (ctypes.c_char_p * n).from_address(v.config_keys) if n else ()
+        vals = (ctypes.c_char_p * n).from_address(v.config_values) if n else ()
+        row["config"] = {keys[i].decode(): vals[i].decode() for i in range(n)}
         row["transaction_file"] = v.transaction_file.decode() if v.transaction_file else None
         row["reader_feature_flags"] = v.reader_feature_flags
         row["writer_feature_flags"] = v.writer_feature_flags
@@ -459,19 +461,18 @@ class Dataset:
         enabled = _check.optional_flag("enabled", enabled)
         max_entries = _check.optional_integer("max_entries", max_entries, _check.POSITIVE_I64)
         max_files = _check.optional_integer("max_files", max_files, _check.POSITIVE_I64)
-        cfg = _check.struct(_lib.CheckpointConfig, version=_lib.CHECKPOINT_CONFIG_VERSION,
-                            enabled=-1 if enabled is None else int(enabled),
+        cfg = _check.struct(_lib.CheckpointConfig, enabled=-1 if enabled is None else int(enabled),
                             max_entries=-1 if max_entries is None else max_entries,
-                            max_checkpoint_files=-1 if max_files is None else max_files,
-                            archive=-1, archive_segment_rows=-1)
-        res = _lib.CheckpointResult()
+                            max_checkpoint_files=-1 if max_files is None else max_files)
+        rep = _lib.new(_lib.HistoryReport)
+        res = _lib.new(_lib.CheckpointResult, report=rep)
         fn = _lib.lib().lv_checkpoint_write
         found = self._call(lambda ds, *a: fn(ds, ctypes.byref(cfg), None, 0, ctypes.byref(res), *a))
         return CheckpointResult(res.written, res.already_present,
                                 res.path.decode() if res.written else None, res.latest_version,
                                 res.entries, res.new_entries, res.file_size, res.files_pruned,
                                 res.files_quarantined, res.unrecorded_versions,
-                                HistoryReport.from_c(res.report), found)
+                                HistoryReport.from_c(rep), found)
 
     def _cleanup(self, older_than: Optional[timedelta], retain_versions: Optional[int],
                  delete_unverified: bool, error_if_tagged_old_versions: bool, dry_run: bool,
@@ -512,21 +513,16 @@ class Dataset:
         if older_ms is None and retain_versions is None and before_version is None and vs is None:
             older_ms = DEFAULT_OLDER_THAN // timedelta(milliseconds=1)
         pol = _check.struct(
-            _lib.CleanupPolicy, version=_lib.CLEANUP_POLICY_VERSION,
-            older_than_ms=-1 if older_ms is None else older_ms,
+            _lib.CleanupPolicy, older_than_ms=-1 if older_ms is None else older_ms,
             retain_versions=-1 if retain_versions is None else retain_versions,
             before_version=before_version or 0, delete_unverified=delete_unverified,
             error_if_tagged_old_versions=error_if_tagged_old_versions, dry_run=dry_run,
-            checkpoint=_check.struct(_lib.CheckpointConfig,
-                                     version=_lib.CHECKPOINT_CONFIG_VERSION,
-                                     enabled=-1 if checkpoint else 0, max_entries=-1,
-                                     max_checkpoint_files=-1, archive=-1,
-                                     archive_segment_rows=-1),
+            checkpoint=_check.struct(_lib.CheckpointConfig, enabled=-1 if checkpoint else 0),
             clean_referenced_branches=clean_referenced_branches,
             delete_rate_limit=float(rate_limit or 0))
         if vs is not None:
             varr = (_lib.c_u64 * len(vs))(*vs)
-            pol.versions = ctypes.cast(varr, ctypes.POINTER(_lib.c_u64))
+            pol.versions = varr
             _check.assign(pol, "nversions", len(vs))
         raised: List[BaseException] = []
 
@@ -554,7 +550,7 @@ class Dataset:
         def candidate_cb(c: Any, _p: Any) -> None:
             try:
                 if on_candidate is not None:
-                    f = c.contents
+                    f = _lib.CleanupCandidate.from_address(c)
                     on_candidate(CandidateFile(f.path.decode("utf-8", "replace"),
                                                _lib.KIND_NAMES[f.kind], f.size,
                                                (f.reason or b"").decode("utf-8", "replace"),
@@ -573,7 +569,7 @@ class Dataset:
         pol.on_file = _lib.CLEANUP_FILE_CB(file_cb)
         pol.on_progress = _lib.CLEANUP_PROGRESS_CB(progress_cb)
         pol.on_referenced_branch = _lib.CLEANUP_BRANCH_CB(branch_cb)
-        stats = _lib.CleanupStats()
+        stats = _lib.new(_lib.CleanupStats)
         fn = _lib.lib().lv_cleanup
         found = self._call(lambda ds, *a: fn(ds, ctypes.byref(pol), ctypes.byref(stats), *a))
         if raised:

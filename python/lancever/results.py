@@ -85,8 +85,7 @@ def export_list(handle: ListHandle, kind: str, batch_rows: int = 0) -> Any:
     """An "arrow_array_stream" PyCapsule over the list (the stream copies the rows)."""
     def fill(ptr: int) -> None:
         err = _lib.LvError()
-        opts = _check.struct(_lib.ArrowOptions, version=_lib.ARROW_OPTIONS_VERSION,
-                             batch_rows=batch_rows, batch_bytes=0)
+        opts = _check.struct(_lib.ArrowOptions, batch_rows=batch_rows, batch_bytes=0)
         rc = _lib.lib().lv_version_list_arrow_stream(
             ctypes.cast(ptr, ctypes.POINTER(_lib.ArrowArrayStream)), handle.ptr, kind.encode(),
             ctypes.byref(opts), ctypes.byref(err))
@@ -141,13 +140,12 @@ def list_columns(handle: ListHandle, names: Tuple[str, ...]) -> Dict[str, List[A
     if n == 0:
         return {name: [] for name in names}
     size = ctypes.sizeof(_lib.VersionInfo)
-    base = ctypes.addressof(lib.lv_version_list_get(handle.ptr, 0).contents)
+    base = lib.lv_version_list_get(handle.ptr, 0)
     raw = memoryview((ctypes.c_char * (n * size)).from_address(base)).cast("B")
     views = {"Q": raw.cast("Q"), "q": raw.cast("q"), "?": raw}
     out: Dict[str, List[Any]] = {}
     for name in names:
-        ctype = dict(_lib.VersionInfo._fields_)[name]
-        off = getattr(_lib.VersionInfo, name).offset
+        ctype, off, _size = _lib.VersionInfo._lv_fields[name]
         if ctype is ctypes.c_bool:
             out[name] = raw[off::size].tolist()  # 0 / 1
         else:
@@ -494,7 +492,7 @@ class Tags:
         lib = _lib.lib()
         self._tags: Dict[str, Dict[str, Any]] = {}
         for i in range(lib.lv_refs_tag_count(refs_ptr)):
-            t = lib.lv_refs_tag(refs_ptr, i).contents
+            t = _lib.Tag.from_address(lib.lv_refs_tag(refs_ptr, i))
             self._tags[t.name.decode()] = {
                 "branch": t.branch.decode() if t.branch else None, "version": t.version,
                 "created_at": rfc3339(t.created_at), "updated_at": rfc3339(t.updated_at),
@@ -502,7 +500,7 @@ class Tags:
                 "metadata": json.loads(t.metadata) if t.metadata else {}}
         self._branches: Dict[str, Dict[str, Any]] = {}
         for i in range(lib.lv_refs_branch_count(refs_ptr)):
-            b = lib.lv_refs_branch(refs_ptr, i).contents
+            b = _lib.Branch.from_address(lib.lv_refs_branch(refs_ptr, i))
             self._branches[b.name.decode()] = {
                 "parent_branch": b.parent_branch.decode() if b.parent_branch else None,
                 "parent_version": b.parent_version,

@@ -73,15 +73,15 @@ def raw_history(lib, uri, endpoint):
     """lv_dataset_open + lv_history through `lib`; returns (status, message)."""
     ds, out, err, storage = ctypes.c_void_p(), ctypes.c_void_p(), _lib.LvError(), ctypes.c_void_p()
     P = ctypes.POINTER
-    lib.lv_storage_options_new.argtypes = [P(ctypes.c_void_p), P(_lib.LvError)]
-    lib.lv_storage_options_set.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, P(_lib.LvError)]
+    lib.lv_storage_options_new.argtypes = [P(ctypes.c_void_p), ctypes.c_void_p]
+    lib.lv_storage_options_set.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_void_p]
     lib.lv_storage_options_free.argtypes = [ctypes.c_void_p]
     assert lib.lv_storage_options_new(ctypes.byref(storage), ctypes.byref(err)) == 0
     for k, v in ((b"aws_endpoint", endpoint.encode()), (b"aws_region", b"us-east-1"), (b"allow_http", b"true")):
         assert lib.lv_storage_options_set(storage, k, v, ctypes.byref(err)) == 0
-    opts = _lib.OpenOptions(_lib.OPEN_OPTIONS_VERSION, 0, None, storage)
-    lib.lv_dataset_open.argtypes = [P(ctypes.c_void_p), ctypes.c_char_p, P(_lib.OpenOptions), P(_lib.LvError)]
-    lib.lv_history.argtypes = [P(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_void_p, P(_lib.LvError)]
+    opts = _lib.new(_lib.OpenOptions, storage=storage.value)  # lv_open_options_init, then the field
+    lib.lv_dataset_open.argtypes = [P(ctypes.c_void_p), ctypes.c_char_p, ctypes.c_void_p, ctypes.c_void_p]
+    lib.lv_history.argtypes = [P(ctypes.c_void_p), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
     lib.lv_dataset_free.argtypes = [ctypes.c_void_p]
     assert lib.lv_dataset_open(ctypes.byref(ds), uri.encode(), ctypes.byref(opts), ctypes.byref(err)) == 0
     lib.lv_storage_options_free(storage)

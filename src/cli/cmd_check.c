@@ -82,7 +82,8 @@ static const lvcli_opt check_opts[] = {
 static int run_check(const lvcli_args *a, lv_dataset *ds)
 {
 	int rc = 0;
-	lv_check_options o = LV_CHECK_OPTIONS_INIT;
+	lv_check_options o;
+	lv_check_options_init(&o, LV_CHECK_OPTIONS_VERSION);
 	o.salvage = a->salvage;
 	lv_error err = { 0 };
 	lv_check *c = NULL;

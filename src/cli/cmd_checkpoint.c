@@ -35,7 +35,7 @@ static void print_result(const lvcli_args *a, const lv_checkpoint_result *r, con
 		       ",\"file_size\":%" PRIu64 ",\"files_pruned\":%" PRIu64 ",\"previous_checkpoint\":%" PRIu64
 		       ",\"checkpoints_rejected\":%" PRIu64,
 		       r->latest_version, r->entries, r->new_entries, r->file_size, r->files_pruned,
-		       r->report.checkpoint_version, r->report.checkpoints_rejected);
+		       r->report->checkpoint_version, r->report->checkpoints_rejected);
 		printf(",\"segments_written\":%" PRIu64 ",\"segment_bytes\":%" PRIu64 ",\"archived_through\":%" PRIu64
 		       ",\"versions_recorded\":%" PRIu64, r->segments_written, r->segment_bytes, r->archived_through,
 		       r->recorded_versions);
@@ -61,18 +61,23 @@ static void print_result(const lvcli_args *a, const lv_checkpoint_result *r, con
 static int run_checkpoint(const lvcli_args *a, lv_dataset *ds)
 {
 	int rc = 0;
-	lv_checkpoint_config cfg = LV_CHECKPOINT_CONFIG_INIT;
+	lv_checkpoint_config cfg;
+	lv_checkpoint_config_init(&cfg, LV_CHECKPOINT_CONFIG_VERSION);
 	if (a->disable)
 		cfg.enabled = 0;
 	lvcli_checkpoint_options(a, &cfg);
 	lv_checkpoint_result r;
+	lv_history_report rep;
+	lv_checkpoint_result_init(&r, LV_CHECKPOINT_RESULT_VERSION);
+	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
+	r.report = &rep;
 	lv_error err = { 0 };
 	if (lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err) < 0) {
 		rc = lvcli_fail(&err);
 	} else {
 		print_result(a, &r, ds);
 		if (a->stats)
-			lvcli_print_report(&r.report);
+			lvcli_print_report(&rep);
 	}
 	return rc;
 }

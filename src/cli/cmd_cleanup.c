@@ -107,7 +107,8 @@ static void collect(cl_out *o, const char *path, int kind, uint64_t size, const 
 		o->kept = f;
 		o->cap = cap;
 	}
-	lv_cleanup_file f = { strdup(path), kind, size, reason ? strdup(reason) : NULL };
+	lv_cleanup_file f = { .path = strdup(path), .kind = kind, .size = size,
+			      .reason = reason ? strdup(reason) : NULL };
 	if (!f.path || (reason && !f.reason)) {
 		free((char *)f.path);
 		free((char *)f.reason);
@@ -338,8 +339,12 @@ static void on_progress(const char *phase, uint64_t done, uint64_t total, void *
 	lvcli_progress_draw(&((cl_out *)payload)->progress, phase, done, total);
 }
 
-static void policy_from_args(const lvcli_args *a, lv_cleanup_policy *p)
+/* The policy and the checkpoint config it points to (cfg, the caller's) from the arguments. */
+static void policy_from_args(const lvcli_args *a, lv_cleanup_policy *p, lv_checkpoint_config *cfg)
 {
+	lv_cleanup_policy_init(p, LV_CLEANUP_POLICY_VERSION);
+	lv_checkpoint_config_init(cfg, LV_CHECKPOINT_CONFIG_VERSION);
+	p->checkpoint = cfg;
 	p->older_than_ms = a->older_than_ms;
 	p->retain_versions = a->retain_versions ? (int64_t)a->retain_versions : -1;
 	p->before_version = a->before_version;
@@ -347,8 +352,8 @@ static void policy_from_args(const lvcli_args *a, lv_cleanup_policy *p)
 	p->error_if_tagged_old_versions = a->error_if_tagged;
 	p->dry_run = a->dry_run;
 	if (a->no_checkpoint)
-		p->checkpoint.enabled = 0;
-	lvcli_checkpoint_options(a, &p->checkpoint);
+		cfg->enabled = 0;
+	lvcli_checkpoint_options(a, cfg);
 	p->delete_rate_limit = (double)a->delete_rate_limit;
 	p->clean_referenced_branches = a->clean_referenced;
 }
@@ -430,6 +435,7 @@ static void print_text(const lv_cleanup_policy *p, const lv_cleanup_stats *s, in
 static void print_stats(lv_dataset *ds, const lv_cleanup_stats *s)
 {
 	lv_storage_stats st;
+	lv_storage_stats_init(&st, LV_STORAGE_STATS_VERSION);
 	lv_storage_get_stats(lv_dataset_storage(ds), &st);
 	fflush(stdout);
 	fprintf(stderr,
@@ -494,8 +500,9 @@ static void print_explain(cl_out *o, const char *cands, const char *branches, co
 static int checkpoint_enabled(lv_dataset *ds, const lv_cleanup_policy *p)
 {
 	lv_checkpoint_config cfg;
+	lv_checkpoint_config_init(&cfg, LV_CHECKPOINT_CONFIG_VERSION);
 	lv_error e = { 0 };
-	return lv_checkpoint_config_resolve(&cfg, ds, &p->checkpoint, &e) < 0 ? -1 : cfg.enabled != 0;
+	return lv_checkpoint_config_resolve(&cfg, ds, p->checkpoint, &e) < 0 ? -1 : cfg.enabled != 0;
 }
 
 static void close_held(cl_out *o)
@@ -518,8 +525,9 @@ static int run_cleanup(int argc, char **argv)
 					 "not with --list or --format");
 	if (a.max_candidates && !a.explain)
 		return lvcli_usage_error("cleanup: --max-candidates goes with --explain");
-	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
-	policy_from_args(&a, &p);
+	lv_cleanup_policy p;
+	lv_checkpoint_config cfg;
+	policy_from_args(&a, &p, &cfg);
 	p.dry_run = p.dry_run || a.explain;
 	/* a dry run is for seeing what would go */
 	cl_out o = { .dry_run = p.dry_run, .json = a.json, .list = !a.explain && (a.list || a.dry_run),
@@ -550,6 +558,7 @@ static int run_cleanup(int argc, char **argv)
 	lv_dataset *ds = NULL;
 	lv_error err = { 0 };
 	lv_cleanup_stats s;
+	lv_cleanup_stats_init(&s, LV_CLEANUP_STATS_VERSION);
 	if (lvcli_open(&ds, a.pos[0], 0)) {
 		rc = 1;
 	} else if ((rc = lv_cleanup(ds, &p, &s, &err)) < 0) {

@@ -103,7 +103,11 @@ static int run_expire(int argc, char **argv)
 		return rc;
 	if (a.keep_one_per_ms == 0)
 		return lvcli_usage_error("--keep-one-per wants a window longer than 0");
-	lv_expire_policy p = LV_EXPIRE_POLICY_INIT;
+	lv_expire_policy p;
+	lv_checkpoint_config cfg;
+	lv_expire_policy_init(&p, LV_EXPIRE_POLICY_VERSION);
+	lv_checkpoint_config_init(&cfg, LV_CHECKPOINT_CONFIG_VERSION);
+	p.checkpoint = &cfg;
 	p.older_than_ms = a.older_than_ms;
 	p.retain_versions = a.retain_versions ? (int64_t)a.retain_versions : -1;
 	p.before_version = a.before_version;
@@ -111,7 +115,7 @@ static int run_expire(int argc, char **argv)
 	p.error_if_tagged_old_versions = a.error_if_tagged;
 	p.dry_run = a.dry_run;
 	p.delete_rate_limit = (double)a.delete_rate_limit;
-	lvcli_checkpoint_options(&a, &p.checkpoint);
+	lvcli_checkpoint_options(&a, &cfg);
 	ex_out o = { .dry_run = a.dry_run, .json = a.json, .list = a.list || a.dry_run };
 	char *files = NULL;
 	size_t files_len = 0;
@@ -126,6 +130,7 @@ static int run_expire(int argc, char **argv)
 	lv_dataset *ds = NULL;
 	lv_error err = { 0 };
 	lv_cleanup_stats s;
+	lv_cleanup_stats_init(&s, LV_CLEANUP_STATS_VERSION);
 	if (lvcli_open(&ds, a.pos[0], 0)) {
 		rc = 1;
 	} else if ((rc = lv_expire(ds, &p, &s, &err)) < 0) {

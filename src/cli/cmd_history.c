@@ -81,6 +81,7 @@ static int emit_list(const lvcli_args *a, const lv_history_options *o, lv_datase
 	lv_error err = { 0 };
 	lv_version_list *l = NULL;
 	lv_history_report rep;
+	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
 	int rc = lv_history_list(&l, ds, o, &rep, &err) < 0 ? lvcli_fail(&err) : lvcli_emit_list(a, l, "history");
 	if (rc == 0 && a->stats)
 		lvcli_print_report(&rep);
@@ -105,7 +106,8 @@ static int run_history(int argc, char **argv)
 	int rc = lvcli_parse(argc, argv, &lvcli_cmd_history, &a);
 	if (rc)
 		return rc;
-	lv_history_options o = LV_HISTORY_OPTIONS_INIT;
+	lv_history_options o;
+	lv_history_options_init(&o, LV_HISTORY_OPTIONS_VERSION);
 	o.limit = a.limit;
 	if (a.since && (rc = parse_since(a.since, &o)))
 		return rc;
@@ -126,6 +128,7 @@ static int run_history(int argc, char **argv)
 		lvcli_print_table_header(stdout, true);
 	lv_error err = { 0 };
 	lv_history_report rep;
+	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
 	if (lv_history_each(ds, &o, on_row, on_gap, &w, &rep, &err) < 0) {
 		rc = lvcli_fail(&err);
 	} else if (a.json) {

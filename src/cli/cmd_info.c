@@ -136,8 +136,10 @@ static int run_info(const lvcli_args *a, lv_dataset *ds)
 	lv_error err = { 0 };
 	lv_version_list *l = NULL, *latest = NULL;
 	lv_history_report rep;
-	lv_checkpoint_config cfg;
-	lv_checkpoint_config in = LV_CHECKPOINT_CONFIG_INIT; /* the options, as checkpoint takes them */
+	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
+	lv_checkpoint_config cfg, in; /* in: the options, as checkpoint takes them */
+	lv_checkpoint_config_init(&cfg, LV_CHECKPOINT_CONFIG_VERSION);
+	lv_checkpoint_config_init(&in, LV_CHECKPOINT_CONFIG_VERSION);
 	lvcli_checkpoint_options(a, &in);
 	rc = lv_versions(&l, ds, &rep, &err);
 	if (rc == 0)

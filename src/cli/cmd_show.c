@@ -67,6 +67,7 @@ static int run_asof(const lvcli_args *a, lv_dataset *ds)
 	lv_error err = { 0 };
 	lv_version_list *l = NULL;
 	lv_history_report rep;
+	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
 	if (lv_version_as_of(&l, ds, a->when_ms, a->strict, &rep, &err) < 0) {
 		rc = lvcli_fail(&err);
 	} else {

@@ -30,6 +30,7 @@ static int list_command(int argc, char **argv, const lvcli_cmd *c, bool history)
 	lv_error err = { 0 };
 	lv_version_list *l = NULL;
 	lv_history_report rep;
+	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
 	rc = lv_versions(&l, ds, &rep, &err);
 	if (rc < 0) {
 		rc = lvcli_fail(&err);

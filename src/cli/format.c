@@ -20,7 +20,8 @@ bool lvcli_format_stream(const lvcli_args *a)
 
 const lv_arrow_options *lvcli_arrow_options(void)
 {
-	static lv_arrow_options o = LV_ARROW_OPTIONS_INIT;
+	static lv_arrow_options o;
+	lv_arrow_options_init(&o, LV_ARROW_OPTIONS_VERSION);
 	uint64_t n = 0;
 	const char *e = getenv("LANCEVER_ARROW_BATCH_ROWS");
 	o.batch_rows = e && lvcli_parse_u64_strict(e, 1u << 30, &n) ? (size_t)n : 0;

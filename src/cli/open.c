@@ -38,7 +38,8 @@ static int storage_options(lv_storage_options **out, lv_error *err)
 
 int lvcli_open(lv_dataset **ds, const char *uri, int threads)
 {
-	lv_open_options o = LV_OPEN_OPTIONS_INIT;
+	lv_open_options o;
+	lv_open_options_init(&o, LV_OPEN_OPTIONS_VERSION);
 	o.threads = threads;
 	o.branch = lvcli_g.branch;
 	lv_error err = { 0 };

@@ -44,10 +44,10 @@ static void test_large_checkpoint_is_read(void **state)
 		CHECK(synth_write(st, &c));
 	}
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	assert_true(r.file_size > (4u << 20));
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	lv_version_list *l = tu_versions(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(rep.checkpoints_rejected, 0);
@@ -132,7 +132,7 @@ static bool is_live(lv_storage *st, uint64_t v)
 static void assert_history_complete(lv_storage *st, const truth *t)
 {
 	lv_dataset *ds = tu_open(st);
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	lv_version_list *l = tu_history(ds, &rep);
 	size_t k = 0;
 	for (uint64_t v = 1; v <= t->n; v++) {
@@ -193,7 +193,7 @@ static void test_seal_boundaries(void **state)
 			lv_storage *st = new_store(&t, (uint64_t)n, 0);
 			lv_checkpoint_config cfg = small_cfg(max, shapes[k][1]);
 			lv_dataset *ds = tu_open(st);
-			lv_checkpoint_result r;
+			lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 			CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
 			lv_dataset_free(ds);
 			char **segs = segments(st);
@@ -231,7 +231,7 @@ static void test_multiple_seals_in_one_cleanup(void **state)
 	assert_history_complete(st, &t);
 	/* versions() from the head alone: the two live versions */
 	lv_dataset *ds = tu_open(st);
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	lv_version_list *l = tu_versions(ds, &rep);
 	assert_int_equal(lv_version_list_count(l), 2);
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
@@ -345,7 +345,7 @@ static void test_damaged_and_missing_segments(void **state)
 			CHECK(lv_storage_delete(st, victim, &err));
 		}
 		lv_dataset *ds = tu_open(st);
-		lv_history_report rep;
+		lv_history_report rep = LV_HISTORY_REPORT_INIT;
 		lv_version_list *l = tu_history(ds, &rep);
 		assert_int_equal(lv_version_list_count(l), 40 - 8);
 		for (size_t i = 0; i < lv_version_list_count(l); i++) {
@@ -364,7 +364,7 @@ static void test_damaged_and_missing_segments(void **state)
 		lv_version_list_free(l);
 		/* writers: more versions, a checkpoint and a cleanup; the damaged bytes stay */
 		commit_range(st, &t, 41, 60, 0);
-		lv_checkpoint_result r;
+		lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 		CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
 		lv_dataset_free(ds);
 		cleanup_retain(st, 2, &cfg);
@@ -430,7 +430,7 @@ static void check_options(lv_storage *st, const truth *t, const lv_history_optio
 	size_t from = o->limit && nw > o->limit ? nw - (size_t)o->limit : 0;
 	lv_dataset *ds = tu_open(st);
 	got *g = calloc(1, sizeof *g);
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	CHECK(lv_history_each(ds, o, got_row, got_gap, g, &rep, &err));
 	assert_int_equal(g->n, nw - from);
 	for (size_t i = 0; i < g->n; i++)
@@ -471,7 +471,7 @@ static void test_history_asof_brute_force(void **state)
 		for (int strict = 0; strict < 2; strict++) {
 			uint64_t want = brute_asof(&t, at, strict);
 			lv_version_list *one = NULL;
-			lv_history_report rep;
+			lv_history_report rep = LV_HISTORY_REPORT_INIT;
 			int rc = lv_version_as_of(&one, ds, at, strict, &rep, &err);
 			if (!want) {
 				assert_int_equal(rc, LV_ENOTFOUND);
@@ -539,14 +539,16 @@ static void test_costs_do_not_touch_the_archive(void **state)
 	assert_int_equal(tu_count_versions(ds), 8);
 	seg.ops = LV_FAULT_READ | LV_FAULT_HEAD | LV_FAULT_WRITE | LV_FAULT_CREATE | LV_FAULT_DELETE;
 	CHECK(lv_storage_fault_set(st, &seg, &err));
-	lv_storage_stats s0, s1;
+	lv_storage_stats s0 = LV_STORAGE_STATS_INIT, s1 = LV_STORAGE_STATS_INIT;
 	lv_storage_get_stats(st, &s0);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
+	lv_history_report rrep = LV_HISTORY_REPORT_INIT;
+	r.report = &rrep;
 	CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
 	lv_storage_get_stats(st, &s1);
 	assert_int_equal(r.segments_written, 0);
 	assert_int_equal(r.new_entries, 3);
-	assert_int_equal(r.report.manifests_read, 3);
+	assert_int_equal(rrep.manifests_read, 3);
 	assert_true(s1.bytes_written - s0.bytes_written <= r.file_size + 64);
 	assert_true(r.entries < 64);
 	lv_dataset_free(ds);
@@ -580,13 +582,13 @@ static void test_versions_first_call_requests(void **state)
 	lv_storage *st = new_store(&t, 10, 0);
 	lv_checkpoint_config cfg = small_cfg(100, 32);
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
 	lv_dataset_free(ds);
 	CHECK(synth_tag(st, "v5", 5));
 	ds = tu_open(st);
 	lv_version_list *a = NULL, *b = NULL;
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	CHECK(lv_versions(&a, ds, &rep, &err));
 	assert_int_equal(lv_version_list_count(a), 10);
 	assert_int_equal(count_tagged(a), 1);
@@ -608,13 +610,13 @@ static void test_versions_cache(void **state)
 	lv_storage *st = new_store(&t, 300, 0);
 	lv_checkpoint_config cfg = small_cfg(100, 32);
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
 	lv_version_list *a = NULL, *b = NULL;
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	CHECK(lv_versions(&a, ds, &rep, &err));
 	assert_int_equal(lv_version_list_count(a), 300);
-	lv_storage_stats s0, s1;
+	lv_storage_stats s0 = LV_STORAGE_STATS_INIT, s1 = LV_STORAGE_STATS_INIT;
 	lv_storage_get_stats(st, &s0);
 	CHECK(lv_versions(&b, ds, &rep, &err));
 	lv_storage_get_stats(st, &s1);

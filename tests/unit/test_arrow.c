@@ -252,7 +252,7 @@ static void test_history_every_batch_size(void **state)
 		lv_arrow_options o = LV_ARROW_OPTIONS_INIT;
 		o.batch_rows = sizes[i];
 		struct ArrowArrayStream s;
-		lv_history_report rep;
+		lv_history_report rep = LV_HISTORY_REPORT_INIT;
 		CHECK(lv_history_arrow_stream(&s, fx.ds, &o, &rep, &err));
 		assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 		size_t rows = sizes[i] ? sizes[i] : LV_ARROW_DEFAULT_BATCH_ROWS;
@@ -424,10 +424,10 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(lv_history_arrow_stream(&s, NULL, NULL, NULL, &err), LV_EINVALID);
 	assert_int_equal(lv_version_list_arrow_stream(&s, NULL, NULL, NULL, &err), LV_EINVALID);
 	lv_arrow_options bad = { 99, 0, 0 };
-	lv_storage_stats st0, st1;
+	lv_storage_stats st0 = LV_STORAGE_STATS_INIT, st1 = LV_STORAGE_STATS_INIT;
 	lv_storage_get_stats(st, &st0);
 	assert_int_equal(lv_versions_arrow_stream(&s, ds, &bad, NULL, &err), LV_EINVALID);
-	assert_non_null(strstr(err.message, "options version"));
+	assert_non_null(strstr(err.message, "lv_arrow_options: version 99"));
 	lv_storage_get_stats(st, &st1);
 	assert_int_equal(st1.requests, st0.requests); /* refused before the history is read */
 	assert_null(s.release); /* nothing written on failure */
@@ -486,7 +486,7 @@ static void test_cleanup_files(void **state)
 	(void)state;
 	lv_cleanup_file f[] = { { "data/a.lance", LV_KIND_DATA, 100, "unreferenced" },
 				{ "_versions/x.manifest", LV_KIND_MANIFEST, 7, NULL } };
-	lv_cleanup_stats stats = { .versions_total = 9, .versions_removed = 2, .versions_archived = 9 };
+	lv_cleanup_stats stats = { .version = LV_CLEANUP_STATS_VERSION, .versions_total = 9, .versions_removed = 2, .versions_archived = 9 };
 	stats.files_removed[LV_KIND_DATA] = 1;
 	stats.bytes_removed[LV_KIND_DATA] = 100;
 	struct ArrowArrayStream s;

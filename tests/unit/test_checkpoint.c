@@ -45,13 +45,13 @@ static void test_real_checkpoint_roundtrip(void **state)
 	lv_storage *st = mem_copy_of("lance8/t.lance");
 	lv_dataset *ds = tu_open(st);
 	lv_version_list *before = NULL, *after = NULL, *hist = NULL;
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	CHECK(lv_versions(&before, ds, &rep, &err));
 	assert_int_equal(rep.rung, LV_RUNG_MANIFESTS);
 	assert_int_equal(lv_version_list_count(before), 6);
 	assert_true(lv_version_list_get(before, 2)->is_tagged); /* keep3 */
 
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	assert_true(r.written);
 	assert_false(r.already_present);
@@ -110,7 +110,7 @@ static void test_history_after_manifests_removed(void **state)
 	(void)state;
 	lv_storage *st = synth_mem_series(10, 1700000000000);
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	char p[96];
 	for (uint64_t v = 1; v <= 4; v++)
@@ -120,7 +120,7 @@ static void test_history_after_manifests_removed(void **state)
 		synth_commit c = { .version = v, .ts_ms = 1700000000000 + 1000 * (int64_t)v, .read_version = v - 1 };
 		CHECK(synth_write(st, &c));
 	}
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	lv_version_list *l = tu_versions(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(rep.manifests_read, 3);
@@ -158,7 +158,7 @@ static lv_storage *two_checkpoints(void)
 {
 	lv_storage *st = synth_mem_series(5, 1700000000000);
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	for (uint64_t v = 6; v <= 8; v++) {
 		synth_commit c = { .version = v, .ts_ms = 1700000000000 + 1000 * (int64_t)v, .read_version = v - 1 };
@@ -176,7 +176,7 @@ static lv_storage *two_checkpoints(void)
 static void expect_rung(lv_storage *st, int rung, size_t expect_rows)
 {
 	lv_dataset *ds = tu_open(st);
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	lv_version_list *l = tu_versions(ds, &rep);
 	if (rep.rung != rung)
 		fail_msg("rung %d, expected %d (%s)", rep.rung, rung, rep.note);
@@ -207,7 +207,7 @@ static void test_corrupt_newest_every_byte(void **state)
 		bad[i] ^= 0x55;
 		CHECK(lv_storage_write(st, NEWEST, bad, good.size, &err));
 		lv_dataset *ds = tu_open(st);
-		lv_history_report rep;
+		lv_history_report rep = LV_HISTORY_REPORT_INIT;
 		lv_version_list *l = tu_versions(ds, &rep);
 		assert_int_equal(lv_version_list_count(l), 8);
 		for (size_t k = 0; k < 8; k++) {
@@ -253,7 +253,7 @@ static void test_recreated_dataset(void **state)
 	st = mem_copy_of("lance8/t_recreated.lance");
 	CHECK(lv_storage_write(st, "_checkpoints/00000000000000000006.lance", cp.ptr, cp.size, &err));
 	lv_dataset *ds = tu_open(st);
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	lv_version_list *l = tu_history(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_MANIFESTS);
 	assert_int_equal(rep.checkpoints_rejected, 1);
@@ -278,12 +278,12 @@ static void test_config_and_limits(void **state)
 	synth_commit c = { .version = 10, .ts_ms = 1700000010000, .read_version = 9, .config = cfgkv };
 	CHECK(synth_write(st, &c));
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_config cfg;
+	lv_checkpoint_config cfg = LV_CHECKPOINT_CONFIG_INIT;
 	CHECK(lv_checkpoint_config_resolve(&cfg, ds, NULL, &err));
 	assert_int_equal(cfg.enabled, 1);
 	assert_int_equal(cfg.max_entries, 4);
 	assert_int_equal(cfg.max_checkpoint_files, 2);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	assert_int_equal(r.entries, 4);
 	/* explicit settings win */
@@ -327,7 +327,7 @@ static void test_cleaned_marks(void **state)
 	CHECK(synth_tag(st, "keep", 2));
 	lv_dataset *ds = tu_open(st);
 	uint64_t gone[] = { 3, 1 };
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, gone, 2, &r, &err));
 	lv_buf b = tu_read(st, r.path);
 	lv_lancefile *lf = NULL;
@@ -413,7 +413,7 @@ static void test_properties_through_checkpoint(void **state)
 	synth_commit c = { .version = 1, .ts_ms = 1700000000000, .props = props };
 	CHECK(synth_write(st, &c));
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	lv_version_list *l = tu_history(ds, NULL);
 	const char *p = lv_version_list_get(l, 0)->transaction_properties;
@@ -478,7 +478,7 @@ static void test_asof_on_dataset(void **state)
 		CHECK(synth_write(st, &c));
 	}
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	char p[96];
 	CHECK(lv_storage_delete(st, synth_manifest_path(p, sizeof p, 1), &err));
@@ -565,9 +565,9 @@ static void test_identity_without_inline_txn(void **state)
 		CHECK(synth_write(st, &c));
 	}
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	lv_version_list *l = tu_versions(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(lv_version_list_count(l), 4);

@@ -130,7 +130,7 @@ static void test_real_dataset(void **state)
 	lv_storage *st = tu_mem_copy("lance8/t.lance");
 	lv_dataset *ds = open_ds(st);
 	lv_cleanup_policy p = policy_all_old();
-	lv_cleanup_stats dry, s;
+	lv_cleanup_stats dry = LV_CLEANUP_STATS_INIT, s = LV_CLEANUP_STATS_INIT;
 	p.dry_run = true;
 	char *before = tu_snapshot(st);
 	CHECK(lv_cleanup(ds, &p, &dry, &err));
@@ -195,7 +195,7 @@ static void test_policy_selection(void **state)
 		p.retain_versions = cases[c].retain;
 		p.before_version = cases[c].before;
 		p.now_ms = 1700000011000;
-		lv_cleanup_stats s;
+		lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 		CHECK(lv_cleanup(ds, &p, &s, &err));
 		if (s.versions_removed != cases[c].removed)
 			fail_msg("case %zu removed %llu", c, (unsigned long long)s.versions_removed);
@@ -208,7 +208,7 @@ static void test_policy_selection(void **state)
 	lv_dataset *ds = open_ds(st);
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 	p.now_ms = 1700000000000 + 3000 + 7 * DAY; /* v1, v2 are older than 7 days */
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_int_equal(s.versions_removed, 2);
 	p.retain_versions = 0;
@@ -243,7 +243,7 @@ static void test_unverified_rules(void **state)
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 	p.older_than_ms = 0;
 	p.now_ms = now;
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_int_equal(s.versions_removed, 2);
 	uint64_t sz;
@@ -318,7 +318,7 @@ static void test_branch_protection(void **state)
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 	p.older_than_ms = 0;
 	p.now_ms = 1700000000000 + 30 * DAY;
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_int_equal(s.versions_removed, 2); /* v1, v3; v2 is the branch's base */
 	char path[96];
@@ -371,7 +371,7 @@ static void test_concurrent_commit(void **state)
 	p.now_ms = 1700000000000 + 30 * DAY;
 	p.on_progress = commit_during;
 	p.payload = &r;
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_true(r.done);
 	uint64_t sz;
@@ -398,7 +398,7 @@ static void test_detached_protection(void **state)
 	p.older_than_ms = 0;
 	p.delete_unverified = true;
 	p.now_ms = 1700000000000 + 30 * DAY;
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_int_equal(s.versions_total, 3); /* the detached manifest is not a version */
 	uint64_t sz;
@@ -450,7 +450,7 @@ static void test_fault_sweep(void **state)
 		CHECK(lv_storage_fault_wrap(&st, inner, &spec, &err));
 		lv_dataset *ds = open_ds(st);
 		lv_error e = { 0 };
-		lv_cleanup_stats stats;
+		lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 		int rc = lv_cleanup(ds, &p, &stats, &e);
 		bool hit = lv_storage_fault_calls(st) >= n;
 		lv_fault_spec off = { 0, 0, false, LV_FAULT_FAIL, NULL };

@@ -185,7 +185,7 @@ static void test_versions_model(void **state)
 		p.before_version = before;
 		p.error_if_tagged_old_versions = false;
 		p.now_ms = BASE + 1000 * (int64_t)n + 1000; /* every version is a second old */
-		lv_cleanup_stats stats;
+		lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 		CHECK(lv_cleanup(ds, &p, &stats, &err));
 		uint64_t want = 0;
 		for (uint64_t v = 1; v <= n; v++) {
@@ -229,7 +229,7 @@ static void test_versions_no_age_default(void **state)
 	p.versions = list;
 	p.nversions = 2;
 	p.now_ms = BASE + 6000; /* every version is seconds old */
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_int_equal(s.versions_removed, 2);
 	assert_true(exists(st, "data/f1.lance") && !exists(st, "data/f2.lance"));
@@ -267,7 +267,7 @@ static void test_versions_refusals(void **state)
 	uint64_t two[] = { 2 };
 	p.versions = two;
 	p.nversions = 1;
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_int_equal(s.versions_removed, 1);
 	free(before);
@@ -275,30 +275,55 @@ static void test_versions_refusals(void **state)
 	lv_storage_free(st);
 }
 
-/* A caller built against the version-2 or -3 header passes the shorter struct: read as such. */
-static void test_policy_v2_layout(void **state)
+/* A caller built against a header from before 1.0 (policy versions 1 to 5, which held the
+ * checkpoint config by value) is refused with LV_EINVALID before anything is read or removed:
+ * its struct is on the heap at the old version-2 size, so a read past it is caught by ASan. */
+static void test_policy_old_versions_refused(void **state)
 {
 	(void)state;
-	const size_t sizes[2] = { offsetof(lv_cleanup_policy, versions),
-				  offsetof(lv_cleanup_policy, clean_referenced_branches) };
-	for (int i = 0; i < 2; i++) {
+	for (int v = 0; v <= LV_CLEANUP_POLICY_VERSION + 1; v++) {
+		if (v == LV_CLEANUP_POLICY_VERSION)
+			continue;
 		lv_storage *st = series(4);
 		lv_dataset *ds = open_ds(st);
+		size_t old = offsetof(lv_cleanup_policy, versions);
 		lv_cleanup_policy full = LV_CLEANUP_POLICY_INIT;
-		full.version = 2 + i;
+		full.version = v;
 		full.older_than_ms = 0;
 		full.now_ms = BASE + 10000;
-		/* exactly the old size on the heap: reading past it is caught by ASan */
-		lv_cleanup_policy *p = malloc(sizes[i]);
+		lv_cleanup_policy *p = malloc(old);
 		assert_non_null(p);
-		memcpy(p, &full, sizes[i]);
-		lv_cleanup_stats s;
-		CHECK(lv_cleanup(ds, p, &s, &err));
-		assert_int_equal(s.versions_removed, 3);
+		memcpy(p, &full, old);
+		lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
+		s.versions_removed = 77;
+		lv_error e = { 0 };
+		assert_int_equal(lv_cleanup(ds, p, &s, &e), LV_EINVALID);
+		assert_non_null(strstr(e.message, "lv_cleanup_policy: version"));
+		assert_int_equal(s.versions_removed, 77); /* the stats untouched */
+		char **left = tu_list_paths(st, "_versions", false);
+		size_t n = 0;
+		while (left[n])
+			free(left[n++]);
+		free(left);
+		assert_int_equal(n, 4);
 		free(p);
 		lv_dataset_free(ds);
 		lv_storage_free(st);
 	}
+	/* the init function: current version, the INIT macro's defaults */
+	lv_cleanup_policy p, want = LV_CLEANUP_POLICY_INIT;
+	memset(&p, 0x5a, sizeof p);
+	assert_int_equal(lv_cleanup_policy_init(&p, LV_CLEANUP_POLICY_VERSION), 0);
+	assert_int_equal(p.version, want.version);
+	assert_int_equal(p.older_than_ms, -1);
+	assert_int_equal(p.retain_versions, -1);
+	assert_true(p.error_if_tagged_old_versions);
+	assert_false(p.dry_run || p.delete_unverified || p.clean_referenced_branches);
+	assert_null(p.checkpoint);
+	assert_null(p.versions);
+	assert_null(p.on_file);
+	assert_int_equal(lv_cleanup_policy_init(&p, 5), LV_EINVALID);
+	assert_int_equal(lv_cleanup_policy_init(NULL, LV_CLEANUP_POLICY_VERSION), LV_EINVALID);
 }
 
 /* Unknown writer feature flags stop any cleanup (a dry run too) before anything changes. */
@@ -329,7 +354,7 @@ static void test_unknown_writer_flags(void **state)
 		char *before = tu_snapshot(st);
 		for (int dry = 1; dry >= 0; dry--) {
 			p.dry_run = dry;
-			lv_cleanup_stats s;
+			lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 			int rc = lv_cleanup(ds, &p, &s, &err);
 			assert_int_equal(rc, cases[c].rc);
 			if (rc) {
@@ -366,7 +391,7 @@ static void test_explain_facts(void **state)
 	p.dry_run = true;
 	p.now_ms = BASE + DAY;
 	char *before = tu_snapshot(st);
-	lv_cleanup_stats stats;
+	lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_cleanup(ds, &p, &stats, &err));
 	tu_expect_unchanged(st, before);
 	assert_int_equal(s.read_version, 4);
@@ -443,7 +468,7 @@ static void test_branch_cleanup(void **state)
 	p.error_if_tagged_old_versions = false;
 	seen s;
 	hook(&p, &s);
-	lv_cleanup_stats stats;
+	lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_cleanup(ds, &p, &stats, &err));
 	/* 3 and 6 go; 4 is tagged on the branch, 5 is feat2's base, 7 the latest */
 	assert_int_equal(stats.versions_removed, 2);
@@ -557,7 +582,7 @@ static void cascade_due(const char *interval)
 	lv_dataset *ds = open_ds(st);
 	seen s;
 	lv_cleanup_policy p = cascade_policy(&s, true);
-	lv_cleanup_stats stats;
+	lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_cleanup(ds, &p, &stats, &err));
 	/* main: 1 and 3 go (2 is feat's base, 4 the latest); feat: 4 goes (3 is tagged on feat,
 	 * 5 and 6 are its newest two) */
@@ -625,7 +650,7 @@ static void test_cascade_not_due(void **state)
 		seen s;
 		lv_cleanup_policy p = cascade_policy(&s, i != 0);
 		p.dry_run = i == 4;
-		lv_cleanup_stats stats;
+		lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 		CHECK(lv_cleanup(ds, &p, &stats, &err));
 		assert_int_equal(s.nbranch, 1);
 		assert_int_equal(s.branch_cascade[0], i == 2 || i == 4);
@@ -693,7 +718,7 @@ int main(void)
 		cmocka_unit_test(test_versions_model),
 		cmocka_unit_test(test_versions_no_age_default),
 		cmocka_unit_test(test_versions_refusals),
-		cmocka_unit_test(test_policy_v2_layout),
+		cmocka_unit_test(test_policy_old_versions_refused),
 		cmocka_unit_test(test_unknown_writer_flags),
 		cmocka_unit_test(test_explain_facts),
 		cmocka_unit_test(test_branch_cleanup),

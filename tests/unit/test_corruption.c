@@ -115,7 +115,7 @@ static answer ask(lv_storage *st, const char *name, const probe_set *pr, uint64_
 	o.threads = 1;
 	CHECK(lv_dataset_open_storage(&ds, st, &o, &err));
 	lv_version_list *l = NULL;
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	lv_error e = { 0 };
 	if (lv_versions(&l, ds, &rep, &e) == 0) {
 		a.versions = list_str(l);

@@ -60,7 +60,9 @@ static void cleanup_retain(lv_storage *st, int64_t n)
 	p.retain_versions = n;
 	p.error_if_tagged_old_versions = false;
 	p.now_ms = BASE_MS + 10000000;
-	p.checkpoint.archive_segment_rows = 4;
+	lv_checkpoint_config seg4 = LV_CHECKPOINT_CONFIG_INIT;
+	seg4.archive_segment_rows = 4;
+	p.checkpoint = &seg4;
 	CHECK(lv_cleanup(ds, &p, NULL, &err));
 	lv_dataset_free(ds);
 }

@@ -147,7 +147,9 @@ static void test_policies_against_model(void **state)
 			p.error_if_tagged_old_versions = false;
 			p.now_ms = now;
 			p.dry_run = dry;
-			p.checkpoint.archive_segment_rows = 16;
+			lv_checkpoint_config seg16 = LV_CHECKPOINT_CONFIG_INIT;
+			seg16.archive_segment_rows = 16;
+			p.checkpoint = &seg16;
 			bool want[NV + 1];
 			brute(&m, &p, want);
 			size_t nwant = 0;
@@ -155,7 +157,7 @@ static void test_policies_against_model(void **state)
 				nwant += want[v];
 			size_t data = count_files(st, "_transactions");
 			lv_dataset *ds = tu_open(st);
-			lv_cleanup_stats s;
+			lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 			CHECK(lv_expire(ds, &p, &s, &err));
 			lv_dataset_free(ds);
 			assert_int_equal(s.versions_removed, nwant);
@@ -208,7 +210,7 @@ static size_t manifest_reads(uint64_t n)
 	lv_checkpoint_config cfg = LV_CHECKPOINT_CONFIG_INIT;
 	cfg.archive_segment_rows = 16;
 	cfg.max_entries = 20;
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
 	lv_dataset_free(ds);
 	lv_fault_spec none = { 0, 0, false, LV_FAULT_FAIL, NULL };
@@ -222,7 +224,7 @@ static size_t manifest_reads(uint64_t n)
 		lv_expire_policy p = LV_EXPIRE_POLICY_INIT;
 		p.retain_versions = 3;
 		p.dry_run = true; /* counts reads without changing the store */
-		p.checkpoint = cfg;
+		p.checkpoint = &cfg;
 		int rc = lv_expire(ds, &p, NULL, &err);
 		lv_dataset_free(ds);
 		if (rc == 0)
@@ -254,7 +256,7 @@ static void test_delete_rate_limit(void **state)
 	lv_dataset *ds = tu_open(st);
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_expire(ds, &p, &s, &err));
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;

@@ -63,12 +63,12 @@ static void foreign_checkpoint_case(int64_t created_delta, bool extra)
 {
 	lv_storage *st = tu_mem_copy("lance8/t.lance");
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result res;
+	lv_checkpoint_result res = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &res, &err));
 	plant_foreign_checkpoint(st, created_delta, extra);
 
 	/* readers reject it */
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	lv_version_list *h = tu_history(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_MANIFESTS);
 	assert_int_equal(rep.checkpoints_rejected, 1);

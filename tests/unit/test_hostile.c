@@ -213,7 +213,7 @@ static void test_escaping_paths(void **state)
 		/* versions() has no reason to refuse: it does not resolve data paths */
 		assert_int_equal(tu_count_versions(ds), 3);
 		lv_cleanup_policy p = all_old();
-		lv_cleanup_stats s;
+		lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 		int rc = lv_cleanup(ds, &p, &s, &err);
 		if (rc != LV_ECORRUPT || !strstr(err.message, "would leave the dataset root"))
 			fail_msg("path #%zu: cleanup returned %d: %s", i, rc, err.message);
@@ -261,7 +261,7 @@ static void test_lookalike_paths(void **state)
 		tu_set_all_mtimes(st, 1600000000000LL); /* older than every commit */
 		lv_dataset *ds = tu_open(st);
 		lv_cleanup_policy p = all_old();
-		lv_cleanup_stats s;
+		lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 		CHECK(lv_cleanup(ds, &p, &s, &err));
 		uint64_t sz;
 		if (lv_storage_head(st, dp, &sz, NULL, &err) != LV_ENOTFOUND) /* removed: only v1 used it */
@@ -289,7 +289,7 @@ static void test_escaping_transaction_file(void **state)
 		assert_non_null(strstr(err.message, "transaction_file"));
 		assert_non_null(strstr(err.message, "_versions/"));
 		lv_cleanup_policy p = all_old();
-		lv_cleanup_stats s;
+		lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 		assert_true(lv_cleanup(ds, &p, &s, &err) < 0);
 		uint64_t sz;
 		CHECK(lv_storage_head(st, "x.txn", &sz, NULL, &err));
@@ -328,7 +328,7 @@ static void test_base_paths_outside(void **state)
 		CHECK(synth_write(st, &c));
 		lv_dataset *ds = tu_open(st);
 		lv_cleanup_policy p = all_old();
-		lv_cleanup_stats s;
+		lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 		CHECK(lv_cleanup(ds, &p, &s, &err));
 		assert_int_equal(s.versions_removed, 1);
 		char fp[4300];
@@ -444,7 +444,7 @@ static void test_counter_overflow(void **state)
 	lv_version_list_free(l);
 	/* the checkpoint stores and returns them exactly */
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	CHECK(lv_history(&l, ds, NULL, &err));
 	assert_true(lv_version_list_get(l, 0)->total_rows == big + big);
@@ -482,7 +482,7 @@ static void test_absurd_timestamps(void **state)
 		assert_int_equal(got ? got->version : 0, want);
 	}
 	lv_timeline_free(tl);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	lv_version_list *h = tu_history(ds, NULL);
 	for (size_t i = 0; i < lv_version_list_count(l); i++)
@@ -493,7 +493,7 @@ static void test_absurd_timestamps(void **state)
 	p.older_than_ms = 1;
 	p.error_if_tagged_old_versions = false;
 	p.now_ms = INT64_MIN + 5;
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	p.dry_run = true;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	p.now_ms = INT64_MAX;
@@ -548,10 +548,10 @@ static void test_version_u64_max(void **state)
 	lv_version_list_free(l);
 	CHECK(lv_version_get(&l, ds, UINT64_MAX, &err));
 	lv_version_list_free(l);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	assert_string_equal(r.path, "_checkpoints/18446744073709551615.lance");
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	CHECK(lv_history(&l, ds, &rep, &err));
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(lv_version_list_count(l), 3);
@@ -689,9 +689,9 @@ static void test_deep_json_property(void **state)
 	const char *tp = lv_version_list_get(l, 0)->transaction_properties;
 	assert_non_null(strstr(tp, "\"deep\":\"[[[["));
 	lv_version_list_free(l);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	CHECK(lv_history(&l, ds, &rep, &err));
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	/* from the checkpoint the versions row is the manifest's again; history carries the wrapper */

@@ -69,7 +69,7 @@ static bool warned(const lv_dataset *ds, int kind, const char *path)
 /* History holds 1..205 exactly, with no gap; as-of of version 160's commit time answers 160. */
 static void expect_full_history(lv_dataset *ds)
 {
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	lv_version_list *l = tu_history(ds, &rep);
 	if (lv_version_list_count(l) != 205)
 		fail_msg("history: %zu rows, not 205", lv_version_list_count(l));
@@ -124,7 +124,8 @@ static void test_stray_segments_hide_nothing(void **state)
 		/* check lists it as a problem; salvage writes nothing from it */
 		lv_check_options o = LV_CHECK_OPTIONS_INIT;
 		o.salvage = true;
-		o.checkpoint = small_cfg();
+		lv_checkpoint_config small = small_cfg();
+		o.checkpoint = &small;
 		lv_check *c = NULL;
 		CHECK(lv_check_run(&c, ds, &o, &err));
 		bool listed = false;
@@ -248,7 +249,7 @@ static void test_lying_listing_starts_no_new_identity(void **state)
 		lv_storage *shim = lying_lister(st);
 		lv_dataset *ds = tu_open(shim);
 		lv_checkpoint_config cfg = small_cfg();
-		lv_checkpoint_result r;
+		lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 		lv_error e = { 0 };
 		assert_int_equal(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &e), LV_ECONFLICT);
 		assert_non_null(strstr(e.message, late ? "archive/" : "_checkpoints/"));
@@ -257,8 +258,8 @@ static void test_lying_listing_starts_no_new_identity(void **state)
 		p.retain_versions = 1;
 		p.error_if_tagged_old_versions = false;
 		p.now_ms = BASE_MS + 100000000;
-		p.checkpoint = cfg;
-		lv_cleanup_stats cs;
+		p.checkpoint = &cfg;
+		lv_cleanup_stats cs = LV_CLEANUP_STATS_INIT;
 		assert_int_equal(lv_cleanup(ds, &p, &cs, &e), LV_ECONFLICT);
 		lists_truly(shim);
 		lv_version_list *l = tu_versions(ds, NULL);
@@ -293,7 +294,7 @@ static void test_kept_aside_without_head_refuses(void **state)
 			       &err));
 	CHECK(lv_storage_delete(st, head, &err));
 	lv_buf_dispose(&b);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	lv_error e = { 0 };
 	assert_int_equal(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &e), LV_ECONFLICT);
 	assert_non_null(strstr(e.message, ".damaged-0badf00d"));
@@ -333,7 +334,7 @@ static void test_head_written_after_listing_is_a_race(void **state)
 	lv_fault_spec f = { .ops = LV_FAULT_LIST, .nth = 2, .kind = LV_FAULT_UNLISTED,
 			    .path_substring = "_checkpoints/" };
 	CHECK(lv_storage_fault_set(st, &f, &err));
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	assert_true(r.written);
 	assert_true(lv_storage_fault_calls(st) >= 4); /* the omitting listing was reached */
@@ -352,7 +353,7 @@ static void test_unreadable_head_refuses(void **state)
 	lv_fault_spec f = { LV_FAULT_READ, 1, true, LV_FAULT_FAIL, "00000000000000000030.lance" };
 	lv_storage *st = small_head_store(&f);
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	lv_error e = { 0 };
 	assert_int_equal(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &e), LV_ECONFLICT);
 	assert_non_null(strstr(e.message, "could not be read"));
@@ -414,7 +415,7 @@ static void test_salvage_readopts_older_identity(void **state)
 			n = 210;
 			lv_dataset *ds = tu_open(st);
 			lv_checkpoint_config cfg = small_cfg();
-			lv_checkpoint_result r;
+			lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 			CHECK(lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err));
 			lv_dataset_free(ds);
 			reidentify(st, "_checkpoints/00000000000000000210.lance",
@@ -425,7 +426,8 @@ static void test_salvage_readopts_older_identity(void **state)
 		size_t before = history_rows(ds, &gaps);
 		assert_true(before < 20 && gaps > 0);
 		lv_check_options o = LV_CHECK_OPTIONS_INIT;
-		o.checkpoint = small_cfg();
+		lv_checkpoint_config small = small_cfg();
+		o.checkpoint = &small;
 		for (int salvage = 0; salvage < 2; salvage++) {
 			o.salvage = salvage;
 			lv_check *c = NULL;
@@ -451,7 +453,7 @@ static void test_salvage_readopts_older_identity(void **state)
 		CHECK(lv_check_run(&c, ds, &o, &err));
 		assert_int_equal(lv_check_problems(c), 0);
 		lv_check_free(c);
-		tu_cleanup_retain(ds, 1, BASE_MS + 100000000, &o.checkpoint);
+		tu_cleanup_retain(ds, 1, BASE_MS + 100000000, o.checkpoint);
 		assert_int_equal(history_rows(ds, &gaps), n);
 		assert_int_equal(gaps, 0);
 		lv_dataset_free(ds);

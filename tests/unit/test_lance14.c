@@ -116,7 +116,7 @@ static void test_flags_above_128(void **state)
 		lv_cleanup_policy p = all_old();
 		for (int dry = 1; dry >= 0; dry--) {
 			p.dry_run = dry;
-			lv_cleanup_stats s;
+			lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 			lv_error e = { 0 };
 			int rc = lv_cleanup(ds, &p, &s, &e);
 			assert_int_equal(rc, cases[c].rc);
@@ -255,7 +255,7 @@ static void test_sidecars_and_tmp(void **state)
 	CHECK(lv_storage_mem_set_mtime(st, "_versions/.tmp_new", BASE + 30 * DAY - 3600000, &err));
 	lv_dataset *ds = open_ds(st);
 	lv_cleanup_policy p = all_old();
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_false(exists(st, files[0])); /* f1 went: so did its sidecar (verified) */
 	assert_true(exists(st, files[1]));  /* f3 is the latest's */
@@ -295,7 +295,7 @@ static void test_version_hint(void **state)
 		lv_storage *st = series_with(10, NULL);
 		write_hint(st, "{\"version\":5}");
 		lv_dataset *ds = open_ds(st);
-		lv_cleanup_stats s;
+		lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 		if (expire) {
 			lv_expire_policy p = LV_EXPIRE_POLICY_INIT;
 			p.older_than_ms = 0;
@@ -352,7 +352,7 @@ static void test_failed_deletes(void **state)
 	CHECK(lv_storage_fault_wrap(&st, inner, &spec, &err));
 	lv_dataset *ds = open_ds(st);
 	lv_cleanup_policy p = all_old();
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
 	assert_int_equal(s.failed_deletes, 5);
 	assert_int_equal(s.files_removed[LV_KIND_DATA], 0);
@@ -366,31 +366,40 @@ static void test_failed_deletes(void **state)
 	lv_storage_free(st);
 }
 
-/* A caller built against an older header (policy version 4, expire policy version 1) has a
- * stats struct without failed_deletes: nothing is written past its end. */
+/* A caller built against an older header (policy version 4, expire policy version 2) has a
+ * stats struct without a version field: refused with LV_EINVALID, nothing written to it (on
+ * the heap at its old size, a write past the end is caught by ASan) and nothing removed. */
 static void test_stats_older_layout(void **state)
 {
 	(void)state;
 	for (int expire = 0; expire < 2; expire++) {
 		lv_storage *st = series_with(4, NULL);
 		lv_dataset *ds = open_ds(st);
-		size_t old = offsetof(lv_cleanup_stats, failed_deletes);
-		unsigned char *buf = malloc(sizeof(lv_cleanup_stats) + 16);
-		memset(buf, 0xA5, sizeof(lv_cleanup_stats) + 16);
+		size_t old = offsetof(lv_cleanup_stats, failed_deletes) - sizeof(uint64_t);
+		unsigned char *buf = malloc(old);
+		memset(buf, 0, old); /* what an old caller's `= {0}` gives: version 0 */
+		lv_error e = { 0 };
 		if (expire) {
 			lv_expire_policy p = LV_EXPIRE_POLICY_INIT;
-			p.version = 1;
+			p.version = 2;
 			p.older_than_ms = 0;
 			p.now_ms = BASE + 30 * DAY;
-			CHECK(lv_expire(ds, &p, (lv_cleanup_stats *)(void *)buf, &err));
+			assert_int_equal(lv_expire(ds, &p, (lv_cleanup_stats *)(void *)buf, &e), LV_EINVALID);
+			p.version = LV_EXPIRE_POLICY_VERSION; /* a current policy, the old stats */
+			assert_int_equal(lv_expire(ds, &p, (lv_cleanup_stats *)(void *)buf, &e), LV_EINVALID);
 		} else {
 			lv_cleanup_policy p = all_old();
 			p.version = 4;
-			CHECK(lv_cleanup(ds, &p, (lv_cleanup_stats *)(void *)buf, &err));
+			assert_int_equal(lv_cleanup(ds, &p, (lv_cleanup_stats *)(void *)buf, &e), LV_EINVALID);
+			p.version = LV_CLEANUP_POLICY_VERSION;
+			assert_int_equal(lv_cleanup(ds, &p, (lv_cleanup_stats *)(void *)buf, &e), LV_EINVALID);
 		}
-		for (size_t i = old; i < sizeof(lv_cleanup_stats) + 16; i++)
-			assert_int_equal(buf[i], 0xA5);
-		assert_int_equal(((lv_cleanup_stats *)(void *)buf)->versions_removed, 3);
+		assert_non_null(strstr(e.message, "lv_cleanup_stats: version is 0"));
+		for (size_t i = 0; i < old; i++)
+			assert_int_equal(buf[i], 0);
+		lv_version_list *l = tu_versions(ds, NULL); /* nothing removed */
+		assert_int_equal(lv_version_list_count(l), 4);
+		lv_version_list_free(l);
 		free(buf);
 		lv_dataset_free(ds);
 		lv_storage_free(st);

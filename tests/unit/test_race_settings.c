@@ -60,10 +60,10 @@ static int run_job(lv_storage *st, int job, int64_t s, int64_t max, lv_error *e)
 	if (job == JOB_CLEANUP) {
 		lv_cleanup_policy p = tu_retain_policy(3, NOW, &cfg);
 		p.older_than_ms = 0;
-		lv_cleanup_stats stats;
+		lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 		rc = lv_cleanup(ds, &p, &stats, e);
 	} else {
-		lv_checkpoint_result r;
+		lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 		rc = lv_checkpoint_write(ds, &cfg, NULL, 0, &r, e);
 	}
 	lv_dataset_free(ds);
@@ -132,7 +132,7 @@ static char *head_index(lv_storage *st)
 static void expect_sound(lv_storage *st)
 {
 	lv_dataset *ds = tu_open(st);
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	lv_version_list *h = tu_history(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_NEWEST_CHECKPOINT);
 	assert_int_equal(lv_version_list_count(h), N);

@@ -172,7 +172,7 @@ static cp_bytes cleanup_checkpoint(uint64_t upto, uint64_t cleaned_upto)
 	uint64_t cleaned[64];
 	for (uint64_t v = 1; v <= cleaned_upto; v++)
 		cleaned[v - 1] = v;
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, cleaned, cleaned_upto, &r, &err));
 	assert_true(r.written);
 	cp_bytes c;
@@ -261,7 +261,7 @@ static void test_checkpoint_write_vs_cleanup(void **state)
 	cleanup_sim sim = { cleanup_checkpoint(9, 5), 5, NULL };
 	lv_storage *st = hook_on_manifest(mem, 1, 0, &sim);
 	lv_dataset *ds = open_ds(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	assert_true(r.written);
 	assert_string_equal(r.path, "_checkpoints/00000000000000000010.lance");
@@ -312,7 +312,7 @@ static void test_cleanup_vs_cleanup(void **state)
 	int listed = 0;
 	p.on_file = count_manifest_files;
 	p.payload = &listed;
-	lv_cleanup_stats cs;
+	lv_cleanup_stats cs = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_cleanup(ds, &p, &cs, &err));
 	/* Only what this process deleted counts: the other cleanup removed 1..3 (issue 14). */
 	assert_int_equal(cs.versions_removed, 1);
@@ -364,7 +364,7 @@ static void test_history_checkpoint_pruned(void **state)
 	cleanup_sim sim = { cleanup_checkpoint(9, 7), 7, c6.path };
 	lv_storage *st = hook_new(mem, c6.path, 0, fire_cleanup, &sim);
 	lv_dataset *ds = open_ds(st);
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	lv_version_list *l = tu_history(ds, &rep);
 	assert_int_equal(lv_version_list_count(l), 10);
 	for (size_t i = 0; i < 10; i++)
@@ -400,7 +400,7 @@ static void *writer_main(void *p)
 	lv_open_options o = LV_OPEN_OPTIONS_INIT;
 	lv_dataset *ds = NULL;
 	lv_error e = { 0 };
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	w->rc = lv_dataset_open_storage(&ds, w->st, &o, &e);
 	if (!w->rc)
 		w->rc = lv_checkpoint_write(ds, NULL, w->cleaned, 2, &r, &e);
@@ -423,7 +423,7 @@ static void fire_second_writer(hook *h)
 static void test_concurrent_merges(void **state)
 {
 	(void)state;
-	lv_checkpoint_result r0;
+	lv_checkpoint_result r0 = LV_CHECKPOINT_RESULT_INIT;
 	lv_storage *mem = checkpointed_series(&r0);
 	writer_arg c = { mem, { 3, 4 }, 0, 0, 0 };
 	/* A writes through the hook: its replacement of …10 starts C first. */
@@ -466,14 +466,14 @@ static void fire_prune(hook *h)
 static void test_checkpoint_pruned_after_exists(void **state)
 {
 	(void)state;
-	lv_checkpoint_result r0;
+	lv_checkpoint_result r0 = LV_CHECKPOINT_RESULT_INIT;
 	lv_storage *mem = checkpointed_series(&r0);
 	/* Reads of …10: the ladder's (passes), then the one after EEXISTS (fires). */
 	prune_sim ps = { r0.path };
 	lv_storage *st = hook_new(mem, r0.path, 1, fire_prune, &ps);
 	lv_dataset *ds = open_ds(st);
 	uint64_t cleaned[1] = { 1 };
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, cleaned, 1, &r, &err));
 	assert_true(r.written);
 	assert_string_equal(r.path, r0.path);

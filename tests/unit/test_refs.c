@@ -334,7 +334,7 @@ static void t_load(void **state)
 	lv_storage_reset_stats(st);
 	assert_int_equal(lv__refs_load_storage(&r, st, &e), LV_ELIMIT);
 	assert_non_null(strstr(e.message, "_refs/tags/big.json"));
-	lv_storage_stats ss;
+	lv_storage_stats ss = LV_STORAGE_STATS_INIT;
 	lv_storage_get_stats(st, &ss);
 	assert_true(ss.bytes_read <= LV_REFS_FILE_MAX + 1 + 4096);
 	assert_int_equal(lv_storage_delete(st, "_refs/tags/big.json", &e2), 0);

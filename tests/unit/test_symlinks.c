@@ -143,7 +143,7 @@ static void symlinked_dir_refused(const char *sub, bool versions_fail)
 	lv_dataset *ds = open_path(pathf("%s/ds", base));
 
 	lv_version_list *l = NULL;
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	int rc = lv_versions(&l, ds, &rep, &err);
 	if (versions_fail) {
 		assert_int_equal(rc, LV_EINVALID);
@@ -155,7 +155,7 @@ static void symlinked_dir_refused(const char *sub, bool versions_fail)
 	}
 	lv_version_list_free(l);
 
-	lv_cleanup_stats stats;
+	lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 	rc = cleanup_all(ds, &stats);
 	assert_int_equal(rc, LV_EINVALID);
 	assert_non_null(strstr(err.message, "symbolic link"));
@@ -198,12 +198,12 @@ static void test_symlinked_checkpoints_dir(void **state)
 	sh(pathf("mkdir '%s/outside/ck' && ln -s '%s/outside/ck' '%s/ds/_checkpoints'", base, base, base));
 	char *out0 = snapshot(pathf("%s/outside", base));
 	lv_dataset *ds = open_path(pathf("%s/ds", base));
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	int rc = lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err);
 	assert_int_equal(rc, LV_EINVALID);
 	assert_non_null(strstr(err.message, "_checkpoints"));
 	assert_non_null(strstr(err.message, "symbolic link"));
-	lv_cleanup_stats stats;
+	lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 	assert_int_equal(cleanup_all(ds, &stats), LV_EINVALID);
 	assert_same_tree("outside", out0);
 	/* every manifest is still there: the cleanup stopped at its checkpoint */
@@ -235,7 +235,7 @@ static void test_symlinked_data_files(void **state)
 		 base, base, base));
 	char *out0 = snapshot(pathf("%s/outside", base));
 	lv_dataset *ds = open_path(pathf("%s/ds", base));
-	lv_cleanup_stats stats;
+	lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 	CHECK(cleanup_all(ds, &stats));
 	assert_true(stats.versions_removed >= 4);
 	assert_same_tree("outside", out0);
@@ -261,7 +261,7 @@ static void test_symlink_loops(void **state)
 	lv_dataset *ds = open_path(pathf("%s/ds", base));
 	assert_int_equal(tu_count_versions(ds), 6);
 	char *ds0 = snapshot(pathf("%s/ds", base));
-	lv_cleanup_stats stats;
+	lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 	assert_int_equal(cleanup_all(ds, &stats), LV_EINVALID);
 	assert_non_null(strstr(err.message, "_deletions"));
 	assert_same_tree("ds", ds0);
@@ -292,12 +292,12 @@ static void test_symlinked_branch(void **state)
 	o.branch = "feat";
 	CHECK(lv_dataset_open(&br, pathf("%s/ds", base), &o, &err));
 	lv_version_list *l = NULL;
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	assert_int_equal(lv_versions(&l, br, &rep, &err), LV_EINVALID);
 	assert_non_null(strstr(err.message, "tree/feat"));
 	lv_dataset_free(br);
 	lv_dataset *ds = open_path(pathf("%s/ds", base));
-	lv_cleanup_stats stats;
+	lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 	/* an unregistered directory under tree/ is not a branch: skipped, the cleanup runs */
 	CHECK(cleanup_all(ds, &stats));
 	assert_same_tree("outside", out0);
@@ -380,7 +380,7 @@ static void test_fifo_transaction_file(void **state)
 	assert_int_equal(mkfifo(txn, 0600), 0);
 	lv_dataset *ds = tu_open(st);
 	lv_version_list *l = NULL;
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	assert_true(lv_versions(&l, ds, &rep, &err) < 0);
 	assert_non_null(strstr(err.message, names[0]));
 	lv_dataset_free(ds);

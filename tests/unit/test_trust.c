@@ -68,7 +68,7 @@ static void test_history_warns_on_damaged_checkpoint(void **state)
 	lv_storage *st = two_cleanups();
 	truncate_obj(st, CP15, 1000);
 	lv_dataset *ds = tu_open(st);
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	lv_version_list *h = tu_history(ds, &rep);
 	assert_int_equal(rep.rung, LV_RUNG_OLDER_CHECKPOINT);
 	const lv_warning *w = find_warning(ds, LV_WARN_CHECKPOINT_REJECTED);
@@ -113,7 +113,7 @@ static void test_malformed_tag_keeps_other_tags(void **state)
 	CHECK(lv_storage_write(st, "_refs/tags/bad.json", bad, strlen(bad), &err));
 	lv_dataset *ds = tu_open(st);
 	for (int pass = 0; pass < 2; pass++) { /* from manifests, then from a checkpoint */
-		lv_history_report rep;
+		lv_history_report rep = LV_HISTORY_REPORT_INIT;
 		lv_version_list *l = tu_versions(ds, &rep);
 		assert_int_equal(lv_version_list_count(l), 8);
 		for (size_t i = 0; i < 8; i++)
@@ -122,7 +122,7 @@ static void test_malformed_tag_keeps_other_tags(void **state)
 		assert_non_null(w);
 		assert_string_equal(w->path, "_refs/tags/bad.json");
 		lv_version_list_free(l);
-		lv_checkpoint_result r;
+		lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 		CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	}
 	/* The reader API also lists the good tag and names the bad file. */
@@ -240,7 +240,7 @@ static void test_writer_keeps_damaged_checkpoint(void **state)
 	assert_int_equal(before, 13); /* 1-10 and 13-15 */
 
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	assert_true(r.written);
 	assert_int_equal(r.files_quarantined, 1);
@@ -283,7 +283,7 @@ static void test_writer_never_replaces_unreadable(void **state)
 	lv_fault_spec f = { LV_FAULT_READ, 1, true, LV_FAULT_FAIL, "00000000000000000015.lance" };
 	CHECK(lv_storage_fault_wrap(&st, mem, &f, &err));
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	lv_error e = { 0 };
 	/* Same latest version: the file would be written over.  Refused, naming it. */
 	assert_int_equal(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &e), LV_EIO);
@@ -312,7 +312,7 @@ static void test_writer_merges_older_usable(void **state)
 	(void)state;
 	lv_storage *st = synth_mem_series(10, 1700000000000LL);
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	lv_checkpoint_config keep = LV_CHECKPOINT_CONFIG_INIT;
 	keep.max_checkpoint_files = 10;
 	keep.archive = 0; /* the proposal's trimming (with the archive, segments keep 1-12) */
@@ -377,7 +377,7 @@ static void test_check_salvages_rows(void **state)
 	k[7] = k[7] == '0' ? '1' : '0';
 	CHECK(lv_storage_write(st, CP15, b.ptr, b.size, &err));
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	CHECK(lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	assert_int_equal(r.files_quarantined, 1);
 	assert_int_equal(r.unrecorded_versions, 2);

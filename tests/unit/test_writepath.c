@@ -87,7 +87,7 @@ enum cmd { CMD_CLEANUP, CMD_EXPIRE, CMD_CHECKPOINT };
 static int run(lv_dataset *ds, int cmd, lv_cleanup_stats *stats, lv_error *e)
 {
 	lv_checkpoint_config cfg = archive_cfg();
-	memset(stats, 0, sizeof *stats);
+	*stats = (lv_cleanup_stats)LV_CLEANUP_STATS_INIT;
 	if (cmd == CMD_CLEANUP) {
 		lv_cleanup_policy p = tu_retain_policy(3, NOW, &cfg);
 		p.older_than_ms = 0;
@@ -98,10 +98,10 @@ static int run(lv_dataset *ds, int cmd, lv_cleanup_stats *stats, lv_error *e)
 		p.older_than_ms = 0;
 		p.retain_versions = 3;
 		p.now_ms = NOW;
-		p.checkpoint = cfg;
+		p.checkpoint = &cfg;
 		return lv_expire(ds, &p, stats, e);
 	}
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	return lv_checkpoint_write(ds, &cfg, NULL, 0, &r, e);
 }
 
@@ -118,7 +118,7 @@ static int try_mode(const lv_fault_spec *spec, int cmd, size_t *manifests_left)
 	lv_storage *st = NULL;
 	CHECK(lv_storage_fault_wrap(&st, inner, spec, &err));
 	lv_dataset *ds = tu_open(st);
-	lv_cleanup_stats stats;
+	lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 	lv_error e = { 0 };
 	int rc = run(ds, cmd, &stats, &e);
 	lv_dataset_free(ds);
@@ -233,7 +233,7 @@ static void test_archive_off_trims(void **state)
 		off.max_entries = 5;
 		lv_cleanup_policy p = tu_retain_policy(3, NOW, &off);
 		p.older_than_ms = 0;
-		lv_cleanup_stats stats;
+		lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 		lv_error e = { 0 };
 		int rc = lv_cleanup(ds, &p, &stats, &e);
 		if (lie) {

@@ -6,9 +6,10 @@
  * no "." / ".." segments) and counts requests and bytes; backends only do I/O.
  * All ops must be thread-safe.  Ops return LV_* codes and fill `err`.
  *
- * Version 2 of the table adds what the store is (`flags`) and where its
- * credentials came from (`credential_source`); version 1 tables are still
- * accepted (then the store is local-like and reports no credentials).
+ * The table follows the struct rule (lancever/common.h): start it with
+ * lv_storage_ops_init(&ops, LV_STORAGE_OPS_VERSION).  Version 2 added what the store
+ * is (`flags`) and where its credentials came from (`credential_source`); version 1
+ * tables (from before 1.0) are refused with LV_EINVALID.
  */
 #ifndef LANCEVER_SYS_STORAGE_H
 #define LANCEVER_SYS_STORAGE_H
@@ -28,7 +29,7 @@ enum lv_storage_flag {
 };
 
 typedef struct lv_storage_ops {
-	int version; /**< LV_STORAGE_OPS_VERSION (1 still accepted) */
+	int version; /**< LV_STORAGE_OPS_VERSION (set by lv_storage_ops_init) */
 	int (*list)(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
 		    lv_error *err);
 	int (*read)(void *impl, const char *path, lv_buf *out, lv_error *err);
@@ -63,6 +64,11 @@ typedef struct lv_storage_ops {
 	 */
 	void (*credential_source)(void *impl, char *buf, size_t cap);
 } lv_storage_ops;
+
+/** Zeroes ops (every op NULL, flags 0) and sets ops->version to `version` (pass
+ *  LV_STORAGE_OPS_VERSION).  Errors: LV_EINVALID (NULL ops, an unknown version: then nothing
+ *  is written). */
+LV_EXTERN int lv_storage_ops_init(lv_storage_ops *ops, int version);
 
 /**
  * Makes a storage handle from a backend.  `describe` is copied.  On success the

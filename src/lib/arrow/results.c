@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "arrow/arrow_internal.h"
+#include "util/abi.h"
 #include "util/util.h"
 
 /* ---- tags and branches ---- */
@@ -145,6 +146,9 @@ int lv_cleanup_files_arrow_stream(struct ArrowArrayStream *out, const lv_cleanup
 {
 	if (!out || (!files && nfiles))
 		return lv__err(err, LV_EINVALID, "arrow: NULL stream or files");
+	if (stats)
+		LV_TRY(lv__struct_version("lv_cleanup_stats", stats->version, LV_CLEANUP_STATS_VERSION,
+					  LV_CLEANUP_STATS_VERSION, err));
 	size_t bytes = 1;
 	for (size_t i = 0; i < nfiles; i++) {
 		if (!files[i].path)

@@ -15,6 +15,7 @@
 
 #include "arrow/arrow_internal.h"
 #include "util/util.h"
+#include "util/abi.h"
 
 typedef struct astream {
 	lv__asource src;
@@ -107,10 +108,16 @@ static void release(struct ArrowArrayStream *st)
 
 int lv__arrow_opts_check(const lv_arrow_options *opts, lv_error *err)
 {
-	if (opts && opts->version != LV_ARROW_OPTIONS_VERSION)
-		return lv__err(err, LV_EINVALID, "arrow: unsupported options version %d",
-			       opts->version);
-	return 0;
+	return opts ? lv__struct_version("lv_arrow_options", opts->version, LV_ARROW_OPTIONS_VERSION,
+					 LV_ARROW_OPTIONS_VERSION, err)
+		    : 0;
+}
+
+int lv_arrow_options_init(lv_arrow_options *o, int version)
+{
+	static const lv_arrow_options defaults = LV_ARROW_OPTIONS_INIT;
+	return lv__struct_init("lv_arrow_options", o, sizeof *o, &defaults, version,
+				       LV_ARROW_OPTIONS_VERSION, LV_ARROW_OPTIONS_VERSION);
 }
 
 int lv__arrow_stream_new(struct ArrowArrayStream *out, lv__asource *src,

@@ -49,9 +49,16 @@ static int consider(asof *a, const lv_version_info *r)
 {
 	if (!qualifies(a, r->timestamp_millis) || (a->best.version && r->version <= a->best.version))
 		return 0;
-	a->best = *r;
-	memset(&a->best.has_manifest_details, 0,
-	       sizeof a->best - offsetof(lv_version_info, has_manifest_details));
+	/* the checkpoint columns by name (no field order assumed), every other field 0 / NULL */
+	a->best = (lv_version_info){
+		.version = r->version, .timestamp_millis = r->timestamp_millis,
+		.total_fragments = r->total_fragments, .total_data_files = r->total_data_files,
+		.total_files_size = r->total_files_size, .total_deletion_files = r->total_deletion_files,
+		.total_data_file_rows = r->total_data_file_rows,
+		.total_deletion_file_rows = r->total_deletion_file_rows, .total_rows = r->total_rows,
+		.is_tagged = r->is_tagged, .is_cleaned_up = r->is_cleaned_up,
+		.has_read_version = r->has_read_version, .read_version = r->read_version,
+	};
 	a->best.transaction_uuid = lv__arena_strdup(&a->arena, r->transaction_uuid);
 	a->best.operation_type = lv__arena_strdup(&a->arena, r->operation_type);
 	a->best.transaction_properties = lv__arena_strdup(&a->arena, r->transaction_properties);
@@ -243,6 +250,7 @@ int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool 
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_version_as_of: NULL argument");
 	*out = NULL;
+	LV_TRY(lv__report_check(report, err));
 	lv__hplan p;
 	lv_storage_stats s0;
 	LV_TRY(lv__hplan_start(ds, &p, &s0, err));
@@ -256,8 +264,8 @@ int lv_version_as_of(lv_version_list **out, lv_dataset *ds, int64_t ts_ms, bool 
 		warn_uncertain(&a);
 		lv__report_end(ds, &p.rep, &s0);
 		rc = lv__warn_commit_all(ds, &p.wl, &p.rep.warnings, err);
-		if (rc == 0 && report)
-			*report = p.rep;
+		if (rc == 0)
+			lv__report_put(report, &p.rep);
 		if (rc == 0 && !a.best.version)
 			rc = lv__err(err, LV_ENOTFOUND, "no version committed %s %" PRId64 " ms%s",
 				     strict ? "before" : "at or before", ts_ms,

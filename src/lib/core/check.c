@@ -36,6 +36,7 @@
 #include "format/manifest.h"
 #include "core/refs.h"
 #include "util/arena.h"
+#include "util/abi.h"
 #include "util/util.h"
 
 struct lv_check {
@@ -292,8 +293,8 @@ static int check_split(lv_check *c, lv_dataset *ds, const lv__manifest_entry *li
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	if (!opts || !opts->salvage)
 		return 0;
-	lv_checkpoint_result res;
-	LV_TRY(lv__cp_write_adopt(ds, &opts->checkpoint, sp.older, &res, err));
+	lv_checkpoint_result res = LV_CHECKPOINT_RESULT_INIT;
+	LV_TRY(lv__cp_write_adopt(ds, opts->checkpoint, sp.older, &res, err));
 	snprintf(msg, sizeof msg, "re-adopted dataset_created %" PRId64 ": %" PRIu64 " rows of both "
 		 "identities' heads written under it", sp.older, res.entries);
 	c->have_created = true;
@@ -321,7 +322,7 @@ static bool salvageable(const lv_check *c, const lv__cp_file *f, uint64_t v)
 
 static int check_gaps(lv_check *c, lv_dataset *ds, lv_error *err)
 {
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	LV_TRY(lv_history(&c->history, ds, &rep, err));
 	const lv_version_list *h = c->history;
 	for (size_t g = 0; g < h->ngaps; g++) {
@@ -383,7 +384,7 @@ static int salvage(lv_check *c, lv_dataset *ds, const lv_checkpoint_config *cfg,
 			rows[n++] = cd[i].row;
 	int rc = 0;
 	if (n) {
-		lv_checkpoint_result res;
+		lv_checkpoint_result res = LV_CHECKPOINT_RESULT_INIT;
 		rc = lv__cp_write_extra(ds, cfg, rows, n, &res, err);
 		if (rc == 0)
 			c->salvaged = n;
@@ -393,11 +394,21 @@ static int salvage(lv_check *c, lv_dataset *ds, const lv_checkpoint_config *cfg,
 	return rc;
 }
 
+int lv_check_options_init(lv_check_options *o, int version)
+{
+	static const lv_check_options defaults = LV_CHECK_OPTIONS_INIT;
+	return lv__struct_init("lv_check_options", o, sizeof *o, &defaults, version,
+				       LV_CHECK_OPTIONS_VERSION, LV_CHECK_OPTIONS_VERSION);
+}
+
 int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, lv_error *err)
 {
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_check_run: NULL argument");
 	*out = NULL;
+	if (opts)
+		LV_TRY(lv__struct_version("lv_check_options", opts->version, LV_CHECK_OPTIONS_VERSION,
+					  LV_CHECK_OPTIONS_VERSION, err));
 	lv_check *c = lv__calloc(1, sizeof *c);
 	if (!c)
 		return lv__err(err, LV_ENOMEM, "out of memory");
@@ -420,7 +431,7 @@ int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, l
 	if (rc == 0)
 		rc = check_gaps(c, ds, err);
 	if (rc == 0 && opts && opts->salvage)
-		rc = salvage(c, ds, &opts->checkpoint, err);
+		rc = salvage(c, ds, opts->checkpoint, err);
 	free(live);
 	if (rc < 0) {
 		lv_check_free(c);

@@ -168,14 +168,26 @@ static int open_address(opened *o, lv__address *a, const char *branch, lv_error 
 	return 0;
 }
 
+int lv_open_options_init(lv_open_options *o, int version)
+{
+	static const lv_open_options defaults = LV_OPEN_OPTIONS_INIT;
+	return lv__struct_init("lv_open_options", o, sizeof *o, &defaults, version,
+				       LV_OPEN_OPTIONS_VERSION, LV_OPEN_OPTIONS_VERSION);
+}
+
+static int check_opts(const lv_open_options *opts, lv_error *err)
+{
+	return opts ? lv__struct_version("lv_open_options", opts->version, LV_OPEN_OPTIONS_VERSION,
+					 LV_OPEN_OPTIONS_VERSION, err)
+		    : 0;
+}
+
 int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *opts, lv_error *err)
 {
 	if (!out || !uri)
 		return lv__err(err, LV_EINVALID, "lv_dataset_open: NULL argument");
 	*out = NULL;
-	if (opts)
-		LV_TRY(lv__struct_version("lv_open_options", opts->version, 2, LV_OPEN_OPTIONS_VERSION,
-					  err));
+	LV_TRY(check_opts(opts, err));
 	lv__stores_builtin();
 	lv__address a;
 	opened o;
@@ -204,6 +216,7 @@ int lv_dataset_open_storage(lv_dataset **out, lv_storage *st, const lv_open_opti
 	if (!out || !st)
 		return lv__err(err, LV_EINVALID, "lv_dataset_open_storage: NULL argument");
 	*out = NULL;
+	LV_TRY(check_opts(opts, err));
 	return init_ds(out, st, false, opts ? opts->branch : NULL, opts, err);
 }
 
@@ -242,16 +255,39 @@ int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err)
 	return 0;
 }
 
+int lv_history_report_init(lv_history_report *r, int version)
+{
+	return lv__struct_init("lv_history_report", r, sizeof *r, NULL, version,
+				       LV_HISTORY_REPORT_VERSION, LV_HISTORY_REPORT_VERSION);
+}
+
+int lv__report_check(const lv_history_report *r, lv_error *err)
+{
+	return r ? lv__struct_version("lv_history_report", r->version, LV_HISTORY_REPORT_VERSION,
+				      LV_HISTORY_REPORT_VERSION, err)
+		 : 0;
+}
+
+void lv__report_put(lv_history_report *dst, const lv_history_report *src)
+{
+	if (!dst)
+		return;
+	int v = dst->version; /* version 1 has every field (a later one writes its own only) */
+	*dst = *src;
+	dst->version = v;
+}
+
 void lv__report_begin(lv_dataset *ds, lv_history_report *rep, lv_storage_stats *s0)
 {
 	memset(rep, 0, sizeof *rep);
-	lv_storage_get_stats(ds->st, s0);
+	*s0 = (lv_storage_stats)LV_STORAGE_STATS_INIT;
+	(void)lv_storage_get_stats(ds->st, s0);
 }
 
 void lv__report_end(lv_dataset *ds, lv_history_report *rep, const lv_storage_stats *s0)
 {
-	lv_storage_stats s1;
-	lv_storage_get_stats(ds->st, &s1);
+	lv_storage_stats s1 = LV_STORAGE_STATS_INIT;
+	(void)lv_storage_get_stats(ds->st, &s1);
 	rep->requests = s1.requests - s0->requests;
 	rep->bytes_read = s1.bytes_read - s0->bytes_read;
 }

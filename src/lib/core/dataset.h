@@ -25,6 +25,12 @@ struct lv_dataset {
 };
 
 /* Starts / ends a report: zeroes it and counts the requests and bytes in between. */
+/* A caller's report (may be NULL): 0 when its version is one this library writes, else
+ * LV_EINVALID (util/abi.h).  Entry points check it before doing anything. */
+int lv__report_check(const lv_history_report *r, lv_error *err);
+/* Writes `src` into the caller's checked report `dst` (NULL: nothing), only the fields of
+ * dst's version, which it keeps. */
+void lv__report_put(lv_history_report *dst, const lv_history_report *src);
 void lv__report_begin(lv_dataset *ds, lv_history_report *rep, lv_storage_stats *s0);
 void lv__report_end(lv_dataset *ds, lv_history_report *rep, const lv_storage_stats *s0);
 

@@ -17,6 +17,7 @@
  *    deleted, so reading them cannot race.
  */
 #include "lancever/checkpoint.h"
+#include "util/abi.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -532,9 +533,13 @@ int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_r
 {
 	if (!ds || !on_row)
 		return lv__err(err, LV_EINVALID, "lv_history_each: NULL argument");
+	LV_TRY(lv__report_check(report, err));
 	lv_history_options o = LV_HISTORY_OPTIONS_INIT;
-	if (opts)
+	if (opts) {
+		LV_TRY(lv__struct_version("lv_history_options", opts->version, LV_HISTORY_OPTIONS_VERSION,
+					  LV_HISTORY_OPTIONS_VERSION, err));
 		o = *opts;
+	}
 	lv__hplan p;
 	lv_storage_stats s0;
 	LV_TRY(lv__hplan_start(ds, &p, &s0, err));
@@ -557,8 +562,8 @@ int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_r
 	if (rc == 0) {
 		lv__report_end(ds, &p.rep, &s0);
 		rc = lv__warn_commit_all(ds, &p.wl, &p.rep.warnings, err);
-		if (rc == 0 && report)
-			*report = p.rep;
+		if (rc == 0)
+			lv__report_put(report, &p.rep);
 		if (rc == 0)
 			rc = em.stop > 0 || em.stop < 0 ? em.stop : 0;
 	}
@@ -647,6 +652,13 @@ static int collect_gap(uint64_t first, uint64_t last, void *payload)
 	l->gaps[l->ngaps][1] = last;
 	l->ngaps++;
 	return 0;
+}
+
+int lv_history_options_init(lv_history_options *o, int version)
+{
+	static const lv_history_options defaults = LV_HISTORY_OPTIONS_INIT;
+	return lv__struct_init("lv_history_options", o, sizeof *o, &defaults, version,
+				       LV_HISTORY_OPTIONS_VERSION, LV_HISTORY_OPTIONS_VERSION);
 }
 
 int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report, lv_error *err)

@@ -203,6 +203,7 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_versions: NULL argument");
 	*out = NULL;
+	LV_TRY(lv__report_check(report, err));
 	lv_history_report rep;
 	lv_storage_stats s0;
 	lv__report_begin(ds, &rep, &s0);
@@ -224,8 +225,7 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 	}
 	if (served) {
 		lv__report_end(ds, &rep, &s0);
-		if (report)
-			*report = rep;
+		lv__report_put(report, &rep);
 		if (cache)
 			lv__vcache_leave(ds);
 		round1_dispose(&r1);
@@ -247,8 +247,7 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 	if (rc == 0) {
 		if (cache && clean)
 			lv__vcache_store(ds, &r1.names.v[0], r1.live, r1.nlive, refs_sig, out, &rep);
-		if (report)
-			*report = rep;
+		lv__report_put(report, &rep);
 	}
 	lv__warnlog_dispose(&wl);
 	if (cache)

@@ -52,7 +52,8 @@ void lv__warn(lv__warnlog *wl, int kind, const char *path, uint64_t first, uint6
 		return;
 	}
 	wl->v = nv;
-	lv_warning w = { kind, path ? lv__strdup(path) : NULL, first, last, lv__strdup(line) };
+	lv_warning w = { .kind = kind, .path = path ? lv__strdup(path) : NULL, .first = first,
+			 .last = last, .message = lv__strdup(line) };
 	if ((path && !w.path) || !w.message) {
 		warning_free(&w);
 		wl->lost = true;

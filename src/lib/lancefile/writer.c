@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "lancefile/lf_internal.h"
+#include "util/abi.h"
 
 #define LF_DEFAULT_PAGE_ROWS 65536
 #define LF_PAGE_STR_BYTES ((size_t)8 << 20) /* start a new string page past 8 MiB */
@@ -587,6 +588,13 @@ static int check_input(const lv_column *cols, size_t ncols, size_t nrows, const 
 	return 0;
 }
 
+int lv_lancefile_write_options_init(lv_lancefile_write_options *o, int version)
+{
+	static const lv_lancefile_write_options defaults = LV_LANCEFILE_WRITE_OPTIONS_INIT;
+	return lv__struct_init("lv_lancefile_write_options", o, sizeof *o, &defaults, version,
+				       LV_LANCEFILE_WRITE_OPTIONS_VERSION, LV_LANCEFILE_WRITE_OPTIONS_VERSION);
+}
+
 int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t nrows,
 		       const lv_kv *meta, size_t nmeta, const lv_lancefile_write_options *opts,
 		       lv_error *err)
@@ -598,9 +606,9 @@ int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t 
 	int ver = LV_LANCEFILE_V2_1;
 	size_t page_rows = LF_DEFAULT_PAGE_ROWS;
 	if (opts) {
-		if (opts->version != LV_LANCEFILE_WRITE_OPTIONS_VERSION)
-			return lv__err(err, LV_EINVALID, "lancefile write: unknown options version %d",
-				       opts->version);
+		LV_TRY(lv__struct_version("lv_lancefile_write_options", opts->version,
+					  LV_LANCEFILE_WRITE_OPTIONS_VERSION,
+					  LV_LANCEFILE_WRITE_OPTIONS_VERSION, err));
 		if (opts->file_version == LV_LANCEFILE_V2_0 || opts->file_version == LV_LANCEFILE_V2_1)
 			ver = opts->file_version;
 		else if (opts->file_version != 0)

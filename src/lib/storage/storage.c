@@ -10,6 +10,7 @@
  */
 #include "storage/storage_int.h"
 #include "util/util.h"
+#include "util/abi.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -50,16 +51,26 @@ static void count(lv_storage *st, uint64_t requests, uint64_t rd, uint64_t wr)
 	}
 }
 
-void lv_storage_get_stats(const lv_storage *st, lv_storage_stats *out)
+int lv_storage_stats_init(lv_storage_stats *s, int version)
 {
-	if (!out)
-		return;
+	return lv__struct_init("lv_storage_stats", s, sizeof *s, NULL, version,
+				       LV_STORAGE_STATS_VERSION, LV_STORAGE_STATS_VERSION);
+}
+
+int lv_storage_get_stats(const lv_storage *st, lv_storage_stats *out)
+{
+	if (!out || lv__struct_version("lv_storage_stats", out->version, LV_STORAGE_STATS_VERSION,
+				       LV_STORAGE_STATS_VERSION, NULL))
+		return LV_EINVALID;
+	int v = out->version; /* version 1 has every field */
 	memset(out, 0, sizeof *out);
+	out->version = v;
 	if (!st)
-		return;
+		return 0;
 	out->requests = __atomic_load_n(&st->requests, __ATOMIC_RELAXED);
 	out->bytes_read = __atomic_load_n(&st->bytes_read, __ATOMIC_RELAXED);
 	out->bytes_written = __atomic_load_n(&st->bytes_written, __ATOMIC_RELAXED);
+	return 0;
 }
 
 void lv_storage_reset_stats(lv_storage *st)
@@ -73,26 +84,29 @@ void lv_storage_reset_stats(lv_storage *st)
 
 /* ---- construction ---- */
 
+int lv_storage_ops_init(lv_storage_ops *ops, int version)
+{
+	return lv__struct_init("lv_storage_ops", ops, sizeof *ops, NULL, version,
+				       LV_STORAGE_OPS_VERSION, LV_STORAGE_OPS_VERSION);
+}
+
 int lv__storage_new_kind(lv_storage **out, const lv_storage_ops *ops, void *impl,
 			 const char *describe, int kind, lv_error *err)
 {
 	if (!out)
 		return lv__err(err, LV_EINVALID, "storage: NULL output");
 	*out = NULL;
-	if (!ops || ops->version < 1 || ops->version > LV_STORAGE_OPS_VERSION)
-		return lv__err(err, LV_EINVALID, "storage: unsupported ops table version %d",
-			       ops ? ops->version : 0);
+	if (!ops)
+		return lv__err(err, LV_EINVALID, "storage: NULL ops table");
+	LV_TRY(lv__struct_version("lv_storage_ops", ops->version, LV_STORAGE_OPS_VERSION,
+				  LV_STORAGE_OPS_VERSION, err));
 	if (!ops->list || !ops->read || !ops->read_range || !ops->head || !ops->write ||
 	    !ops->create || !ops->del)
 		return lv__err(err, LV_EINVALID, "storage: ops table has a NULL operation");
 	lv_storage *st = lv__calloc(1, sizeof *st);
 	if (!st)
 		return lv__err(err, LV_ENOMEM, "storage: out of memory");
-	/* A version-1 table ends before `flags`: copy only what the caller has. */
-	if (ops->version == 1)
-		memcpy(&st->ops, ops, offsetof(lv_storage_ops, flags));
-	else
-		st->ops = *ops;
+	st->ops = *ops;
 	st->impl = impl;
 	st->kind = kind;
 	st->owns_impl = true;

@@ -18,4 +18,11 @@
  * ("lv_cleanup_policy") and the versions this library accepts. */
 int lv__struct_version(const char *what, int version, int floor, int current, lv_error *err);
 
+/* The body of every lv_X_init: for a version in [floor, current], copies `defaults` (NULL:
+ * zeroes) over the `size` bytes of x and writes `version` into its first field (the rule's
+ * `int version`); else LV_EINVALID, nothing written (also for a NULL x).  `size` is the
+ * layout of that version (today every struct has one version, so sizeof). */
+int lv__struct_init(const char *what, void *x, size_t size, const void *defaults, int version,
+		    int floor, int current);
+
 #endif

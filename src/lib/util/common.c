@@ -64,6 +64,8 @@ const char *lv_strerror(int code)
 
 /* LV_VERSION_STRING comes from project(VERSION) in CMakeLists.txt, the one place it is written. */
 const char *lv_version_string(void) { return LV_VERSION_STRING; }
+const char *lv_version(void) { return LV_VERSION_STRING; }
+int lv_version_number(void) { return LV_VERSION_NUMBER; }
 
 /* ---- log hook (lancever/common.h): the one piece of process-wide state ---- */
 

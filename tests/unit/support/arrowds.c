@@ -57,7 +57,7 @@ lv_storage *ads_dataset(void)
 			lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 			p.before_version = 4;
 			p.now_ms = 1800000000000LL;
-			lv_cleanup_stats s;
+			lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 			fail_if(synth_tag(st, "keep", 4), &err, "tag");
 			fail_if(lv_cleanup(ds, &p, &s, &err), &err, "cleanup 1");
 			lv_dataset_free(ds);
@@ -72,9 +72,11 @@ lv_storage *ads_dataset(void)
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 	p.before_version = 14;
 	p.error_if_tagged_old_versions = false;
-	p.checkpoint.enabled = 0;
+	lv_checkpoint_config off = LV_CHECKPOINT_CONFIG_INIT;
+	off.enabled = 0;
+	p.checkpoint = &off;
 	p.now_ms = 1800000000000LL;
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	fail_if(lv_cleanup(ds, &p, &s, &err), &err, "cleanup 2");
 	lv_dataset_free(ds);
 	return st;

@@ -144,7 +144,7 @@ lv_checkpoint_result tu_checkpoint(lv_storage *st)
 {
 	lv_error err = { 0 };
 	lv_dataset *ds = tu_open(st);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	TU_CHECK(err, lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err));
 	lv_dataset_free(ds);
 	return r;
@@ -155,7 +155,7 @@ void *tu_checkpoint_job_run(void *job)
 	tu_checkpoint_job *j = job;
 	lv_dataset *ds = NULL;
 	j->rc = lv_dataset_open_storage(&ds, j->st, NULL, &j->err);
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	if (j->rc == 0)
 		j->rc = lv_checkpoint_write(ds, j->cfg, NULL, 0, &r, &j->err);
 	lv_dataset_free(ds);
@@ -168,8 +168,7 @@ lv_cleanup_policy tu_retain_policy(int64_t n, int64_t now_ms, const lv_checkpoin
 	p.retain_versions = n;
 	p.error_if_tagged_old_versions = false;
 	p.now_ms = now_ms;
-	if (cfg)
-		p.checkpoint = *cfg;
+	p.checkpoint = cfg; /* the caller's: it outlives the policy's use */
 	return p;
 }
 
@@ -177,7 +176,7 @@ lv_cleanup_stats tu_cleanup_retain(lv_dataset *ds, int64_t n, int64_t now_ms, co
 {
 	lv_error err = { 0 };
 	lv_cleanup_policy p = tu_retain_policy(n, now_ms, cfg);
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	TU_CHECK(err, lv_cleanup(ds, &p, &s, &err));
 	return s;
 }
@@ -221,7 +220,7 @@ void tu_expect_history(lv_dataset *ds, uint64_t n, const bool *cleaned)
 void tu_expect_history_rung(lv_storage *st, int rung, size_t n)
 {
 	lv_dataset *ds = tu_open(st);
-	lv_history_report rep;
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	lv_version_list *l = tu_history(ds, &rep);
 	assert_int_equal(rep.rung, rung);
 	assert_int_equal(lv_version_list_count(l), n);

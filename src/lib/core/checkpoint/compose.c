@@ -172,9 +172,9 @@ static int live_rows(lv__writer *w, lv__seen *s, size_t li, size_t end, range_ro
 		r->read = lv__version_list_new(nread, nread);
 		rc = r->read ? lv__read_into_list(r->read, w->ds->st, w->ds->threads, paths, nread, err)
 			     : lv__err(err, LV_ENOMEM, "out of memory");
-		w->r.report.manifests_read += nread;
+		w->rep.manifests_read += nread;
 		if (rc == 0) {
-			w->r.report.manifests_vanished += r->read->nvanished;
+			w->rep.manifests_vanished += r->read->nvanished;
 			w->fresh_vanished += r->read->nvanished;
 			for (size_t i = 0; i < r->read->n; i++)
 				add[(*nadd)++] = r->read->items[i];

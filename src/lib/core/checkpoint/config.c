@@ -14,6 +14,7 @@
 #include "core/checkpoint/archive.h"
 #include "core/dataset.h"
 #include "core/manifests.h"
+#include "util/abi.h"
 #include "util/util.h"
 /* ---- configuration ---- */
 
@@ -38,11 +39,26 @@ static int parse_cfg_pos(const char *key, const char *v, int64_t *out, lv_error 
 	return 0;
 }
 
+static int check_version(int version, lv_error *err)
+{
+	return lv__struct_version("lv_checkpoint_config", version, LV_CHECKPOINT_CONFIG_VERSION,
+				  LV_CHECKPOINT_CONFIG_VERSION, err);
+}
+
+int lv_checkpoint_config_init(lv_checkpoint_config *c, int version)
+{
+	static const lv_checkpoint_config defaults = LV_CHECKPOINT_CONFIG_INIT;
+	return lv__struct_init("lv_checkpoint_config", c, sizeof *c, &defaults, version,
+				       LV_CHECKPOINT_CONFIG_VERSION, LV_CHECKPOINT_CONFIG_VERSION);
+}
+
 /* Resolves config from `in` and the config map of `latest` (may be NULL). */
 int lv__cp_config_from_info(lv_checkpoint_config *out, const lv_version_info *latest,
 			  const lv_checkpoint_config *in, lv_error *err)
 {
-	lv_checkpoint_config c = { LV_CHECKPOINT_CONFIG_VERSION, 1, 10000, 2, 1, LV__SEGMENT_ROWS_DEFAULT };
+	lv_checkpoint_config c = { .version = LV_CHECKPOINT_CONFIG_VERSION, .enabled = 1,
+				   .max_entries = 10000, .max_checkpoint_files = 2, .archive = 1,
+				   .archive_segment_rows = LV__SEGMENT_ROWS_DEFAULT };
 	for (size_t i = 0; latest && i < latest->num_config; i++) {
 		const char *k = latest->config_keys[i], *v = latest->config_values[i];
 		if (!strcmp(k, LV_CONFIG_ENABLED))
@@ -57,6 +73,7 @@ int lv__cp_config_from_info(lv_checkpoint_config *out, const lv_version_info *la
 			LV_TRY(parse_cfg_pos(k, v, &c.archive_segment_rows, err));
 	}
 	if (in) {
+		LV_TRY(check_version(in->version, err));
 		if (in->enabled < -1 || in->enabled > 1)
 			return lv__err(err, LV_EINVALID, "checkpoint enabled must be 0 or 1");
 		if (in->max_entries == 0 || in->max_entries < -1)
@@ -69,9 +86,8 @@ int lv__cp_config_from_info(lv_checkpoint_config *out, const lv_version_info *la
 			c.max_entries = in->max_entries;
 		if (in->max_checkpoint_files != -1)
 			c.max_checkpoint_files = in->max_checkpoint_files;
-		/* version 1 of the struct has no archive fields */
-		int archive = in->version >= 2 ? in->archive : -1;
-		int64_t rows = in->version >= 2 ? in->archive_segment_rows : -1;
+		int archive = in->archive;
+		int64_t rows = in->archive_segment_rows;
 		if (archive < -1 || archive > 1)
 			return lv__err(err, LV_EINVALID, "checkpoint archive must be 0 or 1");
 		if (rows == 0 || rows < -1)
@@ -90,6 +106,8 @@ int lv_checkpoint_config_resolve(lv_checkpoint_config *out, lv_dataset *ds,
 {
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_checkpoint_config_resolve: NULL argument");
+	LV_TRY(check_version(out->version, err));
+	int version = out->version;
 	lv__arena a;
 	lv__arena_init(&a, 1024);
 	lv_version_info info;
@@ -100,6 +118,7 @@ int lv_checkpoint_config_resolve(lv_checkpoint_config *out, lv_dataset *ds,
 		rc = 0;
 	if (rc == 0)
 		rc = lv__cp_config_from_info(out, have ? &info : NULL, in, err);
+	out->version = version;
 	lv__arena_dispose(&a);
 	return rc;
 }

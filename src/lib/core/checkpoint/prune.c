@@ -107,7 +107,7 @@ int lv__cp_prune(lv__writer *w, lv__seen *s, int64_t keep, const lv_version_info
 		lv_buf bytes = { 0 };
 		int cls;
 		rc = lv__cp_try(w->ds, name, s->live, s->nlive, true, NULL, &bytes, &f, &cls,
-				&w->r.report.identity_bytes, NULL, &e);
+				&w->rep.identity_bytes, NULL, &e);
 		if (rc == 0 && prunable(w, s, &cache, &f, rows, n, created)) {
 			rc = lv_storage_delete(w->ds->st, name->path, err);
 			if (rc == 0)

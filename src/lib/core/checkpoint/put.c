@@ -92,7 +92,7 @@ static int judge_taken(lv__writer *w, lv__seen *s, const lv_buf *file, const lv_
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	int cls;
 	rc = lv__cp_try(w->ds, &name, s->live, s->nlive, true, NULL, NULL, theirs, &cls,
-			&w->r.report.identity_bytes, &copy, &e);
+			&w->rep.identity_bytes, &copy, &e);
 	lv_buf_dispose(&copy);
 	if (rc == LV_ENOMEM)
 		return lv__err(err, rc, "out of memory");

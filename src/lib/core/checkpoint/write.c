@@ -39,6 +39,7 @@
 #include "core/records.h"
 #include "core/vlist.h"
 #include "core/warnings.h"
+#include "util/abi.h"
 #include "util/util.h"
 
 typedef lv__seen seen;
@@ -159,7 +160,7 @@ static int created_from_archive(writer *w, seen *s, lv_error *err)
 	const char *which;
 	uint64_t nread = 0;
 	LV_TRY(lv__seg_history_created(w->ds, &s->segs, s->live, s->nlive, &s->created, &found, &confirmed,
-				       &which, &nread, &w->r.report.identity_bytes, err));
+				       &which, &nread, &w->rep.identity_bytes, err));
 	s->have_created = found;
 	return 0;
 }
@@ -191,7 +192,7 @@ static int adopt_base(writer *w, seen *s, lv_error *err)
 		lv_error e = { 0 };
 		int cls;
 		int rc = lv__cp_try(w->ds, &s->names.v[i], s->live, s->nlive, true, NULL, NULL, &f, &cls,
-				    &w->r.report.identity_bytes, NULL, &e);
+				    &w->rep.identity_bytes, NULL, &e);
 		if (rc == LV_ENOMEM)
 			return lv__err(err, rc, "out of memory");
 		if (rc < 0) {
@@ -222,7 +223,7 @@ static int gather_once(writer *w, seen *s, lv_error *err)
 	LV_TRY(lv__cp_list(ds->st, &s->names, err));
 	if (!(s->cls = lv__calloc(s->names.n ? s->names.n : 1, sizeof *s->cls)))
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	lv_history_report *rep = &w->r.report;
+	lv_history_report *rep = &w->rep;
 	LV_TRY(lv__cp_load_ladder(ds, &s->names, s->live, s->nlive, true, &s->base, rep, &s->races,
 				  &s->wl, &s->max_rejected, s->cls, err));
 	bool rejected = false;
@@ -244,7 +245,7 @@ static int gather_once(writer *w, seen *s, lv_error *err)
 	bool known = s->base.rows || s->have_created;
 	return lv__seg_choose(ds->st, &s->segs, &s->ix, s->base.rows ? s->base.created : known ? s->created
 									     : INT64_MIN,
-			      s->live[s->nlive - 1].version, &s->wl, &w->r.report.segments_read, err);
+			      s->live[s->nlive - 1].version, &s->wl, &w->rep.segments_read, err);
 }
 
 /* Gathers until no race is seen (bounded); fails if manifests keep vanishing. */
@@ -284,7 +285,7 @@ static int quarantine_rejected(writer *w, seen *s, lv_error *err)
 		char aside[160];
 		bool rejected = true;
 		if (rc == 0)
-			rc = still_rejected(w->ds, s, name, &b, &rejected, &w->r.report.identity_bytes);
+			rc = still_rejected(w->ds, s, name, &b, &rejected, &w->rep.identity_bytes);
 		if (rc == 0 && !rejected) { /* replaced by a good file meanwhile */
 			lv_buf_dispose(&b);
 			continue;
@@ -395,6 +396,36 @@ static void writer_reset(writer *w)
 	w->nsealed = w->capsealed = 0;
 }
 
+int lv_checkpoint_result_init(lv_checkpoint_result *r, int version)
+{
+	return lv__struct_init("lv_checkpoint_result", r, sizeof *r, NULL, version,
+				       LV_CHECKPOINT_RESULT_VERSION, LV_CHECKPOINT_RESULT_VERSION);
+}
+
+/* The caller's result (may be NULL) and the report it points to: versions this library writes. */
+static int result_check(const lv_checkpoint_result *r, lv_error *err)
+{
+	if (!r)
+		return 0;
+	LV_TRY(lv__struct_version("lv_checkpoint_result", r->version, LV_CHECKPOINT_RESULT_VERSION,
+				  LV_CHECKPOINT_RESULT_VERSION, err));
+	return lv__report_check(r->report, err);
+}
+
+/* Writes the fields of dst's version (1: all), keeping its version and report pointer. */
+static void result_put(lv_checkpoint_result *dst, const lv_checkpoint_result *src,
+		       const lv_history_report *rep)
+{
+	if (!dst)
+		return;
+	int v = dst->version;
+	lv_history_report *r = dst->report;
+	*dst = *src;
+	dst->version = v;
+	dst->report = r;
+	lv__report_put(r, rep);
+}
+
 static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,
 		      size_t ncleaned, const lv_version_info *const *pre, size_t npre,
 		      const lv_version_info *extra, size_t nextra, const int64_t *adopt,
@@ -402,6 +433,7 @@ static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const 
 {
 	if (!ds || (npre && !pre) || (ncleaned && !cleaned_in))
 		return lv__err(err, LV_EINVALID, "lv_checkpoint_write: NULL argument");
+	LV_TRY(result_check(res, err));
 	writer w;
 	memset(&w, 0, sizeof w);
 	w.ds = ds;
@@ -422,7 +454,7 @@ static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const 
 	w.cleaned = cleaned;
 	w.ncleaned = ncleaned;
 	lv_storage_stats s0;
-	lv__report_begin(ds, &w.r.report, &s0);
+	lv__report_begin(ds, &w.rep, &s0);
 	seen s;
 	memset(&s, 0, sizeof s);
 	int rc = 0;
@@ -439,11 +471,11 @@ static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const 
 	}
 	writer_reset(&w);
 	if (rc == 0) {
-		lv__report_end(ds, &w.r.report, &s0);
+		lv__report_end(ds, &w.rep, &s0);
 		/* the checkpoint is in place: a retry finds it (already_present) */
-		rc = lv__warn_commit_all(ds, &s.wl, &w.r.report.warnings, err);
-		if (rc == 0 && res)
-			*res = w.r;
+		rc = lv__warn_commit_all(ds, &s.wl, &w.rep.warnings, err);
+		if (rc == 0)
+			result_put(res, &w.r, &w.rep);
 	}
 	seen_dispose(&s);
 	free(cleaned);

@@ -54,7 +54,8 @@ typedef struct lv__writer {
 	size_t npre;
 	const lv_version_info *extra; /* salvaged rows (lv__cp_write_extra), sorted */
 	size_t nextra;
-	lv_checkpoint_result r;
+	lv_checkpoint_result r;  /* its `report` unused: the report is rep */
+	lv_history_report rep;   /* how the previous checkpoint was loaded */
 	lv__sealed *sealed;
 	size_t nsealed, capsealed;
 	uint64_t fresh_vanished; /* manifests that vanished while being read: gather again */

@@ -325,7 +325,7 @@ static int clean_branch(const plan *P, lv_dataset *bds, const char *name, lv_cle
 {
 	lv__relay r = { P->pol, name };
 	lv__cascade_relay(bp, &r);
-	lv_cleanup_stats bs;
+	lv_cleanup_stats bs = LV_CLEANUP_STATS_INIT;
 	int rc = lv_cleanup(bds, bp, &bs, err);
 	lv__cleanup_stats_add(into, &bs);
 	if (rc < 0) {
@@ -409,8 +409,8 @@ static int phase_record(plan *P, lv_error *err)
 	for (size_t i = 0, k = 0; i < P->nv; i++)
 		if (P->old[i])
 			cleaned[k++] = P->v[i].version;
-	lv_checkpoint_result cr;
-	int rc = lv__cp_write_pre(P->ds, &P->pol->checkpoint, cleaned, P->nold, pre, P->nrows,
+	lv_checkpoint_result cr = LV_CHECKPOINT_RESULT_INIT;
+	int rc = lv__cp_write_pre(P->ds, P->pol->checkpoint, cleaned, P->nold, pre, P->nrows,
 					  &cr, err);
 	free(pre);
 	free(cleaned);
@@ -651,9 +651,7 @@ static int sort_versions(plan *P, lv_error *err)
 int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *stats,
 	       lv_error *err)
 {
-	lv_cleanup_policy cur;
-	bool has_failed = pol && pol->version >= 5; /* the caller's stats layout */
-	LV_TRY(lv__cleanup_policy_read(ds, &pol, &cur, err));
+	LV_TRY(lv__cleanup_policy_read(ds, pol, stats, err));
 	plan P;
 	memset(&P, 0, sizeof P);
 	P.ds = ds;
@@ -683,7 +681,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	if (rc == 0)
 		progress(&P, "done", 1, 1);
 	lv__cleanup_stats_add(&P.s, &P.cascaded);
-	lv__stats_out(stats, &P.s, has_failed);
+	lv__stats_out(stats, &P.s);
 	free(P.rb);
 	lv_refs_free(P.refs);
 	free(P.v);

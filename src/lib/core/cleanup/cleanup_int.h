@@ -63,10 +63,14 @@ int lv__mrefs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, 
 
 /* ---- policies (policy.c) ---- */
 
-/* Reads the caller's policy: one of an older layout is converted into *cur and *pol pointed at
- * it; then validated.  0, or LV_EINVALID (NULL argument, invalid values, an empty list). */
-int lv__cleanup_policy_read(const lv_dataset *ds, const lv_cleanup_policy **pol,
-			    lv_cleanup_policy *cur, lv_error *err);
+/* Checks the caller's arguments: versions of policy and stats (stats may be NULL), then the
+ * policy's values.  0, or LV_EINVALID (NULL argument, unknown version, invalid values, an
+ * empty list). */
+int lv__cleanup_policy_read(const lv_dataset *ds, const lv_cleanup_policy *pol,
+			    const lv_cleanup_stats *stats, lv_error *err);
+/* 0 when the caller's stats (may be NULL) are of a version this library writes, else
+ * LV_EINVALID. */
+int lv__stats_check(const lv_cleanup_stats *s, lv_error *err);
 
 /* The clock of a run: the policy's now_ms, or the wall clock when it is 0. */
 int64_t lv__policy_now(int64_t now_ms);
@@ -122,9 +126,9 @@ bool lv__ends_with(const char *s, const char *suf);
  */
 int lv__hint_floor(lv_dataset *ds, uint64_t *floor, lv_error *err);
 
-/* Copies a run's stats into the caller's struct, only as far as the caller's layout goes:
- * failed_deletes only when `has_failed` (a policy version that knows it).  `to` may be NULL. */
-void lv__stats_out(lv_cleanup_stats *to, const lv_cleanup_stats *s, bool has_failed);
+/* Copies a run's stats into the caller's checked struct (policy.c), only the fields of its
+ * version, which it keeps.  `to` may be NULL. */
+void lv__stats_out(lv_cleanup_stats *to, const lv_cleanup_stats *s);
 
 /* ---- deleting (sweep.c) ---- */
 

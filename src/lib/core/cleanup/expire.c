@@ -33,6 +33,7 @@
 #include "core/hplan.h"
 #include "core/vlist.h"
 #include "core/refs.h"
+#include "util/abi.h"
 
 /* One live version: its manifest, commit time, and fate. */
 typedef struct ver {
@@ -62,10 +63,14 @@ static void progress(const exp *E, const char *phase, uint64_t done, uint64_t to
 		E->pol->on_progress(phase, done, total, E->pol->payload);
 }
 
-static int check_policy(lv_dataset *ds, const lv_expire_policy *p, lv_error *err)
+static int check_policy(lv_dataset *ds, const lv_expire_policy *p, const lv_cleanup_stats *stats,
+			lv_error *err)
 {
 	if (!ds || !p)
 		return lv__err(err, LV_EINVALID, "lv_expire: NULL argument");
+	LV_TRY(lv__struct_version("lv_expire_policy", p->version, LV_EXPIRE_POLICY_VERSION,
+				  LV_EXPIRE_POLICY_VERSION, err));
+	LV_TRY(lv__stats_check(stats, err));
 	if (ds->branch)
 		return lv__err(err, LV_EUNSUPPORTED, "expiry on a branch is not supported (expire main)");
 	if (p->older_than_ms < -1 || p->retain_versions == 0 || p->retain_versions < -1 ||
@@ -270,8 +275,8 @@ static int expire_manifests(exp *E, lv_error *err)
 	int rc = 0;
 	if (!pol->dry_run) {
 		progress(E, "writing checkpoint", 0, 1);
-		lv_checkpoint_result cr;
-		rc = lv_checkpoint_write(E->ds, &pol->checkpoint, cleaned, k, &cr, err);
+		lv_checkpoint_result cr = LV_CHECKPOINT_RESULT_INIT;
+		rc = lv_checkpoint_write(E->ds, pol->checkpoint, cleaned, k, &cr, err);
 		if (rc == 0) {
 			E->s.checkpoint_written = cr.written;
 			E->s.versions_archived = cr.written ? cr.recorded_versions : 0;
@@ -312,7 +317,7 @@ static int expire_manifests(exp *E, lv_error *err)
 
 int lv_expire(lv_dataset *ds, const lv_expire_policy *pol, lv_cleanup_stats *stats, lv_error *err)
 {
-	LV_TRY(check_policy(ds, pol, err));
+	LV_TRY(check_policy(ds, pol, stats, err));
 	exp E;
 	memset(&E, 0, sizeof E);
 	E.ds = ds;
@@ -328,8 +333,8 @@ int lv_expire(lv_dataset *ds, const lv_expire_policy *pol, lv_cleanup_stats *sta
 		rc = lv__hint_floor(ds, &E.hint, err);
 	if (rc == 0 && !pol->dry_run) { /* every version recorded before anything is chosen */
 		progress(&E, "writing checkpoint", 0, 1);
-		lv_checkpoint_result cr;
-		rc = lv_checkpoint_write(ds, &pol->checkpoint, NULL, 0, &cr, err);
+		lv_checkpoint_result cr = LV_CHECKPOINT_RESULT_INIT;
+		rc = lv_checkpoint_write(ds, pol->checkpoint, NULL, 0, &cr, err);
 	}
 	progress(&E, "reading commit times", 0, 0);
 	if (rc == 0)
@@ -343,7 +348,7 @@ int lv_expire(lv_dataset *ds, const lv_expire_policy *pol, lv_cleanup_stats *sta
 	if (rc == 0)
 		rc = expire_manifests(&E, err);
 	E.s.versions_total = E.n;
-	lv__stats_out(stats, &E.s, pol->version >= 2);
+	lv__stats_out(stats, &E.s);
 	if (rc == 0) {
 		lv__warn_commit(ds, &E.plan.wl);
 		lv__warn_commit(ds, &E.wl);

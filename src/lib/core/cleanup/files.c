@@ -29,12 +29,6 @@ int lv__hint_floor(lv_dataset *ds, uint64_t *floor, lv_error *err)
 	return 0;
 }
 
-void lv__stats_out(lv_cleanup_stats *to, const lv_cleanup_stats *s, bool has_failed)
-{
-	if (to)
-		memcpy(to, s, has_failed ? sizeof *s : offsetof(lv_cleanup_stats, failed_deletes));
-}
-
 int lv__collect_file(const lv_list_entry *e, void *payload)
 {
 	lv__file_vec *fv = payload;

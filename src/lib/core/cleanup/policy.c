@@ -1,13 +1,15 @@
 /*
- * Reading a caller's cleanup policy: the layouts of older headers (versions 1
- * to 3, each read only as far as the caller's struct goes), validation, and
- * the defaults that cleanup and expire share (the clock; the 7-day age when
- * no condition is given).  No I/O.
+ * The cleanup and expire structs of lancever/cleanup.h: their init functions, the
+ * version check of a caller's policy and stats (util/abi.h: one version each, older
+ * layouts are LV_EINVALID), validation, copying a run's stats into the caller's
+ * struct, and the defaults that cleanup and expire share (the clock; the 7-day age
+ * when no condition is given).  No I/O.
  */
 #include <stddef.h>
 #include <string.h>
 
 #include "core/cleanup/cleanup_int.h"
+#include "util/abi.h"
 
 int64_t lv__policy_now(int64_t now_ms)
 {
@@ -22,10 +24,8 @@ int64_t lv__policy_older(int64_t older_than_ms, int64_t retain_versions, uint64_
 	return older_than_ms;
 }
 
-static int check_policy(const lv_dataset *ds, const lv_cleanup_policy *pol, lv_error *err)
+static int check_policy(const lv_cleanup_policy *pol, lv_error *err)
 {
-	if (!ds || !pol)
-		return lv__err(err, LV_EINVALID, "lv_cleanup: NULL argument");
 	if (pol->older_than_ms < -1 || pol->retain_versions == 0 || pol->retain_versions < -1 ||
 	    !(pol->delete_rate_limit >= 0))
 		return lv__err(err, LV_EINVALID,
@@ -38,66 +38,49 @@ static int check_policy(const lv_dataset *ds, const lv_cleanup_policy *pol, lv_e
 	return 0;
 }
 
-/* lv_cleanup_policy as version 1 laid it out: its checkpoint config had no archive fields. */
-typedef struct config_v1 {
-	int version, enabled;
-	int64_t max_entries, max_checkpoint_files;
-} config_v1;
-typedef struct policy_v1 {
-	int version;
-	int64_t older_than_ms, retain_versions;
-	uint64_t before_version;
-	bool delete_unverified, error_if_tagged_old_versions, dry_run;
-	int64_t now_ms;
-	config_v1 checkpoint;
-	lv_cleanup_file_cb on_file;
-	lv_cleanup_progress_cb on_progress;
-	void *payload;
-} policy_v1;
-
-/* A version-1 policy read as one (a caller built against the older header). */
-static void from_v1(const lv_cleanup_policy *in, lv_cleanup_policy *out)
+int lv_cleanup_policy_init(lv_cleanup_policy *p, int version)
 {
-	const policy_v1 *o = (const policy_v1 *)(const void *)in;
-	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
-	p.older_than_ms = o->older_than_ms;
-	p.retain_versions = o->retain_versions;
-	p.before_version = o->before_version;
-	p.delete_unverified = o->delete_unverified;
-	p.error_if_tagged_old_versions = o->error_if_tagged_old_versions;
-	p.dry_run = o->dry_run;
-	p.now_ms = o->now_ms;
-	p.checkpoint.enabled = o->checkpoint.enabled;
-	p.checkpoint.max_entries = o->checkpoint.max_entries;
-	p.checkpoint.max_checkpoint_files = o->checkpoint.max_checkpoint_files;
-	p.on_file = o->on_file;
-	p.on_progress = o->on_progress;
-	p.payload = o->payload;
-	*out = p;
+	static const lv_cleanup_policy defaults = LV_CLEANUP_POLICY_INIT;
+	return lv__struct_init("lv_cleanup_policy", p, sizeof *p, &defaults, version,
+				       LV_CLEANUP_POLICY_VERSION, LV_CLEANUP_POLICY_VERSION);
 }
 
-/* A version-2 or -3 policy: today's layout up to the first field it did not have. */
-static void from_older(const lv_cleanup_policy *in, size_t known, lv_cleanup_policy *out)
+int lv_expire_policy_init(lv_expire_policy *p, int version)
 {
-	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
-	memcpy(&p, in, known);
-	p.version = LV_CLEANUP_POLICY_VERSION;
-	*out = p;
+	static const lv_expire_policy defaults = LV_EXPIRE_POLICY_INIT;
+	return lv__struct_init("lv_expire_policy", p, sizeof *p, &defaults, version,
+				       LV_EXPIRE_POLICY_VERSION, LV_EXPIRE_POLICY_VERSION);
 }
 
-int lv__cleanup_policy_read(const lv_dataset *ds, const lv_cleanup_policy **pol,
-			    lv_cleanup_policy *cur, lv_error *err)
+int lv_cleanup_stats_init(lv_cleanup_stats *s, int version)
 {
-	const lv_cleanup_policy *p = *pol;
-	if (p && p->version == 1)
-		from_v1(p, cur);
-	else if (p && p->version == 2)
-		from_older(p, offsetof(lv_cleanup_policy, versions), cur);
-	else if (p && p->version == 3)
-		from_older(p, offsetof(lv_cleanup_policy, clean_referenced_branches), cur);
-	else
-		cur = NULL;
-	if (cur)
-		*pol = cur;
-	return check_policy(ds, *pol, err);
+	return lv__struct_init("lv_cleanup_stats", s, sizeof *s, NULL, version,
+				       LV_CLEANUP_STATS_VERSION, LV_CLEANUP_STATS_VERSION);
+}
+
+int lv__stats_check(const lv_cleanup_stats *s, lv_error *err)
+{
+	return s ? lv__struct_version("lv_cleanup_stats", s->version, LV_CLEANUP_STATS_VERSION,
+				      LV_CLEANUP_STATS_VERSION, err)
+		 : 0;
+}
+
+void lv__stats_out(lv_cleanup_stats *to, const lv_cleanup_stats *s)
+{
+	if (!to)
+		return;
+	int v = to->version; /* version 1 has every field (a later one writes its own only) */
+	*to = *s;
+	to->version = v;
+}
+
+int lv__cleanup_policy_read(const lv_dataset *ds, const lv_cleanup_policy *pol,
+			    const lv_cleanup_stats *stats, lv_error *err)
+{
+	if (!ds || !pol)
+		return lv__err(err, LV_EINVALID, "lv_cleanup: NULL argument");
+	LV_TRY(lv__struct_version("lv_cleanup_policy", pol->version, LV_CLEANUP_POLICY_VERSION,
+				  LV_CLEANUP_POLICY_VERSION, err));
+	LV_TRY(lv__stats_check(stats, err));
+	return check_policy(pol, err);
 }

@@ -76,8 +76,10 @@ int lv__del_flush(lv__deleter *d, lv_error *err)
 			if (d->p->on_file)
 				d->p->on_file(d->path[i], d->kind[i], d->size[i], d->reason[i], d->p->payload);
 			if (d->p->on_candidate) {
-				lv_cleanup_candidate c = { d->path[i], d->kind[i], d->size[i], d->reason[i],
-							   d->unverified[i], d->version[i] };
+				lv_cleanup_candidate c = { .path = d->path[i], .kind = d->kind[i],
+							   .size = d->size[i], .reason = d->reason[i],
+							   .unverified = d->unverified[i],
+							   .version = d->version[i] };
 				d->p->on_candidate(&c, d->p->payload);
 			}
 		}

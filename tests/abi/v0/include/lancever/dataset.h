@@ -1,0 +1,295 @@
+/*
+ * lancever/dataset.h - open a Lance dataset and read its version history.
+ *
+ * Ownership: objects returned through `**out` belong to the caller and are
+ * released with their own lv_*_free() (all accept NULL).  Pointers returned by
+ * getters (lv_version_list_get, strings inside lv_version_info) are borrowed and
+ * live as long as the object they came from.  (Conventions: lancever/common.h.)
+ *
+ * "The reading errors", which every call that reads a dataset's history can return
+ * (here, in checkpoint.h, check.h and arrow.h): LV_ENOTFOUND (not a Lance
+ * dataset: no manifest in _versions/, or a branch that is not registered);
+ * LV_ECORRUPT, LV_EUNSUPPORTED or LV_ELIMIT (a manifest the call reads does not parse,
+ * needs a feature lancever does not implement, or is larger than accepted; the message
+ * names it); LV_ENOMEM; and storage errors.  A checkpoint or archive segment that
+ * cannot be used is not an error: it is a warning, and the ladder goes on.
+ */
+#ifndef LANCEVER_DATASET_H
+#define LANCEVER_DATASET_H
+
+#include "common.h"
+#include "storage.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct lv_dataset lv_dataset;
+typedef struct lv_version_list lv_version_list;
+
+typedef struct lv_open_options {
+	int version;          /**< LV_OPEN_OPTIONS_VERSION */
+	int threads;          /**< manifest-reading concurrency, 0 = default (8; 32 on remote stores) */
+	const char *branch;   /**< NULL/"main" = main; else the branch under tree/ */
+	lv_storage_options storage;
+} lv_open_options;
+
+#define LV_OPEN_OPTIONS_VERSION 1
+#define LV_OPEN_OPTIONS_INIT { LV_OPEN_OPTIONS_VERSION, 0, NULL, LV_STORAGE_OPTIONS_INIT }
+
+/**
+ * Opens the dataset rooted at `uri` (path, file://, mem://, s3://, az://; see
+ * lv_storage_open).  `opts` may be NULL.
+ * With opts->branch, versions come from `tree/<branch>/` and tags are those of
+ * that branch.  A local path of the form `<root>/tree/<branch>` whose root is a
+ * dataset is opened as that branch automatically.  Opening reads no more than such
+ * probes: whether a dataset is there is found by the first reading call (LV_ENOTFOUND).
+ * *out is the caller's: lv_dataset_free(); NULL on error.
+ * Errors: LV_EINVALID (NULL out or uri, a branch name Lance refuses: segments of Unicode
+ * alphanumerics and '.', '-', '_' between '/'s, valid UTF-8; README "CLI"), those of
+ * lv_storage_open(), LV_ENOMEM.
+ */
+LV_EXTERN int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *opts,
+			      lv_error *err) LV_WARN_UNUSED;
+
+/**
+ * Opens a dataset over an existing storage handle.  The dataset borrows `st`,
+ * which must outlive it.  *out is the caller's: lv_dataset_free(); NULL on error.
+ * Errors: LV_EINVALID (NULL out or st, an invalid branch name), LV_ENOMEM.
+ */
+LV_EXTERN int lv_dataset_open_storage(lv_dataset **out, lv_storage *st,
+				      const lv_open_options *opts, lv_error *err) LV_WARN_UNUSED;
+
+/** Frees the dataset, its warnings and the storage it opened (not a borrowed one).
+ *  Accepts NULL.  Errors: none. */
+LV_EXTERN void lv_dataset_free(lv_dataset *ds);
+
+/** The dataset's storage handle (the branch's sub-handle on a branch).  Borrowed: valid
+ *  until lv_dataset_free(ds).  Errors: none (NULL for NULL). */
+LV_EXTERN lv_storage *lv_dataset_storage(lv_dataset *ds);
+
+/**
+ * One version: the 15 columns of the checkpoint schema, plus details that only
+ * a live manifest has (`has_manifest_details`).
+ */
+typedef struct lv_version_info {
+	uint64_t version;
+	int64_t timestamp_millis; /**< commit time; 0 if the manifest has none */
+	uint64_t total_fragments;
+	uint64_t total_data_files;
+	uint64_t total_files_size;
+	uint64_t total_deletion_files;
+	uint64_t total_data_file_rows;
+	uint64_t total_deletion_file_rows;
+	uint64_t total_rows;
+	bool is_tagged;
+	bool is_cleaned_up;
+	const char *transaction_uuid;   /**< NULL if unknown */
+	bool has_read_version;
+	uint64_t read_version;
+	const char *operation_type;     /**< "Append", "Delete", ...; NULL if unknown */
+	const char *transaction_properties; /**< JSON object text, never NULL ("{}") */
+
+	/* Manifest details (valid when has_manifest_details). */
+	bool has_manifest_details;
+	int64_t timestamp_nanos;        /**< full-precision commit time */
+	const char *manifest_path;      /**< relative to the dataset root */
+	uint64_t manifest_size;
+	const char *writer_library;     /**< e.g. "lance" (NULL if absent) */
+	const char *writer_version;     /**< e.g. "8.0.0" */
+	const char *data_format;        /**< e.g. "2.1" */
+	const char *transaction_file;   /**< name under _transactions/, NULL if none */
+	bool transaction_inline;        /**< the transaction came from the manifest itself */
+	uint64_t reader_feature_flags;
+	uint64_t writer_feature_flags;
+	const char *branch;             /**< NULL = main */
+	size_t num_indices;
+	size_t num_config;              /**< entries of the manifest config map */
+	const char *const *config_keys;
+	const char *const *config_values;
+} lv_version_info;
+
+/** Where a history answer came from (the degradation ladder). */
+enum lv_rung {
+	LV_RUNG_MANIFESTS = 0,          /**< no usable checkpoint: every manifest was read */
+	LV_RUNG_NEWEST_CHECKPOINT = 1,  /**< the newest checkpoint file */
+	LV_RUNG_OLDER_CHECKPOINT = 2    /**< an older checkpoint, newer ones were unusable */
+};
+
+/** Report returned by every history call. */
+typedef struct lv_history_report {
+	int rung;                     /**< enum lv_rung */
+	uint64_t checkpoint_version;  /**< latest version the used checkpoint covers (0 = none) */
+	uint64_t checkpoints_rejected;/**< checkpoint files tried and rejected */
+	uint64_t manifests_read;      /**< manifests read (the tail, when a checkpoint was used) */
+	uint64_t manifests_vanished;  /**< listed but gone before they could be read (skipped) */
+	uint64_t identity_bytes;      /**< manifest bytes read to check a checkpoint's identity */
+	uint64_t requests;            /**< storage requests made */
+	uint64_t bytes_read;          /**< bytes read from storage */
+	char note[256];               /**< e.g. why a checkpoint was rejected */
+	uint64_t unrecorded_versions; /**< history: versions in gaps (no record anywhere readable) */
+	uint64_t warnings;            /**< warnings this call added to the dataset */
+	uint64_t segments_read;       /**< archive segments read (history, as-of, check) */
+} lv_history_report;
+
+/**
+ * Every live version (one readable manifest in _versions/), sorted by version,
+ * with the 15 checkpoint fields exactly as Lance's versions() reports them.
+ * From the newest usable checkpoint plus the manifests it lacks (the ladder);
+ * rows that come from the checkpoint carry manifest_path (from the listing)
+ * but no other manifest details (has_manifest_details is false: read the
+ * manifest with lv_version_get() for those); rows read from a manifest carry
+ * them all.  Manifests are read concurrently.  A manifest that disappears
+ * between listing and reading (concurrent cleanup) is skipped, counted in
+ * report->manifests_vanished and a warning; a manifest that cannot be parsed
+ * is an error naming the file (LV_ECORRUPT).  `report` may be NULL; it is written
+ * only on success.  *out is the caller's: lv_version_list_free(); NULL on error.
+ * Errors: LV_EINVALID (NULL out or ds), the reading errors (above).
+ */
+LV_EXTERN int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
+			  lv_error *err) LV_WARN_UNUSED;
+
+/** Number of entries.  Errors: none (0 for NULL). */
+LV_EXTERN size_t lv_version_list_count(const lv_version_list *list);
+/** Entry `i` (< count), sorted by version.  Borrowed: valid until
+ *  lv_version_list_free(list), strings included.  The entries are one array:
+ *  lv_version_list_get(list, i) == lv_version_list_get(list, 0) + i (the Python package
+ *  reads columns from it in one pass).  Errors: none (NULL if out of range). */
+LV_EXTERN const lv_version_info *lv_version_list_get(const lv_version_list *list, size_t i);
+/** Name of a manifest skipped because it vanished (i < lv_version_list_vanished_count()).
+ *  Borrowed: valid until lv_version_list_free(list).  Errors: none (NULL if out of range). */
+LV_EXTERN const char *lv_version_list_vanished(const lv_version_list *list, size_t i);
+/** Number of vanished manifests (also report->manifests_vanished).  Errors: none (0 for NULL). */
+LV_EXTERN size_t lv_version_list_vanished_count(const lv_version_list *list);
+/*
+ * Gaps of a history list: ranges of version numbers that no readable
+ * checkpoint or manifest records (cleaned up before any checkpoint recorded
+ * them, trimmed by max_entries, or only in a damaged checkpoint).  Sorted.
+ * Lists from lv_versions() have none (only live versions are asked for).
+ */
+/** Number of gaps.  Errors: none (0 for NULL). */
+LV_EXTERN size_t lv_version_list_gap_count(const lv_version_list *list);
+/** Gap `i`: writes *first and *last (either may be NULL).  Errors: none; false (nothing
+ *  written) if `i` is out of range. */
+LV_EXTERN bool lv_version_list_gap(const lv_version_list *list, size_t i, uint64_t *first,
+				   uint64_t *last);
+/** Frees the list and everything borrowed from it.  Accepts NULL.  Errors: none. */
+LV_EXTERN void lv_version_list_free(lv_version_list *list);
+
+/**
+ * Reads one live version's record from its manifest (all manifest details).  *out is the
+ * caller's: lv_version_list_free() (one entry); NULL on error.
+ * Errors: LV_ENOTFOUND (no manifest of that version), LV_EINVALID (NULL out or ds),
+ * LV_ECORRUPT / LV_EUNSUPPORTED / LV_ELIMIT (the manifest), LV_ENOMEM, storage errors.
+ */
+LV_EXTERN int lv_version_get(lv_version_list **out, lv_dataset *ds, uint64_t version,
+			     lv_error *err) LV_WARN_UNUSED;
+
+/* ---- warnings ---- */
+
+/*
+ * Every input that a call rejected or skipped (a checkpoint, a manifest, a
+ * tag), and every range of history it cannot account for, is recorded on the
+ * dataset as a warning: an answer that may be incomplete says so.  Warnings
+ * accumulate over calls (duplicates folded) until lv_dataset_clear_warnings().
+ * Only the final attempt of a call that retried after a race records any.
+ */
+enum lv_warning_kind {
+	LV_WARN_CHECKPOINT_REJECTED = 1, /**< a checkpoint file could not be used (path, message says why) */
+	LV_WARN_CHECKPOINT_DAMAGED = 2,  /**< a damaged checkpoint kept aside as <name>.damaged-<crc> (path) */
+	LV_WARN_MANIFEST_VANISHED = 3,   /**< listed, gone before it could be read (concurrent cleanup) */
+	LV_WARN_TAG_UNREADABLE = 4,      /**< a tag file that does not parse; the other tags still count */
+	LV_WARN_BRANCH_UNREADABLE = 5,   /**< a branch file that does not parse */
+	LV_WARN_HISTORY_GAP = 6,         /**< versions first..last have no record anywhere readable */
+	LV_WARN_ANSWER_UNCERTAIN = 7,    /**< an as-of answer that a version in a gap could change */
+	LV_WARN_SEGMENT_MISSING = 8,     /**< an archive segment the head's index names is not there (path) */
+	LV_WARN_SEGMENT_STRAY = 9        /**< a file in _checkpoints/archive/ that is ignored: not in the
+					      head's index and overlapping what it accounts for, or not a
+					      valid segment where segments overlap (path); it hides nothing */
+};
+
+typedef struct lv_warning {
+	int kind;            /**< enum lv_warning_kind */
+	const char *path;    /**< the file, relative to the dataset root; NULL if none */
+	uint64_t first, last;/**< version range (HISTORY_GAP, ANSWER_UNCERTAIN), else 0 */
+	const char *message; /**< one line that names the file or the range */
+} lv_warning;
+
+/** Number of warnings recorded on `ds`.  Errors: none (0 for NULL). */
+LV_EXTERN size_t lv_dataset_warning_count(const lv_dataset *ds);
+/** Warning `i`.  Borrowed; valid until the next call on `ds` or lv_dataset_clear_warnings().
+ *  Errors: none (NULL if out of range). */
+LV_EXTERN const lv_warning *lv_dataset_warning(const lv_dataset *ds, size_t i);
+/** Drops every warning (borrowed ones become invalid).  Accepts NULL.  Errors: none. */
+LV_EXTERN void lv_dataset_clear_warnings(lv_dataset *ds);
+
+/* ---- tags and branches ---- */
+
+typedef struct lv_tag {
+	const char *name;
+	const char *branch;     /**< NULL = main */
+	uint64_t version;
+	uint64_t manifest_size; /**< 0 if unknown */
+	const char *created_at; /**< RFC 3339 or NULL */
+	const char *updated_at;
+	const char *metadata;   /**< the tag's "metadata" object as compact JSON text (string
+				     values, as Lance writes them); "{}" when absent or null.
+				     Appended in 0.1 (issue 27): read it only from a library
+				     that has it (this header's) */
+} lv_tag;
+
+typedef struct lv_branch {
+	const char *name;           /**< "feat/x" (decoded from the %2F file name) */
+	const char *parent_branch;  /**< NULL = main */
+	uint64_t parent_version;
+	int64_t create_at;          /**< unix seconds, 0 if unknown */
+	uint64_t manifest_size;
+} lv_branch;
+
+typedef struct lv_refs lv_refs;
+
+/**
+ * Reads _refs/tags/ *.json and _refs/branches/ *.json (of the dataset's root, whatever
+ * its branch).  A file that cannot be read or parsed is skipped, listed by
+ * lv_refs_unreadable() and a warning on `ds`.  *out is the caller's: lv_refs_free();
+ * NULL on error.  Errors: LV_EINVALID (NULL out or ds), LV_ENOTFOUND (not a Lance
+ * dataset), LV_ENOMEM, storage errors of the listings.
+ */
+LV_EXTERN int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err) LV_WARN_UNUSED;
+/** Number of tags.  Errors: none (0 for NULL). */
+LV_EXTERN size_t lv_refs_tag_count(const lv_refs *r);
+/** Tag `i`.  Borrowed: valid until lv_refs_free(r).  Errors: none (NULL if out of range). */
+LV_EXTERN const lv_tag *lv_refs_tag(const lv_refs *r, size_t i);
+/** Number of branches.  Errors: none (0 for NULL). */
+LV_EXTERN size_t lv_refs_branch_count(const lv_refs *r);
+/** Branch `i`.  Borrowed: valid until lv_refs_free(r).  Errors: none (NULL if out of range). */
+LV_EXTERN const lv_branch *lv_refs_branch(const lv_refs *r, size_t i);
+/* A tag or branch file that lv_refs_load skipped because it could not be read or parsed. */
+typedef struct lv_refs_bad {
+	int kind;      /**< LV_WARN_TAG_UNREADABLE or LV_WARN_BRANCH_UNREADABLE */
+	char *path;    /**< "_refs/tags/x.json" */
+	char *message; /**< why */
+} lv_refs_bad;
+/** Number of skipped tag and branch files.  Errors: none (0 for NULL). */
+LV_EXTERN size_t lv_refs_unreadable_count(const lv_refs *r);
+/** Skipped file `i`.  Borrowed: valid until lv_refs_free(r).  Errors: none (NULL if out
+ *  of range). */
+LV_EXTERN const lv_refs_bad *lv_refs_unreadable(const lv_refs *r, size_t i);
+/** Frees the refs and everything borrowed from them.  Accepts NULL.  Errors: none. */
+LV_EXTERN void lv_refs_free(lv_refs *r);
+
+/**
+ * The name of Lance feature flag bit `bit` (0..63: bit 0 is flag 1, bit 8 is flag 256) as
+ * lancever knows it ("deletion_files", "stable_row_ids", "use_v2_format_deprecated",
+ * "table_config", "base_paths", "disable_transaction_file", "unstable_data_overlay_files",
+ * "covered_index_metadata", "mixed_data_file_versions", "frag_reuse_with_stable_row_ids",
+ * "fragment_reuse_index", "semantic_types_or_managed_blobs"), or NULL for a bit no Lance
+ * release is known to use.  A name does not mean lancever reads or cleans such a manifest.
+ * Static string.  Errors: none.
+ */
+LV_EXTERN const char *lv_feature_flag_name(unsigned bit);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

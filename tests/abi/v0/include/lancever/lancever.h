@@ -1,0 +1,12 @@
+/* lancever/lancever.h - umbrella header for the lancever library. */
+#ifndef LANCEVER_H
+#define LANCEVER_H
+#include "common.h"
+#include "storage.h"
+#include "dataset.h"
+#include "lancefile.h"
+#include "checkpoint.h"
+#include "cleanup.h"
+#include "check.h"
+#include "arrow.h"
+#endif
