@@ -119,7 +119,7 @@ static int run_as_of(lv_dataset *ds, lv_error *e)
 
 static int run_checkpoint(lv_dataset *ds, lv_error *e)
 {
-	lv_checkpoint_result r;
+	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	int rc = lv_checkpoint_write(ds, NULL, NULL, 0, &r, e);
 	if (rc == 0)
 		say("%d %llu %llu", r.written, (unsigned long long)r.latest_version,
@@ -130,7 +130,7 @@ static int run_checkpoint(lv_dataset *ds, lv_error *e)
 static int run_cleanup(lv_dataset *ds, lv_error *e)
 {
 	lv_cleanup_policy p = tu_retain_policy(4, NOW_MS, NULL);
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	int rc = lv_cleanup(ds, &p, &s, e);
 	if (rc == 0)
 		say("%llu", (unsigned long long)s.versions_removed);
@@ -143,7 +143,7 @@ static int run_expire(lv_dataset *ds, lv_error *e)
 	p.retain_versions = 4;
 	p.error_if_tagged_old_versions = false;
 	p.now_ms = NOW_MS;
-	lv_cleanup_stats s;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	int rc = lv_expire(ds, &p, &s, e);
 	if (rc == 0)
 		say("%llu", (unsigned long long)s.versions_removed);
@@ -154,7 +154,8 @@ static int run_expire(lv_dataset *ds, lv_error *e)
 static int run_arrow(lv_dataset *ds, lv_error *e)
 {
 	struct ArrowArrayStream s;
-	lv_arrow_options o = { LV_ARROW_OPTIONS_VERSION, 5, 0 };
+	lv_arrow_options o = LV_ARROW_OPTIONS_INIT;
+	o.batch_rows = 5;
 	int rc = lv_history_arrow_stream(&s, ds, &o, NULL, e);
 	if (rc)
 		return rc;
