@@ -118,7 +118,7 @@ typedef void (*lv_log_fn)(int level, const char *message, void *ctx);
  */
 LV_EXTERN void lv_set_log_handler(lv_log_fn fn, void *ctx);
 
-/** Library version string, e.g. "0.1.0" (static).  Errors: none. */
+/** Library version string, e.g. "1.2.3": CMakeLists.txt's project(VERSION) (static).  Errors: none. */
 LV_EXTERN const char *lv_version_string(void);
 
 #ifdef __cplusplus
