@@ -1,7 +1,7 @@
 // The Version Checkpointing proposal's published figures (Lance community proposal, Rust
 // implementation on an Apple M3 Pro; S3 = Volcengine TOS), used by bench/report.mjs as the
 // reference to compare with.  Numbers transcribed from the proposal's tables
-// (../shared/reference/VERSION-CHECKPOINTING-PROPOSAL.txt); "archived" = read from the checkpoint.
+// (docs/lance-reference.md, "The checkpointing proposal"); "archived" = read from the checkpoint.
 export const PROPOSAL_LOCAL = [ // [versions, fragments, no archive ms, archived ms, speedup]
   [2, 1000, 0.86, 0.17, 5.0],
   [2, 10000, 10.02, 0.17, 58.7],

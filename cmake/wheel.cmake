@@ -14,7 +14,7 @@
 # libjansson is not among them (Priority optional, nothing essential needs it), so it is
 # bundled (its static archive is not position-independent: it cannot go into a shared
 # object).  libcurl and libcrypto stay loaded on first S3/Azure use (src/lib/objstore/dl.c: an error naming the missing library).
-# tests/python/test_wheel.sh checks this with ldd.
+# python/tests/test_wheel.sh checks this with ldd.
 set(LV_WHEEL_BUNDLE JANSSON CACHE STRING
     "pkg-config prefixes (cmake/deps.cmake) whose shared library is copied into the wheel")
 

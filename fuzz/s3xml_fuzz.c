@@ -1,5 +1,5 @@
 /*
- * libFuzzer target: S3 response parsing (src/lib/s3/s3xml.c), the code every
+ * libFuzzer target: S3 response parsing (src/lib/objstore/xml.c), the code every
  * S3 LIST, DeleteObjects and error answer goes through.  Each input is parsed
  * as a ListObjectsV2 page, as a DeleteObjects result for a fixed batch of
  * keys, and as an error body; every listed key goes through the filter that

@@ -120,8 +120,9 @@ typedef void (*lv_log_fn)(int level, const char *message, void *ctx);
  */
 LV_EXTERN void lv_set_log_handler(lv_log_fn fn, void *ctx);
 
-/** The library's version at run time, "MAJOR.MINOR.PATCH" (e.g. "0.1.0"; static), which
- *  may differ from the LV_VERSION_* of the header a caller was built with.  Errors: none. */
+/** The library's version at run time, "MAJOR.MINOR.PATCH" (e.g. "1.2.3": CMakeLists.txt's
+ *  project(VERSION); static), which may differ from the LV_VERSION_* of the header a caller
+ *  was built with.  Errors: none. */
 LV_EXTERN const char *lv_version(void);
 /** The same as lv_version() (static), under its 0.1 name.  Errors: none. */
 LV_EXTERN const char *lv_version_string(void);

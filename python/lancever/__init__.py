@@ -34,11 +34,15 @@ __all__ = [
     "DEFAULT_OLDER_THAN", "library_version", "library_path",
 ]
 
-__version__ = "0.1.0"
+def __getattr__(name):
+    # __version__ is the loaded library's: one number, CMakeLists.txt's project(VERSION)
+    if name == "__version__":
+        return library_version()
+    raise AttributeError(f"module 'lancever' has no attribute {name!r}")
 
 
 def library_version() -> str:
-    """The version of the loaded liblancever ("0.1.0")."""
+    """The version of the loaded liblancever, e.g. "1.0.0" (CMakeLists.txt's project(VERSION))."""
     from . import _lib
     return _lib.lib().lv_version().decode()
 

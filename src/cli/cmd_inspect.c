@@ -272,7 +272,7 @@ static void print_text(FILE *o, const char *path, const lv_lancefile *f)
 
 /*
  * A Lance manifest ends in u64 position | u16 0 | u16 2 | "LANC", with a u32-length
- * protobuf at that position ending exactly at the footer (LANCE-TABLE-FORMAT.md).
+ * protobuf at that position ending exactly at the footer (docs/lance-reference.md, "Table format").
  */
 static bool is_manifest(const uint8_t *d, size_t n)
 {

@@ -1,6 +1,6 @@
 /*
  * Help, rendered from the command and option tables: `lancever help` (every command with
- * every option: the README's CLI block is this text verbatim, tests/cli/test_docs.sh checks
+ * every option: docs/cli.md's generated block is this text verbatim, tests/cli/test_docs.sh checks
  * it), `lancever help CMD` / `lancever CMD --help`, and the man page (`lancever help --man`,
  * built into lancever.1 and installed).  One source, so the three cannot drift.
  */

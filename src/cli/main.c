@@ -59,9 +59,10 @@ static int version(void)
 {
 	printf("lancever %s\n"
 	       "reads:  Lance table format manifests (V1 and V2 file names, reader feature flags "
-	       "as Lance 12.0.0 reads them), tags, branches; Lance file format %s, %s and %s\n"
+	       "as Lance 14.0.2 reads them), tags, branches; Lance file format %s, %s and %s\n"
 	       "writes: checkpoints (_checkpoints/*.lance) in Lance file format %s; never a table version\n"
-	       "tested: against Lance 8.0.0 (LanceDB 0.31.0) and Lance 12.0.0 (LanceDB 0.39.0)\n",
+	       "tested: against Lance 8.0.0 (LanceDB 0.31.0), Lance 12.0.0 (LanceDB 0.39.0) and "
+	       "Lance 14 (pylance 14.0.2)\n",
 	       lv_version_string(), "2.0", "2.1", "2.2", "2.1");
 	return 0;
 }

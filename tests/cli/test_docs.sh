@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The README's CLI section against the CLI's own help (one source: the tables in src/cli):
+# docs/cli.md (the CLI page) against the CLI's own help (one source: the tables in src/cli):
 #
-#   test_docs.sh README LANCEVER           check
-#   test_docs.sh --update README LANCEVER  rewrite the README's generated block
+#   test_docs.sh docs/cli.md LANCEVER           check
+#   test_docs.sh --update docs/cli.md LANCEVER  rewrite its generated block
 #
 # 1. The block after "<!-- generated: lancever help -->" is `lancever help`, verbatim.
 # 2. Every option the CLI section mentions (--flag) is one `lancever help` lists.
@@ -41,7 +41,7 @@ if ! grep -qxF "$MARK" "$README"; then
 elif [ "$block" = "$help" ]; then
 	ok
 else
-	bad "the README's CLI block differs from 'lancever help' (bash tests/cli/test_docs.sh --update README.md build/lancever):"
+	bad "the CLI page's block differs from 'lancever help' (bash tests/cli/test_docs.sh --update docs/cli.md build/lancever):"
 	diff <(printf '%s\n' "$block") <(printf '%s\n' "$help") | head -20
 fi
 
@@ -49,7 +49,7 @@ fi
 section=$(awk '/^## CLI/ { on = 1; next } on && /^## / { exit } on { print }' "$README")
 for o in $(grep -oE -- '--[a-z0-9][a-z0-9-]*' <<<"$section" | sort -u); do
 	if grep -qE -- "(^|[ [,])$o([] =,]|\$)" <<<"$help"; then ok
-	else bad "the README's CLI section mentions $o, which 'lancever help' does not list"; fi
+	else bad "the CLI page mentions $o, which 'lancever help' does not list"; fi
 done
 
 # per-command help

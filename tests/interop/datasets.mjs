@@ -124,7 +124,7 @@ function result(parent, name, rec, extra) {
   return { name, dir: path.join(parent, name + '.lance'), expectations: rec.expectations(extra) };
 }
 
-// (a) The "ten writes" of LANCEDB-NODE-PEER.md §2.
+// (a) The "ten writes" of docs/lance-reference.md, "The LanceDB peers".
 export async function tenWrites(parent, name = 'ten_writes') {
   const db = await connect(parent);
   const r = await Recorder.create(db, name, rows(0, 5));      // v1 Overwrite

@@ -1,4 +1,4 @@
-// A Lance file that LanceDB did not write, made readable by LanceDB (LANCEDB-NODE-PEER.md §7):
+// A Lance file that LanceDB did not write, made readable by LanceDB (docs/lance-reference.md, "The LanceDB peers"):
 // wrapLanceFile() makes it the only data file of a new dataset whose version 1 manifest is
 // written here by hand (protobuf: schema fields, one fragment, version 1, V2 manifest name).
 // Also the checkpoint file's 15 columns (CP_FIELDS) and their manifest schema (CP_SCHEMA),

@@ -1,5 +1,5 @@
 // A local S3-compatible server for the S3 tests and benchmarks: s3rver 3.7.1 (npm) on
-// 127.0.0.1, behind a small HTTP wrapper (LANCEDB-NODE-PEER.md §6) that
+// 127.0.0.1, behind a small HTTP wrapper (docs/lance-reference.md, "The LanceDB peers") that
 //   * answers 412 PreconditionFailed to `PUT` with `If-None-Match: *` on a key that exists or
 //     has a PUT in flight (s3rver ignores the header, so create-if-absent would silently
 //     overwrite) — `strict` mode, the default;
@@ -393,7 +393,7 @@ export function s3Env(s3, extra = {}) {
   };
 }
 
-// LanceDB storageOptions (LANCEDB-NODE-PEER.md §6).
+// LanceDB storageOptions (docs/lance-reference.md, "The LanceDB peers").
 export function s3StorageOptions(s3) {
   return {
     awsAccessKeyId: ACCESS_KEY, awsSecretAccessKey: SECRET_KEY, awsEndpoint: s3.endpoint,

@@ -5,7 +5,7 @@
 //      `versions` / `history` are unchanged (15 fields), answered from the newest checkpoint
 //      with 0 manifests read; a second checkpoint is `already_present` with identical bytes.
 //  (b) LanceDB reads the checkpoint file's rows back: the file becomes the only data file of a
-//      one-fragment dataset with a hand-written manifest (LANCEDB-NODE-PEER.md §7); every value
+//      one-fragment dataset with a hand-written manifest (docs/lance-reference.md, "The LanceDB peers"); every value
 //      and null is compared with `lancever history --json` (cleaned-up rows too), and the
 //      schema metadata with `lancever inspect --json`.
 //  (c) Simulated cleanup (manifests deleted by hand): versions / history / LanceDB agree,

@@ -559,7 +559,7 @@ for (const extra of [[], ['--delete-unverified']]) {
 
 // ---------------------------------------------------------------- (g) paths leaving the root
 
-// Hand-written manifests (LANCEDB-NODE-PEER.md §7), with lancewrap.mjs's encoder.
+// Hand-written manifests (docs/lance-reference.md, "The LanceDB peers"), with lancewrap.mjs's encoder.
 
 function handManifest(version, { dataPath = 'x.lance', txn = '', externalRowIds = null }) {
   const df = Buffer.concat([bytes(1, dataPath), packed(2, [0, 1, 2]), packed(3, [0, 1, 2]), u(4, 2), u(5, 1), u(6, 921)]);

@@ -169,7 +169,7 @@ const EXPLAINED = [
     return flags.length && !manifestSpans(orig).some((f) => (f.num === 9 || f.num === 10) && (f.value & 2n))
       ? 'feature flags: stable-row-ids bit set (Lance then demands row ids)' : null;
   },
-  // Field fields newer than LANCE-TABLE-FORMAT.md 2.7 lists (primary/clustering key
+  // Field fields newer than the Lance 8 schema (docs/lance-reference.md, "Table format") lists (primary/clustering key
   // positions): skipped as unknown by lancever, type-checked by Lance.
   ({ L }, cls) => (cls === 'Lance errors, we not' && /Field\.unenforced_/.test(L.error)
     ? 'schema Field fields newer than the reference lists (unenforced_* keys)' : null),

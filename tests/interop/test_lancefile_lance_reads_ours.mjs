@@ -4,7 +4,7 @@
 // through LANCEVER_BUILD_DIR) writes a deterministic file (columns u64, i64 nullable, b,
 // s nullable) through the public lv_lancefile_write.  The file becomes the
 // only data file of a one-fragment dataset with a hand-written manifest
-// (LANCEDB-NODE-PEER.md §7), LanceDB reads every row back, and the rows are compared with
+// (docs/lance-reference.md, "The LanceDB peers"), LanceDB reads every row back, and the rows are compared with
 // what the generator intended (re-derived here) and with `lancever inspect --json`.
 import fs from 'node:fs';
 import path from 'node:path';

@@ -12,7 +12,7 @@
 #include "lancever/lancefile.h"
 #include "util/util.h"
 
-/* ---- expected bytes, assembled from LANCE-FILE-V2.md section 11 ---- */
+/* ---- expected bytes, assembled from docs/lance-reference.md, "Worked example" ---- */
 
 typedef struct xb {
 	uint8_t b[1024];

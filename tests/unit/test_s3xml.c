@@ -1,4 +1,4 @@
-/* Unit tests: S3 response parsing (src/lib/s3/s3xml.c), on real s3rver bodies and hostile ones. */
+/* Unit tests: S3 response parsing (src/lib/objstore/xml.c), on real s3rver bodies and hostile ones. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,6 +1,6 @@
 /*
  * Internals shared by the Lance v2 file writer, the reader and the page decoders.
- * Layout facts: /work/shared/reference/LANCE-FILE-V2.md (2.0, 2.1); 2.2 additions are
+ * Layout facts: docs/lance-reference.md, "Lance file format" (2.0, 2.1); 2.2 additions are
  * described where they are decoded (miniblock.c, layout21.c, general.c).
  *
  * Invariants of the decoders: every size, count and offset from the file is checked

@@ -235,7 +235,7 @@ static int binary20(lv__lf_dctx *c, const uint8_t *p, size_t plen, size_t n, bin
 		bin20_free(out);
 		return rc;
 	}
-	/* indices[i] = end offset, plus null_adjustment for null rows (LANCE-FILE-V2 §6.2) */
+	/* indices[i] = end offset, plus null_adjustment for null rows (docs/lance-reference.md, "2.0 page encodings") */
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v = out->ends[i + 1];
 		if (adj && v >= adj) {

@@ -1,7 +1,7 @@
 /*
  * Lance file format v2 writer (2.0 and 2.1).
  *
- * The byte layout follows LANCE-FILE-V2.md exactly, so that a 3-row file is
+ * The byte layout follows docs/lance-reference.md ("Lance file format") exactly, so that a 3-row file is
  * byte-identical to what Lance 8.0.0 writes: page buffers (64-aligned, padded
  * with 0x48), global buffer 0 (FileDescriptor), column metadata, CMO table,
  * GBO table, 40-byte footer.
