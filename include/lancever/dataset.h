@@ -60,7 +60,7 @@ LV_EXTERN int lv_open_options_init(lv_open_options *o, int version);
  * *out is the caller's: lv_dataset_free(); NULL on error.
  * Errors: LV_EINVALID (NULL out or uri, opts of a version other than 2, a branch name Lance
  * refuses: segments of Unicode alphanumerics and '.', '-', '_' between '/'s, valid UTF-8;
- * README "CLI"), LV_ENOTFOUND, those of lv_storage_open(), LV_ENOMEM.
+ * docs/cli.md), LV_ENOTFOUND, those of lv_storage_open(), LV_ENOMEM.
  */
 LV_EXTERN int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *opts,
 			      lv_error *err) LV_WARN_UNUSED;

@@ -18,7 +18,7 @@
  * users pass as `storage_options`, case-insensitive) as key/value pairs; an
  * unknown key, or one the backend does not support, is an LV_EINVALID error
  * naming the key (never its value).  Credentials, endpoints and limits not
- * given as options come from the environment as LanceDB reads them (README,
+ * given as options come from the environment as LanceDB reads them (docs/operations.md,
  * "Cloud").  No message ever contains a secret.
  */
 #ifndef LANCEVER_STORAGE_H
@@ -44,7 +44,7 @@ typedef int (*lv_list_cb)(const lv_list_entry *entry, void *payload);
 
 /**
  * Storage options for lv_storage_open() and lv_dataset_open(): an opaque bag of key/value
- * pairs, LanceDB's `storage_options` (keys case-insensitive; README "Cloud" lists them).
+ * pairs, LanceDB's `storage_options` (keys case-insensitive; docs/operations.md "Cloud" lists them).
  * The bag copies what it is given; the same bag may be used for any number of opens.  A key
  * set twice keeps its first value (so put the pairs that must win first).
  */
@@ -70,7 +70,7 @@ LV_EXTERN void lv_storage_options_free(lv_storage_options *o);
  * Opens a storage handle rooted at `uri`: a plain path, "file:///abs/path",
  * "mem://name" (a fresh, empty in-memory store), "s3://bucket[/prefix]" or
  * "az://container[/prefix]" (also "abfs[s]://container@account.dfs.core.windows.net/prefix").
- * Object-store URIs resolve their credentials when opened (README, "Cloud").
+ * Object-store URIs resolve their credentials when opened (docs/operations.md, "Cloud").
  * `opts` may be NULL.  A local path need not exist yet.  *out is the caller's:
  * lv_storage_free(); NULL on error.
  * Errors: LV_EUNSUPPORTED (a scheme that is not built in, a storage option lancever does

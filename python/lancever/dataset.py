@@ -610,7 +610,7 @@ class Dataset:
         ``progress(phase, done, total)`` is called as the cleanup advances (possibly from a
         library thread, with the GIL held).  ``clean_referenced_branches`` first cleans
         each branch made from a selected version with its own ``lance.auto_cleanup.*``
-        policy when that is due (see the README).
+        policy when that is due (see docs/operations.md, Cleanup).
         Returns a :class:`CleanupStats` (Lance's field names plus lancever's)."""
         rate = _check.optional_integer("delete_rate_limit", delete_rate_limit,
                                        _check.POSITIVE_U64)

@@ -14,7 +14,7 @@
 static const char dataset_note[] =
 	"DATASET is a path, file:///path, s3://bucket/path or az://container/path. Credentials "
 	"come from --storage-option K=V, then the environment (AWS_*, AZURE_STORAGE_*), then the "
-	"AWS shared files, web identity, container and instance credentials (README: Cloud).";
+	"AWS shared files, web identity, container and instance credentials (docs/operations.md: Cloud).";
 static const char numbers_note[] =
 	"Numbers are plain decimal digits (no sign, spaces, 0x or exponent) within the option's "
 	"range. \"--\" ends the options of any command: every later word is an argument (a "
@@ -221,5 +221,5 @@ void lvcli_man(FILE *f, const lvcli_cmd *const *cmds, size_t n, const lvcli_glob
 		man_opt(f, NULL, env[i][0], NULL, env[i][1]);
 	fputs(".SH EXIT STATUS\n", f);
 	roff(f, exit_note);
-	fputs("\n.SH SEE ALSO\nThe README of the lancever source tree.\n", f);
+	fputs("\n.SH SEE ALSO\nThe docs/ folder of the lancever source tree (docs/cli.md: every command).\n", f);
 }

@@ -22,7 +22,7 @@ static const lvcli_global globals[] = {
 	{ "--s3-region", NULL, "R", "S3 region (overrides AWS_REGION)" },
 	{ "--s3-allow-http", NULL, NULL, "allow a plain-HTTP S3 endpoint" },
 	{ "--storage-option", NULL, "K=V",
-	  "a LanceDB storage option for s3:// and az:// (repeatable; README \"Cloud\")" },
+	  "a LanceDB storage option for s3:// and az:// (repeatable; docs/operations.md \"Cloud\")" },
 	{ "--quiet", "-q", NULL, "silence warnings on stderr (and retry notices)" },
 	{ "--verbose", NULL, NULL, "say on stderr which store and credential source a command uses" },
 	{ "--help", "-h", NULL, "this help; after a command, that command's help" },

@@ -2,7 +2,7 @@
  * Version records as the commands print them: the JSON object (one shape: every key
  * always present, null where the source did not say), the table, the --stats report.
  *
- * Which keys are null when (also in the README): read_version, transaction_uuid and
+ * Which keys are null when (also in docs/cli.md): read_version, transaction_uuid and
  * operation_type when the transaction did not say; the manifest-only keys
  * (manifest_path ... config) when the record did not come from a manifest read by this
  * call: rows answered from a checkpoint, and cleaned-up versions -- except manifest_path

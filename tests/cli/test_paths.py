@@ -36,7 +36,7 @@ IGNORE = {
 }
 PATH_RE = re.compile(r'(?<![\w./:@-])((?:\.{1,2}/)?[A-Za-z0-9_.+-]+(?:/[A-Za-z0-9_.+-]+)+/?)(?![\w(*<{\[])')
 # what a build, a benchmark or the wheel makes: named in comments, never tracked
-GENERATED = ('bench/out/', 'build', 'lancever/_bin/', 'lancever/lib')
+GENERATED = ('bench/out/', 'build', 'lancever/_bin/', 'lancever/lib', 'lancever/version.h')
 PATH_EXT = ('.c', '.h', '.py', '.mjs', '.sh', '.md', '.cmake', '.pl', '.toml', '.txt')
 NAME_RE = re.compile(r'(?<![\w./*-])([A-Za-z0-9_+-]+(?:\.[A-Za-z0-9_+-]+)*\.(?:c|h|py|mjs|sh|md|cmake|pl))\b(?![\w/(-])')
 OUTSIDE_RE = re.compile(r'\.\./shared|shared/reference|/work/|\b[A-Z][A-Z0-9]+(?:-[A-Z0-9]+)+\.(?:md|txt)\b')

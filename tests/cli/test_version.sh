@@ -9,8 +9,8 @@
 # 2. No source file writes V a second time (src/, include/, python/, cmake/, the pyproject files):
 #    a copy would drift at the next release.
 set -u
-src=${1:?usage: test_version.sh SOURCE_DIR BUILD_DIR}
-build=${2:?usage: test_version.sh SOURCE_DIR BUILD_DIR}
+src=$(cd "${1:?usage: test_version.sh SOURCE_DIR BUILD_DIR}" && pwd)
+build=$(cd "${2:?usage: test_version.sh SOURCE_DIR BUILD_DIR}" && pwd)
 fail=0
 bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
 V=$(sed -nE 's/^project\(lancever VERSION ([0-9]+\.[0-9]+\.[0-9]+).*/\1/p' "$src/CMakeLists.txt")

@@ -1,7 +1,7 @@
 // Shared helpers for the crash-safety and concurrency interop tests (test_crash.mjs,
 // test_concurrency.mjs): a seeded PRNG, file listings with content hashes, an independent
 // check of a checkpoint file's checksum (CRC-32C over the canonical row serialisation the
-// README describes, recomputed here from `lancever inspect --json`), manifest names ->
+// docs/format.md describes, recomputed here from `lancever inspect --json`), manifest names ->
 // versions, LanceDB reads of every version, and an HTTP tap in front of the S3 test server
 // that can kill a client at its Nth mutating request or record what it wrote.
 import crypto from 'node:crypto';
@@ -159,7 +159,7 @@ export function indexedRanges(meta) {
 }
 
 // Is checkpoint B (rows) the merge of A into something (every row of A is in B with the same
-// immutable fields, and B's flags are A's or set)? The README's rule for replacing a file. A
+// immutable fields, and B's flags are A's or set)? docs/format.md's rule for replacing a file. A
 // row may leave B only for a segment B's index names (`bMeta`: B's metadata).
 export function rowsSupersede(a, b, bMeta = null) {
   const bm = new Map(b.map((r) => [r.version, r]));

@@ -6,7 +6,7 @@
 //      (each wrapped as the only data file of a one-fragment dataset with a hand-written
 //      manifest), and their rows equal `lancever history --json` (the 13 columns that are facts;
 //      is_tagged / is_cleaned_up are stored as they were when the file was written, and history
-//      recomputes them), with the schema and the archive metadata the README documents.
+//      recomputes them), with the schema and the archive metadata docs/format.md documents.
 //  (b) `lancever history --json` lists every version LanceDB ever listed, and `versions --json`
 //      equals LanceDB's listVersions(); --limit and --since agree with the full history.
 //  (c) `lancever expire --keep-one-per` / `--retain-versions` then `lancever cleanup
@@ -138,7 +138,7 @@ checkEq(liveAfterExpire, [13, 27, 47, 48, 49, 50], '(c) after expire: the tagged
 checkEq(dataFiles(), data0, '(c) expire deletes no data file');
 // Lance's cleanup rule: an unreferenced file newer than the earliest kept version is left alone
 // (the kept versions are a suffix); with the old tagged versions kept, the expired versions' files
-// are behind that cutoff.  The tags go first, as a user would to reclaim the space (README).
+// are behind that cutoff.  The tags go first, as a user would to reclaim the space (docs/format.md).
 for (const tg of ['t13', 't27']) await (await t.tags()).delete(tg);
 lvJson(['cleanup', dir, '--older-than', '0s', '--retain-versions', '4', '--delete-unverified', ...SEAL, '--json']);
 check(dataFiles() < data0, `(c) the cleanup after expire removes the expired versions' data files (${data0} -> ${dataFiles()})`);

@@ -1,7 +1,7 @@
 /*
  * Unit tests: real Lance files written by pylance 14.0.2 (tests/fixtures/lance14/, made by
  * make_fixtures.py) and hand-built pages of the forms Lance 14 writes that lancever read
- * wrongly or refused before (README "Lance file format layer"):
+ * wrongly or refused before (docs/format.md "Lance file format layer"):
  *   - every fixture decodes (partially where index.json names a column lancever does not
  *     decode by design: nested types, blob columns), with the version, row count, types,
  *     null counts and a digest of every cell equal to what pylance read (lfdigest.c);

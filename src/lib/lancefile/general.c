@@ -1,7 +1,7 @@
 /*
  * Lance's general-purpose buffer compression (CompressiveEncoding.general and the
  * per-value compression of full-zip pages), with Debian's libzstd and liblz4 linked
- * in (see README "Lance files" for why they are linked rather than loaded):
+ * in (see docs/format.md "Lance file format layer" for why they are linked rather than loaded):
  *   zstd: u64 LE decompressed size, then a zstd frame (Lance 8..12 write this); a buffer
  *         that is a bare zstd frame (magic, reserved header bit clear) is also accepted,
  *         as Lance reads its older output.

@@ -102,7 +102,7 @@ int lv__http_limits_read(lv__http_limits *l, lv__optbag *o, lv_error *err)
 	l->proxy = lv__opt_get(o, LV_OPT("proxy_url", "aws_proxy_url", "azure_proxy_url"));
 	l->noproxy = lv__opt_get(o, LV_OPT("proxy_excludes", "aws_proxy_excludes", "azure_proxy_excludes"));
 	l->user_agent = lv__opt_get(o, LV_OPT("user_agent", "aws_user_agent", "azure_user_agent"));
-	/* Tuning knobs of object_store's HTTP client that curl handles its own way (README). */
+	/* Tuning knobs of object_store's HTTP client that curl handles its own way (docs/operations.md). */
 	lv__opt_accept(o, LV_OPT("download_retry_count", "pool_idle_timeout", "pool_max_idle_per_host",
 				 "http1_only", "http2_keep_alive_interval", "http2_keep_alive_timeout",
 				 "http2_keep_alive_while_idle", "http2_max_frame_size",

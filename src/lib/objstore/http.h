@@ -45,7 +45,7 @@ typedef struct lv__http_limits {
  * The limits from the LANCEVER_S3_* environment and the client options of `opts`
  * (connect_timeout, timeout, client_retry_timeout, client_max_retries,
  * allow_invalid_certificates, proxy_url, proxy_excludes, user_agent; others accepted
- * without effect: README "Cloud").  LV_EINVALID naming the variable or key.
+ * without effect: docs/operations.md "Cloud").  LV_EINVALID naming the variable or key.
  */
 int lv__http_limits_read(lv__http_limits *l, lv__optbag *opts, lv_error *err);
 /* Defaults only (no environment, no options). */

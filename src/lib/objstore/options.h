@@ -51,7 +51,7 @@ int lv__opt_u64(lv__optbag *b, const char *const *names, const char *const *env,
 		uint64_t hi, uint64_t *out, lv_error *err);
 
 /* Marks every pair whose key is in `names` (NULL-terminated) taken: options lancever accepts
- * and that need nothing from it (README, "Cloud" says why for each). */
+ * and that need nothing from it (docs/operations.md, "Cloud" says why for each). */
 void lv__opt_accept(lv__optbag *b, const char *const *names);
 /* LV_EUNSUPPORTED naming the first pair whose key is in `names`: options LanceDB knows that
  * lancever does not implement. */

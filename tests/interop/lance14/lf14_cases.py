@@ -7,7 +7,7 @@ as pylance's own LanceFileReader reads it) and tests/fixtures/lance14/make_fixtu
 Each case is a list of columns (name, Arrow type, values, field metadata).  The columns of
 DECODED cases have the types lancever's reader decodes (ints of every width, float, double,
 bool, string/large_string, timestamp, fixed_size_list<float>); NESTED/OTHER cases hold the
-types it refuses by design, named per column (see README "Lance file format layer").
+types it refuses by design, named per column (see docs/format.md "Lance file format layer").
 The field metadata keys are ones pylance 14.0.2's binary holds (its strings), their effect
 checked by the encodings each case produces, which the test prints:
   lance-encoding:compression          zstd | lz4 | none | fsst (general compression)

@@ -10,7 +10,7 @@ first and after the last.  Two histories: one written at full speed, and one who
 times run backwards in places (timeline.py patches them), where the newest qualifying version
 is not the last one before a later commit.  The Python package's version_as_of(naive datetime,
 strict=True) is checked against pylance in the same process, in the same zone.  Zone-less ISO strings are the one place the zone
-matters: pylance reads them as local time, lancever as UTC (README, "Time travel").
+matters: pylance reads them as local time, lancever as UTC (docs/format.md, "Time travel").
 """
 import datetime
 import json

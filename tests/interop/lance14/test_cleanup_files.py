@@ -3,7 +3,7 @@
 Each scenario builds one dataset with pylance, copies it twice (mtimes kept), cleans copy A with
 pylance's cleanup_old_versions and copy B with `lancever cleanup` under the same policy, and
 compares what remains (lancever's _checkpoints/ aside), what each removed and the counts.  The
-differences lancever keeps on purpose (README, Cleanup) are asserted as such, never skipped:
+differences lancever keeps on purpose (docs/operations.md, Cleanup) are asserted as such, never skipped:
 _blobs/ and _fri/ are never touched by lancever (their liveness needs blob descriptors and
 fragment-reuse details it does not read), and no manifest at or above the version hint goes.
 """
@@ -21,7 +21,7 @@ from lance.dataset import LanceOperation
 from conftest import lv, lv_json
 
 DAY = 86400
-NEVER = ("_blobs/", "_fri/")  # lancever never touches these (README: where it differs)
+NEVER = ("_blobs/", "_fri/")  # lancever never touches these (docs/operations.md: where it differs)
 
 
 def files(root):
@@ -223,7 +223,7 @@ def test_listing_cutoffs(tmp_path):
     """Files newer than the earliest kept manifest: with delete_unverified, _deletions/,
     _transactions/ and _versions/ keep them in both (the earliest kept manifest's time); data/
     (sidecars, .tmp too) and _indices/ lose them in Lance 14 only: lancever keeps their cutoff
-    then (README: a concurrent writer's files); without delete_unverified every one stays."""
+    then (docs/operations.md: a concurrent writer's files); without delete_unverified every one stays."""
     for unverified in (True, False):
         src = str(tmp_path / f"src{unverified}.lance")
         lance.write_dataset(table(), src)
@@ -323,7 +323,7 @@ def test_tags_protect_only_their_branch(tmp_path):
     base = [p for p in files(src) if p.startswith("_transactions/2-")] + \
         ["_versions/%020d.manifest" % (2**64 - 1 - 3)]
     # Lance 14 also removes main's 3, feat's base (its files stay: feat references them);
-    # lancever keeps every branch base (README, Cleanup)
+    # lancever keeps every branch base (docs/operations.md, Cleanup)
     theirs, ours, _, _ = compare(src, tmp_path, also_theirs=base, retain_versions=1)
     assert theirs.old_versions == 4 and ours["versions_removed"] == 3
     for root in ("A.lance", "B.lance"):
@@ -339,7 +339,7 @@ def hint(root):
 def test_version_hint(tmp_path):
     """pylance 14 writes _versions/latest_version_hint.json {"version": N} on a local file system.
     A hint that lags (a writer that crashed after its commit) is a floor for lancever: cleanup
-    and expire remove no manifest at or above it; pylance 14's own cleanup does (README)."""
+    and expire remove no manifest at or above it; pylance 14's own cleanup does (docs/operations.md)."""
     src = str(tmp_path / "src.lance")
     lance.write_dataset(table(), src)
     for i in range(9):

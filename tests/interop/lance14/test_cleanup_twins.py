@@ -15,7 +15,7 @@ parent by absolute path, so a copy elsewhere would point at the original), then
      (_checkpoints/ aside).
 History times are synthetic (timeline.py): versions from 30 days to 1 hour old, litter from
 10 days and 83 minutes, so the 7-day rules and the listing cutoffs are all reached.
-Known differences, asserted as such (README "Cleanup"), each the safe side (lancever keeps a file
+Known differences, asserted as such (docs/operations.md "Cleanup"), each the safe side (lancever keeps a file
 Lance deletes; a file only lancever deletes fails the test):
   - the transaction file of a version a branch was created from: Lance deletes it (it keeps the
     manifest and data), lancever keeps it;
@@ -264,7 +264,7 @@ def lv_explanation(j):
             "warnings": [w for w in j["warnings"] if not w.startswith(LV_ONLY_WARNINGS)]}
 
 
-# lancever warns where Lance is silent (README "Cleanup": a listed version not removed).
+# lancever warns where Lance is silent (docs/operations.md "Cleanup": a listed version not removed).
 LV_ONLY_WARNINGS = ("version ", "--versions")
 
 
@@ -327,7 +327,7 @@ KIND_STAT = {"data/": "data_files_removed", "_indices/": "index_files_removed",
 
 
 class Known:
-    """The differences lancever keeps on purpose (README "Cleanup"), each the safe side: a file
+    """The differences lancever keeps on purpose (docs/operations.md "Cleanup"), each the safe side: a file
     only pylance deletes is named by one of these; one only lancever deletes is a failure."""
 
     def __init__(self, root, litter_files):

@@ -24,7 +24,7 @@ from lance.file import LanceFileReader, LanceFileWriter
 import scenarios
 from conftest import lv
 
-# Logical types lancever's reader does not decode (README "What it reads"): named per column.
+# Logical types lancever's reader does not decode (docs/format.md "What it reads"): named per column.
 KNOWN_UNREAD = {"large_binary", "binary"}  # uint32 is read since the l14file merge (BTREE lookup pages)
 
 

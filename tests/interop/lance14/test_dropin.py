@@ -67,7 +67,7 @@ def test_versions_equal_pylance(built, local_zone):
 
 
 def test_versions_from_a_checkpoint(built, tmp_path):
-    """A checkpoint keeps ms: the versions it covers differ from pylance by < 1 ms (README)."""
+    """A checkpoint keeps ms: the versions it covers differ from pylance by < 1 ms (docs/python.md)."""
     sc = built[2]
     d = str(tmp_path / "cp.lance")
     shutil.copytree(sc.uri, d)
@@ -162,7 +162,7 @@ def test_cleanup_equals_pylance(built, tmp_path, kw):
     o = lancever.Dataset(b).cleanup_old_versions(**run)
     assert [getattr(o, k) for k in STATS] == [getattr(t, k) for k in STATS]
     assert lancever.dataset(a).versions() == lance.dataset(a).versions()  # pylance's cleanup: no checkpoint
-    # lancever's cleanup wrote a checkpoint first: what it covers is known to the ms (README)
+    # lancever's cleanup wrote a checkpoint first: what it covers is known to the ms (docs/python.md)
     ours, theirs = lancever.dataset(b).versions(), lance.dataset(b).versions()
     assert [(r["version"], r["metadata"]) for r in ours] == [(r["version"], r["metadata"]) for r in theirs]
     assert all(datetime.timedelta(0) <= t["timestamp"] - r["timestamp"] < datetime.timedelta(milliseconds=1)

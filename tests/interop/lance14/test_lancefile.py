@@ -4,7 +4,7 @@ For every case of lf14_cases.py and every file format pylance 14 writes (2.0, 2.
 default 2.2), pylance's LanceFileWriter writes a file; `lancever inspect --json` must give
 every cell pylance's own LanceFileReader gives, in file order, for every column of a type
 lancever decodes.  A column of a type lancever does not decode (binary, float16, dates, blobs,
-nested types; README "Lance file format layer") must be named as not decoded, with the
+nested types; docs/format.md "Lance file format layer") must be named as not decoded, with the
 file and its type in the reason, exit status 1, and never a wrong value.  Whole datasets
 written by lance.write_dataset(data_storage_version=2.2 / default) are read the same way,
 file by file.  The page encodings pylance chose are printed per column (pytest -s).
