@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from typing import Any, Optional, Tuple, Type, TypeVar
+from typing import Any, Optional, Tuple
 
 from .errors import InvalidArgumentError
 
@@ -158,9 +158,6 @@ class CArg:
         return self.ctype.from_param(_c_value(self.ctype, f"C argument ({self.ctype.__name__})", v))
 
 
-S = TypeVar("S")
-
-
 def _types(cls: Any) -> Any:
     """Field name -> C type: a lancever struct's from the library's description
     (_lib.new's classes: ``_lv_fields``), a ctypes.Structure's from its ``_fields_``."""
@@ -170,18 +167,8 @@ def _types(cls: Any) -> Any:
     return dict(cls._fields_)
 
 
-def struct(cls: Type[S], **fields: Any) -> S:
-    """A struct with each integer, bool and string field checked against its C type (a
-    nested structure or a pointer is taken as is): a lancever struct starts from the
-    library's defaults (``_lib.new``: its lv_X_init), a ctypes.Structure from zeros."""
-    if hasattr(cls, "_lv_fields"):
-        from . import _lib
-        return _lib.new(cls, **fields)  # type: ignore[return-value]
-    types = _types(cls)
-    return cls(**{k: _c_value(types[k], f"{cls.__name__}.{k}", v) for k, v in fields.items()})
-
-
 def assign(obj: Any, field: str, v: Any) -> None:
-    """``obj.field = v`` with the same check as :func:`struct`."""
+    """``obj.field = v``, v checked against the field's C type (integers in range, bools,
+    strings without NUL; a nested structure or a pointer is taken as is)."""
     name = getattr(type(obj), "_lv_name", type(obj).__name__)
     setattr(obj, field, _c_value(_types(type(obj))[field], f"{name}.{field}", v))

@@ -167,7 +167,7 @@ class Dataset:
         out = ctypes.c_void_p()
         err = _lib.LvError()
         with _StorageOptions(storage_options) as storage:
-            opts = _check.struct(_lib.OpenOptions, threads=nthreads or 0, branch=b,
+            opts = _lib.new(_lib.OpenOptions, threads=nthreads or 0, branch=b,
                                  storage=storage.ptr)
             rc = lib.lv_dataset_open(ctypes.byref(out), uri_bytes, ctypes.byref(opts),
                                      ctypes.byref(err))
@@ -281,7 +281,7 @@ class Dataset:
         lib = _lib.lib()
         rep = _lib.new(_lib.HistoryReport)
         found: List[DatasetWarning] = []
-        opts = _check.struct(_lib.ArrowOptions, batch_rows=_check.integer("batch_rows", batch_rows, _check.SIZE),
+        opts = _lib.new(_lib.ArrowOptions, batch_rows=_check.integer("batch_rows", batch_rows, _check.SIZE),
                              batch_bytes=0)
 
         def fill(ptr: int) -> None:
@@ -461,7 +461,7 @@ class Dataset:
         enabled = _check.optional_flag("enabled", enabled)
         max_entries = _check.optional_integer("max_entries", max_entries, _check.POSITIVE_I64)
         max_files = _check.optional_integer("max_files", max_files, _check.POSITIVE_I64)
-        cfg = _check.struct(_lib.CheckpointConfig, enabled=-1 if enabled is None else int(enabled),
+        cfg = _lib.new(_lib.CheckpointConfig, enabled=-1 if enabled is None else int(enabled),
                             max_entries=-1 if max_entries is None else max_entries,
                             max_checkpoint_files=-1 if max_files is None else max_files)
         rep = _lib.new(_lib.HistoryReport)
@@ -512,12 +512,12 @@ class Dataset:
         # exact version list is one (found by the Lance 14 twin test)
         if older_ms is None and retain_versions is None and before_version is None and vs is None:
             older_ms = DEFAULT_OLDER_THAN // timedelta(milliseconds=1)
-        pol = _check.struct(
+        pol = _lib.new(
             _lib.CleanupPolicy, older_than_ms=-1 if older_ms is None else older_ms,
             retain_versions=-1 if retain_versions is None else retain_versions,
             before_version=before_version or 0, delete_unverified=delete_unverified,
             error_if_tagged_old_versions=error_if_tagged_old_versions, dry_run=dry_run,
-            checkpoint=_check.struct(_lib.CheckpointConfig, enabled=-1 if checkpoint else 0),
+            checkpoint=_lib.new(_lib.CheckpointConfig, enabled=-1 if checkpoint else 0),
             clean_referenced_branches=clean_referenced_branches,
             delete_rate_limit=float(rate_limit or 0))
         if vs is not None:

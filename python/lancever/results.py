@@ -85,7 +85,7 @@ def export_list(handle: ListHandle, kind: str, batch_rows: int = 0) -> Any:
     """An "arrow_array_stream" PyCapsule over the list (the stream copies the rows)."""
     def fill(ptr: int) -> None:
         err = _lib.LvError()
-        opts = _check.struct(_lib.ArrowOptions, batch_rows=batch_rows, batch_bytes=0)
+        opts = _lib.new(_lib.ArrowOptions, batch_rows=batch_rows, batch_bytes=0)
         rc = _lib.lib().lv_version_list_arrow_stream(
             ctypes.cast(ptr, ctypes.POINTER(_lib.ArrowArrayStream)), handle.ptr, kind.encode(),
             ctypes.byref(opts), ctypes.byref(err))
@@ -436,12 +436,12 @@ class CleanupExplanation:
                 raise InvalidArgumentError(f"lancever: candidate_files[{i}].kind is not one of "
                                            f"{', '.join(_lib.KIND_NAMES)}")
             keep += [p, r]
-            files[i] = _check.struct(_lib.CleanupFile, path=p, kind=kinds[f.kind],
+            files[i] = _lib.new(_lib.CleanupFile, path=p, kind=kinds[f.kind],
                                      size=_check.integer(f"candidate_files[{i}].size_bytes",
                                                          f.size_bytes, _check.U64),
                                      reason=r)
         st = self.stats
-        stats = _check.struct(_lib.CleanupStats, versions_total=st.versions_total,
+        stats = _lib.new(_lib.CleanupStats, versions_total=st.versions_total,
                               versions_removed=st.old_versions,
                               versions_archived=st.versions_archived)
         for i, k in enumerate(_lib.KIND_NAMES):
