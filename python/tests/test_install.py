@@ -7,6 +7,7 @@ library through LANCEVER_LIBRARY.  Both are installed into scratch directories (
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -49,8 +50,12 @@ def test_cmake_install_puts_the_library_next_to_the_package(tmp_path):
 
 
 def test_pip_install_no_build_isolation(tmp_path):
-    src = tmp_path / "src"
-    subprocess.run(["cp", "-r", str(SOURCE / "python"), str(src)], check=True)
+    # the repository's layout in a scratch copy (the build writes into its source folder):
+    # python/ and the CMakeLists.txt whose project(VERSION) the package's version is
+    (tmp_path / "repo").mkdir()
+    subprocess.run(["cp", "-r", str(SOURCE / "python"), str(SOURCE / "CMakeLists.txt"),
+                    str(tmp_path / "repo")], check=True)
+    src = tmp_path / "repo" / "python"
     r = subprocess.run([sys.executable, "-m", "pip", "install", "--no-build-isolation", "--no-deps",
                         "--no-index", "--target", str(tmp_path / "site"), str(src)],
                        capture_output=True, text=True)
@@ -59,3 +64,6 @@ def test_pip_install_no_build_isolation(tmp_path):
     got = probe(tmp_path / "site", {"LANCEVER_LIBRARY": lib})
     assert got["file"] == str(tmp_path / "site" / "lancever" / "__init__.py")
     assert got["lib"] == lib and got["versions"] == list(range(1, 13))
+    # the metadata's version is CMakeLists.txt's project(VERSION), the one place it is written
+    version = re.search(r"project\(lancever VERSION ([0-9.]+)", (SOURCE / "CMakeLists.txt").read_text()).group(1)
+    assert (tmp_path / "site" / f"lancever-{version}.dist-info").is_dir()
