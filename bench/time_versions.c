@@ -225,7 +225,6 @@ int main(int argc, char **argv)
 	double *fresh = calloc((size_t)repeat, sizeof *fresh);
 	double *warm = calloc((size_t)repeat, sizeof *warm);
 	lv_history_report rep = LV_HISTORY_REPORT_INIT;
-	memset(&rep, 0, sizeof rep);
 	size_t count = 0;
 	for (int r = -1; r < repeat; r++) {
 		double d = cold_query(path, -1, &rep, NULL, &count);
