@@ -562,10 +562,10 @@ int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_r
 	if (rc == 0) {
 		lv__report_end(ds, &p.rep, &s0);
 		rc = lv__warn_commit_all(ds, &p.wl, &p.rep.warnings, err);
-		if (rc == 0)
+		if (rc == 0) {
 			lv__report_put(report, &p.rep);
-		if (rc == 0)
 			rc = em.stop > 0 || em.stop < 0 ? em.stop : 0;
+		}
 	}
 	ring_dispose(&em.ring);
 	lv_version_list_free(em.chunk);
