@@ -22,7 +22,7 @@ import ctypes.util
 import os
 from typing import List, Optional
 
-from ._check import CArg
+from ._check import CArg, assign
 from .errors import LibraryNotFoundError
 
 c_char_p = ctypes.c_char_p
@@ -122,14 +122,13 @@ def _init_fn(cname: str) -> str:
 def new(cls: type, **fields: object) -> object:
     """A struct of the library's current version with its defaults (its lv_X_init), then
     `fields` set, each checked against its C type (_check.assign)."""
-    from . import _check
     obj = cls()
     if cls._lv_version:  # type: ignore[attr-defined]
         fn = getattr(lib(), _init_fn(cls._lv_name))  # type: ignore[attr-defined]
         if fn(ctypes.byref(obj), cls._lv_version) != 0:  # type: ignore[attr-defined]
             raise RuntimeError(f"lancever: {cls._lv_name} init failed")  # type: ignore[attr-defined]
     for k, v in fields.items():
-        _check.assign(obj, k, v)
+        assign(obj, k, v)
     return obj
 
 
