@@ -30,7 +30,7 @@ enum lvcli_optkind {
 	LVCLI_FLAG,     /* sets a bool to true */
 	LVCLI_FLAG_OFF, /* sets a bool to false */
 	LVCLI_NUMBER,   /* a strict decimal number in min..max into a uint64_t */
-	LVCLI_DURATION, /* 7d, 36h, 90m, 1d12h into an int64_t of milliseconds */
+	LVCLI_DURATION, /* lv_parse_duration (14days, 1h 30min, 36h) into an int64_t of milliseconds */
 	LVCLI_FORMAT,   /* json, table, csv or arrow into an int (enum lvcli_format; format.c) */
 	LVCLI_STRING,   /* the value as given, into a const char * (the command checks it) */
 };
@@ -115,6 +115,9 @@ bool lvcli_parse_u64_strict(const char *s, uint64_t max, uint64_t *out);
 /* A number argument in min..max; 0, or prints a usage error naming `what` (the option, or
  * "show: VERSION") and returns its exit status, 2. */
 int lvcli_parse_number(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* A TIME argument (lv_parse_time: ISO 8601, @MS, MS, now, "3 days ago"); 0, or prints a usage
+ * error naming `what` and the text as given and returns 2. */
+int lvcli_parse_time(const char *what, const char *s, int64_t *ms);
 /* "missing value for OPT" (an option given last without its value); returns 2. */
 int lvcli_missing_value(const char *opt);
 /* "CMD: unknown option 'X'" with "did you mean" from c's options; returns 2. */

@@ -16,8 +16,8 @@
 #include "cli.h"
 
 static const lvcli_opt cleanup_opts[] = {
-	{ "--older-than", "DURATION", "remove versions committed before now - DURATION (7d, 36h, 90m, "
-	  "1d12h); with no condition at all, 7d", LVCLI_DURATION, 0, 0, offsetof(lvcli_args, older_than_ms) },
+	{ "--older-than", "DURATION", "remove versions committed before now - DURATION (14days, 2weeks, "
+	  "36h, 1h 30min); with no condition at all, 7d", LVCLI_DURATION, 0, 0, offsetof(lvcli_args, older_than_ms) },
 	{ "--retain-versions", "N", "keep at least the newest N versions", LVCLI_NUMBER, 1, INT64_MAX,
 	  offsetof(lvcli_args, retain_versions) },
 	{ "--before-version", "V", "remove only versions below V", LVCLI_NUMBER, 1, UINT64_MAX,

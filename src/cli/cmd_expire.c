@@ -14,7 +14,7 @@
 #include "cli.h"
 
 static const lvcli_opt expire_opts[] = {
-	{ "--older-than", "DURATION", "expire versions committed before now - DURATION (7d, 36h, 90m); "
+	{ "--older-than", "DURATION", "expire versions committed before now - DURATION (14days, 36h, 1h 30min); "
 	  "with no condition at all, 7d", LVCLI_DURATION, 0, 0, offsetof(lvcli_args, older_than_ms) },
 	{ "--retain-versions", "N", "keep at least the newest N versions", LVCLI_NUMBER, 1, INT64_MAX,
 	  offsetof(lvcli_args, retain_versions) },

@@ -55,24 +55,16 @@ static int on_gap(uint64_t first, uint64_t last, void *payload)
 	return 0;
 }
 
-/* --since: a number is a version; otherwise a time (ISO 8601, or @ms).  0 or a usage error. */
+/* --since: a number is a version; otherwise a TIME (lv_parse_time).  0 or a usage error. */
 static int parse_since(const char *s, lv_history_options *o)
 {
 	uint64_t v;
-	if (s[0] != '@' && lvcli_parse_u64_strict(s, UINT64_MAX, &v)) {
+	if (lvcli_parse_u64_strict(s, UINT64_MAX, &v)) {
 		o->since_version = v ? v : 1;
 		return 0;
 	}
-	lv_error e = { 0 };
-	int64_t ms;
-	if (s[0] == '@' ? lvcli_parse_u64_strict(s + 1, INT64_MAX, &v) && (ms = (int64_t)v, true)
-			: lv_parse_time(s, &ms, &e) == 0 && s[strspn(s, "0123456789")] != 0) {
-		o->since_time = true;
-		o->since_ms = ms;
-		return 0;
-	}
-	return lvcli_usage_error("--since wants a version number, an ISO 8601 time or @MILLISECONDS, "
-				 "got '%s'", lvcli_esc(s));
+	o->since_time = true;
+	return lvcli_parse_time("--since", s, &o->since_ms);
 }
 
 /* --format csv|arrow: the versions asked for, as a list, through the format writers. */

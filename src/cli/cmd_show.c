@@ -13,7 +13,7 @@
 static const lvcli_opt asof_opts[] = {
 	{ "--strict", NULL, "committed strictly before TIME (what Python Lance's asof does); default: at or before",
 	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, strict) },
-	OPT_JSON("print a JSON object: query_millis, strict, checkout_possible, version (a record), warnings"),
+	OPT_JSON("print a JSON object: query (TIME as given), query_millis, strict, checkout_possible, version (a record), warnings"),
 	{ "--stats", NULL, "say on stderr where the answer came from and what it cost", LVCLI_FLAG, 0, 0,
 	  offsetof(lvcli_args, stats) },
 	{ 0 },
@@ -23,27 +23,12 @@ static const lvcli_opt show_opts[] = {
 static const lvcli_opt diff_opts[] = {
 	OPT_JSON("print a JSON object: from, to, ms_between, each counter's from/to/delta, warnings"), { 0 } };
 
-/* asof's TIME: milliseconds since the epoch, or ISO 8601; 0 or a usage error. */
-static int parse_when(const char *when, int64_t *ts)
-{
-	lv_error err = { 0 };
-	if (when[0] >= '0' && when[0] <= '9' && strspn(when, "0123456789") == strlen(when)) {
-		uint64_t ms;
-		if (lvcli_parse_number("asof: TIME (milliseconds)", when, 0, INT64_MAX, &ms))
-			return 2;
-		*ts = (int64_t)ms;
-		return 0;
-	}
-	if (lv_parse_time(when, ts, &err) < 0)
-		return lvcli_usage_error("asof: TIME wants milliseconds since the epoch or ISO 8601 "
-					 "(2026-12-02T17:00:00Z), got '%s'", lvcli_esc(when));
-	return 0;
-}
-
 static void print_asof(const lvcli_args *a, int64_t ts, const lv_version_info *v, const lv_dataset *ds)
 {
 	if (a->json) {
-		printf("{\"query_millis\":%" PRId64 ",\"strict\":%s,\"checkout_possible\":%s,\"version\":", ts,
+		fputs("{\"query\":", stdout);
+		lvcli_json_str(stdout, a->pos[1]);
+		printf(",\"query_millis\":%" PRId64 ",\"strict\":%s,\"checkout_possible\":%s,\"version\":", ts,
 		       a->strict ? "true" : "false", v->is_cleaned_up ? "false" : "true");
 		lvcli_print_version_json(stdout, v);
 		lvcli_json_warnings(stdout, ds);
@@ -58,7 +43,7 @@ static void print_asof(const lvcli_args *a, int64_t ts, const lv_version_info *v
 
 static int check_asof(lvcli_args *a)
 {
-	return parse_when(a->pos[1], &a->when_ms);
+	return lvcli_parse_time("asof: TIME", a->pos[1], &a->when_ms);
 }
 
 static int run_asof(const lvcli_args *a, lv_dataset *ds)
@@ -68,7 +53,14 @@ static int run_asof(const lvcli_args *a, lv_dataset *ds)
 	lv_version_list *l = NULL;
 	lv_history_report rep;
 	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
-	if (lv_version_as_of(&l, ds, a->when_ms, a->strict, &rep, &err) < 0) {
+	if (lv_version_as_of(&l, ds, a->when_ms, a->strict, &rep, &err) == LV_ENOTFOUND &&
+	    !strncmp(err.message, "no version committed", 20)) {
+		/* the library says milliseconds; echo the time as the user wrote it */
+		const char *rest = strstr(err.message, " ms");
+		fprintf(stderr, "lancever: no version committed %s %s%s (LV_ENOTFOUND)\n",
+			a->strict ? "before" : "at or before", lvcli_esc(a->pos[1]), rest ? rest + 3 : "");
+		rc = 1;
+	} else if (err.code < 0) {
 		rc = lvcli_fail(&err);
 	} else {
 		print_asof(a, a->when_ms, lv_version_list_get(l, 0), ds);
@@ -258,8 +250,8 @@ static int run_diff(const lvcli_args *a, lv_dataset *ds)
 }
 
 LVCLI_DATASET_CMD(asof, check_asof, run_asof, "DATASET TIME", "newest version committed at or before TIME",
-	"TIME is milliseconds since the epoch or ISO 8601 (2026-12-02T17:00:00Z, 2026-12-02 17:00, "
-	"+02:00 offsets; no zone is UTC). The answer may be a cleaned-up version, which can no "
+	"TIME is any form of the time syntax (docs/cli.md, \"Time and duration\": ISO 8601 with "
+	"or without a zone, no zone being UTC; @MILLISECONDS; '3 days ago'). The answer may be a cleaned-up version, which can no "
 	"longer be checked out; the output says so. Commit times are not monotonic across "
 	"writers, and the answer accounts for that.");
 
