@@ -86,5 +86,77 @@ row "history --since an ISO time" 0 "^ +VERSION.*$NL +10 " - history "$DS" --sin
 row "history --since '10 years ago'" 0 "$NL +1 " - history "$DS" --since "10 years ago"
 row "history --since: a bad time" 2 - "^lancever: --since wants .*got .next week.$" history "$DS" --since "next week"
 
+# ---- refs wherever a VERSION is taken ----
+# a branch "feat" with versions 1..5 (main's first five manifests), a tag "nightly" on it
+mkdir -p "$DS/tree/feat/_versions" "$DS/_refs/branches"
+for n in 10 11 12 13 14; do # V2 names: u64::MAX - version, versions 5..1
+	cp "$SRC/_versions/184467440737095516$n.manifest" "$DS/tree/feat/_versions/"
+done
+printf '{"parentBranch":null,"parentVersion":5,"createAt":1796232072991,"manifestSize":511}' \
+	>"$DS/_refs/branches/feat.json"
+sed -e 's/"branch": null/"branch": "feat"/' -e 's/"version": 6/"version": 4/' \
+	"$SRC/_refs/tags/indexed.json" >"$DS/_refs/tags/nightly.json"
+row "show TAG" 0 "^version +6$NL.*${NL}tags +indexed$NL" - show "$DS" indexed
+row "show latest" 0 '^version +12' - show "$DS" latest
+row "show latest~2" 0 '^version +10' - show "$DS" latest~2
+row "show main:3" 0 '^version +3' - show "$DS" main:3
+row "show feat:latest (another branch is opened)" 0 '^version +5' - show "$DS" feat:latest
+row "show a tag on another branch: that branch's version" 0 '^version +4.*tags +nightly' - show "$DS" nightly
+row "show --json: tags" 0 '"is_tagged":true,"tags":\["compacted"\],' - show "$DS" compacted --json
+row "show: an unknown tag is named as typed, with the tags there" 1 - \
+	"^lancever: show: 'nope': no tag 'nope' \(tags: compacted, indexed, nightly\)$" show "$DS" nope
+row "show: an unknown branch" 1 - "^lancever: show: 'dev:3': no branch 'dev' \(branches: main, feat\)$" show "$DS" dev:3
+row "show latest~12: beyond the first version" 1 - "'latest~12': the branch has fewer versions than that" show "$DS" latest~12
+row "show: a ref's error names the ref" 1 - "^lancever: 'feat:9' \(version 9\): .*\(LV_ENOTFOUND\)$" show "$DS" feat:9
+row "show: a bad ref is a usage error" 2 - "show: VERSION wants a version number, a tag, BRANCH:VERSION, latest or latest~N, got 'latest~x'" show "$DS" latest~x
+row "show: BRANCH: with a tag is refused" 2 - "got 'feat:nightly'" show "$DS" feat:nightly
+row "diff TAG latest" 0 'v6 +v12' - diff "$DS" indexed latest
+row "diff across branches is refused" 1 - "diff: 'feat:3' is on branch feat, but this works on branch main" diff "$DS" 1 feat:3
+row "diff on one other branch" 0 'v2 +v4' - diff "$DS" feat:2 nightly
+row "cleanup --before-version TAG (5 is feat's base: kept)" 0 'would remove 4 of 12' - cleanup "$DS" --dry-run --before-version indexed
+row "cleanup --versions with refs (10 is tagged: kept)" 0 'would remove 4 of 12' 'version 10 was not selected' \
+	cleanup "$DS" --dry-run --versions 1,2-3,latest~1,compacted --no-error-if-tagged-old-versions
+row "cleanup: a ref on another branch is refused" 1 - "cleanup: 'nightly' is on branch feat, but this works on branch main \(choose it with --branch\)" \
+	cleanup "$DS" --dry-run --before-version nightly
+row "cleanup --branch feat --before-version nightly" 0 'would remove 3 of 5' - \
+	--branch feat cleanup "$DS" --dry-run --before-version nightly --no-checkpoint
+row "expire --before-version latest~9" 0 "would remove _versions/18446744073709551614.manifest \(version 1\)$NL.*would expire 2 of 12" - \
+	expire "$DS" --dry-run --before-version latest~9
+row "history --since TAG" 0 "^ +VERSION.*$NL +6 .* indexed$NL +7 " - history "$DS" --since indexed
+row "versions: a TAGS column with the names" 0 "TAGS$NL.*$NL +6 .*CreateIndex .* indexed$NL" - versions "$DS"
+row "versions --json: tags" 0 '"version":10,.*"tags":\["compacted"\]' - versions "$DS" --json
+row "--branch feat versions: that branch's tags" 0 "$NL +4 .* nightly$NL" - --branch feat versions "$DS"
+
+# ---- dry-run and explain listings name each manifest's version ----
+row "cleanup --dry-run: the version of a manifest" 0 "_versions/18446744073709551614\.manifest \(version 1\)  \(old version\)" - \
+	cleanup "$DS" --dry-run --before-version 3
+row "cleanup --dry-run --json: version per file" 0 '"path":"_versions/18446744073709551613.manifest","kind":"manifest","size":[0-9]+,"version":2,' - \
+	cleanup "$DS" --dry-run --before-version 3 --json
+row "cleanup --explain: version per candidate" 0 "_versions/18446744073709551613\.manifest \(version 2\)" - \
+	cleanup "$DS" --explain --before-version 3
+row "cleanup --explain --json: version per candidate" 0 '"size_bytes":[0-9]+,"version":1\}' - \
+	cleanup "$DS" --explain --before-version 3 --json
+
+# ---- versions and history: --limit, --reverse, --since, --until alike ----
+for cmd in versions history; do
+	same "$cmd (default: oldest first)" "1 2 3 4 5 6 7 8 9 10 11 12" $cmd "$DS"
+	same "$cmd --limit 3 (the newest 3)" "10 11 12" $cmd "$DS" --limit 3
+	same "$cmd --reverse" "12 11 10 9 8 7 6 5 4 3 2 1" $cmd "$DS" --reverse
+	same "$cmd --reverse --limit 2" "12 11" $cmd "$DS" --reverse --limit 2
+	same "$cmd --since 4 --until 6" "4 5 6" $cmd "$DS" --since 4 --until 6
+	same "$cmd --since indexed --until compacted --limit 2 --reverse" "10 9" $cmd "$DS" --since indexed --until compacted --limit 2 --reverse
+	same "$cmd --until latest~10" "1 2" $cmd "$DS" --until latest~10
+	same "$cmd --since/--until by time" "3 4 5" $cmd "$DS" --since 2026-12-02T17:21:13.003Z --until @1796232073012
+	same "$cmd --until TIME --limit 1" "3" $cmd "$DS" --until "2026-12-02 17:21:13.005" --limit 1
+	same "$cmd --since 'N days ago' (all)" "11 12" $cmd "$DS" --since "100 years ago" --limit 2
+	row "$cmd --limit 0" 2 - "--limit wants an integer in 1\.\.4294967295, got '0'" $cmd "$DS" --limit 0
+	row "$cmd --since nope: the tag is named" 1 - "$cmd: 'nope': no tag 'nope'" $cmd "$DS" --since nope
+	row "$cmd --until: a bad time" 2 - "^lancever: --until wants a version, a tag or a time .*got '2026-13-01'$" $cmd "$DS" --until 2026-13-01
+	row "$cmd --json --reverse --limit 1" 0 '^\[\{"version":12,' - $cmd "$DS" --json --reverse --limit 1
+done
+row "versions --reverse --format csv is refused" 2 - "not available with --format csv" versions "$DS" --reverse --format csv
+row "history --until --format csv is refused" 2 - "not available with --format csv" history "$DS" --until 3 --format csv
+row "history --since --limit --format csv" 0 "^version,.*$NL""11,.*$NL""12," - history "$DS" --since 5 --limit 2 --format csv
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
