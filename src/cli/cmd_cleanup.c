@@ -530,7 +530,8 @@ static void print_stats(lv_dataset *ds, const lv_cleanup_stats *s)
 		s->versions_total, st.requests, st.bytes_read, st.bytes_written);
 }
 
-/* --explain: Lance's CleanupExplanation (JSON field for field; text for people). */
+/* --explain: Lance's CleanupExplanation (JSON field for field; text for people).  Its stats'
+ * old_versions is Lance's name of versions_removed, which follows it (the one name elsewhere). */
 static void print_explain(cl_out *o, const char *cands, const char *branches, const lv_cleanup_stats *s,
 			  const lv_dataset *ds)
 {
@@ -555,12 +556,13 @@ static void print_explain(cl_out *o, const char *cands, const char *branches, co
 		fclose(w);
 	if (o->json) {
 		printf("{\"read_version\":%" PRIu64 ",\"stats\":{\"bytes_removed\":%" PRIu64
-		       ",\"old_versions\":%" PRIu64 ",\"data_files_removed\":%" PRIu64
+		       ",\"old_versions\":%" PRIu64 ",\"versions_removed\":%" PRIu64 ",\"data_files_removed\":%" PRIu64
 		       ",\"transaction_files_removed\":%" PRIu64 ",\"index_files_removed\":%" PRIu64
 		       ",\"deletion_files_removed\":%" PRIu64 ",\"failed_deletes\":%" PRIu64 "},\"candidate_files\":[%s],"
 		       "\"candidate_files_truncated\":%s,\"candidate_file_limit\":%" PRIu64
 		       ",\"referenced_branches\":[%s],\"warnings\":[%s]}\n",
-		       o->read_version, nb, s->files_removed[LV_KIND_MANIFEST], s->files_removed[LV_KIND_DATA],
+		       o->read_version, nb, s->files_removed[LV_KIND_MANIFEST], s->files_removed[LV_KIND_MANIFEST],
+		       s->files_removed[LV_KIND_DATA],
 		       s->files_removed[LV_KIND_TRANSACTION], s->files_removed[LV_KIND_INDEX],
 		       s->files_removed[LV_KIND_DELETION], s->failed_deletes, cands ? cands : "",
 		       o->truncated ? "true" : "false", o->limit, branches ? branches : "", warn ? warn : "");

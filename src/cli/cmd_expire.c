@@ -38,7 +38,7 @@ static const lvcli_opt expire_opts[] = {
 	  offsetof(lvcli_args, dry_run) },
 	{ "--list", NULL, "list every manifest removed", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, list) },
 	{ "--json", NULL, "print a JSON object: manifests (with --list or --dry-run), dry_run, versions_total, "
-	  "versions_removed, versions_recorded, checkpoint, warnings", LVCLI_FLAG, 0, 0,
+	  "versions_removed, versions_archived, checkpoint, warnings", LVCLI_FLAG, 0, 0,
 	  offsetof(lvcli_args, json) },
 	{ 0 },
 };
@@ -80,7 +80,7 @@ static void print_result(const ex_out *o, const char *files, const lv_cleanup_st
 {
 	if (o->json) {
 		printf("{\"manifests\":[%s],\"dry_run\":%s,\"versions_total\":%" PRIu64
-		       ",\"versions_removed\":%" PRIu64 ",\"versions_recorded\":%" PRIu64 ",\"checkpoint\":",
+		       ",\"versions_removed\":%" PRIu64 ",\"versions_archived\":%" PRIu64 ",\"checkpoint\":",
 		       o->nfiles ? files : "", o->dry_run ? "true" : "false", s->versions_total,
 		       s->versions_removed, s->versions_archived);
 		lvcli_json_str(stdout, s->checkpoint_written ? s->checkpoint_path : NULL);

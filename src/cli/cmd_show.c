@@ -21,7 +21,8 @@ static const lvcli_opt asof_opts[] = {
 static const lvcli_opt show_opts[] = {
 	OPT_JSON("print the version record as a JSON object, with warnings"), { 0 } };
 static const lvcli_opt diff_opts[] = {
-	OPT_JSON("print a JSON object: from, to, ms_between, each counter's from/to/delta, warnings"), { 0 } };
+	OPT_JSON("print a JSON object: from, to, ms_between, each counter (total_rows, total_fragments, "
+		 "...: the version records' names) with from/to/delta, warnings"), { 0 } };
 
 static void print_asof(const lvcli_args *a, int64_t ts, const lv_version_info *v, lv_dataset *ds)
 {
@@ -211,34 +212,26 @@ static int run_show(const lvcli_args *a, lv_dataset *opened)
 	return rc;
 }
 
-/* The CLI's names of lv_diff's counters, in its order. */
-static const struct {
-	const char *name;
-	size_t index; /* enum lv_diff_counter_index */
-} diff_names[] = {
-	{ "rows", LV_DIFF_ROWS },
-	{ "fragments", LV_DIFF_FRAGMENTS },
-	{ "data_files", LV_DIFF_DATA_FILES },
-	{ "files_size", LV_DIFF_FILES_SIZE },
-	{ "deletion_files", LV_DIFF_DELETION_FILES },
-	{ "deleted_rows", LV_DIFF_DELETION_FILE_ROWS },
-	{ "data_file_rows", LV_DIFF_DATA_FILE_ROWS },
-};
-#define NDIFF (sizeof diff_names / sizeof diff_names[0])
+/* At most this many counters (lv_diff_count: 7 today; later releases may append). */
+#define NDIFF 16
 
 static void print_diff(const lvcli_args *a, const lv_diff *d, const lv_dataset *ds)
 {
 	uint64_t va = lv_diff_from(d)->version, vb = lv_diff_to(d)->version;
+	/* the counters under their one name (the checkpoint column's: lv_diff_counter), in the
+	 * library's order, as the version records, Arrow, C and Python name them */
+	const char *name[NDIFF];
 	uint64_t from[NDIFF], to[NDIFF];
 	int64_t delta[NDIFF];
-	for (size_t i = 0; i < NDIFF; i++)
-		lv_diff_counter(d, diff_names[i].index, NULL, &from[i], &to[i], &delta[i]);
+	size_t n = lv_diff_count(d) < NDIFF ? lv_diff_count(d) : NDIFF;
+	for (size_t i = 0; i < n; i++)
+		lv_diff_counter(d, i, &name[i], &from[i], &to[i], &delta[i]);
 	if (a->json) {
 		printf("{\"from\":%" PRIu64 ",\"to\":%" PRIu64 ",\"ms_between\":%" PRId64, va, vb,
 		       lv_diff_ms_between(d));
-		for (size_t i = 0; i < NDIFF; i++)
+		for (size_t i = 0; i < n; i++)
 			printf(",\"%s\":{\"from\":%" PRIu64 ",\"to\":%" PRIu64 ",\"delta\":%" PRId64 "}",
-			       diff_names[i].name, from[i], to[i], delta[i]);
+			       name[i], from[i], to[i], delta[i]);
 		lvcli_json_warnings(stdout, ds);
 		fputs("}\n", stdout);
 		return;
@@ -246,10 +239,10 @@ static void print_diff(const lvcli_args *a, const lv_diff *d, const lv_dataset *
 	char ha[24], hb[24];
 	snprintf(ha, sizeof ha, "v%" PRIu64, va);
 	snprintf(hb, sizeof hb, "v%" PRIu64, vb);
-	printf("%-16s %14s %14s %14s\n", "", ha, hb, "change");
-	for (size_t i = 0; i < NDIFF; i++)
-		printf("%-16s %14" PRIu64 " %14" PRIu64 " %+14" PRId64 "\n", diff_names[i].name, from[i],
-		       to[i], delta[i]);
+	printf("%-24s %14s %14s %14s\n", "", ha, hb, "change");
+	for (size_t i = 0; i < n; i++)
+		printf("%-24s %14" PRIu64 " %14" PRIu64 " %+14" PRId64 "\n", name[i], from[i], to[i],
+		       delta[i]);
 	printf("(summaries only: rows added/removed are net changes between %s and %s)\n", ha, hb);
 }
 
