@@ -591,7 +591,9 @@ static const char *dup(lv__arena *a, const char *s, int *rc)
 	return d;
 }
 
-/* A copy of v whose strings live in the list's arena. */
+/* A copy of v whose strings live in the list's arena.  Without manifest details, the detail
+ * pointers are cleared, not copied: they may point into a plan's arena that is freed when the
+ * stream ends (a reader such as the Arrow export looks at every string field). */
 static int copy_info(lv__arena *a, const lv_version_info *v, lv_version_info *out)
 {
 	int rc = 0;
@@ -600,8 +602,13 @@ static int copy_info(lv__arena *a, const lv_version_info *v, lv_version_info *ou
 	out->operation_type = dup(a, v->operation_type, &rc);
 	out->transaction_properties = dup(a, v->transaction_properties, &rc);
 	out->manifest_path = dup(a, v->manifest_path, &rc);
-	if (!v->has_manifest_details)
+	if (!v->has_manifest_details) {
+		out->writer_library = out->writer_version = out->data_format = NULL;
+		out->transaction_file = out->branch = NULL;
+		out->num_config = 0;
+		out->config_keys = out->config_values = NULL;
 		return rc;
+	}
 	out->writer_library = dup(a, v->writer_library, &rc);
 	out->writer_version = dup(a, v->writer_version, &rc);
 	out->data_format = dup(a, v->data_format, &rc);
