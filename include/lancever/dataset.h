@@ -81,6 +81,11 @@ LV_EXTERN void lv_dataset_free(lv_dataset *ds);
  *  until lv_dataset_free(ds).  Errors: none (NULL for NULL). */
 LV_EXTERN lv_storage *lv_dataset_storage(lv_dataset *ds);
 
+/** The branch the dataset is on (opts->branch, or the one a "<root>/tree/<branch>" path
+ *  names), NULL on main.  Borrowed: valid until lv_dataset_free(ds).  Errors: none (NULL for
+ *  NULL).  Appended in 0.2 (issue 29). */
+LV_EXTERN const char *lv_dataset_branch(const lv_dataset *ds);
+
 /**
  * One version: the 15 columns of the checkpoint schema, plus details that only
  * a live manifest has (`has_manifest_details`).

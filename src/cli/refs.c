@@ -105,7 +105,7 @@ void lvcli_refctx_init(lvcli_refctx *c, lv_dataset *ds, const char *uri, const c
 	c->ds = ds;
 	c->uri = uri;
 	c->cmd = cmd;
-	c->branch = norm(lvcli_g.branch);
+	c->branch = norm(lv_dataset_branch(ds)); /* --branch, or a <root>/tree/<branch> path */
 	c->may_switch = may_switch;
 }
 
@@ -171,7 +171,7 @@ static int use_branch(lvcli_refctx *c, const lvcli_ref *r, const char *branch)
 	if (c->own)
 		lvcli_close(c->own);
 	c->own = c->ds = ds;
-	c->branch = norm(branch);
+	c->branch = norm(lv_dataset_branch(ds));
 	c->have_latest = false;
 	return 0;
 }

@@ -126,6 +126,8 @@ row "history --since TAG" 0 "^ +VERSION.*$NL +6 .* indexed$NL +7 " - history "$D
 row "versions: a TAGS column with the names" 0 "TAGS$NL.*$NL +6 .*CreateIndex .* indexed$NL" - versions "$DS"
 row "versions --json: tags" 0 '"version":10,.*"tags":\["compacted"\]' - versions "$DS" --json
 row "--branch feat versions: that branch's tags" 0 "$NL +4 .* nightly$NL" - --branch feat versions "$DS"
+row "<root>/tree/feat versions: that branch's tags too" 0 "$NL +4 .* nightly$NL" - versions "$DS/tree/feat"
+row "<root>/tree/feat versions --json: tags of that branch only" 0 '"version":4,.*"tags":\["nightly"\]' - versions "$DS/tree/feat" --json
 
 # ---- dry-run and explain listings name each manifest's version ----
 row "cleanup --dry-run: the version of a manifest" 0 "_versions/18446744073709551614\.manifest \(version 1\)  \(old version\)" - \
