@@ -203,6 +203,16 @@ LV_EXTERN size_t lv_version_list_gap_count(const lv_version_list *list);
  *  written) if `i` is out of range. */
 LV_EXTERN bool lv_version_list_gap(const lv_version_list *list, size_t i, uint64_t *first,
 				   uint64_t *last);
+/**
+ * A new list of the entries idx[0..n) of `list` (indices strictly increasing, so it stays
+ * sorted by version), with its own copies of their strings, and the gaps of `list` that lie
+ * between the first and the last entry kept (what `versions`/`history --since/--until/--limit`
+ * export).  Entries without manifest details carry none.  *out is the caller's:
+ * lv_version_list_free(); NULL on error.  Errors: LV_EINVALID (NULL out or list, NULL idx with
+ * n > 0, an index out of range or not above the one before), LV_ENOMEM.  Appended in 0.2.
+ */
+LV_EXTERN int lv_version_list_select(lv_version_list **out, const lv_version_list *list,
+				     const size_t *idx, size_t n, lv_error *err) LV_WARN_UNUSED;
 /** Frees the list and everything borrowed from it.  Accepts NULL.  Errors: none. */
 LV_EXTERN void lv_version_list_free(lv_version_list *list);
 

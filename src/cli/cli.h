@@ -281,6 +281,12 @@ bool lvcli_select_keep(const lvcli_select *s, const lv_version_info *v);
  * status. */
 int lvcli_select_print(FILE *f, const lv_version_list *l, const lvcli_select *s, bool json,
 		       bool show_cleaned, lvcli_refctx *tags);
+/* Whether any of the four options was given. */
+bool lvcli_select_any(const lvcli_select *s);
+/* --format csv|arrow of what s selects of l, in version order (lv_version_list_select; --reverse
+ * is refused before: an exported list is sorted by version); the exit status. */
+int lvcli_select_emit(const lvcli_args *a, const lv_version_list *l, const lvcli_select *s,
+		      const char *kind);
 /* The options' table rows (versions, history). */
 #define LVCLI_OPT_LIST(WHAT)                                                                       \
 	{ "--limit", "N", "only the newest N " WHAT " (after --since/--until)", LVCLI_NUMBER, 1,      \

@@ -77,7 +77,7 @@ static int emit_list(const lvcli_args *a, const lvcli_select *sel, const lv_hist
 	lv_history_report rep;
 	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
 	int rc = lv_history_list(&l, ds, o, &rep, &err) < 0 ? lvcli_fail(&err)
-	       : lvcli_format_stream(a)			 ? lvcli_emit_list(a, l, "history")
+	       : lvcli_format_stream(a)			 ? lvcli_select_emit(a, l, sel, "history")
 								 : lvcli_select_print(stdout, l, sel, a->json, true, tags);
 	if (rc == 0 && a->stats)
 		lvcli_print_report(&rep);
@@ -136,9 +136,9 @@ static int run_history(int argc, char **argv)
 	int rc = lvcli_parse(argc, argv, &lvcli_cmd_history, &a);
 	if (rc || (rc = lvcli_select_parse(&a, &sel)))
 		return rc;
-	if (lvcli_format_stream(&a) && (a.reverse || a.until))
-		return lvcli_usage_error("history: --reverse and --until are not available with --format "
-					 "csv|arrow (use --json)");
+	if (lvcli_format_stream(&a) && a.reverse)
+		return lvcli_usage_error("history: --format csv|arrow exports in version order: "
+					 "--reverse is for the table and --json");
 	lv_dataset *ds = NULL;
 	if (lvcli_open(&ds, a.pos[0], 0))
 		return 1;

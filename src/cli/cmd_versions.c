@@ -20,12 +20,12 @@ static const lvcli_opt versions_opts[] = {
 	{ 0 },
 };
 
-/* --format csv|arrow export the whole list (the library's Arrow stream). */
+/* --format csv|arrow export a list sorted by version: no --reverse there. */
 static int check_stream(const lvcli_args *a)
 {
-	if (lvcli_format_stream(a) && (a->limit || a->reverse || a->since || a->until))
-		return lvcli_usage_error("versions: --limit, --reverse, --since and --until are not "
-					 "available with --format csv|arrow (use --json)");
+	if (lvcli_format_stream(a) && a->reverse)
+		return lvcli_usage_error("versions: --format csv|arrow exports in version order: "
+					 "--reverse is for the table and --json");
 	return 0;
 }
 
@@ -48,7 +48,7 @@ static int run_versions(int argc, char **argv)
 		rc = lvcli_fail(&err);
 	if (rc == 0) {
 		if (lvcli_format_stream(&a))
-			rc = lvcli_emit_list(&a, l, "versions");
+			rc = lvcli_select_emit(&a, l, &sel, "versions");
 		else
 			rc = lvcli_select_print(stdout, l, &sel, a.json, false, &refs);
 		if (a.stats)

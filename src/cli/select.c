@@ -81,19 +81,32 @@ static void gaps_between(FILE *f, const lv_version_list *l, uint64_t lo, uint64_
 	}
 }
 
-int lvcli_select_print(FILE *f, const lv_version_list *l, const lvcli_select *s, bool json,
-		       bool show_cleaned, lvcli_refctx *tags)
+/* The indices of l that s selects, in version order (the newest `limit` of those the bounds
+ * keep): *k of them from idx (malloc'd); NULL after printing the error. */
+static size_t *pick(const lv_version_list *l, const lvcli_select *s, size_t *k)
 {
-	size_t n = lv_version_list_count(l), k = 0;
+	size_t n = lv_version_list_count(l), m = 0;
 	size_t *idx = malloc((n ? n : 1) * sizeof *idx);
 	if (!idx) {
 		fputs("lancever: out of memory\n", stderr);
-		return 1;
+		return NULL;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (lvcli_select_keep(s, lv_version_list_get(l, i)))
-			idx[k++] = i;
-	size_t from = s->limit && s->limit < k ? k - s->limit : 0; /* the newest `limit` */
+			idx[m++] = i;
+	size_t from = s->limit && s->limit < m ? m - s->limit : 0;
+	memmove(idx, idx + from, (m - from) * sizeof *idx);
+	*k = m - from;
+	return idx;
+}
+
+int lvcli_select_print(FILE *f, const lv_version_list *l, const lvcli_select *s, bool json,
+		       bool show_cleaned, lvcli_refctx *tags)
+{
+	size_t k = 0;
+	size_t *idx = pick(l, s, &k);
+	if (!idx)
+		return 1;
 	/* gaps before the first row only when nothing bounds the list from below */
 	bool open_low = !s->since.given && !s->limit;
 	if (json)
@@ -101,8 +114,8 @@ int lvcli_select_print(FILE *f, const lv_version_list *l, const lvcli_select *s,
 	else
 		lvcli_print_table_header(f, show_cleaned);
 	uint64_t prev = 0;
-	for (size_t j = 0; j < k - from; j++) {
-		const lv_version_info *v = lv_version_list_get(l, idx[s->reverse ? k - 1 - j : from + j]);
+	for (size_t j = 0; j < k; j++) {
+		const lv_version_info *v = lv_version_list_get(l, idx[s->reverse ? k - 1 - j : j]);
 		if (json) {
 			fputs(j ? ",\n" : "", f);
 			lvcli_print_version_json(f, v, tags);
@@ -115,10 +128,33 @@ int lvcli_select_print(FILE *f, const lv_version_list *l, const lvcli_select *s,
 		lvcli_print_table_row(f, v, show_cleaned, tags);
 		prev = v->version;
 	}
-	if (s->reverse && !json && k - from && open_low)
+	if (s->reverse && !json && k && open_low)
 		gaps_between(f, l, 0, prev, true);
 	if (json)
 		fputs("]\n", f);
 	free(idx);
 	return 0;
+}
+
+bool lvcli_select_any(const lvcli_select *s)
+{
+	return s->since.given || s->until.given || s->limit || s->reverse;
+}
+
+int lvcli_select_emit(const lvcli_args *a, const lv_version_list *l, const lvcli_select *s,
+		      const char *kind)
+{
+	if (!lvcli_select_any(s))
+		return lvcli_emit_list(a, l, kind);
+	size_t k = 0;
+	size_t *idx = pick(l, s, &k);
+	if (!idx)
+		return 1;
+	lv_error err = { 0 };
+	lv_version_list *sub = NULL;
+	int rc = lv_version_list_select(&sub, l, idx, k, &err) < 0 ? lvcli_fail(&err)
+								   : lvcli_emit_list(a, sub, kind);
+	lv_version_list_free(sub);
+	free(idx);
+	return rc;
 }

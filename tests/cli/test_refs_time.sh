@@ -156,9 +156,15 @@ for cmd in versions history; do
 	row "$cmd --until: a bad time" 2 - "^lancever: --until wants a version, a tag or a time .*got '2026-13-01'$" $cmd "$DS" --until 2026-13-01
 	row "$cmd --json --reverse --limit 1" 0 '^\[\{"version":12,' - $cmd "$DS" --json --reverse --limit 1
 done
-row "versions --reverse --format csv is refused" 2 - "not available with --format csv" versions "$DS" --reverse --format csv
-row "history --until --format csv is refused" 2 - "not available with --format csv" history "$DS" --until 3 --format csv
-row "history --since --limit --format csv" 0 "^version,.*$NL""11,.*$NL""12," - history "$DS" --since 5 --limit 2 --format csv
+row "versions --reverse --format csv is refused" 2 - "exports in version order: --reverse is for the table and --json" versions "$DS" --reverse --format csv
+row "history --reverse --format arrow is refused" 2 - "exports in version order" history "$DS" --reverse --format arrow
+row "history --since --limit --format csv" 0 "^version,[^$NL]*$NL""11,[^$NL]*$NL""12,[^$NL]*\$" - history "$DS" --since 5 --limit 2 --format csv
+row "history --until TAG --limit --format csv" 0 "^version,[^$NL]*$NL""5,[^$NL]*$NL""6,[^$NL]*\$" - history "$DS" --until indexed --limit 2 --format csv
+row "versions --since/--until by time --format csv" 0 "^version,[^$NL]*$NL""3,[^$NL]*$NL""4,[^$NL]*$NL""5,[^$NL]*\$" - \
+	versions "$DS" --since 2026-12-02T17:21:13.003Z --until @1796232073012 --format csv
+# an Arrow IPC stream starts with the continuation marker
+if [ "$("$LV" versions "$DS" --limit 1 --format arrow | head -c 4 | od -An -tx1 | tr -d ' ')" = ffffffff ]; then
+	pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL versions --limit 1 --format arrow: not an Arrow IPC stream"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

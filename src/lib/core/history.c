@@ -583,58 +583,12 @@ typedef struct collect {
 	int rc;
 } collect;
 
-static const char *dup(lv__arena *a, const char *s, int *rc)
-{
-	char *d = s ? lv__arena_strdup(a, s) : NULL;
-	if (s && !d)
-		*rc = LV_ENOMEM;
-	return d;
-}
-
-/* A copy of v whose strings live in the list's arena.  Without manifest details, the detail
- * pointers are cleared, not copied: they may point into a plan's arena that is freed when the
- * stream ends (a reader such as the Arrow export looks at every string field). */
-static int copy_info(lv__arena *a, const lv_version_info *v, lv_version_info *out)
-{
-	int rc = 0;
-	*out = *v;
-	out->transaction_uuid = dup(a, v->transaction_uuid, &rc);
-	out->operation_type = dup(a, v->operation_type, &rc);
-	out->transaction_properties = dup(a, v->transaction_properties, &rc);
-	out->manifest_path = dup(a, v->manifest_path, &rc);
-	if (!v->has_manifest_details) {
-		out->writer_library = out->writer_version = out->data_format = NULL;
-		out->transaction_file = out->branch = NULL;
-		out->num_config = 0;
-		out->config_keys = out->config_values = NULL;
-		return rc;
-	}
-	out->writer_library = dup(a, v->writer_library, &rc);
-	out->writer_version = dup(a, v->writer_version, &rc);
-	out->data_format = dup(a, v->data_format, &rc);
-	out->transaction_file = dup(a, v->transaction_file, &rc);
-	out->branch = dup(a, v->branch, &rc);
-	if (v->num_config) {
-		const char **k = lv__arena_alloc(a, v->num_config * sizeof *k);
-		const char **val = lv__arena_alloc(a, v->num_config * sizeof *val);
-		if (!k || !val)
-			return LV_ENOMEM;
-		for (size_t i = 0; i < v->num_config; i++) {
-			k[i] = dup(a, v->config_keys[i], &rc);
-			val[i] = dup(a, v->config_values[i], &rc);
-		}
-		out->config_keys = k;
-		out->config_values = val;
-	}
-	return rc;
-}
-
 static int collect_row(const lv_version_info *v, void *payload)
 {
 	collect *c = payload;
 	lv_version_list *l = c->l;
 	lv_version_info *nv = lv__grow(l->items, &c->cap, l->n, sizeof *nv, 256);
-	if (!nv || (c->rc = copy_info(&l->arenas[0], v, &nv[l->n])) < 0) {
+	if (!nv || (c->rc = lv__version_info_copy(&l->arenas[0], v, &nv[l->n])) < 0) {
 		if (nv)
 			l->items = nv;
 		c->rc = LV_ENOMEM;
