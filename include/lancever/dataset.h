@@ -204,6 +204,15 @@ LV_EXTERN size_t lv_version_list_gap_count(const lv_version_list *list);
 LV_EXTERN bool lv_version_list_gap(const lv_version_list *list, size_t i, uint64_t *first,
 				   uint64_t *last);
 /**
+ * The version a manifest path names: its last component is Lance's V1 name "<v>.manifest" or
+ * V2 name "<u64::MAX - v, 20 digits>.manifest" directly under a "_versions/" directory (of the
+ * root or of tree/<branch>/): true and *version, else false (another file, a detached
+ * manifest).  What the dry-run and explain listings and the cleanup files' `version` column
+ * say.  Errors: none.  Appended in 0.2 (issue 29).
+ */
+LV_EXTERN bool lv_manifest_path_version(const char *path, uint64_t *version);
+
+/**
  * A new list of the entries idx[0..n) of `list` (indices strictly increasing, so it stays
  * sorted by version), with its own copies of their strings, and the gaps of `list` that lie
  * between the first and the last entry kept (what `versions`/`history --since/--until/--limit`

@@ -253,10 +253,6 @@ void lvcli_tags_json(FILE *f, lvcli_refctx *c, uint64_t version);
 /* The tag names comma-separated for a table cell (escaped, "" if none; c may be NULL). */
 void lvcli_tags_text(char *buf, size_t cap, lvcli_refctx *c, uint64_t version);
 
-/* The version a manifest path names: "_versions/<n>.manifest" (Lance's V1 names) or its
- * 20-digit V2 name (u64::MAX - version), under any prefix (tree/B/).  False for another path. */
-bool lvcli_manifest_version(const char *path, uint64_t *out);
-
 /* ---- select.c: --since, --until, --limit, --reverse of versions and history ---- */
 
 typedef struct lvcli_bound {

@@ -148,7 +148,7 @@ static int emit_files(const lvcli_args *a, const cl_out *o, const lv_cleanup_sta
 static void manifest_version_json(FILE *f, int kind, const char *path)
 {
 	uint64_t v;
-	if (kind == LV_KIND_MANIFEST && lvcli_manifest_version(path, &v))
+	if (kind == LV_KIND_MANIFEST && lv_manifest_path_version(path, &v))
 		fprintf(f, "%" PRIu64, v);
 	else
 		fputs("null", f);
@@ -176,7 +176,7 @@ static void on_file(const char *path, int kind, uint64_t size, const char *reaso
 	uint64_t v;
 	printf("%s %-11s %10" PRIu64 "  %s", o->dry_run ? "would remove" : "removed",
 	       lv_file_kind_name(kind), size, lvcli_esc(path));
-	if (kind == LV_KIND_MANIFEST && lvcli_manifest_version(path, &v))
+	if (kind == LV_KIND_MANIFEST && lv_manifest_path_version(path, &v))
 		printf(" (version %" PRIu64 ")", v);
 	printf("  (%s)\n", lvcli_esc(reason));
 }

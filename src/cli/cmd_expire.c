@@ -65,7 +65,7 @@ static void on_file(const char *path, int kind, uint64_t size, const char *reaso
 	}
 	uint64_t v;
 	printf("%s %s", o->dry_run ? "would remove" : "removed", lvcli_esc(path));
-	if (lvcli_manifest_version(path, &v))
+	if (lv_manifest_path_version(path, &v))
 		printf(" (version %" PRIu64 ")", v);
 	fputc('\n', stdout);
 }

@@ -3,7 +3,7 @@
  * number, a tag name, BRANCH:VERSION, latest, latest~N -- checked for syntax before the
  * dataset is opened and resolved after, through the public API only (lv_refs_load for tags
  * and branches, lv_versions for latest).  Also the tag names of a version (the TAGS column
- * and JSON "tags"), and the version a manifest path names (dry-run and explain listings).
+ * and JSON "tags").
  *
  * Invariants: a syntax error is a usage error (2) naming the option and the text as typed; a
  * ref that does not resolve is an error (1) that names the ref as typed; a ref that starts
@@ -270,27 +270,4 @@ void lvcli_tags_text(char *buf, size_t cap, lvcli_refctx *c, uint64_t version)
 	}
 	if (at >= cap && cap > 4)
 		memcpy(buf + cap - 4, "...", 4);
-}
-
-/* ---- the version a manifest path names ---- */
-
-bool lvcli_manifest_version(const char *path, uint64_t *out)
-{
-	const char *name = path ? strrchr(path, '/') : NULL;
-	name = name ? name + 1 : path;
-	if (!name || name - path < 10 || strncmp(name - 10, "_versions/", 10))
-		return false;
-	size_t n = strspn(name, "0123456789");
-	uint64_t v;
-	if (n == 0 || strcmp(name + n, ".manifest"))
-		return false;
-	char digits[24];
-	if (n >= sizeof digits)
-		return false;
-	memcpy(digits, name, n);
-	digits[n] = 0;
-	if (!lvcli_parse_u64_strict(digits, UINT64_MAX, &v))
-		return false;
-	*out = n == 20 ? UINT64_MAX - v : v; /* V2 names: 20 digits, u64::MAX - version */
-	return true;
 }

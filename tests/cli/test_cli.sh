@@ -237,7 +237,7 @@ row "history --format csv" 0 '^version,timestamp_millis,total_fragments,.*,branc
 row "versions --format=csv" 0 '^version,' - versions "$DS" --format=csv
 row "tags --format csv" 0 '^kind,name,version,branch,manifest_size,created_at
 tag,' - tags "$DS" --format csv
-row "cleanup --dry-run --format csv" 0 '^path,kind,size,reason
+row "cleanup --dry-run --format csv" 0 '^path,kind,size,version,reason
 ' - cleanup "$DS" --dry-run --before-version 3 --format csv
 "$LV" history "$DS" --format arrow >"$T/h.arrows" 2>"$T/stderr"
 check "history --format arrow: exit 0, nothing on stderr" test $? = 0 -a ! -s "$T/stderr"
