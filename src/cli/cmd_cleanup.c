@@ -292,8 +292,10 @@ static int resolve_versions(cl_out *o, lv_dataset *ds, const char *uri, const lv
 		if ((rc = lvcli_ref_resolve(&c, &o->refs[i], &v)) == 0 && v == 0)
 			rc = lvcli_usage_error("cleanup: --versions: '%s' is version 0",
 					       lvcli_esc(o->refs[i].text));
-		if (rc == 0)
+		if (rc == 0) {
+			o->refs[i].version = v; /* resolved: its warning names the ref (warn_kept_versions) */
 			rc = add_range(o, v, v);
+		}
 	}
 	lvcli_refctx_free(&c);
 	if (rc || !o->want)
@@ -403,9 +405,14 @@ static void warn_kept_versions(const cl_out *o, FILE *json_warnings, size_t *nw)
 	for (size_t i = 0; i < o->nwant; i++) {
 		if (o->gone[i])
 			continue;
-		snprintf(msg, sizeof msg, "version %" PRIu64 " was %s: not a version of the dataset, "
-			 "the latest, tagged, a branch base, or outside the other conditions",
-			 o->want[i], o->dry_run ? "not selected" : "not removed");
+		const char *typed = NULL; /* the ref the user wrote for it, if any */
+		for (size_t r = 0; r < o->nrefs && !typed; r++)
+			if (o->refs[r].version == o->want[i])
+				typed = o->refs[r].text;
+		snprintf(msg, sizeof msg, "version %" PRIu64 "%s%.64s%s was %s: not a version of the "
+			 "dataset, the latest, tagged, a branch base, or outside the other conditions",
+			 o->want[i], typed ? " ('" : "", typed ? lvcli_esc(typed) : "", typed ? "')" : "",
+			 o->dry_run ? "not selected" : "not removed");
 		warn_one(msg, json_warnings, nw);
 	}
 	for (size_t i = 0; i < o->nskipped; i++) {

@@ -114,7 +114,7 @@ row "diff TAG latest" 0 'v6 +v12' - diff "$DS" indexed latest
 row "diff across branches is refused" 1 - "diff: 'feat:3' is on branch feat, but this works on branch main" diff "$DS" 1 feat:3
 row "diff on one other branch" 0 'v2 +v4' - diff "$DS" feat:2 nightly
 row "cleanup --before-version TAG (5 is feat's base: kept)" 0 'would remove 4 of 12' - cleanup "$DS" --dry-run --before-version indexed
-row "cleanup --versions with refs (10 is tagged: kept)" 0 'would remove 4 of 12' 'version 10 was not selected' \
+row "cleanup --versions with refs (10 is tagged: kept)" 0 'would remove 4 of 12' "version 10 \('compacted'\) was not selected" \
 	cleanup "$DS" --dry-run --versions 1,2-3,latest~1,compacted --no-error-if-tagged-old-versions
 row "cleanup: a ref on another branch is refused" 1 - "cleanup: 'nightly' is on branch feat, but this works on branch main \(choose it with --branch\)" \
 	cleanup "$DS" --dry-run --before-version nightly
