@@ -584,45 +584,6 @@ typedef struct collect {
 	bool live_only; /* versions(): the rows whose manifest is listed */
 } collect;
 
-static const char *dup(lv__arena *a, const char *s, int *rc)
-{
-	char *d = s ? lv__arena_strdup(a, s) : NULL;
-	if (s && !d)
-		*rc = LV_ENOMEM;
-	return d;
-}
-
-/* A copy of v whose strings live in the list's arena. */
-static int copy_info(lv__arena *a, const lv_version_info *v, lv_version_info *out)
-{
-	int rc = 0;
-	*out = *v;
-	out->transaction_uuid = dup(a, v->transaction_uuid, &rc);
-	out->operation_type = dup(a, v->operation_type, &rc);
-	out->transaction_properties = dup(a, v->transaction_properties, &rc);
-	out->manifest_path = dup(a, v->manifest_path, &rc);
-	if (!v->has_manifest_details)
-		return rc;
-	out->writer_library = dup(a, v->writer_library, &rc);
-	out->writer_version = dup(a, v->writer_version, &rc);
-	out->data_format = dup(a, v->data_format, &rc);
-	out->transaction_file = dup(a, v->transaction_file, &rc);
-	out->branch = dup(a, v->branch, &rc);
-	if (v->num_config) {
-		const char **k = lv__arena_alloc(a, v->num_config * sizeof *k);
-		const char **val = lv__arena_alloc(a, v->num_config * sizeof *val);
-		if (!k || !val)
-			return LV_ENOMEM;
-		for (size_t i = 0; i < v->num_config; i++) {
-			k[i] = dup(a, v->config_keys[i], &rc);
-			val[i] = dup(a, v->config_values[i], &rc);
-		}
-		out->config_keys = k;
-		out->config_values = val;
-	}
-	return rc;
-}
-
 static int collect_row(const lv_version_info *v, void *payload)
 {
 	collect *c = payload;
@@ -630,7 +591,7 @@ static int collect_row(const lv_version_info *v, void *payload)
 	if (c->live_only && v->is_cleaned_up)
 		return 0;
 	lv_version_info *nv = lv__grow(l->items, &c->cap, l->n, sizeof *nv, 256);
-	if (!nv || (c->rc = copy_info(&l->arenas[0], v, &nv[l->n])) < 0) {
+	if (!nv || (c->rc = lv__version_info_copy(&l->arenas[0], v, &nv[l->n])) < 0) {
 		if (nv)
 			l->items = nv;
 		c->rc = LV_ENOMEM;
