@@ -193,6 +193,11 @@ LV_EXTERN const lv_version_info *lv_version_list_get(const lv_version_list *list
 /** Name of a manifest skipped because it vanished (i < lv_version_list_vanished_count()).
  *  Borrowed: valid until lv_version_list_free(list).  Errors: none (NULL if out of range). */
 LV_EXTERN const char *lv_version_list_vanished(const lv_version_list *list, size_t i);
+/** The tags and branches a lv_versions() list's is_tagged was computed from, loaded by the
+ *  same call (so a caller that wants tag names needs no second load); borrowed: valid until
+ *  lv_version_list_free(l).  NULL for other lists, when the refs could not be read, or for
+ *  NULL.  Errors: none. */
+LV_EXTERN const struct lv_refs *lv_version_list_refs(const lv_version_list *l);
 /** Number of vanished manifests (also report->manifests_vanished).  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_version_list_vanished_count(const lv_version_list *list);
 /*

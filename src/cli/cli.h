@@ -231,13 +231,16 @@ typedef struct lvcli_refctx {
 	const char *uri, *cmd;
 	const char *branch;  /* the branch of ds; NULL = main */
 	bool may_switch;     /* a ref on another branch opens it (show); else it is an error */
-	lv_refs *refs;
+	lv_refs *refs;           /* loaded by this context (freed by it) */
+	const lv_refs *borrowed; /* or a version list's (lv_version_list_refs): used before loading */
 	bool refs_tried, have_latest;
 	uint64_t latest;
 	uint64_t requests, bytes_read; /* what reading the refs cost (--stats) */
 } lvcli_refctx;
 void lvcli_refctx_init(lvcli_refctx *c, lv_dataset *ds, const char *uri, const char *cmd, bool may_switch);
 void lvcli_refctx_free(lvcli_refctx *c);
+/* Tag names from `l` (lv_version_list_refs) unless this context loaded its own: no second load. */
+void lvcli_refctx_borrow(lvcli_refctx *c, const lv_version_list *l);
 /* Adds what reading the refs cost to a --stats report (the tag names are read beside it). */
 void lvcli_refctx_report(const lvcli_refctx *c, lv_history_report *r);
 /* The dataset's refs (loaded once); NULL after printing the error. */

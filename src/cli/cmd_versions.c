@@ -47,6 +47,7 @@ static int run_versions(int argc, char **argv)
 	if ((rc = lvcli_select_resolve(&sel, &refs)) == 0 && lv_versions(&l, ds, &rep, &err) < 0)
 		rc = lvcli_fail(&err);
 	if (rc == 0) {
+		lvcli_refctx_borrow(&refs, l); /* tag names: the refs versions() read */
 		if (lvcli_format_stream(&a))
 			rc = lvcli_select_emit(&a, l, &sel, "versions");
 		else

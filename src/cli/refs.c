@@ -118,6 +118,15 @@ void lvcli_refctx_free(lvcli_refctx *c)
 	c->refs = NULL;
 }
 
+void lvcli_refctx_borrow(lvcli_refctx *c, const lv_version_list *l)
+{
+	if (!c->refs)
+		c->borrowed = lv_version_list_refs(l);
+}
+
+/* The refs in use: loaded here, else borrowed from a version list. */
+static const lv_refs *refs_of(const lvcli_refctx *c) { return c->refs ? c->refs : c->borrowed; }
+
 /* lv_refs_load, its requests and bytes counted in c (for --stats); 0 or an LV_* code. */
 static int refs_read(lvcli_refctx *c, lv_error *err)
 {
@@ -257,12 +266,13 @@ size_t lvcli_tags_of(lvcli_refctx *c, const lv_version_info *v, const char **nam
 	if (!c->refs_tried) {
 		lv_error err = { 0 };
 		c->refs_tried = true;
-		if (!c->refs && refs_read(c, &err) < 0)
+		if (!refs_of(c) && refs_read(c, &err) < 0)
 			c->refs = NULL; /* the lists still print; is_tagged says tagged */
 	}
 	size_t k = 0;
-	for (size_t i = 0; c->refs && i < lv_refs_tag_count(c->refs); i++) {
-		const lv_tag *t = lv_refs_tag(c->refs, i);
+	const lv_refs *refs = refs_of(c);
+	for (size_t i = 0; refs && i < lv_refs_tag_count(refs); i++) {
+		const lv_tag *t = lv_refs_tag(refs, i);
 		if (t->version == v->version && same_branch(t->branch, c->branch) && k < max)
 			names[k++] = t->name;
 	}

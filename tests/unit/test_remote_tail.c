@@ -12,6 +12,8 @@
  *    wasted, never trusted);
  *  - a tail manifest removed before the call: skipped with a warning, as without the
  *    early read.
+ * And the refs a versions() list carries (lv_version_list_refs, issue 29's tag names with no
+ * second load): the tags its is_tagged came from, also on a cached answer; none on history.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -220,12 +222,37 @@ static void t_removed_tail_manifest(void **state)
 	lv_storage_free(mem);
 }
 
+static void t_list_carries_its_refs(void **state)
+{
+	(void)state;
+	lv_storage *mem = dataset(false);
+	assert_int_equal(synth_tag(mem, "five", 5), 0);
+	lv_dataset *ds = tu_open(mem);
+	for (int call = 0; call < 2; call++) { /* the second answer comes from the handle's cache */
+		lv_version_list *l = tu_versions(ds, NULL);
+		const lv_refs *r = lv_version_list_refs(l);
+		assert_non_null(r);
+		assert_int_equal(lv_refs_tag_count(r), 1);
+		assert_string_equal(lv_refs_tag(r, 0)->name, "five");
+		assert_int_equal(lv_refs_tag(r, 0)->version, 5);
+		assert_true(lv_version_list_get(l, 4)->is_tagged);
+		lv_version_list_free(l);
+	}
+	lv_version_list *h = tu_history(ds, NULL);
+	assert_null(lv_version_list_refs(h));
+	assert_null(lv_version_list_refs(NULL));
+	lv_version_list_free(h);
+	lv_dataset_free(ds);
+	lv_storage_free(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_tail_read_once),
 		cmocka_unit_test(t_fallback_to_an_older_checkpoint),
 		cmocka_unit_test(t_removed_tail_manifest),
+		cmocka_unit_test(t_list_carries_its_refs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -310,8 +310,11 @@ static int versions_once(lv_dataset *ds, round1 *r1, lv_version_list **out, lv_h
 		warn_vanished(wl, l);
 	*clean = rc == 0 && rep->rung == LV_RUNG_NEWEST_CHECKPOINT && !l->nvanished && !wl->n &&
 		 r1->refs;
-	if (rc == 0)
+	if (rc == 0) { /* the refs is_tagged came from go with the answer (lv_version_list_refs) */
+		l->refs = r1->refs;
+		r1->refs = NULL;
 		*out = l;
+	}
 	lv__cp_file_dispose(&cp);
 	return rc;
 }

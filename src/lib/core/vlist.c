@@ -69,6 +69,7 @@ void lv_version_list_free(lv_version_list *l)
 	}
 	for (size_t i = 0; i < l->narenas; i++)
 		lv__arena_dispose(&l->arenas[i]);
+	lv_refs_free(l->refs);
 	for (size_t i = 0; i < l->nvanished; i++)
 		lv__free(l->vanished[i]);
 	lv__free(l->arenas);
@@ -83,6 +84,13 @@ size_t lv_version_list_count(const lv_version_list *l) { return l ? l->n : 0; }
 const lv_version_info *lv_version_list_get(const lv_version_list *l, size_t i)
 {
 	return l && i < l->n ? &l->items[i] : NULL;
+}
+
+const lv_refs *lv_version_list_refs(const lv_version_list *l)
+{
+	while (l && l->share) /* a view: the shared answer's */
+		l = l->share->l;
+	return l ? l->refs : NULL;
 }
 
 size_t lv_version_list_vanished_count(const lv_version_list *l) { return l ? l->nvanished : 0; }

@@ -6,6 +6,7 @@
 #define LV_CORE_VLIST_H
 
 #include "lancever/dataset.h"
+#include "lancever/refs.h"
 #include "util/arena.h"
 
 struct lv_version_list {
@@ -18,6 +19,7 @@ struct lv_version_list {
 	uint64_t (*gaps)[2]; /* history lists: unrecorded version ranges [first, last] */
 	size_t ngaps;
 	struct lv__vshare *share; /* set: items belong to a shared answer (vcache.c), not to this */
+	lv_refs *refs;            /* versions(): the refs is_tagged came from (owned), or NULL */
 };
 
 /* A list shared by several holders (the dataset's versions() cache and its callers). */
