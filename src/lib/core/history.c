@@ -151,7 +151,7 @@ static void warn_gap(emitter *em, uint64_t first, uint64_t last)
 			 "%s: no record; the damaged checkpoint kept as %s may hold them "
 			 "(lancever check --salvage)", range, aside->path);
 	else if ((note = gap_note(em, first, last)) != NULL)
-		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, NULL, first, last, "%s: no record; the manifest of %s was %s",
+		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, NULL, first, last, "%s: no record; lancever capture missed %s: %s",
 			 range, note_range(note, nr, sizeof nr), lv__capgap_text(note->reason));
 	else
 		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, NULL, first, last,
