@@ -167,14 +167,6 @@ static int list_cb(const lv_list_entry *e, void *payload)
 	return 0;
 }
 
-static int cmp_entry(const void *a, const void *b)
-{
-	const lv__manifest_entry *x = a, *y = b;
-	if (x->version != y->version)
-		return x->version < y->version ? -1 : 1;
-	return y->scheme - x->scheme; /* V2 first */
-}
-
 /* The manifests newer than the position, sorted, one per version (V2 kept). */
 static int list_new(lv_capture *c, listing *l, lv_error *err)
 {
@@ -196,13 +188,7 @@ static int list_new(lv_capture *c, listing *l, lv_error *err)
 		return rc;
 	}
 	c->v2_only &= !l->v1;
-	if (l->n > 1)
-		qsort(l->v, l->n, sizeof *l->v, cmp_entry);
-	size_t w = 0;
-	for (size_t i = 0; i < l->n; i++)
-		if (w == 0 || l->v[w - 1].version != l->v[i].version)
-			l->v[w++] = l->v[i];
-	l->n = w;
+	l->n = lv__entries_sort_fold(l->v, l->n);
 	return 0;
 }
 
