@@ -122,8 +122,9 @@ LV_EXTERN int lv_capture_poll(lv_capture *c, lv_capture_stats *stats, lv_error *
  * today, create-if-absent, idempotent, safe with a second capture of the same table),
  * read back and verified, and notes the pending gaps in `_checkpoints/gaps/`; a no-op
  * when nothing is held.  On success the records are dropped; on failure they are kept
- * (and are due again one interval later).  A held record of a version that a segment of
- * the archive already covers is taken as held by that segment.  A dataset whose config
+ * (and are due again one interval later).  A held record of a version that a full
+ * segment of the archive already covers is taken as held by it (another writer sealed
+ * it); in a segment that lacks versions the head keeps it.  A dataset whose config
  * disables checkpoints (lance.version_checkpoint.enabled false) gets nothing written:
  * the records are dropped and `flushes` does not count it.  The position does not move:
  * versions the flush recorded beyond it are read again by the next poll.

@@ -215,6 +215,48 @@ static void test_restart_keeps_flushed_rereads_live(void **state)
 	lv_storage_free(st);
 }
 
+/* Another writer seals the cells of versions whose manifests a cleanup removed after the capture
+ * read them: the capture's rows of those versions are kept (the segments lack them). */
+static void test_rows_in_cells_another_writer_sealed(void **state)
+{
+	(void)state;
+	const char *cfg[] = { "lance.version_checkpoint.max_entries", "8",
+			      "lance.version_checkpoint.archive_segment_rows", "4", NULL };
+	lv_storage *st = tu_mem();
+	for (uint64_t v = 1; v <= 3; v++) {
+		synth_commit sc = { .version = v, .ts_ms = BASE_MS + 1000 * (int64_t)v, .read_version = v - 1,
+				    .config = cfg };
+		CHECK(synth_write(st, &sc));
+	}
+	tu_checkpoint(st);
+	lv_dataset *ds = tu_open(st);
+	lv_capture *c = open_capture(ds);
+	for (uint64_t v = 4; v <= 6; v++) {
+		synth_commit sc = { .version = v, .ts_ms = BASE_MS + 1000 * (int64_t)v, .read_version = v - 1,
+				    .config = cfg };
+		CHECK(synth_write(st, &sc));
+	}
+	lv_capture_stats s = poll_ok(c);
+	assert_int_equal(s.held, 3);
+	lance_cleanup(st, 4, 5);
+	for (uint64_t v = 7; v <= 10; v++) {
+		synth_commit sc = { .version = v, .ts_ms = BASE_MS + 1000 * (int64_t)v, .read_version = v - 1,
+				    .config = cfg };
+		CHECK(synth_write(st, &sc));
+	}
+	lv_checkpoint_result r = tu_checkpoint(st); /* seals 1-4 (without 4) and 5-8 (without 5) */
+	assert_true(r.archived_through >= 8);
+	expect_history(st, 10, 4, 5, NULL);
+	CHECK(lv_capture_flush(c, &err));
+	expect_history(st, 10, 0, 0, NULL);
+	/* and a later writer keeps them */
+	tu_checkpoint(st);
+	expect_history(st, 10, 0, 0, NULL);
+	lv_capture_free(c);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 typedef struct flush_job {
 	lv_capture *c;
 	int rc;
@@ -525,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_removed_between_polls_is_a_noted_gap),
 		cmocka_unit_test(test_restart_keeps_flushed_rereads_live),
 		cmocka_unit_test(test_two_captures_race),
+		cmocka_unit_test(test_rows_in_cells_another_writer_sealed),
 		cmocka_unit_test(test_idle_poll_costs_one_listing),
 		cmocka_unit_test(test_fresh_dataset_and_failures),
 		cmocka_unit_test(test_real_lance_dataset),
