@@ -36,6 +36,11 @@
  * position), plus one read per new manifest.  State per table: the position,
  * the held records until they are flushed, counters.
  *
+ * Warnings: a poll, and a flush that has work, start by clearing the dataset's
+ * warnings (lv_dataset_clear_warnings), so after the call lv_dataset_warning*() are
+ * that call's (a gap found, a checkpoint rejected, ...) and none pile up in a
+ * long-running process.
+ *
  * Threads: one lv_capture is used by one thread at a time; captures of
  * different datasets run in parallel.  Errors and ownership: lancever/common.h.
  */

@@ -165,6 +165,8 @@ static void test_vanished_before_read_is_a_noted_gap(void **state)
 				      LV_CAPTURE_GAP_VANISHED);
 	tu_free_list(notes);
 	expect_history(st, 6, 5, 5, "no record; lancever capture missed version 5: manifest removed before it could be read");
+	CHECK(lv_storage_write(st, "_checkpoints/gaps/README", "x", 1, &err)); /* not a note: said */
+	expect_history(st, 6, 5, 5, "1 name(s) in _checkpoints/gaps are not gap notes (ignored)");
 	lv_capture_free(c);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
@@ -182,6 +184,11 @@ static void test_removed_between_polls_is_a_noted_gap(void **state)
 	assert_int_equal(s.captured, 2);
 	assert_int_equal(s.missed, 3);
 	CHECK(lv_capture_flush(c, &err));
+	assert_int_equal(lv_dataset_warning_count(ds), 1); /* the flush's: 4-6 not in the checkpoint */
+	assert_int_equal(lv_dataset_warning(ds, 0)->kind, LV_WARN_HISTORY_GAP);
+	lv_capture_stats s2 = poll_ok(c);
+	assert_int_equal(s2.missed, 3);
+	assert_int_equal(lv_dataset_warning_count(ds), 0); /* cleared: none pile up */
 	expect_history(st, 8, 4, 6, "committed and removed between two polls (or while no capture ran)");
 	lv_capture_free(c);
 	lv_dataset_free(ds);

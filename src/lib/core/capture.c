@@ -12,6 +12,8 @@
  *    flush keeps them and the pending gaps for the next one.
  *  - Every version above the position at open is accounted for exactly once:
  *    held (captured), or in a gap (missed) whose note is written at a flush.
+ *  - The dataset's warnings are cleared when a poll, or a flush with work, starts:
+ *    a capture that runs for months holds no growing list of them.
  *  - The listing stops early only on a remote store, and only while every
  *    name seen is V2 (newest first in name order): it stops at the first
  *    name not newer than the position.
@@ -334,6 +336,7 @@ int lv_capture_poll(lv_capture *c, lv_capture_stats *stats, lv_error *err)
 	if (stats)
 		LV_TRY(lv__struct_version("lv_capture_stats", stats->version, LV_CAPTURE_STATS_VERSION,
 					  LV_CAPTURE_STATS_VERSION, err));
+	lv_dataset_clear_warnings(c->ds); /* after the call they are this poll's: none pile up */
 	lv_storage_stats s0 = LV_STORAGE_STATS_INIT, s1 = LV_STORAGE_STATS_INIT;
 	(void)lv_storage_get_stats(c->ds->root, &s0);
 	int rc = poll_once(c, err);
@@ -392,6 +395,7 @@ int lv_capture_flush(lv_capture *c, lv_error *err)
 		return lv__err(err, LV_EINVALID, "lv_capture_flush: NULL argument");
 	if (c->held.n == 0 && c->ngaps == 0)
 		return 0;
+	lv_dataset_clear_warnings(c->ds);
 	lv_storage_stats s0 = LV_STORAGE_STATS_INIT, s1 = LV_STORAGE_STATS_INIT;
 	(void)lv_storage_get_stats(c->ds->root, &s0);
 	int rc = flush_once(c, err);
