@@ -211,11 +211,16 @@ static int add_gap(lv_capture *c, uint64_t first, uint64_t last, const char *rea
  * the held rows' arena: the rest of the manifest's details are not kept. */
 #define CP_KEY_PREFIX "lance.version_checkpoint."
 
+static bool is_cp_key(const char *k)
+{
+	return k && !strncmp(k, CP_KEY_PREFIX, sizeof CP_KEY_PREFIX - 1);
+}
+
 static int keep_config(lv__arena *a, lv_version_info *h, const lv_version_info *v)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < v->num_config; i++)
-		n += !strncmp(v->config_keys[i], CP_KEY_PREFIX, sizeof CP_KEY_PREFIX - 1);
+		n += is_cp_key(v->config_keys[i]);
 	h->num_config = 0;
 	h->config_keys = h->config_values = NULL;
 	if (!n)
@@ -224,7 +229,7 @@ static int keep_config(lv__arena *a, lv_version_info *h, const lv_version_info *
 	if (!k || !val)
 		return LV_ENOMEM;
 	for (size_t i = 0, j = 0; i < v->num_config; i++) {
-		if (strncmp(v->config_keys[i], CP_KEY_PREFIX, sizeof CP_KEY_PREFIX - 1))
+		if (!is_cp_key(v->config_keys[i]))
 			continue;
 		k[j] = lv__arena_strdup(a, v->config_keys[i]);
 		val[j] = lv__arena_strdup(a, v->config_values[i] ? v->config_values[i] : "");
@@ -318,7 +323,7 @@ static int poll_once(lv_capture *c, lv_error *err)
 		} else {
 			if (was_empty && (c->held.n || c->ngaps))
 				c->since = lv_capture_clock_ms();
-			if (l->n)
+			if (l->n && l->items[l->n - 1].timestamp_millis > 0) /* 0: no commit time */
 				c->st.last_lag_ms = lv__now_ms() - l->items[l->n - 1].timestamp_millis;
 		}
 	}
