@@ -251,11 +251,22 @@ static int hold(lv_capture *c, const lv_version_info *v, const char *path)
 					     LV_PROPERTIES_LIMIT);
 	if (!props)
 		return LV_ENOMEM;
-	lv_version_info copy;
-	memset(&copy, 0, sizeof copy);
-	memcpy(&copy, v, offsetof(lv_version_info, has_manifest_details)); /* the 15 columns */
-	copy.transaction_properties = props;
-	copy.is_cleaned_up = copy.is_tagged = false;
+	lv_version_info copy = { /* the 15 columns, field by field (no layout assumed) */
+		.version = v->version,
+		.timestamp_millis = v->timestamp_millis,
+		.total_fragments = v->total_fragments,
+		.total_data_files = v->total_data_files,
+		.total_files_size = v->total_files_size,
+		.total_deletion_files = v->total_deletion_files,
+		.total_data_file_rows = v->total_data_file_rows,
+		.total_deletion_file_rows = v->total_deletion_file_rows,
+		.total_rows = v->total_rows,
+		.transaction_uuid = v->transaction_uuid,
+		.has_read_version = v->has_read_version,
+		.read_version = v->read_version,
+		.operation_type = v->operation_type,
+		.transaction_properties = props,
+	};
 	int rc = lv__rows_add_copy(&c->held, &copy);
 	free(props);
 	if (rc < 0)
