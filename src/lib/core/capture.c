@@ -113,7 +113,7 @@ int lv_capture_open(lv_capture **out, lv_dataset *ds, const lv_capture_options *
 	(void)lv_storage_get_stats(ds->root, &s1);
 	c->st.requests += s1.requests - s0.requests;
 	if (rc < 0) {
-		free(c);
+		lv__free(c);
 		return rc;
 	}
 	c->st.newest_version = c->known;
@@ -126,8 +126,8 @@ void lv_capture_free(lv_capture *c)
 	if (!c)
 		return;
 	lv__rows_dispose(&c->held);
-	free(c->gaps);
-	free(c);
+	lv__free(c->gaps);
+	lv__free(c);
 }
 
 bool lv_capture_due(const lv_capture *c, int64_t now_ms)
@@ -185,7 +185,7 @@ static int list_new(lv_capture *c, listing *l, lv_error *err)
 	if (rc >= 0 && l->rc < 0)
 		rc = lv__err(err, l->rc, "out of memory listing _versions");
 	if (rc < 0) {
-		free(l->v);
+		lv__free(l->v);
 		l->v = NULL;
 		return rc;
 	}
@@ -268,7 +268,7 @@ static int hold(lv_capture *c, const lv_version_info *v, const char *path)
 		.transaction_properties = props,
 	};
 	int rc = lv__rows_add_copy(&c->held, &copy);
-	free(props);
+	lv__free(props);
 	if (rc < 0)
 		return rc;
 	lv_version_info *h = &c->held.v[c->held.n - 1];
@@ -310,7 +310,7 @@ static int poll_once(lv_capture *c, lv_error *err)
 	listing ls;
 	LV_TRY(list_new(c, &ls, err));
 	if (ls.n == 0) {
-		free(ls.v);
+		lv__free(ls.v);
 		return 0;
 	}
 	const char **paths = NULL;
@@ -339,9 +339,9 @@ static int poll_once(lv_capture *c, lv_error *err)
 		}
 	}
 	lv_version_list_free(l);
-	free(paths);
-	free(block);
-	free(ls.v);
+	lv__free(paths);
+	lv__free(block);
+	lv__free(ls.v);
 	return rc;
 }
 
