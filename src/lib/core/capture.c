@@ -14,6 +14,10 @@
  *    held (captured), or in a gap (missed) whose note is written at a flush.
  *  - The dataset's warnings are cleared when a poll, or a flush with work, starts:
  *    a capture that runs for months holds no growing list of them.
+ *  - A flush's checkpoint also records the manifests live when it was written,
+ *    which may be newer than the position: their versions (read back from the
+ *    history, `rec`) are neither held again nor called missed by later polls;
+ *    a version above the position that it did not record is still a gap.
  *  - The listing stops early only on a remote store, and only while every
  *    name seen is V2 (newest first in name order): it stops at the first
  *    name not newer than the position.
@@ -49,6 +53,9 @@ struct lv_capture {
 	pending_gap *gaps;
 	size_t ngaps, capgaps;
 	int64_t since;        /* lv_capture_clock_ms() of the oldest held record or gap */
+	uint64_t *rec;        /* versions in (known, rec_upto] the last flush recorded, sorted */
+	size_t nrec;
+	uint64_t rec_upto;
 	lv_capture_stats st;  /* counters (version: this library's) */
 };
 
@@ -127,6 +134,7 @@ void lv_capture_free(lv_capture *c)
 		return;
 	lv__rows_dispose(&c->held);
 	lv__free(c->gaps);
+	lv__free(c->rec);
 	lv__free(c);
 }
 
@@ -205,6 +213,25 @@ static int add_gap(lv_capture *c, uint64_t first, uint64_t last, const char *rea
 	g[c->ngaps++] = (pending_gap){ first, last, reason };
 	c->st.missed += last - first + 1;
 	return 0;
+}
+
+static bool recorded(const lv_capture *c, uint64_t v)
+{
+	size_t i = lv__lower_bound_u64(c->rec, c->nrec, sizeof *c->rec, 0, v);
+	return v <= c->rec_upto && i < c->nrec && c->rec[i] == v;
+}
+
+/* add_gap for the versions of [first, last] the last flush did not record. */
+static int add_gap_unrecorded(lv_capture *c, uint64_t first, uint64_t last, const char *reason)
+{
+	uint64_t from = first;
+	size_t i = lv__lower_bound_u64(c->rec, c->nrec, sizeof *c->rec, 0, first);
+	for (; i < c->nrec && c->rec[i] <= last; i++) {
+		if (c->rec[i] > from)
+			LV_TRY(add_gap(c, from, c->rec[i] - 1, reason));
+		from = c->rec[i] + 1;
+	}
+	return from <= last ? add_gap(c, from, last, reason) : 0;
 }
 
 /* The config entries the checkpoint writer resolves (lance.version_checkpoint.*), copied into
@@ -291,14 +318,16 @@ static int take(lv_capture *c, const listing *ls, const lv_version_list *l, cons
 	for (size_t i = 0; i < ls->n; i++) {
 		uint64_t v = ls->v[i].version;
 		if (c->known > 0 && v > expect)
-			LV_TRY(add_gap(c, expect, v - 1, LV_CAPTURE_GAP_UNSEEN));
-		if (j < l->n && l->items[j].version == v) {
+			LV_TRY(add_gap_unrecorded(c, expect, v - 1, LV_CAPTURE_GAP_UNSEEN));
+		bool read = j < l->n && l->items[j].version == v;
+		if (recorded(c, v)) { /* the last flush's checkpoint holds it already */
+		} else if (read) {
 			LV_TRY(hold(c, &l->items[j], paths[i]));
 			c->st.captured++;
-			j++;
 		} else {
 			LV_TRY(add_gap(c, v, v, LV_CAPTURE_GAP_VANISHED));
 		}
+		j += read;
 		expect = v + 1;
 		c->known = v;
 	}
@@ -391,6 +420,62 @@ static int flush_gaps(lv_capture *c, lv_error *err)
 	return first_rc;
 }
 
+typedef struct rec_load {
+	lv_capture *c;
+	uint64_t upto;
+	size_t cap;
+	int rc;
+} rec_load;
+
+static int rec_row(const lv_version_info *v, void *payload)
+{
+	rec_load *r = payload;
+	lv_capture *c = r->c;
+	if (v->version > r->upto)
+		return 1; /* past what the flush wrote: stop */
+	uint64_t *a = lv__grow(c->rec, &r->cap, c->nrec, sizeof *a, 16);
+	if (!a) {
+		r->rc = LV_ENOMEM;
+		return 1;
+	}
+	c->rec = a;
+	c->rec[c->nrec++] = v->version;
+	return 0;
+}
+
+/*
+ * The versions in (known, upto] the flush's checkpoint recorded beyond what was held: the
+ * manifests live when it was written.  Read from the history (the head only: since_version)
+ * and counted as captured (the flush captured them).  Out of memory is an error; a failed
+ * read leaves `rec` empty (later polls may then call some of them missed: they say more
+ * than happened, never less).
+ */
+static int load_recorded(lv_capture *c, uint64_t upto, lv_error *err)
+{
+	lv__free(c->rec);
+	c->rec = NULL;
+	c->nrec = 0;
+	c->rec_upto = 0;
+	lv_history_options o = LV_HISTORY_OPTIONS_INIT;
+	o.since_version = c->known + 1;
+	rec_load r = { c, upto, 0, 0 };
+	lv_error e = { 0 };
+	int rc = lv_history_each(c->ds, &o, rec_row, NULL, &r, NULL, &e);
+	if (r.rc == LV_ENOMEM || rc == LV_ENOMEM) {
+		lv__free(c->rec);
+		c->rec = NULL;
+		c->nrec = 0;
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	if (rc < 0) {
+		c->nrec = 0;
+		return 0;
+	}
+	c->rec_upto = upto;
+	c->st.captured += c->nrec;
+	return 0;
+}
+
 static int flush_once(lv_capture *c, lv_error *err)
 {
 	int rc = flush_gaps(c, err);
@@ -402,6 +487,8 @@ static int flush_once(lv_capture *c, lv_error *err)
 	if (res.written && res.latest_version > c->st.flushed_version)
 		c->st.flushed_version = res.latest_version;
 	lv__rows_dispose(&c->held); /* written, or checkpoints are disabled by the dataset's config */
+	if (res.written && res.latest_version > c->known)
+		return load_recorded(c, res.latest_version, err);
 	return 0;
 }
 
