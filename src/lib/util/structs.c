@@ -155,6 +155,15 @@ static const field OPS_F[] = {
 	OP(write, PTR), OP(create, PTR), OP(del, PTR), OP(close, PTR), OP(list_names, PTR),
 	OP(del_many, PTR), OP(flags, UNSIGNED), OP(credential_source, PTR),
 };
+static const field COPTS_F[] = {
+	F(lv_capture_options, version, INT), F(lv_capture_options, flush_ms, I64),
+};
+#define CT(f, t) F(lv_capture_stats, f, t)
+static const field CSTATS_F[] = {
+	CT(version, INT), CT(captured, U64), CT(missed, U64), CT(requests, U64), CT(errors, U64),
+	CT(flushes, U64), CT(newest_version, U64), CT(last_lag_ms, I64), CT(held, U64), CT(polls, U64),
+	CT(flushed_version, U64),
+};
 
 typedef struct desc {
 	const char *name;
@@ -193,6 +202,8 @@ static const desc STRUCTS[] = {
 	D(lv_list_entry, 0, ENTRY_F),
 	D(lv_storage_stats, LV_STORAGE_STATS_VERSION, SSTATS_F),
 	D(lv_storage_ops, LV_STORAGE_OPS_VERSION, OPS_F),
+	D(lv_capture_options, LV_CAPTURE_OPTIONS_VERSION, COPTS_F),
+	D(lv_capture_stats, LV_CAPTURE_STATS_VERSION, CSTATS_F),
 };
 
 static const desc *find(const char *name)
