@@ -12,4 +12,5 @@
 #include "arrow.h"
 #include "show.h"
 #include "diff.h"
+#include "watch.h"
 #endif

@@ -66,6 +66,19 @@ typedef struct lvcli_global {
 	const char *name, *alias, *value, *help;
 } lvcli_global;
 
+/* ---- metrics.c (ops): `lancever watch --metrics ADDR` ---- */
+/*
+ * Serves the watcher's statistics (lv_watch_snapshot) in the Prometheus text format on
+ * ADDR ("HOST:PORT", loopback when HOST is omitted) from a thread of its own, until
+ * lvcli_metrics_stop.  *out is the caller's.  0, or prints the error and returns exit
+ * status 1 (an address that does not parse: 2).  cmd_watch.c calls it after lv_watch_open
+ * and stops it after lv_watch_run returns.
+ */
+typedef struct lvcli_metrics lvcli_metrics;
+int lvcli_metrics_start(lvcli_metrics **out, lv_watcher *w, const char *addr);
+/* Stops serving and frees m.  Accepts NULL. */
+void lvcli_metrics_stop(lvcli_metrics *m);
+
 /* ---- help.c ---- */
 
 /* `lancever help`: the command list with every option, the global options, exit status. */
