@@ -12,5 +12,6 @@
 #include "arrow.h"
 #include "show.h"
 #include "diff.h"
+#include "capture.h"
 #include "watch.h"
 #endif

@@ -14,7 +14,7 @@
  *
  * Threads: lv_watch_run() / lv_watch_run_once() run on the caller's thread plus at most
  * `threads` workers.  lv_watch_stop() may be called from any thread and from a signal
- * handler.  lv_watch_snapshot() may be called from any thread while the watcher runs:
+ * handler.  lv_watch_snapshot_take() may be called from any thread while the watcher runs:
  * it copies the statistics under a lock, so the snapshot is consistent and the caller
  * walks it without holding anything.  The event callback is called from the run thread
  * and the workers, one call at a time (the watcher serialises them).
@@ -201,8 +201,8 @@ typedef struct lv_watch_table_stats {
  * be called from any thread at any time, also while lv_watch_run runs.  *out is the
  * caller's: lv_watch_snapshot_free().  Errors: LV_EINVALID (NULL out or w), LV_ENOMEM.
  */
-LV_EXTERN int lv_watch_snapshot(lv_watch_snapshot **out, lv_watcher *w,
-				lv_error *err) LV_WARN_UNUSED;
+LV_EXTERN int lv_watch_snapshot_take(lv_watch_snapshot **out, lv_watcher *w,
+				     lv_error *err) LV_WARN_UNUSED;
 
 /** Number of tables in the snapshot (in discovery order).  Errors: none (0 for NULL). */
 LV_EXTERN size_t lv_watch_snapshot_count(const lv_watch_snapshot *s);

@@ -68,7 +68,7 @@ typedef struct lvcli_global {
 
 /* ---- metrics.c (ops): `lancever watch --metrics ADDR` ---- */
 /*
- * Serves the watcher's statistics (lv_watch_snapshot) in the Prometheus text format on
+ * Serves the watcher's statistics (lv_watch_snapshot_take) in the Prometheus text format on
  * ADDR ("HOST:PORT", loopback when HOST is omitted) from a thread of its own, until
  * lvcli_metrics_stop.  *out is the caller's.  0, or prints the error and returns exit
  * status 1 (an address that does not parse: 2).  cmd_watch.c calls it after lv_watch_open
