@@ -10,7 +10,7 @@
 //
 // CLI (bench, by hand):
 //   LV_PEER=lance8 node watch_writer.mjs --db DIR|s3://bucket/p --commits N --spacing MS
-//       [--tables N] [--auto N] [--optimize-every N] [--python PY]
+//       [--tables N] [--auto N] [--optimize-every N] [--cleanup-slack MS] [--python PY]
 // prints {"latest": {table: version}, "commits": N, "optimizes": N, "ms": N} on stdout.
 import { lancedb } from './peer.mjs';
 import { execFileSync } from 'node:child_process';
@@ -41,14 +41,11 @@ export function enableAutoCleanup(uri, { python = defaultPython, storageOptions 
   return Number(out.trim());
 }
 
-// Runs the writer; `onCommit(table, version)` is called after every commit (optional).
-export async function writeTables({ db: uri, tables = 3, commits = 60, spacingMs = 20, autoTables = 1,
-  optimizeEvery = 10, storageOptions, python = defaultPython, onCommit } = {}) {
-  const t0 = Date.now();
+// Creates the tables (version 1; version 2 on an auto-cleanup table): returns the writer state.
+export async function createTables({ db: uri, tables = 3, autoTables = 1, storageOptions, python = defaultPython } = {}) {
   const db = await lancedb.connect(uri, storageOptions ? { storageOptions } : {});
   const names = Array.from({ length: tables }, (_, i) => `t${i}`);
-  const handles = [], perTable = names.map(() => 0);
-  let optimizes = 0;
+  const handles = [];
   for (const [i, name] of names.entries()) {
     handles.push(await db.createTable(name, [{ id: 0, v: 'x' }]));
     if (i < autoTables) {
@@ -56,19 +53,36 @@ export async function writeTables({ db: uri, tables = 3, commits = 60, spacingMs
       handles[i] = await db.openTable(name);
     }
   }
+  return { uri, names, handles, perTable: names.map(() => 0), commits: 0, optimizes: 0 };
+}
+
+// Commits `commits` times round robin, `spacingMs` between any two calls that make versions
+// (an optimize is one: its compaction commits versions); every `optimizeEvery` commits of a
+// table, optimize with cleanupOlderThan = now - cleanupSlackMs (0: everything older than now;
+// LanceDB 0.31 then deletes the compaction's first version milliseconds after writing it).
+// `onCommit(table, version, n)` is awaited after every commit (optional).
+export async function commitTables(w, { commits = 60, spacingMs = 20, optimizeEvery = 10, cleanupSlackMs = 0,
+  onCommit } = {}) {
+  const t0 = Date.now();
   for (let c = 0; c < commits; c++) {
-    const i = c % tables, t = handles[i];
-    await t.add([{ id: c + 1, v: 'x' }]);
-    if (onCommit) onCommit(names[i], await t.version());
-    if (++perTable[i] % optimizeEvery === 0) {
-      await t.optimize({ cleanupOlderThan: new Date() });
-      optimizes++;
-    }
+    const i = w.commits % w.names.length, t = w.handles[i];
+    await t.add([{ id: w.commits + 1, v: 'x' }]);
+    w.commits++;
+    if (onCommit) await onCommit(w.names[i], await t.version(), w.commits);
     if (spacingMs > 0) await sleep(spacingMs);
+    if (++w.perTable[i] % optimizeEvery === 0) {
+      await t.optimize({ cleanupOlderThan: new Date(Date.now() - cleanupSlackMs) });
+      w.optimizes++;
+      if (spacingMs > 0) await sleep(spacingMs);
+    }
   }
   const latest = {};
-  for (const [i, name] of names.entries()) latest[name] = await handles[i].version();
-  return { latest, commits, optimizes, ms: Date.now() - t0 };
+  for (const [i, name] of w.names.entries()) latest[name] = await w.handles[i].version();
+  return { latest, commits: w.commits, optimizes: w.optimizes, ms: Date.now() - t0 };
+}
+
+export async function writeTables(o = {}) {
+  return commitTables(await createTables(o), o);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
@@ -76,7 +90,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   const num = (i) => { const n = Number(a[i]); if (!Number.isInteger(n) || n < 0) usage(); return n; };
   function usage() {
     console.error('usage: node watch_writer.mjs --db URI --commits N --spacing MS [--tables N] [--auto N] ' +
-      '[--optimize-every N] [--python PY]');
+      '[--optimize-every N] [--cleanup-slack MS] [--python PY]');
     process.exit(2);
   }
   for (let i = 0; i < a.length; i++) {
@@ -88,6 +102,7 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       case '--auto': o.autoTables = num(++i); break;
       case '--optimize-every': o.optimizeEvery = num(++i); break;
       case '--python': o.python = a[++i]; break;
+      case '--cleanup-slack': o.cleanupSlackMs = num(++i); break;
       default: usage();
     }
   }
