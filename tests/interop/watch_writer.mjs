@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const defaultPython = process.env.LV_LANCE14_PYTHON ||
-  path.resolve(here, '../../build/venv-lance14/bin/python');
+  path.join(process.env.LANCEVER_BUILD_DIR || path.resolve(here, '../../build'), 'venv-lance14/bin/python');
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // pylance storage options for the LanceDB ones (s3server.mjs's s3StorageOptions).
