@@ -36,7 +36,7 @@ async function scrape(watch) {
     '--log-format', 'json', '--metrics', '127.0.0.1:0'], { env });
   await watch.waitFor(/metrics at http/);
   await waitDiscovered(watch, TABLES);
-  const r = await commitTables(w, { commits: 24, spacingMs: 20 });
+  const r = await commitTables(w, { commits: 30, spacingMs: 20 });
   await sleep(2500); // two polls after the last commit: every live manifest read, flushed
   const samples = await scrape(watch);
   const end = await watch.stop('SIGTERM');
@@ -66,7 +66,7 @@ async function scrape(watch) {
     '--log-format', 'json', '--metrics', '127.0.0.1:0'], { env });
   await watch.waitFor(/metrics at http/);
   await waitDiscovered(watch, TABLES);
-  const r = await commitTables(w, { commits: 24, spacingMs: 150, cleanupSlackMs: 150 });
+  const r = await commitTables(w, { commits: 30, spacingMs: 150, cleanupSlackMs: 150 });
   await sleep(500);
   const samples = await scrape(watch);
   const end = await watch.stop('SIGTERM');
