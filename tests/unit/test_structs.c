@@ -38,6 +38,7 @@ static const known KNOWN[] = {
 	K(lv_cleanup_file, 0), K(lv_column, 0), K(lv_kv, 0),
 	K(lv_lancefile_write_options, LV_LANCEFILE_WRITE_OPTIONS_VERSION), K(lv_list_entry, 0),
 	K(lv_storage_stats, LV_STORAGE_STATS_VERSION), K(lv_storage_ops, LV_STORAGE_OPS_VERSION),
+	K(lv_capture_options, LV_CAPTURE_OPTIONS_VERSION), K(lv_capture_stats, LV_CAPTURE_STATS_VERSION),
 };
 
 typedef struct span {
@@ -121,6 +122,8 @@ static void test_init_functions(void **state)
 		  LV_LANCEFILE_WRITE_OPTIONS_VERSION);
 	INIT_CASE(lv_storage_ops, lv_storage_ops_init, LV_STORAGE_OPS_VERSION);
 	INIT_CASE(lv_storage_stats, lv_storage_stats_init, LV_STORAGE_STATS_VERSION);
+	INIT_CASE(lv_capture_options, lv_capture_options_init, LV_CAPTURE_OPTIONS_VERSION);
+	INIT_CASE(lv_capture_stats, lv_capture_stats_init, LV_CAPTURE_STATS_VERSION);
 	/* the defaults agree with the INIT macros */
 	lv_open_options o;
 	assert_int_equal(lv_open_options_init(&o, LV_OPEN_OPTIONS_VERSION), 0);

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/capture_gaps.h"
 #include "core/hplan.h"
 #include "core/vlist.h"
 #include "format/refs.h"
@@ -64,6 +65,8 @@ typedef struct emitter {
 	ring ring;
 	int stop;         /* a callback's non-zero */
 	uint64_t vanished;
+	lv__capgaps notes; /* gap notes of captures (capture_gaps.h), listed at the first gap */
+	bool notes_listed;
 } emitter;
 
 /* ---- tags ---- */
@@ -98,11 +101,33 @@ static int load_tagged(emitter *em)
 
 /* ---- gaps ---- */
 
+/* The note of a capture that missed some of first..last (the folder is listed at the first gap;
+ * one that cannot be listed gives no note: the gap is reported as before). */
+static const lv__capgap *gap_note(emitter *em, uint64_t first, uint64_t last)
+{
+	if (!em->notes_listed) {
+		lv_error e = { 0 };
+		em->notes_listed = true;
+		if (lv__capgap_list(em->p->ds->st, &em->notes, &e) < 0)
+			lv__warn(&em->p->wl, LV_WARN_HISTORY_GAP, LV__CAPGAP_DIR, 0, 0,
+				 "gap notes could not be listed (%s); gaps are reported without their reason",
+				 e.message);
+	}
+	return lv__capgap_find(&em->notes, first, last);
+}
+
+static const char *note_range(const lv__capgap *g, char *buf, size_t cap)
+{
+	lv__format_range(buf, cap, g->first, g->last);
+	return buf;
+}
+
 /* Why versions first..last have no record, for the warning that says so. */
 static void warn_gap(emitter *em, uint64_t first, uint64_t last)
 {
 	lv__hplan *p = em->p;
-	char range[64];
+	const lv__capgap *note;
+	char range[64], nr[64];
 	lv__format_range(range, sizeof range, first, last);
 	for (size_t i = 0; i < em->nfailed; i++) {
 		const failed *f = &em->failed[i];
@@ -125,6 +150,9 @@ static void warn_gap(emitter *em, uint64_t first, uint64_t last)
 		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, aside->path, first, last,
 			 "%s: no record; the damaged checkpoint kept as %s may hold them "
 			 "(lancever check --salvage)", range, aside->path);
+	else if ((note = gap_note(em, first, last)) != NULL)
+		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, NULL, first, last, "%s: no record; the manifest of %s was %s",
+			 range, note_range(note, nr, sizeof nr), lv__capgap_text(note->reason));
 	else
 		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, NULL, first, last,
 			 "%s: no record (cleaned up before any checkpoint recorded them, or trimmed "
@@ -570,6 +598,7 @@ int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_r
 	ring_dispose(&em.ring);
 	lv_version_list_free(em.chunk);
 	free(em.failed);
+	lv__capgaps_dispose(&em.notes);
 	free(em.tagged);
 	lv__hplan_dispose(&p);
 	return rc;

@@ -45,6 +45,17 @@ int lv__cp_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
 			       lv_error *err);
 
 /*
+ * lv_checkpoint_write with the records a capture read earlier (core/capture.c): `rows`,
+ * sorted by version, each with manifest_path set, are written whether or not their
+ * manifests are still live (a version whose manifest is gone is recorded cleaned up),
+ * without reading those manifests again; a version the previous checkpoint records keeps
+ * its row.  A row in a range the archive already sealed is taken as held by its segment.
+ * The strings of `rows` must outlive the call.
+ */
+int lv__cp_write_captured(lv_dataset *ds, const lv_checkpoint_config *cfg, const lv_version_info *rows,
+			  size_t n, lv_checkpoint_result *res, lv_error *err);
+
+/*
  * lv_checkpoint_write re-adopting the history identity `created` (lancever check --salvage,
  * core/readopt.h): the rows of every usable head, whatever its dataset_created, are merged
  * and written under `created`, with the archive index that reaches furthest.  The caller has

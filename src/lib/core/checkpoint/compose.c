@@ -348,9 +348,10 @@ static int keep_old(composer *c, uint64_t hi, lv_error *err)
 	int rc = 0;
 	for (size_t i = 0; i < r.n && rc == 0; i++) {
 		const lv_version_info *v = &r.v[i];
-		/* no segment listed for it, or salvaged: only the head can hold it */
+		/* no segment listed for it, or salvaged: only the head can hold it (a capture's row in
+		 * a sealed range is taken as the segment's, like a base row) */
 		bool hole = !lv__seg_find(&c->s->segs, v->version) ||
-			    has_row(c->w->extra, c->w->nextra, v->version);
+			    (!c->w->captured && has_row(c->w->extra, c->w->nextra, v->version));
 		if (lv__arc_index_is_orphan(&c->ix, v->version) || hole) {
 			rc = lv__rows_add_copy(&c->orphans, v);
 			if (rc == 0 && hole)

@@ -18,6 +18,9 @@
  *    prune; a caller deletes manifests only after this returned 0 (verify.c).
  *  - A manifest or checkpoint that vanishes while being read means "look
  *    again" (a concurrent cleanup), never "skip it".
+ *  - Rows a caller read earlier (a capture's, lv__cp_write_captured) are
+ *    written whether or not their manifests are still live: they are records
+ *    like the base's, and their manifests are not read again.
  */
 #include "lancever/checkpoint.h"
 
@@ -428,7 +431,7 @@ static void result_put(lv_checkpoint_result *dst, const lv_checkpoint_result *sr
 
 static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,
 		      size_t ncleaned, const lv_version_info *const *pre, size_t npre,
-		      const lv_version_info *extra, size_t nextra, const int64_t *adopt,
+		      const lv_version_info *extra, size_t nextra, bool captured, const int64_t *adopt,
 		      lv_checkpoint_result *res, lv_error *err)
 {
 	if (!ds || (npre && !pre) || (ncleaned && !cleaned_in))
@@ -442,6 +445,7 @@ static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const 
 	w.npre = npre;
 	w.extra = extra;
 	w.nextra = nextra;
+	w.captured = captured;
 	w.adopting = adopt != NULL;
 	w.adopt_created = adopt ? *adopt : 0;
 	uint64_t *cleaned = ncleaned ? lv__calloc(ncleaned, sizeof *cleaned) : NULL;
@@ -487,20 +491,36 @@ int lv__cp_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
 			     const lv_version_info *const *pre, size_t npre, lv_checkpoint_result *res,
 			     lv_error *err)
 {
-	return write_with(ds, cfg_in, cleaned_in, ncleaned, pre, npre, NULL, 0, NULL, res, err);
+	return write_with(ds, cfg_in, cleaned_in, ncleaned, pre, npre, NULL, 0, false, NULL, res, err);
 }
 
 int lv__cp_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
 			       const lv_version_info *extra, size_t nextra, lv_checkpoint_result *res,
 			       lv_error *err)
 {
-	return write_with(ds, cfg, NULL, 0, NULL, 0, extra, nextra, NULL, res, err);
+	return write_with(ds, cfg, NULL, 0, NULL, 0, extra, nextra, false, NULL, res, err);
 }
 
 int lv__cp_write_adopt(lv_dataset *ds, const lv_checkpoint_config *cfg, int64_t created,
 			       lv_checkpoint_result *res, lv_error *err)
 {
-	return write_with(ds, cfg, NULL, 0, NULL, 0, NULL, 0, &created, res, err);
+	return write_with(ds, cfg, NULL, 0, NULL, 0, NULL, 0, false, &created, res, err);
+}
+
+int lv__cp_write_captured(lv_dataset *ds, const lv_checkpoint_config *cfg, const lv_version_info *rows,
+			  size_t n, lv_checkpoint_result *res, lv_error *err)
+{
+	if (n && !rows)
+		return lv__err(err, LV_EINVALID, "lv_checkpoint_write: NULL argument");
+	/* the rows are also `pre`: the config is taken from the newest one when it is the latest */
+	const lv_version_info **pre = lv__calloc(n ? n : 1, sizeof *pre);
+	if (!pre)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		pre[i] = &rows[i];
+	int rc = write_with(ds, cfg, NULL, 0, pre, n, rows, n, true, NULL, res, err);
+	free(pre);
+	return rc;
 }
 
 int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,

@@ -54,6 +54,7 @@ typedef struct lv__writer {
 	size_t npre;
 	const lv_version_info *extra; /* salvaged rows (lv__cp_write_extra), sorted */
 	size_t nextra;
+	bool captured;           /* extra holds a capture's rows (lv__cp_write_captured), not salvage */
 	lv_checkpoint_result r;  /* its `report` unused: the report is rep */
 	lv_history_report rep;   /* how the previous checkpoint was loaded */
 	lv__sealed *sealed;
