@@ -22,6 +22,8 @@
 #define LV__WATCH_MAX_THREADS 64
 /* The longest the run thread waits before it looks at the stop flag and the tables again. */
 #define LV__WATCH_TICK_MS 100
+/* A notified table is polled this long after the notification. */
+#define LV__WATCH_NOTIFY_DELAY_MS 5
 
 typedef struct wtarget {
 	char *uri;       /* as given */

@@ -9,7 +9,8 @@
  * at the stop flag again (a notifier wait is also woken by lv_watch_stop); a polled table's
  * interval is halved (not below min_interval_ms) after a poll that found something and
  * doubled (not above max_interval_ms) after one that found nothing or failed; a notified
- * table is polled at each notification and every max_interval_ms besides; at stop every
+ * table is polled LV__WATCH_NOTIFY_DELAY_MS after a notification (a writer that creates the
+ * file before it writes it has usually closed it by then) and every max_interval_ms besides; at stop every
  * job finishes, then every table is polled once more and flushed.
  */
 #include "core/watch_int.h"
@@ -206,10 +207,17 @@ static int64_t schedule(lv_watcher *w, int64_t now)
 static void on_notify(int64_t wd, void *arg)
 {
 	lv_watcher *w = arg;
+	int64_t soon = lv_capture_clock_ms() + LV__WATCH_NOTIFY_DELAY_MS;
 	pthread_mutex_lock(&w->mu);
-	for (size_t i = 0; i < w->ntables; i++)
-		if (w->tables[i]->wd >= 0 && (wd < 0 || w->tables[i]->wd == wd))
-			w->tables[i]->kicked = true;
+	for (size_t i = 0; i < w->ntables; i++) {
+		wtable *t = w->tables[i];
+		if (t->wd < 0 || (wd >= 0 && t->wd != wd))
+			continue;
+		if (t->busy)
+			t->kicked = true; /* polled again as soon as its job ends */
+		else if (soon < t->next_ms)
+			t->next_ms = soon;
+	}
 	pthread_mutex_unlock(&w->mu);
 }
 
