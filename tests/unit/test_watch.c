@@ -55,10 +55,7 @@ static void make_ds(const char *rel, uint64_t first, uint64_t last, uint64_t ski
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/%s", root, rel);
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "mkdir -p '%s'", path);
-	assert_int_equal(system(cmd), 0);
-	lv_storage *st = NULL;
+	lv_storage *st = NULL; /* writes make the directories */
 	assert_int_equal(lv_storage_open(&st, path, NULL, NULL), 0);
 	for (uint64_t v = first; v <= last; v++) {
 		if (v == skip)
@@ -487,6 +484,50 @@ static void test_stop_before_run(void **state)
 	assert_int_equal(lv_watch_snapshot_count(NULL), 0);
 }
 
+/* Every allocation of open + one pass + a snapshot failed in turn: LV_ENOMEM or the same
+ * answer (RELIABILITY.md section 11), never another one (a fallback to polling, a table left
+ * out). */
+static void test_alloc_sweep(void **state)
+{
+	(void)state;
+	uint64_t ref_allocs = 0;
+	for (uint64_t n = 0;; n++) {
+		char rel[64], db[128];
+		snprintf(rel, sizeof rel, "sw%llu/t.lance", (unsigned long long)n);
+		make_ds(rel, 1, 2, 0);
+		snprintf(db, sizeof db, "%s/sw%llu", root, (unsigned long long)n);
+		const char *t[] = { db };
+		lv_watcher *w = NULL;
+		lv_watch_snapshot *s = NULL;
+		lv_error e = { 0 };
+		lv__alloc_fail_at(n);
+		int rc = lv_watch_open(&w, t, 1, NULL, &e);
+		if (rc == 0)
+			rc = lv_watch_run_once(w, &e);
+		if (rc == 0)
+			rc = lv_watch_snapshot_take(&s, w, &e);
+		uint64_t allocs = lv__alloc_fail_at(0);
+		if (rc != 0 && rc != LV_ENOMEM)
+			fail_msg("allocation %llu failed: %d (%s), not LV_ENOMEM", (unsigned long long)n,
+				 rc, e.message);
+		if (rc == 0) {
+			const lv_watch_table_stats *tot = lv_watch_snapshot_total(s);
+			if (tot->tables != 1 || tot->captured != 2 || !lv_watch_snapshot_table(s, 0)->notified)
+				fail_msg("allocation %llu failed: another answer (%llu tables, %llu "
+					 "captured)", (unsigned long long)n,
+					 (unsigned long long)tot->tables, (unsigned long long)tot->captured);
+		}
+		lv_watch_snapshot_free(s);
+		lv_watch_free(w);
+		if (n == 0)
+			ref_allocs = allocs;
+		else if (allocs < n) /* nothing failed: the end */
+			break;
+		assert_true(n <= ref_allocs + 64);
+	}
+	assert_true(ref_allocs > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -501,6 +542,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fallback_and_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_notify_wakes, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stop_before_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_alloc_sweep, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -107,24 +107,29 @@ void lv__watch_table_close(lv_watcher *w, wtable *t)
 }
 
 /* Watches the table's `_versions/` when its store can notify; otherwise (or when the watch
- * cannot be added: limits, a network filesystem) the table is polled, said in an event. */
-static void table_notify(lv_watcher *w, wtable *t)
+ * cannot be added: limits, a network filesystem) the table is polled, said in an event.
+ * 0, or LV_ENOMEM (never a fallback). */
+static int table_notify(lv_watcher *w, wtable *t, lv_error *err)
 {
 	wtarget *tg = &w->targets[t->target];
 	t->wd = -1;
 	if (!tg->notify)
-		return;
+		return 0;
 	lv_error e = { 0 };
 	char *dir = lv__sprintf("%s%s%s", t->name, t->name[0] ? "/" : "", VERS);
-	int rc = dir ? lv__notify_add(w->notify, tg->st, dir, &t->wd, &e)
-		     : lv__err(&e, LV_ENOMEM, "notify: out of memory");
+	if (!dir)
+		return lv__err(err, LV_ENOMEM, "watch: out of memory");
+	int rc = lv__notify_add(w->notify, tg->st, dir, &t->wd, &e);
 	free(dir);
+	if (rc == LV_ENOMEM)
+		return lv__err(err, rc, "%s", e.message);
 	if (rc < 0) {
 		t->wd = -1;
 		lv_watch_field f[] = { { "code", lv_strerror(rc), false } };
 		lv__watch_event(w, LV_WATCH_EV_FALLBACK, LV_WATCH_WARN, t->name, f, 1,
 				"polling instead of notification: %s", e.message);
 	}
+	return 0;
 }
 
 static int table_open(lv_watcher *w, wtable *t, lv_error *err)
@@ -147,12 +152,13 @@ static int table_open(lv_watcher *w, wtable *t, lv_error *err)
 	co.flush_ms = w->o.flush_ms;
 	if (rc == 0)
 		rc = lv_capture_open(&t->cap, t->ds, &co, err);
+	if (rc == 0)
+		rc = table_notify(w, t, err);
 	if (rc < 0) {
 		lv__watch_table_close(w, t);
 		return rc;
 	}
 	lv_capture_stats_init(&t->prev, LV_CAPTURE_STATS_VERSION);
-	table_notify(w, t);
 	pthread_mutex_lock(&w->mu);
 	t->st.notified = t->wd >= 0;
 	pthread_mutex_unlock(&w->mu);
