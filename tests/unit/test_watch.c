@@ -92,6 +92,7 @@ static void on_event(const lv_watch_event *ev, void *ctx)
 }
 
 static int64_t interval_ms = 40; /* open_watch's max interval */
+static int64_t discover_ms = 0;  /* and discovery interval (0 = default) */
 
 static lv_watcher *open_watch(const char *target, evlog *l, uint32_t si, uint32_t sn)
 {
@@ -103,6 +104,7 @@ static lv_watcher *open_watch(const char *target, evlog *l, uint32_t si, uint32_
 	o.shard_count = sn;
 	o.min_interval_ms = interval_ms < 5 ? interval_ms : 5;
 	o.max_interval_ms = interval_ms;
+	o.discover_ms = discover_ms;
 	o.flush_ms = 20;
 	lv_watcher *w = NULL;
 	const char *t[] = { target };
@@ -409,7 +411,7 @@ static void test_fallback_and_run(void **state)
 	snprintf(db, sizeof db, "%s/db", root);
 	evlog l = { .mu = PTHREAD_MUTEX_INITIALIZER };
 	lv_watcher *w = open_watch(db, &l, 0, 1);
-	lv_storage_notify_fail(1, LV_ELIMIT);
+	lv_storage_notify_fail(2, LV_ELIMIT); /* the folder's own watch (added first), then p's */
 	runner r = { w, -1 };
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, run_thread, &r), 0);
@@ -436,8 +438,9 @@ static void test_fallback_and_run(void **state)
 	lv_watch_free(w);
 }
 
-/* With polls an hour apart, only a notification (inotify) can bring new versions in: they
- * are captured, and a stop ends the run at once (the notifier's wait is woken). */
+/* With polls and discoveries an hour apart, only a notification (inotify) can bring new
+ * versions or a new table in: they are captured, and a stop ends the run at once (the
+ * notifier's wait is woken). */
 static void test_notify_wakes(void **state)
 {
 	(void)state;
@@ -445,9 +448,10 @@ static void test_notify_wakes(void **state)
 	char db[128];
 	snprintf(db, sizeof db, "%s/db", root);
 	evlog l = { .mu = PTHREAD_MUTEX_INITIALIZER };
-	interval_ms = 3600000;
+	interval_ms = discover_ms = 3600000;
 	lv_watcher *w = open_watch(db, &l, 0, 1);
 	interval_ms = 40;
+	discover_ms = 0;
 	runner r = { w, -1 };
 	pthread_t th;
 	assert_int_equal(pthread_create(&th, NULL, run_thread, &r), 0);
@@ -459,10 +463,14 @@ static void test_notify_wakes(void **state)
 	assert_true(row(s, "n.lance")->notified);
 	assert_int_equal(row(s, "n.lance")->interval_ms, 3600000);
 	lv_watch_snapshot_free(s);
+	/* a new table in the folder is found at once (the folder is watched too) */
+	make_ds("db/new.lance", 1, 2, 0);
+	wait_captured(w, "new.lance", 2);
 	lv_watch_stop(w);
 	assert_int_equal(pthread_join(th, NULL), 0);
 	assert_int_equal(r.rc, 0);
 	assert_true(has_checkpoint("db/n.lance", 3));
+	assert_true(has_checkpoint("db/new.lance", 2));
 	lv_watch_free(w);
 }
 

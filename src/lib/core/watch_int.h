@@ -24,11 +24,16 @@
 #define LV__WATCH_TICK_MS 100
 /* A notified table is polled this long after the notification. */
 #define LV__WATCH_NOTIFY_DELAY_MS 5
+/* After something appeared in a target's own directory (a new table, perhaps still empty),
+ * the target is listed every LV__WATCH_NEWDIR_EVERY_MS for LV__WATCH_NEWDIR_FOR_MS. */
+#define LV__WATCH_NEWDIR_EVERY_MS 200
+#define LV__WATCH_NEWDIR_FOR_MS 3000
 
 typedef struct wtarget {
 	char *uri;       /* as given */
 	lv_storage *st;  /* the target's store, opened once */
 	bool notify;     /* its backend can notify (and options allow it) */
+	int64_t root_wd; /* a notification on the target's own directory (new tables), or -1 */
 } wtarget;
 
 typedef struct wtable {
@@ -64,7 +69,7 @@ struct lv_watcher {
 	pthread_mutex_t evmu; /* one event at a time */
 	int stop;             /* lv_watch_stop: atomic */
 	int in_run;           /* a run is in progress: atomic */
-	int64_t next_discover_ms;
+	int64_t rediscover_until; /* (mu) a new directory in a target: discover often until then */
 	uint64_t discover_errors;
 };
 

@@ -209,6 +209,9 @@ static void on_notify(int64_t wd, void *arg)
 	lv_watcher *w = arg;
 	int64_t soon = lv_capture_clock_ms() + LV__WATCH_NOTIFY_DELAY_MS;
 	pthread_mutex_lock(&w->mu);
+	for (size_t i = 0; i < w->ntargets; i++)
+		if (wd < 0 || w->targets[i].root_wd == wd)
+			w->rediscover_until = soon + LV__WATCH_NEWDIR_FOR_MS;
 	for (size_t i = 0; i < w->ntables; i++) {
 		wtable *t = w->tables[i];
 		if (t->wd < 0 || (wd >= 0 && t->wd != wd))
@@ -327,18 +330,43 @@ int lv_watch_run_once(lv_watcher *w, lv_error *err)
 }
 
 /* The scheduler: until stop, discovery every discover_ms and due tables to the workers. */
+/* Watches each target's own directory, where new tables appear (LanceDB: `<name>.lance/`);
+ * where that cannot be done, new tables wait for the next periodic discovery. */
+static void watch_roots(lv_watcher *w)
+{
+	for (size_t i = 0; i < w->ntargets; i++) {
+		wtarget *tg = &w->targets[i];
+		if (tg->notify && tg->root_wd < 0 &&
+		    lv__notify_add(w->notify, tg->st, "", &tg->root_wd, NULL) < 0)
+			tg->root_wd = -1;
+	}
+}
+
+/* When the next discovery is due, given the last one. */
+static int64_t discovery_due(lv_watcher *w, int64_t last)
+{
+	pthread_mutex_lock(&w->mu);
+	bool soon = last < w->rediscover_until;
+	pthread_mutex_unlock(&w->mu);
+	int64_t every = soon && LV__WATCH_NEWDIR_EVERY_MS < w->o.discover_ms
+				? LV__WATCH_NEWDIR_EVERY_MS : w->o.discover_ms;
+	return last + every;
+}
+
 static int loop(lv_watcher *w, lv_error *err)
 {
-	int64_t next_discover = 0;
+	int64_t last_discover = 0, next_discover = 0;
+	watch_roots(w);
 	while (!stopping(w)) {
 		int64_t now = lv_capture_clock_ms();
 		if (now >= next_discover) {
 			lv_error e = { 0 };
 			if (lv__watch_discover(w, &e) == LV_ENOMEM)
 				return lv__err(err, LV_ENOMEM, "%s", e.message);
-			now = lv_capture_clock_ms();
-			next_discover = now + w->o.discover_ms;
+			last_discover = lv_capture_clock_ms();
+			now = last_discover;
 		}
+		next_discover = discovery_due(w, last_discover);
 		int64_t wait = schedule(w, now);
 		if (next_discover - now < wait)
 			wait = next_discover - now;
