@@ -173,7 +173,9 @@ LV_EXTERN int64_t lv_watch_lag_bound(size_t i);
  * One table's statistics, or the total (handed out by a snapshot: no version, fields
  * only appended).  Counters are cumulative since lv_watch_open.  The lag of a poll that
  * found versions is the read time minus the commit time of the newest manifest read;
- * each such poll adds one observation to the histogram.
+ * each such poll adds one observation to the histogram, except the first poll of a table
+ * found by the run's first discovery (its backlog: versions committed before the watcher
+ * started, whose lag says nothing about the watcher).
  */
 typedef struct lv_watch_table_stats {
 	const char *table;   /**< name relative to its target ("" for the target itself; a

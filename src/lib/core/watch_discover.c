@@ -178,6 +178,7 @@ static wtable *table_new(lv_watcher *w, uint32_t target, const char *name, size_
 	t->name_root = rl;
 	t->branch = n[rl] ? n + rl + (rl ? 6 : 5) : NULL; /* after "/tree/" or "tree/" */
 	t->target = target;
+	t->backlog = w->discoveries == 0;
 	t->wd = -1;
 	t->interval_ms = w->o.min_interval_ms;
 	t->st.table = t->name;
@@ -353,5 +354,6 @@ int lv__watch_discover(lv_watcher *w, lv_error *err)
 			}
 		}
 	}
+	w->discoveries++; /* tables the first one found are its backlog */
 	return first;
 }

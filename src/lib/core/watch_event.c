@@ -1,7 +1,7 @@
 /*
  * Watch events, the lag histogram's buckets, the shard hash and the adaptive interval
- * (lancever/watch.h): the
- * leaf of the watcher (watch.c, watch_discover.c, watch_run.c call it; it calls none).
+ * (lancever/watch.h): the leaf of the watcher (watch.c, watch_discover.c, watch_run.c call
+ * it; it calls none of them).
  * Invariants: events are delivered one at a time (w->evmu) with a message of at most
  * 1 KiB, never holding w->mu; the bucket bounds are LV_WATCH_LAG_BOUNDS_MS and the shard
  * hash FNV-1a 64, both fixed forever.

@@ -47,6 +47,7 @@ typedef struct wtable {
 	int64_t wd;         /* notification id, -1 when polled only */
 	int64_t interval_ms, next_ms;
 	bool busy, kicked, lost, seen, open_failed;
+	bool backlog;       /* found by the first discovery: its first poll's lag is not observed */
 	lv_watch_table_stats st; /* st.table/target/branch point into name / the target's uri */
 	lv_capture_stats prev; /* the capture's counters when they were last added to st */
 	bool want_poll;       /* the queued job polls (else it only flushes) */
@@ -71,6 +72,7 @@ struct lv_watcher {
 	int in_run;           /* a run is in progress: atomic */
 	int64_t rediscover_until; /* (mu) a new directory in a target: discover often until then */
 	uint64_t discover_errors;
+	uint64_t discoveries; /* completed discoveries (the run thread's) */
 };
 
 /* watch.c: an event to o.on_event (fields: n key/value pairs; numbers as is_number). */

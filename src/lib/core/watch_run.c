@@ -40,10 +40,14 @@ static void add_counts(lv_watcher *w, wtable *t, const lv_capture_stats *cs, boo
 	if (polled && *dcap) {
 		int64_t lag = cs->last_lag_ms < 0 ? 0 : cs->last_lag_ms;
 		s->last_lag_ms = lag;
-		s->lag_buckets[lv__watch_lag_bucket(lag)]++;
-		s->lag_count++;
-		s->lag_sum_ms += lag;
+		if (!t->backlog) {
+			s->lag_buckets[lv__watch_lag_bucket(lag)]++;
+			s->lag_count++;
+			s->lag_sum_ms += lag;
+		}
 	}
+	if (polled)
+		t->backlog = false;
 	s->interval_ms = t->wd >= 0 ? w->o.max_interval_ms : t->interval_ms;
 	t->prev = *cs;
 	pthread_mutex_unlock(&w->mu);
