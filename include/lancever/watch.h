@@ -50,7 +50,10 @@ enum lv_watch_event_kind {
 	LV_WATCH_EV_ERROR = 6,    /**< a poll, flush, open or listing failed ("error"); fields: code */
 	LV_WATCH_EV_FALLBACK = 7, /**< notification unavailable for a table: polling ("fallback") */
 	LV_WATCH_EV_STOP = 8,     /**< run ended ("stop"); fields: captured, missed */
-	LV_WATCH_EV_LOST = 9      /**< a table vanished from its target ("lost") */
+	LV_WATCH_EV_LOST = 9,     /**< a table vanished from its target ("lost") */
+	LV_WATCH_EV_WARNING = 10  /**< a warning of a table's poll or flush, e.g. a gap and its
+				       reason ("warning"); fields: kind (enum lv_warning_kind),
+				       first, last, path when the warning has them */
 };
 
 /** One key/value of an event (handed out: no version, fields only appended). */

@@ -305,6 +305,20 @@ static void test_discover_once(void **state)
 	assert_int_equal(lv_watch_run_once(w, &e), 0);
 	assert_int_equal(l.count[LV_WATCH_EV_CAPTURE], 0);
 	assert_int_equal(l.count[LV_WATCH_EV_FLUSH], 0);
+	/* a table dropped: lost (closed, its row kept); made again: opened anew and read */
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/db/b.lance'", root);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(lv_watch_run_once(w, &e), 0);
+	assert_int_equal(l.count[LV_WATCH_EV_LOST], 1);
+	make_ds("db/b.lance", 1, 1, 0);
+	assert_int_equal(lv_watch_run_once(w, &e), 0);
+	assert_int_equal(l.count[LV_WATCH_EV_DISCOVER], 1);
+	assert_int_equal(lv_watch_snapshot_take(&s, w, &e), 0);
+	assert_int_equal(lv_watch_snapshot_count(s), 4);
+	assert_int_equal(row(s, "b.lance")->captured, 3); /* 2 before, 1 after */
+	lv_watch_snapshot_free(s);
+	assert_true(has_checkpoint("db/b.lance", 1));
 	lv_watch_free(w);
 }
 

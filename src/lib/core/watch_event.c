@@ -39,7 +39,8 @@ int64_t lv__watch_next_interval(int64_t cur, int64_t min_ms, int64_t max_ms, boo
 const char *lv_watch_event_name(int kind)
 {
 	static const char *const names[] = { "unknown", "start", "discovered", "captured",
-					     "missed", "flush", "error", "fallback", "stop", "lost" };
+					     "missed", "flush", "error", "fallback", "stop", "lost",
+					     "warning" };
 	return kind > 0 && (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
 }
 

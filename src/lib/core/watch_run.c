@@ -60,6 +60,32 @@ static void fail_event(lv_watcher *w, wtable *t, int rc, const char *what, const
 			e->message);
 }
 
+/* The dataset's warnings from the last capture call (a gap and its reason, a checkpoint
+ * rejected, ...), one event each, then cleared so none is said twice. */
+static void say_warnings(lv_watcher *w, wtable *t)
+{
+	size_t n = lv_dataset_warning_count(t->ds);
+	for (size_t i = 0; i < n; i++) {
+		const lv_warning *wn = lv_dataset_warning(t->ds, i);
+		char k[24], a[24], b[24];
+		snprintf(k, sizeof k, "%d", wn->kind);
+		snprintf(a, sizeof a, "%llu", (unsigned long long)wn->first);
+		snprintf(b, sizeof b, "%llu", (unsigned long long)wn->last);
+		lv_watch_field f[4] = { { "kind", k, true } };
+		size_t nf = 1;
+		if (wn->first || wn->last) {
+			f[nf++] = (lv_watch_field){ "first", a, true };
+			f[nf++] = (lv_watch_field){ "last", b, true };
+		}
+		if (wn->path)
+			f[nf++] = (lv_watch_field){ "path", wn->path, false };
+		lv__watch_event(w, LV_WATCH_EV_WARNING, LV_WATCH_WARN, t->name, f, nf, "%s",
+				wn->message ? wn->message : "(no message)");
+	}
+	if (n)
+		lv_dataset_clear_warnings(t->ds);
+}
+
 static int do_poll(lv_watcher *w, wtable *t, lv_error *err)
 {
 	lv_capture_stats cs;
@@ -72,6 +98,7 @@ static int do_poll(lv_watcher *w, wtable *t, lv_error *err)
 						 rc == 0 && cs.captured + cs.missed !=
 								    t->prev.captured + t->prev.missed);
 	add_counts(w, t, &cs, true, &dcap, &dmiss);
+	say_warnings(w, t);
 	char a[24], b[24], c[24];
 	if (dcap) {
 		snprintf(a, sizeof a, "%llu", (unsigned long long)dcap);
@@ -111,6 +138,7 @@ static int do_flush(lv_watcher *w, wtable *t, lv_error *err)
 	(void)lv_capture_get_stats(t->cap, &cs);
 	uint64_t dcap, dmiss;
 	add_counts(w, t, &cs, false, &dcap, &dmiss);
+	say_warnings(w, t);
 	if (rc < 0) {
 		fail_event(w, t, rc, "flush", &e);
 		return lv__err(err, rc, "%s: %s", t->name, e.message);
