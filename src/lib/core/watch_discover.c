@@ -106,15 +106,13 @@ void lv__watch_table_close(lv_watcher *w, wtable *t)
 	t->sub = NULL;
 }
 
-/* Watches the table's `_versions/` when its store can notify; otherwise (or when the watch
- * cannot be added: limits, a network filesystem) the table is polled, said in an event.
- * 0, or LV_ENOMEM (never a fallback). */
-static int table_notify(lv_watcher *w, wtable *t, lv_error *err)
+int lv__watch_table_notify(lv_watcher *w, wtable *t, lv_error *err)
 {
 	wtarget *tg = &w->targets[t->target];
 	t->wd = -1;
-	if (!tg->notify)
+	if (!tg->notify || w->once)
 		return 0;
+	t->notify_tried = true;
 	lv_error e = { 0 };
 	char *dir = lv__sprintf("%s%s%s", t->name, t->name[0] ? "/" : "", VERS);
 	if (!dir)
@@ -153,7 +151,7 @@ static int table_open(lv_watcher *w, wtable *t, lv_error *err)
 	if (rc == 0)
 		rc = lv_capture_open(&t->cap, t->ds, &co, err);
 	if (rc == 0)
-		rc = table_notify(w, t, err);
+		rc = lv__watch_table_notify(w, t, err);
 	if (rc < 0) {
 		lv__watch_table_close(w, t);
 		return rc;

@@ -48,6 +48,7 @@ typedef struct wtable {
 	int64_t interval_ms, next_ms;
 	bool busy, kicked, lost, seen, open_failed;
 	bool backlog;       /* found by the first discovery: its first poll's lag is not observed */
+	bool notify_tried;  /* a notification was asked for (not in a --once pass) */
 	lv_watch_table_stats st; /* st.table/target/branch point into name / the target's uri */
 	lv_capture_stats prev; /* the capture's counters when they were last added to st */
 	bool want_poll;       /* the queued job polls (else it only flushes) */
@@ -73,6 +74,7 @@ struct lv_watcher {
 	int64_t rediscover_until; /* (mu) a new directory in a target: discover often until then */
 	uint64_t discover_errors;
 	uint64_t discoveries; /* completed discoveries (the run thread's) */
+	bool once;            /* in lv_watch_run_once: no notification is asked for */
 };
 
 /* watch.c: an event to o.on_event (fields: n key/value pairs; numbers as is_number). */
@@ -88,6 +90,10 @@ int64_t lv__watch_next_interval(int64_t cur, int64_t min_ms, int64_t max_ms, boo
 /* watch_discover.c: lists every target and opens new tables (and branches), marks vanished
  * ones lost.  0, or the first listing error (also an event); opening errors are events. */
 int lv__watch_discover(lv_watcher *w, lv_error *err);
+/* watch_discover.c: watches the table's `_versions/` when its store can notify (not in a
+ * one-pass run); otherwise (or when the watch cannot be added: limits, a network filesystem)
+ * the table is polled, said in an event.  0, or LV_ENOMEM (never a fallback). */
+int lv__watch_table_notify(lv_watcher *w, wtable *t, lv_error *err);
 /* watch_discover.c: closes a table's capture, dataset and handle (no flush). */
 void lv__watch_table_close(lv_watcher *w, wtable *t);
 

@@ -348,7 +348,9 @@ int lv_watch_run_once(lv_watcher *w, lv_error *err)
 	LV_TRY(enter(w, err));
 	start_event(w);
 	lv_error e = { 0 };
+	w->once = true;
 	int rc = lv__watch_discover(w, &e);
+	w->once = false;
 	if (rc == LV_ENOMEM) {
 		__atomic_store_n(&w->in_run, 0, __ATOMIC_SEQ_CST);
 		return lv__err(err, rc, "%s", e.message);
@@ -363,15 +365,30 @@ int lv_watch_run_once(lv_watcher *w, lv_error *err)
 
 /* The scheduler: until stop, discovery every discover_ms and due tables to the workers. */
 /* Watches each target's own directory, where new tables appear (LanceDB: `<name>.lance/`);
- * where that cannot be done, new tables wait for the next periodic discovery. */
-static void watch_roots(lv_watcher *w)
+ * where that cannot be done, new tables wait for the next periodic discovery.  Tables a
+ * one-pass run opened get their notification now.  0, or LV_ENOMEM. */
+static int watch_roots(lv_watcher *w, lv_error *err)
 {
 	for (size_t i = 0; i < w->ntargets; i++) {
 		wtarget *tg = &w->targets[i];
-		if (tg->notify && tg->root_wd < 0 &&
-		    lv__notify_add(w->notify, tg->st, "", &tg->root_wd, NULL) < 0)
+		lv_error e = { 0 };
+		int rc = tg->notify && tg->root_wd < 0
+				 ? lv__notify_add(w->notify, tg->st, "", &tg->root_wd, &e) : 0;
+		if (rc == LV_ENOMEM)
+			return lv__err(err, rc, "%s", e.message);
+		if (rc < 0)
 			tg->root_wd = -1;
 	}
+	for (size_t i = 0; i < w->ntables; i++) {
+		wtable *t = w->tables[i];
+		if (!t->cap || t->notify_tried)
+			continue;
+		LV_TRY(lv__watch_table_notify(w, t, err));
+		pthread_mutex_lock(&w->mu);
+		t->st.notified = t->wd >= 0;
+		pthread_mutex_unlock(&w->mu);
+	}
+	return 0;
 }
 
 /* When the next discovery is due, given the last one. */
@@ -388,7 +405,7 @@ static int64_t discovery_due(lv_watcher *w, int64_t last)
 static int loop(lv_watcher *w, lv_error *err)
 {
 	int64_t last_discover = 0, next_discover = 0;
-	watch_roots(w);
+	LV_TRY(watch_roots(w, err));
 	while (!stopping(w)) {
 		int64_t now = lv_capture_clock_ms();
 		if (now >= next_discover) {
