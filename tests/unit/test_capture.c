@@ -392,11 +392,11 @@ static void test_fresh_dataset_and_failures(void **state)
 	lv_storage_free(st);
 }
 
-/* A dataset Lance wrote (tests/fixtures/lance8/t.lance): every version captured, then removed. */
-static void test_real_lance_dataset(void **state)
+/* Datasets Lance wrote (tests/fixtures/lance8: t.lance with V2 names, v1.lance with V1 names):
+ * every version captured, then every manifest but the latest removed, then flushed. */
+static void capture_fixture(const char *rel)
 {
-	(void)state;
-	lv_storage *st = tu_mem_copy("lance8/t.lance");
+	lv_storage *st = tu_mem_copy(rel);
 	lv_dataset *ds = tu_open(st);
 	lv_version_list *before = tu_history(ds, NULL);
 	size_t n = lv_version_list_count(before);
@@ -404,13 +404,12 @@ static void test_real_lance_dataset(void **state)
 	lv_capture *c = open_capture(ds);
 	lv_capture_stats s = poll_ok(c);
 	assert_int_equal(s.captured, n);
+	const lv_version_info *last = lv_version_list_get(before, n - 1);
+	uint64_t latest = last->version;
 	char **names = tu_list_paths(st, "_versions", false);
-	uint64_t latest = lv_version_list_get(before, n - 1)->version;
-	for (size_t i = 0; names[i]; i++) { /* Lance's cleanup of all but the latest */
-		char keep[128];
-		if (strcmp(names[i], synth_manifest_path(keep, sizeof keep, latest)) && strstr(names[i], ".manifest"))
+	for (size_t i = 0; names[i]; i++) /* Lance's cleanup of all but the latest */
+		if (strcmp(names[i], last->manifest_path) && strstr(names[i], ".manifest"))
 			CHECK(lv_storage_delete(st, names[i], &err));
-	}
 	tu_free_list(names);
 	CHECK(lv_capture_flush(c, &err));
 	lv_dataset *d2 = tu_open(st);
@@ -427,6 +426,13 @@ static void test_real_lance_dataset(void **state)
 	lv_dataset_free(d2);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
+}
+
+static void test_real_lance_dataset(void **state)
+{
+	(void)state;
+	capture_fixture("lance8/t.lance");
+	capture_fixture("lance8/v1.lance");
 }
 
 /* ---- bounded listing on object stores ---- */
