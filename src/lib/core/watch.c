@@ -7,7 +7,10 @@
  * each target's store once; lv_watch_stop only stores an atomic flag and writes to the
  * notifier's wake descriptor (async-signal-safe).
  */
+#include "core/stores.h"
 #include "core/watch_int.h"
+#include "storage/address.h"
+#include "storage/backends.h"
 #include "util/abi.h"
 #include "util/util.h"
 
@@ -67,6 +70,21 @@ static int check_options(lv_watch_options *o, const lv_watch_options *in, lv_err
 	return 0;
 }
 
+/* Opens a target's store once; a local path must be an existing directory. */
+static int open_store(lv_storage **out, const char *uri, const lv_storage_options *so,
+		      lv_error *err)
+{
+	lv__stores_builtin();
+	lv__address a;
+	int rc = lv__address_parse(&a, uri, so, err);
+	if (rc == 0) {
+		a.must_exist = true;
+		rc = lv__storage_open_address(out, &a, err);
+	}
+	lv__address_dispose(&a);
+	return rc;
+}
+
 static int open_targets(lv_watcher *w, const char *const *targets, size_t n, lv_error *err)
 {
 	w->targets = lv__calloc(n, sizeof *w->targets);
@@ -79,7 +97,7 @@ static int open_targets(lv_watcher *w, const char *const *targets, size_t n, lv_
 		w->targets[i].uri = lv__strdup(targets[i]);
 		if (!w->targets[i].uri)
 			return lv__err(err, LV_ENOMEM, "watch: out of memory");
-		LV_TRY(lv_storage_open(&w->targets[i].st, targets[i], w->o.storage, err));
+		LV_TRY(open_store(&w->targets[i].st, targets[i], w->o.storage, err));
 		if (w->o.no_notify)
 			continue;
 		if (!w->notify && lv__notify_new(&w->notify, w->targets[i].st, NULL) == LV_ENOMEM)

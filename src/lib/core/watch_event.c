@@ -1,5 +1,6 @@
 /*
- * Watch events, the lag histogram's buckets and the shard hash (lancever/watch.h): the
+ * Watch events, the lag histogram's buckets, the shard hash and the adaptive interval
+ * (lancever/watch.h): the
  * leaf of the watcher (watch.c, watch_discover.c, watch_run.c call it; it calls none).
  * Invariants: events are delivered one at a time (w->evmu) with a message of at most
  * 1 KiB, never holding w->mu; the bucket bounds are LV_WATCH_LAG_BOUNDS_MS and the shard
@@ -27,6 +28,12 @@ size_t lv__watch_lag_bucket(int64_t lag_ms)
 	while (i < LV_WATCH_LAG_BUCKETS - 1 && lag_ms > lag_bounds[i])
 		i++;
 	return i;
+}
+
+int64_t lv__watch_next_interval(int64_t cur, int64_t min_ms, int64_t max_ms, bool changed)
+{
+	int64_t next = changed ? cur / 2 : cur > max_ms / 2 ? max_ms : cur * 2;
+	return next < min_ms ? min_ms : next > max_ms ? max_ms : next;
 }
 
 const char *lv_watch_event_name(int kind)

@@ -72,6 +72,10 @@ void lv__watch_event(lv_watcher *w, int kind, int level, const char *table,
 /* watch.c: the bucket of a lag in ms. */
 size_t lv__watch_lag_bucket(int64_t lag_ms);
 
+/* watch_event.c: a polled table's next interval: halved after a poll that found something
+ * (`changed`), doubled after one that did not, within [min_ms, max_ms]. */
+int64_t lv__watch_next_interval(int64_t cur, int64_t min_ms, int64_t max_ms, bool changed);
+
 /* watch_discover.c: lists every target and opens new tables (and branches), marks vanished
  * ones lost.  0, or the first listing error (also an event); opening errors are events. */
 int lv__watch_discover(lv_watcher *w, lv_error *err);

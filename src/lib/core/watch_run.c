@@ -48,16 +48,6 @@ static void add_counts(lv_watcher *w, wtable *t, const lv_capture_stats *cs, boo
 	pthread_mutex_unlock(&w->mu);
 }
 
-static void adapt(lv_watcher *w, wtable *t, bool changed)
-{
-	if (changed)
-		t->interval_ms = t->interval_ms / 2 < w->o.min_interval_ms ? w->o.min_interval_ms
-									   : t->interval_ms / 2;
-	else
-		t->interval_ms = t->interval_ms > w->o.max_interval_ms / 2 ? w->o.max_interval_ms
-									   : t->interval_ms * 2;
-}
-
 static void fail_event(lv_watcher *w, wtable *t, int rc, const char *what, const lv_error *e)
 {
 	lv_watch_field f[] = { { "code", lv_strerror(rc), false } };
@@ -72,7 +62,10 @@ static int do_poll(lv_watcher *w, wtable *t, lv_error *err)
 	lv_error e = { 0 };
 	int rc = lv_capture_poll(t->cap, &cs, &e);
 	uint64_t dcap, dmiss;
-	adapt(w, t, rc == 0 && cs.captured + cs.missed != t->prev.captured + t->prev.missed);
+	t->interval_ms = lv__watch_next_interval(t->interval_ms, w->o.min_interval_ms,
+						 w->o.max_interval_ms,
+						 rc == 0 && cs.captured + cs.missed !=
+								    t->prev.captured + t->prev.missed);
 	add_counts(w, t, &cs, true, &dcap, &dmiss);
 	char a[24], b[24], c[24];
 	if (dcap) {

@@ -5,7 +5,8 @@
  * FUSE, Ceph, 9p, ...) is refused with LV_EUNSUPPORTED so the caller polls it instead; the
  * system's watch limit is LV_ELIMIT; the path is opened under the backend's root only as
  * the front end joined it (already checked), never following a symbolic link at the end;
- * wake only writes to the eventfd (async-signal-safe).
+ * wake only writes to the eventfd (async-signal-safe).  With LV_TEST_HOOKS,
+ * lv_storage_notify_fail (lancever/sys/testing.h) makes adds fail as the system would.
  */
 #include "storage/local_int.h"
 #include "storage/storage_int.h"
@@ -72,8 +73,34 @@ static bool is_remote_fs(const char *path)
 	return false;
 }
 
+#ifdef LV_TEST_HOOKS
+#include "lancever/sys/testing.h"
+static int fail_n, fail_code;
+
+void lv_storage_notify_fail(int n, int code)
+{
+	__atomic_store_n(&fail_code, code, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&fail_n, n, __ATOMIC_SEQ_CST);
+}
+
+/* The hook's code for this add, or 0. */
+static int hook_fail(void)
+{
+	int n = __atomic_load_n(&fail_n, __ATOMIC_SEQ_CST);
+	while (n > 0 && !__atomic_compare_exchange_n(&fail_n, &n, n - 1, false, __ATOMIC_SEQ_CST,
+						     __ATOMIC_SEQ_CST))
+		;
+	return n > 0 ? __atomic_load_n(&fail_code, __ATOMIC_SEQ_CST) : 0;
+}
+#else
+static int hook_fail(void) { return 0; }
+#endif
+
 static int nadd(void *nimpl, void *impl, const char *dir, int64_t *wd, lv_error *err)
 {
+	int hook = hook_fail();
+	if (hook)
+		return lv__err(err, hook, "notify %s: failing as asked (test hook)", dir);
 	notifier *n = nimpl;
 	const local *l = impl;
 	char eb[128];
