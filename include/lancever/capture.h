@@ -131,7 +131,8 @@ LV_EXTERN int lv_capture_flush(lv_capture *c, lv_error *err) LV_WARN_UNUSED;
  */
 LV_EXTERN bool lv_capture_due(const lv_capture *c, int64_t now_ms);
 
-/** The clock lv_capture_due() compares with: monotonic milliseconds (CLOCK_MONOTONIC). */
+/** The clock lv_capture_due() compares with: monotonic milliseconds (CLOCK_MONOTONIC).
+ *  Errors: none. */
 LV_EXTERN int64_t lv_capture_clock_ms(void);
 
 /** The counters now, into the caller's initialised `s` (its version kept).

@@ -210,6 +210,22 @@ static int run_diff(lv_dataset *ds, lv_error *e)
 	return rc;
 }
 
+/* A capture of `plain` (checkpoint at 8): versions 9..12 polled, held and flushed. */
+static int run_capture(lv_dataset *ds, lv_error *e)
+{
+	lv_capture *c = NULL;
+	lv_capture_stats s = LV_CAPTURE_STATS_INIT;
+	int rc = lv_capture_open(&c, ds, NULL, e);
+	if (rc == 0)
+		rc = lv_capture_poll(c, &s, e);
+	if (rc == 0)
+		rc = lv_capture_flush(c, e);
+	if (rc == 0)
+		say("captured %llu missed %llu", (unsigned long long)s.captured, (unsigned long long)s.missed);
+	lv_capture_free(c);
+	return rc;
+}
+
 /* ---- the sweep ---- */
 
 typedef struct entry {
@@ -357,6 +373,7 @@ static const entry entries[] = {
 	{ "show_recorded", &cleaned, run_show_recorded, false },
 	{ "diff", &cleaned, run_diff, false },
 	{ "history_gap", &gappy, run_history, false },
+	{ "capture", &plain, run_capture, true },
 };
 
 /* One cmocka test per entry point (state: its index in entries[]). */
@@ -412,7 +429,7 @@ int main(void)
 		SWEEP("versions", 0), SWEEP("history", 1), SWEEP("as_of", 2),
 		SWEEP("checkpoint", 3), SWEEP("cleanup", 4), SWEEP("expire", 5),
 		SWEEP("arrow_history", 6), SWEEP("show_live", 7), SWEEP("show_recorded", 8),
-		SWEEP("diff", 9), SWEEP("history_gap", 10),
+		SWEEP("diff", 9), SWEEP("history_gap", 10), SWEEP("capture", 11),
 	};
 	_Static_assert(sizeof tests / sizeof tests[0] == sizeof entries / sizeof entries[0],
 		       "one test per entry point");

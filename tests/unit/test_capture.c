@@ -16,7 +16,11 @@
 #include <pthread.h>
 
 #include <lancever/lancever.h>
+#include <lancever/sys/storage.h>
 #include <lancever/sys/testing.h>
+
+#include "objstore/http.h"
+#include "objstore/objstore.h"
 
 #include "support/memcopy.h"
 #include "support/rowcmp.h"
@@ -376,6 +380,142 @@ static void test_real_lance_dataset(void **state)
 	lv_storage_free(st);
 }
 
+/* ---- bounded listing on object stores ---- */
+
+/* An object store whose LIST answers three pages of two V2 manifest names each, newest first. */
+static int pages_asked;
+
+static int fake_list_page(void *impl, const char *kprefix, bool recursive, const char *token,
+			  const char *dname, const char *what, lv__list_page *pg, lv_error *e)
+{
+	(void)impl, (void)recursive, (void)dname, (void)what, (void)e;
+	int page = token ? token[1] - '0' : 0;
+	pages_asked++;
+	pg->objs = calloc(2, sizeof *pg->objs);
+	for (int i = 0; i < 2; i++) {
+		char path[128];
+		synth_manifest_path(path, sizeof path, (uint64_t)(6 - 2 * page - i));
+		pg->objs[i].key = malloc(strlen(kprefix) + 64);
+		sprintf(pg->objs[i].key, "%s%s", kprefix, strchr(path, '/') + 1);
+	}
+	pg->n = pg->cap = 2;
+	pg->truncated = page < 2;
+	if (pg->truncated) {
+		pg->next_token = strdup("p0");
+		pg->next_token[1] = (char)('1' + page);
+	}
+	return 0;
+}
+
+static const lv__objsvc fake_svc = { .name = "Fake", .list_page = fake_list_page };
+
+typedef struct upto {
+	uint64_t stop_at; /* stop at the first version <= this */
+	size_t seen;
+	char last[128];
+} upto;
+
+static int upto_cb(const lv_list_entry *en, void *payload)
+{
+	upto *u = payload;
+	u->seen++;
+	snprintf(u->last, sizeof u->last, "%s", en->path);
+	uint64_t v = UINT64_MAX - strtoull(strrchr(en->path, '/') + 1, NULL, 10);
+	return v <= u->stop_at ? 1 : 0;
+}
+
+static void test_objstore_listing_stops_at_the_page(void **state)
+{
+	(void)state;
+	lv__http_limits lim;
+	lv__http_limits_default(&lim);
+	lv__objstore o = { .svc = &fake_svc, .prefix = (char *)"" };
+	CHECK(lv__http_new(&o.http, &lim, "fake", &err));
+	upto u = { .stop_at = 5 }; /* 6 and 5 are on the first page */
+	pages_asked = 0;
+	assert_int_equal(lv__obj_list(&o, "_versions", false, upto_cb, &u, &err), 1);
+	assert_int_equal(pages_asked, 1);
+	assert_int_equal(u.seen, 2);
+	u = (upto){ .stop_at = 0 }; /* a whole listing: every page, in key order */
+	pages_asked = 0;
+	CHECK(lv__obj_list(&o, "_versions", false, upto_cb, &u, &err));
+	assert_int_equal(pages_asked, 3);
+	assert_int_equal(u.seen, 6);
+	char path[128];
+	assert_string_equal(u.last, synth_manifest_path(path, sizeof path, 1));
+	lv__http_free(o.http);
+}
+
+/* A "remote" store over the in-memory one (lists in name order), counting entries delivered. */
+static size_t delivered;
+
+typedef struct relay {
+	lv_list_cb cb;
+	void *payload;
+} relay;
+
+static int relay_cb(const lv_list_entry *e, void *payload)
+{
+	relay *r = payload;
+	delivered++;
+	return r->cb(e, r->payload);
+}
+
+static int r_list(void *impl, const char *dir, bool rec, lv_list_cb cb, void *payload, lv_error *e)
+{
+	relay r = { cb, payload };
+	return lv_storage_list(impl, dir, rec, relay_cb, &r, e);
+}
+static int r_read(void *impl, const char *p, lv_buf *out, lv_error *e) { return lv_storage_read(impl, p, out, e); }
+static int r_range(void *impl, const char *p, uint64_t off, uint64_t len, lv_buf *out, lv_error *e)
+{
+	return lv_storage_read_range(impl, p, off, len, out, e);
+}
+static int r_head(void *impl, const char *p, uint64_t *size, int64_t *mtime, lv_error *e)
+{
+	return lv_storage_head(impl, p, size, mtime, e);
+}
+static int r_write(void *impl, const char *p, const void *d, size_t n, lv_error *e)
+{
+	return lv_storage_write(impl, p, d, n, e);
+}
+static int r_create(void *impl, const char *p, const void *d, size_t n, lv_error *e)
+{
+	return lv_storage_create(impl, p, d, n, e);
+}
+static int r_del(void *impl, const char *p, lv_error *e) { return lv_storage_delete(impl, p, e); }
+static void r_close(void *impl) { (void)impl; }
+
+static void test_remote_poll_stops_listing_early(void **state)
+{
+	(void)state;
+	lv_storage *mem = checkpointed(50);
+	lv_storage_ops ops;
+	CHECK(lv_storage_ops_init(&ops, LV_STORAGE_OPS_VERSION));
+	ops.list = r_list, ops.read = r_read, ops.read_range = r_range, ops.head = r_head;
+	ops.write = r_write, ops.create = r_create, ops.del = r_del, ops.close = r_close;
+	ops.flags = LV_STORAGE_FLAG_REMOTE;
+	lv_storage *st = NULL;
+	CHECK(lv_storage_new(&st, &ops, mem, "remote://mem", &err));
+	lv_dataset *ds = tu_open(st);
+	lv_capture *c = open_capture(ds);
+	CHECK(synth_range(mem, 51, 52, BASE_MS));
+	delivered = 0;
+	lv_capture_stats s = poll_ok(c);
+	assert_int_equal(s.captured, 2);
+	assert_int_equal(delivered, 3); /* 52, 51, then 50: the listing stops there */
+	delivered = 0;
+	s = poll_ok(c);
+	assert_int_equal(delivered, 1);
+	lance_cleanup(mem, 40, 51);
+	CHECK(lv_capture_flush(c, &err));
+	expect_history(mem, 52, 0, 0, NULL);
+	lv_capture_free(c);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+	lv_storage_free(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +528,8 @@ int main(void)
 		cmocka_unit_test(test_idle_poll_costs_one_listing),
 		cmocka_unit_test(test_fresh_dataset_and_failures),
 		cmocka_unit_test(test_real_lance_dataset),
+		cmocka_unit_test(test_objstore_listing_stops_at_the_page),
+		cmocka_unit_test(test_remote_poll_stops_listing_early),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

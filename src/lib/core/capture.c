@@ -219,23 +219,57 @@ static int add_gap(lv_capture *c, uint64_t first, uint64_t last, const char *rea
 	return 0;
 }
 
-/* Holds a copy of `v` (read from `path`): properties wrapped as a checkpoint wraps them. */
+/* The config entries the checkpoint writer resolves (lance.version_checkpoint.*), copied into
+ * the held rows' arena: the rest of the manifest's details are not kept. */
+#define CP_KEY_PREFIX "lance.version_checkpoint."
+
+static int keep_config(lv__arena *a, lv_version_info *h, const lv_version_info *v)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < v->num_config; i++)
+		n += !strncmp(v->config_keys[i], CP_KEY_PREFIX, sizeof CP_KEY_PREFIX - 1);
+	h->num_config = 0;
+	h->config_keys = h->config_values = NULL;
+	if (!n)
+		return 0;
+	const char **k = lv__arena_alloc(a, n * sizeof *k), **val = lv__arena_alloc(a, n * sizeof *val);
+	if (!k || !val)
+		return LV_ENOMEM;
+	for (size_t i = 0, j = 0; i < v->num_config; i++) {
+		if (strncmp(v->config_keys[i], CP_KEY_PREFIX, sizeof CP_KEY_PREFIX - 1))
+			continue;
+		k[j] = lv__arena_strdup(a, v->config_keys[i]);
+		val[j] = lv__arena_strdup(a, v->config_values[i] ? v->config_values[i] : "");
+		if (!k[j] || !val[j])
+			return LV_ENOMEM;
+		j++;
+	}
+	h->config_keys = k;
+	h->config_values = val;
+	h->num_config = n;
+	return 0;
+}
+
+/* Holds a copy of `v` (read from `path`): the 15 columns (properties wrapped as a checkpoint
+ * wraps them), the manifest path and the checkpoint config; no other manifest detail. */
 static int hold(lv_capture *c, const lv_version_info *v, const char *path)
 {
 	char *props = lv_properties_truncate(v->transaction_properties ? v->transaction_properties : "{}",
 					     LV_PROPERTIES_LIMIT);
 	if (!props)
 		return LV_ENOMEM;
-	lv_version_info copy = *v;
+	lv_version_info copy;
+	memset(&copy, 0, sizeof copy);
+	memcpy(&copy, v, offsetof(lv_version_info, has_manifest_details)); /* the 15 columns */
 	copy.transaction_properties = props;
 	copy.is_cleaned_up = copy.is_tagged = false;
-	copy.has_manifest_details = false;
 	int rc = lv__rows_add_copy(&c->held, &copy);
 	free(props);
 	if (rc < 0)
 		return rc;
 	lv_version_info *h = &c->held.v[c->held.n - 1];
-	if (!(h->manifest_path = lv__arena_strdup(&c->held.arena, path))) {
+	if (!(h->manifest_path = lv__arena_strdup(&c->held.arena, path)) ||
+	    keep_config(&c->held.arena, h, v) < 0) {
 		c->held.n--;
 		return LV_ENOMEM;
 	}

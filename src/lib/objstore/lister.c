@@ -1,4 +1,4 @@
-/* Listings over pages (lister.h): checked keys, pagination loops, sorted delivery. */
+/* Listings over pages (lister.h): checked keys, pagination loops, sorted delivery page by page. */
 #include "objstore/lister.h"
 
 #include <stdlib.h>
@@ -71,17 +71,39 @@ static int ent_cmp(const void *a, const void *b)
 	return strcmp(((const lv__lister_ent *)a)->path, ((const lv__lister_ent *)b)->path);
 }
 
-int lv__lister_emit(lv__lister *l, lv_list_cb cb, void *payload)
+/* Delivers entries [l->done, l->n) in their order. */
+static int deliver(lv__lister *l, lv_list_cb cb, void *payload)
 {
-	if (l->n > 1)
-		qsort(l->v, l->n, sizeof *l->v, ent_cmp);
-	for (size_t i = 0; i < l->n; i++) {
-		lv_list_entry e = { l->v[i].path, l->v[i].size, l->v[i].mtime };
+	while (l->done < l->n) {
+		const lv__lister_ent *v = &l->v[l->done++];
+		lv_list_entry e = { v->path, v->size, v->mtime };
 		int rc = cb(&e, payload);
 		if (rc)
 			return rc;
 	}
 	return 0;
+}
+
+int lv__lister_emit_page(lv__lister *l, lv_list_cb cb, void *payload)
+{
+	if (l->unordered || l->done == l->n)
+		return 0;
+	size_t m = l->n - l->done;
+	if (m > 1)
+		qsort(l->v + l->done, m, sizeof *l->v, ent_cmp);
+	if (l->done > 0 && strcmp(l->v[l->done].path, l->v[l->done - 1].path) <= 0) {
+		l->unordered = true;
+		return 0;
+	}
+	return deliver(l, cb, payload);
+}
+
+int lv__lister_emit(lv__lister *l, lv_list_cb cb, void *payload)
+{
+	size_t m = l->n - l->done;
+	if (m > 1)
+		qsort(l->v + l->done, m, sizeof *l->v, ent_cmp);
+	return deliver(l, cb, payload);
 }
 
 void lv__lister_dispose(lv__lister *l)

@@ -233,6 +233,8 @@ int lv__obj_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, voi
 		if (rc == 0)
 			rc = lv__lister_page(&l, &pg, what, err);
 		bool more = pg.truncated;
+		if (rc == 0 && (rc = lv__lister_emit_page(&l, cb, payload)) != 0)
+			more = false; /* the callback stopped the listing: no further page is asked for */
 		free(token);
 		token = pg.next_token;
 		pg.next_token = NULL;
@@ -247,7 +249,7 @@ int lv__obj_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, voi
 			break;
 	}
 	if (rc == 0)
-		rc = lv__lister_emit(&l, cb, payload);
+		rc = lv__lister_emit(&l, cb, payload); /* what is left (pages out of order) */
 	lv__lister_dispose(&l);
 	free(token);
 	free(kprefix);
