@@ -94,7 +94,7 @@ async function lagCell(store, nTables, rate, s3) {
   const l = lags(end.stderr);
   let lacking = 0;
   for (let i = 0; i < Math.min(nTables, 5); i++) {
-    const h = historyOf(bin, store === 'local' ? path.join(uri, `t${i}.lance`) : `${uri}t${i}.lance`, { env });
+    const h = await historyOf(bin, store === 'local' ? path.join(uri, `t${i}.lance`) : `${uri}t${i}.lance`, { env });
     lacking += missing(h.versions, await hs[i].version()).length;
   }
   const row = { store, tables: nTables, rate_per_s: rate, ...d, delay_ms: store === 's3' ? delay : 0,
