@@ -2,12 +2,13 @@
 //
 //   node bench/bench_watch.mjs [--rates 10,100] [--tables 1,100] [--stores local,s3] [--seconds 5]
 //                              [--delay 20] [--idle 1000] [--idle-s3 20] [--idle-seconds 30] [--out DIR]
+//                              [--watch-args "--threads 16"]
 //
 // Lag cells (store x tables x commits/s): LanceDB 0.31 (the Node peer, in this process) appends
 // one row per commit, round robin over the tables at the given total rate (at most one commit in
 // flight per table; the achieved rate is reported), for --seconds, while `lancever watch FOLDER
 // --log-format json --min-interval 10ms --max-interval 1s` runs beside it.  The lag of each
-// `captured` event (read time minus the commit time of the newest manifest read) gives p50/p99;
+// `captured` event during the run (read time minus the commit time of the newest manifest read) gives p50/p99;
 // history is then checked complete.  On S3 (s3rver in this process) every request is delayed by
 // --delay ms, as bench_cloud.mjs does, once the tables exist.
 // Idle: --idle copies of a one-version table in a local folder, watched with the default intervals:
@@ -31,6 +32,7 @@ const delay = Number(a.get('--delay', 20));
 const idleN = Number(a.get('--idle', 1000));
 const idleS3 = Number(a.get('--idle-s3', 20));
 const idleSeconds = Number(a.get('--idle-seconds', 30));
+const extra = a.get('--watch-args', '').split(' ').filter(Boolean); // e.g. "--threads 16"
 const outDir = path.resolve(a.get('--out', path.join(here, 'out', 'watch')));
 requireBinaries();
 fs.mkdirSync(outDir, { recursive: true });
@@ -85,13 +87,15 @@ async function lagCell(store, nTables, rate, s3) {
   const env = store === 's3' ? s3Env(s3) : process.env;
   const hs = await makeTables(uri, nTables, so);
   if (s3) s3.setDelay(store === 's3' ? delay : 0);
-  const w = startWatch(bin, [uri, '--log-format', 'json', '--min-interval', '10ms', '--max-interval', '1s'], { env });
+  const w = startWatch(bin, [uri, '--log-format', 'json', '--min-interval', '10ms', '--max-interval', '1s', ...extra], { env });
   await w.waitFor(new RegExp(`discover[^\\n]*t${nTables - 1}\\.lance`), 120000);
+  await sleep(1500); // the versions that existed before the watcher are not lag
+  const from = w.err().length;
   const d = await drive(hs, rate, seconds * 1000);
   await sleep(2000);
   const end = await w.stop('SIGTERM');
   if (s3) s3.setDelay(0);
-  const l = lags(end.stderr);
+  const l = lags(end.stderr.slice(from));
   let lacking = 0;
   for (let i = 0; i < Math.min(nTables, 5); i++) {
     const h = await historyOf(bin, store === 'local' ? path.join(uri, `t${i}.lance`) : `${uri}t${i}.lance`, { env });
@@ -157,7 +161,7 @@ async function idleS3Cell(s3) {
 }
 
 const s3 = stores.includes('s3') || idleS3 > 0 ? await startS3({ delay: 0 }) : null;
-const results = { machine: machine(), command: `node bench/bench_watch.mjs ${process.argv.slice(2).join(' ')}`.trim(), lag: [], idle: [] };
+const results = { machine: machine(), watch_args: extra, command: `node bench/bench_watch.mjs ${process.argv.slice(2).join(' ')}`.trim(), lag: [], idle: [] };
 for (const store of stores)
   for (const n of tableCounts)
     for (const r of rates) results.lag.push(await lagCell(store, n, r, s3));
