@@ -30,7 +30,7 @@ async function complete(db, latest, label) {
 {
   const db = scratch('lv-watch-');
   const w = await createTables({ db });
-  const watch = startWatch(lanceverBin, [db, ...FAST]);
+  const watch = startWatch(lanceverBin, [db, '--log-format', 'json']); // the defaults: inotify does it
   await waitDiscovered(watch, TABLES);
   const r = await commitTables(w, { commits: 60, spacingMs: 20 });
   await sleep(300);
