@@ -36,6 +36,11 @@
  * position), plus one read per new manifest.  State per table: the position,
  * the held records until they are flushed, counters.
  *
+ * Warnings: a poll, and a flush that has work, start by clearing the dataset's
+ * warnings (lv_dataset_clear_warnings), so after the call lv_dataset_warning*() are
+ * that call's (a gap found, a checkpoint rejected, ...) and none pile up in a
+ * long-running process.
+ *
  * Threads: one lv_capture is used by one thread at a time; captures of
  * different datasets run in parallel.  Errors and ownership: lancever/common.h.
  */
@@ -72,7 +77,8 @@ typedef struct lv_capture_stats {
 	int version;             /**< LV_CAPTURE_STATS_VERSION */
 	uint64_t captured;       /**< manifests read and held (or flushed) */
 	uint64_t missed;         /**< versions whose manifest was gone before it could be read */
-	uint64_t requests;       /**< storage requests made by this capture's polls and flushes */
+	uint64_t requests;       /**< storage requests of the dataset's handle during this capture's
+				      open, polls and flushes (another thread's on the same handle too) */
 	uint64_t errors;         /**< polls and flushes that failed */
 	uint64_t flushes;        /**< flushes that wrote (or found) a checkpoint */
 	uint64_t newest_version; /**< the position: the newest version known */
@@ -106,7 +112,10 @@ LV_EXTERN int lv_capture_open(lv_capture **out, lv_dataset *ds, const lv_capture
  * vanished before it was read becomes a gap with that reason (a miss), and so does a
  * version missing between two listed ones or between the position and the oldest new
  * one.  `stats` (may be NULL; initialised) receives the counters after the poll, also
- * when it fails.  A failed poll keeps what it read before the failure.
+ * when it fails.  A failed poll takes nothing: the position stays, the next poll lists
+ * and reads again.  A capture that starts at version 0 (no checkpoint) reads and holds
+ * every live manifest at its first poll; versions below the oldest live one are not
+ * noted (history reports them as ever).
  * Errors: LV_EINVALID (NULL c, stats of an unknown version), LV_ECORRUPT / LV_EUNSUPPORTED /
  * LV_ELIMIT (a manifest that cannot be parsed: nothing beyond it is taken), LV_ENOMEM,
  * storage errors.
@@ -118,8 +127,12 @@ LV_EXTERN int lv_capture_poll(lv_capture *c, lv_capture_stats *stats, lv_error *
  * today, create-if-absent, idempotent, safe with a second capture of the same table),
  * read back and verified, and notes the pending gaps in `_checkpoints/gaps/`; a no-op
  * when nothing is held.  On success the records are dropped; on failure they are kept
- * for the next flush.  Versions at or below the newest the checkpoint records that
- * another writer recorded are not written twice.
+ * (and are due again one interval later).  A held record of a version that a full
+ * segment of the archive already covers is taken as held by it (another writer sealed
+ * it); in a segment that lacks versions the head keeps it.  A dataset whose config
+ * disables checkpoints (lance.version_checkpoint.enabled false) gets nothing written:
+ * the records are dropped and `flushes` does not count it.  The position does not move:
+ * versions the flush recorded beyond it are read again by the next poll.
  * Errors: LV_EINVALID (NULL c), the errors of lv_checkpoint_write (lancever/checkpoint.h),
  * LV_ENOMEM, storage errors.
  */

@@ -50,7 +50,10 @@ enum lv_watch_event_kind {
 	LV_WATCH_EV_ERROR = 6,    /**< a poll, flush, open or listing failed ("error"); fields: code */
 	LV_WATCH_EV_FALLBACK = 7, /**< notification unavailable for a table: polling ("fallback") */
 	LV_WATCH_EV_STOP = 8,     /**< run ended ("stop"); fields: captured, missed */
-	LV_WATCH_EV_LOST = 9      /**< a table vanished from its target ("lost") */
+	LV_WATCH_EV_LOST = 9,     /**< a table vanished from its target ("lost") */
+	LV_WATCH_EV_WARNING = 10  /**< a warning of a table's poll or flush, e.g. a gap and its
+				       reason ("warning"); fields: kind (enum lv_warning_kind),
+				       first, last, path when the warning has them */
 };
 
 /** One key/value of an event (handed out: no version, fields only appended). */
@@ -173,7 +176,9 @@ LV_EXTERN int64_t lv_watch_lag_bound(size_t i);
  * One table's statistics, or the total (handed out by a snapshot: no version, fields
  * only appended).  Counters are cumulative since lv_watch_open.  The lag of a poll that
  * found versions is the read time minus the commit time of the newest manifest read;
- * each such poll adds one observation to the histogram.
+ * each such poll adds one observation to the histogram, except the first poll of a table
+ * found by the run's first discovery (its backlog: versions committed before the watcher
+ * started, whose lag says nothing about the watcher).
  */
 typedef struct lv_watch_table_stats {
 	const char *table;   /**< name relative to its target ("" for the target itself; a

@@ -17,6 +17,7 @@ The library is found next to this package (where ``cmake --install`` puts a
 copy), else through ``$LANCEVER_LIBRARY``, else on the system's library path.
 """
 
+from .capture import Capture, CaptureStats
 from .dataset import DEFAULT_OLDER_THAN, Dataset, VersionRef, dataset
 from .errors import (ConflictError, CorruptError, Error, ExistsError, InvalidArgumentError,
                      LanceverWarning, LibraryNotFoundError, LimitError, NotFoundError,
@@ -26,7 +27,7 @@ from .results import (ArrowStream, ArrowView, CandidateFile, CheckpointResult,
                       CleanupStats, DatasetWarning, HistoryReport, Tags, VersionList)
 
 __all__ = [
-    "dataset", "Dataset", "VersionList", "ArrowStream", "ArrowView", "HistoryReport", "DatasetWarning", "Tags",
+    "dataset", "Dataset", "Capture", "CaptureStats", "VersionList", "ArrowStream", "ArrowView", "HistoryReport", "DatasetWarning", "Tags",
     "CheckpointResult", "CleanupStats", "CleanupExplanation", "CandidateFile",
     "Error", "NotFoundError", "CorruptError", "ExistsError", "StorageError",
     "OutOfMemoryError", "InvalidArgumentError", "UnsupportedError", "LimitError",

@@ -58,6 +58,7 @@ STRUCTS = {
     "CheckpointResult": "lv_checkpoint_result", "CleanupCandidate": "lv_cleanup_candidate",
     "CleanupPolicy": "lv_cleanup_policy", "CleanupStats": "lv_cleanup_stats",
     "ArrowOptions": "lv_arrow_options", "CleanupFile": "lv_cleanup_file",
+    "CaptureOptions": "lv_capture_options", "CaptureStats": "lv_capture_stats",
 }
 
 
@@ -307,6 +308,14 @@ def _declare(lib: ctypes.CDLL) -> None:
         "lv_cleanup_files_arrow_stream": (c_int, [P(ArrowArrayStream), S, c_size_t, S, c_bool, S,
                                                   err]),
         "lv_dataset_storage": (c_void_p, [c_void_p]),
+        # incremental capture (lancever/capture.h)
+        "lv_capture_open": (c_int, [P(c_void_p), c_void_p, S, err]),
+        "lv_capture_poll": (c_int, [c_void_p, S, err]),
+        "lv_capture_flush": (c_int, [c_void_p, err]),
+        "lv_capture_due": (c_bool, [c_void_p, c_i64]),
+        "lv_capture_clock_ms": (c_i64, []),
+        "lv_capture_get_stats": (c_int, [c_void_p, S]),
+        "lv_capture_free": (None, [c_void_p]),
         "lv_storage_interrupt": (None, [c_void_p, c_bool]),
     }
     for cname in STRUCTS.values():  # the init functions of the versioned structs

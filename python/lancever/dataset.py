@@ -8,9 +8,13 @@ import threading
 import warnings as _warnings
 import weakref
 from datetime import datetime, timedelta, timezone
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import (TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple,
+                    Union)
 
 from . import _arrow, _check, _lib
+
+if TYPE_CHECKING:
+    from .capture import Capture
 from ._interrupt import Guard
 from .errors import (Error, InvalidArgumentError, LanceverWarning, NotFoundError,
                      error_for)
@@ -451,7 +455,15 @@ class Dataset:
         found = self._call(lambda ds, *a: _lib.lib().lv_refs_load(ctypes.byref(out), ds, *a))
         return Tags(out.value, found)
 
-    # ---- writing: checkpoint and cleanup ----
+    # ---- writing: capture, checkpoint and cleanup ----
+
+    def capture(self, flush_interval: Union[float, int, timedelta, None] = None) -> "Capture":
+        """An incremental capture of this dataset (:class:`lancever.Capture`): ``poll()``
+        reads new manifests at once and holds their records, ``flush()`` writes them as a
+        checkpoint, so versions a later cleanup removes stay in :meth:`history`.
+        ``flush_interval`` (seconds or a timedelta; None = 1 s) is when ``due`` turns true."""
+        from .capture import Capture
+        return Capture(self, flush_interval)
 
     def checkpoint(self, max_entries: Optional[int] = None, *, max_files: Optional[int] = None,
                    enabled: Optional[bool] = None) -> CheckpointResult:

@@ -47,11 +47,13 @@ static const lvcli_opt watch_opts[] = {
 };
 
 static lv_watcher *volatile running;
+static volatile sig_atomic_t stop_asked; /* a signal before the watcher was running */
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	lv_watch_stop(running); /* async-signal-safe */
+	stop_asked = 1;
+	lv_watch_stop(running); /* async-signal-safe; NULL before the run */
 }
 
 static void time_text(char *buf, size_t cap, int64_t ms)
@@ -179,6 +181,10 @@ static int run(const lvcli_args *a, const char **targets, int n)
 	int st = options(a, &o, &lc);
 	if (st)
 		return st;
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
 	lv_error err = { 0 };
 	lv_storage_options *so = NULL;
 	int rc = lvcli_storage_options(&so, &err);
@@ -195,10 +201,8 @@ static int run(const lvcli_args *a, const char **targets, int n)
 		return st;
 	}
 	running = w;
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	if (stop_asked)
+		lv_watch_stop(w);
 	if (a->once) {
 		rc = lv_watch_run_once(w, &err);
 		st = once_status(w, rc, &err);
@@ -247,8 +251,8 @@ const lvcli_cmd lvcli_cmd_watch = {
 	"until SIGTERM or SIGINT, which flush and exit 0. --once makes one pass (discover, poll "
 	"every table, flush) and exits 0 when nothing was missed, 3 when versions were missed "
 	"(recorded as gaps), 1 when a table failed. Log lines on stderr (start, discovered, "
-	"captured, missed, flush, error, fallback, lost, stop); --quiet keeps only warnings and "
-	"errors. --shard I/N keeps the tables whose path relative to the target hashes (FNV-1a 64) "
-	"to I modulo N, so N watchers divide a fleet without coordination.",
+	"captured, missed, flush, error, fallback, lost, warning, stop); --quiet keeps only "
+	"warnings and errors. --shard I/N keeps the tables whose path relative to the target "
+	"hashes (FNV-1a 64) to I modulo N, so N watchers divide a fleet without coordination.",
 	watch_opts, cmd_watch, false,
 };

@@ -164,7 +164,9 @@ static void test_vanished_before_read_is_a_noted_gap(void **state)
 	assert_string_equal(notes[0], "_checkpoints/gaps/00000000000000000005-00000000000000000005."
 				      LV_CAPTURE_GAP_VANISHED);
 	tu_free_list(notes);
-	expect_history(st, 6, 5, 5, "removed before it could be read");
+	expect_history(st, 6, 5, 5, "no record; lancever capture missed version 5: manifest removed before it could be read");
+	CHECK(lv_storage_write(st, "_checkpoints/gaps/README", "x", 1, &err)); /* not a note: said */
+	expect_history(st, 6, 5, 5, "1 name(s) in _checkpoints/gaps are not gap notes (ignored)");
 	lv_capture_free(c);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
@@ -182,7 +184,12 @@ static void test_removed_between_polls_is_a_noted_gap(void **state)
 	assert_int_equal(s.captured, 2);
 	assert_int_equal(s.missed, 3);
 	CHECK(lv_capture_flush(c, &err));
-	expect_history(st, 8, 4, 6, "committed and removed while no capture could read it");
+	assert_int_equal(lv_dataset_warning_count(ds), 1); /* the flush's: 4-6 not in the checkpoint */
+	assert_int_equal(lv_dataset_warning(ds, 0)->kind, LV_WARN_HISTORY_GAP);
+	lv_capture_stats s2 = poll_ok(c);
+	assert_int_equal(s2.missed, 3);
+	assert_int_equal(lv_dataset_warning_count(ds), 0); /* cleared: none pile up */
+	expect_history(st, 8, 4, 6, "committed and removed between two polls (or while no capture ran)");
 	lv_capture_free(c);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
@@ -209,7 +216,49 @@ static void test_restart_keeps_flushed_rereads_live(void **state)
 	assert_int_equal(s.captured, 2); /* 11, 12: live, read again */
 	assert_int_equal(s.missed, 2);   /* 9, 10: gone, a gap with its reason */
 	CHECK(lv_capture_flush(c, &err));
-	expect_history(st, 12, 9, 10, "committed and removed while no capture could read it");
+	expect_history(st, 12, 9, 10, "committed and removed between two polls (or while no capture ran)");
+	lv_capture_free(c);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+/* Another writer seals the cells of versions whose manifests a cleanup removed after the capture
+ * read them: the capture's rows of those versions are kept (the segments lack them). */
+static void test_rows_in_cells_another_writer_sealed(void **state)
+{
+	(void)state;
+	const char *cfg[] = { "lance.version_checkpoint.max_entries", "8",
+			      "lance.version_checkpoint.archive_segment_rows", "4", NULL };
+	lv_storage *st = tu_mem();
+	for (uint64_t v = 1; v <= 3; v++) {
+		synth_commit sc = { .version = v, .ts_ms = BASE_MS + 1000 * (int64_t)v, .read_version = v - 1,
+				    .config = cfg };
+		CHECK(synth_write(st, &sc));
+	}
+	tu_checkpoint(st);
+	lv_dataset *ds = tu_open(st);
+	lv_capture *c = open_capture(ds);
+	for (uint64_t v = 4; v <= 6; v++) {
+		synth_commit sc = { .version = v, .ts_ms = BASE_MS + 1000 * (int64_t)v, .read_version = v - 1,
+				    .config = cfg };
+		CHECK(synth_write(st, &sc));
+	}
+	lv_capture_stats s = poll_ok(c);
+	assert_int_equal(s.held, 3);
+	lance_cleanup(st, 4, 5);
+	for (uint64_t v = 7; v <= 10; v++) {
+		synth_commit sc = { .version = v, .ts_ms = BASE_MS + 1000 * (int64_t)v, .read_version = v - 1,
+				    .config = cfg };
+		CHECK(synth_write(st, &sc));
+	}
+	lv_checkpoint_result r = tu_checkpoint(st); /* seals 1-4 (without 4) and 5-8 (without 5) */
+	assert_true(r.archived_through >= 8);
+	expect_history(st, 10, 4, 5, NULL);
+	CHECK(lv_capture_flush(c, &err));
+	expect_history(st, 10, 0, 0, NULL);
+	/* and a later writer keeps them */
+	tu_checkpoint(st);
+	expect_history(st, 10, 0, 0, NULL);
 	lv_capture_free(c);
 	lv_dataset_free(ds);
 	lv_storage_free(st);
@@ -525,6 +574,7 @@ int main(void)
 		cmocka_unit_test(test_removed_between_polls_is_a_noted_gap),
 		cmocka_unit_test(test_restart_keeps_flushed_rereads_live),
 		cmocka_unit_test(test_two_captures_race),
+		cmocka_unit_test(test_rows_in_cells_another_writer_sealed),
 		cmocka_unit_test(test_idle_poll_costs_one_listing),
 		cmocka_unit_test(test_fresh_dataset_and_failures),
 		cmocka_unit_test(test_real_lance_dataset),

@@ -12,6 +12,8 @@
  *    flush keeps them and the pending gaps for the next one.
  *  - Every version above the position at open is accounted for exactly once:
  *    held (captured), or in a gap (missed) whose note is written at a flush.
+ *  - The dataset's warnings are cleared when a poll, or a flush with work, starts:
+ *    a capture that runs for months holds no growing list of them.
  *  - The listing stops early only on a remote store, and only while every
  *    name seen is V2 (newest first in name order): it stops at the first
  *    name not newer than the position.
@@ -167,14 +169,6 @@ static int list_cb(const lv_list_entry *e, void *payload)
 	return 0;
 }
 
-static int cmp_entry(const void *a, const void *b)
-{
-	const lv__manifest_entry *x = a, *y = b;
-	if (x->version != y->version)
-		return x->version < y->version ? -1 : 1;
-	return y->scheme - x->scheme; /* V2 first */
-}
-
 /* The manifests newer than the position, sorted, one per version (V2 kept). */
 static int list_new(lv_capture *c, listing *l, lv_error *err)
 {
@@ -196,13 +190,7 @@ static int list_new(lv_capture *c, listing *l, lv_error *err)
 		return rc;
 	}
 	c->v2_only &= !l->v1;
-	if (l->n > 1)
-		qsort(l->v, l->n, sizeof *l->v, cmp_entry);
-	size_t w = 0;
-	for (size_t i = 0; i < l->n; i++)
-		if (w == 0 || l->v[w - 1].version != l->v[i].version)
-			l->v[w++] = l->v[i];
-	l->n = w;
+	l->n = lv__entries_sort_fold(l->v, l->n);
 	return 0;
 }
 
@@ -223,11 +211,16 @@ static int add_gap(lv_capture *c, uint64_t first, uint64_t last, const char *rea
  * the held rows' arena: the rest of the manifest's details are not kept. */
 #define CP_KEY_PREFIX "lance.version_checkpoint."
 
+static bool is_cp_key(const char *k)
+{
+	return k && !strncmp(k, CP_KEY_PREFIX, sizeof CP_KEY_PREFIX - 1);
+}
+
 static int keep_config(lv__arena *a, lv_version_info *h, const lv_version_info *v)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < v->num_config; i++)
-		n += !strncmp(v->config_keys[i], CP_KEY_PREFIX, sizeof CP_KEY_PREFIX - 1);
+		n += is_cp_key(v->config_keys[i]);
 	h->num_config = 0;
 	h->config_keys = h->config_values = NULL;
 	if (!n)
@@ -236,7 +229,7 @@ static int keep_config(lv__arena *a, lv_version_info *h, const lv_version_info *
 	if (!k || !val)
 		return LV_ENOMEM;
 	for (size_t i = 0, j = 0; i < v->num_config; i++) {
-		if (strncmp(v->config_keys[i], CP_KEY_PREFIX, sizeof CP_KEY_PREFIX - 1))
+		if (!is_cp_key(v->config_keys[i]))
 			continue;
 		k[j] = lv__arena_strdup(a, v->config_keys[i]);
 		val[j] = lv__arena_strdup(a, v->config_values[i] ? v->config_values[i] : "");
@@ -330,7 +323,7 @@ static int poll_once(lv_capture *c, lv_error *err)
 		} else {
 			if (was_empty && (c->held.n || c->ngaps))
 				c->since = lv_capture_clock_ms();
-			if (l->n)
+			if (l->n && l->items[l->n - 1].timestamp_millis > 0) /* 0: no commit time */
 				c->st.last_lag_ms = lv__now_ms() - l->items[l->n - 1].timestamp_millis;
 		}
 	}
@@ -348,6 +341,7 @@ int lv_capture_poll(lv_capture *c, lv_capture_stats *stats, lv_error *err)
 	if (stats)
 		LV_TRY(lv__struct_version("lv_capture_stats", stats->version, LV_CAPTURE_STATS_VERSION,
 					  LV_CAPTURE_STATS_VERSION, err));
+	lv_dataset_clear_warnings(c->ds); /* after the call they are this poll's: none pile up */
 	lv_storage_stats s0 = LV_STORAGE_STATS_INIT, s1 = LV_STORAGE_STATS_INIT;
 	(void)lv_storage_get_stats(c->ds->root, &s0);
 	int rc = poll_once(c, err);
@@ -406,6 +400,7 @@ int lv_capture_flush(lv_capture *c, lv_error *err)
 		return lv__err(err, LV_EINVALID, "lv_capture_flush: NULL argument");
 	if (c->held.n == 0 && c->ngaps == 0)
 		return 0;
+	lv_dataset_clear_warnings(c->ds);
 	lv_storage_stats s0 = LV_STORAGE_STATS_INIT, s1 = LV_STORAGE_STATS_INIT;
 	(void)lv_storage_get_stats(c->ds->root, &s0);
 	int rc = flush_once(c, err);

@@ -22,10 +22,10 @@ static const char *const reasons[] = { LV_CAPTURE_GAP_VANISHED, LV_CAPTURE_GAP_U
 const char *lv__capgap_text(const char *reason)
 {
 	if (!strcmp(reason, LV_CAPTURE_GAP_VANISHED))
-		return "removed before it could be read (noted by lancever capture)";
+		return "manifest removed before it could be read";
 	if (!strcmp(reason, LV_CAPTURE_GAP_UNSEEN))
-		return "committed and removed while no capture could read it (noted by lancever capture)";
-	return "missed (noted by lancever capture)";
+		return "committed and removed between two polls (or while no capture ran)";
+	return "a reason this lancever does not know";
 }
 
 int lv__capgap_put(lv_storage *st, uint64_t first, uint64_t last, const char *reason, int64_t noted_ms,

@@ -37,7 +37,7 @@ int lv__capgap_list(lv_storage *st, lv__capgaps *out, lv_error *err);
 void lv__capgaps_dispose(lv__capgaps *g);
 /* The first note overlapping [first, last], or NULL. */
 const lv__capgap *lv__capgap_find(const lv__capgaps *g, uint64_t first, uint64_t last);
-/* Words for a reason ("removed before it could be read"). */
+/* Words for a reason ("manifest removed before it could be read"). */
 const char *lv__capgap_text(const char *reason);
 
 #endif

@@ -67,6 +67,7 @@ typedef struct emitter {
 	uint64_t vanished;
 	lv__capgaps notes; /* gap notes of captures (capture_gaps.h), listed at the first gap */
 	bool notes_listed;
+	bool nomem;        /* out of memory listing them: the call fails */
 } emitter;
 
 /* ---- tags ---- */
@@ -108,10 +109,18 @@ static const lv__capgap *gap_note(emitter *em, uint64_t first, uint64_t last)
 	if (!em->notes_listed) {
 		lv_error e = { 0 };
 		em->notes_listed = true;
-		if (lv__capgap_list(em->p->ds->st, &em->notes, &e) < 0)
+		int rc = lv__capgap_list(em->p->ds->st, &em->notes, &e);
+		if (rc == LV_ENOMEM) { /* never a warning: the call fails (the stream stops here) */
+			em->nomem = true;
+			em->stop = em->stop ? em->stop : LV_ENOMEM;
+		} else if (rc < 0) {
 			lv__warn(&em->p->wl, LV_WARN_HISTORY_GAP, LV__CAPGAP_DIR, 0, 0,
 				 "gap notes could not be listed (%s); gaps are reported without their reason",
 				 e.message);
+		} else if (em->notes.nstray) {
+			lv__warn(&em->p->wl, LV_WARN_HISTORY_GAP, LV__CAPGAP_DIR, 0, 0,
+				 "%zu name(s) in " LV__CAPGAP_DIR " are not gap notes (ignored)", em->notes.nstray);
+		}
 	}
 	return lv__capgap_find(&em->notes, first, last);
 }
@@ -151,7 +160,7 @@ static void warn_gap(emitter *em, uint64_t first, uint64_t last)
 			 "%s: no record; the damaged checkpoint kept as %s may hold them "
 			 "(lancever check --salvage)", range, aside->path);
 	else if ((note = gap_note(em, first, last)) != NULL)
-		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, NULL, first, last, "%s: no record; the manifest of %s was %s",
+		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, NULL, first, last, "%s: no record; lancever capture missed %s: %s",
 			 range, note_range(note, nr, sizeof nr), lv__capgap_text(note->reason));
 	else
 		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, NULL, first, last,
@@ -587,6 +596,8 @@ int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_r
 		rc = emit_until(&em, UINT64_MAX, false, err);
 	if (rc == 0 && o.limit)
 		ring_flush(&em);
+	if (rc == 0 && em.nomem)
+		rc = lv__err(err, LV_ENOMEM, "out of memory listing " LV__CAPGAP_DIR);
 	if (rc == 0) {
 		lv__report_end(ds, &p.rep, &s0);
 		rc = lv__warn_commit_all(ds, &p.wl, &p.rep.warnings, err);

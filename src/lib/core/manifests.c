@@ -158,16 +158,21 @@ int lv__manifests_list(lv_storage *st, lv__manifest_entry **out, size_t *n, lv_e
 		free(c.v);
 		return rc;
 	}
-	if (c.n > 1 && !place_contiguous(c.v, c.n))
-		qsort(c.v, c.n, sizeof *c.v, cmp_entry);
+	*out = c.v;
+	*n = lv__entries_sort_fold(c.v, c.n);
+	return 0;
+}
+
+size_t lv__entries_sort_fold(lv__manifest_entry *v, size_t n)
+{
+	if (n > 1 && !place_contiguous(v, n))
+		qsort(v, n, sizeof *v, cmp_entry);
 	/* Fold a version present under both schemes (mid-migration): keep the V2 name. */
 	size_t w = 0;
-	for (size_t i = 0; i < c.n; i++)
-		if (w == 0 || c.v[w - 1].version != c.v[i].version)
-			c.v[w++] = c.v[i];
-	*out = c.v;
-	*n = w;
-	return 0;
+	for (size_t i = 0; i < n; i++)
+		if (w == 0 || v[w - 1].version != v[i].version)
+			v[w++] = v[i];
+	return w;
 }
 
 int lv__read_newest_info(lv_storage *st, lv__arena *arena, lv_version_info *info,

@@ -24,6 +24,9 @@ int lv__mpaths(const lv__manifest_entry *e, size_t n, const char ***paths, char 
 
 /* Lists _versions/, sorted by version ascending, duplicates (V1+V2 of one version) folded. */
 int lv__manifests_list(lv_storage *st, lv__manifest_entry **out, size_t *n, lv_error *err);
+/* Sorts entries by version and folds a version listed under both schemes (V2 kept); returns
+ * how many are left. */
+size_t lv__entries_sort_fold(lv__manifest_entry *v, size_t n);
 /* Is `version` among the sorted entries? */
 bool lv__entries_has(const lv__manifest_entry *e, size_t n, uint64_t version);
 

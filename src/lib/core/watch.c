@@ -94,6 +94,7 @@ static int open_targets(lv_watcher *w, const char *const *targets, size_t n, lv_
 	for (size_t i = 0; i < n; i++) {
 		if (!targets[i])
 			return lv__err(err, LV_EINVALID, "watch: NULL target");
+		w->targets[i].root_wd = -1;
 		w->targets[i].uri = lv__strdup(targets[i]);
 		if (!w->targets[i].uri)
 			return lv__err(err, LV_ENOMEM, "watch: out of memory");

@@ -106,25 +106,28 @@ void lv__watch_table_close(lv_watcher *w, wtable *t)
 	t->sub = NULL;
 }
 
-/* Watches the table's `_versions/` when its store can notify; otherwise (or when the watch
- * cannot be added: limits, a network filesystem) the table is polled, said in an event. */
-static void table_notify(lv_watcher *w, wtable *t)
+int lv__watch_table_notify(lv_watcher *w, wtable *t, lv_error *err)
 {
 	wtarget *tg = &w->targets[t->target];
 	t->wd = -1;
-	if (!tg->notify)
-		return;
+	if (!tg->notify || w->once)
+		return 0;
+	t->notify_tried = true;
 	lv_error e = { 0 };
 	char *dir = lv__sprintf("%s%s%s", t->name, t->name[0] ? "/" : "", VERS);
-	int rc = dir ? lv__notify_add(w->notify, tg->st, dir, &t->wd, &e)
-		     : lv__err(&e, LV_ENOMEM, "notify: out of memory");
+	if (!dir)
+		return lv__err(err, LV_ENOMEM, "watch: out of memory");
+	int rc = lv__notify_add(w->notify, tg->st, dir, &t->wd, &e);
 	free(dir);
+	if (rc == LV_ENOMEM)
+		return lv__err(err, rc, "%s", e.message);
 	if (rc < 0) {
 		t->wd = -1;
 		lv_watch_field f[] = { { "code", lv_strerror(rc), false } };
 		lv__watch_event(w, LV_WATCH_EV_FALLBACK, LV_WATCH_WARN, t->name, f, 1,
 				"polling instead of notification: %s", e.message);
 	}
+	return 0;
 }
 
 static int table_open(lv_watcher *w, wtable *t, lv_error *err)
@@ -147,12 +150,13 @@ static int table_open(lv_watcher *w, wtable *t, lv_error *err)
 	co.flush_ms = w->o.flush_ms;
 	if (rc == 0)
 		rc = lv_capture_open(&t->cap, t->ds, &co, err);
+	if (rc == 0)
+		rc = lv__watch_table_notify(w, t, err);
 	if (rc < 0) {
 		lv__watch_table_close(w, t);
 		return rc;
 	}
 	lv_capture_stats_init(&t->prev, LV_CAPTURE_STATS_VERSION);
-	table_notify(w, t);
 	pthread_mutex_lock(&w->mu);
 	t->st.notified = t->wd >= 0;
 	pthread_mutex_unlock(&w->mu);
@@ -172,6 +176,7 @@ static wtable *table_new(lv_watcher *w, uint32_t target, const char *name, size_
 	t->name_root = rl;
 	t->branch = n[rl] ? n + rl + (rl ? 6 : 5) : NULL; /* after "/tree/" or "tree/" */
 	t->target = target;
+	t->backlog = w->discoveries == 0;
 	t->wd = -1;
 	t->interval_ms = w->o.min_interval_ms;
 	t->st.table = t->name;
@@ -347,5 +352,6 @@ int lv__watch_discover(lv_watcher *w, lv_error *err)
 			}
 		}
 	}
+	w->discoveries++; /* tables the first one found are its backlog */
 	return first;
 }

@@ -1,7 +1,7 @@
 /*
  * Watch events, the lag histogram's buckets, the shard hash and the adaptive interval
- * (lancever/watch.h): the
- * leaf of the watcher (watch.c, watch_discover.c, watch_run.c call it; it calls none).
+ * (lancever/watch.h): the leaf of the watcher (watch.c, watch_discover.c, watch_run.c call
+ * it; it calls none of them).
  * Invariants: events are delivered one at a time (w->evmu) with a message of at most
  * 1 KiB, never holding w->mu; the bucket bounds are LV_WATCH_LAG_BOUNDS_MS and the shard
  * hash FNV-1a 64, both fixed forever.
@@ -39,7 +39,8 @@ int64_t lv__watch_next_interval(int64_t cur, int64_t min_ms, int64_t max_ms, boo
 const char *lv_watch_event_name(int kind)
 {
 	static const char *const names[] = { "unknown", "start", "discovered", "captured",
-					     "missed", "flush", "error", "fallback", "stop", "lost" };
+					     "missed", "flush", "error", "fallback", "stop", "lost",
+					     "warning" };
 	return kind > 0 && (size_t)kind < sizeof names / sizeof names[0] ? names[kind] : "unknown";
 }
 

@@ -22,11 +22,18 @@
 #define LV__WATCH_MAX_THREADS 64
 /* The longest the run thread waits before it looks at the stop flag and the tables again. */
 #define LV__WATCH_TICK_MS 100
+/* A notified table is polled this long after the notification. */
+#define LV__WATCH_NOTIFY_DELAY_MS 5
+/* After something appeared in a target's own directory (a new table, perhaps still empty),
+ * the target is listed every LV__WATCH_NEWDIR_EVERY_MS for LV__WATCH_NEWDIR_FOR_MS. */
+#define LV__WATCH_NEWDIR_EVERY_MS 200
+#define LV__WATCH_NEWDIR_FOR_MS 3000
 
 typedef struct wtarget {
 	char *uri;       /* as given */
 	lv_storage *st;  /* the target's store, opened once */
 	bool notify;     /* its backend can notify (and options allow it) */
+	int64_t root_wd; /* a notification on the target's own directory (new tables), or -1 */
 } wtarget;
 
 typedef struct wtable {
@@ -40,6 +47,8 @@ typedef struct wtable {
 	int64_t wd;         /* notification id, -1 when polled only */
 	int64_t interval_ms, next_ms;
 	bool busy, kicked, lost, seen, open_failed;
+	bool backlog;       /* found by the first discovery: its first poll's lag is not observed */
+	bool notify_tried;  /* a notification was asked for (not in a --once pass) */
 	lv_watch_table_stats st; /* st.table/target/branch point into name / the target's uri */
 	lv_capture_stats prev; /* the capture's counters when they were last added to st */
 	bool want_poll;       /* the queued job polls (else it only flushes) */
@@ -62,8 +71,10 @@ struct lv_watcher {
 	pthread_mutex_t evmu; /* one event at a time */
 	int stop;             /* lv_watch_stop: atomic */
 	int in_run;           /* a run is in progress: atomic */
-	int64_t next_discover_ms;
+	int64_t rediscover_until; /* (mu) a new directory in a target: discover often until then */
 	uint64_t discover_errors;
+	uint64_t discoveries; /* completed discoveries (the run thread's) */
+	bool once;            /* in lv_watch_run_once: no notification is asked for */
 };
 
 /* watch.c: an event to o.on_event (fields: n key/value pairs; numbers as is_number). */
@@ -79,6 +90,10 @@ int64_t lv__watch_next_interval(int64_t cur, int64_t min_ms, int64_t max_ms, boo
 /* watch_discover.c: lists every target and opens new tables (and branches), marks vanished
  * ones lost.  0, or the first listing error (also an event); opening errors are events. */
 int lv__watch_discover(lv_watcher *w, lv_error *err);
+/* watch_discover.c: watches the table's `_versions/` when its store can notify (not in a
+ * one-pass run); otherwise (or when the watch cannot be added: limits, a network filesystem)
+ * the table is polled, said in an event.  0, or LV_ENOMEM (never a fallback). */
+int lv__watch_table_notify(lv_watcher *w, wtable *t, lv_error *err);
 /* watch_discover.c: closes a table's capture, dataset and handle (no flush). */
 void lv__watch_table_close(lv_watcher *w, wtable *t);
 

@@ -9,7 +9,8 @@
  * at the stop flag again (a notifier wait is also woken by lv_watch_stop); a polled table's
  * interval is halved (not below min_interval_ms) after a poll that found something and
  * doubled (not above max_interval_ms) after one that found nothing or failed; a notified
- * table is polled at each notification and every max_interval_ms besides; at stop every
+ * table is polled LV__WATCH_NOTIFY_DELAY_MS after a notification (a writer that creates the
+ * file before it writes it has usually closed it by then) and every max_interval_ms besides; at stop every
  * job finishes, then every table is polled once more and flushed.
  */
 #include "core/watch_int.h"
@@ -39,10 +40,14 @@ static void add_counts(lv_watcher *w, wtable *t, const lv_capture_stats *cs, boo
 	if (polled && *dcap) {
 		int64_t lag = cs->last_lag_ms < 0 ? 0 : cs->last_lag_ms;
 		s->last_lag_ms = lag;
-		s->lag_buckets[lv__watch_lag_bucket(lag)]++;
-		s->lag_count++;
-		s->lag_sum_ms += lag;
+		if (!t->backlog) {
+			s->lag_buckets[lv__watch_lag_bucket(lag)]++;
+			s->lag_count++;
+			s->lag_sum_ms += lag;
+		}
 	}
+	if (polled)
+		t->backlog = false;
 	s->interval_ms = t->wd >= 0 ? w->o.max_interval_ms : t->interval_ms;
 	t->prev = *cs;
 	pthread_mutex_unlock(&w->mu);
@@ -53,6 +58,32 @@ static void fail_event(lv_watcher *w, wtable *t, int rc, const char *what, const
 	lv_watch_field f[] = { { "code", lv_strerror(rc), false } };
 	lv__watch_event(w, LV_WATCH_EV_ERROR, LV_WATCH_ERROR, t->name, f, 1, "%s failed: %s", what,
 			e->message);
+}
+
+/* The dataset's warnings from the last capture call (a gap and its reason, a checkpoint
+ * rejected, ...), one event each, then cleared so none is said twice. */
+static void say_warnings(lv_watcher *w, wtable *t)
+{
+	size_t n = lv_dataset_warning_count(t->ds);
+	for (size_t i = 0; i < n; i++) {
+		const lv_warning *wn = lv_dataset_warning(t->ds, i);
+		char k[24], a[24], b[24];
+		snprintf(k, sizeof k, "%d", wn->kind);
+		snprintf(a, sizeof a, "%llu", (unsigned long long)wn->first);
+		snprintf(b, sizeof b, "%llu", (unsigned long long)wn->last);
+		lv_watch_field f[4] = { { "kind", k, true } };
+		size_t nf = 1;
+		if (wn->first || wn->last) {
+			f[nf++] = (lv_watch_field){ "first", a, true };
+			f[nf++] = (lv_watch_field){ "last", b, true };
+		}
+		if (wn->path)
+			f[nf++] = (lv_watch_field){ "path", wn->path, false };
+		lv__watch_event(w, LV_WATCH_EV_WARNING, LV_WATCH_WARN, t->name, f, nf, "%s",
+				wn->message ? wn->message : "(no message)");
+	}
+	if (n)
+		lv_dataset_clear_warnings(t->ds);
 }
 
 static int do_poll(lv_watcher *w, wtable *t, lv_error *err)
@@ -67,6 +98,7 @@ static int do_poll(lv_watcher *w, wtable *t, lv_error *err)
 						 rc == 0 && cs.captured + cs.missed !=
 								    t->prev.captured + t->prev.missed);
 	add_counts(w, t, &cs, true, &dcap, &dmiss);
+	say_warnings(w, t);
 	char a[24], b[24], c[24];
 	if (dcap) {
 		snprintf(a, sizeof a, "%llu", (unsigned long long)dcap);
@@ -106,6 +138,7 @@ static int do_flush(lv_watcher *w, wtable *t, lv_error *err)
 	(void)lv_capture_get_stats(t->cap, &cs);
 	uint64_t dcap, dmiss;
 	add_counts(w, t, &cs, false, &dcap, &dmiss);
+	say_warnings(w, t);
 	if (rc < 0) {
 		fail_event(w, t, rc, "flush", &e);
 		return lv__err(err, rc, "%s: %s", t->name, e.message);
@@ -206,10 +239,20 @@ static int64_t schedule(lv_watcher *w, int64_t now)
 static void on_notify(int64_t wd, void *arg)
 {
 	lv_watcher *w = arg;
+	int64_t soon = lv_capture_clock_ms() + LV__WATCH_NOTIFY_DELAY_MS;
 	pthread_mutex_lock(&w->mu);
-	for (size_t i = 0; i < w->ntables; i++)
-		if (w->tables[i]->wd >= 0 && (wd < 0 || w->tables[i]->wd == wd))
-			w->tables[i]->kicked = true;
+	for (size_t i = 0; i < w->ntargets; i++)
+		if (wd < 0 || w->targets[i].root_wd == wd)
+			w->rediscover_until = soon + LV__WATCH_NEWDIR_FOR_MS;
+	for (size_t i = 0; i < w->ntables; i++) {
+		wtable *t = w->tables[i];
+		if (t->wd < 0 || (wd >= 0 && t->wd != wd))
+			continue;
+		if (t->busy)
+			t->kicked = true; /* polled again as soon as its job ends */
+		else if (soon < t->next_ms)
+			t->next_ms = soon;
+	}
 	pthread_mutex_unlock(&w->mu);
 }
 
@@ -305,7 +348,9 @@ int lv_watch_run_once(lv_watcher *w, lv_error *err)
 	LV_TRY(enter(w, err));
 	start_event(w);
 	lv_error e = { 0 };
+	w->once = true;
 	int rc = lv__watch_discover(w, &e);
+	w->once = false;
 	if (rc == LV_ENOMEM) {
 		__atomic_store_n(&w->in_run, 0, __ATOMIC_SEQ_CST);
 		return lv__err(err, rc, "%s", e.message);
@@ -319,18 +364,58 @@ int lv_watch_run_once(lv_watcher *w, lv_error *err)
 }
 
 /* The scheduler: until stop, discovery every discover_ms and due tables to the workers. */
+/* Watches each target's own directory, where new tables appear (LanceDB: `<name>.lance/`);
+ * where that cannot be done, new tables wait for the next periodic discovery.  Tables a
+ * one-pass run opened get their notification now.  0, or LV_ENOMEM. */
+static int watch_roots(lv_watcher *w, lv_error *err)
+{
+	for (size_t i = 0; i < w->ntargets; i++) {
+		wtarget *tg = &w->targets[i];
+		lv_error e = { 0 };
+		int rc = tg->notify && tg->root_wd < 0
+				 ? lv__notify_add(w->notify, tg->st, "", &tg->root_wd, &e) : 0;
+		if (rc == LV_ENOMEM)
+			return lv__err(err, rc, "%s", e.message);
+		if (rc < 0)
+			tg->root_wd = -1;
+	}
+	for (size_t i = 0; i < w->ntables; i++) {
+		wtable *t = w->tables[i];
+		if (!t->cap || t->notify_tried)
+			continue;
+		LV_TRY(lv__watch_table_notify(w, t, err));
+		pthread_mutex_lock(&w->mu);
+		t->st.notified = t->wd >= 0;
+		pthread_mutex_unlock(&w->mu);
+	}
+	return 0;
+}
+
+/* When the next discovery is due, given the last one. */
+static int64_t discovery_due(lv_watcher *w, int64_t last)
+{
+	pthread_mutex_lock(&w->mu);
+	bool soon = last < w->rediscover_until;
+	pthread_mutex_unlock(&w->mu);
+	int64_t every = soon && LV__WATCH_NEWDIR_EVERY_MS < w->o.discover_ms
+				? LV__WATCH_NEWDIR_EVERY_MS : w->o.discover_ms;
+	return last + every;
+}
+
 static int loop(lv_watcher *w, lv_error *err)
 {
-	int64_t next_discover = 0;
+	int64_t last_discover = 0, next_discover = 0;
+	LV_TRY(watch_roots(w, err));
 	while (!stopping(w)) {
 		int64_t now = lv_capture_clock_ms();
 		if (now >= next_discover) {
 			lv_error e = { 0 };
 			if (lv__watch_discover(w, &e) == LV_ENOMEM)
 				return lv__err(err, LV_ENOMEM, "%s", e.message);
-			now = lv_capture_clock_ms();
-			next_discover = now + w->o.discover_ms;
+			last_discover = lv_capture_clock_ms();
+			now = last_discover;
 		}
+		next_discover = discovery_due(w, last_discover);
 		int64_t wait = schedule(w, now);
 		if (next_discover - now < wait)
 			wait = next_discover - now;

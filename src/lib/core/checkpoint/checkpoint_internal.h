@@ -49,7 +49,9 @@ int lv__cp_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
  * sorted by version, each with manifest_path set, are written whether or not their
  * manifests are still live (a version whose manifest is gone is recorded cleaned up),
  * without reading those manifests again; a version the previous checkpoint records keeps
- * its row.  A row in a range the archive already sealed is taken as held by its segment.
+ * its row.  A row in a range the archive already sealed is taken as held by its segment
+ * when the head's index says that segment holds every version of its range; otherwise
+ * the head keeps it (an orphan), as it keeps rows no segment holds.
  * The strings of `rows` must outlive the call.
  */
 int lv__cp_write_captured(lv_dataset *ds, const lv_checkpoint_config *cfg, const lv_version_info *rows,

@@ -340,6 +340,16 @@ static uint64_t next_row(const composer *c, uint64_t v)
 	return best;
 }
 
+/* Does the index name a segment holding every version of its range, v's included? */
+static bool sealed_whole(const lv__arc_index *ix, uint64_t v)
+{
+	if (v == UINT64_MAX)
+		return false;
+	size_t i = lv__lower_bound_u64(ix->v, ix->n, sizeof *ix->v, offsetof(lv__seg_entry, first), v + 1);
+	const lv__seg_entry *e = i ? &ix->v[i - 1] : NULL;
+	return e && e->first <= v && v <= e->last && e->rows == e->last - e->first + 1;
+}
+
 /* Rows of the range before the cells this write seals: live ones are copied, orphans kept. */
 static int keep_old(composer *c, uint64_t hi, lv_error *err)
 {
@@ -348,10 +358,12 @@ static int keep_old(composer *c, uint64_t hi, lv_error *err)
 	int rc = 0;
 	for (size_t i = 0; i < r.n && rc == 0; i++) {
 		const lv_version_info *v = &r.v[i];
-		/* no segment listed for it, or salvaged: only the head can hold it (a capture's row in
-		 * a sealed range is taken as the segment's, like a base row) */
+		/* no segment listed for it, or salvaged: only the head can hold it; a capture's row
+		 * is the segment's only where the index says the segment holds every version of
+		 * its range (another writer may have sealed it after the manifest was removed) */
+		bool extra = has_row(c->w->extra, c->w->nextra, v->version);
 		bool hole = !lv__seg_find(&c->s->segs, v->version) ||
-			    (!c->w->captured && has_row(c->w->extra, c->w->nextra, v->version));
+			    (extra && !(c->w->captured && sealed_whole(&c->ix, v->version)));
 		if (lv__arc_index_is_orphan(&c->ix, v->version) || hole) {
 			rc = lv__rows_add_copy(&c->orphans, v);
 			if (rc == 0 && hole)
