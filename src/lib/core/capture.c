@@ -113,7 +113,7 @@ int lv_capture_open(lv_capture **out, lv_dataset *ds, const lv_capture_options *
 	(void)lv_storage_get_stats(ds->root, &s1);
 	c->st.requests += s1.requests - s0.requests;
 	if (rc < 0) {
-		free(c);
+		lv__free(c);
 		return rc;
 	}
 	c->st.newest_version = c->known;
@@ -126,8 +126,8 @@ void lv_capture_free(lv_capture *c)
 	if (!c)
 		return;
 	lv__rows_dispose(&c->held);
-	free(c->gaps);
-	free(c);
+	lv__free(c->gaps);
+	lv__free(c);
 }
 
 bool lv_capture_due(const lv_capture *c, int64_t now_ms)
@@ -185,7 +185,7 @@ static int list_new(lv_capture *c, listing *l, lv_error *err)
 	if (rc >= 0 && l->rc < 0)
 		rc = lv__err(err, l->rc, "out of memory listing _versions");
 	if (rc < 0) {
-		free(l->v);
+		lv__free(l->v);
 		l->v = NULL;
 		return rc;
 	}
@@ -251,13 +251,24 @@ static int hold(lv_capture *c, const lv_version_info *v, const char *path)
 					     LV_PROPERTIES_LIMIT);
 	if (!props)
 		return LV_ENOMEM;
-	lv_version_info copy;
-	memset(&copy, 0, sizeof copy);
-	memcpy(&copy, v, offsetof(lv_version_info, has_manifest_details)); /* the 15 columns */
-	copy.transaction_properties = props;
-	copy.is_cleaned_up = copy.is_tagged = false;
+	lv_version_info copy = { /* the 15 columns, field by field (no layout assumed) */
+		.version = v->version,
+		.timestamp_millis = v->timestamp_millis,
+		.total_fragments = v->total_fragments,
+		.total_data_files = v->total_data_files,
+		.total_files_size = v->total_files_size,
+		.total_deletion_files = v->total_deletion_files,
+		.total_data_file_rows = v->total_data_file_rows,
+		.total_deletion_file_rows = v->total_deletion_file_rows,
+		.total_rows = v->total_rows,
+		.transaction_uuid = v->transaction_uuid,
+		.has_read_version = v->has_read_version,
+		.read_version = v->read_version,
+		.operation_type = v->operation_type,
+		.transaction_properties = props,
+	};
 	int rc = lv__rows_add_copy(&c->held, &copy);
-	free(props);
+	lv__free(props);
 	if (rc < 0)
 		return rc;
 	lv_version_info *h = &c->held.v[c->held.n - 1];
@@ -299,7 +310,7 @@ static int poll_once(lv_capture *c, lv_error *err)
 	listing ls;
 	LV_TRY(list_new(c, &ls, err));
 	if (ls.n == 0) {
-		free(ls.v);
+		lv__free(ls.v);
 		return 0;
 	}
 	const char **paths = NULL;
@@ -328,9 +339,9 @@ static int poll_once(lv_capture *c, lv_error *err)
 		}
 	}
 	lv_version_list_free(l);
-	free(paths);
-	free(block);
-	free(ls.v);
+	lv__free(paths);
+	lv__free(block);
+	lv__free(ls.v);
 	return rc;
 }
 

@@ -120,7 +120,7 @@ int lv__capgap_list(lv_storage *st, lv__capgaps *out, lv_error *err)
 
 void lv__capgaps_dispose(lv__capgaps *g)
 {
-	free(g->v);
+	lv__free(g->v);
 	memset(g, 0, sizeof *g);
 }
 

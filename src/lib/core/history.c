@@ -181,9 +181,9 @@ static void gap(emitter *em, uint64_t first, uint64_t last)
 static void ring_dispose(ring *r)
 {
 	for (size_t i = 0; r->strs && i < r->cap; i++)
-		free(r->strs[i]);
-	free(r->strs);
-	free(r->v);
+		lv__free(r->strs[i]);
+	lv__free(r->strs);
+	lv__free(r->v);
 	memset(r, 0, sizeof *r);
 }
 
@@ -198,7 +198,7 @@ static int ring_put(ring *r, size_t i, const lv_version_info *v)
 	char *buf = lv__malloc(total ? total : 1), *at = buf;
 	if (!buf)
 		return LV_ENOMEM;
-	free(r->strs[i]);
+	lv__free(r->strs[i]);
 	r->strs[i] = buf;
 	lv_version_info c = *v;
 	const char **dst[4] = { &c.transaction_uuid, &c.operation_type, &c.transaction_properties,
@@ -381,7 +381,7 @@ static int live_missing(emitter *em, const seg_job *j, lv_version_list **out, lv
 			continue;
 		lv__manifest_entry *nw = lv__grow(want, &cap, n, sizeof *nw, 16);
 		if (!nw) {
-			free(want);
+			lv__free(want);
 			return lv__err(err, LV_ENOMEM, "out of memory");
 		}
 		want = nw;
@@ -395,13 +395,13 @@ static int live_missing(emitter *em, const seg_job *j, lv_version_list **out, lv
 		rc = *out && lv__mpaths(want, n, &paths, &block) == 0
 			     ? lv__read_into_list(*out, p->ds->st, p->ds->threads, paths, n, err)
 			     : lv__err(err, LV_ENOMEM, "out of memory");
-		free(paths);
-		free(block);
+		lv__free(paths);
+		lv__free(block);
 		p->rep.manifests_read += n;
 		if (rc == 0)
 			lv__sort_infos((*out)->items, (*out)->n);
 	}
-	free(want);
+	lv__free(want);
 	return rc;
 }
 
@@ -554,7 +554,7 @@ static int stream_segments(emitter *em, lv_error *err)
 	}
 	for (size_t i = 0; i < n; i++)
 		lv__cp_file_dispose(&jobs[i].f);
-	free(jobs);
+	lv__free(jobs);
 	if (unrecorded)
 		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, NULL, 0, 0,
 			 "%" PRIu64 " versions in segments not read (every version they record is older than "
@@ -608,9 +608,9 @@ int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_r
 	}
 	ring_dispose(&em.ring);
 	lv_version_list_free(em.chunk);
-	free(em.failed);
+	lv__free(em.failed);
 	lv__capgaps_dispose(&em.notes);
-	free(em.tagged);
+	lv__free(em.tagged);
 	lv__hplan_dispose(&p);
 	return rc;
 }

@@ -129,9 +129,9 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 		rc = lv__err(err, rc, "out of memory");
 	if (rc == 0)
 		rc = lv__read_into_list(l, ds->st, ds->threads, paths, ntail, err);
-	free(tail);
-	free(paths);
-	free(block);
+	lv__free(tail);
+	lv__free(paths);
+	lv__free(block);
 	if (rc < 0) {
 		lv_version_list_free(l);
 		return rc;
@@ -161,7 +161,7 @@ static int round1_run(lv_dataset *ds, round1 *r1, bool no_refs, lv_error *err)
 
 static void round1_dispose(round1 *r1)
 {
-	free(r1->live);
+	lv__free(r1->live);
 	lv__cp_names_free(&r1->names);
 	lv_refs_free(r1->refs);
 	memset(r1, 0, sizeof *r1);
