@@ -10,7 +10,9 @@ scrapes must follow: captured == the versions history then records, missed == er
 requests > 0, the lag histogram well formed (cumulative buckets, +Inf == _count), the unlabelled
 total equal to the sum of the tables, the content type of format 0.0.4; 404 and 405 for other
 paths and methods; a bad address is a usage error (2).  Only the standard library; no timing
-assertion (waits are bounded polls).  Exits 1 on any failure.
+assertion (waits are bounded polls).  Every scrape is also read by prometheus_client's parser
+(the reference implementation of the format; Debian's python3-prometheus-client), which must
+accept it and agree on every sample.  Exits 1 on any failure.
 """
 import http.client
 import json
@@ -23,6 +25,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+
+from prometheus_client.parser import text_string_to_metric_families
 
 LV, DEMO = sys.argv[1], sys.argv[2]
 fails = 0
@@ -113,6 +117,11 @@ try:
         os.rename(os.path.join(held, n), os.path.join(vdir, n))
         time.sleep(0.05)
     ctype, text, samples = wait_captured(len(names))
+    same = lambda v: "NaN" if v != v else v  # noqa: E731  (NaN: no lag observed yet)
+    ref = sorted((s.name, tuple(sorted(s.labels.items())), same(s.value))
+                 for f in text_string_to_metric_families(text) for s in f.samples)
+    ours = sorted((n, tuple(sorted(lab.items())), same(v)) for n, lab, v in samples)
+    check(ref == ours, f"prometheus_client reads the exposition differently: {set(ref) ^ set(ours)}")
     for method, path, want in (("GET", "/nothing", 404), ("POST", "/metrics", 405)):
         c = http.client.HTTPConnection(url.split("/")[2], timeout=10)
         c.request(method, path, body=b"x" if method == "POST" else None)

@@ -40,11 +40,13 @@ async function scrape(watch) {
   await sleep(2500); // two polls after the last commit: every live manifest read, flushed
   const samples = await scrape(watch);
   const end = await watch.stop('SIGTERM');
+  if (process.env.LV_DEBUG) console.error(end.stderr.split('\n').filter((l) => /miss|captured|gap/.test(l)).join('\n'));
   checkEq(end.status, 0, `slow: watch exits 0 on SIGTERM (stderr: ${end.stderr.slice(-1500)})`);
   let gaps = 0;
   for (const [name, last] of Object.entries(r.latest)) {
-    const h = historyOf(lanceverBin, `${db}${name}.lance`, { env });
+    const h = await historyOf(lanceverBin, `${db}${name}.lance`, { env });
     const miss = missing(h.versions, last);
+    if (process.env.LV_DEBUG) console.error(name, last, [...h.versions].join(','), h.stderr);
     const unexplained = miss.filter((v) => !h.gaps.some((g) => g.first <= v && v <= g.last && g.why.length));
     check(unexplained.length === 0, `slow: ${name}: versions ${ranges(unexplained)} neither recorded nor in a gap with a reason\n${h.stderr}`);
     gaps += miss.length;
@@ -73,7 +75,7 @@ async function scrape(watch) {
   checkEq(end.status, 0, `fast: watch exits 0 on SIGTERM (stderr: ${end.stderr.slice(-1500)})`);
   checkEq(metric(samples, 'lancever_watch_versions_missed_total'), 0, 'fast: no version missed');
   for (const [name, last] of Object.entries(r.latest)) {
-    const h = historyOf(lanceverBin, `${db}${name}.lance`, { env });
+    const h = await historyOf(lanceverBin, `${db}${name}.lance`, { env });
     const miss = missing(h.versions, last);
     check(miss.length === 0, `fast (${peerName}): ${name}: history lacks ${ranges(miss)} of 1..${last}\n${h.stderr}`);
   }

@@ -13,7 +13,7 @@
 //       [--tables N] [--auto N] [--optimize-every N] [--cleanup-slack MS] [--python PY]
 // prints {"latest": {table: version}, "commits": N, "optimizes": N, "ms": N} on stdout.
 import { lancedb } from './peer.mjs';
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,14 +31,16 @@ function pyOptions(o) {
 }
 
 // Turns auto-cleanup on (interval 1, older than 0 s) with pylance 14: one new version.
+// Asynchronous: an s3rver in this process must keep answering while Python writes to it.
 export function enableAutoCleanup(uri, { python = defaultPython, storageOptions } = {}) {
   const code = 'import json,sys,lance\n' +
     'd = lance.dataset(sys.argv[1], storage_options=json.loads(sys.argv[2]) or None)\n' +
     'd.optimize.enable_auto_cleanup({"interval": 1, "older_than_seconds": 0})\n' +
     'print(lance.dataset(sys.argv[1], storage_options=json.loads(sys.argv[2]) or None).version)\n';
-  const out = execFileSync(python, ['-c', code, uri, JSON.stringify(pyOptions(storageOptions))],
-    { encoding: 'utf8' });
-  return Number(out.trim());
+  return new Promise((resolve, reject) => {
+    execFile(python, ['-c', code, uri, JSON.stringify(pyOptions(storageOptions))], { encoding: 'utf8', timeout: 120000 },
+      (e, out, err) => (e ? reject(new Error(`${python}: enabling auto-cleanup on ${uri}: ${e.message} ${err}`)) : resolve(Number(out.trim()))));
+  });
 }
 
 // Creates the tables (version 1; version 2 on an auto-cleanup table): returns the writer state.
@@ -49,7 +51,7 @@ export async function createTables({ db: uri, tables = 3, autoTables = 1, storag
   for (const [i, name] of names.entries()) {
     handles.push(await db.createTable(name, [{ id: 0, v: 'x' }]));
     if (i < autoTables) {
-      enableAutoCleanup(`${uri.replace(/\/$/, '')}/${name}.lance`, { python, storageOptions });
+      await enableAutoCleanup(`${uri.replace(/\/$/, '')}/${name}.lance`, { python, storageOptions });
       handles[i] = await db.openTable(name);
     }
   }

@@ -3,7 +3,7 @@
 // read back each table's recorded history and the gaps history reports, and scrape --metrics.
 // Invariants: nothing here changes a dataset; a helper that times out throws (the caller's test
 // fails, never skips); every started watcher is killed at exit if still running.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 
 const children = new Set();
@@ -49,14 +49,22 @@ export async function waitDiscovered(w, names, ms = 20000) {
 }
 
 // Versions recorded in TABLE's history, and the gaps its warnings name: {versions:Set, gaps:[{first,last,why}], stderr}.
+// Asynchronous: an s3rver in this process must keep answering.
 export function historyOf(bin, uri, { env = process.env } = {}) {
-  const r = spawnSync(bin, ['history', uri, '--json'], { env, encoding: 'utf8', maxBuffer: 1 << 28 });
-  if (r.status !== 0) throw new Error(`history ${uri}: exit ${r.status}: ${r.stderr}`);
-  const versions = new Set(JSON.parse(r.stdout).map((v) => Number(v.version)));
-  const gaps = [];
-  for (const m of r.stderr.matchAll(/versions? (\d+)(?:-(\d+))?: ([^\n]*)/g))
-    gaps.push({ first: Number(m[1]), last: Number(m[2] ?? m[1]), why: m[3] });
-  return { versions, gaps, stderr: r.stderr };
+  return new Promise((resolve, reject) => {
+    const p = spawn(bin, ['history', uri, '--json'], { env });
+    let out = '', err = '';
+    p.stdout.on('data', (d) => { out += d; });
+    p.stderr.on('data', (d) => { err += d; });
+    p.on('close', (status) => {
+      if (status !== 0) return reject(new Error(`history ${uri}: exit ${status}: ${err}`));
+      const versions = new Set(JSON.parse(out).map((v) => Number(v.version)));
+      const gaps = [];
+      for (const m of err.matchAll(/versions? (\d+)(?:-(\d+))?: ([^\n]*)/g))
+        gaps.push({ first: Number(m[1]), last: Number(m[2] ?? m[1]), why: m[3] });
+      resolve({ versions, gaps, stderr: err });
+    });
+  });
 }
 
 // The versions of 1..latest that are not in `versions`.
