@@ -150,19 +150,19 @@ void lv_watch_free(lv_watcher *w)
 		return;
 	for (size_t i = 0; i < w->ntables; i++) {
 		lv__watch_table_close(w, w->tables[i]);
-		free(w->tables[i]->name);
-		free(w->tables[i]);
+		lv__free(w->tables[i]->name);
+		lv__free(w->tables[i]);
 	}
-	free(w->tables);
+	lv__free(w->tables);
 	lv__notify_free(w->notify);
 	for (size_t i = 0; w->targets && i < w->ntargets; i++) {
 		lv_storage_free(w->targets[i].st);
-		free(w->targets[i].uri);
+		lv__free(w->targets[i].uri);
 	}
-	free(w->targets);
+	lv__free(w->targets);
 	pthread_mutex_destroy(&w->mu);
 	pthread_mutex_destroy(&w->evmu);
 	pthread_cond_destroy(&w->work);
 	pthread_cond_destroy(&w->idle);
-	free(w);
+	lv__free(w);
 }

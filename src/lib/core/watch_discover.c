@@ -118,7 +118,7 @@ int lv__watch_table_notify(lv_watcher *w, wtable *t, lv_error *err)
 	if (!dir)
 		return lv__err(err, LV_ENOMEM, "watch: out of memory");
 	int rc = lv__notify_add(w->notify, tg->st, dir, &t->wd, &e);
-	free(dir);
+	lv__free(dir);
 	if (rc == LV_ENOMEM)
 		return lv__err(err, rc, "%s", e.message);
 	if (rc < 0) {
@@ -169,7 +169,7 @@ static wtable *table_new(lv_watcher *w, uint32_t target, const char *name, size_
 	wtable *t = lv__calloc(1, sizeof *t);
 	char *n = t ? lv__strdup(name) : NULL;
 	if (!n) {
-		free(t);
+		lv__free(t);
 		return NULL;
 	}
 	t->name = n;
@@ -236,8 +236,8 @@ static int found(lv_watcher *w, uint32_t target, const char *name, size_t rl, lv
 	int rc = table_open(w, t, &e);
 	if (rc == LV_ENOMEM) {
 		if (fresh) {
-			free(t->name);
-			free(t);
+			lv__free(t->name);
+			lv__free(t);
 		} else {
 			release(w, t);
 		}
@@ -265,8 +265,8 @@ static int found(lv_watcher *w, uint32_t target, const char *name, size_t rl, lv
 		rc = add_table(w, t, err);
 		if (rc < 0) {
 			lv__watch_table_close(w, t);
-			free(t->name);
-			free(t);
+			lv__free(t->name);
+			lv__free(t);
 		}
 		return rc;
 	}
@@ -305,7 +305,7 @@ static int discover_target(lv_watcher *w, uint32_t ti, lv_error *err)
 		size_t k = 1;
 		for (size_t i = 1; i < c.n; i++) {
 			if (strcmp(c.v[i], c.v[k - 1]) == 0)
-				free(c.v[i]);
+				lv__free(c.v[i]);
 			else
 				c.v[k++] = c.v[i];
 		}
@@ -326,8 +326,8 @@ static int discover_target(lv_watcher *w, uint32_t ti, lv_error *err)
 	if (rc == 0)
 		lose_unseen(w, ti);
 	for (size_t i = 0; i < c.n; i++)
-		free(c.v[i]);
-	free(c.v);
+		lv__free(c.v[i]);
+	lv__free(c.v);
 	return rc;
 }
 

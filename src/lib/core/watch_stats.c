@@ -115,7 +115,7 @@ void lv_watch_snapshot_free(lv_watch_snapshot *s)
 {
 	if (!s)
 		return;
-	free(s->rows);
-	free(s->text);
-	free(s);
+	lv__free(s->rows);
+	lv__free(s->text);
+	lv__free(s);
 }

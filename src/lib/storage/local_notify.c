@@ -54,7 +54,7 @@ static int nopen(void **out, lv_error *err)
 		int e = errno;
 		if (n->ifd >= 0)
 			close(n->ifd);
-		free(n);
+		lv__free(n);
 		return lv__err(err, e == EMFILE || e == ENFILE ? LV_ELIMIT : LV_EUNSUPPORTED,
 			       "notify: inotify: %s", lv__local_errstr(e, eb, sizeof eb));
 	}
@@ -108,14 +108,14 @@ static int nadd(void *nimpl, void *impl, const char *dir, int64_t *wd, lv_error 
 	if (!full)
 		return lv__err(err, LV_ENOMEM, "notify %s: out of memory", dir);
 	if (is_remote_fs(full)) {
-		free(full);
+		lv__free(full);
 		return lv__err(err, LV_EUNSUPPORTED, "notify %s: a network filesystem (inotify "
 			       "does not see other machines' changes)", dir);
 	}
 	int w = inotify_add_watch(n->ifd, full, IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE |
 							IN_ONLYDIR | IN_DONT_FOLLOW);
 	int e = errno;
-	free(full);
+	lv__free(full);
 	if (w < 0) {
 		int code = e == ENOSPC ? LV_ELIMIT : e == ENOENT || e == ENOTDIR ? LV_ENOTFOUND
 										     : LV_EIO;
@@ -186,7 +186,7 @@ static void nclose(void *nimpl)
 	notifier *n = nimpl;
 	close(n->ifd);
 	close(n->efd);
-	free(n);
+	lv__free(n);
 }
 
 const lv__notify_ops lv__local_notify_ops = { nopen, nadd, nremove, nwait, nwake, nclose };

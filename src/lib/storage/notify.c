@@ -29,7 +29,7 @@ int lv__notify_new(lv__notify **out, const lv_storage *st, lv_error *err)
 		return lv__err(err, LV_ENOMEM, "notify: out of memory");
 	int rc = ops->open(&n->nimpl, err);
 	if (rc < 0) {
-		free(n);
+		lv__free(n);
 		return rc;
 	}
 	n->ops = ops;
@@ -80,5 +80,5 @@ void lv__notify_free(lv__notify *n)
 	if (!n)
 		return;
 	n->ops->close(n->nimpl);
-	free(n);
+	lv__free(n);
 }
