@@ -98,7 +98,7 @@ async function scaleCase(n) {
   try {
     const cp = await rusageJson(['checkpoint', work, '--json']);
     r.checkpoint = { ms: cp.ms, rss_kb: cp.rss_kb, head_bytes: cp.json.file_size, segment_bytes: cp.json.segment_bytes,
-      segments_written: cp.json.segments_written, recorded: cp.json.versions_recorded };
+      segments_written: cp.json.segments_written, recorded: cp.json.recorded_versions };
     await copy(work, work2);
     r.live_state = await reads(work, n);
     // the +100 incremental checkpoint with every live version still live (the head holds max_entries copies)

@@ -84,16 +84,22 @@ typedef struct lv_buf {
 LV_EXTERN void lv_buf_dispose(lv_buf *b);
 
 /**
- * Parses a point in time: decimal milliseconds since the Unix epoch, or ISO 8601
- * "YYYY-MM-DD[(T| )HH:MM[:SS[.fraction]]][Z|+HH:MM|-HH:MM]" (no zone = UTC).
- * *ms_out is written only on success.  Errors: LV_EINVALID (NULL argument, text that
- * is not such a time, a field out of range).
+ * Parses a point in time, the one TIME syntax of the library and the CLI (docs/cli.md, "Time
+ * and duration"): decimal milliseconds since the Unix epoch, "@" and milliseconds
+ * ("@1796169600000"), ISO 8601 "YYYY-MM-DD[(T| )HH:MM[:SS[.fraction]]][Z|+HH:MM|-HH:MM]" (no
+ * zone = UTC), "now", or a duration (lv_parse_duration) and " ago" ("3 days ago", "1h 30min
+ * ago": now minus it).  *ms_out is written only on success.  Errors: LV_EINVALID (NULL
+ * argument, text that is not such a time, a field out of range, an overflow).
  */
 LV_EXTERN int lv_parse_time(const char *s, int64_t *ms_out, lv_error *err) LV_WARN_UNUSED;
 
 /**
- * Parses a duration such as "7d", "36h", "90m", "45s", "500ms", "1w" (sums allowed: "1d12h").
- * *ms_out is written only on success.  Errors: LV_EINVALID (NULL argument, bad text, overflow).
+ * Parses a duration in humantime's syntax, as Lance's config values spell it: spans of an
+ * integer and a unit, optionally separated by spaces ("14days", "2weeks", "1h 30min", "7d",
+ * "1d12h", "500ms"); units ns, us, ms, s/sec/secs/second(s), m/min/mins/minute(s),
+ * h/hr/hrs/hour(s), d/day(s), w/week(s), M/month(s) (30.44 days), y/year(s) (365.25 days).
+ * *ms_out is written only on success (truncated to ms).  Errors: LV_EINVALID (NULL
+ * argument, bad text, a span without a unit, overflow).
  */
 LV_EXTERN int lv_parse_duration(const char *s, int64_t *ms_out, lv_error *err) LV_WARN_UNUSED;
 

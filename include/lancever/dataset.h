@@ -81,6 +81,11 @@ LV_EXTERN void lv_dataset_free(lv_dataset *ds);
  *  until lv_dataset_free(ds).  Errors: none (NULL for NULL). */
 LV_EXTERN lv_storage *lv_dataset_storage(lv_dataset *ds);
 
+/** The branch the dataset is on (opts->branch, or the one a "<root>/tree/<branch>" path
+ *  names), NULL on main.  Borrowed: valid until lv_dataset_free(ds).  Errors: none (NULL for
+ *  NULL).  Appended in 0.2 (issue 29). */
+LV_EXTERN const char *lv_dataset_branch(const lv_dataset *ds);
+
 /**
  * One version: the 15 columns of the checkpoint schema, plus details that only
  * a live manifest has (`has_manifest_details`).
@@ -146,7 +151,7 @@ typedef struct lv_history_report {
 	char note[256];               /**< e.g. why a checkpoint was rejected */
 	uint64_t unrecorded_versions; /**< history: versions in gaps (no record anywhere readable) */
 	uint64_t warnings;            /**< warnings this call added to the dataset */
-	uint64_t segments_read;       /**< archive segments read (history, as-of, check) */
+	uint64_t segments_read;       /**< archive segments read (history, as-of, check; versions, issue 30 §2) */
 } lv_history_report;
 
 #define LV_HISTORY_REPORT_VERSION 1
@@ -160,6 +165,10 @@ LV_EXTERN int lv_history_report_init(lv_history_report *r, int version);
  * Every live version (one readable manifest in _versions/), sorted by version,
  * with the 15 checkpoint fields exactly as Lance's versions() reports them.
  * From the newest usable checkpoint plus the manifests it lacks (the ladder);
+ * when more than 8,192 live versions are older than the head's rows (a dataset
+ * never cleaned up whose rows were sealed into archive segments), from those
+ * segments too, one at a time, as lv_history_each() reads them, instead of
+ * their manifests (report->segments_read counts them);
  * rows that come from the checkpoint carry manifest_path (from the listing)
  * but no other manifest details (has_manifest_details is false: read the
  * manifest with lv_version_get() for those); rows read from a manifest carry
@@ -198,6 +207,25 @@ LV_EXTERN size_t lv_version_list_gap_count(const lv_version_list *list);
  *  written) if `i` is out of range. */
 LV_EXTERN bool lv_version_list_gap(const lv_version_list *list, size_t i, uint64_t *first,
 				   uint64_t *last);
+/**
+ * The version a manifest path names: its last component is Lance's V1 name "<v>.manifest" or
+ * V2 name "<u64::MAX - v, 20 digits>.manifest" directly under a "_versions/" directory (of the
+ * root or of tree/<branch>/): true and *version, else false (another file, a detached
+ * manifest).  What the dry-run and explain listings and the cleanup files' `version` column
+ * say.  Errors: none.  Appended in 0.2 (issue 29).
+ */
+LV_EXTERN bool lv_manifest_path_version(const char *path, uint64_t *version);
+
+/**
+ * A new list of the entries idx[0..n) of `list` (indices strictly increasing, so it stays
+ * sorted by version), with its own copies of their strings, and the gaps of `list` that lie
+ * between the first and the last entry kept (what `versions`/`history --since/--until/--limit`
+ * export).  Entries without manifest details carry none.  *out is the caller's:
+ * lv_version_list_free(); NULL on error.  Errors: LV_EINVALID (NULL out or list, NULL idx with
+ * n > 0, an index out of range or not above the one before), LV_ENOMEM.  Appended in 0.2.
+ */
+LV_EXTERN int lv_version_list_select(lv_version_list **out, const lv_version_list *list,
+				     const size_t *idx, size_t n, lv_error *err) LV_WARN_UNUSED;
 /** Frees the list and everything borrowed from it.  Accepts NULL.  Errors: none. */
 LV_EXTERN void lv_version_list_free(lv_version_list *list);
 

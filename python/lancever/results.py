@@ -404,6 +404,12 @@ class CleanupStats:
     warnings: List[DatasetWarning] = field(default_factory=list)
     failed_deletes: int = 0       #: files the store refused to delete (Lance 14's field)
 
+    @property
+    def versions_removed(self) -> int:
+        """The removed versions under lancever's one name (C ``lv_cleanup_stats``, the CLI's
+        JSON, the Arrow metadata); ``old_versions`` is pylance's name of the same count."""
+        return self.old_versions
+
     @staticmethod
     def from_c(s: _lib.CleanupStats, dry_run: bool, warnings: List[DatasetWarning]) -> "CleanupStats":
         files = {k: s.files_removed[i] for i, k in enumerate(_lib.KIND_NAMES)}

@@ -165,11 +165,10 @@ def test_show_and_diff(cleaned_demo):
     d = ds.diff(1, 12)
     j = cli_json("diff", cleaned_demo, "1", "12")
     assert d["ms_between"] == j["ms_between"]
-    names = {"rows": "total_rows", "fragments": "total_fragments", "data_files": "total_data_files",
-             "files_size": "total_files_size", "deletion_files": "total_deletion_files",
-             "deleted_rows": "total_deletion_file_rows", "data_file_rows": "total_data_file_rows"}
-    for cli_name, key in names.items():
-        assert d[key] == j[cli_name]
+    # one name per counter (issue 29): the CLI's JSON keys are the library's
+    for key in ("total_rows", "total_fragments", "total_data_files", "total_files_size",
+                "total_deletion_files", "total_deletion_file_rows", "total_data_file_rows"):
+        assert d[key] == j[key]
     with pytest.raises(lancever.NotFoundError):
         ds.diff(1, 40)
 
@@ -235,6 +234,7 @@ def test_cleanup_dry_run_explain_and_real(demo):
     dry = ds.cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False, dry_run=True,
                                   progress=lambda p, d, t: phases.append(p))
     assert dry.dry_run and dry.old_versions == j["versions_removed"] == 8
+    assert dry.versions_removed == dry.old_versions  # one name beside pylance's (issue 29)
     assert dry.bytes_removed == j["bytes_removed"]
     for k, v in j["by_kind"].items():
         assert dry.files_removed_by_kind[k] == v["files"] and dry.bytes_removed_by_kind[k] == v["bytes"]

@@ -72,7 +72,7 @@ def test_show_asof_diff_on_lance_data(lance_datasets):
             assert ds.version_as_of(r["timestamp"])["version"] == a["version"]["version"], name
         first, last = rows[0]["version"], rows[-1]["version"]
         j = cli_json("diff", d, str(first), str(last))
-        assert ds.diff(first, last)["total_rows"] == j["rows"]
+        assert ds.diff(first, last)["total_rows"] == j["total_rows"]
 
 
 def test_branches(lance_datasets):

@@ -48,6 +48,15 @@ int lvcli_parse_number(const char *what, const char *s, uint64_t min, uint64_t m
 				 min, max, lvcli_esc(s));
 }
 
+int lvcli_parse_time(const char *what, const char *s, int64_t *ms)
+{
+	lv_error e = { 0 };
+	if (lv_parse_time(s, ms, &e) == 0)
+		return 0;
+	return lvcli_usage_error("%s wants a time such as 2026-12-02, 2026-12-02T17:00:00Z, "
+				 "@1796169600000 or '3 days ago', got '%s'", what, lvcli_esc(s));
+}
+
 int lvcli_missing_value(const char *opt)
 {
 	return lvcli_usage_error("missing value for %s", opt);
@@ -145,8 +154,8 @@ static int set_opt(const lvcli_opt *o, const char *v, lvcli_args *a)
 	default: {
 		lv_error e = { 0 };
 		if (lv_parse_duration(v, (int64_t *)dst, &e) < 0)
-			return lvcli_usage_error("%s wants a duration such as 7d, 36h, 90m or 1d12h, "
-						 "got '%s'", o->name, lvcli_esc(v));
+			return lvcli_usage_error("%s wants a duration such as 14days, 2weeks, 1h 30min or "
+						 "36h, got '%s'", o->name, lvcli_esc(v));
 		return 0;
 	}
 	}

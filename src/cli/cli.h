@@ -10,6 +10,8 @@
  *   open.c        opening a dataset with the global options, closing it with its warnings
  *   format*.c     --format csv|arrow: the writers (the option itself: args.c)
  *   records.c     version records: JSON object, table, --stats report
+ *   refs.c        VERSION refs (number, tag, BRANCH:VERSION, latest~N) and a version's tags
+ *   select.c      the list options of versions and history (--limit, --reverse, --since, --until)
  *   cmd_*.c       one command each (or a pair that share everything): parse, call, print
  *
  * Conventions: a command returns its exit status (0 ok, 1 error, 2 usage error).  With
@@ -30,7 +32,7 @@ enum lvcli_optkind {
 	LVCLI_FLAG,     /* sets a bool to true */
 	LVCLI_FLAG_OFF, /* sets a bool to false */
 	LVCLI_NUMBER,   /* a strict decimal number in min..max into a uint64_t */
-	LVCLI_DURATION, /* 7d, 36h, 90m, 1d12h into an int64_t of milliseconds */
+	LVCLI_DURATION, /* lv_parse_duration (14days, 1h 30min, 36h) into an int64_t of milliseconds */
 	LVCLI_FORMAT,   /* json, table, csv or arrow into an int (enum lvcli_format; format.c) */
 	LVCLI_STRING,   /* the value as given, into a const char * (the command checks it) */
 };
@@ -99,16 +101,18 @@ typedef struct lvcli_args {
 	bool json, csv, stats, strict, disable, dry_run, list, delete_unverified, no_checkpoint;
 	bool salvage;
 	bool error_if_tagged; /* true unless --no-error-if-tagged-old-versions */
-	uint64_t threads, retain_versions, before_version, max_entries, max_files;
+	uint64_t threads, retain_versions, max_entries, max_files;
 	int64_t older_than_ms; /* -1 = not given */
 	int format;            /* enum lvcli_format, 0 = not given */
 	bool no_archive;
 	uint64_t limit, segment_rows, delete_rate_limit;
-	const char *since;
+	const char *since, *until; /* versions/history --since/--until, as given (select.c) */
+	bool reverse;              /* versions/history --reverse */
 	int64_t keep_one_per_ms; /* -1 = not given */
 	uint64_t vers[2];        /* VERSION / A, B: set by the command's check */
 	int64_t when_ms;         /* TIME: set by the command's check */
 	const char *versions;    /* cleanup --versions LIST, as given */
+	const char *before;      /* cleanup/expire --before-version REF, as given (refs.c) */
 	bool explain;            /* cleanup --explain */
 	bool clean_referenced;   /* cleanup --clean-referenced-branches */
 	uint64_t max_candidates; /* cleanup --max-candidates (0 = not given) */
@@ -132,6 +136,9 @@ bool lvcli_parse_u64_strict(const char *s, uint64_t max, uint64_t *out);
 /* A number argument in min..max; 0, or prints a usage error naming `what` (the option, or
  * "show: VERSION") and returns its exit status, 2. */
 int lvcli_parse_number(const char *what, const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* A TIME argument (lv_parse_time: ISO 8601, @MS, MS, now, "3 days ago"); 0, or prints a usage
+ * error naming `what` and the text as given and returns 2. */
+int lvcli_parse_time(const char *what, const char *s, int64_t *ms);
 /* "missing value for OPT" (an option given last without its value); returns 2. */
 int lvcli_missing_value(const char *opt);
 /* "CMD: unknown option 'X'" with "did you mean" from c's options; returns 2. */
@@ -196,6 +203,8 @@ int lvcli_storage_options(lv_storage_options **out, lv_error *err);
  * exist, or is not a directory, as such).  0, or prints the error and returns exit status 1.
  */
 int lvcli_open(lv_dataset **ds, const char *uri, int threads);
+/* The same on `branch` (NULL = --branch's) instead of --branch. */
+int lvcli_open_branch(lv_dataset **ds, const char *uri, int threads, const char *branch);
 /* lvcli_parse, then lvcli_open of DATASET (the first argument): 0, or the exit status. */
 int lvcli_start(int argc, char **argv, const lvcli_cmd *c, lvcli_args *a, lv_dataset **ds);
 /* A command on one dataset: c's options parsed, `check` (may be NULL) checks the other
@@ -218,6 +227,97 @@ int lvcli_run_dataset(int argc, char **argv, const lvcli_cmd *c, int (*check)(lv
 void lvcli_close(lv_dataset *ds);
 /* `,"warnings":[...]` for a --json report (the leading comma included). */
 void lvcli_json_warnings(FILE *f, const lv_dataset *ds);
+
+/* ---- refs.c: VERSION as people write it (docs/cli.md, "Versions (refs)") ---- */
+
+enum lvcli_ref_kind { LVCLI_REF_NUMBER = 1, LVCLI_REF_TAG, LVCLI_REF_LATEST };
+typedef struct lvcli_ref {
+	const char *text;    /* as typed (for messages) */
+	int kind;            /* enum lvcli_ref_kind */
+	const char *tag;     /* LVCLI_REF_TAG: the name (inside text) */
+	uint64_t version;    /* LVCLI_REF_NUMBER */
+	uint64_t back;       /* LVCLI_REF_LATEST: latest~back */
+	char branch[256];    /* BRANCH: given, else "" (in the struct: a ref may be copied) */
+} lvcli_ref;
+/* Syntax only (before the dataset is opened): 0, or a usage error naming `what` (2). */
+int lvcli_ref_parse(const char *what, const char *s, lvcli_ref *r);
+/* --before-version's REF: as lvcli_ref_parse, and a number must be >= 1. */
+int lvcli_before_parse(const char *s, lvcli_ref *r);
+
+/* What resolving refs needs: the dataset (and the branch it is on), read once. */
+typedef struct lvcli_refctx {
+	lv_dataset *ds;      /* the dataset in use (borrowed, or `own`) */
+	lv_dataset *own;     /* a branch this context opened (closed by lvcli_refctx_free) */
+	const char *uri, *cmd;
+	const char *branch;  /* the branch of ds; NULL = main */
+	bool may_switch;     /* a ref on another branch opens it (show); else it is an error */
+	lv_refs *refs;
+	bool refs_tried, have_latest;
+	uint64_t latest;
+	uint64_t requests, bytes_read; /* what reading the refs cost (--stats) */
+} lvcli_refctx;
+void lvcli_refctx_init(lvcli_refctx *c, lv_dataset *ds, const char *uri, const char *cmd, bool may_switch);
+void lvcli_refctx_free(lvcli_refctx *c);
+/* Adds what reading the refs cost to a --stats report (the tag names are read beside it). */
+void lvcli_refctx_report(const lvcli_refctx *c, lv_history_report *r);
+/* The dataset's refs (loaded once); NULL after printing the error. */
+const lv_refs *lvcli_refctx_refs(lvcli_refctx *c);
+/* The version r names (c->ds may become the ref's branch when c->may_switch); 0, or prints an
+ * error naming r->text and returns 1. */
+int lvcli_ref_resolve(lvcli_refctx *c, const lvcli_ref *r, uint64_t *out);
+/* --before-version's ref resolved on ds's branch (cleanup and expire: no switching) into
+ * *out; 0, or 1 after the error. */
+int lvcli_before_resolve(lv_dataset *ds, const char *uri, const char *cmd, const lvcli_ref *r,
+			 uint64_t *out);
+/* The names of the tags on v of c's branch (at most max; borrowed from c); none unless
+ * v->is_tagged, so the refs are read only when some version is tagged. */
+size_t lvcli_tags_of(lvcli_refctx *c, const lv_version_info *v, const char **names, size_t max);
+/* `,"tags":[...]` (c may be NULL: []). */
+void lvcli_tags_json(FILE *f, lvcli_refctx *c, const lv_version_info *v);
+/* The tag names comma-separated for a table cell (escaped, "" if none; c may be NULL). */
+void lvcli_tags_text(char *buf, size_t cap, lvcli_refctx *c, const lv_version_info *v);
+
+/* ---- select.c: --since, --until, --limit, --reverse of versions and history ---- */
+
+typedef struct lvcli_bound {
+	bool given, is_time;
+	const char *text;  /* as typed */
+	int64_t ms;        /* is_time */
+	lvcli_ref ref;     /* else */
+	uint64_t version;  /* the ref resolved */
+} lvcli_bound;
+typedef struct lvcli_select {
+	lvcli_bound since, until; /* inclusive */
+	uint64_t limit;           /* the newest N of what the bounds keep; 0 = all */
+	bool reverse;             /* newest first (the default: oldest first) */
+} lvcli_select;
+/* The options' syntax (before opening): 0 or a usage error (2). */
+int lvcli_select_parse(const lvcli_args *a, lvcli_select *s);
+/* The refs of the bounds resolved on c's branch: 0, or 1 after the error. */
+int lvcli_select_resolve(lvcli_select *s, lvcli_refctx *c);
+/* Whether v is within the bounds. */
+bool lvcli_select_keep(const lvcli_select *s, const lv_version_info *v);
+/* Prints what s selects of l (a table with its gaps in place, or a JSON array); the exit
+ * status. */
+int lvcli_select_print(FILE *f, const lv_version_list *l, const lvcli_select *s, bool json,
+		       bool show_cleaned, lvcli_refctx *tags);
+/* Whether any of the four options was given. */
+bool lvcli_select_any(const lvcli_select *s);
+/* --format csv|arrow of what s selects of l, in version order (lv_version_list_select; --reverse
+ * is refused before: an exported list is sorted by version); the exit status. */
+int lvcli_select_emit(const lvcli_args *a, const lv_version_list *l, const lvcli_select *s,
+		      const char *kind);
+/* The options' table rows (versions, history). */
+#define LVCLI_OPT_LIST(WHAT)                                                                       \
+	{ "--limit", "N", "only the newest N " WHAT " (after --since/--until)", LVCLI_NUMBER, 1,      \
+	  UINT32_MAX, offsetof(lvcli_args, limit) },                                               \
+	{ "--reverse", NULL, "newest first (the default is oldest first, by version)", LVCLI_FLAG, 0, \
+	  0, offsetof(lvcli_args, reverse) },                                                      \
+	{ "--since", "V|TIME", "only versions from V on (a version, tag, BRANCH:V, latest~N), or "  \
+	  "committed at or after TIME (2026-12-02, @MILLISECONDS, '3 days ago')", LVCLI_STRING, 0, 0, \
+	  offsetof(lvcli_args, since) },                                                           \
+	{ "--until", "V|TIME", "only versions up to V, or committed at or before TIME (as --since)", \
+	  LVCLI_STRING, 0, 0, offsetof(lvcli_args, until) }
 
 /* ---- format*.c: --format json|table|csv|arrow (versions, history, tags, cleanup) ---- */
 
@@ -259,16 +359,15 @@ int lvcli_write_arrow(struct ArrowArrayStream *s, FILE *f, lv_error *err);
 
 /* ---- records.c ---- */
 
-/* One version as a JSON object: always the same keys (null where unknown). */
-void lvcli_print_version_json(FILE *f, const lv_version_info *v);
+/* One version as a JSON object: always the same keys (null where unknown); LanceDB's
+ * listVersions() record (version, timestamp, metadata) and ours; "tags" from `tags` (may be
+ * NULL: none known). */
+void lvcli_print_version_json(FILE *f, const lv_version_info *v, lvcli_refctx *tags);
 /* The same keys without the braces (for a report that adds its own). */
-void lvcli_print_version_fields(FILE *f, const lv_version_info *v);
-/* A list of versions as a JSON array, one object a line. */
-void lvcli_print_list_json(FILE *f, const lv_version_list *l);
-void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned);
+void lvcli_print_version_fields(FILE *f, const lv_version_info *v, lvcli_refctx *tags);
 /* The table a row at a time (history streams it): header, row, a gap marked in place. */
 void lvcli_print_table_header(FILE *f, bool show_cleaned);
-void lvcli_print_table_row(FILE *f, const lv_version_info *v, bool show_cleaned);
+void lvcli_print_table_row(FILE *f, const lv_version_info *v, bool show_cleaned, lvcli_refctx *tags);
 void lvcli_print_table_gap(FILE *f, uint64_t first, uint64_t last);
 /* --stats: where a history answer came from and what it cost (stderr). */
 void lvcli_print_report(const lv_history_report *r);

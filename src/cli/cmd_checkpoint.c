@@ -18,7 +18,7 @@ static const lvcli_opt checkpoint_opts[] = {
 	LVCLI_OPT_SEGMENT_ROWS,
 	{ "--json", NULL, "print a JSON object: written, already_present, path, latest_version, entries, "
 	  "new_entries, file_size, files_pruned, previous_checkpoint, checkpoints_rejected, "
-	  "segments_written, segment_bytes, archived_through, versions_recorded, warnings",
+	  "segments_written, segment_bytes, archived_through, recorded_versions, warnings",
 	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, json) },
 	{ "--stats", NULL, "say on stderr how the previous checkpoint was loaded and what it cost",
 	  LVCLI_FLAG, 0, 0, offsetof(lvcli_args, stats) },
@@ -37,7 +37,7 @@ static void print_result(const lvcli_args *a, const lv_checkpoint_result *r, con
 		       r->latest_version, r->entries, r->new_entries, r->file_size, r->files_pruned,
 		       r->report->checkpoint_version, r->report->checkpoints_rejected);
 		printf(",\"segments_written\":%" PRIu64 ",\"segment_bytes\":%" PRIu64 ",\"archived_through\":%" PRIu64
-		       ",\"versions_recorded\":%" PRIu64, r->segments_written, r->segment_bytes, r->archived_through,
+		       ",\"recorded_versions\":%" PRIu64, r->segments_written, r->segment_bytes, r->archived_through,
 		       r->recorded_versions);
 		lvcli_json_warnings(stdout, ds);
 		fputs("}\n", stdout);

@@ -16,12 +16,12 @@
 #include "cli.h"
 
 static const lvcli_opt cleanup_opts[] = {
-	{ "--older-than", "DURATION", "remove versions committed before now - DURATION (7d, 36h, 90m, "
-	  "1d12h); with no condition at all, 7d", LVCLI_DURATION, 0, 0, offsetof(lvcli_args, older_than_ms) },
+	{ "--older-than", "DURATION", "remove versions committed before now - DURATION (14days, 2weeks, "
+	  "36h, 1h 30min); with no condition at all, 7d", LVCLI_DURATION, 0, 0, offsetof(lvcli_args, older_than_ms) },
 	{ "--retain-versions", "N", "keep at least the newest N versions", LVCLI_NUMBER, 1, INT64_MAX,
 	  offsetof(lvcli_args, retain_versions) },
-	{ "--before-version", "V", "remove only versions below V", LVCLI_NUMBER, 1, UINT64_MAX,
-	  offsetof(lvcli_args, before_version) },
+	{ "--before-version", "V", "remove only versions below V (a number, a tag, latest~N: docs/cli.md, refs)",
+	  LVCLI_STRING, 0, 0, offsetof(lvcli_args, before) },
 	{ "--delete-unverified", NULL, "also remove unreferenced files younger than 7 days (only when no "
 	  "writer is committing)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, delete_unverified) },
 	{ "--no-error-if-tagged-old-versions", NULL, "keep tagged versions the policy selects instead of "
@@ -74,7 +74,9 @@ typedef struct cl_out {
 	/* --versions: the requested versions (sorted) and whether each was removed */
 	uint64_t *want;
 	bool *gone;
-	size_t nwant;
+	size_t nwant, cap;
+	lvcli_ref *refs; /* its items that are refs (a tag, latest~N), resolved once it is open */
+	size_t nrefs;
 	/* --clean-referenced-branches: the referenced branches it did not clean */
 	bool cascade_asked;
 	char **skipped;
@@ -90,22 +92,22 @@ typedef struct cl_out {
 	lvcli_progress progress;
 	bool collect;           /* --format csv|arrow: every file kept for the Arrow export */
 	lv_cleanup_file *kept;
-	size_t nkept, cap;
+	size_t nkept, kcap;
 	bool oom;
 } cl_out;
 
 /* Keeps a copy of one file for --format csv|arrow. */
 static void collect(cl_out *o, const char *path, int kind, uint64_t size, const char *reason)
 {
-	if (o->nkept == o->cap) {
-		size_t cap = o->cap ? 2 * o->cap : 64;
+	if (o->nkept == o->kcap) {
+		size_t cap = o->kcap ? 2 * o->kcap : 64;
 		lv_cleanup_file *f = realloc(o->kept, cap * sizeof *f);
 		if (!f) {
 			o->oom = true;
 			return;
 		}
 		o->kept = f;
-		o->cap = cap;
+		o->kcap = cap;
 	}
 	lv_cleanup_file f = { .path = strdup(path), .kind = kind, .size = size,
 			      .reason = reason ? strdup(reason) : NULL };
@@ -142,6 +144,16 @@ static int emit_files(const lvcli_args *a, const cl_out *o, const lv_cleanup_sta
 	return lvcli_emit_stream(a, &st);
 }
 
+/* A manifest's version (null for other files). */
+static void manifest_version_json(FILE *f, int kind, const char *path)
+{
+	uint64_t v;
+	if (kind == LV_KIND_MANIFEST && lv_manifest_path_version(path, &v))
+		fprintf(f, "%" PRIu64, v);
+	else
+		fputs("null", f);
+}
+
 static void on_file(const char *path, int kind, uint64_t size, const char *reason, void *payload)
 {
 	cl_out *o = payload;
@@ -154,14 +166,30 @@ static void on_file(const char *path, int kind, uint64_t size, const char *reaso
 	if (o->json) {
 		fputs(o->nfiles++ ? ",\n{\"path\":" : "{\"path\":", o->files);
 		lvcli_json_str(o->files, path);
-		fprintf(o->files, ",\"kind\":\"%s\",\"size\":%" PRIu64 ",\"reason\":", lv_file_kind_name(kind), size);
+		fprintf(o->files, ",\"kind\":\"%s\",\"size\":%" PRIu64 ",\"version\":", lv_file_kind_name(kind), size);
+		manifest_version_json(o->files, kind, path);
+		fputs(",\"reason\":", o->files);
 		lvcli_json_str(o->files, reason);
 		fputc('}', o->files);
 		return;
 	}
+	uint64_t v;
 	printf("%s %-11s %10" PRIu64 "  %s", o->dry_run ? "would remove" : "removed",
 	       lv_file_kind_name(kind), size, lvcli_esc(path));
+	if (kind == LV_KIND_MANIFEST && lv_manifest_path_version(path, &v))
+		printf(" (version %" PRIu64 ")", v);
 	printf("  (%s)\n", lvcli_esc(reason));
+}
+
+static void free_refs(cl_out *o)
+{
+	for (size_t i = 0; i < o->nrefs; i++)
+		free((char *)o->refs[i].text);
+	free(o->refs);
+	free(o->want);
+	o->refs = NULL;
+	o->want = NULL;
+	o->nrefs = o->nwant = 0;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -171,14 +199,14 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Adds first..last to the list; 2 (usage) past VERSIONS_MAX. */
-static int add_range(cl_out *o, uint64_t first, uint64_t last, size_t *cap)
+static int add_range(cl_out *o, uint64_t first, uint64_t last)
 {
 	if (last - first >= VERSIONS_MAX || o->nwant + (last - first) >= VERSIONS_MAX)
 		return lvcli_usage_error("cleanup: --versions lists more than %d versions", VERSIONS_MAX);
 	for (uint64_t v = first;; v++) {
-		if (o->nwant == *cap) {
-			*cap = *cap ? 2 * *cap : 16;
-			uint64_t *w = realloc(o->want, *cap * sizeof *w);
+		if (o->nwant == o->cap) {
+			o->cap = o->cap ? 2 * o->cap : 16;
+			uint64_t *w = realloc(o->want, o->cap * sizeof *w);
 			if (!w)
 				return lvcli_usage_error("cleanup: out of memory");
 			o->want = w;
@@ -189,37 +217,89 @@ static int add_range(cl_out *o, uint64_t first, uint64_t last, size_t *cap)
 	}
 }
 
-/* --versions "3,5,7-9": strict numbers >= 1, ranges first-last with first <= last. */
+/* One item that is a ref (a tag, latest~N, BRANCH:V), kept to be resolved once the dataset is
+ * open; 0 or a usage error. */
+static int add_ref(cl_out *o, const char *list, const char *item)
+{
+	lvcli_ref *r = realloc(o->refs, (o->nrefs + 1) * sizeof *r);
+	if (!r)
+		return lvcli_usage_error("cleanup: out of memory");
+	o->refs = r;
+	char what[96];
+	snprintf(what, sizeof what, "cleanup: --versions item in '%.60s'", list);
+	r += o->nrefs;
+	int rc = lvcli_ref_parse(what, item, r);
+	if (rc)
+		return rc;
+	r->text = strdup(item); /* item is a buffer of the caller's */
+	if (!r->text)
+		return lvcli_usage_error("cleanup: out of memory");
+	if (r->kind == LVCLI_REF_TAG)
+		r->tag = r->text;
+	o->nrefs++;
+	return 0;
+}
+
+/* --versions "3,5,7-9,indexed,latest~2": numbers >= 1, ranges FIRST-LAST of numbers with
+ * FIRST <= LAST, refs (an item that does not start with a digit; tag names may hold '-'). */
 static int parse_versions(const char *list, cl_out *o)
 {
-	size_t cap = 0;
 	const char *p = list;
 	for (;;) {
 		const char *end = p + strcspn(p, ",");
-		char item[64];
+		char item[256];
 		size_t n = (size_t)(end - p);
 		if (n == 0 || n >= sizeof item)
 			return lvcli_usage_error("cleanup: --versions: bad list '%s' (e.g. 3,5,7-9)",
 						 lvcli_esc(list));
 		memcpy(item, p, n);
 		item[n] = 0;
-		char shown[64];
-		memcpy(shown, item, n + 1);
-		char *dash = strchr(item, '-');
-		uint64_t a, b;
-		if (dash)
-			*dash = 0;
-		if (!lvcli_parse_u64_strict(item, UINT64_MAX, &a) || a == 0 ||
-		    (dash && (!lvcli_parse_u64_strict(dash + 1, UINT64_MAX, &b) || b < a)))
-			return lvcli_usage_error("cleanup: --versions: bad item '%s' in '%s' (versions "
-						 "from 1, ranges FIRST-LAST)", lvcli_esc(shown), lvcli_esc(list));
-		int rc = add_range(o, a, dash ? b : a, &cap);
+		int rc;
+		if (item[0] < '0' || item[0] > '9') {
+			rc = add_ref(o, list, item);
+		} else {
+			char shown[256];
+			memcpy(shown, item, n + 1);
+			char *dash = strchr(item, '-');
+			uint64_t a, b;
+			if (dash)
+				*dash = 0;
+			if (!lvcli_parse_u64_strict(item, UINT64_MAX, &a) || a == 0 ||
+			    (dash && (!lvcli_parse_u64_strict(dash + 1, UINT64_MAX, &b) || b < a)))
+				return lvcli_usage_error("cleanup: --versions: bad item '%s' in '%s' (versions "
+							 "from 1, ranges FIRST-LAST, tags, latest~N)",
+							 lvcli_esc(shown), lvcli_esc(list));
+			rc = add_range(o, a, dash ? b : a);
+		}
 		if (rc)
 			return rc;
 		if (!*end)
-			break;
+			return 0;
 		p = end + 1;
 	}
+}
+
+/* The refs of --versions and --before-version resolved on the dataset's branch, then the list
+ * sorted with each version once; 0, or the exit status after the error. */
+static int resolve_versions(cl_out *o, lv_dataset *ds, const char *uri, const lvcli_ref *before,
+			    lv_cleanup_policy *p)
+{
+	lvcli_refctx c;
+	lvcli_refctx_init(&c, ds, uri, "cleanup", false);
+	int rc = before ? lvcli_ref_resolve(&c, before, &p->before_version) : 0;
+	for (size_t i = 0; rc == 0 && i < o->nrefs; i++) {
+		uint64_t v = 0;
+		if ((rc = lvcli_ref_resolve(&c, &o->refs[i], &v)) == 0 && v == 0)
+			rc = lvcli_usage_error("cleanup: --versions: '%s' is version 0",
+					       lvcli_esc(o->refs[i].text));
+		if (rc == 0) {
+			o->refs[i].version = v; /* resolved: its warning names the ref (warn_kept_versions) */
+			rc = add_range(o, v, v);
+		}
+	}
+	lvcli_refctx_free(&c);
+	if (rc || !o->want)
+		return rc;
 	qsort(o->want, o->nwant, sizeof *o->want, cmp_u64);
 	size_t k = 0; /* duplicates once */
 	for (size_t i = 0; i < o->nwant; i++)
@@ -227,6 +307,8 @@ static int parse_versions(const char *list, cl_out *o)
 			o->want[k++] = o->want[i];
 	o->nwant = k;
 	o->gone = calloc(k, sizeof *o->gone);
+	p->versions = o->want;
+	p->nversions = o->nwant;
 	return o->gone ? 0 : lvcli_usage_error("cleanup: out of memory");
 }
 
@@ -256,11 +338,18 @@ static void on_candidate(const lv_cleanup_candidate *c, void *payload)
 	if (o->json) {
 		fputs(o->ncands ? ",{\"path\":" : "{\"path\":", o->cands);
 		lvcli_json_str(o->cands, c->path);
-		fprintf(o->cands, ",\"kind\":\"%s\",\"unverified\":%s,\"size_bytes\":%" PRIu64 "}",
+		fprintf(o->cands, ",\"kind\":\"%s\",\"unverified\":%s,\"size_bytes\":%" PRIu64 ",\"version\":",
 			lance_kind(c->kind), c->unverified ? "true" : "false", c->size);
+		if (c->kind == LV_KIND_MANIFEST && c->version)
+			fprintf(o->cands, "%" PRIu64 "}", c->version);
+		else
+			fputs("null}", o->cands);
 	} else {
-		fprintf(o->cands, "  %-18s %-10s %12" PRIu64 "  %s\n", lance_kind(c->kind),
+		fprintf(o->cands, "  %-18s %-10s %12" PRIu64 "  %s", lance_kind(c->kind),
 			c->unverified ? "unverified" : "verified", c->size, lvcli_esc(c->path));
+		if (c->kind == LV_KIND_MANIFEST && c->version)
+			fprintf(o->cands, " (version %" PRIu64 ")", c->version);
+		fputc('\n', o->cands);
 	}
 	o->ncands++;
 }
@@ -316,9 +405,14 @@ static void warn_kept_versions(const cl_out *o, FILE *json_warnings, size_t *nw)
 	for (size_t i = 0; i < o->nwant; i++) {
 		if (o->gone[i])
 			continue;
-		snprintf(msg, sizeof msg, "version %" PRIu64 " was %s: not a version of the dataset, "
-			 "the latest, tagged, a branch base, or outside the other conditions",
-			 o->want[i], o->dry_run ? "not selected" : "not removed");
+		const char *typed = NULL; /* the ref the user wrote for it, if any */
+		for (size_t r = 0; r < o->nrefs && !typed; r++)
+			if (o->refs[r].version == o->want[i])
+				typed = o->refs[r].text;
+		snprintf(msg, sizeof msg, "version %" PRIu64 "%s%.64s%s was %s: not a version of the "
+			 "dataset, the latest, tagged, a branch base, or outside the other conditions",
+			 o->want[i], typed ? " ('" : "", typed ? lvcli_esc(typed) : "", typed ? "')" : "",
+			 o->dry_run ? "not selected" : "not removed");
 		warn_one(msg, json_warnings, nw);
 	}
 	for (size_t i = 0; i < o->nskipped; i++) {
@@ -347,7 +441,6 @@ static void policy_from_args(const lvcli_args *a, lv_cleanup_policy *p, lv_check
 	p->checkpoint = cfg;
 	p->older_than_ms = a->older_than_ms;
 	p->retain_versions = a->retain_versions ? (int64_t)a->retain_versions : -1;
-	p->before_version = a->before_version;
 	p->delete_unverified = a->delete_unverified;
 	p->error_if_tagged_old_versions = a->error_if_tagged;
 	p->dry_run = a->dry_run;
@@ -444,7 +537,8 @@ static void print_stats(lv_dataset *ds, const lv_cleanup_stats *s)
 		s->versions_total, st.requests, st.bytes_read, st.bytes_written);
 }
 
-/* --explain: Lance's CleanupExplanation (JSON field for field; text for people). */
+/* --explain: Lance's CleanupExplanation (JSON field for field; text for people).  Its stats'
+ * old_versions is Lance's name of versions_removed, which follows it (the one name elsewhere). */
 static void print_explain(cl_out *o, const char *cands, const char *branches, const lv_cleanup_stats *s,
 			  const lv_dataset *ds)
 {
@@ -469,12 +563,13 @@ static void print_explain(cl_out *o, const char *cands, const char *branches, co
 		fclose(w);
 	if (o->json) {
 		printf("{\"read_version\":%" PRIu64 ",\"stats\":{\"bytes_removed\":%" PRIu64
-		       ",\"old_versions\":%" PRIu64 ",\"data_files_removed\":%" PRIu64
+		       ",\"old_versions\":%" PRIu64 ",\"versions_removed\":%" PRIu64 ",\"data_files_removed\":%" PRIu64
 		       ",\"transaction_files_removed\":%" PRIu64 ",\"index_files_removed\":%" PRIu64
 		       ",\"deletion_files_removed\":%" PRIu64 ",\"failed_deletes\":%" PRIu64 "},\"candidate_files\":[%s],"
 		       "\"candidate_files_truncated\":%s,\"candidate_file_limit\":%" PRIu64
 		       ",\"referenced_branches\":[%s],\"warnings\":[%s]}\n",
-		       o->read_version, nb, s->files_removed[LV_KIND_MANIFEST], s->files_removed[LV_KIND_DATA],
+		       o->read_version, nb, s->files_removed[LV_KIND_MANIFEST], s->files_removed[LV_KIND_MANIFEST],
+		       s->files_removed[LV_KIND_DATA],
 		       s->files_removed[LV_KIND_TRANSACTION], s->files_removed[LV_KIND_INDEX],
 		       s->files_removed[LV_KIND_DELETION], s->failed_deletes, cands ? cands : "",
 		       o->truncated ? "true" : "false", o->limit, branches ? branches : "", warn ? warn : "");
@@ -534,12 +629,12 @@ static int run_cleanup(int argc, char **argv)
 		     .collect = !a.explain && lvcli_format_stream(&a), .explain = a.explain,
 		     .cascade_asked = a.clean_referenced,
 		     .limit = a.max_candidates ? a.max_candidates : EXPLAIN_LIMIT_DEFAULT };
-	if (a.versions && (rc = parse_versions(a.versions, &o))) {
-		free(o.want);
+	lvcli_ref before;
+	if ((a.before && (rc = lvcli_before_parse(a.before, &before))) ||
+	    (a.versions && (rc = parse_versions(a.versions, &o)))) {
+		free_refs(&o);
 		return rc;
 	}
-	p.versions = o.want;
-	p.nversions = o.nwant;
 	char *files = NULL, *cands = NULL, *branches = NULL;
 	size_t files_len = 0, cands_len = 0, branches_len = 0;
 	if ((o.json && o.list && !(o.files = open_memstream(&files, &files_len))) ||
@@ -561,6 +656,8 @@ static int run_cleanup(int argc, char **argv)
 	lv_cleanup_stats_init(&s, LV_CLEANUP_STATS_VERSION);
 	if (lvcli_open(&ds, a.pos[0], 0)) {
 		rc = 1;
+	} else if ((rc = resolve_versions(&o, ds, a.pos[0], a.before ? &before : NULL, &p))) {
+		/* the error is printed */
 	} else if ((rc = lv_cleanup(ds, &p, &s, &err)) < 0) {
 		rc = rc == LV_ETAGGED ? fail_tagged(&err) : lvcli_fail(&err);
 	} else {
@@ -590,7 +687,7 @@ static int run_cleanup(int argc, char **argv)
 	free(files);
 	free(cands);
 	free(branches);
-	free(o.want);
+	free_refs(&o);
 	free(o.gone);
 	free_kept(&o);
 	for (size_t i = 0; i < o.nskipped; i++)

@@ -14,12 +14,12 @@
 #include "cli.h"
 
 static const lvcli_opt expire_opts[] = {
-	{ "--older-than", "DURATION", "expire versions committed before now - DURATION (7d, 36h, 90m); "
+	{ "--older-than", "DURATION", "expire versions committed before now - DURATION (14days, 36h, 1h 30min); "
 	  "with no condition at all, 7d", LVCLI_DURATION, 0, 0, offsetof(lvcli_args, older_than_ms) },
 	{ "--retain-versions", "N", "keep at least the newest N versions", LVCLI_NUMBER, 1, INT64_MAX,
 	  offsetof(lvcli_args, retain_versions) },
-	{ "--before-version", "V", "expire only versions below V", LVCLI_NUMBER, 1, UINT64_MAX,
-	  offsetof(lvcli_args, before_version) },
+	{ "--before-version", "V", "expire only versions below V (a number, a tag, latest~N: docs/cli.md, refs)",
+	  LVCLI_STRING, 0, 0, offsetof(lvcli_args, before) },
 	{ "--keep-one-per", "DURATION", "thinning: of the versions selected, keep the newest of each "
 	  "window of this length by commit time (1h, 1d)", LVCLI_DURATION, 0, 0,
 	  offsetof(lvcli_args, keep_one_per_ms) },
@@ -38,7 +38,7 @@ static const lvcli_opt expire_opts[] = {
 	  offsetof(lvcli_args, dry_run) },
 	{ "--list", NULL, "list every manifest removed", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, list) },
 	{ "--json", NULL, "print a JSON object: manifests (with --list or --dry-run), dry_run, versions_total, "
-	  "versions_removed, versions_recorded, checkpoint, warnings", LVCLI_FLAG, 0, 0,
+	  "versions_removed, versions_archived, checkpoint, warnings", LVCLI_FLAG, 0, 0,
 	  offsetof(lvcli_args, json) },
 	{ 0 },
 };
@@ -63,7 +63,11 @@ static void on_file(const char *path, int kind, uint64_t size, const char *reaso
 		lvcli_json_str(o->files, path);
 		return;
 	}
-	printf("%s %s\n", o->dry_run ? "would remove" : "removed", lvcli_esc(path));
+	uint64_t v;
+	printf("%s %s", o->dry_run ? "would remove" : "removed", lvcli_esc(path));
+	if (lv_manifest_path_version(path, &v))
+		printf(" (version %" PRIu64 ")", v);
+	fputc('\n', stdout);
 }
 
 static void on_progress(const char *phase, uint64_t done, uint64_t total, void *payload)
@@ -76,7 +80,7 @@ static void print_result(const ex_out *o, const char *files, const lv_cleanup_st
 {
 	if (o->json) {
 		printf("{\"manifests\":[%s],\"dry_run\":%s,\"versions_total\":%" PRIu64
-		       ",\"versions_removed\":%" PRIu64 ",\"versions_recorded\":%" PRIu64 ",\"checkpoint\":",
+		       ",\"versions_removed\":%" PRIu64 ",\"versions_archived\":%" PRIu64 ",\"checkpoint\":",
 		       o->nfiles ? files : "", o->dry_run ? "true" : "false", s->versions_total,
 		       s->versions_removed, s->versions_archived);
 		lvcli_json_str(stdout, s->checkpoint_written ? s->checkpoint_path : NULL);
@@ -103,6 +107,9 @@ static int run_expire(int argc, char **argv)
 		return rc;
 	if (a.keep_one_per_ms == 0)
 		return lvcli_usage_error("--keep-one-per wants a window longer than 0");
+	lvcli_ref before;
+	if (a.before && (rc = lvcli_before_parse(a.before, &before)))
+		return rc;
 	lv_expire_policy p;
 	lv_checkpoint_config cfg;
 	lv_expire_policy_init(&p, LV_EXPIRE_POLICY_VERSION);
@@ -110,7 +117,6 @@ static int run_expire(int argc, char **argv)
 	p.checkpoint = &cfg;
 	p.older_than_ms = a.older_than_ms;
 	p.retain_versions = a.retain_versions ? (int64_t)a.retain_versions : -1;
-	p.before_version = a.before_version;
 	p.keep_one_per_ms = a.keep_one_per_ms;
 	p.error_if_tagged_old_versions = a.error_if_tagged;
 	p.dry_run = a.dry_run;
@@ -131,7 +137,8 @@ static int run_expire(int argc, char **argv)
 	lv_error err = { 0 };
 	lv_cleanup_stats s;
 	lv_cleanup_stats_init(&s, LV_CLEANUP_STATS_VERSION);
-	if (lvcli_open(&ds, a.pos[0], 0)) {
+	if (lvcli_open(&ds, a.pos[0], 0) ||
+	    (a.before && lvcli_before_resolve(ds, a.pos[0], "expire", &before, &p.before_version))) {
 		rc = 1;
 	} else if ((rc = lv_expire(ds, &p, &s, &err)) < 0) {
 		rc = lvcli_fail(&err);

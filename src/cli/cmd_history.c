@@ -17,10 +17,7 @@
 static const lvcli_opt history_opts[] = {
 	{ "--json", NULL, "print a JSON array of version records", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, json) },
 	LVCLI_OPT_FORMAT,
-	{ "--limit", "N", "only the newest N recorded versions", LVCLI_NUMBER, 1, UINT32_MAX,
-	  offsetof(lvcli_args, limit) },
-	{ "--since", "V|TIME", "only versions from V on (a number), or committed at or after TIME "
-	  "(ISO 8601, or @MILLISECONDS since the epoch)", LVCLI_STRING, 0, 0, offsetof(lvcli_args, since) },
+	LVCLI_OPT_LIST("recorded versions"),
 	{ "--stats", NULL, "say on stderr where the answer came from, how many segments and manifests "
 	  "were read and what it cost", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, stats) },
 	{ 0 },
@@ -30,6 +27,7 @@ typedef struct out {
 	FILE *f;     /* the table (stdout), or the JSON array's temporary file */
 	bool json;
 	size_t n;
+	lvcli_refctx *tags;
 } out;
 
 static int on_row(const lv_version_info *v, void *payload)
@@ -37,9 +35,9 @@ static int on_row(const lv_version_info *v, void *payload)
 	out *o = payload;
 	if (o->json) {
 		fputs(o->n ? ",\n" : "", o->f);
-		lvcli_print_version_json(o->f, v);
+		lvcli_print_version_json(o->f, v, o->tags);
 	} else {
-		lvcli_print_table_row(o->f, v, true);
+		lvcli_print_table_row(o->f, v, true, o->tags);
 		if (ferror(o->f)) /* a reader that went away: stop reading the history, quietly */
 			lvcli_check_pipe(lvcli_stdout_error());
 	}
@@ -55,38 +53,37 @@ static int on_gap(uint64_t first, uint64_t last, void *payload)
 	return 0;
 }
 
-/* --since: a number is a version; otherwise a time (ISO 8601, or @ms).  0 or a usage error. */
-static int parse_since(const char *s, lv_history_options *o)
+/* The library's options from the selection: --since (a version or a time) and, unless
+ * --until cuts the list first, --limit. */
+static void history_options(const lvcli_select *sel, lv_history_options *o)
 {
-	uint64_t v;
-	if (s[0] != '@' && lvcli_parse_u64_strict(s, UINT64_MAX, &v)) {
-		o->since_version = v ? v : 1;
-		return 0;
-	}
-	lv_error e = { 0 };
-	int64_t ms;
-	if (s[0] == '@' ? lvcli_parse_u64_strict(s + 1, INT64_MAX, &v) && (ms = (int64_t)v, true)
-			: lv_parse_time(s, &ms, &e) == 0 && s[strspn(s, "0123456789")] != 0) {
+	lv_history_options_init(o, LV_HISTORY_OPTIONS_VERSION);
+	if (sel->since.given && sel->since.is_time) {
 		o->since_time = true;
-		o->since_ms = ms;
-		return 0;
+		o->since_ms = sel->since.ms;
+	} else if (sel->since.given) {
+		o->since_version = sel->since.version ? sel->since.version : 1;
 	}
-	return lvcli_usage_error("--since wants a version number, an ISO 8601 time or @MILLISECONDS, "
-				 "got '%s'", lvcli_esc(s));
+	o->limit = sel->until.given ? 0 : sel->limit;
 }
 
-/* --format csv|arrow: the versions asked for, as a list, through the format writers. */
-static int emit_list(const lvcli_args *a, const lv_history_options *o, lv_dataset *ds)
+/* --format csv|arrow, --reverse, --until: the versions asked for, as a list (memory grows with
+ * the answer), through the format writers or the selection's printer. */
+static int emit_list(const lvcli_args *a, const lvcli_select *sel, const lv_history_options *o,
+		     lv_dataset *ds, lvcli_refctx *tags)
 {
 	lv_error err = { 0 };
 	lv_version_list *l = NULL;
 	lv_history_report rep;
 	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
-	int rc = lv_history_list(&l, ds, o, &rep, &err) < 0 ? lvcli_fail(&err) : lvcli_emit_list(a, l, "history");
-	if (rc == 0 && a->stats)
+	int rc = lv_history_list(&l, ds, o, &rep, &err) < 0 ? lvcli_fail(&err)
+	       : lvcli_format_stream(a)			 ? lvcli_select_emit(a, l, sel, "history")
+								 : lvcli_select_print(stdout, l, sel, a->json, true, tags);
+	if (rc == 0 && a->stats) {
+		lvcli_refctx_report(tags, &rep);
 		lvcli_print_report(&rep);
+	}
 	lv_version_list_free(l);
-	lvcli_close(ds);
 	return rc;
 }
 
@@ -100,38 +97,25 @@ static void copy_out(FILE *tmp)
 		fwrite(buf, 1, n, stdout);
 }
 
-static int run_history(int argc, char **argv)
+/* The stream: the table row by row, or the JSON array through a temporary file. */
+static int stream(const lvcli_args *a, const lv_history_options *o, lv_dataset *ds, lvcli_refctx *tags)
 {
-	lvcli_args a;
-	int rc = lvcli_parse(argc, argv, &lvcli_cmd_history, &a);
-	if (rc)
-		return rc;
-	lv_history_options o;
-	lv_history_options_init(&o, LV_HISTORY_OPTIONS_VERSION);
-	o.limit = a.limit;
-	if (a.since && (rc = parse_since(a.since, &o)))
-		return rc;
-	lv_dataset *ds = NULL;
-	if (lvcli_open(&ds, a.pos[0], 0))
-		return 1;
-	if (lvcli_format_stream(&a)) /* csv, arrow: from a list (lv_history_list) */
-		return emit_list(&a, &o, ds);
-	out w = { a.json ? tmpfile() : stdout, a.json, 0 };
+	out w = { a->json ? tmpfile() : stdout, a->json, 0, tags };
 	if (!w.f) {
-		lvcli_close(ds);
 		fputs("lancever: cannot create a temporary file for --json\n", stderr);
 		return 1;
 	}
-	if (a.json)
+	if (a->json)
 		fputc('[', w.f);
 	else
 		lvcli_print_table_header(stdout, true);
+	int rc = 0;
 	lv_error err = { 0 };
 	lv_history_report rep;
 	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
-	if (lv_history_each(ds, &o, on_row, on_gap, &w, &rep, &err) < 0) {
+	if (lv_history_each(ds, o, on_row, on_gap, &w, &rep, &err) < 0) {
 		rc = lvcli_fail(&err);
-	} else if (a.json) {
+	} else if (a->json) {
 		fputs("]\n", w.f);
 		if (ferror(w.f)) {
 			fputs("lancever: error writing a temporary file for --json\n", stderr);
@@ -140,10 +124,39 @@ static int run_history(int argc, char **argv)
 			copy_out(w.f);
 		}
 	}
-	if (rc == 0 && a.stats)
+	if (rc == 0 && a->stats) {
+		lvcli_refctx_report(tags, &rep);
 		lvcli_print_report(&rep);
-	if (a.json)
+	}
+	if (a->json)
 		fclose(w.f);
+	return rc;
+}
+
+static int run_history(int argc, char **argv)
+{
+	lvcli_args a;
+	lvcli_select sel;
+	int rc = lvcli_parse(argc, argv, &lvcli_cmd_history, &a);
+	if (rc || (rc = lvcli_select_parse(&a, &sel)))
+		return rc;
+	if (lvcli_format_stream(&a) && a.reverse)
+		return lvcli_usage_error("history: --format csv|arrow exports in version order: "
+					 "--reverse is for the table and --json");
+	lv_dataset *ds = NULL;
+	if (lvcli_open(&ds, a.pos[0], 0))
+		return 1;
+	lvcli_refctx refs;
+	lvcli_refctx_init(&refs, ds, a.pos[0], "history", false);
+	lv_history_options o;
+	if ((rc = lvcli_select_resolve(&sel, &refs)) == 0) {
+		history_options(&sel, &o);
+		if (lvcli_format_stream(&a) || a.reverse || a.until)
+			rc = emit_list(&a, &sel, &o, ds, &refs);
+		else
+			rc = stream(&a, &o, ds, &refs);
+	}
+	lvcli_refctx_free(&refs);
 	lvcli_close(ds);
 	return rc;
 }
@@ -151,9 +164,10 @@ static int run_history(int argc, char **argv)
 const lvcli_cmd lvcli_cmd_history = {
 	"history", "DATASET", "every version ever recorded; cleaned-up ones flagged",
 	"Lists every version that a checkpoint, an archive segment or a manifest records, including "
-	"versions whose manifests a cleanup removed (CLEANED_UP), oldest first, as it reads them: "
-	"memory does not grow with the history. Ranges of versions that nothing readable records are "
-	"marked in place and reported as warnings. --limit and --since read only the archive "
+	"versions whose manifests a cleanup removed (CLEANED_UP), with their tag names, oldest "
+	"first, as it reads them: memory does not grow with the history (--reverse, newest first, "
+	"and --until hold the answer in memory). Ranges of versions that nothing readable records "
+	"are marked in place and reported as warnings. --limit and --since read only the archive "
 	"segments that can hold the versions asked for.",
 	history_opts, run_history, true,
 };

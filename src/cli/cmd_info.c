@@ -10,7 +10,7 @@
 #include "cli.h"
 
 static const lvcli_opt info_opts[] = {
-	{ "--json", NULL, "print a JSON object: latest_version, live_versions, oldest_live_version, rows, "
+	{ "--json", NULL, "print a JSON object: latest_version, live_versions, oldest_live_version, total_rows, "
 	  "writer_version, data_format, checkpoint, auto_cleanup, warnings", LVCLI_FLAG, 0, 0,
 	  offsetof(lvcli_args, json) },
 	{ "--max-entries", "N", "show the history a checkpoint with --max-entries N would keep",
@@ -50,7 +50,7 @@ static void info_json(const lv_version_info *v, const lv_version_list *l, const 
 		      const lv_history_report *rep, const lv_dataset *ds)
 {
 	printf("{\"latest_version\":%" PRIu64 ",\"live_versions\":%zu,\"oldest_live_version\":%" PRIu64
-	       ",\"rows\":%" PRIu64 ",\"writer_version\":",
+	       ",\"total_rows\":%" PRIu64 ",\"writer_version\":",
 	       v->version, lv_version_list_count(l), lv_version_list_get(l, 0)->version, v->total_rows);
 	lvcli_json_str(stdout, v->writer_version);
 	fputs(",\"data_format\":", stdout);

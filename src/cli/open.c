@@ -38,10 +38,15 @@ int lvcli_storage_options(lv_storage_options **out, lv_error *err)
 
 int lvcli_open(lv_dataset **ds, const char *uri, int threads)
 {
+	return lvcli_open_branch(ds, uri, threads, NULL);
+}
+
+int lvcli_open_branch(lv_dataset **ds, const char *uri, int threads, const char *branch)
+{
 	lv_open_options o;
 	lv_open_options_init(&o, LV_OPEN_OPTIONS_VERSION);
 	o.threads = threads;
-	o.branch = lvcli_g.branch;
+	o.branch = branch ? branch : lvcli_g.branch;
 	lv_error err = { 0 };
 	lv_storage_options *so = NULL;
 	int rc = lvcli_storage_options(&so, &err);

@@ -69,18 +69,37 @@ static void manifest_details_json(FILE *f, const lv_version_info *v)
 	fputc('}', f);
 }
 
-void lvcli_print_version_fields(FILE *f, const lv_version_info *v)
+/* LanceDB's listVersions() record: "timestamp" (ISO 8601 UTC) and "metadata" (the 7
+ * counters as strings, under their checkpoint column names). */
+static void lancedb_fields(FILE *f, const lv_version_info *v)
 {
+	char t[40];
+	lvcli_format_time(t, sizeof t, v->timestamp_millis);
+	key(f, "timestamp");
+	lvcli_json_str(f, t);
 	fprintf(f,
-		"\"version\":%" PRIu64 ",\"timestamp_millis\":%" PRId64 ",\"total_fragments\":%" PRIu64
+		",\"metadata\":{\"total_fragments\":\"%" PRIu64 "\",\"total_data_files\":\"%" PRIu64
+		"\",\"total_files_size\":\"%" PRIu64 "\",\"total_deletion_files\":\"%" PRIu64
+		"\",\"total_data_file_rows\":\"%" PRIu64 "\",\"total_deletion_file_rows\":\"%" PRIu64
+		"\",\"total_rows\":\"%" PRIu64 "\"}",
+		v->total_fragments, v->total_data_files, v->total_files_size, v->total_deletion_files,
+		v->total_data_file_rows, v->total_deletion_file_rows, v->total_rows);
+}
+
+void lvcli_print_version_fields(FILE *f, const lv_version_info *v, lvcli_refctx *tags)
+{
+	fprintf(f, "\"version\":%" PRIu64, v->version);
+	lancedb_fields(f, v);
+	fprintf(f,
+		",\"timestamp_millis\":%" PRId64 ",\"total_fragments\":%" PRIu64
 		",\"total_data_files\":%" PRIu64 ",\"total_files_size\":%" PRIu64
 		",\"total_deletion_files\":%" PRIu64 ",\"total_data_file_rows\":%" PRIu64
-		",\"total_deletion_file_rows\":%" PRIu64 ",\"total_rows\":%" PRIu64
-		",\"is_tagged\":%s,\"is_cleaned_up\":%s",
-		v->version, v->timestamp_millis, v->total_fragments, v->total_data_files,
-		v->total_files_size, v->total_deletion_files, v->total_data_file_rows,
-		v->total_deletion_file_rows, v->total_rows, v->is_tagged ? "true" : "false",
-		v->is_cleaned_up ? "true" : "false");
+		",\"total_deletion_file_rows\":%" PRIu64 ",\"total_rows\":%" PRIu64 ",\"is_tagged\":%s",
+		v->timestamp_millis, v->total_fragments, v->total_data_files, v->total_files_size,
+		v->total_deletion_files, v->total_data_file_rows, v->total_deletion_file_rows,
+		v->total_rows, v->is_tagged ? "true" : "false");
+	lvcli_tags_json(f, tags, v);
+	fprintf(f, ",\"is_cleaned_up\":%s", v->is_cleaned_up ? "true" : "false");
 	key(f, "transaction_uuid");
 	lvcli_json_str(f, v->transaction_uuid);
 	key(f, "read_version");
@@ -93,22 +112,11 @@ void lvcli_print_version_fields(FILE *f, const lv_version_info *v)
 	manifest_details_json(f, v);
 }
 
-void lvcli_print_version_json(FILE *f, const lv_version_info *v)
+void lvcli_print_version_json(FILE *f, const lv_version_info *v, lvcli_refctx *tags)
 {
 	fputc('{', f);
-	lvcli_print_version_fields(f, v);
+	lvcli_print_version_fields(f, v, tags);
 	fputc('}', f);
-}
-
-void lvcli_print_list_json(FILE *f, const lv_version_list *l)
-{
-	fputc('[', f);
-	for (size_t i = 0; i < lv_version_list_count(l); i++) {
-		if (i)
-			fputs(",\n", f);
-		lvcli_print_version_json(f, lv_version_list_get(l, i));
-	}
-	fputs("]\n", f);
 }
 
 void lvcli_format_time(char *buf, size_t cap, int64_t ms)
@@ -141,45 +149,30 @@ void lvcli_print_table_gap(FILE *f, uint64_t gf, uint64_t gl)
 		gf == gl ? "this version" : "these versions");
 }
 
-/* Marks the gaps before version `before` (history lists them in place). */
-static void print_gaps_before(FILE *f, const lv_version_list *l, size_t *g, uint64_t before)
-{
-	uint64_t gf = 0, gl = 0;
-	while (*g < lv_version_list_gap_count(l) && lv_version_list_gap(l, *g, &gf, &gl) &&
-	       gf < before) {
-		lvcli_print_table_gap(f, gf, gl);
-		(*g)++;
-	}
-}
-
 void lvcli_print_table_header(FILE *f, bool show_cleaned)
 {
-	fprintf(f, "%8s  %-24s  %-16s  %8s  %9s  %6s  %-6s%s\n", "VERSION", "TIMESTAMP (UTC)",
-		"OPERATION", "READ_VER", "ROWS", "FRAGS", "TAGGED", show_cleaned ? "  CLEANED_UP" : "");
+	fprintf(f, "%8s  %-24s  %-16s  %8s  %9s  %6s  %s%s\n", "VERSION", "TIMESTAMP (UTC)", "OPERATION",
+		"READ_VER", "ROWS", "FRAGS", show_cleaned ? "CLEANED_UP  " : "", "TAGS");
 }
 
-void lvcli_print_table_row(FILE *f, const lv_version_info *v, bool show_cleaned)
+void lvcli_print_table_row(FILE *f, const lv_version_info *v, bool show_cleaned, lvcli_refctx *tags)
 {
-	char ts[40], rv[24];
+	char ts[40], rv[24], names[256], line[512];
 	lvcli_format_time(ts, sizeof ts, v->timestamp_millis);
 	if (v->has_read_version)
 		snprintf(rv, sizeof rv, "%" PRIu64, v->read_version);
 	else
 		snprintf(rv, sizeof rv, "-");
-	fprintf(f, "%8" PRIu64 "  %-24s  %-16s  %8s  %9" PRIu64 "  %6" PRIu64 "  %-6s%s\n", v->version,
-		ts, lvcli_esc(v->operation_type), rv, v->total_rows, v->total_fragments,
-		v->is_tagged ? "yes" : "", show_cleaned && v->is_cleaned_up ? "  yes" : "");
-}
-
-void lvcli_print_table(FILE *f, const lv_version_list *l, bool show_cleaned)
-{
-	lvcli_print_table_header(f, show_cleaned);
-	size_t g = 0;
-	for (size_t i = 0; i < lv_version_list_count(l); i++) {
-		const lv_version_info *v = lv_version_list_get(l, i);
-		print_gaps_before(f, l, &g, v->version);
-		lvcli_print_table_row(f, v, show_cleaned);
-	}
+	lvcli_tags_text(names, sizeof names, tags, v);
+	if (!names[0] && v->is_tagged) /* the tags could not be listed: say it is tagged */
+		snprintf(names, sizeof names, "(tagged)");
+	int n = snprintf(line, sizeof line, "%8" PRIu64 "  %-24s  %-16s  %8s  %9" PRIu64 "  %6" PRIu64 "  %s%s",
+			 v->version, ts, lvcli_esc(v->operation_type), rv, v->total_rows, v->total_fragments,
+			 !show_cleaned ? "" : v->is_cleaned_up ? "yes         " : "            ", names);
+	size_t len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+	while (len && line[len - 1] == ' ')
+		len--;
+	fprintf(f, "%.*s\n", (int)len, line);
 }
 
 void lvcli_print_report(const lv_history_report *r)

@@ -88,7 +88,7 @@ row "cleanup --retain-versions 2 --dry-run" 0 'would remove' - cleanup "$DS" --d
 # issue 16: Lance's exact version list and the explanation
 row "cleanup --versions 1,2 --dry-run" 0 'would remove 2 of 12' - cleanup "$DS" --dry-run --versions 1,2
 row "cleanup --versions: a kept version is warned about" 0 'would remove 1 of 12' 'warning: version 12 was not selected' cleanup "$DS" --dry-run --versions 2,12
-row "cleanup --versions 1,x" 2 $USAGE "--versions: bad item 'x' in '1,x'" cleanup "$DS" --dry-run --versions 1,x
+row "cleanup --versions 1,x (x: a tag that is not there)" 1 - "cleanup: 'x': no tag 'x' \(tags: " cleanup "$DS" --dry-run --versions 1,x
 row "cleanup --versions 5-2" 2 $USAGE "--versions: bad item '5-2'" cleanup "$DS" --dry-run --versions 5-2
 row "cleanup --versions 0" 2 $USAGE "--versions: bad item '0'" cleanup "$DS" --dry-run --versions 0
 row "cleanup --versions 1,,2" 2 $USAGE "--versions: bad list" cleanup "$DS" --dry-run --versions 1,,2
@@ -120,7 +120,10 @@ row "--quiet is accepted anywhere" 0 '^ +VERSION' - versions "$DS" --quiet
 
 # ---- one strict number rule: digits only, no sign/space/empty/0x/exponent, no overflow ----
 for bad in ' -1' '-1' '+1' '' ' 1' '1 ' '1e3' '0x10' '0' '99999999999999999999999' '18446744073709551616'; do
-	row "cleanup --before-version '$bad'" 2 $USAGE "--before-version wants a positive integer \(at most 18446744073709551615\), got '$(q "$bad")'" \
+	# (a ref that does not start with a digit is not a number: it is refused as a ref)
+	want="positive integer \(at most 18446744073709551615\)"
+	[[ $bad =~ ^[0-9] ]] || want="version number, a tag, BRANCH:VERSION, latest or latest~N"
+	row "cleanup --before-version '$bad'" 2 $USAGE "--before-version wants a $want, got '$(q "$bad")'" \
 		cleanup "$DS" --dry-run --before-version "$bad"
 done
 for bad in ' 1' '+1' '-1' '' '1e3' '0x10' '0' '9223372036854775808' '99999999999999999999999'; do
@@ -139,9 +142,11 @@ for bad in ' 4' '+4' '' '0' '257' '1e3' '0x10' '18446744073709551616'; do
 	row "versions --threads '$bad'" 2 $USAGE "--threads wants an integer in 1..256, got '$(q "$bad")'" versions "$DS" --threads "$bad"
 done
 for bad in ' 1' '+1' '-1' '' '1e3' '0x10' '99999999999999999999999' '18446744073709551616'; do
-	row "show '$bad'" 2 $USAGE "show: VERSION $NONNEG '$(q "$bad")'" show "$DS" "$bad"
-	row "diff '$bad' 2" 2 $USAGE "diff: A $NONNEG '$(q "$bad")'" diff "$DS" "$bad" 2
-	row "diff 1 '$bad'" 2 $USAGE "diff: B $NONNEG '$(q "$bad")'" diff "$DS" 1 "$bad"
+	want=$NONNEG
+	[[ $bad =~ ^[0-9] ]] || want="wants a version number, a tag, BRANCH:VERSION, latest or latest~N, got"
+	row "show '$bad'" 2 $USAGE "show: VERSION $want '$(q "$bad")'" show "$DS" "$bad"
+	row "diff '$bad' 2" 2 $USAGE "diff: A $want '$(q "$bad")'" diff "$DS" "$bad" 2
+	row "diff 1 '$bad'" 2 $USAGE "diff: B $want '$(q "$bad")'" diff "$DS" 1 "$bad"
 done
 for bad in ' 1796232073003' '+1796232073003' '-1' '' '1e3' '0x10' '9223372036854775808' '99999999999999999999999' garbage; do
 	row "asof '$bad'" 2 $USAGE "asof: TIME" asof "$DS" "$bad"
@@ -232,7 +237,7 @@ row "history --format csv" 0 '^version,timestamp_millis,total_fragments,.*,branc
 row "versions --format=csv" 0 '^version,' - versions "$DS" --format=csv
 row "tags --format csv" 0 '^kind,name,version,branch,manifest_size,created_at
 tag,' - tags "$DS" --format csv
-row "cleanup --dry-run --format csv" 0 '^path,kind,size,reason
+row "cleanup --dry-run --format csv" 0 '^path,kind,size,version,reason
 ' - cleanup "$DS" --dry-run --before-version 3 --format csv
 "$LV" history "$DS" --format arrow >"$T/h.arrows" 2>"$T/stderr"
 check "history --format arrow: exit 0, nothing on stderr" test $? = 0 -a ! -s "$T/stderr"
@@ -288,7 +293,7 @@ rm -rf "$T/dmg.lance"
 
 # ---- help, version, "did you mean" (issue 14) ----
 NL=$'\n'  # (the patterns match the whole output: $NL...$NL is one whole line)
-row "versions --help" 0 '^usage: lancever versions DATASET \[--json\] \[--format F\] \[--threads N\] \[--stats\]' - versions --help
+row "versions --help" 0 '^usage: lancever versions DATASET \[--json\] \[--format F\] \[--limit N\] \[--reverse\]' - versions --help
 row "versions DS -h" 0 '^usage: lancever versions DATASET' - versions "$DS" -h
 row "help cleanup: that command's usage" 0 '^usage: lancever cleanup DATASET .*--older-than DURATION +remove versions committed' - help cleanup
 row "inspect --help" 0 '^usage: lancever inspect FILE\.lance' - inspect --help
@@ -415,16 +420,16 @@ sys.exit(0 if ($cond) else 1)" "$T/stdout" 2>"$T/pyerr"; then
 		printf 'FAIL %s: %s\n  stdout: %s\n  %s\n' "$n" "$cond" "$(head -c 400 "$T/stdout")" "$(tail -1 "$T/pyerr")"
 	fi
 }
-KEYS="['version', 'timestamp_millis', 'total_fragments', 'total_data_files', 'total_files_size',
- 'total_deletion_files', 'total_data_file_rows', 'total_deletion_file_rows', 'total_rows', 'is_tagged',
- 'is_cleaned_up', 'transaction_uuid', 'read_version', 'operation_type', 'transaction_properties',
+KEYS="['version', 'timestamp', 'metadata', 'timestamp_millis', 'total_fragments', 'total_data_files',
+ 'total_files_size', 'total_deletion_files', 'total_data_file_rows', 'total_deletion_file_rows', 'total_rows',
+ 'is_tagged', 'tags', 'is_cleaned_up', 'transaction_uuid', 'read_version', 'operation_type', 'transaction_properties',
  'manifest_path', 'manifest_size', 'writer_library', 'writer_version', 'data_format', 'transaction_file',
  'branch', 'num_indices', 'reader_feature_flags', 'writer_feature_flags', 'config']"
 cp -r "$SRC" "$T/keys.lance"
-json "versions --json from manifests: the 26 keys" 0 "len(j) == 12 and all(list(v) == $KEYS for v in j) and j[0]['writer_version'] == '8.0.0'" versions "$T/keys.lance" --json
+json "versions --json from manifests: the 29 keys" 0 "len(j) == 12 and all(list(v) == $KEYS for v in j) and j[0]['writer_version'] == '8.0.0'" versions "$T/keys.lance" --json
 "$LV" checkpoint "$T/keys.lance" >/dev/null 2>&1
-json "versions --json from a checkpoint: the same 26 keys, null where unknown" 0 "len(j) == 12 and all(list(v) == $KEYS for v in j) and j[0]['writer_version'] is None and j[0]['config'] is None and j[0]['manifest_path'].startswith('_versions/') and j[0]['manifest_size'] in (None, 511)" versions "$T/keys.lance" --json
-json "history --json: the same 26 keys" 0 "len(j) == 12 and all(list(v) == $KEYS for v in j)" history "$T/keys.lance" --json
+json "versions --json from a checkpoint: the same 29 keys, null where unknown" 0 "len(j) == 12 and all(list(v) == $KEYS for v in j) and j[0]['writer_version'] is None and j[0]['config'] is None and j[0]['manifest_path'].startswith('_versions/') and j[0]['manifest_size'] in (None, 511)" versions "$T/keys.lance" --json
+json "history --json: the same 29 keys" 0 "len(j) == 12 and all(list(v) == $KEYS for v in j)" history "$T/keys.lance" --json
 json "show --json: the record's keys and warnings" 0 "list(j) == $KEYS + ['feature_flags', 'warnings'] and j['version'] == 3 and j['feature_flags'] == {'reader': [], 'writer': []}" show "$T/keys.lance" 3 --json
 json "cleanup --json: failed_deletes (Lance 14's count of refused deletes)" 0 "j['failed_deletes'] == 0" cleanup "$DS" --dry-run --before-version 3 --json
 for args in "show $DS 3" "asof $DS 1796232073003" "diff $DS 1 2" "info $DS" "tags $DS" "checkpoint $DS" "cleanup $DS --dry-run --before-version 3" "check $DS"; do

@@ -99,6 +99,12 @@ export function lanceVersion(v) {
     total_rows: Number(m.total_rows),
   };
 }
+// A LanceDB listVersions() entry as JSON would carry it: `versions --json` records are a
+// superset of it (version, timestamp as ISO 8601 UTC, metadata: the counters as strings).
+export function lanceRecord(v) {
+  return { version: Number(v.version), timestamp: v.timestamp.toISOString(), metadata: { ...v.metadata } };
+}
+export const LANCEDB_KEYS = ['version', 'timestamp', 'metadata'];
 export const SUMMARY_KEYS = ['version', 'timestamp_millis', 'total_fragments', 'total_data_files',
   'total_files_size', 'total_deletion_files', 'total_data_file_rows', 'total_deletion_file_rows',
   'total_rows'];

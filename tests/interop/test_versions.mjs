@@ -1,7 +1,8 @@
 // Interop test for `lancever versions` and `lancever tags` against real Lance
 // (the LV_PEER peer: LanceDB 0.31.0 = Lance 8.0.0 or 0.39.0 = Lance 12.0.0).  For every dataset of datasets.mjs and for the
 // shipped demo it checks, on every version, that `lancever versions DIR --json`
-// equals LanceDB's listVersions() (version, timestamp in ms, all 7 counters),
+// equals LanceDB's listVersions() (version, timestamp in ms, all 7 counters) and that each
+// record is a superset of LanceDB's own record (version, timestamp, metadata, exactly),
 // that operation_type / read_version match what LanceDB did, that is_tagged
 // matches the tags created, that transaction_uuid / transaction_file match the
 // txn file named by the manifest, and that `lancever tags DIR --json` lists the
@@ -10,11 +11,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  lv, openDir, check, checkEq, finish, lanceVersion, pick, scratch, sourceDir, SUMMARY_KEYS,
+  lv, openDir, check, checkEq, finish, lanceVersion, lanceRecord, pick, scratch, sourceDir, SUMMARY_KEYS,
+  LANCEDB_KEYS,
 } from './lib.mjs';
 import { buildAll, DEMO_EXPECTATIONS } from './datasets.mjs';
 
-const FIELDS = ['version', 'timestamp_millis', 'total_fragments', 'total_data_files',
+const FIELDS = ['version', 'timestamp', 'metadata', 'tags', 'timestamp_millis', 'total_fragments', 'total_data_files',
   'total_files_size', 'total_deletion_files', 'total_data_file_rows', 'total_deletion_file_rows',
   'total_rows', 'is_tagged', 'is_cleaned_up', 'transaction_uuid', 'read_version', 'operation_type',
   'transaction_properties', 'manifest_path', 'manifest_size', 'writer_library', 'writer_version',
@@ -122,12 +124,28 @@ async function checkExtras(label, t, ours, exp, isBranch) {
   await t.checkoutLatest();
 }
 
+// Each of our records holds LanceDB's listVersions() record exactly (issue 29): the same
+// version, timestamp (ISO 8601 UTC) and metadata object (the same keys, string values).
+function checkSuperset(label, ours, raw) {
+  const oursBy = new Map(ours.map((o) => [o.version, o]));
+  // (metadata compared with its keys sorted: key order is no part of a JSON object)
+  const norm = (x) => ({ ...x, metadata: Object.fromEntries(Object.entries(x.metadata || {}).sort()) });
+  checkEq(raw.length, ours.length, `${label}: as many records as listVersions()`);
+  for (const r of raw.map(lanceRecord)) {
+    const o = oursBy.get(r.version);
+    if (check(o, `${label} v${r.version}: in versions --json`))
+      checkEq(norm(pick(o, LANCEDB_KEYS)), norm(r), `${label} v${r.version}: the listVersions() record, exactly`);
+  }
+}
+
 async function checkDataset({ name, dir, expectations: exp }) {
   const label = name;
   const t = await openDir(dir);
-  const lance = (await t.listVersions()).map(lanceVersion).sort(byVersion);
+  const raw = await t.listVersions();
+  const lance = raw.map(lanceVersion).sort(byVersion);
   const ours = lvVersions(label, dir);
   if (!ours) return;
+  checkSuperset(label, ours, raw);
   const lanceTags = await (await t.tags()).list();
   const mainTagged = new Set(Object.values(exp.tags).filter((x) => x.branch === null).map((x) => x.version));
   checkVersions(label, dir, ours, lance, exp, { taggedVersions: mainTagged });
@@ -174,9 +192,11 @@ async function checkDataset({ name, dir, expectations: exp }) {
     const bl = `${label} branch ${bname}`;
     const bdir = path.join(dir, 'tree', ...bname.split('/'));
     const bt = await (await t.branches()).checkout(bname);
-    const blance = (await bt.listVersions()).map(lanceVersion).sort(byVersion);
+    const braw = await bt.listVersions();
+    const blance = braw.map(lanceVersion).sort(byVersion);
     const bours = lvVersions(bl, bdir);
     if (!bours) continue;
+    checkSuperset(bl, bours, braw);
     const tagged = new Set(Object.values(exp.tags).filter((x) => x.branch === bname).map((x) => x.version));
     checkVersions(bl, bdir, bours, blance, { ...exp, versions: b.versions, restores: [], txnReadVersions: null },
       { branch: bname, taggedVersions: tagged });

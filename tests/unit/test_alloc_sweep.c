@@ -110,6 +110,19 @@ static int run_history(lv_dataset *ds, lv_error *e)
 	return said(rc, l);
 }
 
+/* lv_version_list_select of a history: its first, middle and last entries. */
+static int run_select(lv_dataset *ds, lv_error *e)
+{
+	lv_version_list *l = NULL, *s = NULL;
+	int rc = lv_history(&l, ds, NULL, e);
+	size_t n = lv_version_list_count(l);
+	size_t idx[3] = { 0, n / 2, n - 1 };
+	if (rc == 0)
+		rc = lv_version_list_select(&s, l, idx, n >= 3 ? 3 : 0, e); /* before s is read */
+	lv_version_list_free(l);
+	return said(rc, s);
+}
+
 static int run_as_of(lv_dataset *ds, lv_error *e)
 {
 	lv_version_list *l = NULL;
@@ -373,6 +386,7 @@ static const entry entries[] = {
 	{ "show_recorded", &cleaned, run_show_recorded, false },
 	{ "diff", &cleaned, run_diff, false },
 	{ "history_gap", &gappy, run_history, false },
+	{ "select_gap", &gappy, run_select, false },
 	{ "capture", &plain, run_capture, true },
 };
 
@@ -429,7 +443,8 @@ int main(void)
 		SWEEP("versions", 0), SWEEP("history", 1), SWEEP("as_of", 2),
 		SWEEP("checkpoint", 3), SWEEP("cleanup", 4), SWEEP("expire", 5),
 		SWEEP("arrow_history", 6), SWEEP("show_live", 7), SWEEP("show_recorded", 8),
-		SWEEP("diff", 9), SWEEP("history_gap", 10), SWEEP("capture", 11),
+		SWEEP("diff", 9), SWEEP("history_gap", 10), SWEEP("select_gap", 11),
+		SWEEP("capture", 12),
 	};
 	_Static_assert(sizeof tests / sizeof tests[0] == sizeof entries / sizeof entries[0],
 		       "one test per entry point");

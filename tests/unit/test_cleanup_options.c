@@ -689,29 +689,6 @@ static void test_cascade_bad_config(void **state)
 	}
 }
 
-/* Lance's duration syntax in config values (humantime). */
-static void test_humantime(void **state)
-{
-	(void)state;
-	static const struct {
-		const char *s;
-		int64_t ms;
-	} ok[] = { { "14days", 14 * DAY }, { "1h 30min", 5400000 }, { "2weeks", 14 * DAY },
-		   { "0s", 0 }, { "500ms", 500 }, { "1day 2h", DAY + 7200000 }, { "90 m", 5400000 },
-		   { "1M", 2630016000 }, { "1y", 31557600000LL }, { "1500000us", 1500 } };
-	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-		int64_t ms = -1;
-		assert_int_equal(lv__parse_humantime(ok[i].s, &ms), 0);
-		assert_int_equal(ms, ok[i].ms);
-	}
-	static const char *const bad[] = { "", " ", "fortnight", "14", "days", "1.5h", "-1d", "1d x",
-					   "99999999999999999999s", "300years" };
-	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		int64_t ms = 0;
-		assert_int_equal(lv__parse_humantime(bad[i], &ms), -1);
-	}
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -726,7 +703,6 @@ int main(void)
 		cmocka_unit_test(test_cascade_interval_zero),
 		cmocka_unit_test(test_cascade_not_due),
 		cmocka_unit_test(test_cascade_bad_config),
-		cmocka_unit_test(test_humantime),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -597,9 +597,42 @@ static void test_footer_checks(void **state)
 	assert_int_equal(lv__manifest_parse(buf, 64, "magic", NULL, &man, &err), LV_ECORRUPT);
 }
 
+/* lv_manifest_path_version: the public form of the one version-name parser (issue 29). */
+static void test_manifest_path_version(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *path;
+		bool ok;
+		uint64_t v;
+	} cases[] = {
+		{ "_versions/18446744073709551614.manifest", true, 1 },
+		{ "_versions/00000000000000000000.manifest", true, UINT64_MAX },
+		{ "_versions/7.manifest", true, 7 },
+		{ "tree/feat/_versions/18446744073709551613.manifest", true, 2 },
+		{ "s3prefix/ds.lance/_versions/12.manifest", true, 12 },
+		{ "_versions/d1.manifest", false, 0 },          /* a detached manifest */
+		{ "_versions/7.manifest.tmp", false, 0 },
+		{ "_versions/x7.manifest", false, 0 },
+		{ "my_versions/7.manifest", false, 0 },
+		{ "7.manifest", false, 0 },
+		{ "data/7.manifest", false, 0 },
+		{ "_versions/.manifest", false, 0 },
+		{ "_versions/99999999999999999999999.manifest", false, 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		uint64_t v = 0;
+		bool ok = lv_manifest_path_version(cases[i].path, &v);
+		if (ok != cases[i].ok || (ok && v != cases[i].v))
+			fail_msg("%s: %d %llu", cases[i].path, ok, (unsigned long long)v);
+	}
+	assert_false(lv_manifest_path_version(NULL, NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_manifest_path_version),
 		cmocka_unit_test(test_varint_edges),
 		cmocka_unit_test(test_fields_and_errors),
 		cmocka_unit_test(test_packed_and_unpacked),

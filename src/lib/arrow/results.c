@@ -95,10 +95,13 @@ int lv_refs_arrow_stream(struct ArrowArrayStream *out, const lv_refs *refs,
 
 /* ---- cleanup files ---- */
 
+/* The columns of the CLI's JSON "files" (one name per field): a manifest's version, null for
+ * other files. */
 static const lv__acol FILE_COLS[] = {
 	{ "path", LV__A_UTF8, false },
 	{ "kind", LV__A_UTF8, false },
 	{ "size", LV__A_U64, false },
+	{ "version", LV__A_U64, true },
 	{ "reason", LV__A_UTF8, false },
 };
 
@@ -109,6 +112,7 @@ static bool file_cell(const void *rows, size_t row, size_t col, lv__aval *v)
 	case 0: return lv__acell_str(f->path, v);
 	case 1: return lv__acell_str(lv_file_kind_name(f->kind), v);
 	case 2: v->u = f->size; return true;
+	case 3: return f->kind == LV_KIND_MANIFEST && lv_manifest_path_version(f->path, &v->u);
 	default: return lv__acell_str(f->reason ? f->reason : "", v);
 	}
 }

@@ -236,6 +236,8 @@ void lv_dataset_free(lv_dataset *ds)
 
 lv_storage *lv_dataset_storage(lv_dataset *ds) { return ds ? ds->st : NULL; }
 
+const char *lv_dataset_branch(const lv_dataset *ds) { return ds ? ds->branch : NULL; }
+
 int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err)
 {
 	if (!out || !ds)

@@ -621,53 +621,17 @@ typedef struct collect {
 	lv_version_list *l;
 	size_t cap, capgaps;
 	int rc;
+	bool live_only; /* versions(): the rows whose manifest is listed */
 } collect;
-
-static const char *dup(lv__arena *a, const char *s, int *rc)
-{
-	char *d = s ? lv__arena_strdup(a, s) : NULL;
-	if (s && !d)
-		*rc = LV_ENOMEM;
-	return d;
-}
-
-/* A copy of v whose strings live in the list's arena. */
-static int copy_info(lv__arena *a, const lv_version_info *v, lv_version_info *out)
-{
-	int rc = 0;
-	*out = *v;
-	out->transaction_uuid = dup(a, v->transaction_uuid, &rc);
-	out->operation_type = dup(a, v->operation_type, &rc);
-	out->transaction_properties = dup(a, v->transaction_properties, &rc);
-	out->manifest_path = dup(a, v->manifest_path, &rc);
-	if (!v->has_manifest_details)
-		return rc;
-	out->writer_library = dup(a, v->writer_library, &rc);
-	out->writer_version = dup(a, v->writer_version, &rc);
-	out->data_format = dup(a, v->data_format, &rc);
-	out->transaction_file = dup(a, v->transaction_file, &rc);
-	out->branch = dup(a, v->branch, &rc);
-	if (v->num_config) {
-		const char **k = lv__arena_alloc(a, v->num_config * sizeof *k);
-		const char **val = lv__arena_alloc(a, v->num_config * sizeof *val);
-		if (!k || !val)
-			return LV_ENOMEM;
-		for (size_t i = 0; i < v->num_config; i++) {
-			k[i] = dup(a, v->config_keys[i], &rc);
-			val[i] = dup(a, v->config_values[i], &rc);
-		}
-		out->config_keys = k;
-		out->config_values = val;
-	}
-	return rc;
-}
 
 static int collect_row(const lv_version_info *v, void *payload)
 {
 	collect *c = payload;
 	lv_version_list *l = c->l;
+	if (c->live_only && v->is_cleaned_up)
+		return 0;
 	lv_version_info *nv = lv__grow(l->items, &c->cap, l->n, sizeof *nv, 256);
-	if (!nv || (c->rc = copy_info(&l->arenas[0], v, &nv[l->n])) < 0) {
+	if (!nv || (c->rc = lv__version_info_copy(&l->arenas[0], v, &nv[l->n])) < 0) {
 		if (nv)
 			l->items = nv;
 		c->rc = LV_ENOMEM;
@@ -706,18 +670,17 @@ int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 	return lv_history_list(out, ds, NULL, report, err);
 }
 
-int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
-		    lv_history_report *report, lv_error *err)
+/* lv_history_list, or with live_only the live rows of the history stream and no gaps. */
+static int history_collect(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
+			   bool live_only, lv_history_report *report, lv_error *err)
 {
-	if (!out || !ds)
-		return lv__err(err, LV_EINVALID, "lv_history: NULL argument");
 	*out = NULL;
-	collect c = { lv__version_list_new(256, 1), 256, 0, 0 };
+	collect c = { lv__version_list_new(256, 1), 256, 0, 0, live_only };
 	if (!c.l)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	lv__arena_init(&c.l->arenas[0], 65536);
 	c.l->narenas = 1;
-	int rc = lv_history_each(ds, opts, collect_row, collect_gap, &c, report, err);
+	int rc = lv_history_each(ds, opts, collect_row, live_only ? NULL : collect_gap, &c, report, err);
 	if (rc >= 0 && c.rc < 0)
 		rc = lv__err(err, c.rc, "out of memory");
 	if (rc < 0) {
@@ -726,4 +689,18 @@ int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_opti
 	}
 	*out = c.l;
 	return 0;
+}
+
+int lv__history_live_list(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
+			  lv_error *err)
+{
+	return history_collect(out, ds, NULL, true, report, err);
+}
+
+int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
+		    lv_history_report *report, lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "lv_history: NULL argument");
+	return history_collect(out, ds, opts, false, report, err);
 }

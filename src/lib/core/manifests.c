@@ -554,3 +554,15 @@ const char *lv_feature_flag_name(unsigned bit)
 	};
 	return bit < sizeof names / sizeof names[0] ? names[bit] : NULL;
 }
+
+bool lv_manifest_path_version(const char *path, uint64_t *version)
+{
+	const char *name = path ? strrchr(path, '/') : NULL;
+	uint64_t v;
+	if (!name || name - path < 9 || strncmp(name - 9, "_versions", 9) ||
+	    (name - path > 9 && name[-10] != '/') || lv__version_name_parse(name + 1, &v) == LV_NAME_NONE)
+		return false;
+	if (version)
+		*version = v;
+	return true;
+}

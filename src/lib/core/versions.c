@@ -1,8 +1,17 @@
 /*
  * lv_versions() and lv_version_get().  lv_versions(): where the rows come from.  The newest usable head checkpoint
  * (the ladder) plus the manifests it lacks; with no usable checkpoint, every
- * manifest.  No archive segment is read: the head holds copies of live rows.
- * (lv_history() streams the archive too: history.c.)
+ * manifest.  When more than LV__TAIL_UPFRONT live versions are older than the
+ * head's rows and the head has an archive (a dataset never cleaned up: their
+ * rows were sealed into segments), the answer is the live rows of the history
+ * stream (history.c), which reads those segments, one at a time, instead of
+ * every manifest they cover (issue 30 §2).
+ *
+ * On an object store the live manifests newer than the newest listed
+ * checkpoint (its name gives its version) are read while the ladder reads
+ * that checkpoint: one round trip instead of two (issue 30 §4).  They are used
+ * only if the checkpoint used lacks exactly them; else the tail is read as
+ * before (the early reads wasted, never trusted).
  *
  * Invariants:
  *  - Liveness is never taken from a checkpoint: a covered version is live iff
@@ -20,6 +29,7 @@
 #include "core/checkpoint/ladder.h"
 #include "core/checkpoint/store.h"
 #include "core/dataset.h"
+#include "core/hplan.h"
 #include "core/manifests.h"
 #include "core/records.h"
 #include "core/vcache.h"
@@ -111,10 +121,56 @@ static int walk(lv_version_list *l, const lv__manifest_entry *live, size_t nlive
 	return 0;
 }
 
+/* The live manifests newer than the newest listed checkpoint, read early (remote only). */
+typedef struct prefetch {
+	lv_dataset *ds;
+	const lv__manifest_entry *live; /* the tail: live[0..n) */
+	size_t n;
+	lv_version_list *l;             /* what was read (NULL: nothing, or it failed) */
+} prefetch;
+
+static void prefetch_run(prefetch *pf)
+{
+	const char **paths = NULL;
+	char *block = NULL;
+	lv_error e = { 0 };
+	pf->l = lv__version_list_new(pf->n, pf->n);
+	int rc = pf->l ? lv__mpaths(pf->live, pf->n, &paths, &block) : LV_ENOMEM;
+	if (rc == 0)
+		rc = lv__read_into_list(pf->l, pf->ds->st, pf->ds->threads, paths, pf->n, &e);
+	lv__free(paths);
+	lv__free(block);
+	if (rc < 0) { /* the regular read meets the error again and reports it */
+		lv_version_list_free(pf->l);
+		pf->l = NULL;
+	}
+}
+
+/* Moves the prefetched rows into l when they are exactly the tail walk() found (same
+ * versions); l has room for them (walk() grew it by ntail).  True if it did. */
+static bool prefetch_take(prefetch *pf, lv_version_list *l, const lv__manifest_entry *tail,
+			  size_t ntail, int *rc)
+{
+	if (!pf || !pf->l || pf->n != ntail)
+		return false;
+	for (size_t i = 0; i < ntail; i++)
+		if (pf->live[i].version != tail[i].version)
+			return false;
+	lv_version_list *p = pf->l;
+	memcpy(l->items + l->n, p->items, p->n * sizeof *p->items);
+	l->n += p->n;
+	memcpy(l->arenas + l->narenas, p->arenas, p->narenas * sizeof *p->arenas);
+	l->narenas += p->narenas;
+	p->n = p->narenas = 0; /* the rows and their strings are l's now */
+	for (size_t i = 0; i < p->nvanished && *rc == 0; i++)
+		*rc = lv__add_vanished(l, p->vanished[i]);
+	return true;
+}
+
 /* The checkpoint's rows (taken over: its list and string arena become the answer) plus the
- * live manifests it lacks, read now. */
+ * live manifests it lacks, read now (or early: `pf`, may be NULL). */
 static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const round1 *r1,
-			   lv_history_report *rep, lv_version_list **out, lv_error *err)
+			   prefetch *pf, lv_history_report *rep, lv_version_list **out, lv_error *err)
 {
 	lv_version_list *l = cp->rows;
 	cp->rows = NULL;
@@ -123,11 +179,12 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 	const char **paths = NULL;
 	char *block = NULL;
 	int rc = tail ? walk(l, r1->live, r1->nlive, history, tail, &ntail) : LV_ENOMEM;
-	if (rc == 0)
+	bool early = rc == 0 && prefetch_take(pf, l, tail, ntail, &rc);
+	if (rc == 0 && !early)
 		rc = lv__mpaths(tail, ntail, &paths, &block);
 	if (rc < 0)
 		rc = lv__err(err, rc, "out of memory");
-	if (rc == 0)
+	if (rc == 0 && !early)
 		rc = lv__read_into_list(l, ds->st, ds->threads, paths, ntail, err);
 	lv__free(tail);
 	lv__free(paths);
@@ -167,10 +224,62 @@ static void round1_dispose(round1 *r1)
 	memset(r1, 0, sizeof *r1);
 }
 
+/* How many live versions are older than the head's oldest row (their rows, if any, are in
+ * the archive's segments). */
+static size_t archived_live(const round1 *r1, const lv__cp_file *cp)
+{
+	uint64_t first = cp->rows->n ? cp->rows->items[0].version : cp->latest + 1;
+	return lv__lower_bound_u64(r1->live, r1->nlive, sizeof *r1->live,
+				   offsetof(lv__manifest_entry, version), first);
+}
+
+/* The ladder (item 0) and, on an object store, the early read of the tail (item 1). */
+typedef struct ladder_job {
+	lv_dataset *ds;
+	round1 *r1;
+	lv__cp_file *cp;
+	lv_history_report *rep;
+	int *races;
+	lv__warnlog *wl;
+	uint64_t *max_rejected;
+	lv_error *err;
+	int rc;
+	prefetch pf;
+} ladder_job;
+
+static void ladder_job_run(size_t i, void *arg)
+{
+	ladder_job *j = arg;
+	if (i == 1) {
+		prefetch_run(&j->pf);
+		return;
+	}
+	j->rc = lv__cp_load_ladder(j->ds, &j->r1->names, j->r1->live, j->r1->nlive, false, j->cp,
+				   j->rep, j->races, j->wl, j->max_rejected, NULL, j->err);
+}
+
+/* On an object store, with a checkpoint listed: the live manifests newer than the newest
+ * one (at most LV__TAIL_UPFRONT of them) are the early read's. */
+static void early_tail(ladder_job *j)
+{
+	const round1 *r1 = j->r1;
+	j->pf.ds = j->ds;
+	if (!j->ds->remote || !r1->names.n || r1->names.v[0].version == UINT64_MAX)
+		return;
+	uint64_t v = r1->names.v[0].version;
+	size_t k = lv__lower_bound_u64(r1->live, r1->nlive, sizeof *r1->live,
+				       offsetof(lv__manifest_entry, version), v + 1);
+	if (k < r1->nlive && r1->nlive - k <= LV__TAIL_UPFRONT) {
+		j->pf.live = r1->live + k;
+		j->pf.n = r1->nlive - k;
+	}
+}
+
 /* One versions() pass over the first round's listings (a vanished manifest is no longer
- * live: no retry).  *clean: from the newest checkpoint, nothing vanished or rejected. */
+ * live: no retry).  *clean: from the newest checkpoint, nothing vanished or rejected.
+ * *archived: nothing answered, the history stream should (archived_live over the bound). */
 static int versions_once(lv_dataset *ds, round1 *r1, lv_version_list **out, lv_history_report *rep,
-			 lv__warnlog *wl, bool *clean, lv_error *err)
+			 lv__warnlog *wl, bool *clean, bool *archived, lv_error *err)
 {
 	lv__cp_file cp;
 	memset(&cp, 0, sizeof cp);
@@ -178,16 +287,25 @@ static int versions_once(lv_dataset *ds, round1 *r1, lv_version_list **out, lv_h
 	uint64_t max_rejected = 0;
 	int races = 0;
 	lv__warn_refs(wl, r1->refs);
-	int rc = lv__cp_load_ladder(ds, &r1->names, r1->live, r1->nlive, false, &cp, rep, &races, wl,
-				    &max_rejected, NULL, err);
+	ladder_job lj = { ds, r1, &cp, rep, &races, wl, &max_rejected, err, 0, { 0 } };
+	early_tail(&lj);
+	lv__parallel_for(lj.pf.n ? 2 : 1, 2, ladder_job_run, &lj);
+	int rc = lj.rc;
+	*archived = rc == 0 && cp.rows && cp.archive && archived_live(r1, &cp) > LV__TAIL_UPFRONT;
+	if (*archived) {
+		lv_version_list_free(lj.pf.l);
+		lv__cp_file_dispose(&cp);
+		return 0;
+	}
 	if (rc == 0 && cp.rows) {
-		rc = from_checkpoint(ds, false, &cp, r1, rep, &l, err);
+		rc = from_checkpoint(ds, false, &cp, r1, &lj.pf, rep, &l, err);
 	} else if (rc == 0 && r1->nlive == 0) {
 		rc = lv__not_a_dataset(ds, err);
 	} else if (rc == 0) {
 		rc = lv__versions_from_manifests(&l, ds, r1->live, r1->nlive, r1->refs, &r1->err[2], rep, err);
 		rep->rung = LV_RUNG_MANIFESTS;
 	}
+	lv_version_list_free(lj.pf.l); /* what from_checkpoint did not take */
 	if (rc == 0)
 		warn_vanished(wl, l);
 	*clean = rc == 0 && rep->rung == LV_RUNG_NEWEST_CHECKPOINT && !l->nvanished && !wl->n &&
@@ -234,9 +352,20 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 	if (rc == 0 && answered) /* the refs were not read: read them now */
 		r1.rc[2] = lv__refs_load_lenient(&r1.refs, ds->root, ds->remote ? ds->threads : 1, &r1.err[2]);
 	lv__warnlog wl = { 0 };
-	bool clean = false;
+	bool clean = false, archived = false;
 	if (rc == 0)
-		rc = versions_once(ds, &r1, out, &rep, &wl, &clean, err);
+		rc = versions_once(ds, &r1, out, &rep, &wl, &clean, &archived, err);
+	if (rc == 0 && archived) { /* the history stream answers (its own report and warnings) */
+		lv__warnlog_dispose(&wl);
+		if (cache)
+			lv__vcache_leave(ds);
+		round1_dispose(&r1);
+		lv_history_report hrep = LV_HISTORY_REPORT_INIT;
+		rc = lv__history_live_list(out, ds, &hrep, err);
+		if (rc == 0)
+			lv__report_put(report, &hrep);
+		return rc;
+	}
 	if (rc == 0) {
 		lv__report_end(ds, &rep, &s0);
 		if ((rc = lv__warn_commit_all(ds, &wl, &rep.warnings, err)) < 0) {

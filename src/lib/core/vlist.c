@@ -134,6 +134,95 @@ lv_version_list *lv__version_list_new(size_t cap_items, size_t cap_arenas)
 	}
 	return l;
 }
+/* ---- copies ---- */
+
+static const char *dup(lv__arena *a, const char *s, int *rc)
+{
+	char *d = s ? lv__arena_strdup(a, s) : NULL;
+	if (s && !d)
+		*rc = LV_ENOMEM;
+	return d;
+}
+
+/* A copy of v whose strings live in the list's arena.  Without manifest details, the detail
+ * pointers are cleared, not copied: they may point into a plan's arena that is freed when the
+ * stream ends (a reader such as the Arrow export looks at every string field). */
+int lv__version_info_copy(lv__arena *a, const lv_version_info *v, lv_version_info *out)
+{
+	int rc = 0;
+	*out = *v;
+	out->transaction_uuid = dup(a, v->transaction_uuid, &rc);
+	out->operation_type = dup(a, v->operation_type, &rc);
+	out->transaction_properties = dup(a, v->transaction_properties, &rc);
+	out->manifest_path = dup(a, v->manifest_path, &rc);
+	if (!v->has_manifest_details) {
+		out->writer_library = out->writer_version = out->data_format = NULL;
+		out->transaction_file = out->branch = NULL;
+		out->num_config = 0;
+		out->config_keys = out->config_values = NULL;
+		return rc;
+	}
+	out->writer_library = dup(a, v->writer_library, &rc);
+	out->writer_version = dup(a, v->writer_version, &rc);
+	out->data_format = dup(a, v->data_format, &rc);
+	out->transaction_file = dup(a, v->transaction_file, &rc);
+	out->branch = dup(a, v->branch, &rc);
+	if (v->num_config) {
+		const char **k = lv__arena_alloc(a, v->num_config * sizeof *k);
+		const char **val = lv__arena_alloc(a, v->num_config * sizeof *val);
+		if (!k || !val)
+			return LV_ENOMEM;
+		for (size_t i = 0; i < v->num_config; i++) {
+			k[i] = dup(a, v->config_keys[i], &rc);
+			val[i] = dup(a, v->config_values[i], &rc);
+		}
+		out->config_keys = k;
+		out->config_values = val;
+	}
+	return rc;
+}
+
+int lv_version_list_select(lv_version_list **out, const lv_version_list *l, const size_t *idx,
+			   size_t n, lv_error *err)
+{
+	if (!out || !l || (n && !idx))
+		return lv__err(err, LV_EINVALID, "lv_version_list_select: NULL argument");
+	*out = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (idx[i] >= l->n || (i && idx[i] <= idx[i - 1]))
+			return lv__err(err, LV_EINVALID, "lv_version_list_select: index %zu (%zu) is out of "
+				       "range or not above the one before", i, idx[i]);
+	lv_version_list *s = lv__version_list_new(n ? n : 1, 1);
+	if (!s)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	lv__arena_init(&s->arenas[0], 4096);
+	s->narenas = 1;
+	int rc = 0;
+	for (; rc == 0 && s->n < n; s->n++)
+		rc = lv__version_info_copy(&s->arenas[0], &l->items[idx[s->n]], &s->items[s->n]);
+	/* the gaps between the first and the last version kept */
+	size_t cap = 0;
+	for (size_t g = 0; rc == 0 && n && g < l->ngaps; g++) {
+		if (l->gaps[g][0] <= s->items[0].version || l->gaps[g][1] >= s->items[n - 1].version)
+			continue;
+		uint64_t(*ng)[2] = lv__grow(s->gaps, &cap, s->ngaps, sizeof *ng, 4);
+		if (!ng) {
+			rc = LV_ENOMEM;
+			break;
+		}
+		s->gaps = ng;
+		s->gaps[s->ngaps][0] = l->gaps[g][0];
+		s->gaps[s->ngaps][1] = l->gaps[g][1];
+		s->ngaps++;
+	}
+	if (rc < 0) {
+		lv_version_list_free(s);
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	*out = s;
+	return 0;
+}
+
 /* ---- gaps ---- */
 
 int lv__vlist_find_gaps(lv_version_list *l, uint64_t start)

@@ -45,4 +45,8 @@ const lv_version_info *lv__vlist_find(const lv_version_list *l, uint64_t version
 int lv__vlist_find_gaps(lv_version_list *l, uint64_t start);
 uint64_t lv__vlist_gap_versions(const lv_version_list *l);
 
+/* A copy of v whose strings live in arena a; without manifest details, the detail pointers
+ * are cleared (they may point into memory the producer frees).  0 or LV_ENOMEM. */
+int lv__version_info_copy(lv__arena *a, const lv_version_info *v, lv_version_info *out);
+
 #endif

@@ -1,4 +1,15 @@
-/* Time and duration arguments (CLI and API).  Strict: junk anywhere is an error. */
+/*
+ * The one parser of time and duration text (CLI arguments, the public API, dataset config
+ * values such as the branch cascade's `older_than`, storage-option timeouts).
+ *
+ * A DURATION is humantime's syntax, as Lance's config values spell it: spans of an integer
+ * and a unit ("14days", "2weeks", "1h 30min", "7d", "1d12h", "500ms"), optional spaces.
+ * A TIME is decimal milliseconds since the epoch, "@" and those milliseconds, ISO 8601
+ * (no zone = UTC), "now", or a DURATION followed by " ago" (git's "3 days ago").
+ *
+ * Invariants: strict -- junk anywhere, an empty span, a field out of range or an overflow
+ * is LV_EINVALID and nothing is written; the error message quotes the text as given.
+ */
 #include <stdio.h>
 #include <string.h>
 
@@ -35,16 +46,85 @@ static int days_in_month(int y, int m)
 	return m == 2 && leap ? 29 : dm[m - 1];
 }
 
-int lv_parse_time(const char *s, int64_t *out, lv_error *err)
+/* A humantime unit: one of its names (matched as a whole word, case-sensitive: m is a
+ * minute, M a month) and its length. */
+typedef struct hunit {
+	const char *name;
+	int64_t ns;
+} hunit;
+
+static const hunit hunits[] = {
+	{ "nsec", 1 }, { "ns", 1 },
+	{ "usec", 1000 }, { "us", 1000 },
+	{ "msec", 1000000 }, { "ms", 1000000 },
+	{ "seconds", 1000000000LL }, { "second", 1000000000LL }, { "secs", 1000000000LL },
+	{ "sec", 1000000000LL }, { "s", 1000000000LL },
+	{ "minutes", 60000000000LL }, { "minute", 60000000000LL }, { "mins", 60000000000LL },
+	{ "min", 60000000000LL }, { "months", 2630016000000000LL }, { "month", 2630016000000000LL },
+	{ "m", 60000000000LL }, { "M", 2630016000000000LL },
+	{ "hours", 3600000000000LL }, { "hour", 3600000000000LL }, { "hrs", 3600000000000LL },
+	{ "hr", 3600000000000LL }, { "h", 3600000000000LL },
+	{ "days", 86400000000000LL }, { "day", 86400000000000LL }, { "d", 86400000000000LL },
+	{ "weeks", 604800000000000LL }, { "week", 604800000000000LL }, { "w", 604800000000000LL },
+	{ "years", 31557600000000000LL }, { "year", 31557600000000000LL },
+	{ "y", 31557600000000000LL },
+};
+
+/* The unit spelled at p (its whole word: letters up to the next digit, space or end). */
+static const hunit *hunit_at(const char *p, size_t *len)
 {
-	if (!s || !out)
-		return lv__err(err, LV_EINVALID, "lv_parse_time: NULL argument");
-	size_t n = strlen(s);
-	uint64_t ms;
-	if (n > 0 && n <= 19 && lv__parse_u64(s, n, &ms) && ms <= (uint64_t)INT64_MAX) {
-		*out = (int64_t)ms;
-		return 0;
+	size_t n = 0;
+	while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z'))
+		n++;
+	for (size_t i = 0; i < sizeof hunits / sizeof hunits[0]; i++)
+		if (strlen(hunits[i].name) == n && !strncmp(p, hunits[i].name, n)) {
+			*len = n;
+			return &hunits[i];
+		}
+	return NULL;
+}
+
+/*
+ * A duration as Lance's config values spell it (the humantime crate's syntax:
+ * "14days", "1h 30min", "2weeks"): spans of an integer and a unit, with
+ * optional spaces; a month is 30.44 days and a year 365.25 days, as there.
+ * Sub-millisecond spans are summed in nanoseconds, then truncated to ms.
+ */
+static int parse_humantime(const char *s, int64_t *out_ms)
+{
+	const char *p = s;
+	int64_t total = 0;
+	bool any = false;
+	while (*p) {
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (*p < '0' || *p > '9')
+			return -1;
+		int64_t v = 0;
+		while (*p >= '0' && *p <= '9')
+			if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *p++ - '0', &v))
+				return -1;
+		while (*p == ' ')
+			p++;
+		size_t n;
+		const hunit *u = hunit_at(p, &n);
+		if (!u || __builtin_mul_overflow(v, u->ns, &v) || __builtin_add_overflow(total, v, &total))
+			return -1;
+		p += n;
+		any = true;
 	}
+	if (!any)
+		return -1;
+	*out_ms = total / 1000000;
+	return 0;
+}
+
+/* ISO 8601 "YYYY-MM-DD[(T| )HH:MM[:SS[.fraction]]][Z|+HH[:]MM|-HH[:]MM]" (no zone = UTC);
+ * true and *out, or false. */
+static bool parse_iso(const char *s, int64_t *out)
+{
 	const char *p = s;
 	int y, mo, d, h = 0, mi = 0, sec = 0;
 	int64_t frac_ms = 0;
@@ -93,117 +173,57 @@ int lv_parse_time(const char *s, int64_t *out, lv_error *err)
 		goto bad;
 	int64_t days = lv__days_from_civil(y, mo, d);
 	*out = ((days * 24 + h) * 60 + mi - off_min) * 60000 + (int64_t)sec * 1000 + frac_ms;
-	return 0;
+	return true;
 bad:
-	return lv__err(err, LV_EINVALID,
-		       "invalid time '%.64s': expected milliseconds or ISO 8601 (2026-12-02T17:00:00Z)", s);
+	return false;
 }
+
 
 int lv_parse_duration(const char *s, int64_t *out, lv_error *err)
 {
 	if (!s || !out)
 		return lv__err(err, LV_EINVALID, "lv_parse_duration: NULL argument");
-	const char *p = s;
-	int64_t total = 0;
-	if (!*p)
-		goto bad;
-	while (*p) {
-		if (*p < '0' || *p > '9')
-			goto bad;
-		int64_t v = 0;
-		while (*p >= '0' && *p <= '9') {
-			if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *p - '0', &v))
-				goto bad;
-			p++;
-		}
-		int64_t unit;
-		if (!strncmp(p, "ms", 2)) unit = 1, p += 2;
-		else if (*p == 's') unit = 1000, p++;
-		else if (*p == 'm') unit = 60000, p++;
-		else if (*p == 'h') unit = 3600000, p++;
-		else if (*p == 'd') unit = 86400000, p++;
-		else if (*p == 'w') unit = 7 * 86400000LL, p++;
-		else goto bad;
-		if (__builtin_mul_overflow(v, unit, &v) || __builtin_add_overflow(total, v, &total))
-			goto bad;
-	}
-	*out = total;
+	if (parse_humantime(s, out) < 0)
+		return lv__err(err, LV_EINVALID, "invalid duration '%.64s': expected e.g. 14days, 2weeks, "
+			       "1h 30min, 36h, 90m", s);
 	return 0;
-bad:
-	return lv__err(err, LV_EINVALID, "invalid duration '%.64s': expected e.g. 7d, 36h, 90m, 1d12h", s);
 }
 
-/* A humantime unit: one of its names (matched as a whole word, case-sensitive: m is a
- * minute, M a month) and its length. */
-typedef struct hunit {
-	const char *name;
-	int64_t ns;
-} hunit;
-
-static const hunit hunits[] = {
-	{ "nsec", 1 }, { "ns", 1 },
-	{ "usec", 1000 }, { "us", 1000 },
-	{ "msec", 1000000 }, { "ms", 1000000 },
-	{ "seconds", 1000000000LL }, { "second", 1000000000LL }, { "secs", 1000000000LL },
-	{ "sec", 1000000000LL }, { "s", 1000000000LL },
-	{ "minutes", 60000000000LL }, { "minute", 60000000000LL }, { "mins", 60000000000LL },
-	{ "min", 60000000000LL }, { "months", 2630016000000000LL }, { "month", 2630016000000000LL },
-	{ "m", 60000000000LL }, { "M", 2630016000000000LL },
-	{ "hours", 3600000000000LL }, { "hour", 3600000000000LL }, { "hrs", 3600000000000LL },
-	{ "hr", 3600000000000LL }, { "h", 3600000000000LL },
-	{ "days", 86400000000000LL }, { "day", 86400000000000LL }, { "d", 86400000000000LL },
-	{ "weeks", 604800000000000LL }, { "week", 604800000000000LL }, { "w", 604800000000000LL },
-	{ "years", 31557600000000000LL }, { "year", 31557600000000000LL },
-	{ "y", 31557600000000000LL },
-};
-
-/* The unit spelled at p (its whole word: letters up to the next digit, space or end). */
-static const hunit *hunit_at(const char *p, size_t *len)
+int lv__parse_time_at(const char *s, int64_t now_ms, int64_t *out, lv_error *err)
 {
-	size_t n = 0;
-	while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z'))
-		n++;
-	for (size_t i = 0; i < sizeof hunits / sizeof hunits[0]; i++)
-		if (strlen(hunits[i].name) == n && !strncmp(p, hunits[i].name, n)) {
-			*len = n;
-			return &hunits[i];
+	if (!s || !out)
+		return lv__err(err, LV_EINVALID, "lv_parse_time: NULL argument");
+	size_t n = strlen(s), k = sizeof " ago" - 1;
+	uint64_t ms;
+	int64_t t, d;
+	const char *num = s[0] == '@' ? s + 1 : s;
+	size_t nn = n - (size_t)(num - s);
+	if (nn > 0 && nn <= 19 && lv__parse_u64(num, nn, &ms) && ms <= (uint64_t)INT64_MAX) {
+		*out = (int64_t)ms;
+		return 0;
+	}
+	if (!strcmp(s, "now")) {
+		*out = now_ms;
+		return 0;
+	}
+	if (n > k && !strcmp(s + n - k, " ago") && n - k < 128) {
+		char span[128];
+		memcpy(span, s, n - k);
+		span[n - k] = 0;
+		if (parse_humantime(span, &d) == 0 && !__builtin_sub_overflow(now_ms, d, &t)) {
+			*out = t;
+			return 0;
 		}
-	return NULL;
+	} else if (parse_iso(s, &t)) {
+		*out = t;
+		return 0;
+	}
+	return lv__err(err, LV_EINVALID,
+		       "invalid time '%.64s': expected ISO 8601 (2026-12-02, 2026-12-02T17:00:00Z), "
+		       "@MILLISECONDS, or a duration and 'ago' (3 days ago)", s);
 }
 
-/*
- * A duration as Lance's config values spell it (the humantime crate's syntax:
- * "14days", "1h 30min", "2weeks"): spans of an integer and a unit, with
- * optional spaces; a month is 30.44 days and a year 365.25 days, as there.
- * Sub-millisecond spans are summed in nanoseconds, then truncated to ms.
- */
-int lv__parse_humantime(const char *s, int64_t *out_ms)
+int lv_parse_time(const char *s, int64_t *out, lv_error *err)
 {
-	const char *p = s;
-	int64_t total = 0;
-	bool any = false;
-	while (*p) {
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			break;
-		if (*p < '0' || *p > '9')
-			return -1;
-		int64_t v = 0;
-		while (*p >= '0' && *p <= '9')
-			if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, *p++ - '0', &v))
-				return -1;
-		while (*p == ' ')
-			p++;
-		size_t n;
-		const hunit *u = hunit_at(p, &n);
-		if (!u || __builtin_mul_overflow(v, u->ns, &v) || __builtin_add_overflow(total, v, &total))
-			return -1;
-		p += n;
-		any = true;
-	}
-	if (!any)
-		return -1;
-	*out_ms = total / 1000000;
-	return 0;
+	return lv__parse_time_at(s, lv__now_ms(), out, err);
 }

@@ -169,9 +169,9 @@ bool lv__parse_u64(const char *s, size_t n, uint64_t *out);
 /* Days from 1970-01-01 to the proleptic Gregorian date y-m-d (m 1..12)
  * (util/timeparse.c). */
 int64_t lv__days_from_civil(int64_t y, int64_t m, int64_t d);
-/* A duration in Lance's config syntax (humantime: "14days", "1h 30min") in ms: 0, or -1
- * when it does not parse or overflows (util/timeparse.c). */
-int lv__parse_humantime(const char *s, int64_t *out_ms);
+/* lv_parse_time with "now" given (util/timeparse.c): what the public one does at
+ * lv__now_ms(); the unit tests pin the clock. */
+int lv__parse_time_at(const char *s, int64_t now_ms, int64_t *out, lv_error *err);
 
 /* Current wall-clock time in ms. */
 int64_t lv__now_ms(void);

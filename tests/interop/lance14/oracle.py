@@ -107,6 +107,8 @@ def compare_versions(sc, branch=None):
         assert datetime.timedelta(0) <= t["timestamp"] - got_ts < datetime.timedelta(milliseconds=1), \
             f"{V}: timestamp {o['timestamp_millis']} ms vs pylance {t['timestamp']}"
         assert {k: str(o[k]) for k in SUMMARY} == t["metadata"], f"{V}: summary counters vs pylance"
+        # the record is a superset of LanceDB's listVersions() (issue 29): its metadata is pylance's
+        assert o["metadata"] == t["metadata"], f"{V}: metadata vs pylance's versions()"
         # show V is the same record
         show = lv_json(*branch_args(branch), "show", sc.uri, v)
         show.pop("warnings")

@@ -254,7 +254,10 @@ def explanation_of(e, root):
 
 
 def lv_explanation(j):
-    return {"read_version": j["read_version"], "stats": dict(j["stats"]),
+    stats = dict(j["stats"])
+    # lancever adds its one name of Lance's old_versions beside it (issue 29): the same count
+    assert stats.pop("versions_removed") == stats["old_versions"], j["stats"]
+    return {"read_version": j["read_version"], "stats": stats,
             "candidate_files": sorted((c["path"], c["kind"], c["unverified"], c["size_bytes"])
                                       for c in j["candidate_files"]),
             "candidate_files_truncated": j["candidate_files_truncated"],

@@ -64,7 +64,7 @@ static int build(const char *branch, const autocfg *c, const lv_cleanup_policy *
 	p.dry_run = parent->dry_run;
 	p.now_ms = parent->now_ms;
 	p.delete_rate_limit = parent->delete_rate_limit;
-	if (c->older_than && lv__parse_humantime(c->older_than, &p.older_than_ms) < 0)
+	if (c->older_than && lv_parse_duration(c->older_than, &p.older_than_ms, NULL) < 0)
 		return bad_key(branch, "older_than", c->older_than, "a duration such as 14days", err);
 	uint64_t n;
 	if (c->retain_versions) {

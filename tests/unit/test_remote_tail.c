@@ -1,0 +1,231 @@
+/*
+ * Unit tests: versions() on an object store reads the live manifests newer than the newest
+ * listed checkpoint while the ladder reads that checkpoint (core/versions.c, issue 30 §4),
+ * and uses them only when they are exactly what the checkpoint used lacks.  The store is a
+ * memory store behind a backend that says it is remote and counts reads per path.
+ *  - a checkpoint at 10 and live 1..15: one answer equal to the local one, the tail read
+ *    while the checkpoint is (the checkpoint's read waits for a tail read to begin: it
+ *    never does when the two are read one after the other), each tail manifest read once
+ *    (the early read used, not repeated);
+ *  - the newest checkpoint damaged: the ladder falls back to an older one, whose tail is
+ *    longer than the early read; the answer is still the local one (the early read is
+ *    wasted, never trusted);
+ *  - a tail manifest removed before the call: skipped with a warning, as without the
+ *    early read.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include <lancever/lancever.h>
+#include <lancever/sys/storage.h>
+
+#include "support/synth.h"
+#include "support/testutil.h"
+
+/* ---- a remote backend over a memory store, counting manifest reads ---- */
+
+typedef struct remote {
+	lv_storage *inner;
+	int reads[64];       /* by version, manifests only (atomics) */
+	uint64_t tail_from;  /* a manifest read of this version or newer is "the tail" */
+	int tail_started;    /* atomic */
+	int overlapped;      /* the newest checkpoint's read saw a tail read begin */
+} remote;
+
+static void count(remote *r, const char *path)
+{
+	unsigned long long inv;
+	if (sscanf(path, "_versions/%llu.manifest", &inv) == 1) {
+		unsigned long long v = UINT64_MAX - inv; /* V2 names */
+		if (v < 64)
+			__atomic_add_fetch(&r->reads[v], 1, __ATOMIC_SEQ_CST);
+		if (r->tail_from && v >= r->tail_from)
+			__atomic_store_n(&r->tail_started, 1, __ATOMIC_SEQ_CST);
+	}
+	/* The newest checkpoint's read waits (up to 2 s) for a tail read to begin: it begins
+	 * only if the tail is read while the checkpoint is (one round trip, not two). */
+	if (r->tail_from && !strcmp(path, "_checkpoints/00000000000000000010.lance")) {
+		for (int i = 0; i < 2000 && !__atomic_load_n(&r->tail_started, __ATOMIC_SEQ_CST); i++) {
+			struct timespec ms = { 0, 1000000 };
+			nanosleep(&ms, NULL);
+		}
+		r->overlapped = __atomic_load_n(&r->tail_started, __ATOMIC_SEQ_CST);
+	}
+}
+
+static int r_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
+		  lv_error *err)
+{
+	return lv_storage_list(((remote *)impl)->inner, dir, recursive, cb, payload, err);
+}
+
+static int r_read(void *impl, const char *path, lv_buf *out, lv_error *err)
+{
+	count(impl, path);
+	return lv_storage_read(((remote *)impl)->inner, path, out, err);
+}
+
+static int r_range(void *impl, const char *path, uint64_t off, uint64_t len, lv_buf *out,
+		   lv_error *err)
+{
+	count(impl, path);
+	return lv_storage_read_range(((remote *)impl)->inner, path, off, len, out, err);
+}
+
+static int r_head(void *impl, const char *path, uint64_t *size, int64_t *mtime, lv_error *err)
+{
+	return lv_storage_head(((remote *)impl)->inner, path, size, mtime, err);
+}
+
+static int r_write(void *impl, const char *path, const void *d, size_t n, lv_error *err)
+{
+	return lv_storage_write(((remote *)impl)->inner, path, d, n, err);
+}
+
+static int r_create(void *impl, const char *path, const void *d, size_t n, lv_error *err)
+{
+	return lv_storage_create(((remote *)impl)->inner, path, d, n, err);
+}
+
+static int r_del(void *impl, const char *path, lv_error *err)
+{
+	return lv_storage_delete(((remote *)impl)->inner, path, err);
+}
+
+static lv_storage *remote_over(remote *r, lv_storage *inner)
+{
+	memset(r, 0, sizeof *r);
+	r->inner = inner;
+	lv_storage_ops ops = { LV_STORAGE_OPS_VERSION, r_list, r_read, r_range, r_head, r_write,
+			       r_create, r_del, NULL, NULL, NULL, LV_STORAGE_FLAG_REMOTE, NULL };
+	lv_storage *st = NULL;
+	lv_error e = { 0 };
+	assert_int_equal(lv_storage_new(&st, &ops, r, "remote://t", &e), 0);
+	assert_true(lv_storage_is_remote(st));
+	return st;
+}
+
+/* ---- helpers ---- */
+
+static lv_version_list *versions_of(lv_storage *st, lv_history_report *rep)
+{
+	lv_dataset *ds = tu_open(st);
+	lv_version_list *l = tu_versions(ds, rep);
+	lv_dataset_free(ds);
+	return l;
+}
+
+static void expect_same(const lv_version_list *a, const lv_version_list *b)
+{
+	assert_int_equal(lv_version_list_count(a), lv_version_list_count(b));
+	for (size_t i = 0; i < lv_version_list_count(a); i++) {
+		const lv_version_info *x = lv_version_list_get(a, i), *y = lv_version_list_get(b, i);
+		assert_int_equal(x->version, y->version);
+		assert_int_equal(x->timestamp_millis, y->timestamp_millis);
+		assert_int_equal(x->total_rows, y->total_rows);
+		assert_int_equal(x->has_manifest_details, y->has_manifest_details);
+		assert_string_equal(x->manifest_path, y->manifest_path);
+		assert_string_equal(x->transaction_uuid, y->transaction_uuid);
+	}
+}
+
+/* live 1..15, a checkpoint at 10 (and, with two, one at 8 before it) */
+static lv_storage *dataset(bool two)
+{
+	lv_storage *mem = synth_mem_series(two ? 8 : 10, 1700000000000);
+	if (two) {
+		tu_checkpoint(mem);
+		assert_int_equal(synth_range(mem, 9, 10, 1700000000000), 0);
+	}
+	tu_checkpoint(mem);
+	assert_int_equal(synth_range(mem, 11, 15, 1700000000000), 0);
+	return mem;
+}
+
+static void t_tail_read_once(void **state)
+{
+	(void)state;
+	lv_storage *mem = dataset(false);
+	lv_history_report lrep = LV_HISTORY_REPORT_INIT, rrep = LV_HISTORY_REPORT_INIT;
+	lv_version_list *local = versions_of(mem, &lrep);
+	remote r;
+	lv_storage *st = remote_over(&r, mem);
+	r.tail_from = 11;
+	lv_version_list *far = versions_of(st, &rrep);
+	expect_same(local, far);
+	assert_true(r.overlapped); /* the tail was read while the checkpoint was */
+	assert_int_equal(rrep.rung, LV_RUNG_NEWEST_CHECKPOINT);
+	assert_int_equal(rrep.manifests_read, 5);
+	for (int v = 11; v <= 15; v++)
+		assert_int_equal(r.reads[v], 1); /* the early read, not a second one */
+	lv_version_list_free(local);
+	lv_version_list_free(far);
+	lv_storage_free(st);
+	lv_storage_free(mem);
+}
+
+static void t_fallback_to_an_older_checkpoint(void **state)
+{
+	(void)state;
+	lv_storage *mem = dataset(true);
+	lv_history_report lrep = LV_HISTORY_REPORT_INIT, rrep = LV_HISTORY_REPORT_INIT;
+	/* the newest checkpoint (at 10) damaged: its last byte flipped */
+	char path[64];
+	snprintf(path, sizeof path, "_checkpoints/%020d.lance", 10);
+	lv_buf b = tu_read(mem, path);
+	((uint8_t *)b.ptr)[b.size - 1] ^= 0xFF;
+	lv_error e = { 0 };
+	assert_int_equal(lv_storage_write(mem, path, b.ptr, b.size, &e), 0);
+	lv_buf_dispose(&b);
+	lv_version_list *truth = versions_of(mem, &lrep); /* the local answer on the same state */
+	assert_int_equal(lrep.rung, LV_RUNG_OLDER_CHECKPOINT);
+	remote r;
+	lv_storage *st = remote_over(&r, mem);
+	lv_version_list *far = versions_of(st, &rrep);
+	expect_same(truth, far);
+	assert_int_equal(rrep.rung, LV_RUNG_OLDER_CHECKPOINT);
+	assert_int_equal(rrep.checkpoint_version, 8);
+	assert_int_equal(rrep.manifests_read, 7); /* 9..15: the early 11..15 were not enough */
+	lv_version_list_free(truth);
+	lv_version_list_free(far);
+	lv_storage_free(st);
+	lv_storage_free(mem);
+}
+
+static void t_removed_tail_manifest(void **state)
+{
+	(void)state;
+	lv_storage *mem = dataset(false);
+	char path[64];
+	lv_error e = { 0 };
+	assert_int_equal(lv_storage_delete(mem, synth_manifest_path(path, sizeof path, 13), &e), 0);
+	lv_history_report lrep = LV_HISTORY_REPORT_INIT, rrep = LV_HISTORY_REPORT_INIT;
+	lv_version_list *local = versions_of(mem, &lrep);
+	remote r;
+	lv_storage *st = remote_over(&r, mem);
+	lv_version_list *far = versions_of(st, &rrep);
+	expect_same(local, far);
+	assert_int_equal(lv_version_list_count(far), 14);
+	assert_int_equal(rrep.manifests_read, 4);
+	lv_version_list_free(local);
+	lv_version_list_free(far);
+	lv_storage_free(st);
+	lv_storage_free(mem);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(t_tail_read_once),
+		cmocka_unit_test(t_fallback_to_an_older_checkpoint),
+		cmocka_unit_test(t_removed_tail_manifest),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
