@@ -21,6 +21,9 @@
 #   bash bench/run.sh --cloud [--versions 64] [--fragments 1000] [--delay 20] [--runs 7]  (bench_cloud.mjs:
 #                            versions() from a checkpoint on Azurite vs s3rver, same dataset and latency)
 #   bash bench/run.sh --scale [--sizes 1000000,10000000] [--live 1000000] [--no-limit] (bench_scale.mjs)
+#   bash bench/run.sh --watch [--rates 10,100] [--tables 1,100] [--stores local,s3] [--seconds 5]
+#                            [--idle 1000] [--idle-s3 20] [--idle-seconds 30]    (bench_watch.mjs: capture
+#                            lag of `lancever watch` beside LanceDB 0.31, idle CPU/RSS, S3 requests)
 #   bash bench/run.sh --report                                                          (report.mjs)
 # Run it on a quiet machine: the figures are wall-clock times.
 set -euo pipefail
@@ -59,6 +62,7 @@ case "$mode" in
     node_bench bench_python.mjs "$@" ;;
   --cloud) node_bench bench_cloud.mjs "$@" ;;
   --scale) node_bench bench_scale.mjs "$@" ;;
+  --watch) node_bench bench_watch.mjs "$@" ;;
   --report) node_bench report.mjs "$@" ;;
   --all)
     quick=0
@@ -87,6 +91,6 @@ case "$mode" in
     fi
     echo "bench: --all finished in $(( $(date +%s) - start )) s" >&2
     ;;
-  *) echo "usage: bash bench/run.sh --all [--quick] | --grid | --history | --cleanup | --versions | --lancefile | --python | --cloud | --scale | --report [ARGS]" >&2
+  *) echo "usage: bash bench/run.sh --all [--quick] | --grid | --history | --cleanup | --versions | --lancefile | --python | --cloud | --scale | --watch | --report [ARGS]" >&2
      exit 2 ;;
 esac

@@ -13,4 +13,5 @@
 #include "show.h"
 #include "diff.h"
 #include "capture.h"
+#include "watch.h"
 #endif

@@ -169,7 +169,9 @@ static int check_positionals(const lvcli_cmd *c, const lvcli_args *a)
 		p += strcspn(p, " ");
 		p += strspn(p, " ");
 	}
-	if (a->npos == want)
+	size_t al = c->args ? strlen(c->args) : 0;
+	bool more = al >= 3 && !strcmp(c->args + al - 3, "..."); /* "TARGET...": one or more */
+	if (a->npos == want || (more && a->npos > want))
 		return 0;
 	if (a->npos < want) {
 		/* name the first missing one */

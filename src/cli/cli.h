@@ -59,7 +59,7 @@ typedef struct lvcli_cmd {
 /* Each command file defines its table entry. */
 extern const lvcli_cmd lvcli_cmd_versions, lvcli_cmd_history, lvcli_cmd_checkpoint,
 	lvcli_cmd_asof, lvcli_cmd_show, lvcli_cmd_diff, lvcli_cmd_cleanup, lvcli_cmd_expire,
-	lvcli_cmd_info, lvcli_cmd_tags, lvcli_cmd_check, lvcli_cmd_inspect;
+	lvcli_cmd_info, lvcli_cmd_tags, lvcli_cmd_check, lvcli_cmd_inspect, lvcli_cmd_watch;
 /* cmd_inspect.c's entry point (its table entry names it). */
 int lvcli_inspect(int argc, char **argv);
 
@@ -67,6 +67,19 @@ int lvcli_inspect(int argc, char **argv);
 typedef struct lvcli_global {
 	const char *name, *alias, *value, *help;
 } lvcli_global;
+
+/* ---- metrics.c (ops): `lancever watch --metrics ADDR` ---- */
+/*
+ * Serves the watcher's statistics (lv_watch_snapshot_take) in the Prometheus text format on
+ * ADDR ("HOST:PORT", loopback when HOST is omitted) from a thread of its own, until
+ * lvcli_metrics_stop.  *out is the caller's.  0, or prints the error and returns exit
+ * status 1 (an address that does not parse: 2).  cmd_watch.c calls it after lv_watch_open
+ * and stops it after lv_watch_run returns.
+ */
+typedef struct lvcli_metrics lvcli_metrics;
+int lvcli_metrics_start(lvcli_metrics **out, lv_watcher *w, const char *addr);
+/* Stops serving and frees m.  Accepts NULL. */
+void lvcli_metrics_stop(lvcli_metrics *m);
 
 /* ---- help.c ---- */
 
@@ -103,6 +116,10 @@ typedef struct lvcli_args {
 	bool explain;            /* cleanup --explain */
 	bool clean_referenced;   /* cleanup --clean-referenced-branches */
 	uint64_t max_candidates; /* cleanup --max-candidates (0 = not given) */
+	/* watch (0 / NULL / false = not given) */
+	int64_t flush_ms, min_interval_ms, max_interval_ms, discover_ms;
+	bool once, no_notify;
+	const char *shard, *log_format, *metrics;
 } lvcli_args;
 
 /*
@@ -178,6 +195,9 @@ typedef struct lvcli_globals {
 } lvcli_globals;
 extern lvcli_globals lvcli_g;
 
+/* The global options' storage options (--storage-option pairs, then the --s3-* flags); *out
+ * NULL when none is given.  0, or an LV_* code with err set. */
+int lvcli_storage_options(lv_storage_options **out, lv_error *err);
 /*
  * Opens DATASET with the global options (the library names a local path that does not
  * exist, or is not a directory, as such).  0, or prints the error and returns exit status 1.

@@ -13,6 +13,7 @@ static const lvcli_cmd *const commands[] = {
 	&lvcli_cmd_versions, &lvcli_cmd_history, &lvcli_cmd_checkpoint, &lvcli_cmd_asof,
 	&lvcli_cmd_show,     &lvcli_cmd_diff,    &lvcli_cmd_cleanup,    &lvcli_cmd_expire,
 	&lvcli_cmd_info,     &lvcli_cmd_check,   &lvcli_cmd_tags,       &lvcli_cmd_inspect,
+	&lvcli_cmd_watch,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 

@@ -18,7 +18,7 @@ lvcli_globals lvcli_g;
 
 /* The global options' storage options: --storage-option pairs first (they win), then the
  * --s3-* flags under their storage option names.  0, or an LV_* code with err set. */
-static int storage_options(lv_storage_options **out, lv_error *err)
+int lvcli_storage_options(lv_storage_options **out, lv_error *err)
 {
 	*out = NULL;
 	const lvcli_globals *g = &lvcli_g;
@@ -49,7 +49,7 @@ int lvcli_open_branch(lv_dataset **ds, const char *uri, int threads, const char 
 	o.branch = branch ? branch : lvcli_g.branch;
 	lv_error err = { 0 };
 	lv_storage_options *so = NULL;
-	int rc = storage_options(&so, &err);
+	int rc = lvcli_storage_options(&so, &err);
 	o.storage = so;
 	if (rc == 0)
 		rc = lv_dataset_open(ds, uri, &o, &err);

@@ -39,6 +39,8 @@ static const known KNOWN[] = {
 	K(lv_lancefile_write_options, LV_LANCEFILE_WRITE_OPTIONS_VERSION), K(lv_list_entry, 0),
 	K(lv_storage_stats, LV_STORAGE_STATS_VERSION), K(lv_storage_ops, LV_STORAGE_OPS_VERSION),
 	K(lv_capture_options, LV_CAPTURE_OPTIONS_VERSION), K(lv_capture_stats, LV_CAPTURE_STATS_VERSION),
+	K(lv_watch_options, LV_WATCH_OPTIONS_VERSION), K(lv_watch_table_stats, 0),
+	K(lv_watch_field, 0), K(lv_watch_event, 0),
 };
 
 typedef struct span {
@@ -124,6 +126,7 @@ static void test_init_functions(void **state)
 	INIT_CASE(lv_storage_stats, lv_storage_stats_init, LV_STORAGE_STATS_VERSION);
 	INIT_CASE(lv_capture_options, lv_capture_options_init, LV_CAPTURE_OPTIONS_VERSION);
 	INIT_CASE(lv_capture_stats, lv_capture_stats_init, LV_CAPTURE_STATS_VERSION);
+	INIT_CASE(lv_watch_options, lv_watch_options_init, LV_WATCH_OPTIONS_VERSION);
 	/* the defaults agree with the INIT macros */
 	lv_open_options o;
 	assert_int_equal(lv_open_options_init(&o, LV_OPEN_OPTIONS_VERSION), 0);

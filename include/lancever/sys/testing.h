@@ -81,6 +81,14 @@ LV_EXTERN uint64_t lv_storage_fault_calls(const lv_storage *shim);
 LV_EXTERN int lv_storage_mem_set_mtime(lv_storage *st, const char *path, int64_t mtime_ms,
 				       lv_error *err) LV_WARN_UNUSED;
 
+/**
+ * Makes the next `n` directory watches the local backend's notifier adds (inotify) fail with
+ * `code` (LV_ELIMIT as when fs.inotify.max_user_watches is reached, LV_EUNSUPPORTED as on a
+ * network filesystem), so tests reach the watcher's fallback to polling (lancever/watch.h).
+ * n = 0 clears it.  Errors: none.
+ */
+LV_EXTERN void lv_storage_notify_fail(int n, int code);
+
 #ifdef __cplusplus
 }
 #endif

@@ -526,6 +526,8 @@ static int local_open(lv_storage **out, const char *root, const char *shown, lv_
 	lv__free(desc);
 	if (rc < 0)
 		local_close(l);
+	else
+		lv__storage_set_notify(*out, &lv__local_notify_ops);
 	return rc;
 }
 

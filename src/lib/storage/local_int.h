@@ -42,4 +42,8 @@ int lv__local_del(void *impl, const char *path, lv_error *err);
 /* Deletes each path (rcs[i] per path); returns the first failure other than LV_ENOTFOUND. */
 int lv__local_del_many(void *impl, const char *const *paths, size_t n, int *rcs, lv_error *err);
 
+/* local_notify.c: inotify, the backend's notification capability. */
+struct lv__notify_ops;
+extern const struct lv__notify_ops lv__local_notify_ops;
+
 #endif

@@ -25,6 +25,7 @@ struct lv_storage {
 	lv_storage *parent; /* sub-handle: borrowed; NULL at a root */
 	lv_storage *inner;  /* a shim's inner store (borrowed; the shim's impl owns it), or NULL */
 	int kind;           /* enum lv__storage_kind */
+	const lv__notify_ops *notify; /* the backend's notification capability, or NULL */
 	bool owns_impl;     /* false for sub-handles, which share the root's backend */
 	int interrupted;    /* lv_storage_interrupt(): atomic, read by every operation below */
 	/* Counters, updated with relaxed atomics: they are statistics, not synchronisation. */
@@ -142,6 +143,24 @@ void lv__storage_set_inner(lv_storage *st, lv_storage *inner)
 		st->inner = inner;
 }
 
+void lv__storage_set_notify(lv_storage *st, const lv__notify_ops *ops)
+{
+	if (st)
+		st->notify = ops;
+}
+
+const lv__notify_ops *lv__storage_notify_ops(const lv_storage *st, void **impl,
+					     const char **prefix)
+{
+	*impl = NULL;
+	*prefix = NULL;
+	if (!st || !st->notify || st->inner)
+		return NULL;
+	*impl = st->impl;
+	*prefix = st->prefix;
+	return st->notify;
+}
+
 lv_storage *lv__storage_inner(const lv_storage *st, const char **prefix_out)
 {
 	if (prefix_out)
@@ -191,6 +210,7 @@ int lv_storage_sub(lv_storage **out, lv_storage *parent, const char *subdir, lv_
 	st->impl = parent->impl;
 	st->inner = parent->inner;
 	st->kind = parent->kind;
+	st->notify = parent->notify;
 	st->owns_impl = false;
 	st->parent = parent;
 	size_t dl = strlen(parent->describe);

@@ -52,4 +52,37 @@ void lv__storage_set_inner(lv_storage *st, lv_storage *inner);
  */
 lv_storage *lv__storage_inner(const lv_storage *st, const char **prefix_out);
 
+/*
+ * The optional notification capability of a backend (storage/notify.h is what core calls):
+ * a backend that can tell when files appear in a directory (local disk: inotify) sets its
+ * table on its root handle with lv__storage_set_notify; sub-handles share their root's.
+ * One notifier (`nimpl`) serves every handle of the backends that share the table.
+ *   open:   makes a notifier.  LV_EUNSUPPORTED when the system has none.
+ *   add:    watches `dir` (joined with the sub-handle prefix, relative to impl's root) for
+ *           files created, moved in or written; *wd identifies it in `wait`.  LV_EUNSUPPORTED
+ *           for a directory whose changes would not be seen (a network filesystem),
+ *           LV_ELIMIT when the system's watch limit is reached, LV_ENOTFOUND when missing.
+ *   remove: stops watching wd.
+ *   wait:   waits up to timeout_ms for events (or a wake) and calls fn(wd, arg) once per
+ *           event; 0, or LV_EIO.
+ *   wake:   makes a wait (now or the next) return at once.  Async-signal-safe.
+ *   close:  frees the notifier.
+ */
+typedef struct lv__notify_ops {
+	int (*open)(void **nimpl, lv_error *err);
+	int (*add)(void *nimpl, void *impl, const char *dir, int64_t *wd, lv_error *err);
+	void (*remove)(void *nimpl, int64_t wd);
+	int (*wait)(void *nimpl, int64_t timeout_ms, void (*fn)(int64_t wd, void *arg), void *arg,
+		    lv_error *err);
+	void (*wake)(void *nimpl);
+	void (*close)(void *nimpl);
+} lv__notify_ops;
+
+/* Gives `st` (a root handle) the notification capability `ops` (static, borrowed). */
+void lv__storage_set_notify(lv_storage *st, const lv__notify_ops *ops);
+/* The notification table of `st`'s backend (NULL: none; a shim has none), its impl and the
+ * sub-handle prefix (NULL at a root) into *impl and *prefix. */
+const lv__notify_ops *lv__storage_notify_ops(const lv_storage *st, void **impl,
+					     const char **prefix);
+
 #endif

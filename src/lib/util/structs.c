@@ -165,6 +165,28 @@ static const field CSTATS_F[] = {
 	CT(flushed_version, U64),
 };
 
+#define WO(f, t) F(lv_watch_options, f, t)
+static const field WOPTS_F[] = {
+	WO(version, INT), WO(flush_ms, I64), WO(min_interval_ms, I64), WO(max_interval_ms, I64),
+	WO(discover_ms, I64), WO(threads, INT), WO(shard_index, UNSIGNED), WO(shard_count, UNSIGNED),
+	WO(no_notify, BOOL), WO(storage, PTR), WO(on_event, PTR), WO(event_ctx, PTR),
+};
+#define WT(f, t) F(lv_watch_table_stats, f, t)
+static const field WSTATS_F[] = {
+	WT(table, STR), WT(target, STR), WT(branch, STR), WT(captured, U64), WT(missed, U64),
+	WT(requests, U64), WT(errors, U64), WT(flushes, U64), WT(polls, U64),
+	WT(newest_version, U64), WT(last_lag_ms, I64), WT(lag_buckets, U64S), WT(lag_count, U64),
+	WT(lag_sum_ms, I64), WT(interval_ms, I64), WT(notified, BOOL), WT(tables, U64),
+};
+static const field WFIELD_F[] = {
+	F(lv_watch_field, key, STR), F(lv_watch_field, value, STR), F(lv_watch_field, is_number, BOOL),
+};
+#define WE(f, t) F(lv_watch_event, f, t)
+static const field WEVENT_F[] = {
+	WE(kind, INT), WE(level, INT), WE(table, STR), WE(message, STR), WE(fields, PTR),
+	WE(nfields, SIZE), WE(time_ms, I64),
+};
+
 typedef struct desc {
 	const char *name;
 	size_t size;
@@ -202,6 +224,10 @@ static const desc STRUCTS[] = {
 	D(lv_list_entry, 0, ENTRY_F),
 	D(lv_storage_stats, LV_STORAGE_STATS_VERSION, SSTATS_F),
 	D(lv_storage_ops, LV_STORAGE_OPS_VERSION, OPS_F),
+	D(lv_watch_options, LV_WATCH_OPTIONS_VERSION, WOPTS_F),
+	D(lv_watch_table_stats, 0, WSTATS_F),
+	D(lv_watch_field, 0, WFIELD_F),
+	D(lv_watch_event, 0, WEVENT_F),
 	D(lv_capture_options, LV_CAPTURE_OPTIONS_VERSION, COPTS_F),
 	D(lv_capture_stats, LV_CAPTURE_STATS_VERSION, CSTATS_F),
 };
