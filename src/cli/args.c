@@ -272,7 +272,7 @@ int lvcli_format_check(const lvcli_cmd *c, lvcli_args *a)
 					 NAMES[a->format]);
 	if (a->format == LVCLI_FMT_JSON)
 		a->json = true;
-	if (a->format == LVCLI_FMT_ARROW && isatty(STDOUT_FILENO))
+	if (a->format == LVCLI_FMT_ARROW && lvcli_stdout_tty())
 		return lvcli_usage_error("%s: --format arrow writes binary Arrow IPC: redirect stdout to "
 					 "a file or a pipe", c->name);
 	return 0;

@@ -150,6 +150,35 @@ int lvcli_fail(const lv_error *err);
 /* Prints "lancever: <formatted>" on stderr; returns exit status 2. */
 int lvcli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* ---- term.c: the pager, colour, --bytes, --progress (global options of the interface) ---- */
+enum lvcli_color_mode { LVCLI_COLOR_AUTO, LVCLI_COLOR_ALWAYS, LVCLI_COLOR_NEVER };
+enum lvcli_progress_mode { LVCLI_PROGRESS_AUTO, LVCLI_PROGRESS_JSON, LVCLI_PROGRESS_NEVER };
+typedef struct lvcli_ui_state {
+	int color;     /* enum lvcli_color_mode */
+	int progress;  /* enum lvcli_progress_mode */
+	bool no_pager; /* --no-pager */
+	bool bytes;    /* --bytes: sizes as raw numbers in text output */
+} lvcli_ui_state;
+extern lvcli_ui_state lvcli_ui;
+/* argv[i] as one of --no-pager, --bytes, --color[=]WHEN, --progress[=]MODE: the number of words
+ * it took (1 or 2), 0 if it is none of them, or minus the exit status of a usage error. */
+int lvcli_ui_option(int argc, char **argv, int i);
+/* Whether the original stdout / stderr is a terminal (decided before any pager). */
+bool lvcli_stdout_tty(void);
+bool lvcli_stderr_tty(void);
+enum lvcli_sgr { LVCLI_RESET, LVCLI_DIM, LVCLI_YELLOW, LVCLI_RED };
+/* The escape sequence for `what` on f (stdout or stderr) when colour is on there, else "". */
+const char *lvcli_color(FILE *f, int what);
+/* Starts the pager for command cmd (argv: its arguments) when the original stdout is a terminal,
+ * the command lists, and neither --no-pager nor a pager of "" or "cat" says no. */
+void lvcli_pager_start(const char *cmd, int argc, char **argv);
+bool lvcli_pager_active(void);
+/* After stdout is closed: waits for the pager to exit. */
+void lvcli_pager_wait(void);
+/* stdout's reader (the pager) went away: waits for it and ends with status 0; returns if
+ * no pager runs. */
+void lvcli_pager_gone(void);
+
 /* ---- escape.c: names from disk ---- */
 /*
  * s made safe for a terminal: control characters, DEL, C1 controls and bytes that are

@@ -101,10 +101,12 @@ void lvcli_close(lv_dataset *ds)
 			last = w;
 			continue;
 		}
-		fprintf(stderr, "lancever: warning: %s\n", lvcli_esc(w->message));
+		fprintf(stderr, "%slancever: warning: %s%s\n", lvcli_color(stderr, LVCLI_YELLOW),
+			lvcli_esc(w->message), lvcli_color(stderr, LVCLI_RESET));
 	}
 	if (nvanished == 1)
-		fprintf(stderr, "lancever: warning: %s\n", lvcli_esc(first->message));
+		fprintf(stderr, "%slancever: warning: %s%s\n", lvcli_color(stderr, LVCLI_YELLOW),
+			lvcli_esc(first->message), lvcli_color(stderr, LVCLI_RESET));
 	else if (nvanished > 1)
 		fprintf(stderr,
 			"lancever: warning: %zu manifests vanished while being read (a concurrent "

@@ -172,7 +172,10 @@ void lvcli_print_table_row(FILE *f, const lv_version_info *v, bool show_cleaned,
 	size_t len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
 	while (len && line[len - 1] == ' ')
 		len--;
-	fprintf(f, "%.*s\n", (int)len, line);
+	/* a cleaned-up version dimmed when colour is on (term.c) */
+	const char *on = v->is_cleaned_up ? lvcli_color(f, LVCLI_DIM) : "";
+	const char *off = *on ? lvcli_color(f, LVCLI_RESET) : "";
+	fprintf(f, "%s%.*s%s\n", on, (int)len, line, off);
 }
 
 void lvcli_print_report(const lv_history_report *r)
