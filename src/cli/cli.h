@@ -179,6 +179,18 @@ void lvcli_pager_wait(void);
  * no pager runs. */
 void lvcli_pager_gone(void);
 
+/* ---- width.c: display width, readable sizes ---- */
+/* Columns a terminal gives code point c (0, 1 or 2: wide East Asian 2, combining marks 0). */
+int lvcli_cp_width(uint32_t c);
+/* Columns of the UTF-8 string s (a byte that is not UTF-8: 1), under any locale. */
+size_t lvcli_width(const char *s);
+/* s (already escaped), then spaces up to `width` columns. */
+void lvcli_pad(FILE *f, const char *s, size_t width);
+/* bytes as "68.4 MB" (powers of 1000), or the raw number with --bytes; returns buf. */
+const char *lvcli_size(char *buf, size_t cap, uint64_t bytes);
+/* The same in a sentence: "68.4 MB", or "71720000 bytes" with --bytes. */
+const char *lvcli_size_words(char *buf, size_t cap, uint64_t bytes);
+
 /* ---- escape.c: names from disk ---- */
 /*
  * s made safe for a terminal: control characters, DEL, C1 controls and bytes that are

@@ -512,14 +512,15 @@ static void print_text(const lv_cleanup_policy *p, const lv_cleanup_stats *s, in
 {
 	uint64_t nf = 0, nb = 0;
 	summary_line(p, s, cp_enabled);
-	printf("%-12s %8s %14s\n", "kind", "files", "bytes");
+	char sz[32]; /* "68.4 MB", or bytes with --bytes (width.c) */
+	printf("%-12s %8s %14s\n", "kind", "files", "size");
 	for (int k = 0; k < LV_KIND_COUNT; k++) {
-		printf("%-12s %8" PRIu64 " %14" PRIu64 "\n", lv_file_kind_name(k), s->files_removed[k],
-		       s->bytes_removed[k]);
+		printf("%-12s %8" PRIu64 " %14s\n", lv_file_kind_name(k), s->files_removed[k],
+		       lvcli_size(sz, sizeof sz, s->bytes_removed[k]));
 		nf += s->files_removed[k];
 		nb += s->bytes_removed[k];
 	}
-	printf("%-12s %8" PRIu64 " %14" PRIu64 "\n", "total", nf, nb);
+	printf("%-12s %8" PRIu64 " %14s\n", "total", nf, lvcli_size(sz, sizeof sz, nb));
 	if (s->failed_deletes)
 		printf("%" PRIu64 " file(s) could not be deleted (still there; the next cleanup tries "
 		       "again)\n", s->failed_deletes);

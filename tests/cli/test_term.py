@@ -170,6 +170,46 @@ check("color-cleaned-dimmed", p.returncode == 0 and dim and all("  yes" in r for
 p = subprocess.run([LV, "history", DS, "--color=never"], capture_output=True, text=True)
 check("color-never-history", p.returncode == 0 and ESC not in p.stdout, p.stdout[:200])
 
+# display width: a tag named ünïcode-日本 (13 characters, 15 columns) does not shift the tags
+# table, under a UTF-8 locale or LC_ALL=C (width.c's own table: no locale needed)
+import unicodedata
+
+
+def cols(text):
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in text)
+
+
+WDS = os.path.join(T, "wide.lance")
+shutil.copytree(SRC, WDS)
+with open(os.path.join(SRC, "_refs", "tags", "indexed.json")) as f:
+    tag = f.read()
+for name in ("%C3%BCn%C3%AFcode-%E6%97%A5%E6%9C%AC", "e%CC%81t%CC%81e%CC%81", "plain"):
+    with open(os.path.join(WDS, "_refs", "tags", name + ".json"), "w") as f:
+        f.write(tag)
+for loc in ("C.UTF-8", "C"):
+    p = subprocess.run([LV, "tags", WDS], capture_output=True, env=env_with(LC_ALL=loc))
+    lines = p.stdout.decode().splitlines()
+    at = {cols(l[:l.index(" 6 ")]) for l in lines if " 6 " in l}
+    check("width-tags-" + loc, p.returncode == 0 and len(lines) >= 5 and len(at) == 1, (at, lines))
+# sizes: readable in text, raw with --bytes (a global option), raw in JSON always
+GB = os.path.join(T, "sized.lance")
+subprocess.run([GEN, GB, "--versions", "2", "--fragments", "2000"], check=True, capture_output=True)
+p = subprocess.run([LV, "versions", GB], capture_output=True, text=True)
+check("size-readable", p.returncode == 0 and "SIZE" in p.stdout and " 1.9 MB" in p.stdout, p.stdout)
+p = subprocess.run([LV, "--bytes", "versions", GB], capture_output=True, text=True)
+raw = p.stdout.splitlines()[1].split()[6] if p.returncode == 0 else ""
+p2 = subprocess.run([LV, "versions", GB, "--json"], capture_output=True, text=True)
+import json
+js = json.loads(p2.stdout) if p2.returncode == 0 else []
+check("size-bytes", raw.isdigit() and js and int(raw) == js[0]["total_files_size"], (raw, p.stdout[:300]))
+p = subprocess.run([LV, "versions", GB, "--json", "--bytes"], capture_output=True, text=True)
+check("size-json-raw", p.stdout == p2.stdout, p.stdout[:200])
+p = subprocess.run([LV, "show", WDS, "3"], capture_output=True, text=True)
+check("size-show", "data files               3 (2.8 kB)" in p.stdout and "manifest size            583 B" in p.stdout, p.stdout)
+p = subprocess.run([LV, "show", WDS, "3", "--bytes"], capture_output=True, text=True)
+check("size-show-bytes", "(2763 bytes)" in p.stdout and "manifest size            583 bytes" in p.stdout, p.stdout)
+
 shutil.rmtree(T)
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
