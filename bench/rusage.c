@@ -10,6 +10,7 @@
  * wait4(); peak resident set size is the child's ru_maxrss.  Prints one JSON
  * line on stdout:
  *   {"runs":N,"ms":[...],"median_ms":M,"min_ms":m,"maxrss_kb":K,"status":S}
+ * plus "minflt":F, the largest count of minor page faults over the timed runs,
  * where maxrss_kb is the largest over the timed runs and status is the first
  * non-zero exit status (128+signal when killed), 0 if all succeeded.  Exits
  * with that status.
@@ -49,7 +50,7 @@ static int positive(const char *s, int *out)
 }
 
 /* Runs argv once; returns the exit status (128+signal if killed), -1 if it could not start. */
-static int run_once(char **argv, const char *out_path, double *ms, long *maxrss_kb)
+static int run_once(char **argv, const char *out_path, double *ms, long *maxrss_kb, long *minflt)
 {
 	double t0 = now_ms();
 	pid_t pid = fork();
@@ -75,6 +76,7 @@ static int run_once(char **argv, const char *out_path, double *ms, long *maxrss_
 	}
 	*ms = now_ms() - t0;
 	*maxrss_kb = ru.ru_maxrss;
+	*minflt = ru.ru_minflt;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
@@ -100,14 +102,15 @@ int main(int argc, char **argv)
 	double *ms = calloc((size_t)repeat, sizeof *ms);
 	if (!ms)
 		return 1;
-	long peak = 0, rss = 0;
+	long peak = 0, rss = 0, flt = 0, flt_peak = 0;
 	int status = 0;
 	double t;
 	for (int w = 0; w < warmup && !status; w++)
-		status = run_once(cmd, out_path, &t, &rss);
+		status = run_once(cmd, out_path, &t, &rss, &flt);
 	for (int r = 0; r < repeat && !status; r++) {
-		status = run_once(cmd, out_path, &ms[r], &rss);
+		status = run_once(cmd, out_path, &ms[r], &rss, &flt);
 		peak = rss > peak ? rss : peak;
+		flt_peak = flt > flt_peak ? flt : flt_peak;
 	}
 	if (status < 0)
 		status = 127;
@@ -120,8 +123,8 @@ int main(int argc, char **argv)
 	printf("{\"runs\":%d,\"ms\":[", repeat);
 	for (int r = 0; r < repeat; r++)
 		printf("%s%.4f", r ? "," : "", ms[r]);
-	printf("],\"median_ms\":%.4f,\"min_ms\":%.4f,\"maxrss_kb\":%ld,\"status\":%d}\n", med, sorted[0],
-	       peak, status);
+	printf("],\"median_ms\":%.4f,\"min_ms\":%.4f,\"maxrss_kb\":%ld,\"minflt\":%ld,\"status\":%d}\n",
+	       med, sorted[0], peak, flt_peak, status);
 	free(ms);
 	free(sorted);
 	return status;

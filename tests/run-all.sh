@@ -2,6 +2,7 @@
 # Installs what the tests need (Debian packages when run as root, the pinned
 # LanceDB peers from npm) and runs the whole test suite:
 #   1. build/        RelWithDebInfo: every CTest test (unit, fuzz-replay, interop)
+#      build-release/ Release: compiled, then the performance gate (bench/gate.sh)
 #   2. build-asan/   ASan+UBSan (-DLV_SANITIZE=ON): every test except interop, then the
 #                    Python interop tests (the package over the ASan library, both peers)
 #   3. build-fuzz/   clang-14 libFuzzer targets, each run briefly on its corpus
@@ -37,6 +38,9 @@ ctest --test-dir "$src/build" --output-on-failure -j2
 stage "build-release/ (Release -O3: compile only, so -Werror holds for the bench/ build too)"
 cmake -S "$src" -B "$src/build-release" "${gen[@]}" -DCMAKE_BUILD_TYPE=Release -DLV_BUILD_TESTS=OFF
 cmake --build "$src/build-release" -j "$jobs"
+
+stage "performance gate (bench/gate.sh build-release: callgrind instruction counts vs bench/gate/baseline.tsv)"
+bash "$src/bench/gate.sh" "$src/build-release"
 
 if [ "${LV_VALGRIND:-0}" = 1 ]; then
   stage "valgrind (tests/valgrind.sh on build/)"

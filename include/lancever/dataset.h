@@ -151,7 +151,7 @@ typedef struct lv_history_report {
 	char note[256];               /**< e.g. why a checkpoint was rejected */
 	uint64_t unrecorded_versions; /**< history: versions in gaps (no record anywhere readable) */
 	uint64_t warnings;            /**< warnings this call added to the dataset */
-	uint64_t segments_read;       /**< archive segments read (history, as-of, check) */
+	uint64_t segments_read;       /**< archive segments read (history, as-of, check; versions, issue 30 §2) */
 } lv_history_report;
 
 #define LV_HISTORY_REPORT_VERSION 1
@@ -165,6 +165,10 @@ LV_EXTERN int lv_history_report_init(lv_history_report *r, int version);
  * Every live version (one readable manifest in _versions/), sorted by version,
  * with the 15 checkpoint fields exactly as Lance's versions() reports them.
  * From the newest usable checkpoint plus the manifests it lacks (the ladder);
+ * when more than 8,192 live versions are older than the head's rows (a dataset
+ * never cleaned up whose rows were sealed into archive segments), from those
+ * segments too, one at a time, as lv_history_each() reads them, instead of
+ * their manifests (report->segments_read counts them);
  * rows that come from the checkpoint carry manifest_path (from the listing)
  * but no other manifest details (has_manifest_details is false: read the
  * manifest with lv_version_get() for those); rows read from a manifest carry

@@ -75,6 +75,27 @@ def test_versions_and_history_match_the_cli(cleaned_demo):
     assert h.report.rung == "newest_checkpoint" and h.report.checkpoint_version == 12
 
 
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_row_building_leaves_the_collector_as_it_was(cleaned_demo, enabled):
+    """versions() and history() pause the cyclic collector while they build rows
+    (results._gc_paused); they must hand it back as they found it, on errors too."""
+    import gc
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        ds = lancever.Dataset(cleaned_demo)
+        assert len(ds.versions()) > 0 and gc.isenabled() is enabled
+        assert len(ds.history()) == 12 and gc.isenabled() is enabled
+        from lancever import results
+        with pytest.raises(ZeroDivisionError):
+            with results._gc_paused():
+                assert not gc.isenabled()
+                1 / 0
+        assert gc.isenabled() is enabled
+    finally:
+        (gc.enable if was else gc.disable)()
+
 def test_history_gap_is_a_warning(tmp_path):
     d = gen_dataset(tmp_path / "g.lance", 10)
     run_cli("checkpoint", d)

@@ -275,9 +275,12 @@ typedef struct lvcli_refctx {
 	lv_refs *refs;
 	bool refs_tried, have_latest;
 	uint64_t latest;
+	uint64_t requests, bytes_read; /* what reading the refs cost (--stats) */
 } lvcli_refctx;
 void lvcli_refctx_init(lvcli_refctx *c, lv_dataset *ds, const char *uri, const char *cmd, bool may_switch);
 void lvcli_refctx_free(lvcli_refctx *c);
+/* Adds what reading the refs cost to a --stats report (the tag names are read beside it). */
+void lvcli_refctx_report(const lvcli_refctx *c, lv_history_report *r);
 /* The dataset's refs (loaded once); NULL after printing the error. */
 const lv_refs *lvcli_refctx_refs(lvcli_refctx *c);
 /* The version r names (c->ds may become the ref's branch when c->may_switch); 0, or prints an
@@ -287,12 +290,13 @@ int lvcli_ref_resolve(lvcli_refctx *c, const lvcli_ref *r, uint64_t *out);
  * *out; 0, or 1 after the error. */
 int lvcli_before_resolve(lv_dataset *ds, const char *uri, const char *cmd, const lvcli_ref *r,
 			 uint64_t *out);
-/* The names of the tags on `version` of c's branch (at most max; borrowed from c). */
-size_t lvcli_tags_of(lvcli_refctx *c, uint64_t version, const char **names, size_t max);
+/* The names of the tags on v of c's branch (at most max; borrowed from c); none unless
+ * v->is_tagged, so the refs are read only when some version is tagged. */
+size_t lvcli_tags_of(lvcli_refctx *c, const lv_version_info *v, const char **names, size_t max);
 /* `,"tags":[...]` (c may be NULL: []). */
-void lvcli_tags_json(FILE *f, lvcli_refctx *c, uint64_t version);
+void lvcli_tags_json(FILE *f, lvcli_refctx *c, const lv_version_info *v);
 /* The tag names comma-separated for a table cell (escaped, "" if none; c may be NULL). */
-void lvcli_tags_text(char *buf, size_t cap, lvcli_refctx *c, uint64_t version);
+void lvcli_tags_text(char *buf, size_t cap, lvcli_refctx *c, const lv_version_info *v);
 
 /* ---- select.c: --since, --until, --limit, --reverse of versions and history ---- */
 

@@ -79,8 +79,10 @@ static int emit_list(const lvcli_args *a, const lvcli_select *sel, const lv_hist
 	int rc = lv_history_list(&l, ds, o, &rep, &err) < 0 ? lvcli_fail(&err)
 	       : lvcli_format_stream(a)			 ? lvcli_select_emit(a, l, sel, "history")
 								 : lvcli_select_print(stdout, l, sel, a->json, true, tags);
-	if (rc == 0 && a->stats)
+	if (rc == 0 && a->stats) {
+		lvcli_refctx_report(tags, &rep);
 		lvcli_print_report(&rep);
+	}
 	lv_version_list_free(l);
 	return rc;
 }
@@ -122,8 +124,10 @@ static int stream(const lvcli_args *a, const lv_history_options *o, lv_dataset *
 			copy_out(w.f);
 		}
 	}
-	if (rc == 0 && a->stats)
+	if (rc == 0 && a->stats) {
+		lvcli_refctx_report(tags, &rep);
 		lvcli_print_report(&rep);
+	}
 	if (a->json)
 		fclose(w.f);
 	return rc;

@@ -129,7 +129,7 @@ static void flags_json(const char *what, uint64_t flags)
 static void show_text(const lv_version_info *v, lvcli_refctx *tags)
 {
 	char names[256];
-	lvcli_tags_text(names, sizeof names, tags, v->version);
+	lvcli_tags_text(names, sizeof names, tags, v);
 	char t[40];
 	lvcli_format_time(t, sizeof t, v->timestamp_millis);
 	printf("version                  %" PRIu64 "\n", v->version);

@@ -51,8 +51,10 @@ static int run_versions(int argc, char **argv)
 			rc = lvcli_select_emit(&a, l, &sel, "versions");
 		else
 			rc = lvcli_select_print(stdout, l, &sel, a.json, false, &refs);
-		if (a.stats)
+		if (a.stats) {
+			lvcli_refctx_report(&refs, &rep);
 			lvcli_print_report(&rep);
+		}
 	}
 	lv_version_list_free(l);
 	lvcli_refctx_free(&refs);

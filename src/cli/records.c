@@ -98,7 +98,7 @@ void lvcli_print_version_fields(FILE *f, const lv_version_info *v, lvcli_refctx 
 		v->timestamp_millis, v->total_fragments, v->total_data_files, v->total_files_size,
 		v->total_deletion_files, v->total_data_file_rows, v->total_deletion_file_rows,
 		v->total_rows, v->is_tagged ? "true" : "false");
-	lvcli_tags_json(f, tags, v->version);
+	lvcli_tags_json(f, tags, v);
 	fprintf(f, ",\"is_cleaned_up\":%s", v->is_cleaned_up ? "true" : "false");
 	key(f, "transaction_uuid");
 	lvcli_json_str(f, v->transaction_uuid);
@@ -163,7 +163,7 @@ void lvcli_print_table_row(FILE *f, const lv_version_info *v, bool show_cleaned,
 		snprintf(rv, sizeof rv, "%" PRIu64, v->read_version);
 	else
 		snprintf(rv, sizeof rv, "-");
-	lvcli_tags_text(names, sizeof names, tags, v->version);
+	lvcli_tags_text(names, sizeof names, tags, v);
 	if (!names[0] && v->is_tagged) /* the tags could not be listed: say it is tagged */
 		snprintf(names, sizeof names, "(tagged)");
 	/* the operation padded to 16 columns by display width (width.c), not by bytes */

@@ -118,13 +118,33 @@ void lvcli_refctx_free(lvcli_refctx *c)
 	c->refs = NULL;
 }
 
+/* lv_refs_load, its requests and bytes counted in c (for --stats); 0 or an LV_* code. */
+static int refs_read(lvcli_refctx *c, lv_error *err)
+{
+	lv_storage_stats a, b;
+	lv_storage_stats_init(&a, LV_STORAGE_STATS_VERSION);
+	lv_storage_stats_init(&b, LV_STORAGE_STATS_VERSION);
+	lv_storage_get_stats(lv_dataset_storage(c->ds), &a);
+	int rc = lv_refs_load(&c->refs, c->ds, err);
+	lv_storage_get_stats(lv_dataset_storage(c->ds), &b);
+	c->requests += b.requests - a.requests;
+	c->bytes_read += b.bytes_read - a.bytes_read;
+	return rc;
+}
+
 /* The dataset's tags and branches, loaded once; 0 or prints the error and returns 1. */
 static int load_refs(lvcli_refctx *c)
 {
 	lv_error err = { 0 };
-	if (!c->refs && lv_refs_load(&c->refs, c->ds, &err) < 0)
+	if (!c->refs && refs_read(c, &err) < 0)
 		return lvcli_fail(&err);
 	return 0;
+}
+
+void lvcli_refctx_report(const lvcli_refctx *c, lv_history_report *r)
+{
+	r->requests += c->requests;
+	r->bytes_read += c->bytes_read;
 }
 
 const lv_refs *lvcli_refctx_refs(lvcli_refctx *c)
@@ -229,27 +249,30 @@ int lvcli_ref_resolve(lvcli_refctx *c, const lvcli_ref *r, uint64_t *out)
 
 /* ---- the tags of a version ---- */
 
-size_t lvcli_tags_of(lvcli_refctx *c, uint64_t version, const char **names, size_t max)
+size_t lvcli_tags_of(lvcli_refctx *c, const lv_version_info *v, const char **names, size_t max)
 {
+	/* only a version the library flags as tagged: the refs are read (requests) only then */
+	if (!v->is_tagged)
+		return 0;
 	if (!c->refs_tried) {
 		lv_error err = { 0 };
 		c->refs_tried = true;
-		if (!c->refs && lv_refs_load(&c->refs, c->ds, &err) < 0)
+		if (!c->refs && refs_read(c, &err) < 0)
 			c->refs = NULL; /* the lists still print; is_tagged says tagged */
 	}
 	size_t k = 0;
 	for (size_t i = 0; c->refs && i < lv_refs_tag_count(c->refs); i++) {
 		const lv_tag *t = lv_refs_tag(c->refs, i);
-		if (t->version == version && same_branch(t->branch, c->branch) && k < max)
+		if (t->version == v->version && same_branch(t->branch, c->branch) && k < max)
 			names[k++] = t->name;
 	}
 	return k;
 }
 
-void lvcli_tags_json(FILE *f, lvcli_refctx *c, uint64_t version)
+void lvcli_tags_json(FILE *f, lvcli_refctx *c, const lv_version_info *v)
 {
 	const char *names[16];
-	size_t n = c ? lvcli_tags_of(c, version, names, 16) : 0;
+	size_t n = c ? lvcli_tags_of(c, v, names, 16) : 0;
 	fputs(",\"tags\":[", f);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
@@ -259,10 +282,10 @@ void lvcli_tags_json(FILE *f, lvcli_refctx *c, uint64_t version)
 	fputc(']', f);
 }
 
-void lvcli_tags_text(char *buf, size_t cap, lvcli_refctx *c, uint64_t version)
+void lvcli_tags_text(char *buf, size_t cap, lvcli_refctx *c, const lv_version_info *v)
 {
 	const char *names[16];
-	size_t n = c ? lvcli_tags_of(c, version, names, 16) : 0, at = 0;
+	size_t n = c ? lvcli_tags_of(c, v, names, 16) : 0, at = 0;
 	buf[0] = 0;
 	for (size_t i = 0; i < n && at + 1 < cap; i++) {
 		int w = snprintf(buf + at, cap - at, "%s%s", i ? "," : "", lvcli_esc(names[i]));

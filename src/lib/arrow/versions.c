@@ -142,7 +142,7 @@ int lv_version_list_arrow_stream(struct ArrowArrayStream *out, const lv_version_
 	lv__asource src = { .cols = COLS, .ncols = C_NCOLS, .get = get_cell,
 			    .rows = copy_rows(list, n), .nrows = n, .free_rows = lv__arows_free,
 			    .metadata = gaps ? lv__arrow_metadata(keys, vals, 2) : NULL };
-	free(gaps);
+	lv__free(gaps);
 	if (!src.rows || !src.metadata) {
 		lv__arrow_source_dispose(&src);
 		return lv__err(err, LV_ENOMEM, "arrow: out of memory copying %zu versions", n);

@@ -271,7 +271,7 @@ void lv__aws_chain_free(lv__aws_chain *c)
 	lv__aws_creds_release(c->cur);
 	lv__aws_source_dispose(&c->src);
 	pthread_mutex_destroy(&c->mu);
-	free(c);
+	lv__free(c);
 }
 
 /* When the credentials should be replaced: min(60 s, half their lifetime) before expiry. */

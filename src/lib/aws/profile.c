@@ -48,8 +48,8 @@ static int add_key(lv__aws_profile *p, const char *k, size_t kl, const char *v, 
 	p->vals[p->n] = lv__strndup(v, vl);
 	p->files[p->n] = file;
 	if (!p->keys[p->n] || !p->vals[p->n]) {
-		free(p->keys[p->n]);
-		free(p->vals[p->n]);
+		lv__free(p->keys[p->n]);
+		lv__free(p->vals[p->n]);
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	p->n++;
@@ -132,7 +132,7 @@ static int read_small(const char *path, char **text, size_t *len, lv_error *err)
 	}
 	close(fd);
 	if (rc) {
-		free(buf);
+		lv__free(buf);
 		return rc;
 	}
 	buf[got] = 0;
@@ -163,7 +163,7 @@ static int load_file(lv__aws_profile *p, const char *path, const char *section, 
 	int rc = text ? lv__aws_ini_section(p, text, len, section, path, err) : 0;
 	if (text) {
 		memset(text, 0, len); /* it may hold secrets */
-		free(text);
+		lv__free(text);
 	}
 	return rc;
 }
@@ -187,7 +187,7 @@ int lv__aws_profile_load(lv__aws_profile *p, const char *name, lv_error *err)
 		rc = load_file(p, p->cred_path, p->name, err);
 	if (rc == 0)
 		rc = load_file(p, p->config_path, csec, err);
-	free(csec);
+	lv__free(csec);
 	if (rc < 0)
 		lv__aws_profile_dispose(p);
 	return rc;
@@ -208,14 +208,14 @@ void lv__aws_profile_dispose(lv__aws_profile *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		memset(p->vals[i], 0, strlen(p->vals[i]));
-		free(p->keys[i]);
-		free(p->vals[i]);
+		lv__free(p->keys[i]);
+		lv__free(p->vals[i]);
 	}
-	free(p->keys);
-	free(p->vals);
-	free(p->files);
-	free(p->name);
-	free(p->cred_path);
-	free(p->config_path);
+	lv__free(p->keys);
+	lv__free(p->vals);
+	lv__free(p->files);
+	lv__free(p->name);
+	lv__free(p->cred_path);
+	lv__free(p->config_path);
 	memset(p, 0, sizeof *p);
 }

@@ -49,10 +49,10 @@ void lv__aws_creds_release(lv__aws_creds *c)
 {
 	if (!c || __atomic_sub_fetch(&c->refs, 1, __ATOMIC_ACQ_REL) > 0)
 		return;
-	free(c->akid);
+	lv__free(c->akid);
 	lv__free_secret(c->secret);
 	lv__free_secret(c->token);
-	free(c);
+	lv__free(c);
 }
 
 /* An Expiration time ("2026-12-04T12:00:00Z"); absent = 0 (does not expire). */
@@ -133,7 +133,7 @@ int lv__aws_parse_sts_creds(const char *body, size_t len, const char *what, lv__
 	for (int i = 0; i < 4; i++) {
 		if (v[i])
 			memset(v[i], 0, strlen(v[i]));
-		free(v[i]);
+		lv__free(v[i]);
 	}
 	return rc;
 }
@@ -279,7 +279,7 @@ static char *read_token_file(const char *path, const char *what, lv_error *err)
 	while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r' || buf[n - 1] == ' '))
 		buf[--n] = 0;
 	if (!n || strpbrk(buf, "\r\n")) {
-		free(buf);
+		lv__free(buf);
 		lv__err(err, LV_EINVALID, "%s: the token file %.300s is empty or has several lines", what,
 			path);
 		return NULL;
@@ -301,8 +301,8 @@ static int fetch_webid(lv__aws_source *s, lv__aws_creds **out, lv_error *err)
 				    : NULL;
 	lv__free_secret(tok);
 	lv__free_secret(et);
-	free(er);
-	free(es);
+	lv__free(er);
+	lv__free(es);
 	if (!body)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	static const char *const hdrs[] = { "Content-Type: application/x-www-form-urlencoded",
@@ -339,11 +339,11 @@ static int fetch_container(lv__aws_source *s, lv__aws_creds **out, lv_error *err
 		return err ? err->code : LV_EIO;
 	const char *t = tok ? tok : s->auth_token;
 	if (t && strpbrk(t, "\r\n")) {
-		free(tok);
+		lv__free(tok);
 		return lv__err(err, LV_EINVALID, "%s: the authorization token has a line break", s->label);
 	}
 	if (t && !(line = lv__sprintf("Authorization: %s", t))) {
-		free(tok);
+		lv__free(tok);
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	const char *hdrs[] = { line, NULL };
@@ -367,7 +367,7 @@ static int fetch_imds(lv__aws_source *s, lv__aws_creds **out, lv_error *err)
 	lv__http_resp r;
 	char *tokhdr = NULL;
 	int rc = source_get(s, "PUT", url, "token", ttl, "", &r, err);
-	free(url);
+	lv__free(url);
 	if (rc == 0) {
 		size_t n = r.body.len;
 		const char *b = (const char *)r.body.ptr;
@@ -405,8 +405,8 @@ static int fetch_imds(lv__aws_source *s, lv__aws_creds **out, lv_error *err)
 		rc = lv__aws_parse_json_creds((const char *)r.body.ptr, r.body.len, false, s->label, out, err);
 	if (curl)
 		lv__http_resp_dispose(&r);
-	free(curl);
-	free(base);
+	lv__free(curl);
+	lv__free(base);
 	lv__free_secret(tokhdr);
 	return rc;
 }
@@ -437,14 +437,14 @@ void lv__aws_source_dispose(lv__aws_source *s)
 	lv__aws_creds_release(s->fixed);
 	lv__free_secret(s->command);
 	lv__free_secret(s->auth_token);
-	free(s->label);
-	free(s->token_file);
-	free(s->role_arn);
-	free(s->session_name);
-	free(s->sts_url);
-	free(s->url);
-	free(s->auth_token_file);
-	free(s->imds_base);
+	lv__free(s->label);
+	lv__free(s->token_file);
+	lv__free(s->role_arn);
+	lv__free(s->session_name);
+	lv__free(s->sts_url);
+	lv__free(s->url);
+	lv__free(s->auth_token_file);
+	lv__free(s->imds_base);
 	lv__http_free(s->http);
 	memset(s, 0, sizeof *s);
 }

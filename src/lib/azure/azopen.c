@@ -114,9 +114,9 @@ static int parse_connection_string(azcfg *c, const char *cs, lv_error *err)
 		c->conn_endpoint = lv__sprintf("%s://%s.blob.%s", proto ? proto : "https", c->conn_account,
 					       suffix ? suffix : "core.windows.net");
 	explicit_bzero(copy, strlen(cs)); /* copy was cut up: the original's length */
-	free(copy);
-	free(proto);
-	free(suffix);
+	lv__free(copy);
+	lv__free(proto);
+	lv__free(suffix);
 	return rc;
 }
 
@@ -289,17 +289,17 @@ static int open_address(lv_storage **out, lv__address *ad, lv_error *err)
 		rc = lv__http_new(&a->o.http, &lim, "az", err);
 	if (rc == 0)
 		rc = resolve(a, &c, err);
-	free(c.conn_account);
+	lv__free(c.conn_account);
 	lv__free_secret(c.conn_key);
 	lv__free_secret(c.conn_sas);
-	free(c.conn_endpoint);
+	lv__free(c.conn_endpoint);
 	if (rc == 0) {
 		lv__obj_pick_prefix(&a->o, alt, ad->probe);
 		alt = NULL;
 		lv__obj_set_root(&a->o, "az://", a->container);
 		rc = lv__storage_new_kind(out, &lv__az_ops, a, a->o.root, LV__STORAGE_AZURE, err);
 	}
-	free(alt);
+	lv__free(alt);
 	if (rc < 0)
 		lv__az_close(a);
 	return rc;

@@ -70,7 +70,7 @@ static int az_sign(void *ctx, const lv__http_req *hq, lv__http_hdrs *h, lv_error
 			return lv__err(err, LV_ENOMEM, "out of memory");
 		char sig[64];
 		lv__az_sign(lv__http_crypto(c->a->o.http), c->a->key, c->a->keylen, sts, sig);
-		free(sts);
+		lv__free(sts);
 		rc = lv__http_hdr(h, "Authorization: SharedKey %s:%s", c->a->account, sig);
 	}
 	return rc < 0 ? lv__err(err, rc, "out of memory") : 0;
@@ -93,7 +93,7 @@ static char *url_path(const az *a, const char *blob)
 	if (blob && !eb)
 		return NULL;
 	char *p = lv__sprintf("%s/%s%s%s", sp ? sp : "", a->container, blob ? "/" : "", eb ? eb : "");
-	free(eb);
+	lv__free(eb);
 	return p;
 }
 
@@ -108,7 +108,7 @@ static char *query_of(const az *a, const azreq *q)
 			return NULL;
 		}
 		lv__dbuf_printf(&b, "%s%s=%s", i ? "&" : "", q->params[i].name, v);
-		free(v);
+		lv__free(v);
 	}
 	if (a->sas)
 		lv__dbuf_printf(&b, "%s%s", q->nparams ? "&" : "", a->sas);
@@ -145,7 +145,7 @@ static int az_perform(az *a, const azreq *q, lv__http_resp *r, lv_error *err)
 	}
 	lv__free_secret(url); /* it may hold a SAS */
 	lv__free_secret(query);
-	free(path);
+	lv__free(path);
 	return rc;
 }
 
@@ -212,13 +212,13 @@ void lv__az_close(void *impl)
 		return;
 	memset(a->key, 0, sizeof a->key);
 	lv__http_free(a->o.http);
-	free(a->account);
-	free(a->container);
-	free(a->o.prefix);
-	free(a->service);
+	lv__free(a->account);
+	lv__free(a->container);
+	lv__free(a->o.prefix);
+	lv__free(a->service);
 	lv__free_secret(a->sas);
-	free(a->cred_source);
-	free(a);
+	lv__free(a->cred_source);
+	lv__free(a);
 }
 
 static void az_credential_source(void *impl, char *buf, size_t cap)

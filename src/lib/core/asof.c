@@ -225,8 +225,8 @@ static int search_archive(asof *a, lv_error *err)
 		    ix[k].e->rows < ix[k].e->last - ix[k].e->first + 1)
 			unrecorded(a, ix[k].e->first, ix[k].e->last);
 	holes(a);
-	free(ix);
-	free(sufmin);
+	lv__free(ix);
+	lv__free(sufmin);
 	return rc;
 }
 

@@ -114,9 +114,9 @@ static int check_manifests(lv_check *c, lv_dataset *ds, const lv__manifest_entry
 			live[i].version) < 0)
 			rc = lv__err(err, LV_ENOMEM, "out of memory");
 	}
-	free(paths);
-	free(block);
-	free(rcs);
+	lv__free(paths);
+	lv__free(block);
+	lv__free(rcs);
 	return rc;
 }
 
@@ -367,8 +367,8 @@ static int salvage(lv_check *c, lv_dataset *ds, const lv_checkpoint_config *cfg,
 	cand *cd = lv__calloc(cap ? cap : 1, sizeof *cd);
 	lv_version_info *rows = lv__calloc(cap ? cap : 1, sizeof *rows);
 	if (!cd || !rows) {
-		free(cd);
-		free(rows);
+		lv__free(cd);
+		lv__free(rows);
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	size_t nc = 0, n = 0;
@@ -389,8 +389,8 @@ static int salvage(lv_check *c, lv_dataset *ds, const lv_checkpoint_config *cfg,
 		if (rc == 0)
 			c->salvaged = n;
 	}
-	free(cd);
-	free(rows);
+	lv__free(cd);
+	lv__free(rows);
 	return rc;
 }
 
@@ -432,7 +432,7 @@ int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, l
 		rc = check_gaps(c, ds, err);
 	if (rc == 0 && opts && opts->salvage)
 		rc = salvage(c, ds, opts->checkpoint, err);
-	free(live);
+	lv__free(live);
 	if (rc < 0) {
 		lv_check_free(c);
 		return rc;
@@ -464,9 +464,9 @@ void lv_check_free(lv_check *c)
 		return;
 	for (size_t k = 0; k < c->nfiles; k++)
 		lv__cp_file_dispose(&c->files[k]);
-	free(c->files);
+	lv__free(c->files);
 	lv_version_list_free(c->history);
 	lv__arena_dispose(&c->strings);
-	free(c->v);
-	free(c);
+	lv__free(c->v);
+	lv__free(c);
 }

@@ -31,7 +31,7 @@ static int open_branch(lv_storage **out, lv_storage *root, const char *branch, l
 	char *sub = lv__sprintf("tree/%s", branch);
 	int rc = sub ? lv__storage_sub_holding(out, root, sub, VERSIONS_DIR, err)
 		     : lv__err(err, LV_ENOMEM, "out of memory");
-	free(sub);
+	lv__free(sub);
 	return rc;
 }
 
@@ -59,7 +59,7 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	ds->vcache = lv__calloc(1, sizeof *ds->vcache);
 	if (!ds->vcache) {
 		pthread_mutex_destroy(&ds->warn_mu);
-		free(ds);
+		lv__free(ds);
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	pthread_mutex_init(&ds->vcache->mu, NULL);
@@ -68,9 +68,9 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 		int rc = ds->branch ? open_branch(&ds->owned_sub, root, branch, err)
 				    : lv__err(err, LV_ENOMEM, "out of memory");
 		if (rc < 0) {
-			free(ds->branch);
+			lv__free(ds->branch);
 			lv__vcache_free(ds->vcache);
-			free(ds);
+			lv__free(ds);
 			return rc;
 		}
 		ds->st = ds->owned_sub;
@@ -85,7 +85,7 @@ static char *branch_file(const char *branch, size_t n)
 {
 	char *enc = lv__ref_name_encode(branch, n);
 	char *path = enc ? lv__sprintf(LV_REFS_BRANCHES_DIR "/%s.json", enc) : NULL;
-	free(enc);
+	lv__free(enc);
 	return path;
 }
 
@@ -95,7 +95,7 @@ static bool branch_registered(lv_storage *root, const char *branch, size_t n)
 	char *probe = n ? branch_file(branch, n) : NULL;
 	lv_error e = { 0 };
 	bool ok = probe && lv_storage_head(root, probe, NULL, NULL, &e) == 0;
-	free(probe);
+	lv__free(probe);
 	return ok;
 }
 
@@ -134,7 +134,7 @@ static int open_branch_path(opened *o, lv__address *a, lv_error *err)
 			r = NULL;
 		else if (rel)
 			r = o->mid;
-		free(sub);
+		lv__free(sub);
 		if (r && n && branch_registered(r, b, n)) {
 			o->root = r;
 			if (!(o->branch = lv__strndup(b, n)))
@@ -144,7 +144,7 @@ static int open_branch_path(opened *o, lv__address *a, lv_error *err)
 			o->mid = NULL;
 		}
 	}
-	free(full);
+	lv__free(full);
 	return rc;
 }
 
@@ -206,7 +206,7 @@ int lv_dataset_open(lv_dataset **out, const char *uri, const lv_open_options *op
 		lv_storage_free(o.mid);
 		lv_storage_free(o.top);
 	}
-	free(o.branch);
+	lv__free(o.branch);
 	return rc;
 }
 
@@ -230,8 +230,8 @@ void lv_dataset_free(lv_dataset *ds)
 	lv_storage_free(ds->owned_sub);
 	lv_storage_free(ds->owned_mid);
 	lv_storage_free(ds->owned_root);
-	free(ds->branch);
-	free(ds);
+	lv__free(ds->branch);
+	lv__free(ds);
 }
 
 lv_storage *lv_dataset_storage(lv_dataset *ds) { return ds ? ds->st : NULL; }
@@ -247,7 +247,7 @@ int lv_refs_load(lv_refs **out, lv_dataset *ds, lv_error *err)
 	lv__manifest_entry *e = NULL;
 	size_t n = 0;
 	LV_TRY(lv__manifests_list(ds->st, &e, &n, err));
-	free(e);
+	lv__free(e);
 	if (n == 0)
 		return lv__not_a_dataset(ds, err);
 	LV_TRY(lv__refs_load_lenient(out, ds->root, ds->remote ? ds->threads : 1, err));
@@ -302,10 +302,10 @@ int lv__not_a_dataset(const lv_dataset *ds, lv_error *err)
 	if (file && lv_storage_head(ds->root, file, NULL, NULL, &e) == LV_ENOTFOUND) {
 		int rc = lv__err(err, LV_ENOTFOUND, "%s: branch '%s' is not registered (no %s)",
 				 lv_storage_describe(ds->root), ds->branch, file);
-		free(file);
+		lv__free(file);
 		return rc;
 	}
-	free(file);
+	lv__free(file);
 	return lv__err(err, LV_ENOTFOUND, "%s: not a Lance dataset (no manifests in _versions/)",
 		       lv_storage_describe(ds->st));
 }

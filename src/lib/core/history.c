@@ -144,9 +144,9 @@ static void gap(emitter *em, uint64_t first, uint64_t last)
 static void ring_dispose(ring *r)
 {
 	for (size_t i = 0; r->strs && i < r->cap; i++)
-		free(r->strs[i]);
-	free(r->strs);
-	free(r->v);
+		lv__free(r->strs[i]);
+	lv__free(r->strs);
+	lv__free(r->v);
 	memset(r, 0, sizeof *r);
 }
 
@@ -161,7 +161,7 @@ static int ring_put(ring *r, size_t i, const lv_version_info *v)
 	char *buf = lv__malloc(total ? total : 1), *at = buf;
 	if (!buf)
 		return LV_ENOMEM;
-	free(r->strs[i]);
+	lv__free(r->strs[i]);
 	r->strs[i] = buf;
 	lv_version_info c = *v;
 	const char **dst[4] = { &c.transaction_uuid, &c.operation_type, &c.transaction_properties,
@@ -344,7 +344,7 @@ static int live_missing(emitter *em, const seg_job *j, lv_version_list **out, lv
 			continue;
 		lv__manifest_entry *nw = lv__grow(want, &cap, n, sizeof *nw, 16);
 		if (!nw) {
-			free(want);
+			lv__free(want);
 			return lv__err(err, LV_ENOMEM, "out of memory");
 		}
 		want = nw;
@@ -358,13 +358,13 @@ static int live_missing(emitter *em, const seg_job *j, lv_version_list **out, lv
 		rc = *out && lv__mpaths(want, n, &paths, &block) == 0
 			     ? lv__read_into_list(*out, p->ds->st, p->ds->threads, paths, n, err)
 			     : lv__err(err, LV_ENOMEM, "out of memory");
-		free(paths);
-		free(block);
+		lv__free(paths);
+		lv__free(block);
 		p->rep.manifests_read += n;
 		if (rc == 0)
 			lv__sort_infos((*out)->items, (*out)->n);
 	}
-	free(want);
+	lv__free(want);
 	return rc;
 }
 
@@ -517,7 +517,7 @@ static int stream_segments(emitter *em, lv_error *err)
 	}
 	for (size_t i = 0; i < n; i++)
 		lv__cp_file_dispose(&jobs[i].f);
-	free(jobs);
+	lv__free(jobs);
 	if (unrecorded)
 		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, NULL, 0, 0,
 			 "%" PRIu64 " versions in segments not read (every version they record is older than "
@@ -569,8 +569,8 @@ int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_r
 	}
 	ring_dispose(&em.ring);
 	lv_version_list_free(em.chunk);
-	free(em.failed);
-	free(em.tagged);
+	lv__free(em.failed);
+	lv__free(em.tagged);
 	lv__hplan_dispose(&p);
 	return rc;
 }
@@ -581,12 +581,15 @@ typedef struct collect {
 	lv_version_list *l;
 	size_t cap, capgaps;
 	int rc;
+	bool live_only; /* versions(): the rows whose manifest is listed */
 } collect;
 
 static int collect_row(const lv_version_info *v, void *payload)
 {
 	collect *c = payload;
 	lv_version_list *l = c->l;
+	if (c->live_only && v->is_cleaned_up)
+		return 0;
 	lv_version_info *nv = lv__grow(l->items, &c->cap, l->n, sizeof *nv, 256);
 	if (!nv || (c->rc = lv__version_info_copy(&l->arenas[0], v, &nv[l->n])) < 0) {
 		if (nv)
@@ -627,18 +630,17 @@ int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 	return lv_history_list(out, ds, NULL, report, err);
 }
 
-int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
-		    lv_history_report *report, lv_error *err)
+/* lv_history_list, or with live_only the live rows of the history stream and no gaps. */
+static int history_collect(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
+			   bool live_only, lv_history_report *report, lv_error *err)
 {
-	if (!out || !ds)
-		return lv__err(err, LV_EINVALID, "lv_history: NULL argument");
 	*out = NULL;
-	collect c = { lv__version_list_new(256, 1), 256, 0, 0 };
+	collect c = { lv__version_list_new(256, 1), 256, 0, 0, live_only };
 	if (!c.l)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	lv__arena_init(&c.l->arenas[0], 65536);
 	c.l->narenas = 1;
-	int rc = lv_history_each(ds, opts, collect_row, collect_gap, &c, report, err);
+	int rc = lv_history_each(ds, opts, collect_row, live_only ? NULL : collect_gap, &c, report, err);
 	if (rc >= 0 && c.rc < 0)
 		rc = lv__err(err, c.rc, "out of memory");
 	if (rc < 0) {
@@ -647,4 +649,18 @@ int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_opti
 	}
 	*out = c.l;
 	return 0;
+}
+
+int lv__history_live_list(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
+			  lv_error *err)
+{
+	return history_collect(out, ds, NULL, true, report, err);
+}
+
+int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
+		    lv_history_report *report, lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "lv_history: NULL argument");
+	return history_collect(out, ds, opts, false, report, err);
 }

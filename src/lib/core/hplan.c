@@ -54,15 +54,15 @@ static void round1_job(size_t i, void *arg)
 
 void lv__hplan_dispose(lv__hplan *p)
 {
-	free(p->live);
+	lv__free(p->live);
 	lv__cp_names_free(&p->names);
 	lv__seg_names_free(&p->segs);
 	lv_refs_free(p->refs);
 	lv__cp_file_dispose(&p->head);
 	lv__arc_index_dispose(&p->ix);
-	free(p->tail);
+	lv__free(p->tail);
 	lv_version_list_free(p->tail_rows);
-	free(p->missing);
+	lv__free(p->missing);
 	lv__warnlog_dispose(&p->wl);
 	lv_dataset *ds = p->ds;
 	lv_history_report rep = p->rep;
@@ -147,8 +147,8 @@ int lv__hplan_read_tail(lv__hplan *p, size_t from, size_t n, lv_version_list *l,
 		paths[i] = lv__mpath(p->tail[from + i], block + i * LV__MPATH);
 	if (rc == 0)
 		rc = lv__read_into_list(l, p->ds->st, p->ds->threads, paths, n, err);
-	free(paths);
-	free(block);
+	lv__free(paths);
+	lv__free(block);
 	return rc;
 }
 

@@ -65,6 +65,10 @@ int lv__hplan_read_tail(lv__hplan *p, size_t from, size_t n, lv_version_list *l,
  * range is the caller's to report.  Returns 0 (usable), LV_ENOMEM, or
  * another error (rejected: f empty).
  */
+/* history.c: the live rows of the history stream (lv_history_each), collected: what
+ * versions() answers when most live versions are in the archive (versions.c). */
+int lv__history_live_list(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
+			  lv_error *err);
 int lv__hplan_read_segment(lv__hplan *p, const lv__seg_name *name, lv__cp_file *f, lv__warnlog *wl,
 			   lv_error *err);
 /* The same in two steps: the read (safe on worker threads), then the checks and warning (not). */

@@ -72,8 +72,8 @@ int lv__mpaths(const lv__manifest_entry *e, size_t n, const char ***paths, char 
 	*paths = lv__calloc(n ? n : 1, sizeof **paths);
 	*block = lv__malloc((n ? n : 1) * LV__MPATH);
 	if (!*paths || !*block) {
-		free(*paths);
-		free(*block);
+		lv__free(*paths);
+		lv__free(*block);
 		*paths = NULL;
 		*block = NULL;
 		return LV_ENOMEM;
@@ -142,8 +142,8 @@ static bool place_contiguous(lv__manifest_entry *v, size_t n)
 	}
 	if (ok)
 		memcpy(v, tmp, n * sizeof *tmp);
-	free(tmp);
-	free(seen);
+	lv__free(tmp);
+	lv__free(seen);
 	return ok;
 }
 
@@ -155,7 +155,7 @@ int lv__manifests_list(lv_storage *st, lv__manifest_entry **out, size_t *n, lv_e
 	if (rc >= 0 && c.rc < 0)
 		rc = lv__err(err, c.rc, "out of memory listing _versions");
 	if (rc < 0) {
-		free(c.v);
+		lv__free(c.v);
 		return rc;
 	}
 	if (c.n > 1 && !place_contiguous(c.v, c.n))
@@ -183,7 +183,7 @@ int lv__read_newest_info(lv_storage *st, lv__arena *arena, lv_version_info *info
 		*version = e[n - 1].version;
 		rc = lv__read_version_info(st, lv__mpath(&e[n - 1], path), arena, info, err);
 	}
-	free(e);
+	lv__free(e);
 	return rc;
 }
 
@@ -249,8 +249,8 @@ int lv__txn_properties_json(const lv__txn *t, lv__arena *arena, const char **out
 	*out = lv__arena_strndup(arena, (const char *)b.ptr, b.len);
 	rc = *out ? 0 : LV_ENOMEM;
 out:
-	free(keys);
-	free(vals);
+	lv__free(keys);
+	lv__free(vals);
 	lv__dbuf_dispose(&b);
 	return rc;
 }
@@ -476,7 +476,7 @@ int lv__manifests_each(lv_storage *st, int threads, const char *const *paths, si
 			if (err)
 				*err = chunks[i / per].err;
 		}
-	free(chunks);
+	lv__free(chunks);
 	return rc;
 }
 
@@ -528,7 +528,7 @@ int lv__read_into_list(lv_version_list *l, lv_storage *st, int threads, const ch
 		else if ((rc = lv__add_vanished(l, paths[i])) < 0)
 			lv__err(err, rc, "out of memory");
 	}
-	free(rcs);
+	lv__free(rcs);
 	return rc;
 }
 

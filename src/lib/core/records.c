@@ -96,7 +96,7 @@ int lv__versions_from_manifests(lv_version_list **out, lv_dataset *ds,
 	l = NULL;
 out:
 	lv_version_list_free(l);
-	free(paths);
-	free(block);
+	lv__free(paths);
+	lv__free(block);
 	return rc;
 }

@@ -75,8 +75,8 @@ static int collect_json(const lv_list_entry *e, void *payload)
 static void namevec_free(namevec *nv)
 {
 	for (size_t i = 0; i < nv->n; i++)
-		free(nv->v[i]);
-	free(nv->v);
+		lv__free(nv->v[i]);
+	lv__free(nv->v);
 }
 
 static int list_names(lv_storage *st, const char *dir, namevec *nv, lv_error *err)
@@ -130,7 +130,7 @@ static int parse_ref_slot(const uint8_t *data, size_t size, const char *stem, vo
 			       tag ? LV_REFS_TAGS_DIR : LV_REFS_BRANCHES_DIR);
 	int rc = tag ? lv__tag_parse(data, size, name, slot, err)
 		     : lv__branch_parse(data, size, name, slot, err);
-	free(name);
+	lv__free(name);
 	return rc;
 }
 
@@ -167,7 +167,7 @@ static void read_one_ref(size_t i, void *arg)
 	char *path = lv__sprintf("%s/%s", r->dir, r->names[i]);
 	r->rcs[i] = path ? read_ref(r->st, path, &r->bufs[i], &r->errs[i])
 			 : lv__err(&r->errs[i], LV_ENOMEM, "%s: out of memory", r->dir);
-	free(path);
+	lv__free(path);
 }
 
 /* Records a file a lenient load skipped.  Only out of memory fails. */
@@ -182,8 +182,8 @@ static int add_bad(lv_refs *r, int kind, const char *dir, const char *name, cons
 	b->path = lv__sprintf("%s/%s", dir, name);
 	b->message = lv__strdup(e->message[0] ? e->message : "unreadable");
 	if (!b->path || !b->message) {
-		free(b->path);
-		free(b->message);
+		lv__free(b->path);
+		lv__free(b->message);
 		return LV_ENOMEM;
 	}
 	r->nbad++;
@@ -233,7 +233,7 @@ static int load_dir(lv_storage *st, const char *dir, size_t elem, ref_parse_fn p
 			lv_error pe = *err;
 			char *full = lv__sprintf("%s.json", nv.v[i]);
 			rc = full ? add_bad(lenient, bad_kind, dir, full, &pe) : LV_ENOMEM;
-			free(full);
+			lv__free(full);
 			if (rc < 0) {
 				rc = lv__err(err, rc, "%s: out of memory", dir);
 				goto out;
@@ -251,9 +251,9 @@ static int load_dir(lv_storage *st, const char *dir, size_t elem, ref_parse_fn p
 out:
 	for (size_t i = 0; rr.bufs && i < nv.n; i++)
 		lv_buf_dispose(&rr.bufs[i]);
-	free(rr.bufs);
-	free(rr.rcs);
-	free(rr.errs);
+	lv__free(rr.bufs);
+	lv__free(rr.rcs);
+	lv__free(rr.errs);
 	namevec_free(&nv);
 	return rc;
 }
@@ -316,15 +316,15 @@ static int refs_load(lv_refs **out, lv_storage *st, int threads, bool lenient, l
 			r->bad = nv;
 			r->bad[r->nbad++] = side.bad[i];
 		} else {
-			free(side.bad[i].path);
-			free(side.bad[i].message);
+			lv__free(side.bad[i].path);
+			lv__free(side.bad[i].message);
 			if (k < 0) {
 				k = 1;
 				d.rc[1] = lv__err(&d.err[1], LV_ENOMEM, "refs: out of memory");
 			}
 		}
 	}
-	free(side.bad);
+	lv__free(side.bad);
 	if (k >= 0) {
 		if (err)
 			*err = d.err[k];
@@ -382,11 +382,11 @@ void lv_refs_free(lv_refs *r)
 	for (size_t i = 0; i < r->nbranches; i++)
 		lv__branch_dispose(&r->branches[i]);
 	for (size_t i = 0; i < r->nbad; i++) {
-		free(r->bad[i].path);
-		free(r->bad[i].message);
+		lv__free(r->bad[i].path);
+		lv__free(r->bad[i].message);
 	}
-	free(r->bad);
-	free(r->tags);
-	free(r->branches);
-	free(r);
+	lv__free(r->bad);
+	lv__free(r->tags);
+	lv__free(r->branches);
+	lv__free(r);
 }

@@ -28,7 +28,7 @@ int lv_timeline_from_list(lv_timeline **out, const lv_version_list *list, lv_err
 		return lv__err(err, LV_EINVALID, "lv_timeline_from_list: NULL argument");
 	lv_timeline *t = lv__calloc(1, sizeof *t);
 	if (!t || !(t->sufmin = lv__calloc(list->n, sizeof *t->sufmin))) {
-		free(t);
+		lv__free(t);
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	t->list = list;
@@ -59,8 +59,8 @@ void lv_timeline_free(lv_timeline *t)
 	if (!t)
 		return;
 	lv_version_list_free(t->owned);
-	free(t->sufmin);
-	free(t);
+	lv__free(t->sufmin);
+	lv__free(t);
 }
 
 const lv_version_info *lv_timeline_as_of(const lv_timeline *t, int64_t ts, bool strict)

@@ -67,7 +67,7 @@ void lv__vcache_free(lv__vcache *c)
 		return;
 	lv__vshare_unref(c->answer);
 	pthread_mutex_destroy(&c->mu);
-	free(c);
+	lv__free(c);
 }
 
 static bool same_cp(const lv__cp_name *a, const lv__cp_name *b)
@@ -124,7 +124,7 @@ void lv__vcache_store(lv_dataset *ds, const lv__cp_name *newest, const lv__manif
 	lv__vshare *s = lv__vshare_new(*out);
 	lv_version_list *view = s ? lv__vshare_view(s) : NULL;
 	if (!view) {
-		free(s);
+		lv__free(s);
 		return;
 	}
 	lv__vshare_unref(c->answer);

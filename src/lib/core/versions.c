@@ -1,8 +1,11 @@
 /*
  * lv_versions() and lv_version_get().  lv_versions(): where the rows come from.  The newest usable head checkpoint
  * (the ladder) plus the manifests it lacks; with no usable checkpoint, every
- * manifest.  No archive segment is read: the head holds copies of live rows.
- * (lv_history() streams the archive too: history.c.)
+ * manifest.  When more than LV__TAIL_UPFRONT live versions are older than the
+ * head's rows and the head has an archive (a dataset never cleaned up: their
+ * rows were sealed into segments), the answer is the live rows of the history
+ * stream (history.c), which reads those segments, one at a time, instead of
+ * every manifest they cover (issue 30 §2).
  *
  * Invariants:
  *  - Liveness is never taken from a checkpoint: a covered version is live iff
@@ -20,6 +23,7 @@
 #include "core/checkpoint/ladder.h"
 #include "core/checkpoint/store.h"
 #include "core/dataset.h"
+#include "core/hplan.h"
 #include "core/manifests.h"
 #include "core/records.h"
 #include "core/vcache.h"
@@ -129,9 +133,9 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 		rc = lv__err(err, rc, "out of memory");
 	if (rc == 0)
 		rc = lv__read_into_list(l, ds->st, ds->threads, paths, ntail, err);
-	free(tail);
-	free(paths);
-	free(block);
+	lv__free(tail);
+	lv__free(paths);
+	lv__free(block);
 	if (rc < 0) {
 		lv_version_list_free(l);
 		return rc;
@@ -161,16 +165,26 @@ static int round1_run(lv_dataset *ds, round1 *r1, bool no_refs, lv_error *err)
 
 static void round1_dispose(round1 *r1)
 {
-	free(r1->live);
+	lv__free(r1->live);
 	lv__cp_names_free(&r1->names);
 	lv_refs_free(r1->refs);
 	memset(r1, 0, sizeof *r1);
 }
 
+/* How many live versions are older than the head's oldest row (their rows, if any, are in
+ * the archive's segments). */
+static size_t archived_live(const round1 *r1, const lv__cp_file *cp)
+{
+	uint64_t first = cp->rows->n ? cp->rows->items[0].version : cp->latest + 1;
+	return lv__lower_bound_u64(r1->live, r1->nlive, sizeof *r1->live,
+				   offsetof(lv__manifest_entry, version), first);
+}
+
 /* One versions() pass over the first round's listings (a vanished manifest is no longer
- * live: no retry).  *clean: from the newest checkpoint, nothing vanished or rejected. */
+ * live: no retry).  *clean: from the newest checkpoint, nothing vanished or rejected.
+ * *archived: nothing answered, the history stream should (archived_live over the bound). */
 static int versions_once(lv_dataset *ds, round1 *r1, lv_version_list **out, lv_history_report *rep,
-			 lv__warnlog *wl, bool *clean, lv_error *err)
+			 lv__warnlog *wl, bool *clean, bool *archived, lv_error *err)
 {
 	lv__cp_file cp;
 	memset(&cp, 0, sizeof cp);
@@ -180,6 +194,11 @@ static int versions_once(lv_dataset *ds, round1 *r1, lv_version_list **out, lv_h
 	lv__warn_refs(wl, r1->refs);
 	int rc = lv__cp_load_ladder(ds, &r1->names, r1->live, r1->nlive, false, &cp, rep, &races, wl,
 				    &max_rejected, NULL, err);
+	*archived = rc == 0 && cp.rows && cp.archive && archived_live(r1, &cp) > LV__TAIL_UPFRONT;
+	if (*archived) {
+		lv__cp_file_dispose(&cp);
+		return 0;
+	}
 	if (rc == 0 && cp.rows) {
 		rc = from_checkpoint(ds, false, &cp, r1, rep, &l, err);
 	} else if (rc == 0 && r1->nlive == 0) {
@@ -234,9 +253,20 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 	if (rc == 0 && answered) /* the refs were not read: read them now */
 		r1.rc[2] = lv__refs_load_lenient(&r1.refs, ds->root, ds->remote ? ds->threads : 1, &r1.err[2]);
 	lv__warnlog wl = { 0 };
-	bool clean = false;
+	bool clean = false, archived = false;
 	if (rc == 0)
-		rc = versions_once(ds, &r1, out, &rep, &wl, &clean, err);
+		rc = versions_once(ds, &r1, out, &rep, &wl, &clean, &archived, err);
+	if (rc == 0 && archived) { /* the history stream answers (its own report and warnings) */
+		lv__warnlog_dispose(&wl);
+		if (cache)
+			lv__vcache_leave(ds);
+		round1_dispose(&r1);
+		lv_history_report hrep = LV_HISTORY_REPORT_INIT;
+		rc = lv__history_live_list(out, ds, &hrep, err);
+		if (rc == 0)
+			lv__report_put(report, &hrep);
+		return rc;
+	}
 	if (rc == 0) {
 		lv__report_end(ds, &rep, &s0);
 		if ((rc = lv__warn_commit_all(ds, &wl, &rep.warnings, err)) < 0) {

@@ -64,18 +64,18 @@ void lv_version_list_free(lv_version_list *l)
 		return;
 	if (l->share) { /* a view: the items are the share's */
 		lv__vshare_unref(l->share);
-		free(l);
+		lv__free(l);
 		return;
 	}
 	for (size_t i = 0; i < l->narenas; i++)
 		lv__arena_dispose(&l->arenas[i]);
 	for (size_t i = 0; i < l->nvanished; i++)
-		free(l->vanished[i]);
-	free(l->arenas);
-	free(l->items);
-	free(l->vanished);
-	free(l->gaps);
-	free(l);
+		lv__free(l->vanished[i]);
+	lv__free(l->arenas);
+	lv__free(l->items);
+	lv__free(l->vanished);
+	lv__free(l->gaps);
+	lv__free(l);
 }
 
 size_t lv_version_list_count(const lv_version_list *l) { return l ? l->n : 0; }
@@ -227,7 +227,7 @@ int lv_version_list_select(lv_version_list **out, const lv_version_list *l, cons
 
 int lv__vlist_find_gaps(lv_version_list *l, uint64_t start)
 {
-	free(l->gaps);
+	lv__free(l->gaps);
 	l->gaps = NULL;
 	l->ngaps = 0;
 	size_t cap = 0;

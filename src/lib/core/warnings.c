@@ -22,8 +22,8 @@
 
 static void warning_free(lv_warning *w)
 {
-	free((char *)w->path);
-	free((char *)w->message);
+	lv__free((char *)w->path);
+	lv__free((char *)w->message);
 }
 
 void lv__warn(lv__warnlog *wl, int kind, const char *path, uint64_t first, uint64_t last,
@@ -88,7 +88,7 @@ size_t lv__warn_commit(lv_dataset *ds, lv__warnlog *wl)
 		}
 	}
 	pthread_mutex_unlock(&ds->warn_mu);
-	free(wl->v);
+	lv__free(wl->v);
 	bool lost = wl->lost;
 	memset(wl, 0, sizeof *wl);
 	wl->lost = lost;
@@ -109,7 +109,7 @@ void lv__warnlog_dispose(lv__warnlog *wl)
 		return;
 	for (size_t i = 0; i < wl->n; i++)
 		warning_free(&wl->v[i]);
-	free(wl->v);
+	lv__free(wl->v);
 	memset(wl, 0, sizeof *wl);
 }
 

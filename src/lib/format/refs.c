@@ -90,11 +90,11 @@ void lv__tag_dispose(lv_tag *t)
 {
 	if (!t)
 		return;
-	free((char *)t->name);
-	free((char *)t->branch);
-	free((char *)t->created_at);
-	free((char *)t->updated_at);
-	free((char *)t->metadata);
+	lv__free((char *)t->name);
+	lv__free((char *)t->branch);
+	lv__free((char *)t->created_at);
+	lv__free((char *)t->updated_at);
+	lv__free((char *)t->metadata);
 	memset(t, 0, sizeof *t);
 }
 
@@ -102,8 +102,8 @@ void lv__branch_dispose(lv_branch *b)
 {
 	if (!b)
 		return;
-	free((char *)b->name);
-	free((char *)b->parent_branch);
+	lv__free((char *)b->name);
+	lv__free((char *)b->parent_branch);
 	memset(b, 0, sizeof *b);
 }
 
@@ -159,11 +159,11 @@ int lv__tag_parse(const uint8_t *data, size_t size, const char *name, lv_tag *ou
 	out->metadata = meta;
 	nm = branch = created = updated = meta = NULL;
 out:
-	free(meta);
-	free(nm);
-	free(branch);
-	free(created);
-	free(updated);
+	lv__free(meta);
+	lv__free(nm);
+	lv__free(branch);
+	lv__free(created);
+	lv__free(updated);
 	json_decref(root);
 	return rc;
 }
@@ -193,8 +193,8 @@ int lv__branch_parse(const uint8_t *data, size_t size, const char *name, lv_bran
 	out->manifest_size = msize;
 	nm = parent = NULL;
 out:
-	free(nm);
-	free(parent);
+	lv__free(nm);
+	lv__free(parent);
 	json_decref(root);
 	return rc;
 }

@@ -62,7 +62,7 @@ int lv__lf_inline_bitpack(lv__lf_dctx *c, unsigned t, const uint8_t *p, size_t n
 		memcpy(out + done, blk, k * sizeof *blk);
 		done += k;
 	}
-	free(blk);
+	lv__free(blk);
 	return rc;
 }
 
@@ -94,6 +94,6 @@ int lv__lf_ool_bitpack(lv__lf_dctx *c, unsigned t, unsigned w, const uint8_t *p,
 			memcpy(out + full * 1024, blk, tail * sizeof *blk);
 		}
 	}
-	free(blk);
+	lv__free(blk);
 	return 0;
 }

@@ -14,7 +14,7 @@
 
 void lv__lf_dict_free(lv__lf_dict *d)
 {
-	free(d->vals);
+	lv__free(d->vals);
 	lv__lf_varvals_free(&d->str);
 	memset(d, 0, sizeof *d);
 }
@@ -52,7 +52,7 @@ static int load(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, const uint8
 		if (rc == 0 && strings && !d->str.owned)
 			d->str.owned = u; /* the string offsets point into it */
 		else
-			free(u);
+			lv__free(u);
 		return rc;
 	}
 	if (strings) {

@@ -109,7 +109,7 @@ static int put_var(lv__lf_dctx *c, const fz_layout *z, size_t row, const uint8_t
 	size_t dl;
 	LV_TRY(lv__lf_decompress(c, e->scheme, p, len, 0, VALUE_CAP, &d, &dl));
 	int rc = lv__lf_col_put_str(c, row, d, dl);
-	free(d);
+	lv__free(d);
 	return rc;
 }
 
@@ -185,6 +185,6 @@ int lv__lf_fullzip(lv__lf_dctx *c, const uint8_t *p, size_t n)
 		rc = check_types(c, z);
 	if (rc == 0)
 		rc = rows(c, z);
-	free(z);
+	lv__free(z);
 	return rc;
 }

@@ -91,7 +91,7 @@ static int zstd_bare(lv__lf_dctx *c, const uint8_t *p, size_t n, size_t expect, 
 	if (rc == 0)
 		rc = admit(c, LV__LF_COMP_ZSTD, ob.pos, expect, cap);
 	if (rc) {
-		free(d);
+		lv__free(d);
 		return rc;
 	}
 	*out = d;
@@ -119,7 +119,7 @@ static int run(lv__lf_dctx *c, int scheme, const uint8_t *p, size_t n, size_t si
 			rc = LV__LF_CORRUPT(c, "lz4 block is corrupt or not %zu bytes", size);
 	}
 	if (rc) {
-		free(d);
+		lv__free(d);
 		return rc;
 	}
 	*out = d;

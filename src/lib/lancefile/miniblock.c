@@ -214,8 +214,8 @@ static int chunk(lv__lf_dctx *c, const mb_layout *m, const uint8_t *ch, size_t b
 		return LV__LF_CORRUPT(c, "chunk has %zu levels for %zu values", nlev, cnt);
 	size_t items = c->cb->type == LV_COL_FSL_FLOAT32 ? c->cb->dim : 1;
 	if (cnt * items > s->cap || !s->vals) {
-		free(s->vals);
-		free(s->def);
+		lv__free(s->vals);
+		lv__free(s->def);
 		s->cap = cnt * items > 0 ? cnt * items : 1;
 		s->vals = lv__malloc(s->cap * sizeof *s->vals);
 		s->def = lv__malloc(s->cap * sizeof *s->def);
@@ -271,8 +271,8 @@ static int chunks(lv__lf_dctx *c, const mb_layout *m, const lv__lf_dict *dict)
 	if (rc == 0 && done != m->nitems)
 		rc = LV__LF_CORRUPT(c, "chunks hold %zu values, page has %llu", done,
 				(unsigned long long)m->nitems);
-	free(s.vals);
-	free(s.def);
+	lv__free(s.vals);
+	lv__free(s.def);
 	return rc;
 }
 
@@ -293,6 +293,6 @@ int lv__lf_miniblock(lv__lf_dctx *c, const uint8_t *p, size_t n)
 	if (rc == 0)
 		rc = chunks(c, m, have_dict ? &dict : NULL);
 	lv__lf_dict_free(&dict);
-	free(m);
+	lv__free(m);
 	return rc;
 }

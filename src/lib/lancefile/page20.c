@@ -131,7 +131,7 @@ static int fixed20(lv__lf_dctx *c, const uint8_t *p, size_t plen, size_t n, uint
 		uint8_t *owned;
 		LV_TRY(flat20(c, f.data, f.len, &bits, &d, &dl, &owned));
 		int frc = flat_values(c, bits, d, dl, n, vals);
-		free(owned);
+		lv__free(owned);
 		LV_TRY(frc);
 		if (bits_out)
 			*bits_out = (unsigned)bits;
@@ -161,7 +161,7 @@ static int fixed20(lv__lf_dctx *c, const uint8_t *p, size_t plen, size_t n, uint
 			for (size_t i = 0; i < n; i++)
 				if (!tmp[i])
 					valid[i] = 0;
-		free(tmp);
+		lv__free(tmp);
 		return rc;
 	}
 	if (nk == 3) { /* all_nulls */
@@ -188,9 +188,9 @@ typedef struct bin20 {
 
 static void bin20_free(bin20 *b)
 {
-	free(b->ends);
-	free(b->valid);
-	free(b->owned);
+	lv__free(b->ends);
+	lv__free(b->valid);
+	lv__free(b->owned);
 	b->ends = NULL;
 	b->valid = NULL;
 	b->owned = NULL;
@@ -307,7 +307,7 @@ static int strings20(lv__lf_dctx *c, const uint8_t *p, size_t plen)
 						    (size_t)(b.ends[x] - b.ends[x - 1]));
 		}
 		bin20_free(&b);
-		free(idx);
+		lv__free(idx);
 		return rc;
 	}
 	if (k < 0)
@@ -371,9 +371,9 @@ static int fsl20(lv__lf_dctx *c, const uint8_t *p, size_t plen)
 			memcpy(&b->f32[(c->row0 + i) * dim + k], &x, sizeof x);
 		}
 	}
-	free(v);
-	free(iv);
-	free(rowv);
+	lv__free(v);
+	lv__free(iv);
+	lv__free(rowv);
 	return rc;
 }
 
@@ -394,7 +394,7 @@ int lv__lf_decode_page20(lv__lf_dctx *c, const uint8_t *enc, size_t len)
 			rc = UNSUP(c, "boolean column stored with %u bits per value", bits);
 		for (size_t i = 0; i < n && rc == 0; i++)
 			b->bools[c->row0 + i] = (uint8_t)(tmp[i] && (!valid || valid[i]));
-		free(tmp);
+		lv__free(tmp);
 		return rc;
 	}
 	if (b->type == LV_COL_FSL_FLOAT32)

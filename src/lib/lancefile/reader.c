@@ -28,33 +28,33 @@ void lv_lancefile_free(lv_lancefile *f)
 		return;
 	for (size_t i = 0; i < f->ncols && f->cols; i++) {
 		lv_column *c = &f->cols[i];
-		free((void *)c->name);
-		free((void *)c->u64);
-		free((void *)c->bools);
-		free((void *)c->str_offsets);
-		free((void *)c->str_data);
-		free((void *)c->validity);
-		free((void *)c->f32);
+		lv__free((void *)c->name);
+		lv__free((void *)c->u64);
+		lv__free((void *)c->bools);
+		lv__free((void *)c->str_offsets);
+		lv__free((void *)c->str_data);
+		lv__free((void *)c->validity);
+		lv__free((void *)c->f32);
 		if (f->ltypes)
-			free(f->ltypes[i]);
+			lv__free(f->ltypes[i]);
 		if (f->errors)
-			free(f->errors[i]);
+			lv__free(f->errors[i]);
 	}
 	for (size_t i = 0; i < f->nfields; i++) {
-		free(f->fields[i].name);
-		free(f->fields[i].ltype);
+		lv__free(f->fields[i].name);
+		lv__free(f->fields[i].ltype);
 	}
 	for (size_t i = 0; i < f->nmeta; i++) {
-		free((void *)f->meta[i].key);
-		free((void *)f->meta[i].value);
+		lv__free((void *)f->meta[i].key);
+		lv__free((void *)f->meta[i].value);
 	}
-	free(f->cols);
-	free(f->ltypes);
-	free(f->errors);
-	free(f->phys);
-	free(f->fields);
-	free(f->meta);
-	free(f);
+	lv__free(f->cols);
+	lv__free(f->ltypes);
+	lv__free(f->errors);
+	lv__free(f->phys);
+	lv__free(f->fields);
+	lv__free(f->meta);
+	lv__free(f);
 }
 
 typedef struct u64list {
@@ -128,11 +128,11 @@ static int col_alloc(lv__lf_colbuf *b, size_t nrows, size_t str_limit)
 
 static void col_dispose(lv__lf_colbuf *b)
 {
-	free(b->u64);
-	free(b->bools);
-	free(b->offs);
-	free(b->f32);
-	free(b->valid);
+	lv__free(b->u64);
+	lv__free(b->bools);
+	lv__free(b->offs);
+	lv__free(b->f32);
+	lv__free(b->valid);
 	lv__dbuf_dispose(&b->data);
 }
 

@@ -38,7 +38,7 @@ int lv__lf_col_undecoded(lv__lf_rctx *r, lv_lancefile *f, size_t i, int code, co
 {
 	if (!(r->flags & LV_LANCEFILE_READ_PARTIAL) || code == LV_ENOMEM)
 		return lv__err(r->err, code, "%s", why);
-	free(f->errors[i]);
+	lv__free(f->errors[i]);
 	f->errors[i] = lv__strdup(why);
 	f->cols[i].type = LV_COL_UNDECODED;
 	return f->errors[i] ? 0 : lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);

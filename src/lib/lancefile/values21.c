@@ -137,7 +137,7 @@ int lv__lf_fixed_decode(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, lv_
 		b.p[0] = d;
 		b.n[0] = len;
 		int rc = lv__lf_fixed_decode(c, t, e->child[0], b, cnt, out, width_bits);
-		free(d);
+		lv__free(d);
 		return rc;
 	}
 	default:
@@ -148,8 +148,8 @@ int lv__lf_fixed_decode(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, lv_
 
 void lv__lf_varvals_free(lv__lf_varvals *v)
 {
-	free(v->offs);
-	free(v->owned);
+	lv__free(v->offs);
+	lv__free(v->owned);
 	memset(v, 0, sizeof *v);
 }
 
@@ -230,7 +230,7 @@ int lv__lf_var_decode(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, lv__l
 		if (rc == 0 && !out->owned)
 			out->owned = d; /* the offsets point into it */
 		else
-			free(d);
+			lv__free(d);
 		break;
 	}
 	default:

@@ -447,7 +447,7 @@ static int page21(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 		lv__dbuf_init(&ri, 0);
 		uint64_t *starts = lv__calloc(n + 1, sizeof *starts);
 		if (!starts) {
-			free(pre);
+			lv__free(pre);
 			return lv__err(w->err, LV_ENOMEM, "lancefile: out of memory");
 		}
 		for (size_t i = 0; i < n; i++) {
@@ -467,7 +467,7 @@ static int page21(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 		for (size_t i = 0; i <= n; i++)
 			for (unsigned b = 0; b < wdt; b++)
 				(void)lv__dbuf_addc(&ri, (uint8_t)(starts[i] >> (8 * b)));
-		free(starts);
+		lv__free(starts);
 		add_buffer_dbuf(w, &ch);
 		add_buffer_dbuf(w, &ri);
 		l21_fullzip(&enc, def, n);
@@ -495,7 +495,7 @@ static int page21(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 		add_buffer_dbuf(w, &ch);
 		l21_miniblock(&enc, def, 0, n);
 	}
-	free(pre);
+	lv__free(pre);
 	end_page(w, cm, n, a, &enc);
 	return 0;
 }
@@ -685,7 +685,7 @@ int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t 
 			(void)lv__dbuf_add_u16le(&w.out, ver == LV_LANCEFILE_V2_0 ? 0 : 2);
 			(void)lv__dbuf_add_u16le(&w.out, ver == LV_LANCEFILE_V2_0 ? 3 : 1);
 			(void)lv__dbuf_add(&w.out, "LANC", 4);
-			free(pos);
+			lv__free(pos);
 			rc = lv__dbuf_take(&w.out, out);
 			if (rc < 0)
 				rc = lv__err(err, rc, "lancefile write: %s",
@@ -694,7 +694,7 @@ int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t 
 	}
 	for (size_t i = 0; i < ncols; i++)
 		lv__dbuf_dispose(&cms[i]);
-	free(cms);
+	lv__free(cms);
 	lv__dbuf_dispose(&w.out);
 	return rc;
 }

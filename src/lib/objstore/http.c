@@ -152,10 +152,10 @@ void lv__http_free(lv__http *h)
 	for (int i = 0; i < h->npool; i++)
 		h->cu->easy_cleanup(h->pool[i]);
 	pthread_mutex_destroy(&h->mu);
-	free(h->proxy);
-	free(h->noproxy);
-	free(h->user_agent);
-	free(h);
+	lv__free(h->proxy);
+	lv__free(h->noproxy);
+	lv__free(h->user_agent);
+	lv__free(h);
 }
 
 const lv__crypto_fns *lv__http_crypto(const lv__http *h) { return h->k; }
@@ -206,7 +206,7 @@ int lv__http_hdr(lv__http_hdrs *h, const char *fmt, ...)
 	struct curl_slist *l = h->cu->slist_append(h->list, big ? big : line);
 	if (big) {
 		memset(big, 0, (size_t)n);
-		free(big);
+		lv__free(big);
 	}
 	if (!l)
 		return (h->oom = true), LV_ENOMEM;

@@ -87,8 +87,8 @@ int lv__lister_emit(lv__lister *l, lv_list_cb cb, void *payload)
 void lv__lister_dispose(lv__lister *l)
 {
 	for (size_t i = 0; i < l->n; i++)
-		free(l->v[i].path);
-	free(l->v);
-	free(l->tokens);
+		lv__free(l->v[i].path);
+	lv__free(l->v);
+	lv__free(l->tokens);
 	memset(l, 0, sizeof *l);
 }

@@ -55,7 +55,7 @@ static int object(lv__objstore *o, lv__objreq *q, lv__http_resp *r, lv_error *er
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	q->key = key;
 	int rc = o->svc->object(o, q, r, err);
-	free(key);
+	lv__free(key);
 	return rc;
 }
 
@@ -233,7 +233,7 @@ int lv__obj_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, voi
 		if (rc == 0)
 			rc = lv__lister_page(&l, &pg, what, err);
 		bool more = pg.truncated;
-		free(token);
+		lv__free(token);
 		token = pg.next_token;
 		pg.next_token = NULL;
 		lv__list_page_dispose(&pg);
@@ -249,8 +249,8 @@ int lv__obj_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, voi
 	if (rc == 0)
 		rc = lv__lister_emit(&l, cb, payload);
 	lv__lister_dispose(&l);
-	free(token);
-	free(kprefix);
+	lv__free(token);
+	lv__free(kprefix);
 	return rc;
 }
 
@@ -286,5 +286,5 @@ void lv__obj_pick_prefix(lv__objstore *o, char *alt, const char *probe)
 		else
 			o->prefix = dflt;
 	}
-	free(alt);
+	lv__free(alt);
 }

@@ -44,7 +44,7 @@ int lv_storage_options_set(lv_storage_options *o, const char *key, const char *v
 	}
 	char *k = lv__strdup(key), *v = lv__strdup(value);
 	if (!k || !v) {
-		free(k);
+		lv__free(k);
 		lv__free_secret(v);
 		return lv__err(err, LV_ENOMEM, "storage options: out of memory");
 	}
@@ -58,12 +58,12 @@ void lv_storage_options_free(lv_storage_options *o)
 	if (!o)
 		return;
 	for (size_t i = 0; i < o->n; i++) {
-		free(o->keys[i]);
+		lv__free(o->keys[i]);
 		lv__free_secret(o->vals[i]);
 	}
-	free(o->keys);
-	free(o->vals);
-	free(o);
+	lv__free(o->keys);
+	lv__free(o->vals);
+	lv__free(o);
 }
 
 int lv__optbag_init(lv__optbag *b, const lv_storage_options *o, lv_error *err)
@@ -88,9 +88,9 @@ int lv__optbag_init(lv__optbag *b, const lv_storage_options *o, lv_error *err)
 
 void lv__optbag_dispose(lv__optbag *b)
 {
-	free(b->keys);
-	free(b->vals);
-	free(b->used);
+	lv__free(b->keys);
+	lv__free(b->vals);
+	lv__free(b->used);
 	memset(b, 0, sizeof *b);
 }
 

@@ -53,12 +53,12 @@ int lv__uri_key_prefix(const char *decoded, const char *raw, lv__optbag *o, char
 		return 0;
 	}
 	if (!(*out = lv__strdup(decoded))) {
-		free(lance8_key);
+		lv__free(lance8_key);
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	if (alt && !enc && strcmp(lance8_key, decoded))
 		*alt = lance8_key;
 	else
-		free(lance8_key);
+		lv__free(lance8_key);
 	return 0;
 }

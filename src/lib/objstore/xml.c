@@ -57,7 +57,7 @@ static void xfail(xstate *x, int rc, const char *fmt, ...)
 /* *dst = a copy of the current element's text (the old value freed). */
 static void xkeep(xstate *x, char **dst, const char *t, size_t tl)
 {
-	free(*dst);
+	lv__free(*dst);
 	if (!(*dst = lv__strndup(t, tl)))
 		xfail(x, LV_ENOMEM, "out of memory");
 }
@@ -179,7 +179,7 @@ typedef struct lst {
 static void obj_begin(lst *l)
 {
 	l->in_obj = true;
-	free(l->key);
+	lv__free(l->key);
 	l->key = NULL;
 	l->size = 0;
 	l->mtime = 0;
@@ -226,7 +226,7 @@ static int parse_list(const char *body, size_t len, const char *what, lv__list_p
 	l.x.on_end = on_end;
 	char msg[200];
 	int rc = xparse(&l.x, root, body, len, msg, sizeof msg);
-	free(l.key);
+	lv__free(l.key);
 	if (rc < 0) {
 		lv__list_page_dispose(page);
 		return lv__err(err, rc, "%s: %s", what, msg);
@@ -237,9 +237,9 @@ static int parse_list(const char *body, size_t len, const char *what, lv__list_p
 void lv__list_page_dispose(lv__list_page *page)
 {
 	for (size_t i = 0; i < page->n; i++)
-		free(page->objs[i].key);
-	free(page->objs);
-	free(page->next_token);
+		lv__free(page->objs[i].key);
+	lv__free(page->objs);
+	lv__free(page->next_token);
 	memset(page, 0, sizeof *page);
 }
 
@@ -302,7 +302,7 @@ static void az_end(xstate *x, const XML_Char *name, const char *t, size_t tl)
 	} else if (x->depth == 3 && !strcmp(name, "Blob")) {
 		obj_end(l, "blob", !l->has_size ? "<Content-Length>" : !l->has_mtime ? "<Last-Modified>" : NULL);
 	} else if (x->depth == 2 && !strcmp(name, "NextMarker")) {
-		free(l->page->next_token);
+		lv__free(l->page->next_token);
 		l->page->next_token = NULL;
 		if (tl)
 			xkeep(x, &l->page->next_token, t, tl);
@@ -342,7 +342,7 @@ int lv__list_rel(const char *key, const char *kprefix, size_t strip, bool recurs
 		return lv__err(err, LV_ENOMEM, "%s: out of memory", what);
 	lv_error e = { 0 };
 	int ok = lv__path_check(path, false, "key", &e);
-	free(path);
+	lv__free(path);
 	if (ok < 0) {
 		char why[200];
 		lv__printable(shown, sizeof shown, key);
@@ -378,7 +378,7 @@ static void d_start(xstate *x, const XML_Char *name)
 	delres *d = (delres *)x;
 	if (x->depth == 2 && !strcmp(name, "Error")) {
 		d->in_error = true;
-		free(d->key);
+		lv__free(d->key);
 		d->key = NULL;
 		d->code[0] = 0;
 	}
@@ -450,8 +450,8 @@ int lv__s3xml_parse_delete(const char *body, size_t len, const char *const *keys
 	d.x.on_end = d_end;
 	char msg[200];
 	int rc = xparse(&d.x, "DeleteResult", body, len, msg, sizeof msg);
-	free(d.key);
-	free(order);
+	lv__free(d.key);
+	lv__free(order);
 	if (failed)
 		*failed = d.failed;
 	if (rc < 0)
@@ -515,7 +515,7 @@ int lv__xml_texts(const char *body, size_t len, const char *root, const char *co
 	int rc = xparse(&t.x, root, body, len, msg, sizeof msg);
 	if (rc < 0) {
 		for (size_t i = 0; i < n; i++) {
-			free(vals[i]);
+			lv__free(vals[i]);
 			vals[i] = NULL;
 		}
 		return lv__err(err, rc, "%s: %s", what, msg);

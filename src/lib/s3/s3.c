@@ -124,8 +124,8 @@ static int s3_perform(s3 *s, const s3req *q, lv__http_resp *r, lv_error *err)
 	if (curi)
 		url = lv__sprintf("%s%s%s%s", s->endpoint, curi, q->query[0] ? "?" : "", q->query);
 	if (!url) {
-		free(ekey);
-		free(curi);
+		lv__free(ekey);
+		lv__free(curi);
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	sign_ctx c = { s, q, curi, "", false };
@@ -144,9 +144,9 @@ static int s3_perform(s3 *s, const s3req *q, lv__http_resp *r, lv_error *err)
 		lv__http_resp_dispose(r);
 		rc = lv__http_perform(s->o.http, &hq, r, err);
 	}
-	free(url);
-	free(curi);
-	free(ekey);
+	lv__free(url);
+	lv__free(curi);
+	lv__free(ekey);
 	return rc;
 }
 
@@ -226,8 +226,8 @@ static int delete_batch(s3 *s, const char *const *paths, size_t n, int *rcs, lv_
 	lv__http_resp_dispose(&r);
 out:
 	for (size_t i = 0; keys && i < n; i++)
-		free(keys[i]);
-	free(keys);
+		lv__free(keys[i]);
+	lv__free(keys);
 	lv__dbuf_dispose(&body);
 	return rc;
 }
@@ -271,15 +271,15 @@ static int s3_list_page(void *impl, const char *kprefix, bool recursive, const c
 	char *query = lv__sprintf("%s%s%s%slist-type=2&prefix=%s", et ? "continuation-token=" : "",
 				  et ? et : "", et ? "&" : "", recursive ? "" : "delimiter=%2F&",
 				  ep ? ep : "");
-	free(ep);
-	free(et);
+	lv__free(ep);
+	lv__free(et);
 	if (!query)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	lv__http_resp r;
 	s3req q = { { .method = "GET", .what = "LIST", .path = dname, .key = "", .max_ok = S3_LIST_BODY_MAX },
 		    query, NULL, NULL };
 	int rc = s3_perform(s, &q, &r, err);
-	free(query);
+	lv__free(query);
 	if (rc == 0 && r.status != 200)
 		rc = lv__obj_status_error(&s->o, "LIST", dname, &r, err);
 	if (rc == 0)
@@ -295,12 +295,12 @@ void lv__s3_close(void *impl)
 		return;
 	lv__http_free(s->o.http);
 	lv__aws_chain_free(s->creds);
-	free(s->bucket);
-	free(s->o.prefix);
-	free(s->endpoint);
-	free(s->host);
-	free(s->region);
-	free(s);
+	lv__free(s->bucket);
+	lv__free(s->o.prefix);
+	lv__free(s->endpoint);
+	lv__free(s->host);
+	lv__free(s->region);
+	lv__free(s);
 }
 
 static void s3_credential_source(void *impl, char *buf, size_t cap)

@@ -208,7 +208,7 @@ static int open_address(lv_storage **out, lv__address *a, lv_error *err)
 		lv__obj_set_root(&s->o, "s3://", s->bucket);
 		rc = lv__storage_new_kind(out, &lv__s3_ops, s, s->o.root, LV__STORAGE_S3, err);
 	}
-	free(alt);
+	lv__free(alt);
 	if (rc < 0)
 		lv__s3_close(s);
 	return rc;

@@ -45,7 +45,7 @@ int lv__pct_decode(const char *s, size_t n, bool strict, char **out, lv_error *e
 		int b = a >= 0 ? hexval(s[i + 2]) : -1;
 		bool ok = a >= 0 && b >= 0 && (a || b);
 		if (s[i] == '%' && !ok && strict) {
-			free(d);
+			lv__free(d);
 			return lv__err(err, LV_EINVALID, "bad percent escape");
 		}
 		if (ok) {
@@ -187,10 +187,10 @@ int lv__address_parse(lv__address *a, const char *uri, const lv_storage_options 
 
 void lv__address_dispose(lv__address *a)
 {
-	free(a->container);
-	free(a->host);
-	free(a->root);
-	free(a->root_raw);
+	lv__free(a->container);
+	lv__free(a->host);
+	lv__free(a->root);
+	lv__free(a->root_raw);
 	lv__optbag_dispose(&a->opts);
 	memset(a, 0, sizeof *a);
 }

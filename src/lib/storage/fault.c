@@ -194,9 +194,9 @@ static void fault_close(void *impl)
 	if (!f)
 		return;
 	lv_storage_free(f->inner);
-	free(f->substr);
+	lv__free(f->substr);
 	pthread_mutex_destroy(&f->mu);
-	free(f);
+	lv__free(f);
 }
 
 static const lv_storage_ops fault_ops = {
@@ -218,7 +218,7 @@ static int apply_spec(fault *f, const lv_fault_spec *spec, lv_error *err)
 	if (spec && spec->path_substring && !(sub = lv__strdup(spec->path_substring)))
 		return lv__err(err, LV_ENOMEM, "fault: out of memory");
 	pthread_mutex_lock(&f->mu);
-	free(f->substr);
+	lv__free(f->substr);
 	f->substr = sub;
 	f->ops = spec ? spec->ops : 0;
 	f->nth = spec ? spec->nth : 0;
@@ -243,7 +243,7 @@ int lv_storage_fault_wrap(lv_storage **out, lv_storage *inner, const lv_fault_sp
 	if (!f)
 		return lv__err(err, LV_ENOMEM, "fault: out of memory");
 	if (pthread_mutex_init(&f->mu, NULL) != 0) {
-		free(f);
+		lv__free(f);
 		return lv__err(err, LV_ENOMEM, "fault: cannot create a mutex");
 	}
 	int rc = apply_spec(f, spec, err);
@@ -252,11 +252,11 @@ int lv_storage_fault_wrap(lv_storage **out, lv_storage *inner, const lv_fault_sp
 		rc = lv__err(err, LV_ENOMEM, "fault: out of memory");
 	if (rc == 0)
 		rc = lv__storage_new_kind(out, &fault_ops, f, desc, LV__STORAGE_FAULT, err);
-	free(desc);
+	lv__free(desc);
 	if (rc < 0) {
-		free(f->substr);
+		lv__free(f->substr);
 		pthread_mutex_destroy(&f->mu);
-		free(f);
+		lv__free(f);
 		return rc;
 	}
 	f->inner = inner;

@@ -78,8 +78,8 @@ typedef struct entvec {
 static void entvec_free(entvec *ev)
 {
 	for (size_t i = 0; i < ev->n; i++)
-		free(ev->v[i].path);
-	free(ev->v);
+		lv__free(ev->v[i].path);
+	lv__free(ev->v);
 }
 
 static int entvec_add(entvec *ev, char *path, const struct stat *sb)
@@ -88,7 +88,7 @@ static int entvec_add(entvec *ev, char *path, const struct stat *sb)
 		size_t nc = ev->cap ? ev->cap * 2 : 64;
 		ent *nv = lv__reallocarray(ev->v, nc, sizeof *nv);
 		if (!nv) {
-			free(path);
+			lv__free(path);
 			return LV_ENOMEM;
 		}
 		ev->v = nv;
@@ -145,7 +145,7 @@ static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, 
 				continue; /* removed while we were listing */
 			char *p = rel[0] ? lv__sprintf("%s/%s", rel, name) : lv__strdup(name);
 			rc = lv__local_sys_err(err, errno, false, "list", p ? p : rel);
-			free(p);
+			lv__free(p);
 			break;
 		}
 		if (!S_ISREG(sb.st_mode) && !(recursive && S_ISDIR(sb.st_mode)))
@@ -166,7 +166,7 @@ static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, 
 		if (depth >= LOCAL_MAX_DEPTH) {
 			rc = lv__err(err, LV_ELIMIT, "list %s: directories nested deeper than %d",
 				     child, LOCAL_MAX_DEPTH);
-			free(child);
+			lv__free(child);
 			break;
 		}
 		/* O_NOFOLLOW: a directory swapped for a symlink after the lstat is not entered. */
@@ -174,15 +174,15 @@ static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, 
 		if (cfd < 0) {
 			int e = errno;
 			if (e == ENOENT || e == ENOTDIR || e == ELOOP) {
-				free(child);
+				lv__free(child);
 				continue;
 			}
 			rc = lv__local_sys_err(err, e, false, "list", child);
-			free(child);
+			lv__free(child);
 			break;
 		}
 		rc = walk(cfd, child, true, depth + 1, ev, err);
-		free(child);
+		lv__free(child);
 		if (rc < 0)
 			break;
 	}
@@ -335,7 +335,7 @@ static int read_at(int fd, uint64_t offset, uint64_t n, const char *what, const 
 			if (errno == EINTR)
 				continue;
 			int e = errno;
-			free(p);
+			lv__free(p);
 			return lv__err(err, LV_EIO, "%s %s: %s", what, rel,
 				       lv__local_errstr(e, ebuf, sizeof ebuf));
 		}
@@ -401,8 +401,8 @@ static void local_close(void *impl)
 	local *l = impl;
 	if (!l)
 		return;
-	free(l->root);
-	free(l);
+	lv__free(l->root);
+	lv__free(l);
 }
 
 static const lv_storage_ops local_ops = {
@@ -467,7 +467,7 @@ static int make_root(const char *path, const char *shown, char **out, lv_error *
 	if (real) {
 		struct stat sb;
 		if (stat(real, &sb) == 0 && !S_ISDIR(sb.st_mode)) {
-			free(real);
+			lv__free(real);
 			if (shown)
 				return lv__err(err, LV_EINVALID, "%s: is not a directory; a Lance dataset "
 					       "is a directory)", shown);
@@ -491,12 +491,12 @@ static int make_root(const char *path, const char *shown, char **out, lv_error *
 			return lv__err(err, LV_EIO, "open %s: getcwd: %s", path,
 				       lv__local_errstr(errno, ebuf, sizeof ebuf));
 		abs = lv__sprintf("%s/%s", cwd, path);
-		free(cwd);
+		lv__free(cwd);
 	}
 	if (!abs)
 		return lv__err(err, LV_ENOMEM, "open %s: out of memory", path);
 	*out = normalize_abs(abs);
-	free(abs);
+	lv__free(abs);
 	if (!*out)
 		return lv__err(err, LV_ENOMEM, "open %s: out of memory", path);
 	return 0;
@@ -514,7 +514,7 @@ static int local_open(lv_storage **out, const char *root, const char *shown, lv_
 		return lv__err(err, LV_ENOMEM, "open %s: out of memory", root);
 	int rc = make_root(root, shown, &l->root, err);
 	if (rc < 0) {
-		free(l);
+		lv__free(l);
 		return rc;
 	}
 	char *desc = lv__sprintf("file://%s", l->root);
@@ -523,7 +523,7 @@ static int local_open(lv_storage **out, const char *root, const char *shown, lv_
 		return lv__err(err, LV_ENOMEM, "open %s: out of memory", root);
 	}
 	rc = lv__storage_new_kind(out, &local_ops, l, desc, LV__STORAGE_LOCAL, err);
-	free(desc);
+	lv__free(desc);
 	if (rc < 0)
 		local_close(l);
 	return rc;

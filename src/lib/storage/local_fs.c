@@ -75,7 +75,7 @@ static int open_root(const local *l, bool create, const char *what, const char *
 		if (!r)
 			return lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, rel);
 		int me = mkdirs(r);
-		free(r);
+		lv__free(r);
 		if (me != 0)
 			return lv__local_sys_err(err, me, false, what, rel);
 		fd = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

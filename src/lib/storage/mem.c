@@ -102,9 +102,9 @@ static int mem_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, 
 		rc = cb(&e, payload);
 	}
 	for (size_t i = 0; i < ns; i++)
-		free(s[i].path);
-	free(s);
-	free(prefix);
+		lv__free(s[i].path);
+	lv__free(s);
+	lv__free(prefix);
 	return rc;
 }
 
@@ -169,8 +169,8 @@ static int mem_put(void *impl, const char *path, const void *data, size_t size, 
 	uint8_t *bytes = lv__memdupz(data, size);
 	char *key = lv__strdup(path);
 	if (!bytes || !key) {
-		free(bytes);
-		free(key);
+		lv__free(bytes);
+		lv__free(key);
 		return lv__err(err, LV_ENOMEM, "%s %s: out of memory", what, path);
 	}
 	pthread_mutex_lock(&m->mu);
@@ -180,7 +180,7 @@ static int mem_put(void *impl, const char *path, const void *data, size_t size, 
 			rc = lv__err(err, LV_EEXISTS, "%s %s: already exists", what, path);
 			goto out;
 		}
-		free(m->v[i].data);
+		lv__free(m->v[i].data);
 		m->v[i].data = bytes;
 		m->v[i].size = size;
 		m->v[i].mtime_ms = lv__now_ms();
@@ -204,8 +204,8 @@ static int mem_put(void *impl, const char *path, const void *data, size_t size, 
 	bytes = NULL;
 out:
 	pthread_mutex_unlock(&m->mu);
-	free(bytes);
-	free(key);
+	lv__free(bytes);
+	lv__free(key);
 	return rc;
 }
 
@@ -236,8 +236,8 @@ static int mem_del(void *impl, const char *path, lv_error *err)
 		rc = lv__err(err, LV_ENOTFOUND, "delete %s: no such object", path);
 	}
 	pthread_mutex_unlock(&m->mu);
-	free(freed_path);
-	free(freed_data);
+	lv__free(freed_path);
+	lv__free(freed_data);
 	return rc;
 }
 
@@ -247,12 +247,12 @@ static void mem_close(void *impl)
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->n; i++) {
-		free(m->v[i].path);
-		free(m->v[i].data);
+		lv__free(m->v[i].path);
+		lv__free(m->v[i].data);
 	}
-	free(m->v);
+	lv__free(m->v);
 	pthread_mutex_destroy(&m->mu);
-	free(m);
+	lv__free(m);
 }
 
 static const lv_storage_ops mem_ops = {
@@ -274,7 +274,7 @@ static int mem_open(lv_storage **out, const char *describe, lv_error *err)
 	if (!m)
 		return lv__err(err, LV_ENOMEM, "mem: out of memory");
 	if (pthread_mutex_init(&m->mu, NULL) != 0) {
-		free(m);
+		lv__free(m);
 		return lv__err(err, LV_ENOMEM, "mem: cannot create a mutex");
 	}
 	int rc = lv__storage_new_kind(out, &mem_ops, m, describe ? describe : "mem://",

@@ -89,6 +89,6 @@ int lv__storage_sub_holding(lv_storage **out, lv_storage *parent, const char *su
 		alt = NULL;
 	}
 	lv_storage_free(alt);
-	free(enc);
+	lv__free(enc);
 	return 0;
 }

@@ -112,7 +112,7 @@ int lv__storage_new_kind(lv_storage **out, const lv_storage_ops *ops, void *impl
 	st->owns_impl = true;
 	st->describe = lv__strdup(describe ? describe : "custom://");
 	if (!st->describe) {
-		free(st);
+		lv__free(st);
 		return lv__err(err, LV_ENOMEM, "storage: out of memory");
 	}
 	*out = st;
@@ -211,9 +211,9 @@ void lv_storage_free(lv_storage *st)
 		return;
 	if (st->owns_impl && st->ops.close)
 		st->ops.close(st->impl);
-	free(st->describe);
-	free(st->prefix);
-	free(st);
+	lv__free(st->describe);
+	lv__free(st->prefix);
+	lv__free(st);
 }
 
 const char *lv_storage_describe(const lv_storage *st)
@@ -338,10 +338,10 @@ int lv_storage_delete_many(lv_storage *st, const char *const *paths, size_t n, i
 			rc = lv__err(err, r[i], "delete %s: failed (%s)", paths[i], lv_strerror(r[i]));
 out:
 	for (size_t i = 0; full && i < n; i++)
-		free(full[i]);
-	free(full);
+		lv__free(full[i]);
+	lv__free(full);
 	if (r != rcs)
-		free(r);
+		lv__free(r);
 	return rc;
 }
 

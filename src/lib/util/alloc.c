@@ -5,8 +5,13 @@
  * LV_TEST_HOOKS (the test library, CMakeLists.txt LV_HOOK_SOURCES) and cost the
  * production library nothing.
  *
+ * Blocks of LV__BLOCK_MIN bytes or more are taken from and given back to the large-block
+ * cache (blocks.c) when one fits, so repeated calls reuse faulted-in pages; lv__free is
+ * what gives a block back (a plain free() of a large block just frees it).
+ *
  * Invariants: a size of 0 allocates 1 byte (never NULL for success); a product that
- * overflows size_t fails as out of memory; copies are NUL-terminated.
+ * overflows size_t fails as out of memory; copies are NUL-terminated; the failure hook
+ * counts an allocation served from the cache like any other.
  */
 #include "util/util.h"
 
@@ -45,18 +50,34 @@ uint64_t lv__alloc_fail_at(uint64_t nth)
 void *lv__malloc(size_t n)
 {
 	LV__ALLOC_CHECK();
-	return malloc(n ? n : 1);
+	void *p = lv__blocks_take(n);
+	return p ? p : malloc(n ? n : 1);
 }
 
 void *lv__calloc(size_t n, size_t size)
 {
 	LV__ALLOC_CHECK();
+	size_t t;
+	if (lv__mul_overflow(n, size, &t))
+		return NULL;
+	void *p = lv__blocks_take(t);
+	if (p)
+		return memset(p, 0, t); /* pages already mapped: cheaper than new zero pages */
 	return calloc(n ? n : 1, size ? size : 1);
 }
 
 void *lv__realloc(void *p, size_t n)
 {
 	LV__ALLOC_CHECK();
+	size_t have = lv__blocks_usable(p);
+	if (p && n >= LV__BLOCK_MIN && n > have) {
+		void *q = lv__blocks_take(n);
+		if (q) {
+			memcpy(q, p, have);
+			lv__free(p);
+			return q;
+		}
+	}
 	return realloc(p, n ? n : 1);
 }
 
@@ -68,7 +89,11 @@ void *lv__aligned_alloc(size_t align, size_t n)
 	return aligned_alloc(align, n ? (n + align - 1) & ~(align - 1) : align);
 }
 
-void lv__free(void *p) { free(p); }
+void lv__free(void *p)
+{
+	if (!lv__blocks_give(p))
+		free(p);
+}
 void *lv__reallocarray(void *p, size_t n, size_t size)
 {
 	size_t t;

@@ -24,7 +24,7 @@ void lv__arena_dispose(lv__arena *a)
 	lv__arena_block *b = a->head;
 	while (b) {
 		lv__arena_block *n = b->next;
-		free(b);
+		lv__free(b);
 		b = n;
 	}
 	a->head = NULL;

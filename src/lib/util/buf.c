@@ -16,7 +16,7 @@ void lv_buf_dispose(lv_buf *b)
 {
 	if (!b)
 		return;
-	free(b->ptr);
+	lv__free(b->ptr);
 	b->ptr = NULL;
 	b->size = 0;
 }
@@ -41,7 +41,7 @@ void lv__dbuf_init(lv__dbuf *b, size_t limit)
 
 void lv__dbuf_dispose(lv__dbuf *b)
 {
-	free(b->ptr);
+	lv__free(b->ptr);
 	b->ptr = NULL;
 	b->len = b->cap = 0;
 }

@@ -40,7 +40,8 @@ static inline bool lv__mul_overflow(size_t a, size_t b, size_t *out)
  * The library's allocator: every allocation of src/lib goes through these (never malloc,
  * calloc, realloc, strdup or aligned_alloc directly), so the allocation-failure hook can
  * fail any of them.  A size of 0 allocates 1 byte (a non-NULL result means success).  Free
- * with free() or lv__free().  Third-party libraries allocate with their own allocator
+ * with lv__free() (never free() directly: tests/arch/check_alloc.py; it would skip the block
+ * cache).  Third-party libraries allocate with their own allocator
  * (jansson, zstd, libcurl, libcrypto: process-wide settings a library must not change; expat
  * takes the suite per parser and is given this one): RELIABILITY.md "Allocation failure".
  */
@@ -51,6 +52,17 @@ void *lv__reallocarray(void *p, size_t n, size_t size);
 /* n bytes (rounded up to a multiple of align, a power of two) aligned to `align`. */
 void *lv__aligned_alloc(size_t align, size_t n);
 void lv__free(void *p);
+/* The large-block cache (blocks.c) under the allocator above: blocks of LV__BLOCK_MIN bytes
+ * or more that lv__free gives back are kept (up to 16 blocks of at most 8 MiB, 16 MiB in
+ * all) for the next large request.  take: a cached block of at least n usable bytes or
+ * NULL; give: true if p is now the cache's; usable: malloc_usable_size (0 for NULL);
+ * held: bytes (and blocks) held; release: frees every held block. */
+#define LV__BLOCK_MIN ((size_t)128 << 10)
+void *lv__blocks_take(size_t n);
+bool lv__blocks_give(void *p);
+size_t lv__blocks_usable(const void *p);
+size_t lv__blocks_held(size_t *nblocks);
+void lv__blocks_release(void);
 #ifdef LV_TEST_HOOKS
 /* Test hook: makes the nth allocation (1-based, counted from this call, all threads) fail
  * as if out of memory; 0 = never.  Returns the number of allocations counted since the

@@ -103,8 +103,8 @@ int lv__seg_list(lv_storage *st, lv__seg_names *out, lv_error *err)
 
 void lv__seg_names_free(lv__seg_names *s)
 {
-	free(s->v);
-	free(s->stray);
+	lv__free(s->v);
+	lv__free(s->stray);
 	memset(s, 0, sizeof *s);
 }
 
@@ -129,8 +129,8 @@ const lv__seg_name *lv__seg_find(const lv__seg_names *s, uint64_t v)
 
 void lv__arc_index_dispose(lv__arc_index *ix)
 {
-	free(ix->v);
-	free(ix->orphans);
+	lv__free(ix->v);
+	lv__free(ix->orphans);
 	memset(ix, 0, sizeof *ix);
 }
 
@@ -529,7 +529,7 @@ int lv__seg_choose(lv_storage *st, lv__seg_names *segs, const lv__arc_index *ix,
 			segs->v[k++] = segs->v[i];
 	if (rc == 0)
 		segs->n = k;
-	free(flags);
+	lv__free(flags);
 	if (rc < 0)
 		return lv__err(err, rc, "out of memory");
 	for (size_t i = 0; wl && i < segs->nstray; i++)

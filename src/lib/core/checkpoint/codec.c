@@ -288,14 +288,14 @@ typedef struct cp_columns {
 static void columns_free(cp_columns *c)
 {
 	for (int k = 0; k < C_NCOLS; k++)
-		free(c->u[k]);
+		lv__free(c->u[k]);
 	for (int k = 0; k < 3; k++) {
-		free(c->valid[k]);
-		free(c->off[k]);
+		lv__free(c->valid[k]);
+		lv__free(c->off[k]);
 		lv__dbuf_dispose(&c->str[k]);
 	}
-	free(c->bools[0]);
-	free(c->bools[1]);
+	lv__free(c->bools[0]);
+	lv__free(c->bools[1]);
 }
 
 static int columns_alloc(cp_columns *c, size_t n)
@@ -414,7 +414,7 @@ void lv__cp_file_dispose(lv__cp_file *f)
 {
 	lv_version_list_free(f->rows);
 	f->rows = NULL;
-	free(f->archive);
+	lv__free(f->archive);
 	f->archive = NULL;
 }
 

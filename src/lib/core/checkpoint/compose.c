@@ -32,7 +32,7 @@
 
 void lv__rows_dispose(lv__rows *r)
 {
-	free(r->v);
+	lv__free(r->v);
 	lv__arena_dispose(&r->arena);
 	memset(r, 0, sizeof *r);
 }
@@ -100,9 +100,9 @@ typedef struct range_rows {
 static void range_dispose(range_rows *r)
 {
 	for (size_t i = 0; r->props && i < r->n; i++)
-		free(r->props[i]);
-	free(r->props);
-	free(r->v);
+		lv__free(r->props[i]);
+	lv__free(r->props);
+	lv__free(r->v);
 	lv_version_list_free(r->read);
 	memset(r, 0, sizeof *r);
 }
@@ -152,8 +152,8 @@ static int live_rows(lv__writer *w, lv__seen *s, size_t li, size_t end, range_ro
 	const char **paths = lv__calloc(end - li + 1, sizeof *paths);
 	char *block = lv__malloc((end - li + 1) * LV__MPATH);
 	if (!paths || !block) {
-		free(paths);
-		free(block);
+		lv__free(paths);
+		lv__free(block);
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	size_t nread = 0;
@@ -180,8 +180,8 @@ static int live_rows(lv__writer *w, lv__seen *s, size_t li, size_t end, range_ro
 				add[(*nadd)++] = r->read->items[i];
 		}
 	}
-	free(paths);
-	free(block);
+	lv__free(paths);
+	lv__free(block);
 	return rc;
 }
 
@@ -218,8 +218,8 @@ static int range_collect(lv__writer *w, lv__seen *s, const lv_refs *refs, const 
 	}
 	if (rc == 0 && lv__cp_merge_rows(known, nknown, add, nadd, &r->v, &r->n) < 0)
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
-	free(known);
-	free(add);
+	lv__free(known);
+	lv__free(add);
 	if (rc == 0 && !(r->props = lv__calloc(r->n ? r->n : 1, sizeof *r->props)))
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
 	for (size_t i = 0; rc == 0 && i < r->n; i++) {
@@ -542,7 +542,7 @@ int lv__cp_compose(lv__writer *w, lv__seen *s, lv__rows *head, char **index, lv_
 		rc = lv__err(err, LV_ENOTFOUND, "nothing to checkpoint: every manifest vanished");
 	if (rc < 0 || w->fresh_vanished) {
 		lv__rows_dispose(head);
-		free(*index);
+		lv__free(*index);
 		*index = NULL;
 	}
 	composer_dispose(&c);

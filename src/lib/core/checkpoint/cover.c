@@ -44,8 +44,8 @@ int lv__arc_index_fold(lv__arc_index *into, const lv__arc_index *b, lv__seg_entr
 	lv__seg_entry *all = lv__calloc(n ? n : 1, sizeof *all);
 	lv__seg_entry *out = lv__calloc(n ? n : 1, sizeof *out);
 	if (!all || !out) {
-		free(all);
-		free(out);
+		lv__free(all);
+		lv__free(out);
 		return LV_ENOMEM;
 	}
 	if (into->n)
@@ -63,12 +63,12 @@ int lv__arc_index_fold(lv__arc_index *into, const lv__arc_index *b, lv__seg_entr
 		else
 			all[k++] = all[i];
 	}
-	free(into->v);
+	lv__free(into->v);
 	into->v = all;
 	into->n = into->cap = k;
 	for (size_t i = 0; i < b->norphans; i++)
 		if (lv__arc_index_orphan(into, b->orphans[i][0], b->orphans[i][1]) < 0) {
-			free(out);
+			lv__free(out);
 			return LV_ENOMEM;
 		}
 	into->through = into->through > b->through ? into->through : b->through;

@@ -108,9 +108,9 @@ static int probe_expected(lv__writer *w, lv__seen *s, lv_error *err)
 			rc = lv__err(err, p.rc[i], "checkpoint: cannot tell whether %s exists: %s", p.paths[i],
 				     p.errs[i].message);
 	}
-	free(p.paths);
-	free(p.rc);
-	free(p.errs);
+	lv__free(p.paths);
+	lv__free(p.rc);
+	lv__free(p.errs);
 	return rc;
 }
 

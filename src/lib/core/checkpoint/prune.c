@@ -28,8 +28,8 @@ typedef struct seg_cache {
 static void cache_dispose(seg_cache *c)
 {
 	for (size_t i = 0; i < c->n; i++)
-		free(c->v[i].versions);
-	free(c->v);
+		lv__free(c->v[i].versions);
+	lv__free(c->v);
 }
 
 /* The versions the segment covering v holds (written or read by this write, else read now). */

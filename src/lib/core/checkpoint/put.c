@@ -119,8 +119,8 @@ static void gap_rows_dispose(gap_rows *g)
 {
 	for (size_t i = 0; i < g->nheld; i++)
 		lv__cp_file_dispose(&g->held[i]);
-	free(g->held);
-	free(g->v);
+	lv__free(g->held);
+	lv__free(g->v);
 	memset(g, 0, sizeof *g);
 }
 
@@ -152,7 +152,7 @@ static int keep_dropped(lv__writer *w, lv__arc_index *mix, const lv__seg_entry *
 			if (lv__arc_index_orphan(mix, gaps[k][0], gaps[k][1]) < 0)
 				rc = lv__err(err, LV_ENOMEM, "out of memory");
 	}
-	free(gaps);
+	lv__free(gaps);
 	return rc;
 }
 
@@ -190,7 +190,7 @@ static int fold_indexes(lv__writer *w, const char *ours, const char *theirs, int
 		rc = keep_dropped(w, mix, &dropped[i], created, g, err);
 	if (rc == 0)
 		lv__sort_infos(g->v, g->n);
-	free(dropped);
+	lv__free(dropped);
 	lv__arc_index_dispose(&b);
 	if (rc < 0) {
 		lv__arc_index_dispose(mix);
@@ -207,7 +207,7 @@ static int merge3(const lv_version_info *a, size_t na, const lv__cp_file *theirs
 	size_t nab;
 	LV_TRY(lv__cp_merge_rows(a, na, theirs->rows->items, theirs->rows->n, &ab, &nab));
 	int rc = lv__cp_merge_rows(ab, nab, g->v, g->n, out, n);
-	free(ab);
+	lv__free(ab);
 	return rc;
 }
 
@@ -248,8 +248,8 @@ static int merge_into(lv__writer *w, lv__seen *s, lv_buf *file, const lv_version
 	lv__cp_extra x = { NULL, ix };
 	int rc = has_ix && !ix ? lv__err(err, LV_ENOMEM, "out of memory")
 			       : lv__cp_encode_x(merged + first, nm - first, created, &x, file, err);
-	free(merged);
-	free(ix);
+	lv__free(merged);
+	lv__free(ix);
 	gap_rows_dispose(&g);
 	if (rc == 0)
 		rc = lv__cp_check_publishable(file, w->r.path, created, w->r.latest_version, err);

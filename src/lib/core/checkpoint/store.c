@@ -27,8 +27,8 @@
 
 void lv__cp_names_free(lv__cp_names *c)
 {
-	free(c->v);
-	free(c->damaged);
+	lv__free(c->v);
+	lv__free(c->damaged);
 	c->v = c->damaged = NULL;
 	c->n = c->ndamaged = 0;
 }
@@ -223,8 +223,8 @@ void lv__cp_sweep_stale_locks(lv_storage *st)
 		}
 	}
 	for (size_t i = 0; i < l.n; i++)
-		free(l.v[i]);
-	free(l.v);
+		lv__free(l.v[i]);
+	lv__free(l.v);
 }
 
 /* ---- damaged files, kept aside ---- */

@@ -228,7 +228,7 @@ int lv__cp_verify_published(lv__writer *w, const lv_version_info *keep, size_t n
 			break;
 	}
 	check_reset(&c);
-	free(need);
+	lv__free(need);
 	if (rc == LV_ENOMEM)
 		return lv__err(err, rc, "out of memory");
 	if (rc < 0)

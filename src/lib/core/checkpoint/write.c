@@ -47,9 +47,9 @@ typedef lv__writer writer;
 
 static void seen_dispose(seen *s)
 {
-	free(s->live);
+	lv__free(s->live);
 	lv__cp_names_free(&s->names);
-	free(s->cls);
+	lv__free(s->cls);
 	lv__cp_file_dispose(&s->base);
 	lv__seg_names_free(&s->segs);
 	lv__arc_index_dispose(&s->ix);
@@ -96,14 +96,14 @@ static int absorb(lv__cp_file *into, lv__cp_file *add)
 	lv_version_list *l = into->rows, *o = add->rows;
 	lv__arena *ar = lv__reallocarray(l->arenas, l->narenas + o->narenas, sizeof *ar);
 	if (!ar) {
-		free(m);
+		lv__free(m);
 		return LV_ENOMEM;
 	}
 	l->arenas = ar;
 	memcpy(l->arenas + l->narenas, o->arenas, o->narenas * sizeof *ar);
 	l->narenas += o->narenas;
 	o->narenas = 0;
-	free(l->items);
+	lv__free(l->items);
 	l->items = m;
 	l->n = nm;
 	if (add->latest > into->latest)
@@ -344,7 +344,7 @@ static int write_rows(writer *w, seen *s, lv_error *err)
 	rc = lv__cp_prune(w, s, w->cfg.max_checkpoint_files, head.v, head.n, created, err);
 out:
 	lv__rows_dispose(&head);
-	free(index);
+	lv__free(index);
 	lv_buf_dispose(&file);
 	return rc;
 }
@@ -390,8 +390,8 @@ static int attempt(writer *w, seen *s, lv_error *err)
 static void writer_reset(writer *w)
 {
 	for (size_t i = 0; i < w->nsealed; i++)
-		free(w->sealed[i].versions);
-	free(w->sealed);
+		lv__free(w->sealed[i].versions);
+	lv__free(w->sealed);
 	w->sealed = NULL;
 	w->nsealed = w->capsealed = 0;
 }
@@ -478,7 +478,7 @@ static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const 
 			result_put(res, &w.r, &w.rep);
 	}
 	seen_dispose(&s);
-	free(cleaned);
+	lv__free(cleaned);
 	return rc;
 }
 

@@ -120,7 +120,7 @@ static void relay_file(const char *path, int kind, uint64_t size, const char *re
 	const lv__relay *r = payload;
 	char *p = relay_path(r, path);
 	r->pol->on_file(p ? p : path, kind, size, reason, r->pol->payload);
-	free(p);
+	lv__free(p);
 }
 
 static void relay_candidate(const lv_cleanup_candidate *c, void *payload)
@@ -130,7 +130,7 @@ static void relay_candidate(const lv_cleanup_candidate *c, void *payload)
 	char *p = relay_path(r, c->path);
 	x.path = p ? p : c->path;
 	r->pol->on_candidate(&x, r->pol->payload);
-	free(p);
+	lv__free(p);
 }
 
 void lv__cleanup_stats_add(lv_cleanup_stats *to, const lv_cleanup_stats *b)

@@ -262,7 +262,7 @@ static int read_batch(plan *P, size_t first, size_t n, uint64_t cp_newest, bool 
 	for (size_t i = 0; i < n && rc == 0; i++)
 		rc = judge(P, first + i, &m[i], err);
 	lv__mrefs_dispose(m, m ? n : 0);
-	free(block);
+	lv__free(block);
 	return rc;
 }
 
@@ -400,8 +400,8 @@ static int phase_record(plan *P, lv_error *err)
 	const lv_version_info **pre = lv__calloc(P->nrows ? P->nrows : 1, sizeof *pre);
 	uint64_t *cleaned = lv__calloc(P->nold, sizeof *cleaned);
 	if (!pre || !cleaned) {
-		free(pre);
-		free(cleaned);
+		lv__free(pre);
+		lv__free(cleaned);
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	}
 	for (size_t i = 0; i < P->nrows; i++)
@@ -412,8 +412,8 @@ static int phase_record(plan *P, lv_error *err)
 	lv_checkpoint_result cr = LV_CHECKPOINT_RESULT_INIT;
 	int rc = lv__cp_write_pre(P->ds, P->pol->checkpoint, cleaned, P->nold, pre, P->nrows,
 					  &cr, err);
-	free(pre);
-	free(cleaned);
+	lv__free(pre);
+	lv__free(cleaned);
 	for (size_t i = 0; i < P->nrows; i++)
 		lv__mrow_free(P->rows[i]);
 	P->nrows = 0;
@@ -512,7 +512,7 @@ static int judge_file(sweeper *w, const lv_list_entry *e, int kind, const char *
 		return 0;
 	char *copy = lv__strdup(e->path);
 	if (!copy || lv__del_hold(w->del, copy) < 0) {
-		free(copy);
+		lv__free(copy);
 		return lv__err(w->err, LV_ENOMEM, "out of memory");
 	}
 	return lv__remove_file_u(w->del, copy, kind, e->size, reason, unverified, 0, w->err);
@@ -536,8 +536,8 @@ static int flush_candidates(sweeper *w)
 		lv_list_entry e = { c->path, c->size, c->mtime_ms };
 		if (rc == 0 && c->rc == 0)
 			rc = judge_file(w, &e, c->kind, c->key ? c->key : c->path, c->tmp);
-		free(c->path);
-		free(c->key);
+		lv__free(c->path);
+		lv__free(c->key);
 	}
 	w->nc = 0;
 	return rc;
@@ -561,8 +561,8 @@ static int sweep_file(const lv_list_entry *f, void *payload)
 	*c = (cand){ lv__strdup(f->path), strcmp(key, f->path) ? lv__strdup(key) : NULL, kind, tmp,
 		     0, 0, 0 };
 	if (!c->path || (strcmp(key, f->path) && !c->key)) {
-		free(c->path);
-		free(c->key);
+		lv__free(c->path);
+		lv__free(c->key);
 		w->rc = lv__err(w->err, LV_ENOMEM, "out of memory");
 		return 1;
 	}
@@ -601,11 +601,11 @@ static int phase_sweep(plan *P, lv_error *err)
 	}
 	progress(P, "checking files", NDIRS, NDIRS);
 	for (size_t i = 0; i < w->nc; i++) {
-		free(w->c[i].path);
-		free(w->c[i].key);
+		lv__free(w->c[i].path);
+		lv__free(w->c[i].key);
 	}
 	int wrc = w->rc;
-	free(w);
+	lv__free(w);
 	if (wrc < 0)
 		return wrc;
 	LV_TRY(rc);
@@ -629,7 +629,7 @@ static int phase_sweep(plan *P, lv_error *err)
 	}
 	if (rc >= 0)
 		rc = lv__del_flush(del, err);
-	free(block);
+	lv__free(block);
 	P->s.versions_removed = P->pol->dry_run ? P->nold : del->manifests_deleted;
 	return rc < 0 ? rc : 0;
 }
@@ -682,19 +682,19 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		progress(&P, "done", 1, 1);
 	lv__cleanup_stats_add(&P.s, &P.cascaded);
 	lv__stats_out(stats, &P.s);
-	free(P.rb);
+	lv__free(P.rb);
 	lv_refs_free(P.refs);
-	free(P.v);
-	free(P.size);
-	free(P.old);
+	lv__free(P.v);
+	lv__free(P.size);
+	lv__free(P.old);
 	for (size_t i = 0; i < P.nrows; i++)
 		lv__mrow_free(P.rows[i]);
-	free(P.rows);
+	lv__free(P.rows);
 	lv__dbuf_dispose(&P.tagmsg);
-	free(P.versions);
+	lv__free(P.versions);
 	lv__strset_dispose(&P.referenced);
 	lv__strset_dispose(&P.verified);
 	lv__del_release(del);
-	free(del);
+	lv__free(del);
 	return rc;
 }

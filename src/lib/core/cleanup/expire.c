@@ -213,7 +213,7 @@ static int thin(exp *E, lv_error *err)
 		}
 		E->v[i].expire = lo > 0 && w[lo - 1].w == mine && w[lo - 1].version > E->v[i].version;
 	}
-	free(w);
+	lv__free(w);
 	return 0;
 }
 
@@ -283,7 +283,7 @@ static int expire_manifests(exp *E, lv_error *err)
 			snprintf(E->s.checkpoint_path, sizeof E->s.checkpoint_path, "%s", cr.written ? cr.path : "");
 		}
 	}
-	free(cleaned);
+	lv__free(cleaned);
 	lv_cleanup_policy cp = LV_CLEANUP_POLICY_INIT; /* what the deleter needs of a policy */
 	cp.dry_run = pol->dry_run;
 	cp.on_file = pol->on_file;
@@ -300,7 +300,7 @@ static int expire_manifests(exp *E, lv_error *err)
 		lv__manifest_entry e = { E->v[i].version, E->v[i].scheme };
 		char path[LV__MPATH], *copy = lv__strdup(lv__mpath(&e, path));
 		if (!copy || lv__del_hold(del, copy) < 0) {
-			free(copy);
+			lv__free(copy);
 			rc = lv__err(err, LV_ENOMEM, "out of memory");
 			break;
 		}
@@ -311,7 +311,7 @@ static int expire_manifests(exp *E, lv_error *err)
 	if (del)
 		E->s.versions_removed = pol->dry_run ? E->nexp : del->manifests_deleted;
 	lv__del_release(del);
-	free(del);
+	lv__free(del);
 	return rc;
 }
 
@@ -357,6 +357,6 @@ int lv_expire(lv_dataset *ds, const lv_expire_policy *pol, lv_cleanup_stats *sta
 	lv__warnlog_dispose(&E.wl);
 	lv__hplan_dispose(&E.plan);
 	lv_refs_free(E.refs);
-	free(E.v);
+	lv__free(E.v);
 	return rc;
 }

@@ -51,8 +51,8 @@ int lv__collect_file(const lv_list_entry *e, void *payload)
 void lv__file_vec_dispose(lv__file_vec *fv)
 {
 	for (size_t i = 0; i < fv->n; i++)
-		free(fv->v[i].path);
-	free(fv->v);
+		lv__free(fv->v[i].path);
+	lv__free(fv->v);
 	memset(fv, 0, sizeof *fv);
 }
 

@@ -165,7 +165,7 @@ static int refs_visit(void *ctx, size_t chunk, size_t i, const char *path, const
 				m->row = r;
 			} else {
 				lv__arena_dispose(&r->arena);
-				free(r);
+				lv__free(r);
 			}
 		}
 	}
@@ -193,8 +193,8 @@ int lv__mrefs_read(lv_dataset *ds, lv_storage *st, lv__mref *m, size_t n, lv_err
 			rc = lv__err(err, LV_EIO,
 				     "manifest %s vanished during cleanup (a concurrent cleanup?); aborting",
 				     m[i].path);
-	free(paths);
-	free(rcs);
+	lv__free(paths);
+	lv__free(rcs);
 	return rc;
 }
 
@@ -212,7 +212,7 @@ void lv__mrow_free(lv__mrow *r)
 {
 	if (r) {
 		lv__arena_dispose(&r->arena);
-		free(r);
+		lv__free(r);
 	}
 }
 
@@ -222,7 +222,7 @@ void lv__mrefs_dispose(lv__mref *m, size_t n)
 		lv__dbuf_dispose(&m[i].refs);
 		lv__mrow_free(m[i].row);
 	}
-	free(m);
+	lv__free(m);
 }
 
 /* A listing callback keeping only detached manifests (_versions/d*.manifest). */
@@ -337,8 +337,8 @@ int lv__mrefs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, 
 		if ((rc = lv__mrefs_add_to(referenced, &m[i])) < 0)
 			lv__err(err, rc, "out of memory");
 	lv__mrefs_dispose(m, n);
-	free(paths);
-	free(block);
-	free(e);
+	lv__free(paths);
+	lv__free(block);
+	lv__free(e);
 	return rc;
 }

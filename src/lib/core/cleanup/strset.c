@@ -113,7 +113,7 @@ static int grow(lv__strset *s)
 			t.slot[j][1] = s->slot[i][1];
 			t.n++;
 		}
-	free(s->slot);
+	lv__free(s->slot);
 	*s = t;
 	return 0;
 }
@@ -135,6 +135,6 @@ int lv__strset_add(lv__strset *s, const char *k)
 
 void lv__strset_dispose(lv__strset *s)
 {
-	free(s->slot);
+	lv__free(s->slot);
 	memset(s, 0, sizeof *s);
 }

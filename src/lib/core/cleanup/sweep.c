@@ -102,7 +102,7 @@ void lv__del_release(lv__deleter *d)
 	if (!d)
 		return;
 	for (size_t i = 0; i < d->nheld; i++)
-		free(d->held[i]);
+		lv__free(d->held[i]);
 	d->nheld = 0;
 }
 
