@@ -60,6 +60,8 @@ typedef struct lvcli_cmd {
 extern const lvcli_cmd lvcli_cmd_versions, lvcli_cmd_history, lvcli_cmd_checkpoint,
 	lvcli_cmd_asof, lvcli_cmd_show, lvcli_cmd_diff, lvcli_cmd_cleanup, lvcli_cmd_expire,
 	lvcli_cmd_info, lvcli_cmd_tags, lvcli_cmd_check, lvcli_cmd_inspect;
+/* completion.c's entry (lancever completion SHELL). */
+extern const lvcli_cmd lvcli_cmd_completion;
 /* cmd_inspect.c's entry point (its table entry names it). */
 int lvcli_inspect(int argc, char **argv);
 
@@ -67,6 +69,11 @@ int lvcli_inspect(int argc, char **argv);
 typedef struct lvcli_global {
 	const char *name, *alias, *value, *help;
 } lvcli_global;
+
+/* main.c's tables, for completion.c: the commands (n of them) and the global options
+ * (terminated by an entry with name NULL). */
+const lvcli_cmd *const *lvcli_commands(size_t *n);
+const lvcli_global *lvcli_global_table(void);
 
 /* ---- help.c ---- */
 

@@ -13,6 +13,7 @@ static const lvcli_cmd *const commands[] = {
 	&lvcli_cmd_versions, &lvcli_cmd_history, &lvcli_cmd_checkpoint, &lvcli_cmd_asof,
 	&lvcli_cmd_show,     &lvcli_cmd_diff,    &lvcli_cmd_cleanup,    &lvcli_cmd_expire,
 	&lvcli_cmd_info,     &lvcli_cmd_check,   &lvcli_cmd_tags,       &lvcli_cmd_inspect,
+	&lvcli_cmd_completion,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -35,6 +36,17 @@ static const lvcli_global globals[] = {
 	{ "--version", NULL, NULL, "the version and the Lance formats read and written" },
 	{ NULL, NULL, NULL, NULL },
 };
+
+const lvcli_cmd *const *lvcli_commands(size_t *n)
+{
+	*n = NCOMMANDS;
+	return commands;
+}
+
+const lvcli_global *lvcli_global_table(void)
+{
+	return globals;
+}
 
 static const lvcli_cmd *find_command(const char *name)
 {

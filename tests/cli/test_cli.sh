@@ -333,6 +333,7 @@ dd_args() {
 	diff) echo "-- -d.lance 1 2" ;;
 	cleanup | expire) echo "--dry-run --before-version 3 -- -d.lance" ;;
 	inspect) echo "-- -f.lance" ;;
+	completion) echo "-- bash" ;;
 	*) return 1 ;;
 	esac
 }
@@ -348,6 +349,7 @@ dd_out() {
 	tags) echo 'indexed' ;;
 	check) echo '(^|[^0-9])0 problem' ;;
 	inspect) echo 'rows:' ;;
+	completion) echo 'complete .*-F _lancever lancever' ;;
 	esac
 }
 cmds=$("$LV" help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }')
@@ -361,6 +363,10 @@ for c in $cmds; do
 	run "$c: -- then a name starting with '-'" 0 "$(dd_out "$c")" - "$T/stdout" env -C "$T" "$LV" "$c" $a
 	# shellcheck disable=SC2086
 	run "$c: an option after -- is an argument" 2 $USAGE "$c: unexpected argument '--json'|only one file" "$T/stdout" env -C "$T" "$LV" "$c" $a --json
+	if [ "$c" = completion ]; then # SHELL, not a path
+		run "$c: -h after -- is not help" 2 - "SHELL is bash, zsh or fish, got '-h'" "$T/stdout" env -C "$T" "$LV" "$c" -- -h
+		continue
+	fi
 	run "$c: -h after -- is not help" 1 - "-h(: does not exist|: No such file)" "$T/stdout" env -C "$T" "$LV" "$c" -- -h $(dd_args "$c" | sed 's/.*-- -[df]\.lance//')
 done
 run "a global option after -- is an argument" 1 - "^lancever: --quiet: does not exist \(LV_ENOTFOUND\)\$" "$T/stdout" env -C "$T" "$LV" versions -- --quiet
