@@ -186,6 +186,19 @@ void lvcli_pager_wait(void);
  * no pager runs. */
 void lvcli_pager_gone(void);
 
+/* ---- examples.c: the EXAMPLES table ---- */
+/* "examples:" and cmd's examples (help CMD); nothing when it has none. */
+void lvcli_examples_text(FILE *f, const char *cmd);
+/* The same in roff for the man page. */
+void lvcli_examples_man(FILE *f, const char *cmd);
+
+/* ---- hint.c: "did you mean db/t.lance?" ---- */
+/* The DATASET being opened (open.c); lvcli_fail's hint looks at it. */
+void lvcli_hint_uri(const char *uri);
+/* After a not-found error: when that DATASET is a database folder, or a table's name without
+ * .lance, one line on stderr naming the table meant and the tables there. */
+void lvcli_hint_dataset(void);
+
 /* ---- width.c: display width, readable sizes ---- */
 /* Columns a terminal gives code point c (0, 1 or 2: wide East Asian 2, combining marks 0). */
 int lvcli_cp_width(uint32_t c);

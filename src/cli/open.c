@@ -49,6 +49,7 @@ int lvcli_open_branch(lv_dataset **ds, const char *uri, int threads, const char 
 	o.branch = branch ? branch : lvcli_g.branch;
 	lv_error err = { 0 };
 	lv_storage_options *so = NULL;
+	lvcli_hint_uri(uri); /* a not-found error hints at db/t.lance (hint.c) */
 	int rc = storage_options(&so, &err);
 	o.storage = so;
 	if (rc == 0)

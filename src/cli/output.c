@@ -21,6 +21,8 @@ int lvcli_fail(const lv_error *err)
 	fprintf(stderr, "%slancever: %s (%s)%s\n", lvcli_color(stderr, LVCLI_RED),
 		err->message[0] ? lvcli_esc(err->message) : "error", lv_strerror(err->code),
 		lvcli_color(stderr, LVCLI_RESET));
+	if (err->code == LV_ENOTFOUND)
+		lvcli_hint_dataset(); /* "did you mean db/t.lance?" (hint.c) */
 	return 1;
 }
 
