@@ -234,6 +234,7 @@ def test_cleanup_dry_run_explain_and_real(demo):
     dry = ds.cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False, dry_run=True,
                                   progress=lambda p, d, t: phases.append(p))
     assert dry.dry_run and dry.old_versions == j["versions_removed"] == 8
+    assert dry.versions_removed == dry.old_versions  # one name beside pylance's (issue 29)
     assert dry.bytes_removed == j["bytes_removed"]
     for k, v in j["by_kind"].items():
         assert dry.files_removed_by_kind[k] == v["files"] and dry.bytes_removed_by_kind[k] == v["bytes"]
