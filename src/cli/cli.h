@@ -414,15 +414,23 @@ void lvcli_print_table_gap(FILE *f, uint64_t first, uint64_t last);
 void lvcli_print_report(const lv_history_report *r);
 void lvcli_format_time(char *buf, size_t cap, int64_t ms);
 
-/* ---- progress.c: the progress line of cleanup and expire (stderr, terminals only) ---- */
+/* ---- progress.c: progress on long work (stderr) ---- */
 
 typedef struct lvcli_progress {
-	char phase[64];  /* the phase last drawn */
-	int64_t last_ms; /* when (monotonic clock) */
+	char phase[64];   /* the phase last drawn */
+	int64_t last_ms;  /* when (monotonic clock) */
+	int64_t start_ms; /* when the phase began (its rate and ETA) */
 } lvcli_progress;
-/* Draws "phase done/total": a new phase and a phase's last step always, the steps between at
- * most LVCLI_PROGRESS_HZ times a second; phase "done" clears the line. */
+/* Whether progress is shown: --progress=json, or auto with stderr a terminal and no --quiet. */
+bool lvcli_progress_on(void);
+/* Draws "phase 41% done/total 12.3k/s ETA 9s" (a JSON line with --progress=json): a new phase
+ * and a phase's last step always, the steps between at most LVCLI_PROGRESS_HZ times a second;
+ * phase "done" clears the line.  Nothing unless lvcli_progress_on(). */
 #define LVCLI_PROGRESS_HZ 4
 void lvcli_progress_draw(lvcli_progress *p, const char *phase, uint64_t done, uint64_t total);
+/* Work the library reports no steps of: after a second, "phase ... 3s" redrawn (a JSON line a
+ * second with --progress=json) until lvcli_ticker_stop clears it. */
+void lvcli_ticker_start(const char *phase);
+void lvcli_ticker_stop(void);
 
 #endif

@@ -73,7 +73,10 @@ static int run_checkpoint(const lvcli_args *a, lv_dataset *ds)
 	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
 	r.report = &rep;
 	lv_error err = { 0 };
-	if (lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err) < 0) {
+	lvcli_ticker_start("writing checkpoint"); /* no steps from the library (progress.c) */
+	int wrote = lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err);
+	lvcli_ticker_stop();
+	if (wrote < 0) {
 		rc = lvcli_fail(&err);
 	} else {
 		print_result(a, &r, ds);

@@ -649,7 +649,7 @@ static int run_cleanup(int argc, char **argv)
 	p.on_referenced_branch = on_branch;
 	p.on_plan = on_plan;
 	p.payload = &o;
-	if (isatty(2))
+	if (lvcli_progress_on()) /* a terminal, or --progress=json (progress.c) */
 		p.on_progress = on_progress;
 	lv_dataset *ds = NULL;
 	lv_error err = { 0 };

@@ -210,6 +210,52 @@ check("size-show", "data files               3 (2.8 kB)" in p.stdout and "manife
 p = subprocess.run([LV, "show", WDS, "3", "--bytes"], capture_output=True, text=True)
 check("size-show-bytes", "(2763 bytes)" in p.stdout and "manifest size            583 bytes" in p.stdout, p.stdout)
 
+# progress: cleanup's phases with percent, rate and ETA on a terminal (a delete rate limit makes
+# it last ~1.5 s), JSON lines with --progress=json, nothing when piped, --quiet or never
+def fresh(n):
+    d = os.path.join(T, "prog%d.lance" % n)
+    subprocess.run([GEN, d, "--versions", "400", "--fragments", "2"], check=True, capture_output=True)
+    return d
+
+
+CL = ["cleanup", None, "--retain-versions", "10", "--delete-rate-limit", "300"]
+
+
+def cl(d):
+    return [d if a is None else a for a in CL]
+
+
+st, out, _ = on_pty(cl(fresh(1)), env_with())
+check("progress-tty", st == 0 and "removing old manifests" in out and "%" in out and "/s" in out
+      and "ETA" in out and "\r\x1b[K" in out, repr(out[-600:]))
+last = out.split("\r\x1b[K")[-1]
+check("progress-tty-cleared", "removing old manifests" not in last, repr(last[:200]))
+p = subprocess.run([LV] + cl(fresh(2)), capture_output=True, text=True, env=env_with())
+check("progress-piped-none", p.returncode == 0 and "\r" not in p.stderr and "removing" not in p.stderr, repr(p.stderr[:200]))
+st, out, _ = on_pty(["--quiet"] + cl(fresh(3)), env_with())
+check("progress-quiet-none", st == 0 and "removing old manifests" not in out, repr(out[:300]))
+st, out, _ = on_pty(["--progress=never"] + cl(fresh(4)), env_with())
+check("progress-never-none", st == 0 and "removing old manifests" not in out, repr(out[:300]))
+p = subprocess.run([LV, "--progress", "json"] + cl(fresh(5)), capture_output=True, text=True, env=env_with())
+recs = []
+bad_lines = []
+for line in p.stderr.splitlines():
+    try:
+        recs.append(json.loads(line))
+    except ValueError:
+        bad_lines.append(line)
+keys = {"phase", "done", "total", "percent", "rate", "eta_s", "elapsed_ms"}
+rm = [r for r in recs if r["phase"] == "removing old manifests"]
+check("progress-json", p.returncode == 0 and not bad_lines and recs and all(set(r) == keys for r in recs)
+      and rm and rm[-1]["done"] == rm[-1]["total"] == 390 and rm[-1]["percent"] == 100.0
+      and any(r["rate"] and r["eta_s"] is not None and r["eta_s"] > 0 for r in rm)
+      and recs[-1]["phase"] == "done", (bad_lines, recs[-3:]))
+p = subprocess.run([LV, "--progress=sometimes", "versions", DS], capture_output=True, text=True)
+check("progress-bad-value", p.returncode == 2 and "--progress wants auto, json or never" in p.stderr, p.stderr)
+# quick work (a checkpoint of 12 versions) draws no ticker on a terminal
+st, out, _ = on_pty(["checkpoint", WDS], env_with())
+check("progress-quick-checkpoint-silent", st == 0 and "\x1b[K" not in out, repr(out))
+
 shutil.rmtree(T)
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
