@@ -423,7 +423,7 @@ typedef struct lvcli_progress {
 } lvcli_progress;
 /* Whether progress is shown: --progress=json, or auto with stderr a terminal and no --quiet. */
 bool lvcli_progress_on(void);
-/* Draws "phase 41% done/total 12.3k/s ETA 9s" (a JSON line with --progress=json): a new phase
+/* Draws "phase done/total  41% 12.3k/s ETA 9s" (a JSON line with --progress=json): a new phase
  * and a phase's last step always, the steps between at most LVCLI_PROGRESS_HZ times a second;
  * phase "done" clears the line.  Nothing unless lvcli_progress_on(). */
 #define LVCLI_PROGRESS_HZ 4

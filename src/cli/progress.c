@@ -1,6 +1,6 @@
 /*
  * Progress on long work (stderr): the redrawn line on a terminal ("removing old manifests
- * 41% 82000/199900 12.3k/s ETA 9s"), machine-readable JSON lines with --progress=json, and a
+ * 82000/199900  41% 12.3k/s ETA 9s"), machine-readable JSON lines with --progress=json, and a
  * ticker (phase and elapsed time) for work the library reports no steps of (checkpoint, check).
  *
  * Invariants: nothing is drawn unless lvcli_progress_on() (--progress=json, or auto with stderr
@@ -83,7 +83,7 @@ static void draw_line(const char *phase, uint64_t done, uint64_t total, double r
 	char r[24] = "", eta[24] = "";
 	fprintf(stderr, "\r\033[K%s", phase);
 	if (total)
-		fprintf(stderr, " %3.0f%% %" PRIu64 "/%" PRIu64, 100.0 * (double)done / (double)total, done, total);
+		fprintf(stderr, " %" PRIu64 "/%" PRIu64 " %3.0f%%", done, total, 100.0 * (double)done / (double)total);
 	else if (done)
 		fprintf(stderr, " %" PRIu64, done);
 	if (rate >= 0) {
