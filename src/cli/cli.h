@@ -364,7 +364,7 @@ int lvcli_select_emit(const lvcli_args *a, const lv_version_list *l, const lvcli
 
 /* json is the commands' own --json and table their default; csv and arrow are written from
  * the library's Arrow C stream export (lancever/arrow.h), so they carry the same columns. */
-enum lvcli_format { LVCLI_FMT_TABLE = 1, LVCLI_FMT_JSON, LVCLI_FMT_CSV, LVCLI_FMT_ARROW };
+enum lvcli_format { LVCLI_FMT_TABLE = 1, LVCLI_FMT_JSON, LVCLI_FMT_CSV, LVCLI_FMT_ARROW, LVCLI_FMT_HTML };
 /* The archive options of checkpoint, cleanup, expire and info (checkpoint/compose.c). */
 #define LVCLI_OPT_NO_ARCHIVE                                                                       \
 	{ "--no-archive", NULL, "record only the newest --max-entries versions (the proposal's "     \
@@ -375,7 +375,8 @@ enum lvcli_format { LVCLI_FMT_TABLE = 1, LVCLI_FMT_JSON, LVCLI_FMT_CSV, LVCLI_FM
 	  LVCLI_NUMBER, 1, INT64_MAX, offsetof(lvcli_args, segment_rows) }
 #define LVCLI_OPT_FORMAT                                                                          \
 	{ "--format", "F", "output as table (the default), json (the same as --json), csv, or arrow " \
-	  "(an Arrow IPC stream: redirect it to a file or a pipe)", LVCLI_FORMAT, 0, 0,             \
+	  "(an Arrow IPC stream: redirect it to a file or a pipe); history also html (a page with a " \
+	  "timeline)", LVCLI_FORMAT, 0, 0,                                                          \
 	  offsetof(lvcli_args, format) }
 
 /* Stores --format's value (args.c: the parser's); 0 or the exit status of a usage error. */
@@ -397,6 +398,11 @@ int lvcli_write_csv(struct ArrowArrayStream *s, FILE *f, lv_error *err);
  * doubled; the bytes as they are (no terminal escaping). */
 void lvcli_csv_field(FILE *f, const char *s, size_t n);
 int lvcli_write_arrow(struct ArrowArrayStream *s, FILE *f, lv_error *err);
+
+/* format_html.c: history --format html, streamed from lv_history_each with options o and the
+ * selection's bounds (sel may be NULL); the exit status. */
+int lvcli_history_html(FILE *f, lv_dataset *ds, const char *uri, const lv_history_options *o,
+		       const lvcli_select *sel, lvcli_refctx *refs);
 
 /* ---- records.c ---- */
 

@@ -140,6 +140,9 @@ static int run_history(int argc, char **argv)
 	int rc = lvcli_parse(argc, argv, &lvcli_cmd_history, &a);
 	if (rc || (rc = lvcli_select_parse(&a, &sel)))
 		return rc;
+	if (a.format == LVCLI_FMT_HTML && (a.reverse || (a.until && a.limit)))
+		return lvcli_usage_error("history: --format html draws in version order, with --since, "
+					 "--until or --limit (not --until with --limit, nor --reverse)");
 	if (lvcli_format_stream(&a) && a.reverse)
 		return lvcli_usage_error("history: --format csv|arrow exports in version order: "
 					 "--reverse is for the table and --json");
@@ -151,7 +154,9 @@ static int run_history(int argc, char **argv)
 	lv_history_options o;
 	if ((rc = lvcli_select_resolve(&sel, &refs)) == 0) {
 		history_options(&sel, &o);
-		if (lvcli_format_stream(&a) || a.reverse || a.until)
+		if (a.format == LVCLI_FMT_HTML) /* a page with a timeline, streamed (format_html.c) */
+			rc = lvcli_history_html(stdout, ds, a.pos[0], &o, sel.until.given ? &sel : NULL, &refs);
+		else if (lvcli_format_stream(&a) || a.reverse || a.until)
 			rc = emit_list(&a, &sel, &o, ds, &refs);
 		else
 			rc = stream(&a, &o, ds, &refs);

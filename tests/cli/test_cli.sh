@@ -245,7 +245,7 @@ check "--format arrow starts with an IPC continuation marker" test "$(head -c 4 
 check "--format arrow ends with the end-of-stream marker" test "$(tail -c 8 "$T/h.arrows" | od -An -tx1 | tr -d ' ')" = ffffffff00000000
 row "--format json is --json" 0 '^\[\{"version":1,' - history "$DS" --format json
 row "--format table" 0 '^ +VERSION +TIMESTAMP' - history "$DS" --format table
-row "--format xml" 2 $USAGE "^lancever: --format wants json, table, csv or arrow, got 'xml'\$" history "$DS" --format xml
+row "--format xml" 2 $USAGE "^lancever: --format wants json, table, csv, arrow or html, got 'xml'\$" history "$DS" --format xml
 row "--format (last)" 2 $USAGE "^lancever: missing value for --format\$" history "$DS" --format
 row "--format twice" 2 $USAGE "^lancever: --format given twice" history "$DS" --format csv --format arrow
 row "--json with --format csv" 2 $USAGE "^lancever: history: --json and --format csv contradict each other\$" history "$DS" --json --format csv
