@@ -13,6 +13,11 @@
  *   refs.c        VERSION refs (number, tag, BRANCH:VERSION, latest~N) and a version's tags
  *   select.c      the list options of versions and history (--limit, --reverse, --since, --until)
  *   cmd_*.c       one command each (or a pair that share everything): parse, call, print
+ *   term.c        the pager, colour, --bytes/--progress (global options of the interface)
+ *   width.c       display width of table cells, readable sizes
+ *   progress.c    the progress line / JSON lines on stderr, the ticker
+ *   hint.c        "did you mean db/t.lance?"; examples.c the EXAMPLES table of help and man
+ *   completion.c  lancever completion bash|zsh|fish; format_html.c history --format html
  *
  * Conventions: a command returns its exit status (0 ok, 1 error, 2 usage error).  With
  * --json, stdout holds one JSON value on success and nothing on failure (the message is on

@@ -111,8 +111,8 @@ void lvcli_hint_dataset(void)
 	size_t n = 0;
 	char sub[4096];
 	if (is_dir(path)) {
-		snprintf(sub, sizeof sub, "%s/_versions", path);
-		if (is_dir(sub))
+		int k = snprintf(sub, sizeof sub, "%s/_versions", path);
+		if (k < 0 || (size_t)k >= sizeof sub || is_dir(sub))
 			return; /* a table: not this hint's business */
 		names = tables_in(path, &n); /* a database folder? */
 		if (n) {
@@ -124,12 +124,12 @@ void lvcli_hint_dataset(void)
 		/* db/t: is db/t.lance a table? */
 		char *slash = strrchr(path, '/');
 		const char *base = slash ? slash + 1 : path;
-		char dir[4096];
-		snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1,
-			 slash ? path : ".");
-		char want[512];
-		snprintf(want, sizeof want, "%s.lance", base);
-		if (*base && is_table(dir, want)) {
+		char dir[4096], want[512];
+		int kd = snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash == path ? 1 : slash - path) : 1,
+				  slash ? path : ".");
+		int kw = snprintf(want, sizeof want, "%s.lance", base);
+		if (kd > 0 && (size_t)kd < sizeof dir && kw > 0 && (size_t)kw < sizeof want && *base &&
+		    is_table(dir, want)) {
 			names = tables_in(dir, &n);
 			if (n)
 				say(dir, want, names, n);

@@ -12,7 +12,9 @@
  * before it exits, so the shell prompt comes back after the pager's last line.
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,6 +48,19 @@ bool lvcli_stderr_tty(void)
 
 /* ---- the global options of the interface ---- */
 
+/* A usage error, as lvcli_usage_error words it (term.c calls nothing above it: output.c uses
+ * this file's colours); returns 2. */
+__attribute__((format(printf, 1, 2))) static int usage(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%slancever: ", lvcli_color(stderr, LVCLI_RED));
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "%s\n", lvcli_color(stderr, LVCLI_RESET));
+	va_end(ap);
+	return 2;
+}
+
 static int set_color(const char *v)
 {
 	static const char *const names[] = { [LVCLI_COLOR_AUTO] = "auto", [LVCLI_COLOR_ALWAYS] = "always",
@@ -55,7 +70,7 @@ static int set_color(const char *v)
 			lvcli_ui.color = i;
 			return 0;
 		}
-	return lvcli_usage_error("--color wants auto, always or never, got '%s'", lvcli_esc(v));
+	return usage("--color wants auto, always or never, got '%s'", lvcli_esc(v));
 }
 
 static int set_progress(const char *v)
@@ -67,7 +82,7 @@ static int set_progress(const char *v)
 	else if (!strcmp(v, "never"))
 		lvcli_ui.progress = LVCLI_PROGRESS_NEVER;
 	else
-		return lvcli_usage_error("--progress wants auto, json or never, got '%s'", lvcli_esc(v));
+		return usage("--progress wants auto, json or never, got '%s'", lvcli_esc(v));
 	return 0;
 }
 
@@ -89,7 +104,7 @@ int lvcli_ui_option(int argc, char **argv, int i)
 			continue;
 		const char *v = s[n] == '=' ? s + n + 1 : NULL;
 		if (!v && i + 1 >= argc)
-			return -lvcli_missing_value(with_value[k]);
+			return -usage("missing value for %s", with_value[k]);
 		int rc = k == 0 ? set_color(v ? v : argv[i + 1]) : set_progress(v ? v : argv[i + 1]);
 		return rc ? -rc : v ? 1 : 2;
 	}
@@ -148,10 +163,14 @@ static const char *pager_command(void)
 	return !*p || !strcmp(p, "cat") ? NULL : p;
 }
 
-/* The reader went away: wait for the pager (the user quit it), end quietly with status 0. */
+/* The reader went away: wait for the pager (the user quit it), end quietly with status 0.  A
+ * SIGPIPE from anything else (a socket of the library's) while the pager still reads is not
+ * the user quitting: it is ignored, and that write fails with EPIPE as it would without us. */
 static void pager_gone(int sig)
 {
-	(void)sig;
+	struct pollfd p = { .fd = STDOUT_FILENO, .events = POLLOUT };
+	if (sig == SIGPIPE && !(poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP))))
+		return;
 	if (pager_pid > 0)
 		while (waitpid(pager_pid, NULL, 0) < 0 && errno == EINTR)
 			;
@@ -208,5 +227,5 @@ void lvcli_pager_wait(void)
 void lvcli_pager_gone(void)
 {
 	if (pager_pid > 0)
-		pager_gone(SIGPIPE);
+		pager_gone(0); /* EPIPE on stdout: known */
 }
