@@ -439,9 +439,11 @@ bool lvcli_progress_on(void);
  * phase "done" clears the line.  Nothing unless lvcli_progress_on(). */
 #define LVCLI_PROGRESS_HZ 4
 void lvcli_progress_draw(lvcli_progress *p, const char *phase, uint64_t done, uint64_t total);
-/* Work the library reports no steps of: after a second, "phase ... 3s" redrawn (a JSON line a
- * second with --progress=json) until lvcli_ticker_stop clears it. */
+/* Work the library reports no steps of: after a second, "phase [count] ... 3s" redrawn (a JSON
+ * line a second with --progress=json) until lvcli_ticker_stop clears it. */
 void lvcli_ticker_start(const char *phase);
 void lvcli_ticker_stop(void);
+/* The items the ticker's work has done so far (shown beside its phase; any thread). */
+void lvcli_ticker_count(uint64_t n);
 
 #endif

@@ -42,6 +42,7 @@ static int on_row(const lv_version_info *v, void *payload)
 			lvcli_check_pipe(lvcli_stdout_error());
 	}
 	o->n++;
+	lvcli_ticker_count(o->n);
 	return 0;
 }
 
@@ -113,7 +114,12 @@ static int stream(const lvcli_args *a, const lv_history_options *o, lv_dataset *
 	lv_error err = { 0 };
 	lv_history_report rep;
 	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
-	if (lv_history_each(ds, o, on_row, on_gap, &w, &rep, &err) < 0) {
+	/* progress on stderr while the rows go to a file or a pipe (on a terminal, they are it) */
+	if (!lvcli_stdout_tty())
+		lvcli_ticker_start("reading history");
+	int each = lv_history_each(ds, o, on_row, on_gap, &w, &rep, &err);
+	lvcli_ticker_stop();
+	if (each < 0) {
 		rc = lvcli_fail(&err);
 	} else if (a->json) {
 		fputs("]\n", w.f);

@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -135,14 +136,45 @@ static struct {
 	pthread_cond_t cv;
 	bool running, stop, drawn;
 	char phase[64];
-	int64_t start_ms;
+	int64_t start_ms, delay_ms;
+	_Atomic uint64_t count; /* items done, when the work counts them (lvcli_ticker_count) */
 } ticker = { .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER };
+
+void lvcli_ticker_count(uint64_t n)
+{
+	ticker.count = n;
+}
+
+/* One ticker line: "phase 120000 ... 3s", or a JSON line. */
+static void tick_draw(int64_t el)
+{
+	char s[24];
+	uint64_t n = ticker.count;
+	human_secs(s, sizeof s, (double)el / 1000.0);
+	if (lvcli_ui.progress == LVCLI_PROGRESS_JSON) {
+		draw_json(ticker.phase, n, 0, el, el >= 200 ? (double)n * 1000.0 / (double)el : -1);
+	} else {
+		fprintf(stderr, "\r\033[K%s", ticker.phase);
+		if (n)
+			fprintf(stderr, " %" PRIu64, n);
+		fprintf(stderr, " ... %s", s);
+		fflush(stderr);
+	}
+	ticker.drawn = true;
+}
 
 static void *tick(void *arg)
 {
 	(void)arg;
 	pthread_mutex_lock(&ticker.mu);
-	while (!ticker.stop) {
+	int64_t last_json = -1000;
+	for (bool first = true; first || !ticker.stop; first = false) { /* delay 0: one line at least */
+		int64_t el = monotonic_ms() - ticker.start_ms;
+		bool json = lvcli_ui.progress == LVCLI_PROGRESS_JSON;
+		if (el >= ticker.delay_ms && (!json || el - last_json >= 1000)) { /* JSON: once a second */
+			tick_draw(el);
+			last_json = el;
+		}
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 1000000000 / LVCLI_PROGRESS_HZ;
@@ -150,20 +182,8 @@ static void *tick(void *arg)
 			ts.tv_sec++;
 			ts.tv_nsec -= 1000000000;
 		}
-		pthread_cond_timedwait(&ticker.cv, &ticker.mu, &ts);
-		int64_t el = monotonic_ms() - ticker.start_ms;
-		if (ticker.stop || el < 1000)
-			continue; /* quick work draws nothing */
-		char s[24];
-		human_secs(s, sizeof s, (double)el / 1000.0);
-		if (lvcli_ui.progress == LVCLI_PROGRESS_JSON) {
-			if (el / 1000 != (el - 1000 / LVCLI_PROGRESS_HZ) / 1000) /* once a second */
-				draw_json(ticker.phase, 0, 0, el, -1);
-		} else {
-			fprintf(stderr, "\r\033[K%s ... %s", ticker.phase, s);
-			fflush(stderr);
-		}
-		ticker.drawn = true;
+		if (!ticker.stop)
+			pthread_cond_timedwait(&ticker.cv, &ticker.mu, &ts);
 	}
 	pthread_mutex_unlock(&ticker.mu);
 	return NULL;
@@ -175,6 +195,12 @@ void lvcli_ticker_start(const char *phase)
 		return;
 	snprintf(ticker.phase, sizeof ticker.phase, "%s", phase);
 	ticker.start_ms = monotonic_ms();
+	ticker.count = 0;
+	/* quick work draws nothing: the first line after a second (LANCEVER_PROGRESS_DELAY_MS, a
+	 * test knob, sets another delay; 0 draws at once) */
+	uint64_t d = 1000;
+	const char *e = getenv("LANCEVER_PROGRESS_DELAY_MS");
+	ticker.delay_ms = e && lvcli_parse_u64_strict(e, 3600000, &d) ? (int64_t)d : 1000;
 	ticker.stop = ticker.drawn = false;
 	ticker.running = pthread_create(&ticker.thread, NULL, tick, NULL) == 0;
 }
@@ -192,7 +218,7 @@ void lvcli_ticker_stop(void)
 	if (!ticker.drawn)
 		return;
 	if (lvcli_ui.progress == LVCLI_PROGRESS_JSON)
-		draw_json("done", 0, 0, monotonic_ms() - ticker.start_ms, -1);
+		draw_json("done", ticker.count, 0, monotonic_ms() - ticker.start_ms, -1);
 	else
 		fputs("\r\033[K", stderr);
 }

@@ -256,6 +256,49 @@ check("progress-bad-value", p.returncode == 2 and "--progress wants auto, json o
 st, out, _ = on_pty(["checkpoint", WDS], env_with())
 check("progress-quick-checkpoint-silent", st == 0 and "\x1b[K" not in out, repr(out))
 
+# the ticker (work without steps: checkpoint, check, history to a file): phase, count, time,
+# cleared at the end; LANCEVER_PROGRESS_DELAY_MS=0 draws at once (the default waits a second)
+def err_on_pty(args, env):
+    """stdout to a file, stderr on a pseudo-terminal: (status, what the terminal got)."""
+    master, slave = pty.openpty()
+    with open(os.path.join(T, "ticker.out"), "wb") as out:
+        p = subprocess.Popen([LV] + args, stdin=subprocess.DEVNULL, stdout=out, stderr=slave, env=env)
+        os.close(slave)
+        got = b""
+        while True:
+            r, _, _ = select.select([master], [], [], 20)
+            if not r:
+                break
+            try:
+                chunk = os.read(master, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            got += chunk
+        st = p.wait(timeout=30)
+    os.close(master)
+    return st, got.decode("utf-8", "replace")
+
+
+now = env_with(LANCEVER_PROGRESS_DELAY_MS="0")
+st, got = err_on_pty(["history", DS, "--json"], now)
+check("ticker-history-to-file", st == 0 and "reading history" in got and got.endswith("\r\x1b[K"), repr(got))
+st, got = err_on_pty(["history", DS, "--json"], env_with())
+check("ticker-quick-silent", st == 0 and got == "", repr(got))
+st, got = err_on_pty(["checkpoint", WDS], now)
+check("ticker-checkpoint", st == 0 and "writing checkpoint" in got and got.endswith("\r\x1b[K"), repr(got))
+st, got = err_on_pty(["check", WDS], now)
+check("ticker-check", st in (0, 1) and "checking" in got, repr(got))
+st, out, _ = on_pty(["history", DS], now)
+check("ticker-not-beside-a-table", st == 0 and "reading history" not in out, repr(out[:200]))
+p = subprocess.run([LV, "--progress=json", "history", DS, "--json"], capture_output=True, text=True, env=now)
+recs = [json.loads(l) for l in p.stderr.splitlines()]
+check("ticker-json", p.returncode == 0 and recs and recs[0]["phase"] == "reading history"
+      and recs[-1]["phase"] == "done" and recs[-1]["done"] == 12, p.stderr)
+p = subprocess.run([LV, "history", DS, "--json"], capture_output=True, text=True, env=now)
+check("ticker-piped-none", p.returncode == 0 and p.stderr == "", repr(p.stderr))
+
 shutil.rmtree(T)
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
