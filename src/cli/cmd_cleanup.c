@@ -392,7 +392,7 @@ static void on_plan(uint64_t read_version, uint64_t total, uint64_t selected, vo
  * did not clean: a warning (stderr), and its text for --explain. */
 static void warn_one(const char *msg, FILE *json_warnings, size_t *nw)
 {
-	fprintf(stderr, "lancever: warning: %s\n", msg);
+	fprintf(stderr, "%slancever: warning: %s%s\n", lvcli_color(stderr, LVCLI_YELLOW), msg, lvcli_color(stderr, LVCLI_RESET));
 	if (json_warnings) {
 		fputs((*nw)++ ? "," : "", json_warnings);
 		lvcli_json_str(json_warnings, msg);
@@ -589,7 +589,7 @@ static void print_explain(cl_out *o, const char *cands, const char *branches, co
 	       o->truncated ? ", truncated" : "", cands ? cands : "");
 	printf("referenced branches: %s\n%s", o->nbranches ? "" : "none", branches ? branches : "");
 	if (o->truncated)
-		fprintf(stderr, "lancever: warning: %s\n", trunc);
+		fprintf(stderr, "%slancever: warning: %s%s\n", lvcli_color(stderr, LVCLI_YELLOW), trunc, lvcli_color(stderr, LVCLI_RESET));
 }
 
 /* Whether a checkpoint would be written (1), would not (0), or unknown (-1). */

@@ -110,9 +110,10 @@ void lvcli_close(lv_dataset *ds)
 			lvcli_esc(first->message), lvcli_color(stderr, LVCLI_RESET));
 	else if (nvanished > 1)
 		fprintf(stderr,
-			"lancever: warning: %zu manifests vanished while being read (a concurrent "
-			"cleanup?) and were skipped: %s ... %s\n",
-			nvanished, lvcli_esc(first->path), lvcli_esc(last->path));
+			"%slancever: warning: %zu manifests vanished while being read (a concurrent "
+			"cleanup?) and were skipped: %s ... %s%s\n", lvcli_color(stderr, LVCLI_YELLOW),
+			nvanished, lvcli_esc(first->path), lvcli_esc(last->path),
+			lvcli_color(stderr, LVCLI_RESET));
 	lv_dataset_free(ds);
 }
 

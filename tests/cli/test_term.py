@@ -167,6 +167,16 @@ rows = p.stdout.splitlines()[1:]
 dim = [r for r in rows if r.startswith(ESC + "2m")]
 check("color-cleaned-dimmed", p.returncode == 0 and dim and all("  yes" in r for r in dim)
       and all("  yes" not in r for r in rows if r not in dim), p.stdout[:600])
+# warnings yellow (a tag file that is not JSON is skipped with a warning)
+BR = os.path.join(T, "broken.lance")
+shutil.copytree(SRC, BR)
+with open(os.path.join(BR, "_refs", "tags", "broken.json"), "w") as f:
+    f.write("not json")
+p = subprocess.run([LV, "--color=always", "tags", BR], capture_output=True, text=True, env=env_with())
+check("color-warning-yellow", p.returncode == 0 and p.stderr.startswith(ESC + "33mlancever: warning: ")
+      and p.stderr.rstrip("\n").endswith(ESC + "0m"), repr(p.stderr[:200]))
+p = subprocess.run([LV, "tags", BR], capture_output=True, text=True, env=env_with())
+check("color-warning-auto-pipe", p.returncode == 0 and p.stderr.startswith("lancever: warning: "), repr(p.stderr[:80]))
 p = subprocess.run([LV, "history", DS, "--color=never"], capture_output=True, text=True)
 check("color-never-history", p.returncode == 0 and ESC not in p.stdout, p.stdout[:200])
 
