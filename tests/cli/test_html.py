@@ -8,7 +8,7 @@ The page is self-contained (no network: no src=, <link>, url(), @import, or http
 the SVG namespace); Chromium loads it with no console message (a page with a script error is
 checked first to be seen, so the check can fail); the DOM Chromium built has one mark per version
 (12 for the demo dataset, the inline script's count in the title agrees), tags labelled,
-cleaned-up versions shaded; a 5,000-version history is binned (at most 2,000 marks, the marks'
+cleaned-up versions and a gap shaded; a 5,000-version history is binned (at most 2,000 marks, the marks'
 version ranges cover every version once) and the page stays small.  Screenshots are saved in
 ARTIFACT_DIR (history-demo.png, history-binned.png).  Chromium missing: the test fails.
 """
@@ -97,6 +97,18 @@ check("cleaned-shaded", st == 0 and console == [] and dom.count('<rect class="cl
 check("cleaned-marks-still-12", len(re.findall(r'<circle class="mark', dom)) == 12, "")
 st, html, path = page(DS, "since", "--since", "indexed")
 check("since-indexed", st == 0 and len(re.findall(r'<circle class="mark', html)) == 7, st)
+
+# a gap (versions 5-7: manifests gone before any checkpoint) is shaded, and the 17 recorded
+# versions have a mark each
+GAP = os.path.join(T, "gap.lance")
+subprocess.run([GEN, GAP, "--versions", "20", "--fragments", "2"], check=True, capture_output=True)
+for v in (5, 6, 7):
+    os.unlink(os.path.join(GAP, "_versions", "%d.manifest" % (2**64 - 1 - v)))
+st, html, path = page(GAP, "gap")
+dom, console = chromium(path, "--dump-dom")
+check("gap-shaded", st == 0 and console == [] and dom.count('<rect class="gap"') == 1
+      and "gap: no record of v5-7" in dom, (st, console))
+check("gap-marks", len(re.findall(r'<circle class="mark', dom)) == 17, "")
 
 # a large history is binned: 5,000 versions in at most 2,000 marks covering each version once
 BIG = os.path.join(T, "big.lance")
