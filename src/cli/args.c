@@ -252,11 +252,12 @@ void lvcli_checkpoint_options(const lvcli_args *a, lv_checkpoint_config *c)
 /* ---- --format: its value and rules (found before the dataset is opened) ---- */
 
 static const char *const NAMES[] = { [LVCLI_FMT_TABLE] = "table", [LVCLI_FMT_JSON] = "json",
-				     [LVCLI_FMT_CSV] = "csv", [LVCLI_FMT_ARROW] = "arrow" };
+				     [LVCLI_FMT_CSV] = "csv", [LVCLI_FMT_ARROW] = "arrow",
+				     [LVCLI_FMT_HTML] = "html" };
 
 int lvcli_format_set(const char *opt, const char *v, int *dst)
 {
-	for (int f = LVCLI_FMT_TABLE; f <= LVCLI_FMT_ARROW; f++) {
+	for (int f = LVCLI_FMT_TABLE; f <= LVCLI_FMT_HTML; f++) {
 		if (strcmp(v, NAMES[f]))
 			continue;
 		if (*dst && *dst != f)
@@ -264,7 +265,7 @@ int lvcli_format_set(const char *opt, const char *v, int *dst)
 		*dst = f;
 		return 0;
 	}
-	return lvcli_usage_error("%s wants json, table, csv or arrow, got '%s'", opt, lvcli_esc(v));
+	return lvcli_usage_error("%s wants json, table, csv, arrow or html, got '%s'", opt, lvcli_esc(v));
 }
 
 int lvcli_format_check(const lvcli_cmd *c, lvcli_args *a)
@@ -272,9 +273,11 @@ int lvcli_format_check(const lvcli_cmd *c, lvcli_args *a)
 	if (a->json && a->format != LVCLI_FMT_JSON)
 		return lvcli_usage_error("%s: --json and --format %s contradict each other", c->name,
 					 NAMES[a->format]);
+	if (a->format == LVCLI_FMT_HTML && strcmp(c->name, "history"))
+		return lvcli_usage_error("%s: --format html is history's (a page with a timeline)", c->name);
 	if (a->format == LVCLI_FMT_JSON)
 		a->json = true;
-	if (a->format == LVCLI_FMT_ARROW && isatty(STDOUT_FILENO))
+	if (a->format == LVCLI_FMT_ARROW && lvcli_stdout_tty())
 		return lvcli_usage_error("%s: --format arrow writes binary Arrow IPC: redirect stdout to "
 					 "a file or a pipe", c->name);
 	return 0;

@@ -13,6 +13,11 @@
  *   refs.c        VERSION refs (number, tag, BRANCH:VERSION, latest~N) and a version's tags
  *   select.c      the list options of versions and history (--limit, --reverse, --since, --until)
  *   cmd_*.c       one command each (or a pair that share everything): parse, call, print
+ *   term.c        the pager, colour, --bytes/--progress (global options of the interface)
+ *   width.c       display width of table cells, readable sizes
+ *   progress.c    the progress line / JSON lines on stderr, the ticker
+ *   hint.c        "did you mean db/t.lance?"; examples.c the EXAMPLES table of help and man
+ *   completion.c  lancever completion bash|zsh|fish; format_html.c history --format html
  *
  * Conventions: a command returns its exit status (0 ok, 1 error, 2 usage error).  With
  * --json, stdout holds one JSON value on success and nothing on failure (the message is on
@@ -60,6 +65,8 @@ typedef struct lvcli_cmd {
 extern const lvcli_cmd lvcli_cmd_versions, lvcli_cmd_history, lvcli_cmd_checkpoint,
 	lvcli_cmd_asof, lvcli_cmd_show, lvcli_cmd_diff, lvcli_cmd_cleanup, lvcli_cmd_expire,
 	lvcli_cmd_info, lvcli_cmd_tags, lvcli_cmd_check, lvcli_cmd_inspect, lvcli_cmd_watch;
+/* completion.c's entry (lancever completion SHELL). */
+extern const lvcli_cmd lvcli_cmd_completion;
 /* cmd_inspect.c's entry point (its table entry names it). */
 int lvcli_inspect(int argc, char **argv);
 
@@ -80,6 +87,11 @@ typedef struct lvcli_metrics lvcli_metrics;
 int lvcli_metrics_start(lvcli_metrics **out, lv_watcher *w, const char *addr);
 /* Stops serving and frees m.  Accepts NULL. */
 void lvcli_metrics_stop(lvcli_metrics *m);
+
+/* main.c's tables, for completion.c: the commands (n of them) and the global options
+ * (terminated by an entry with name NULL). */
+const lvcli_cmd *const *lvcli_commands(size_t *n);
+const lvcli_global *lvcli_global_table(void);
 
 /* ---- help.c ---- */
 
@@ -166,6 +178,60 @@ void lvcli_check_pipe(int e);
 int lvcli_fail(const lv_error *err);
 /* Prints "lancever: <formatted>" on stderr; returns exit status 2. */
 int lvcli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- term.c: the pager, colour, --bytes, --progress (global options of the interface) ---- */
+enum lvcli_color_mode { LVCLI_COLOR_AUTO, LVCLI_COLOR_ALWAYS, LVCLI_COLOR_NEVER };
+enum lvcli_progress_mode { LVCLI_PROGRESS_AUTO, LVCLI_PROGRESS_JSON, LVCLI_PROGRESS_NEVER };
+typedef struct lvcli_ui_state {
+	int color;     /* enum lvcli_color_mode */
+	int progress;  /* enum lvcli_progress_mode */
+	bool no_pager; /* --no-pager */
+	bool bytes;    /* --bytes: sizes as raw numbers in text output */
+} lvcli_ui_state;
+extern lvcli_ui_state lvcli_ui;
+/* argv[i] as one of --no-pager, --bytes, --color[=]WHEN, --progress[=]MODE: the number of words
+ * it took (1 or 2), 0 if it is none of them, or minus the exit status of a usage error. */
+int lvcli_ui_option(int argc, char **argv, int i);
+/* Whether the original stdout / stderr is a terminal (decided before any pager). */
+bool lvcli_stdout_tty(void);
+bool lvcli_stderr_tty(void);
+enum lvcli_sgr { LVCLI_RESET, LVCLI_DIM, LVCLI_YELLOW, LVCLI_RED };
+/* The escape sequence for `what` on f (stdout or stderr) when colour is on there, else "". */
+const char *lvcli_color(FILE *f, int what);
+/* Starts the pager for command cmd (argv: its arguments) when the original stdout is a terminal,
+ * the command lists, and neither --no-pager nor a pager of "" or "cat" says no. */
+void lvcli_pager_start(const char *cmd, int argc, char **argv);
+bool lvcli_pager_active(void);
+/* After stdout is closed: waits for the pager to exit. */
+void lvcli_pager_wait(void);
+/* stdout's reader (the pager) went away: waits for it and ends with status 0; returns if
+ * no pager runs. */
+void lvcli_pager_gone(void);
+
+/* ---- examples.c: the EXAMPLES table ---- */
+/* "examples:" and cmd's examples (help CMD); nothing when it has none. */
+void lvcli_examples_text(FILE *f, const char *cmd);
+/* The same in roff for the man page. */
+void lvcli_examples_man(FILE *f, const char *cmd);
+
+/* ---- hint.c: "did you mean db/t.lance?" ---- */
+/* The DATASET being opened (open.c); lvcli_fail's hint looks at it. */
+void lvcli_hint_uri(const char *uri);
+/* After a not-found error: when that DATASET is a database folder, or a table's name without
+ * .lance, one line on stderr naming the table meant and the tables there. */
+void lvcli_hint_dataset(void);
+
+/* ---- width.c: display width, readable sizes ---- */
+/* Columns a terminal gives code point c (0, 1 or 2: wide East Asian 2, combining marks 0). */
+int lvcli_cp_width(uint32_t c);
+/* Columns of the UTF-8 string s (a byte that is not UTF-8: 1), under any locale. */
+size_t lvcli_width(const char *s);
+/* s (already escaped), then spaces up to `width` columns. */
+void lvcli_pad(FILE *f, const char *s, size_t width);
+/* bytes as "68.4 MB" (powers of 1000), or the raw number with --bytes; returns buf. */
+const char *lvcli_size(char *buf, size_t cap, uint64_t bytes);
+/* The same in a sentence: "68.4 MB", or "71720000 bytes" with --bytes. */
+const char *lvcli_size_words(char *buf, size_t cap, uint64_t bytes);
 
 /* ---- escape.c: names from disk ---- */
 /*
@@ -326,7 +392,7 @@ int lvcli_select_emit(const lvcli_args *a, const lv_version_list *l, const lvcli
 
 /* json is the commands' own --json and table their default; csv and arrow are written from
  * the library's Arrow C stream export (lancever/arrow.h), so they carry the same columns. */
-enum lvcli_format { LVCLI_FMT_TABLE = 1, LVCLI_FMT_JSON, LVCLI_FMT_CSV, LVCLI_FMT_ARROW };
+enum lvcli_format { LVCLI_FMT_TABLE = 1, LVCLI_FMT_JSON, LVCLI_FMT_CSV, LVCLI_FMT_ARROW, LVCLI_FMT_HTML };
 /* The archive options of checkpoint, cleanup, expire and info (checkpoint/compose.c). */
 #define LVCLI_OPT_NO_ARCHIVE                                                                       \
 	{ "--no-archive", NULL, "record only the newest --max-entries versions (the proposal's "     \
@@ -337,7 +403,8 @@ enum lvcli_format { LVCLI_FMT_TABLE = 1, LVCLI_FMT_JSON, LVCLI_FMT_CSV, LVCLI_FM
 	  LVCLI_NUMBER, 1, INT64_MAX, offsetof(lvcli_args, segment_rows) }
 #define LVCLI_OPT_FORMAT                                                                          \
 	{ "--format", "F", "output as table (the default), json (the same as --json), csv, or arrow " \
-	  "(an Arrow IPC stream: redirect it to a file or a pipe)", LVCLI_FORMAT, 0, 0,             \
+	  "(an Arrow IPC stream: redirect it to a file or a pipe); history also html (a page with a " \
+	  "timeline)", LVCLI_FORMAT, 0, 0,                                                          \
 	  offsetof(lvcli_args, format) }
 
 /* Stores --format's value (args.c: the parser's); 0 or the exit status of a usage error. */
@@ -360,6 +427,11 @@ int lvcli_write_csv(struct ArrowArrayStream *s, FILE *f, lv_error *err);
 void lvcli_csv_field(FILE *f, const char *s, size_t n);
 int lvcli_write_arrow(struct ArrowArrayStream *s, FILE *f, lv_error *err);
 
+/* format_html.c: history --format html, streamed from lv_history_each with options o and the
+ * selection's bounds (sel may be NULL); the exit status. */
+int lvcli_history_html(FILE *f, lv_dataset *ds, const char *uri, const lv_history_options *o,
+		       const lvcli_select *sel, lvcli_refctx *refs);
+
 /* ---- records.c ---- */
 
 /* One version as a JSON object: always the same keys (null where unknown); LanceDB's
@@ -376,15 +448,25 @@ void lvcli_print_table_gap(FILE *f, uint64_t first, uint64_t last);
 void lvcli_print_report(const lv_history_report *r);
 void lvcli_format_time(char *buf, size_t cap, int64_t ms);
 
-/* ---- progress.c: the progress line of cleanup and expire (stderr, terminals only) ---- */
+/* ---- progress.c: progress on long work (stderr) ---- */
 
 typedef struct lvcli_progress {
-	char phase[64];  /* the phase last drawn */
-	int64_t last_ms; /* when (monotonic clock) */
+	char phase[64];   /* the phase last drawn */
+	int64_t last_ms;  /* when (monotonic clock) */
+	int64_t start_ms; /* when the phase began (its rate and ETA) */
 } lvcli_progress;
-/* Draws "phase done/total": a new phase and a phase's last step always, the steps between at
- * most LVCLI_PROGRESS_HZ times a second; phase "done" clears the line. */
+/* Whether progress is shown: --progress=json, or auto with stderr a terminal and no --quiet. */
+bool lvcli_progress_on(void);
+/* Draws "phase done/total  41% 12.3k/s ETA 9s" (a JSON line with --progress=json): a new phase
+ * and a phase's last step always, the steps between at most LVCLI_PROGRESS_HZ times a second;
+ * phase "done" clears the line.  Nothing unless lvcli_progress_on(). */
 #define LVCLI_PROGRESS_HZ 4
 void lvcli_progress_draw(lvcli_progress *p, const char *phase, uint64_t done, uint64_t total);
+/* Work the library reports no steps of: after a second, "phase [count] ... 3s" redrawn (a JSON
+ * line a second with --progress=json) until lvcli_ticker_stop clears it. */
+void lvcli_ticker_start(const char *phase);
+void lvcli_ticker_stop(void);
+/* The items the ticker's work has done so far (shown beside its phase; any thread). */
+void lvcli_ticker_count(uint64_t n);
 
 #endif

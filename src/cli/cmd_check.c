@@ -87,7 +87,10 @@ static int run_check(const lvcli_args *a, lv_dataset *ds)
 	o.salvage = a->salvage;
 	lv_error err = { 0 };
 	lv_check *c = NULL;
-	if (lv_check_run(&c, ds, &o, &err) < 0) {
+	lvcli_ticker_start("checking"); /* no steps from the library: phase and time (progress.c) */
+	int run = lv_check_run(&c, ds, &o, &err);
+	lvcli_ticker_stop();
+	if (run < 0) {
 		rc = lvcli_fail(&err);
 	} else {
 		if (a->json)

@@ -44,13 +44,14 @@ static void print_result(const lvcli_args *a, const lv_checkpoint_result *r, con
 	} else if (!r->written) {
 		printf("checkpointing is disabled for this dataset; nothing written\n");
 	} else {
-		printf("%s %s: %" PRIu64 " versions (%" PRIu64 " new), %" PRIu64 " bytes; pruned %" PRIu64
+		char sz[32]; /* "8.1 kB", or bytes with --bytes (width.c) */
+		printf("%s %s: %" PRIu64 " versions (%" PRIu64 " new), %s; pruned %" PRIu64
 		       " old checkpoint file(s)\n",
 		       r->already_present ? "up to date" : "wrote", lvcli_esc(r->path), r->entries,
-		       r->new_entries, r->file_size, r->files_pruned);
+		       r->new_entries, lvcli_size_words(sz, sizeof sz, r->file_size), r->files_pruned);
 		if (r->segments_written)
-			printf("sealed %" PRIu64 " archive segment(s), %" PRIu64 " bytes\n", r->segments_written,
-			       r->segment_bytes);
+			printf("sealed %" PRIu64 " archive segment(s), %s\n", r->segments_written,
+			       lvcli_size_words(sz, sizeof sz, r->segment_bytes));
 		if (r->archived_through)
 			printf("history: %" PRIu64 " versions recorded; versions up to %" PRIu64
 			       " are in the archive (_checkpoints/archive/)\n", r->recorded_versions,
@@ -72,7 +73,10 @@ static int run_checkpoint(const lvcli_args *a, lv_dataset *ds)
 	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
 	r.report = &rep;
 	lv_error err = { 0 };
-	if (lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err) < 0) {
+	lvcli_ticker_start("writing checkpoint"); /* no steps from the library (progress.c) */
+	int wrote = lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err);
+	lvcli_ticker_stop();
+	if (wrote < 0) {
 		rc = lvcli_fail(&err);
 	} else {
 		print_result(a, &r, ds);

@@ -392,7 +392,7 @@ static void on_plan(uint64_t read_version, uint64_t total, uint64_t selected, vo
  * did not clean: a warning (stderr), and its text for --explain. */
 static void warn_one(const char *msg, FILE *json_warnings, size_t *nw)
 {
-	fprintf(stderr, "lancever: warning: %s\n", msg);
+	fprintf(stderr, "%slancever: warning: %s%s\n", lvcli_color(stderr, LVCLI_YELLOW), msg, lvcli_color(stderr, LVCLI_RESET));
 	if (json_warnings) {
 		fputs((*nw)++ ? "," : "", json_warnings);
 		lvcli_json_str(json_warnings, msg);
@@ -512,14 +512,15 @@ static void print_text(const lv_cleanup_policy *p, const lv_cleanup_stats *s, in
 {
 	uint64_t nf = 0, nb = 0;
 	summary_line(p, s, cp_enabled);
-	printf("%-12s %8s %14s\n", "kind", "files", "bytes");
+	char sz[32]; /* "68.4 MB", or bytes with --bytes (width.c) */
+	printf("%-12s %8s %14s\n", "kind", "files", "size");
 	for (int k = 0; k < LV_KIND_COUNT; k++) {
-		printf("%-12s %8" PRIu64 " %14" PRIu64 "\n", lv_file_kind_name(k), s->files_removed[k],
-		       s->bytes_removed[k]);
+		printf("%-12s %8" PRIu64 " %14s\n", lv_file_kind_name(k), s->files_removed[k],
+		       lvcli_size(sz, sizeof sz, s->bytes_removed[k]));
 		nf += s->files_removed[k];
 		nb += s->bytes_removed[k];
 	}
-	printf("%-12s %8" PRIu64 " %14" PRIu64 "\n", "total", nf, nb);
+	printf("%-12s %8" PRIu64 " %14s\n", "total", nf, lvcli_size(sz, sizeof sz, nb));
 	if (s->failed_deletes)
 		printf("%" PRIu64 " file(s) could not be deleted (still there; the next cleanup tries "
 		       "again)\n", s->failed_deletes);
@@ -588,7 +589,7 @@ static void print_explain(cl_out *o, const char *cands, const char *branches, co
 	       o->truncated ? ", truncated" : "", cands ? cands : "");
 	printf("referenced branches: %s\n%s", o->nbranches ? "" : "none", branches ? branches : "");
 	if (o->truncated)
-		fprintf(stderr, "lancever: warning: %s\n", trunc);
+		fprintf(stderr, "%slancever: warning: %s%s\n", lvcli_color(stderr, LVCLI_YELLOW), trunc, lvcli_color(stderr, LVCLI_RESET));
 }
 
 /* Whether a checkpoint would be written (1), would not (0), or unknown (-1). */
@@ -648,7 +649,7 @@ static int run_cleanup(int argc, char **argv)
 	p.on_referenced_branch = on_branch;
 	p.on_plan = on_plan;
 	p.payload = &o;
-	if (isatty(2))
+	if (lvcli_progress_on()) /* a terminal, or --progress=json (progress.c) */
 		p.on_progress = on_progress;
 	lv_dataset *ds = NULL;
 	lv_error err = { 0 };

@@ -131,7 +131,7 @@ static int run_expire(int argc, char **argv)
 	}
 	p.on_file = on_file;
 	p.payload = &o;
-	if (isatty(2))
+	if (lvcli_progress_on()) /* a terminal, or --progress=json (progress.c) */
 		p.on_progress = on_progress;
 	lv_dataset *ds = NULL;
 	lv_error err = { 0 };

@@ -42,6 +42,7 @@ static int on_row(const lv_version_info *v, void *payload)
 			lvcli_check_pipe(lvcli_stdout_error());
 	}
 	o->n++;
+	lvcli_ticker_count(o->n);
 	return 0;
 }
 
@@ -113,7 +114,12 @@ static int stream(const lvcli_args *a, const lv_history_options *o, lv_dataset *
 	lv_error err = { 0 };
 	lv_history_report rep;
 	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
-	if (lv_history_each(ds, o, on_row, on_gap, &w, &rep, &err) < 0) {
+	/* progress on stderr while the rows go to a file or a pipe (on a terminal, they are it) */
+	if (!lvcli_stdout_tty())
+		lvcli_ticker_start("reading history");
+	int each = lv_history_each(ds, o, on_row, on_gap, &w, &rep, &err);
+	lvcli_ticker_stop();
+	if (each < 0) {
 		rc = lvcli_fail(&err);
 	} else if (a->json) {
 		fputs("]\n", w.f);
@@ -140,6 +146,9 @@ static int run_history(int argc, char **argv)
 	int rc = lvcli_parse(argc, argv, &lvcli_cmd_history, &a);
 	if (rc || (rc = lvcli_select_parse(&a, &sel)))
 		return rc;
+	if (a.format == LVCLI_FMT_HTML && (a.reverse || (a.until && a.limit)))
+		return lvcli_usage_error("history: --format html draws in version order, with --since, "
+					 "--until or --limit (not --until with --limit, nor --reverse)");
 	if (lvcli_format_stream(&a) && a.reverse)
 		return lvcli_usage_error("history: --format csv|arrow exports in version order: "
 					 "--reverse is for the table and --json");
@@ -151,7 +160,9 @@ static int run_history(int argc, char **argv)
 	lv_history_options o;
 	if ((rc = lvcli_select_resolve(&sel, &refs)) == 0) {
 		history_options(&sel, &o);
-		if (lvcli_format_stream(&a) || a.reverse || a.until)
+		if (a.format == LVCLI_FMT_HTML) /* a page with a timeline, streamed (format_html.c) */
+			rc = lvcli_history_html(stdout, ds, a.pos[0], &o, sel.until.given ? &sel : NULL, &refs);
+		else if (lvcli_format_stream(&a) || a.reverse || a.until)
 			rc = emit_list(&a, &sel, &o, ds, &refs);
 		else
 			rc = stream(&a, &o, ds, &refs);

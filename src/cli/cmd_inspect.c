@@ -329,8 +329,8 @@ int lvcli_inspect(int argc, char **argv)
 	for (size_t i = 0; i < lv_lancefile_num_columns(f); i++)
 		if (lv_lancefile_column_error(f, i)) {
 			if (!lvcli_g.quiet)
-				fprintf(stderr, "lancever: warning: %s\n",
-					lvcli_esc(lv_lancefile_column_error(f, i)));
+				fprintf(stderr, "%slancever: warning: %s%s\n", lvcli_color(stderr, LVCLI_YELLOW),
+					lvcli_esc(lv_lancefile_column_error(f, i)), lvcli_color(stderr, LVCLI_RESET));
 			status = 1;
 		}
 	if (mode == 1)

@@ -143,15 +143,16 @@ static void show_text(const lv_version_info *v, lvcli_refctx *tags)
 	printf("transaction uuid         %s\n", lvcli_esc(v->transaction_uuid));
 	printf("transaction properties   %s\n", lvcli_esc(v->transaction_properties));
 	printf("fragments                %" PRIu64 "\n", v->total_fragments);
-	printf("data files               %" PRIu64 " (%" PRIu64 " bytes)\n", v->total_data_files,
-	       v->total_files_size);
+	char sz[32]; /* "68.4 MB", or bytes with --bytes (width.c) */
+	printf("data files               %" PRIu64 " (%s)\n", v->total_data_files,
+	       lvcli_size_words(sz, sizeof sz, v->total_files_size));
 	printf("deletion files           %" PRIu64 " (%" PRIu64 " rows deleted)\n",
 	       v->total_deletion_files, v->total_deletion_file_rows);
 	printf("rows                     %" PRIu64 " (%" PRIu64 " in data files)\n", v->total_rows,
 	       v->total_data_file_rows);
 	if (!v->has_manifest_details)
 		return;
-	printf("manifest size            %" PRIu64 "\n", v->manifest_size);
+	printf("manifest size            %s\n", lvcli_size_words(sz, sizeof sz, v->manifest_size));
 	printf("writer                   %s ", lvcli_esc(v->writer_library));
 	printf("%s\n", lvcli_esc(v->writer_version));
 	printf("data format              %s\n", lvcli_esc(v->data_format));

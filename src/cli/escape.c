@@ -94,13 +94,7 @@ const char *lvcli_esc(const char *s)
 
 void lvcli_print_padded(FILE *f, const char *s, int width)
 {
-	const char *e = lvcli_esc(s);
-	int n = 0;
-	for (const unsigned char *p = (const unsigned char *)e; *p; p++)
-		n += (*p & 0xc0) != 0x80; /* characters, not bytes */
-	fputs(e, f);
-	for (; n < width; n++)
-		fputc(' ', f);
+	lvcli_pad(f, lvcli_esc(s), width < 0 ? 0 : (size_t)width); /* columns, not bytes (width.c) */
 }
 
 void lvcli_esc_free(void)

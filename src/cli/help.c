@@ -135,6 +135,7 @@ void lvcli_help_cmd(FILE *f, const lvcli_cmd *c, const lvcli_global *g)
 		fputc('\n', f);
 		wrap(f, dataset_note, 0, 80);
 	}
+	lvcli_examples_text(f, c->name); /* examples.c's table, as the man page */
 }
 
 /* ---- the man page ---- */
@@ -186,6 +187,7 @@ static void man_cmd(FILE *f, const lvcli_cmd *c)
 	fputc('\n', f);
 	for (const lvcli_opt *o = c->opts; o && o->name; o++)
 		man_opt(f, NULL, o->name, o->value, o->help);
+	lvcli_examples_man(f, c->name);
 }
 
 void lvcli_man(FILE *f, const lvcli_cmd *const *cmds, size_t n, const lvcli_global *g)

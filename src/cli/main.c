@@ -14,6 +14,7 @@ static const lvcli_cmd *const commands[] = {
 	&lvcli_cmd_show,     &lvcli_cmd_diff,    &lvcli_cmd_cleanup,    &lvcli_cmd_expire,
 	&lvcli_cmd_info,     &lvcli_cmd_check,   &lvcli_cmd_tags,       &lvcli_cmd_inspect,
 	&lvcli_cmd_watch,
+	&lvcli_cmd_completion,
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
@@ -26,10 +27,27 @@ static const lvcli_global globals[] = {
 	  "a LanceDB storage option for s3:// and az:// (repeatable; docs/operations.md \"Cloud\")" },
 	{ "--quiet", "-q", NULL, "silence warnings on stderr (and retry notices)" },
 	{ "--verbose", NULL, NULL, "say on stderr which store and credential source a command uses" },
+	{ "--no-pager", NULL, NULL, "never page (on a terminal, listings go through $LANCEVER_PAGER, "
+	  "$PAGER or less -FRX)" },
+	{ "--color", NULL, "WHEN", "auto (a terminal without NO_COLOR), always or never" },
+	{ "--bytes", NULL, NULL, "sizes as raw byte counts in text output (JSON always is)" },
+	{ "--progress", NULL, "MODE", "auto (one redrawn line on a terminal), json (lines on stderr) "
+	  "or never" },
 	{ "--help", "-h", NULL, "this help; after a command, that command's help" },
 	{ "--version", NULL, NULL, "the version and the Lance formats read and written" },
 	{ NULL, NULL, NULL, NULL },
 };
+
+const lvcli_cmd *const *lvcli_commands(size_t *n)
+{
+	*n = NCOMMANDS;
+	return commands;
+}
+
+const lvcli_global *lvcli_global_table(void)
+{
+	return globals;
+}
 
 static const lvcli_cmd *find_command(const char *name)
 {
@@ -141,7 +159,13 @@ static int strip_globals(int *argcp, char **argv)
 		} else if (!strcmp(s, "--quiet") || !strcmp(s, "-q")) {
 			lvcli_g.quiet = true;
 		} else {
-			argv[w++] = argv[i];
+			int k = lvcli_ui_option(argc, argv, i); /* term.c: --no-pager, --color, ... */
+			if (k < 0)
+				return -k;
+			if (k == 0)
+				argv[w++] = argv[i];
+			else
+				i += k - 1;
 		}
 	}
 	argv[w] = NULL;
@@ -179,6 +203,7 @@ static int run(int argc, char **argv)
 		lvcli_help_cmd(stdout, c, globals);
 		return 0;
 	}
+	lvcli_pager_start(c->name, argc - 1, argv + 1);
 	return c->run(argc - 1, argv + 1);
 }
 
@@ -197,6 +222,7 @@ int main(int argc, char **argv)
 	if (fclose(stdout) != 0 && !e)
 		e = errno ? errno : EIO;
 	lvcli_check_pipe(e);
+	lvcli_pager_wait();
 	if (e && rc == 0) {
 		fprintf(stderr, "lancever: error writing output: %s\n", strerror(e));
 		rc = 1;

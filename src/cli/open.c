@@ -49,6 +49,7 @@ int lvcli_open_branch(lv_dataset **ds, const char *uri, int threads, const char 
 	o.branch = branch ? branch : lvcli_g.branch;
 	lv_error err = { 0 };
 	lv_storage_options *so = NULL;
+	lvcli_hint_uri(uri); /* a not-found error hints at db/t.lance (hint.c) */
 	int rc = lvcli_storage_options(&so, &err);
 	o.storage = so;
 	if (rc == 0)
@@ -101,15 +102,18 @@ void lvcli_close(lv_dataset *ds)
 			last = w;
 			continue;
 		}
-		fprintf(stderr, "lancever: warning: %s\n", lvcli_esc(w->message));
+		fprintf(stderr, "%slancever: warning: %s%s\n", lvcli_color(stderr, LVCLI_YELLOW),
+			lvcli_esc(w->message), lvcli_color(stderr, LVCLI_RESET));
 	}
 	if (nvanished == 1)
-		fprintf(stderr, "lancever: warning: %s\n", lvcli_esc(first->message));
+		fprintf(stderr, "%slancever: warning: %s%s\n", lvcli_color(stderr, LVCLI_YELLOW),
+			lvcli_esc(first->message), lvcli_color(stderr, LVCLI_RESET));
 	else if (nvanished > 1)
 		fprintf(stderr,
-			"lancever: warning: %zu manifests vanished while being read (a concurrent "
-			"cleanup?) and were skipped: %s ... %s\n",
-			nvanished, lvcli_esc(first->path), lvcli_esc(last->path));
+			"%slancever: warning: %zu manifests vanished while being read (a concurrent "
+			"cleanup?) and were skipped: %s ... %s%s\n", lvcli_color(stderr, LVCLI_YELLOW),
+			nvanished, lvcli_esc(first->path), lvcli_esc(last->path),
+			lvcli_color(stderr, LVCLI_RESET));
 	lv_dataset_free(ds);
 }
 

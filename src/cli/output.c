@@ -18,8 +18,11 @@
 
 int lvcli_fail(const lv_error *err)
 {
-	fprintf(stderr, "lancever: %s (%s)\n", err->message[0] ? lvcli_esc(err->message) : "error",
-		lv_strerror(err->code));
+	fprintf(stderr, "%slancever: %s (%s)%s\n", lvcli_color(stderr, LVCLI_RED),
+		err->message[0] ? lvcli_esc(err->message) : "error", lv_strerror(err->code),
+		lvcli_color(stderr, LVCLI_RESET));
+	if (err->code == LV_ENOTFOUND)
+		lvcli_hint_dataset(); /* "did you mean db/t.lance?" (hint.c) */
 	return 1;
 }
 
@@ -27,9 +30,9 @@ int lvcli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "lancever: ");
+	fprintf(stderr, "%slancever: ", lvcli_color(stderr, LVCLI_RED));
 	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\n");
+	fprintf(stderr, "%s\n", lvcli_color(stderr, LVCLI_RESET));
 	va_end(ap);
 	return 2;
 }
@@ -62,6 +65,7 @@ void lvcli_check_pipe(int e)
 {
 	if (e != EPIPE)
 		return;
+	lvcli_pager_gone(); /* the user quit the pager: status 0 (term.c) */
 	/* as git does: the reader went away, so end as SIGPIPE's default action would, silently,
 	 * even when the signal was ignored (killed by SIGPIPE: status 141 in a shell) */
 	signal(SIGPIPE, SIG_DFL);

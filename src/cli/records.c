@@ -151,13 +151,13 @@ void lvcli_print_table_gap(FILE *f, uint64_t gf, uint64_t gl)
 
 void lvcli_print_table_header(FILE *f, bool show_cleaned)
 {
-	fprintf(f, "%8s  %-24s  %-16s  %8s  %9s  %6s  %s%s\n", "VERSION", "TIMESTAMP (UTC)", "OPERATION",
-		"READ_VER", "ROWS", "FRAGS", show_cleaned ? "CLEANED_UP  " : "", "TAGS");
+	fprintf(f, "%8s  %-24s  %-16s  %8s  %9s  %6s  %9s  %s%s\n", "VERSION", "TIMESTAMP (UTC)",
+		"OPERATION", "READ_VER", "ROWS", "FRAGS", "SIZE", show_cleaned ? "CLEANED_UP  " : "", "TAGS");
 }
 
 void lvcli_print_table_row(FILE *f, const lv_version_info *v, bool show_cleaned, lvcli_refctx *tags)
 {
-	char ts[40], rv[24], names[256], line[512];
+	char ts[40], rv[24], names[256], line[512], op[96], size[32];
 	lvcli_format_time(ts, sizeof ts, v->timestamp_millis);
 	if (v->has_read_version)
 		snprintf(rv, sizeof rv, "%" PRIu64, v->read_version);
@@ -166,13 +166,21 @@ void lvcli_print_table_row(FILE *f, const lv_version_info *v, bool show_cleaned,
 	lvcli_tags_text(names, sizeof names, tags, v);
 	if (!names[0] && v->is_tagged) /* the tags could not be listed: say it is tagged */
 		snprintf(names, sizeof names, "(tagged)");
-	int n = snprintf(line, sizeof line, "%8" PRIu64 "  %-24s  %-16s  %8s  %9" PRIu64 "  %6" PRIu64 "  %s%s",
-			 v->version, ts, lvcli_esc(v->operation_type), rv, v->total_rows, v->total_fragments,
+	/* the operation padded to 16 columns by display width (width.c), not by bytes */
+	const char *e = lvcli_esc(v->operation_type);
+	size_t ew = lvcli_width(e);
+	snprintf(op, sizeof op, "%s%*s", e, ew < 16 ? (int)(16 - ew) : 0, "");
+	lvcli_size(size, sizeof size, v->total_files_size);
+	int n = snprintf(line, sizeof line, "%8" PRIu64 "  %-24s  %s  %8s  %9" PRIu64 "  %6" PRIu64 "  %9s  %s%s",
+			 v->version, ts, op, rv, v->total_rows, v->total_fragments, size,
 			 !show_cleaned ? "" : v->is_cleaned_up ? "yes         " : "            ", names);
 	size_t len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
 	while (len && line[len - 1] == ' ')
 		len--;
-	fprintf(f, "%.*s\n", (int)len, line);
+	/* a cleaned-up version dimmed when colour is on (term.c) */
+	const char *on = v->is_cleaned_up ? lvcli_color(f, LVCLI_DIM) : "";
+	const char *off = *on ? lvcli_color(f, LVCLI_RESET) : "";
+	fprintf(f, "%s%.*s%s\n", on, (int)len, line, off);
 }
 
 void lvcli_print_report(const lv_history_report *r)

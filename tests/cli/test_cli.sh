@@ -245,7 +245,7 @@ check "--format arrow starts with an IPC continuation marker" test "$(head -c 4 
 check "--format arrow ends with the end-of-stream marker" test "$(tail -c 8 "$T/h.arrows" | od -An -tx1 | tr -d ' ')" = ffffffff00000000
 row "--format json is --json" 0 '^\[\{"version":1,' - history "$DS" --format json
 row "--format table" 0 '^ +VERSION +TIMESTAMP' - history "$DS" --format table
-row "--format xml" 2 $USAGE "^lancever: --format wants json, table, csv or arrow, got 'xml'\$" history "$DS" --format xml
+row "--format xml" 2 $USAGE "^lancever: --format wants json, table, csv, arrow or html, got 'xml'\$" history "$DS" --format xml
 row "--format (last)" 2 $USAGE "^lancever: missing value for --format\$" history "$DS" --format
 row "--format twice" 2 $USAGE "^lancever: --format given twice" history "$DS" --format csv --format arrow
 row "--json with --format csv" 2 $USAGE "^lancever: history: --json and --format csv contradict each other\$" history "$DS" --json --format csv
@@ -334,6 +334,7 @@ dd_args() {
 	cleanup | expire) echo "--dry-run --before-version 3 -- -d.lance" ;;
 	inspect) echo "-- -f.lance" ;;
 	watch) echo "-q --once -- -d.lance" ;;
+	completion) echo "-- bash" ;;
 	*) return 1 ;;
 	esac
 }
@@ -350,6 +351,7 @@ dd_out() {
 	check) echo '(^|[^0-9])0 problem' ;;
 	inspect) echo 'rows:' ;;
 	watch) echo '-' ;;
+	completion) echo 'complete .*-F _lancever lancever' ;;
 	esac
 }
 cmds=$("$LV" help | awk '/^commands:/ { on = 1; next } on && /^  [a-z]/ { print $1 } on && /^$/ { exit }')
@@ -367,6 +369,10 @@ for c in $cmds; do
 	else
 		# shellcheck disable=SC2086
 		run "$c: an option after -- is an argument" 2 $USAGE "$c: unexpected argument '--json'|only one file" "$T/stdout" env -C "$T" "$LV" "$c" $a --json
+	fi
+	if [ "$c" = completion ]; then # SHELL, not a path
+		run "$c: -h after -- is not help" 2 - "SHELL is bash, zsh or fish, got '-h'" "$T/stdout" env -C "$T" "$LV" "$c" -- -h
+		continue
 	fi
 	run "$c: -h after -- is not help" 1 - "-h(: does not exist|: No such file)" "$T/stdout" env -C "$T" "$LV" "$c" -- -h $(dd_args "$c" | sed 's/.*-- -[df]\.lance//')
 done

@@ -31,7 +31,9 @@ if ! cmake --install "$BUILD" --prefix "$P" >"$T/install.log" 2>&1; then
 	exit 1
 fi
 pc=$(find "$P" -name lancever.pc)
-for f in bin/lancever include/lancever/lancever.h share/man/man1/lancever.1; do
+for f in bin/lancever include/lancever/lancever.h share/man/man1/lancever.1 \
+	share/bash-completion/completions/lancever share/zsh/site-functions/_lancever \
+	share/fish/vendor_completions.d/lancever.fish; do
 	if [ -e "$P/$f" ]; then ok; else bad "not installed: $f"; fi
 done
 if [ -n "$pc" ]; then ok; else bad "not installed: lancever.pc"; fi
