@@ -43,6 +43,8 @@ static const example EXAMPLES[] = {
 	{ "tags", "lancever tags db/t.lance --format csv", "tags and branches as CSV" },
 	{ "inspect", "lancever inspect db/t.lance/_checkpoints/00000000000000000012.lance",
 	  "a checkpoint file's schema and rows" },
+	{ "watch", "lancever watch db/t.lance --once", "record what is new, then exit (for cron)" },
+	{ "watch", "lancever watch db/t.lance --once --log-format json", "the same, JSON log lines" },
 	{ "completion", "source <(lancever completion bash)", "complete lancever in this bash" },
 	{ "completion", "lancever completion fish > ~/.config/fish/completions/lancever.fish",
 	  "for fish, once" },

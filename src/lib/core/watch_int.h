@@ -22,8 +22,11 @@
 #define LV__WATCH_MAX_THREADS 64
 /* The longest the run thread waits before it looks at the stop flag and the tables again. */
 #define LV__WATCH_TICK_MS 100
-/* A notified table is polled this long after the notification. */
-#define LV__WATCH_NOTIFY_DELAY_MS 5
+/* A notified table is polled this long after the notification: at once, since a version can
+ * live for milliseconds (LanceDB 0.31's optimize removes its compaction's first version right
+ * after writing it).  A manifest caught half-written fails that poll, which takes nothing,
+ * and the next poll reads it whole. */
+#define LV__WATCH_NOTIFY_DELAY_MS 0
 /* After something appeared in a target's own directory (a new table, perhaps still empty),
  * the target is listed every LV__WATCH_NEWDIR_EVERY_MS for LV__WATCH_NEWDIR_FOR_MS. */
 #define LV__WATCH_NEWDIR_EVERY_MS 200

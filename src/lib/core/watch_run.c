@@ -9,8 +9,8 @@
  * at the stop flag again (a notifier wait is also woken by lv_watch_stop); a polled table's
  * interval is halved (not below min_interval_ms) after a poll that found something and
  * doubled (not above max_interval_ms) after one that found nothing or failed; a notified
- * table is polled LV__WATCH_NOTIFY_DELAY_MS after a notification (a writer that creates the
- * file before it writes it has usually closed it by then) and every max_interval_ms besides; at stop every
+ * table is polled LV__WATCH_NOTIFY_DELAY_MS (0) after a notification and every
+ * max_interval_ms besides; at stop every
  * job finishes, then every table is polled once more and flushed.
  */
 #include "core/watch_int.h"
