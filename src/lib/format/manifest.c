@@ -742,12 +742,11 @@ int lv__txn_property_next(const lv__txn *t, size_t *cursor, lv__sv *key, lv__sv 
 
 int64_t lv__manifest_ts_millis(const lv__manifest *m, int64_t *nanos)
 {
-	/* chrono's NaiveDateTime range: -262143-01-01T00:00:00 .. +262142-12-31T23:59:59 */
-	static int64_t min_s, max_s;
-	if (!max_s) {
-		min_s = lv__days_from_civil(-262143, 1, 1) * 86400;
-		max_s = lv__days_from_civil(262143, 1, 1) * 86400 - 1;
-	}
+	/* chrono's NaiveDateTime range: -262143-01-01T00:00:00 .. +262142-12-31T23:59:59
+	 * (computed per call: a lazily filled static was a data race between reader threads, and
+	 * a thread could see max_s set before min_s) */
+	const int64_t min_s = lv__days_from_civil(-262143, 1, 1) * 86400;
+	const int64_t max_s = lv__days_from_civil(262143, 1, 1) * 86400 - 1;
 	unsigned __int128 total = (unsigned __int128)(__int128)m->ts_seconds * 1000000000u +
 				  (unsigned __int128)(__int128)m->ts_nanos;
 	int64_t sec = (int64_t)(uint64_t)(total / 1000000000u);
