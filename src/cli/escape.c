@@ -109,36 +109,47 @@ void lvcli_esc_free(void)
 void lvcli_json_strn(FILE *f, const char *s, size_t n)
 {
 	const unsigned char *p = (const unsigned char *)s;
-	fputc('"', f);
+	flockfile(f); /* the calls below skip their own lock */
+	putc_unlocked('"', f);
 	for (size_t i = 0; i < n;) {
+		size_t run = 0; /* printable ASCII needing no escape: written as one piece */
+		while (i + run < n && p[i + run] >= 0x20 && p[i + run] < 0x80 && p[i + run] != '"' &&
+		       p[i + run] != '\\')
+			run++;
+		if (run) {
+			fwrite_unlocked(p + i, 1, run, f);
+			i += run;
+			continue;
+		}
 		unsigned char c = p[i];
 		if (c == '"' || c == '\\') {
-			fputc('\\', f);
-			fputc(c, f);
+			putc_unlocked('\\', f);
+			putc_unlocked(c, f);
 		} else if (c == '\n') {
-			fputs("\\n", f);
+			fputs_unlocked("\\n", f);
 		} else if (c == '\t') {
-			fputs("\\t", f);
+			fputs_unlocked("\\t", f);
 		} else if (c == '\r') {
-			fputs("\\r", f);
+			fputs_unlocked("\\r", f);
 		} else if (c < 0x20) {
 			fprintf(f, "\\u%04x", c);
 		} else if (c >= 0x80) {
 			size_t l = utf8_len(p + i, n - i);
 			if (l == 0) {
-				fputs("\\ufffd", f); /* as the library's escaper does */
+				fputs_unlocked("\\ufffd", f); /* as the library's escaper does */
 				i++;
 			} else {
-				fwrite(p + i, 1, l, f);
+				fwrite_unlocked(p + i, 1, l, f);
 				i += l;
 			}
 			continue;
 		} else {
-			fputc(c, f);
+			putc_unlocked(c, f);
 		}
 		i++;
 	}
-	fputc('"', f);
+	putc_unlocked('"', f);
+	funlockfile(f);
 }
 
 void lvcli_json_str(FILE *f, const char *s)
