@@ -152,6 +152,20 @@ void lvcli_json_strn(FILE *f, const char *s, size_t n)
 	funlockfile(f);
 }
 
+void lvcli_roff(FILE *f, const char *s)
+{
+	if (*s == '.' || *s == '\'')
+		fputs("\\&", f);
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\e", f);
+		else if (*s == '-')
+			fputs("\\-", f);
+		else
+			fputc(*s, f);
+	}
+}
+
 void lvcli_json_str(FILE *f, const char *s)
 {
 	if (!s)

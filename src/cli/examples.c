@@ -68,21 +68,6 @@ void lvcli_examples_text(FILE *f, const char *cmd)
 			fprintf(f, "  %s\n      %s\n", EXAMPLES[i].line, EXAMPLES[i].what);
 }
 
-/* s in roff, as help.c's: backslashes and hyphens escaped, a leading '.' or '\'' literal. */
-static void roff(FILE *f, const char *s)
-{
-	if (*s == '.' || *s == '\'')
-		fputs("\\&", f);
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\e", f);
-		else if (*s == '-')
-			fputs("\\-", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 void lvcli_examples_man(FILE *f, const char *cmd)
 {
 	if (!has(cmd))
@@ -92,9 +77,9 @@ void lvcli_examples_man(FILE *f, const char *cmd)
 		if (strcmp(EXAMPLES[i].cmd, cmd))
 			continue;
 		fputs(".RS\n.nf\n", f);
-		roff(f, EXAMPLES[i].line);
+		lvcli_roff(f, EXAMPLES[i].line);
 		fputs("\n.fi\n", f);
-		roff(f, EXAMPLES[i].what);
+		lvcli_roff(f, EXAMPLES[i].what);
 		fputs("\n.RE\n", f);
 	}
 }

@@ -140,50 +140,35 @@ void lvcli_help_cmd(FILE *f, const lvcli_cmd *c, const lvcli_global *g)
 
 /* ---- the man page ---- */
 
-/* s in roff: backslashes and hyphens escaped, a leading '.' or '\'' made literal. */
-static void roff(FILE *f, const char *s)
-{
-	if (*s == '.' || *s == '\'')
-		fputs("\\&", f);
-	for (; *s; s++) {
-		if (*s == '\\')
-			fputs("\\e", f);
-		else if (*s == '-')
-			fputs("\\-", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 static void man_opt(FILE *f, const char *alias, const char *name, const char *value, const char *help)
 {
 	fputs(".TP\n.B ", f);
 	if (alias) {
-		roff(f, alias);
+		lvcli_roff(f, alias);
 		fputs(", ", f);
 	}
-	roff(f, name);
+	lvcli_roff(f, name);
 	if (value) {
 		fputs(" \\fI", f);
-		roff(f, value);
+		lvcli_roff(f, value);
 		fputs("\\fR", f);
 	}
 	fputc('\n', f);
-	roff(f, help);
+	lvcli_roff(f, help);
 	fputc('\n', f);
 }
 
 static void man_cmd(FILE *f, const lvcli_cmd *c)
 {
 	fputs(".SS \"", f);
-	roff(f, c->name);
+	lvcli_roff(f, c->name);
 	fputc(' ', f);
-	roff(f, c->args);
+	lvcli_roff(f, c->args);
 	fputs("\"\n", f);
 	fputs("\\fI", f);
-	roff(f, c->summary);
+	lvcli_roff(f, c->summary);
 	fputs("\\fR\n.br\n", f);
-	roff(f, c->description);
+	lvcli_roff(f, c->description);
 	fputc('\n', f);
 	for (const lvcli_opt *o = c->opts; o && o->name; o++)
 		man_opt(f, NULL, o->name, o->value, o->help);
@@ -207,11 +192,11 @@ void lvcli_man(FILE *f, const lvcli_cmd *const *cmds, size_t n, const lvcli_glob
 	for (; g->name; g++)
 		man_opt(f, g->alias, g->name, g->value, g->help);
 	fputs(".SH NOTES\n", f);
-	roff(f, dataset_note);
+	lvcli_roff(f, dataset_note);
 	fputs("\n.PP\n", f);
-	roff(f, numbers_note);
+	lvcli_roff(f, numbers_note);
 	fputs("\n.PP\n", f);
-	roff(f, json_note);
+	lvcli_roff(f, json_note);
 	fputs("\n.SH ENVIRONMENT\n", f);
 	static const char *const env[][2] = {
 		{ "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN", "S3 credentials." },
@@ -222,6 +207,6 @@ void lvcli_man(FILE *f, const lvcli_cmd *const *cmds, size_t n, const lvcli_glob
 	for (size_t i = 0; i < sizeof env / sizeof env[0]; i++)
 		man_opt(f, NULL, env[i][0], NULL, env[i][1]);
 	fputs(".SH EXIT STATUS\n", f);
-	roff(f, exit_note);
+	lvcli_roff(f, exit_note);
 	fputs("\n.SH SEE ALSO\nThe docs/ folder of the lancever source tree (docs/cli.md: every command).\n", f);
 }
