@@ -376,7 +376,7 @@ static int salvage(lv_check *c, lv_dataset *ds, const lv_checkpoint_config *cfg,
 		for (size_t i = 0; i < c->files[k].rows->n; i++) {
 			const lv_version_info *r = &c->files[k].rows->items[i];
 			if (salvageable(c, &c->files[k], r->version))
-				cd[nc++] = (cand){ *r, nc };
+				cd[nc] = (cand){ *r, nc }, nc++;
 		}
 	qsort(cd, nc, sizeof *cd, cmp_cand);
 	for (size_t i = 0; i < nc; i++)

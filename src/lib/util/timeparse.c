@@ -88,12 +88,14 @@ static const hunit *hunit_at(const char *p, size_t *len)
  * A duration as Lance's config values spell it (the humantime crate's syntax:
  * "14days", "1h 30min", "2weeks"): spans of an integer and a unit, with
  * optional spaces; a month is 30.44 days and a year 365.25 days, as there.
- * Sub-millisecond spans are summed in nanoseconds, then truncated to ms.
+ * Spans of a millisecond or more are summed in milliseconds (so the range is
+ * that of int64 ms, not of int64 ns: ~292 years), sub-millisecond ones in
+ * nanoseconds, then truncated to ms and added.
  */
 static int parse_humantime(const char *s, int64_t *out_ms)
 {
 	const char *p = s;
-	int64_t total = 0;
+	int64_t total = 0, sub_ns = 0;
 	bool any = false;
 	while (*p) {
 		while (*p == ' ')
@@ -110,14 +112,22 @@ static int parse_humantime(const char *s, int64_t *out_ms)
 			p++;
 		size_t n;
 		const hunit *u = hunit_at(p, &n);
-		if (!u || __builtin_mul_overflow(v, u->ns, &v) || __builtin_add_overflow(total, v, &total))
+		if (!u)
 			return -1;
+		if (u->ns >= 1000000) { /* whole milliseconds */
+			if (__builtin_mul_overflow(v, u->ns / 1000000, &v) ||
+			    __builtin_add_overflow(total, v, &total))
+				return -1;
+		} else if (__builtin_mul_overflow(v, u->ns, &v) ||
+			   __builtin_add_overflow(sub_ns, v, &sub_ns)) {
+			return -1;
+		}
 		p += n;
 		any = true;
 	}
-	if (!any)
+	if (!any || __builtin_add_overflow(total, sub_ns / 1000000, &total))
 		return -1;
-	*out_ms = total / 1000000;
+	*out_ms = total;
 	return 0;
 }
 
@@ -210,7 +220,9 @@ int lv__parse_time_at(const char *s, int64_t now_ms, int64_t *out, lv_error *err
 		char span[128];
 		memcpy(span, s, n - k);
 		span[n - k] = 0;
-		if (parse_humantime(span, &d) == 0 && !__builtin_sub_overflow(now_ms, d, &t)) {
+		/* not before 0000-01-01T00:00:00Z, the first time ISO 8601 here can write */
+		if (parse_humantime(span, &d) == 0 && !__builtin_sub_overflow(now_ms, d, &t) &&
+		    t >= -62167219200000LL) {
 			*out = t;
 			return 0;
 		}
