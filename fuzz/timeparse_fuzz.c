@@ -75,9 +75,11 @@ static void check_time(const char *s)
 		snprintf(buf, sizeof buf, "%" PRId64, ms);
 		CHECK(lv_parse_time(buf, &back, &err) == 0 && back == ms);
 	}
-	/* an ISO form (not all digits) lies in years 0000-9999, give or take a day */
-	bool digits_only = s[0] != 0;
-	for (const char *p = s; *p; p++)
+	/* any other form (ISO 8601, "now", "3 days ago") lies in years 0000-9999, give or take a
+	 * day; milliseconds, also after "@", may be anything in int64 */
+	const char *num = s[0] == '@' ? s + 1 : s;
+	bool digits_only = num[0] != 0;
+	for (const char *p = num; *p; p++)
 		if (*p < '0' || *p > '9')
 			digits_only = false;
 	if (!digits_only) {

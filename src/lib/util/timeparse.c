@@ -88,9 +88,10 @@ static const hunit *hunit_at(const char *p, size_t *len)
  * A duration as Lance's config values spell it (the humantime crate's syntax:
  * "14days", "1h 30min", "2weeks"): spans of an integer and a unit, with
  * optional spaces; a month is 30.44 days and a year 365.25 days, as there.
- * Spans of a millisecond or more are summed in milliseconds (so the range is
- * that of int64 ms, not of int64 ns: ~292 years), sub-millisecond ones in
- * nanoseconds, then truncated to ms and added.
+ * Spans are summed in milliseconds (so the range is that of int64 ms, not of
+ * int64 ns: ~292 years); what a us or ns span has below a millisecond is summed
+ * apart in nanoseconds (each part < 1 ms: no overflow), then truncated to ms
+ * and added -- the same as summing everything in ns and truncating once.
  */
 static int parse_humantime(const char *s, int64_t *out_ms)
 {
@@ -118,9 +119,11 @@ static int parse_humantime(const char *s, int64_t *out_ms)
 			if (__builtin_mul_overflow(v, u->ns / 1000000, &v) ||
 			    __builtin_add_overflow(total, v, &total))
 				return -1;
-		} else if (__builtin_mul_overflow(v, u->ns, &v) ||
-			   __builtin_add_overflow(sub_ns, v, &sub_ns)) {
-			return -1;
+		} else { /* us, ns: the whole ms go to total, the rest (< 1 ms) to sub_ns */
+			int64_t per = 1000000 / u->ns;
+			if (__builtin_add_overflow(total, v / per, &total) ||
+			    __builtin_add_overflow(sub_ns, (v % per) * u->ns, &sub_ns))
+				return -1;
 		}
 		p += n;
 		any = true;
