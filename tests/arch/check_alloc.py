@@ -14,18 +14,15 @@ import re
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from check_layers import strip  # noqa: E402  (comments and literals blanked, lines kept)
+
 CALL = re.compile(r"(?<![\w.>])(malloc|calloc|realloc|strn?dup|aligned_alloc|v?asprintf|"
                   r"open_memstream|free)\s*\(")
 ALLOWED = {"src/lib/util/alloc.c", "src/lib/util/blocks.c"}
-STRIP = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
-
-
-def blank(m):
-    return re.sub(r"[^\n]", " ", m.group(0))
-
 
 def check(path, rel):
-    text = STRIP.sub(blank, path.read_text(encoding="utf-8"))
+    text = strip(path.read_text(encoding="utf-8"))
     bad = []
     for n, line in enumerate(text.splitlines(), 1):
         for m in CALL.finditer(line):
