@@ -27,6 +27,7 @@
 #ifndef LVCLI_H
 #define LVCLI_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <lancever/lancever.h>
@@ -178,6 +179,8 @@ void lvcli_check_pipe(int e);
 int lvcli_fail(const lv_error *err);
 /* Prints "lancever: <formatted>" on stderr; returns exit status 2. */
 int lvcli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same with a va_list (term.c: the one place a usage error is worded). */
+int lvcli_vusage_error(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* ---- term.c: the pager, colour, --bytes, --progress (global options of the interface) ---- */
 enum lvcli_color_mode { LVCLI_COLOR_AUTO, LVCLI_COLOR_ALWAYS, LVCLI_COLOR_NEVER };

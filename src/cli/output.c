@@ -30,11 +30,9 @@ int lvcli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%slancever: ", lvcli_color(stderr, LVCLI_RED));
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "%s\n", lvcli_color(stderr, LVCLI_RESET));
+	int rc = lvcli_vusage_error(fmt, ap);
 	va_end(ap);
-	return 2;
+	return rc;
 }
 
 /* ---- output that could not be written ---- */

@@ -48,17 +48,22 @@ bool lvcli_stderr_tty(void)
 
 /* ---- the global options of the interface ---- */
 
-/* A usage error, as lvcli_usage_error words it (term.c calls nothing above it: output.c uses
- * this file's colours); returns 2. */
+int lvcli_vusage_error(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%slancever: ", lvcli_color(stderr, LVCLI_RED));
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "%s\n", lvcli_color(stderr, LVCLI_RESET));
+	return 2;
+}
+
+/* lvcli_usage_error, from here (term.c calls nothing above it: output.c uses its colours). */
 __attribute__((format(printf, 1, 2))) static int usage(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%slancever: ", lvcli_color(stderr, LVCLI_RED));
-	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "%s\n", lvcli_color(stderr, LVCLI_RESET));
+	int rc = lvcli_vusage_error(fmt, ap);
 	va_end(ap);
-	return 2;
+	return rc;
 }
 
 static int set_color(const char *v)
