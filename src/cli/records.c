@@ -9,6 +9,7 @@
  * of a live row, which the listing gives (and manifest_size, when the listing says it).
  */
 #include <inttypes.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 
@@ -56,19 +57,34 @@ static void key(FILE *f, const char *k)
 	fputs("\":", f);
 }
 
-/* ,"k":<n> and ,"k":"<n>" */
-static void key_u64(FILE *f, const char *k, uint64_t v)
-{
-	key(f, k);
-	put_u64(f, v);
-}
+/* Lance's seven summary counters, in the checkpoint's column order. */
+static const struct {
+	const char *name;
+	size_t off;
+} COUNTERS[] = {
+	{ "total_fragments", offsetof(lv_version_info, total_fragments) },
+	{ "total_data_files", offsetof(lv_version_info, total_data_files) },
+	{ "total_files_size", offsetof(lv_version_info, total_files_size) },
+	{ "total_deletion_files", offsetof(lv_version_info, total_deletion_files) },
+	{ "total_data_file_rows", offsetof(lv_version_info, total_data_file_rows) },
+	{ "total_deletion_file_rows", offsetof(lv_version_info, total_deletion_file_rows) },
+	{ "total_rows", offsetof(lv_version_info, total_rows) },
+};
 
-static void key_u64_str(FILE *f, const char *k, uint64_t v)
+/* The counters as "k":n (or "k":"n", as LanceDB's metadata has them), comma-separated, the
+ * first with a leading comma when `lead`. */
+static void counters(FILE *f, const lv_version_info *v, bool as_text, bool lead)
 {
-	key(f, k);
-	fputc('"', f);
-	put_u64(f, v);
-	fputc('"', f);
+	for (size_t i = 0; i < sizeof COUNTERS / sizeof COUNTERS[0]; i++) {
+		uint64_t n;
+		memcpy(&n, (const char *)v + COUNTERS[i].off, sizeof n);
+		fputs(i || lead ? ",\"" : "\"", f);
+		fputs(COUNTERS[i].name, f);
+		fputs(as_text ? "\":\"" : "\":", f);
+		put_u64(f, n);
+		if (as_text)
+			fputc('"', f);
+	}
 }
 
 /* The keys only a manifest has; null for a record from a checkpoint. */
@@ -121,15 +137,8 @@ static void lancedb_fields(FILE *f, const lv_version_info *v)
 	lvcli_format_time(t, sizeof t, v->timestamp_millis);
 	key(f, "timestamp");
 	lvcli_json_str(f, t);
-	fputs(",\"metadata\":{\"total_fragments\":\"", f);
-	put_u64(f, v->total_fragments);
-	fputc('"', f);
-	key_u64_str(f, "total_data_files", v->total_data_files);
-	key_u64_str(f, "total_files_size", v->total_files_size);
-	key_u64_str(f, "total_deletion_files", v->total_deletion_files);
-	key_u64_str(f, "total_data_file_rows", v->total_data_file_rows);
-	key_u64_str(f, "total_deletion_file_rows", v->total_deletion_file_rows);
-	key_u64_str(f, "total_rows", v->total_rows);
+	fputs(",\"metadata\":{", f);
+	counters(f, v, true, false);
 	fputc('}', f);
 }
 
@@ -140,13 +149,7 @@ void lvcli_print_version_fields(FILE *f, const lv_version_info *v, lvcli_refctx 
 	lancedb_fields(f, v);
 	key(f, "timestamp_millis");
 	put_i64(f, v->timestamp_millis);
-	key_u64(f, "total_fragments", v->total_fragments);
-	key_u64(f, "total_data_files", v->total_data_files);
-	key_u64(f, "total_files_size", v->total_files_size);
-	key_u64(f, "total_deletion_files", v->total_deletion_files);
-	key_u64(f, "total_data_file_rows", v->total_data_file_rows);
-	key_u64(f, "total_deletion_file_rows", v->total_deletion_file_rows);
-	key_u64(f, "total_rows", v->total_rows);
+	counters(f, v, false, true);
 	key(f, "is_tagged");
 	fputs(v->is_tagged ? "true" : "false", f);
 	lvcli_tags_json(f, tags, v);
