@@ -69,7 +69,7 @@ void *lv__calloc(size_t n, size_t size)
 void *lv__realloc(void *p, size_t n)
 {
 	LV__ALLOC_CHECK();
-	size_t have = lv__blocks_usable(p);
+	size_t have = p && n >= LV__BLOCK_MIN ? lv__blocks_usable(p) : 0; /* large requests only */
 	if (p && n >= LV__BLOCK_MIN && n > have) {
 		void *q = lv__blocks_take(n);
 		if (q) {
