@@ -28,7 +28,8 @@
  *    a timedelta, and datetime arithmetic yields fold 0).
  *  - Objects are new except counter strings, reused from the previous row of the same column
  *    when the value is equal (str is immutable; == is unaffected).
- *  - On an error every object made so far is released and an exception is set.
+ *  - On an error every object made so far is released and an exception is set; a signal
+ *    handler that raises (Ctrl-C's KeyboardInterrupt) is run every 65,536 rows.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -230,6 +231,10 @@ static PyObject *build(const char *base, Py_ssize_t n, Py_ssize_t stride, const 
 	PyObject *list = st.meta_tmpl && st.row_tmpl ? PyList_New(n) : NULL;
 	int declined = 0;
 	for (Py_ssize_t i = 0; list && i < n; i++) {
+		if ((i & 0xffff) == 0xffff && PyErr_CheckSignals() < 0) { /* Ctrl-C on a long list */
+			Py_CLEAR(list);
+			break;
+		}
 		PyObject *r = row(base + i * stride, off, covered, &st, &declined);
 		if (!r)
 			Py_CLEAR(list);
