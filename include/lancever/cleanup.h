@@ -50,8 +50,7 @@ typedef void (*lv_cleanup_file_cb)(const char *path, int kind, uint64_t size, co
 				   void *payload);
 /** Progress: phase name ("reading manifests", "writing checkpoint", "checking files",
  * "removing old manifests", "done"), items done, items in the phase. */
-typedef void (*lv_cleanup_progress_cb)(const char *phase, uint64_t done, uint64_t total,
-				       void *payload);
+typedef lv_progress_cb lv_cleanup_progress_cb; /* lancever/common.h: the contract */
 
 /**
  * A file this cleanup removed (a dry run: would remove), as Lance's explain_cleanup_old_versions

@@ -457,9 +457,14 @@ void lvcli_format_time(char *buf, size_t cap, int64_t ms);
 
 typedef struct lvcli_progress {
 	char phase[64];   /* the phase last drawn */
+	uint64_t total;   /* its total (a phase that comes again with another total is a new one) */
 	int64_t last_ms;  /* when (monotonic clock) */
 	int64_t start_ms; /* when the phase began (its rate and ETA) */
+	bool drawn;       /* a terminal line is showing (cleared by "done" or lvcli_progress_end) */
+	int64_t run_ms;   /* the first call (a terminal draws nothing before the delay) */
 } lvcli_progress;
+/* Milliseconds of work before a terminal shows a progress line (LANCEVER_PROGRESS_DELAY_MS). */
+#define LVCLI_PROGRESS_DELAY_MS 500
 /* Whether progress is shown: --progress=json, or auto with stderr a terminal and no --quiet. */
 bool lvcli_progress_on(void);
 /* Draws "phase done/total  41% 12.3k/s ETA 9s" (a JSON line with --progress=json): a new phase
@@ -467,6 +472,10 @@ bool lvcli_progress_on(void);
  * phase "done" clears the line.  Nothing unless lvcli_progress_on(). */
 #define LVCLI_PROGRESS_HZ 4
 void lvcli_progress_draw(lvcli_progress *p, const char *phase, uint64_t done, uint64_t total);
+/* Clears a terminal line the work left showing (it failed before "done"); nothing otherwise. */
+void lvcli_progress_end(lvcli_progress *p);
+/* An lv_progress_cb drawing into the lvcli_progress its payload points to. */
+void lvcli_progress_cb(const char *phase, uint64_t done, uint64_t total, void *payload);
 /* Work the library reports no steps of: after a second, "phase [count] ... 3s" redrawn (a JSON
  * line a second with --progress=json) until lvcli_ticker_stop clears it. */
 void lvcli_ticker_start(const char *phase);

@@ -87,9 +87,13 @@ static int run_check(const lvcli_args *a, lv_dataset *ds)
 	o.salvage = a->salvage;
 	lv_error err = { 0 };
 	lv_check *c = NULL;
-	lvcli_ticker_start("checking"); /* no steps from the library: phase and time (progress.c) */
+	lvcli_progress prog = { 0 };
+	if (lvcli_progress_on()) { /* a terminal, or --progress=json (progress.c) */
+		o.on_progress = lvcli_progress_cb;
+		o.payload = &prog;
+	}
 	int run = lv_check_run(&c, ds, &o, &err);
-	lvcli_ticker_stop();
+	lvcli_progress_end(&prog);
 	if (run < 0) {
 		rc = lvcli_fail(&err);
 	} else {
