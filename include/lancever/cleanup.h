@@ -46,7 +46,7 @@ LV_EXTERN const char *lv_file_kind_name(int kind);
  * it would remove).  A file that a concurrent cleanup removed first is not reported.  Paths
  * are relative to the lineage cleaned: the dataset root on main, tree/NAME/ on branch NAME.
  */
-typedef void (*lv_cleanup_file_cb)(const char *path, int kind, uint64_t size, const char *reason,
+typedef void (*lv_cleanup_file_cb)(const char *path, int kind, uint64_t size_bytes, const char *reason,
 				   void *payload);
 /** Progress: phase name ("reading manifests", "writing checkpoint", "checking files",
  * "removing old manifests", "done"), items done, items in the phase. */
@@ -62,7 +62,8 @@ typedef lv_progress_cb lv_cleanup_progress_cb; /* lancever/common.h: the contrac
 typedef struct lv_cleanup_candidate {
 	const char *path;
 	int kind;                     /**< LV_KIND_* */
-	uint64_t size;
+	uint64_t size;                /**< bytes: `size_bytes` in JSON, CSV, Arrow and Python (the
+					   C name is kept: renaming it would break callers' source) */
 	const char *reason;
 	bool unverified;
 	uint64_t version;             /**< an old manifest: its version; else 0 */

@@ -166,7 +166,7 @@ static void on_file(const char *path, int kind, uint64_t size, const char *reaso
 	if (o->json) {
 		fputs(o->nfiles++ ? ",\n{\"path\":" : "{\"path\":", o->files);
 		lvcli_json_str(o->files, path);
-		fprintf(o->files, ",\"kind\":\"%s\",\"size\":%" PRIu64 ",\"version\":", lv_file_kind_name(kind), size);
+		fprintf(o->files, ",\"kind\":\"%s\",\"size_bytes\":%" PRIu64 ",\"version\":", lv_file_kind_name(kind), size);
 		manifest_version_json(o->files, kind, path);
 		fputs(",\"reason\":", o->files);
 		lvcli_json_str(o->files, reason);

@@ -147,7 +147,8 @@ static bool has_row(const lv_version_info *rows, size_t n, uint64_t v)
 /* Manifests read at once by live_rows (a progress step; the reads within go concurrently). */
 #define READ_BATCH 1024
 
-/* "reading manifests": the live versions >= from that neither the base nor `extra` holds. */
+/* "reading manifests": the live versions >= from that neither the base, `extra` nor the
+ * caller's rows hold (none: no such phase). */
 static void read_begin(lv__writer *w, lv__seen *s, uint64_t from)
 {
 	w->read_done = w->read_total = 0;
@@ -156,9 +157,10 @@ static void read_begin(lv__writer *w, lv__seen *s, uint64_t from)
 	for (size_t i = 0; i < s->nlive; i++) {
 		uint64_t v = s->live[i].version;
 		w->read_total += v >= from && !(s->base.rows && lv__vlist_find(s->base.rows, v)) &&
-				 !has_row(w->extra, w->nextra, v);
+				 !has_row(w->extra, w->nextra, v) && !pre_row(w, &s->live[i]);
 	}
-	lv__progress_report(w->prog, "reading manifests", 0, w->read_total);
+	if (w->read_total)
+		lv__progress_report(w->prog, "reading manifests", 0, w->read_total);
 }
 
 /* Rows for the live versions of entries [li, end) that neither the base nor `extra` holds: the
@@ -185,8 +187,6 @@ static int live_rows(lv__writer *w, lv__seen *s, size_t li, size_t end, range_ro
 			paths[nread] = lv__mpath(&s->live[i], block + nread * LV__MPATH), nread++;
 	}
 	int rc = 0;
-	w->read_done += *nadd; /* the caller's rows: done without a read */
-	lv__progress_report(w->prog, "reading manifests", w->read_done, w->read_total);
 	if (nread) {
 		r->read = lv__version_list_new(nread, nread);
 		rc = r->read ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
