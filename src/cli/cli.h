@@ -448,7 +448,8 @@ void lvcli_print_version_fields(FILE *f, const lv_version_info *v, lvcli_refctx 
 /* The table a row at a time (history streams it): header, row, a gap marked in place. */
 void lvcli_print_table_header(FILE *f, bool show_cleaned);
 void lvcli_print_table_row(FILE *f, const lv_version_info *v, bool show_cleaned, lvcli_refctx *tags);
-void lvcli_print_table_gap(FILE *f, uint64_t first, uint64_t last);
+/* A gap's row: with `ds` (may be NULL), the reason a capture's gap note gives, if one does. */
+void lvcli_print_table_gap(FILE *f, uint64_t first, uint64_t last, lv_dataset *ds);
 /* --stats: where a history answer came from and what it cost (stderr). */
 void lvcli_print_report(const lv_history_report *r);
 void lvcli_format_time(char *buf, size_t cap, int64_t ms);

@@ -542,6 +542,17 @@ row "archive on: every version still in history" 0 "^ +VERSION.*
  +12  2026-" - history "$T/keep-on.lance"
 row "archive off: versions older than the newest 5 left the history" 0 "
  +1-5  \(no record of these versions" "no record" history "$T/keep-off.lance"
+# a capture's gap note gives the gap's row its reason (issue 29), streamed and --reverse alike
+cp -r "$T/keep-off.lance" "$T/gapnote.lance"
+mkdir -p "$T/gapnote.lance/_checkpoints/gaps"
+printf 'noted\n' >"$T/gapnote.lance/_checkpoints/gaps/00000000000000000001-00000000000000000005.removed-before-read"
+row "history: a gap's row names the capture's reason" 0 "
+ +1-5  \(no record of these versions: a capture missed them: removed-before-read, manifest removed before it could be read\)
+" "capture missed" history "$T/gapnote.lance"
+mv "$T/gapnote.lance/_checkpoints/gaps/00000000000000000001-00000000000000000005.removed-before-read" \
+	"$T/gapnote.lance/_checkpoints/gaps/00000000000000000001-00000000000000000005.removed-unseen"
+row "history --reverse: the same reason in the gap's row" 0 " +1-5  \(no record of these versions: a capture missed them: removed-unseen, committed and removed between two polls" "capture missed" \
+	history "$T/gapnote.lance" --reverse
 
 # ---- the test-file writer that replaced it (bench/write_lancefile) ----
 if [ -n "$WL" ]; then
