@@ -553,6 +553,7 @@ mv "$T/gapnote.lance/_checkpoints/gaps/00000000000000000001-00000000000000000005
 	"$T/gapnote.lance/_checkpoints/gaps/00000000000000000001-00000000000000000005.removed-unseen"
 row "history --reverse: the same reason in the gap's row" 0 " +1-5  \(no record of these versions: a capture missed them: removed-unseen, committed and removed between two polls" "capture missed" \
 	history "$T/gapnote.lance" --reverse
+json "check --json: the noted gap's record has its gap_reason" 1 "[(i['first'], i['last'], i['gap_reason']) for i in j['items'] if i['kind'] == 'gap'] == [(1, 5, 'removed-unseen'), (7, 7, None)] and all('gap_reason' in i for i in j['items']) and 'a capture missed them: removed-unseen' in [i for i in j['items'] if i['kind'] == 'gap'][0]['message']" check "$T/gapnote.lance" --json
 
 # ---- the test-file writer that replaced it (bench/write_lancefile) ----
 if [ -n "$WL" ]; then
