@@ -112,8 +112,11 @@ static int times(exp *E, lv_error *err)
 		}
 		lv_version_list_free(l);
 		LV_TRY(rc);
+		progress(E, "reading manifests", t + n, p->ntail);
 	}
-	/* versions only the archive records: each segment needed is read once */
+	/* versions only the archive records: each segment needed is read once (steps: the
+	 * versions walked so far) */
+	bool read_any = false;
 	for (size_t i = 0; i < E->n;) {
 		if (E->v[i].known) {
 			i++;
@@ -138,7 +141,11 @@ static int times(exp *E, lv_error *err)
 		}
 		if (rc == 0)
 			lv__cp_file_dispose(&f);
+		progress(E, "reading segments", i, E->n);
+		read_any = true;
 	}
+	if (read_any)
+		progress(E, "reading segments", E->n, E->n);
 	return 0;
 }
 
