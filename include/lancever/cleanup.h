@@ -48,9 +48,13 @@ LV_EXTERN const char *lv_file_kind_name(int kind);
  */
 typedef void (*lv_cleanup_file_cb)(const char *path, int kind, uint64_t size_bytes, const char *reason,
 				   void *payload);
-/** Progress: phase name ("reading manifests", "writing checkpoint", "checking files",
- * "removing old manifests", "done"), items done, items in the phase. */
-typedef lv_progress_cb lv_cleanup_progress_cb; /* lancever/common.h: the contract */
+/** Progress (lancever/common.h has the contract): lv_cleanup's phases "reading manifests",
+ * "cleaning referenced branches", the checkpoint writer's ("listing", "reading manifests" of
+ * the ones the previous checkpoint lacks, "writing checkpoint", "verifying"), "checking
+ * files", "removing old manifests", "done"; lv_expire's "reading tags", the writer's,
+ * "reading commit times", "reading manifests" (a dry run's tail), "reading segments",
+ * "removing old manifests", "done". */
+typedef lv_progress_cb lv_cleanup_progress_cb;
 
 /**
  * A file this cleanup removed (a dry run: would remove), as Lance's explain_cleanup_old_versions
