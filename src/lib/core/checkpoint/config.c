@@ -64,7 +64,7 @@ int lv_checkpoint_config_init(lv_checkpoint_config *c, int version)
 void lv__cp_config_progress(const lv_checkpoint_config *c, lv__progress *p)
 {
 	memset(p, 0, sizeof *p);
-	if (c && c->version >= 3) {
+	if (c && c->version >= 3 && c->version <= LV_CHECKPOINT_CONFIG_VERSION) { /* else refused later */
 		p->cb = c->on_progress;
 		p->payload = c->payload;
 	}
