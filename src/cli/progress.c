@@ -89,7 +89,7 @@ static void draw_line(const char *phase, uint64_t done, uint64_t total, double r
 		fprintf(stderr, " %" PRIu64 "/%" PRIu64 " %3.0f%%", done, total, 100.0 * (double)done / (double)total);
 	else if (done)
 		fprintf(stderr, " %" PRIu64, done);
-	if (rate >= 0) {
+	if (rate >= 0 && total != 1) { /* a one-step phase ("verifying 1/1") has no rate worth showing */
 		human_rate(r, sizeof r, rate);
 		fprintf(stderr, " %s/s", r);
 		if (total && rate > 0 && done < total) {
