@@ -660,6 +660,7 @@ static int run_cleanup(int argc, char **argv)
 	} else if ((rc = resolve_versions(&o, ds, a.pos[0], a.before ? &before : NULL, &p))) {
 		/* the error is printed */
 	} else if ((rc = lv_cleanup(ds, &p, &s, &err)) < 0) {
+		lvcli_progress_end(&o.progress); /* no half line before the error */
 		rc = rc == LV_ETAGGED ? fail_tagged(&err) : lvcli_fail(&err);
 	} else {
 		if (o.files)

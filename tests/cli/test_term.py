@@ -361,6 +361,14 @@ st, recs, bad = steps_json(["check", CP4K], ["checking manifests", "checking che
 cm = [r for r in recs if r["phase"] == "checking manifests"]
 check("steps-check-json", st == 0 and not bad and cm and cm[-1]["total"] == 4000, (bad, recs[:3]))
 
+# a run that fails after drawing clears its line before the error (main printed the error after
+# "reading manifests 12/12 100% 4.0k/s", on the same line)
+TAGGED = os.path.join(T, "tagged.lance")
+shutil.copytree(SRC, TAGGED)
+st, out, _ = on_pty(["cleanup", TAGGED, "--older-than", "0s"], now)
+i = out.find("lancever: 2 tagged version(s)")
+check("steps-cleared-before-error", st == 1 and i > 0 and out[:i].endswith("\r\x1b[K"), repr(out[:300]))
+
 shutil.rmtree(T)
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
