@@ -318,15 +318,15 @@ def gen(n, name):
     return d
 
 
-CP4K = gen(4000, "cp4k.lance")
-st, got = err_on_pty(["checkpoint", CP4K], now)
-check("steps-checkpoint-tty", st == 0 and "reading manifests" in got and "/4000" in got and "%" in got
+CP2K = gen(2000, "cp2k.lance")
+st, got = err_on_pty(["checkpoint", CP2K], now)
+check("steps-checkpoint-tty", st == 0 and "reading manifests" in got and "/2000" in got and "%" in got
       and "/s" in got and "verifying" in got and got.endswith("\r\x1b[K"), repr(got[-400:]))
-st, got = err_on_pty(["check", CP4K], now)
-check("steps-check-tty", st == 0 and "checking manifests" in got and "4000/4000 100%" in got
+st, got = err_on_pty(["check", CP2K], now)
+check("steps-check-tty", st == 0 and "checking manifests" in got and "2000/2000 100%" in got
       and got.endswith("\r\x1b[K"), repr(got[-400:]))
-p = subprocess.run([LV, "checkpoint", gen(4000, "cp4k-piped.lance")], capture_output=True, text=True, env=now)
-check("steps-checkpoint-piped-none", p.returncode == 0 and p.stderr == "", repr(p.stderr[:200]))
+p = subprocess.run([LV, "check", CP2K], capture_output=True, text=True, env=now)
+check("steps-check-piped-none", p.returncode == 0 and p.stderr == "", repr(p.stderr[:200]))
 
 
 def steps_json(args, counted):
@@ -352,14 +352,14 @@ def steps_json(args, counted):
     return p.returncode, recs, bad
 
 
-st, recs, bad = steps_json(["checkpoint", gen(4000, "cp4k-json.lance")],
+st, recs, bad = steps_json(["checkpoint", gen(2000, "cp2k-json.lance")],
                            ["reading manifests", "writing checkpoint", "verifying"])
 rm = [r for r in recs if r["phase"] == "reading manifests"]
 check("steps-checkpoint-json", st == 0 and not bad and recs[0]["phase"] == "listing"
-      and rm and rm[-1]["total"] == 4000, (bad, recs[:3]))
-st, recs, bad = steps_json(["check", CP4K], ["checking manifests", "checking checkpoints"])
+      and rm and rm[-1]["total"] == 2000, (bad, recs[:3]))
+st, recs, bad = steps_json(["check", CP2K], ["checking manifests", "checking checkpoints"])
 cm = [r for r in recs if r["phase"] == "checking manifests"]
-check("steps-check-json", st == 0 and not bad and cm and cm[-1]["total"] == 4000, (bad, recs[:3]))
+check("steps-check-json", st == 0 and not bad and cm and cm[-1]["total"] == 2000, (bad, recs[:3]))
 
 # a run that fails after drawing clears its line before the error (main printed the error after
 # "reading manifests 12/12 100% 4.0k/s", on the same line)
