@@ -2,15 +2,17 @@
  * Progress on long work (stderr): cleanup, expire, checkpoint and check report steps through
  * the library's lv_progress_cb (lvcli_progress_cb); the redrawn line on a terminal
  * ("removing old manifests 82000/199900  41% 12.3k/s ETA 9s"), machine-readable JSON lines
- * with --progress=json, and a ticker (phase and elapsed time) for work the library reports no steps of (history to a pipe).
+ * with --progress=json, and a ticker (phase and elapsed time) for work the library reports
+ * no steps of (versions, history to a pipe).
  *
  * Invariants: nothing is drawn unless lvcli_progress_on() (--progress=json, or auto with stderr
  * a terminal and no --quiet; never with --progress=never), so a pipe or a file never gets a
  * progress line; a new phase and a phase's last step are always drawn, the steps between at
  * most LVCLI_PROGRESS_HZ times a second, so a run of a million manifests costs a few hundred
  * writes, not a million; on a terminal nothing is drawn before the work has taken
- * LVCLI_PROGRESS_DELAY_MS (quick work stays silent), JSON lines come from the start; the terminal line is cleared at "done" (and by the ticker's stop),
- * so the command's own output never follows a half line; a JSON line is one object
+ * LVCLI_PROGRESS_DELAY_MS (quick work stays silent), JSON lines come from the start; the
+ * terminal line is cleared at "done", by lvcli_progress_end (a failed run) and by the
+ * ticker's stop, so the command's own output or error never follows a half line; a JSON line is one object
  * {"phase","done","total","percent","rate","eta_s","elapsed_ms"} (total, percent, eta_s
  * null when the phase has no total; rate null before 200 ms).
  */
