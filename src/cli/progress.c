@@ -13,8 +13,8 @@
  * LVCLI_PROGRESS_DELAY_MS (quick work stays silent), JSON lines come from the start; the
  * terminal line is cleared at "done", by lvcli_progress_end (a failed run) and by the
  * ticker's stop, so the command's own output or error never follows a half line; a JSON
- * line is one object {"phase","done","total","percent","rate","eta_s","elapsed_ms"} (total, percent, eta_s
- * null when the phase has no total; rate null before 200 ms).
+ * line is one object {"phase","done","total","percent","rate","eta_s","elapsed_ms"}
+ * (total, percent, eta_s null when the phase has no total; rate null before 200 ms).
  */
 #include <inttypes.h>
 #include <pthread.h>
