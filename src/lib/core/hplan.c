@@ -30,11 +30,15 @@
 #include "core/refs.h"
 #include "util/util.h"
 
-/* The first round: four listings that do not depend on each other (at once on object stores). */
+/* The first round: four listings that do not depend on each other (at once on object stores);
+ * the refs' files are then read beside the ladder's reads (round2_job). */
 typedef struct round1 {
 	lv__hplan *p;
+	lv__refs_listing *listed; /* the refs directories; their files are read in round 2 */
 	int rc[4];
 	lv_error err[4];
+	int ladder_rc;            /* round 2 */
+	lv_error *ladder_err;
 } round1;
 
 static void round1_job(size_t i, void *arg)
@@ -49,7 +53,20 @@ static void round1_job(size_t i, void *arg)
 	else if (i == 2)
 		r->rc[2] = lv__seg_list(ds->st, &p->segs, &r->err[2]);
 	else
-		r->rc[3] = lv__refs_load_lenient(&p->refs, ds->root, ds->remote ? ds->threads : 1, &r->err[3]);
+		r->rc[3] = lv__refs_list(&r->listed, ds->root, ds->remote ? ds->threads : 1, &r->err[3]);
+}
+
+/* The second round: the ladder (item 0) and the listed refs' files (item 1), at once. */
+static void round2_job(size_t i, void *arg)
+{
+	round1 *r = arg;
+	lv__hplan *p = r->p;
+	if (i == 1) {
+		r->rc[3] = lv__refs_read_listed(&p->refs, r->listed, true, &r->err[3]);
+		return;
+	}
+	r->ladder_rc = lv__cp_load_ladder(p->ds, &p->names, p->live, p->nlive, true, &p->head, &p->rep,
+					  &p->races, &p->wl, &p->max_rejected, NULL, r->ladder_err);
 }
 
 void lv__hplan_dispose(lv__hplan *p)
@@ -189,20 +206,24 @@ static int load_once(lv__hplan *p, lv_error *err)
 		if (r1.rc[i] < 0) {
 			if (err)
 				*err = r1.err[i];
+			lv__refs_listing_free(r1.listed);
 			return r1.rc[i];
 		}
+	r1.ladder_err = err;
+	lv__parallel_for(r1.listed ? 2 : 1, ds->remote ? 2 : 1, round2_job, &r1);
+	lv__refs_listing_free(r1.listed);
 	if (r1.rc[3] == LV_ENOMEM) { /* tags that could not be read are a warning; no memory is not */
 		if (err)
 			*err = r1.err[3];
 		return LV_ENOMEM;
 	}
 	if (r1.rc[3] < 0) {
+		lv_refs_free(p->refs);
 		p->refs = NULL;
 		p->refs_err = r1.err[3];
 	}
 	lv__warn_refs(&p->wl, p->refs);
-	LV_TRY(lv__cp_load_ladder(ds, &p->names, p->live, p->nlive, true, &p->head, &p->rep, &p->races,
-				  &p->wl, &p->max_rejected, NULL, err));
+	LV_TRY(r1.ladder_rc);
 	if (p->head.rows) {
 		p->have_created = true;
 		p->created = p->head.created;

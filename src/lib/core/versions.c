@@ -50,7 +50,9 @@ typedef struct round1 {
 	lv__manifest_entry *live;
 	size_t nlive;
 	lv__cp_names names;
-	lv_refs *refs;
+	lv__refs_listing *listed; /* the refs directories as listed; their files are read in
+				   * round 2, beside the checkpoint (refs_read) */
+	lv_refs *refs;            /* then the refs (NULL: unreadable, err[2] says why) */
 	int rc[3];
 	lv_error err[3];
 } round1;
@@ -63,8 +65,19 @@ static void round1_job(size_t i, void *arg)
 	else if (i == 1)
 		r->rc[1] = lv__cp_list(r->ds->st, &r->names, &r->err[1]);
 	else
-		r->rc[2] = lv__refs_load_lenient(&r->refs, r->ds->root,
-						 r->ds->remote ? r->ds->threads : 1, &r->err[2]);
+		r->rc[2] = lv__refs_list(&r->listed, r->ds->root, r->ds->remote ? r->ds->threads : 1,
+					 &r->err[2]);
+}
+
+/* Round 2's share of the refs: the listed tag and branch files read (a no-op when they were
+ * not listed, or were loaded whole already). */
+static void refs_read(round1 *r)
+{
+	if (!r->listed || r->refs)
+		return;
+	r->rc[2] = lv__refs_read_listed(&r->refs, r->listed, true, &r->err[2]);
+	lv__refs_listing_free(r->listed);
+	r->listed = NULL;
 }
 
 static void warn_vanished(lv__warnlog *wl, const lv_version_list *l)
@@ -220,6 +233,7 @@ static void round1_dispose(round1 *r1)
 {
 	lv__free(r1->live);
 	lv__cp_names_free(&r1->names);
+	lv__refs_listing_free(r1->listed);
 	lv_refs_free(r1->refs);
 	memset(r1, 0, sizeof *r1);
 }
@@ -233,7 +247,8 @@ static size_t archived_live(const round1 *r1, const lv__cp_file *cp)
 				   offsetof(lv__manifest_entry, version), first);
 }
 
-/* The ladder (item 0) and, on an object store, the early read of the tail (item 1). */
+/* The second round: the ladder, the refs' files and, on an object store, the early read of
+ * the tail, at once. */
 typedef struct ladder_job {
 	lv_dataset *ds;
 	round1 *r1;
@@ -245,13 +260,21 @@ typedef struct ladder_job {
 	lv_error *err;
 	int rc;
 	prefetch pf;
+	int job[3]; /* what each item of the round is (JOB_*) */
+	size_t njobs;
 } ladder_job;
+
+enum { JOB_LADDER, JOB_REFS, JOB_TAIL };
 
 static void ladder_job_run(size_t i, void *arg)
 {
 	ladder_job *j = arg;
-	if (i == 1) {
+	if (j->job[i] == JOB_TAIL) {
 		prefetch_run(&j->pf);
+		return;
+	}
+	if (j->job[i] == JOB_REFS) {
+		refs_read(j->r1);
 		return;
 	}
 	j->rc = lv__cp_load_ladder(j->ds, &j->r1->names, j->r1->live, j->r1->nlive, false, j->cp,
@@ -286,10 +309,16 @@ static int versions_once(lv_dataset *ds, round1 *r1, lv_version_list **out, lv_h
 	lv_version_list *l = NULL;
 	uint64_t max_rejected = 0;
 	int races = 0;
-	lv__warn_refs(wl, r1->refs);
-	ladder_job lj = { ds, r1, &cp, rep, &races, wl, &max_rejected, err, 0, { 0 } };
+	ladder_job lj = { ds, r1, &cp, rep, &races, wl, &max_rejected, err, 0, { 0 }, { 0 }, 0 };
 	early_tail(&lj);
-	lv__parallel_for(lj.pf.n ? 2 : 1, 2, ladder_job_run, &lj);
+	lj.job[lj.njobs++] = JOB_LADDER;
+	if (r1->listed && !r1->refs)
+		lj.job[lj.njobs++] = JOB_REFS;
+	if (lj.pf.n)
+		lj.job[lj.njobs++] = JOB_TAIL;
+	/* on local disk only the early tail is worth a thread (early_tail: remote only) */
+	lv__parallel_for(lj.njobs, ds->remote ? 3 : 1, ladder_job_run, &lj);
+	lv__warn_refs(wl, r1->refs);
 	int rc = lj.rc;
 	*archived = rc == 0 && cp.rows && cp.archive && archived_live(r1, &cp) > LV__TAIL_UPFRONT;
 	if (*archived) {
@@ -335,9 +364,9 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 	lv_error se = { 0 };
 	int rc = round1_run(ds, &r1, answered, err);
 	bool served = false;
-	if (rc == 0 && cache && !answered && r1.rc[2] == 0 && r1.refs) {
-		/* a first call: the refs load just listed the tags; its digest keys the answer */
-		refs_sig = lv__refs_tags_sig(r1.refs);
+	if (rc == 0 && cache && !answered && r1.rc[2] == 0 && r1.listed) {
+		/* a first call: the refs were just listed; the tags' digest keys the answer */
+		refs_sig = lv__refs_listing_sig(r1.listed);
 	} else if (rc == 0 && cache && lv__vcache_refs_sig(ds, &refs_sig, &se) < 0) {
 		lv__vcache_leave(ds);
 		cache = false;
