@@ -12,6 +12,8 @@
  *    wasted, never trusted);
  *  - a tail manifest removed before the call: skipped with a warning, as without the
  *    early read.
+ * With a tag, still two rounds (t_tags_in_two_rounds): the tags listed with the first
+ * round's listings, the tag file read with the checkpoint (versions() and history).
  * And the refs a versions() list carries (lv_version_list_refs, issue 29's tag names with no
  * second load): the tags its is_tagged came from, also on a cached answer; none on history.
  */
@@ -33,16 +35,42 @@
 
 /* ---- a remote backend over a memory store, counting manifest reads ---- */
 
+/* Requests whose start another can wait for (issue 30 §4's rounds with tags). */
+enum { K_VLIST, K_TAGLIST, K_CKPT, K_TAGFILE, K_COUNT };
+
 typedef struct remote {
 	lv_storage *inner;
+	bool gates;          /* each K_* request waits for its partner to begin */
+	int begun[K_COUNT];  /* atomics */
+	int met[K_COUNT];    /* the partner had begun (within 2 s) */
 	int reads[64];       /* by version, manifests only (atomics) */
 	uint64_t tail_from;  /* a manifest read of this version or newer is "the tail" */
 	int tail_started;    /* atomic */
 	int overlapped;      /* the newest checkpoint's read saw a tail read begin */
 } remote;
 
+/* A request of kind k has begun; with gates on, it waits (up to 2 s) for its partner to begin
+ * too: the partner begins only if the two are in flight at once (one round, not two). */
+static void meet(remote *r, int k)
+{
+	static const int partner[K_COUNT] = { K_TAGLIST, K_VLIST, K_TAGFILE, K_CKPT };
+	__atomic_store_n(&r->begun[k], 1, __ATOMIC_SEQ_CST);
+	if (!r->gates)
+		return;
+	for (int i = 0; i < 2000 && !__atomic_load_n(&r->begun[partner[k]], __ATOMIC_SEQ_CST); i++) {
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+	__atomic_store_n(&r->met[k], __atomic_load_n(&r->begun[partner[k]], __ATOMIC_SEQ_CST),
+			 __ATOMIC_SEQ_CST);
+}
+
 static void count(remote *r, const char *path)
 {
+	if (!strcmp(path, "_checkpoints/00000000000000000010.lance"))
+		meet(r, K_CKPT);
+	if (!strncmp(path, "_refs/tags/", 11))
+		meet(r, K_TAGFILE);
 	unsigned long long inv;
 	if (sscanf(path, "_versions/%llu.manifest", &inv) == 1) {
 		unsigned long long v = UINT64_MAX - inv; /* V2 names */
@@ -65,7 +93,12 @@ static void count(remote *r, const char *path)
 static int r_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
 		  lv_error *err)
 {
-	return lv_storage_list(((remote *)impl)->inner, dir, recursive, cb, payload, err);
+	remote *r = impl;
+	if (!strcmp(dir, "_versions"))
+		meet(r, K_VLIST);
+	if (!strcmp(dir, "_refs/tags"))
+		meet(r, K_TAGLIST);
+	return lv_storage_list(r->inner, dir, recursive, cb, payload, err);
 }
 
 static int r_read(void *impl, const char *path, lv_buf *out, lv_error *err)
@@ -246,6 +279,43 @@ static void t_list_carries_its_refs(void **state)
 	lv_storage_free(mem);
 }
 
+/*
+ * With a tag, versions() and history from a checkpoint still take two rounds on an object
+ * store: the tags directory is listed with _versions/ (and _checkpoints/), and the tag file
+ * is read with the checkpoint.  Each of those requests waits for its partner to begin: before
+ * the change the tag file was read in the first round, so its partner, the checkpoint read,
+ * could not begin until it had ended (the wait ran out; met[] stayed 0).
+ */
+static void t_tags_in_two_rounds(void **state)
+{
+	(void)state;
+	lv_storage *mem = dataset(false);
+	assert_int_equal(synth_tag(mem, "five", 5), 0);
+	for (int hist = 0; hist < 2; hist++) {
+		lv_history_report lrep = LV_HISTORY_REPORT_INIT, rrep = LV_HISTORY_REPORT_INIT;
+		lv_dataset *lds = tu_open(mem);
+		lv_version_list *local = hist ? tu_history(lds, &lrep) : tu_versions(lds, &lrep);
+		lv_dataset_free(lds);
+		remote r;
+		lv_storage *st = remote_over(&r, mem);
+		r.gates = true;
+		lv_dataset *ds = tu_open(st);
+		lv_version_list *far = hist ? tu_history(ds, &rrep) : tu_versions(ds, &rrep);
+		expect_same(local, far);
+		assert_true(lv_version_list_get(far, 4)->is_tagged);
+		assert_int_equal(rrep.rung, LV_RUNG_NEWEST_CHECKPOINT);
+		for (int k = 0; k < K_COUNT; k++) {
+			if (!r.met[k])
+				fail_msg("%s: request kind %d did not meet its partner", hist ? "history" : "versions", k);
+		}
+		lv_version_list_free(local);
+		lv_version_list_free(far);
+		lv_dataset_free(ds);
+		lv_storage_free(st);
+	}
+	lv_storage_free(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +323,7 @@ int main(void)
 		cmocka_unit_test(t_fallback_to_an_older_checkpoint),
 		cmocka_unit_test(t_removed_tail_manifest),
 		cmocka_unit_test(t_list_carries_its_refs),
+		cmocka_unit_test(t_tags_in_two_rounds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
