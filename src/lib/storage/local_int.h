@@ -1,7 +1,8 @@
 /*
  * Local filesystem backend (see local.c's header for its rules on symbolic
- * links, atomic writes and temporary files), in three files: local_fs.c (the
- * path walk without following links, errno to LV_*), local.c (opening, lists,
+ * links, atomic writes and temporary files), in four files: local_fs.c (the
+ * path walk without following links, errno to LV_*), local_dircache.c (the
+ * walked directories kept for reads and heads), local.c (opening, lists,
  * reads, the ops table) and local_write.c (writes, creates, deletes).
  */
 #ifndef LV_STORAGE_LOCAL_INT_H
