@@ -14,6 +14,7 @@
  *    early read.
  * With a tag, still two rounds (t_tags_in_two_rounds): the tags listed with the first
  * round's listings, the tag file read with the checkpoint (versions() and history).
+ * An archived versions() lists _versions/ and _checkpoints/ once (t_archived_lists_once).
  * And the refs a versions() list carries (lv_version_list_refs, issue 29's tag names with no
  * second load): the tags its is_tagged came from, also on a cached answer; none on history.
  */
@@ -43,6 +44,7 @@ typedef struct remote {
 	bool gates;          /* each K_* request waits for its partner to begin */
 	int begun[K_COUNT];  /* atomics */
 	int met[K_COUNT];    /* the partner had begun (within 2 s) */
+	int lists_versions, lists_checkpoints; /* listings of _versions/ and _checkpoints/ (atomics) */
 	int reads[64];       /* by version, manifests only (atomics) */
 	uint64_t tail_from;  /* a manifest read of this version or newer is "the tail" */
 	int tail_started;    /* atomic */
@@ -94,8 +96,12 @@ static int r_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, vo
 		  lv_error *err)
 {
 	remote *r = impl;
-	if (!strcmp(dir, "_versions"))
+	if (!strcmp(dir, "_versions")) {
+		__atomic_add_fetch(&r->lists_versions, 1, __ATOMIC_SEQ_CST);
 		meet(r, K_VLIST);
+	}
+	if (!strcmp(dir, "_checkpoints"))
+		__atomic_add_fetch(&r->lists_checkpoints, 1, __ATOMIC_SEQ_CST);
 	if (!strcmp(dir, "_refs/tags"))
 		meet(r, K_TAGLIST);
 	return lv_storage_list(r->inner, dir, recursive, cb, payload, err);
@@ -316,6 +322,39 @@ static void t_tags_in_two_rounds(void **state)
 	lv_storage_free(mem);
 }
 
+/*
+ * versions() on a dataset whose older live versions are in the archive (more than 8,192 older
+ * than the head's rows) is answered by the history stream, from versions()'s own first round:
+ * _versions/ and _checkpoints/ are listed once.  Before, the history stream listed both again.
+ */
+static void t_archived_lists_once(void **state)
+{
+	(void)state;
+	lv_storage *mem = synth_mem_series(8400, 1700000000000);
+	lv_dataset *ds = tu_open(mem);
+	lv_checkpoint_config cfg = LV_CHECKPOINT_CONFIG_INIT;
+	cfg.max_entries = 100;
+	lv_checkpoint_result res = LV_CHECKPOINT_RESULT_INIT;
+	lv_error e = { 0 };
+	assert_int_equal(lv_checkpoint_write(ds, &cfg, NULL, 0, &res, &e), 0);
+	lv_history_report lrep = LV_HISTORY_REPORT_INIT, rrep = LV_HISTORY_REPORT_INIT;
+	lv_version_list *local = tu_versions(ds, &lrep);
+	lv_dataset_free(ds);
+	assert_true(lrep.segments_read > 0); /* the archive answered */
+	assert_int_equal(lrep.manifests_read, 0);
+	remote r;
+	lv_storage *st = remote_over(&r, mem);
+	lv_version_list *far = versions_of(st, &rrep);
+	expect_same(local, far);
+	assert_int_equal(lv_version_list_count(far), 8400);
+	assert_int_equal(r.lists_versions, 1);
+	assert_int_equal(r.lists_checkpoints, 1);
+	lv_version_list_free(local);
+	lv_version_list_free(far);
+	lv_storage_free(st);
+	lv_storage_free(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -324,6 +363,7 @@ int main(void)
 		cmocka_unit_test(t_removed_tail_manifest),
 		cmocka_unit_test(t_list_carries_its_refs),
 		cmocka_unit_test(t_tags_in_two_rounds),
+		cmocka_unit_test(t_archived_lists_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
