@@ -18,6 +18,9 @@
  *  - A read or head through a cached descriptor that finds nothing is tried
  *    once more with a fresh walk, so a directory replaced under the cache
  *    never answers "not found" for a file the fresh directory holds.
+ *  - Descriptors held are bounded per handle (LV__DC_SLOTS) and per process
+ *    (LV__DC_PROCESS_MAX, over every handle: a watcher holds a handle per
+ *    table); an expired entry is closed at the handle's next operation.
  *  - Entries are shared between threads: a reference count keeps a descriptor
  *    open while an operation uses it; an entry that expired, or was evicted,
  *    is closed by its last user.  All bookkeeping is under one mutex; the
@@ -34,6 +37,10 @@
 #define LV__DC_SLOTS 8
 #define LV__DC_USES 4096u
 #define LV__DC_AGE_NS (50ull * 1000 * 1000)
+#define LV__DC_PROCESS_MAX 64
+
+/* Descriptors kept by every cache of the process (atomic). */
+static int dc_open_total;
 
 typedef struct dc_ent {
 	char *dir;     /* relative path of the directory ("" = the root); NULL = free slot */
@@ -69,6 +76,7 @@ lv__dircache *lv__dircache_new(void)
 
 static void ent_drop(dc_ent *e)
 {
+	__atomic_sub_fetch(&dc_open_total, 1, __ATOMIC_RELAXED);
 	close(e->fd);
 	lv__free(e->dir);
 	*e = (dc_ent){ 0 };
@@ -111,9 +119,10 @@ static dc_ent *find(lv__dircache *c, const char *dir, size_t len, uint64_t now)
 static dc_ent *insert(lv__dircache *c, const char *dir, size_t len, int fd, uint64_t now)
 {
 	dc_ent *slot = NULL;
-	for (size_t i = 0; i < LV__DC_SLOTS; i++) { /* an older walk of the same directory */
+	for (size_t i = 0; i < LV__DC_SLOTS; i++) { /* an older walk of the same directory, or expired */
 		dc_ent *e = &c->e[i];
-		if (e->dir && e->len == len && !memcmp(e->dir, dir, len)) {
+		bool expired = e->dir && (e->uses >= LV__DC_USES || now - e->born_ns > LV__DC_AGE_NS);
+		if (e->dir && (expired || (e->len == len && !memcmp(e->dir, dir, len)))) {
 			e->stale = true;
 			if (!e->refs)
 				ent_drop(e);
@@ -127,9 +136,16 @@ static dc_ent *insert(lv__dircache *c, const char *dir, size_t len, int fd, uint
 			ent_drop(&c->e[i]);
 			slot = &c->e[i];
 		}
-	char *copy = slot ? lv__malloc(len + 1) : NULL;
-	if (!copy)
+	if (slot && __atomic_add_fetch(&dc_open_total, 1, __ATOMIC_RELAXED) > LV__DC_PROCESS_MAX) {
+		__atomic_sub_fetch(&dc_open_total, 1, __ATOMIC_RELAXED);
 		return NULL;
+	}
+	char *copy = slot ? lv__malloc(len + 1) : NULL;
+	if (!copy) {
+		if (slot)
+			__atomic_sub_fetch(&dc_open_total, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
 	memcpy(copy, dir, len);
 	copy[len] = 0;
 	*slot = (dc_ent){ copy, len, fd, 1, 1, now, false };
