@@ -131,7 +131,7 @@ function parseTrace(text, dir) {
     let args = m[3].replace(/\s*<unfinished \.\.\.>$/, '').replace(/\)\s+=\s+.*$/, '');
     args = args.split(dir).join('DS').replace(/\.tmp-lancever-[0-9a-f]+/g, '.tmp-lancever-X');
     if (name === 'write' || name === 'pwrite64') args = args.split(',')[0];
-    args = args.replace(/^\d+(?=,|$)/, 'FD');
+    args = args.replace(/(^|, )\d+(?=,|$)/g, '$1FD').replace(/\/proc\/self\/fd\/\d+/g, '/proc/self/fd/FD');
     out.push({ pid, name, k, main: pid === main, text: `${name}(${args})` });
   }
   return out;
