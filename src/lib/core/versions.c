@@ -173,7 +173,8 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 	rep->manifests_read += ntail;
 	rep->manifests_vanished += l->nvanished;
 	lv__sort_infos(l->items, l->n);
-	if ((rc = lv__mark_tags_with(ds, r1->refs, &r1->err[LV__R1_REFS], l->items, l->n, rep, err)) < 0) {
+	rc = lv__mark_tags_with(ds, r1->refs, &r1->err[LV__R1_REFS], l->items, l->n, rep, err);
+	if (rc < 0) {
 		lv_version_list_free(l);
 		return rc;
 	}
@@ -286,7 +287,8 @@ static int versions_once(lv_dataset *ds, round1 *r1, lv_version_list **out, lv_h
 	} else if (rc == 0 && r1->nlive == 0) {
 		rc = lv__not_a_dataset(ds, err);
 	} else if (rc == 0) {
-		rc = lv__versions_from_manifests(&l, ds, r1->live, r1->nlive, r1->refs, &r1->err[LV__R1_REFS], rep, err);
+		rc = lv__versions_from_manifests(&l, ds, r1->live, r1->nlive, r1->refs,
+						 &r1->err[LV__R1_REFS], rep, err);
 		rep->rung = LV_RUNG_MANIFESTS;
 	}
 	lv_version_list_free(lj.pf.l); /* what from_checkpoint did not take */

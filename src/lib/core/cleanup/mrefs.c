@@ -295,8 +295,9 @@ static int keep_listed(lv_dataset *ds, lv_storage *st, const char *dir, bool rec
 /*
  * Manifests that are not versions of the lineage being cleaned but may use its files, all
  * kept: every branch's (any tree/ ** /_versions/ *.manifest under the root: their base_id
- * files may be ours) and, when a branch is cleaned, every manifest of main too (base_id files: a clone or rebase of main
- * could point into the branch).  Over-protecting only ever keeps a file.
+ * files may be ours) and, when a branch is cleaned, every manifest of main too (base_id
+ * files: a clone or rebase of main could point into the branch).  Over-protecting only ever
+ * keeps a file.
  */
 int lv__mrefs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err)
 {
