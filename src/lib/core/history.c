@@ -565,21 +565,27 @@ static int stream_segments(emitter *em, lv_error *err)
 
 /* ---- entry points ---- */
 
-int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_row_fn on_row,
-		    lv_history_gap_fn on_gap, void *payload, lv_history_report *report, lv_error *err)
+/* lv_history_each, from a first round already made (`seed`, may be NULL: taken over). */
+static int history_each_from(lv_dataset *ds, const lv_history_options *opts, lv_history_row_fn on_row,
+			     lv_history_gap_fn on_gap, void *payload, lv__round1 *seed,
+			     lv_history_report *report, lv_error *err)
 {
-	if (!ds || !on_row)
-		return lv__err(err, LV_EINVALID, "lv_history_each: NULL argument");
-	LV_TRY(lv__report_check(report, err));
-	lv_history_options o = LV_HISTORY_OPTIONS_INIT;
-	if (opts) {
-		LV_TRY(lv__struct_version("lv_history_options", opts->version, LV_HISTORY_OPTIONS_VERSION,
-					  LV_HISTORY_OPTIONS_VERSION, err));
-		o = *opts;
+	int crc = !ds || !on_row ? lv__err(err, LV_EINVALID, "lv_history_each: NULL argument")
+				 : lv__report_check(report, err);
+	if (crc == 0 && opts)
+		crc = lv__struct_version("lv_history_options", opts->version, LV_HISTORY_OPTIONS_VERSION,
+					 LV_HISTORY_OPTIONS_VERSION, err);
+	if (crc < 0) {
+		if (seed)
+			lv__round1_dispose(seed);
+		return crc;
 	}
+	lv_history_options o = LV_HISTORY_OPTIONS_INIT;
+	if (opts)
+		o = *opts;
 	lv__hplan p;
 	lv_storage_stats s0;
-	LV_TRY(lv__hplan_start(ds, &p, &s0, err));
+	LV_TRY(lv__hplan_start_from(ds, &p, &s0, seed, err));
 	emitter em = { .p = &p, .o = o, .on_row = on_row, .on_gap = on_gap, .payload = payload,
 		       .gaps_on = !o.limit, .next = o.since_version };
 	int rc = load_tagged(&em) < 0 ? lv__err(err, LV_ENOMEM, "out of memory") : 0;
@@ -670,17 +676,27 @@ int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 	return lv_history_list(out, ds, NULL, report, err);
 }
 
+int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_row_fn on_row,
+		    lv_history_gap_fn on_gap, void *payload, lv_history_report *report, lv_error *err)
+{
+	return history_each_from(ds, opts, on_row, on_gap, payload, NULL, report, err);
+}
+
 /* lv_history_list, or with live_only the live rows of the history stream and no gaps. */
 static int history_collect(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
-			   bool live_only, lv_history_report *report, lv_error *err)
+			   bool live_only, lv__round1 *seed, lv_history_report *report, lv_error *err)
 {
 	*out = NULL;
 	collect c = { lv__version_list_new(256, 1), 256, 0, 0, live_only };
-	if (!c.l)
+	if (!c.l) {
+		if (seed)
+			lv__round1_dispose(seed);
 		return lv__err(err, LV_ENOMEM, "out of memory");
+	}
 	lv__arena_init(&c.l->arenas[0], 65536);
 	c.l->narenas = 1;
-	int rc = lv_history_each(ds, opts, collect_row, live_only ? NULL : collect_gap, &c, report, err);
+	int rc = history_each_from(ds, opts, collect_row, live_only ? NULL : collect_gap, &c, seed,
+				   report, err);
 	if (rc >= 0 && c.rc < 0)
 		rc = lv__err(err, c.rc, "out of memory");
 	if (rc < 0) {
@@ -694,7 +710,13 @@ static int history_collect(lv_version_list **out, lv_dataset *ds, const lv_histo
 int lv__history_live_list(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 			  lv_error *err)
 {
-	return history_collect(out, ds, NULL, true, report, err);
+	return history_collect(out, ds, NULL, true, NULL, report, err);
+}
+
+int lv__history_live_list_from(lv_version_list **out, lv_dataset *ds, lv__round1 *seed,
+			       lv_history_report *report, lv_error *err)
+{
+	return history_collect(out, ds, NULL, true, seed, report, err);
 }
 
 int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
@@ -702,5 +724,5 @@ int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_opti
 {
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_history: NULL argument");
-	return history_collect(out, ds, opts, false, report, err);
+	return history_collect(out, ds, opts, false, NULL, report, err);
 }
