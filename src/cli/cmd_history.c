@@ -68,7 +68,28 @@ static void history_options(const lvcli_select *sel, lv_history_options *o)
 	o->limit = sel->until.given ? 0 : sel->limit;
 }
 
-/* --format csv|arrow, --reverse, --until: the versions asked for, as a list (memory grows with
+/* --format csv|arrow: the library's stream over a history cursor, which reads the history as
+ * the writer consumes it (memory bounded by a batch and a segment, not by the history). */
+static int emit_stream(const lvcli_args *a, const lv_history_options *o, lv_dataset *ds,
+		       lvcli_refctx *tags)
+{
+	lv_error err = { 0 };
+	lv_history_cursor *c = NULL;
+	struct ArrowArrayStream s;
+	lv_history_report rep;
+	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
+	if (lv_history_cursor_open(&c, ds, o, &err) < 0 ||
+	    lv_history_cursor_arrow_stream(&s, c, lvcli_arrow_options(), &rep, &err) < 0)
+		return lvcli_fail(&err);
+	int rc = lvcli_emit_stream(a, &s);
+	if (rc == 0 && a->stats) {
+		lvcli_refctx_report(tags, &rep);
+		lvcli_print_report(&rep);
+	}
+	return rc;
+}
+
+/* --reverse, --until (and csv|arrow with --until): the versions asked for, as a list (memory grows with
  * the answer), through the format writers or the selection's printer. */
 static int emit_list(const lvcli_args *a, const lvcli_select *sel, const lv_history_options *o,
 		     lv_dataset *ds, lvcli_refctx *tags)
@@ -162,6 +183,8 @@ static int run_history(int argc, char **argv)
 		history_options(&sel, &o);
 		if (a.format == LVCLI_FMT_HTML) /* a page with a timeline, streamed (format_html.c) */
 			rc = lvcli_history_html(stdout, ds, a.pos[0], &o, sel.until.given ? &sel : NULL, &refs);
+		else if (lvcli_format_stream(&a) && !a.until)
+			rc = emit_stream(&a, &o, ds, &refs);
 		else if (lvcli_format_stream(&a) || a.reverse || a.until)
 			rc = emit_list(&a, &sel, &o, ds, &refs);
 		else
