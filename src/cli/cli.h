@@ -421,6 +421,10 @@ int lvcli_format_check(const lvcli_cmd *c, lvcli_args *a);
 bool lvcli_format_stream(const lvcli_args *a);
 /* Export options: batch_rows from LANCEVER_ARROW_BATCH_ROWS (a test knob; unset = default). */
 const lv_arrow_options *lvcli_arrow_options(void);
+/* The same with another default batch size (history's stream: LVCLI_STREAM_BATCH_ROWS, so it
+ * holds about as much as --json does); LANCEVER_ARROW_BATCH_ROWS still overrides it. */
+const lv_arrow_options *lvcli_arrow_options_rows(size_t batch_rows);
+#define LVCLI_STREAM_BATCH_ROWS 8192
 /* Writes the stream (taking it) to stdout as a->format says; returns the exit status. */
 int lvcli_emit_stream(const lvcli_args *a, struct ArrowArrayStream *s);
 /* The same for a version list (kind "versions" or "history"). */

@@ -18,14 +18,19 @@ bool lvcli_format_stream(const lvcli_args *a)
 	return a->format == LVCLI_FMT_CSV || a->format == LVCLI_FMT_ARROW;
 }
 
-const lv_arrow_options *lvcli_arrow_options(void)
+const lv_arrow_options *lvcli_arrow_options_rows(size_t batch_rows)
 {
 	static lv_arrow_options o;
 	lv_arrow_options_init(&o, LV_ARROW_OPTIONS_VERSION);
 	uint64_t n = 0;
 	const char *e = getenv("LANCEVER_ARROW_BATCH_ROWS");
-	o.batch_rows = e && lvcli_parse_u64_strict(e, 1u << 30, &n) ? (size_t)n : 0;
+	o.batch_rows = e && lvcli_parse_u64_strict(e, 1u << 30, &n) ? (size_t)n : batch_rows;
 	return &o;
+}
+
+const lv_arrow_options *lvcli_arrow_options(void)
+{
+	return lvcli_arrow_options_rows(0);
 }
 
 int lvcli_emit_stream(const lvcli_args *a, struct ArrowArrayStream *s)

@@ -48,9 +48,8 @@ static const lv__acol COLS[C_NCOLS] = {
 };
 _Static_assert(C_NCOLS == LV_ARROW_VERSION_COLUMNS, "arrow.h documents 22 columns");
 
-static bool get_cell(const void *rows, size_t row, size_t col, lv__aval *v)
+static bool cell_of(const lv_version_info *r, size_t col, lv__aval *v)
 {
-	const lv_version_info *r = &((const lv_version_info *)((const lv__arows *)rows)->rows)[row];
 	const uint64_t counters[] = { r->total_fragments, r->total_data_files, r->total_files_size,
 				      r->total_deletion_files, r->total_data_file_rows,
 				      r->total_deletion_file_rows, r->total_rows };
@@ -81,6 +80,11 @@ static bool get_cell(const void *rows, size_t row, size_t col, lv__aval *v)
 	case C_NIDX: v->u = r->num_indices; return true;
 	default: v->u = counters[col - C_FRAGS]; return true;
 	}
+}
+
+static bool get_cell(const void *rows, size_t row, size_t col, lv__aval *v)
+{
+	return cell_of(&((const lv_version_info *)((const lv__arows *)rows)->rows)[row], col, v);
 }
 
 /* The string fields of a row that the export keeps. */
@@ -164,10 +168,28 @@ int lv_version_list_arrow_stream(struct ArrowArrayStream *out, const lv_version_
 
 /* ---- a history cursor, exported a window at a time ---- */
 
+/* The window: the cursor's list as it came (no copy), or, after a batch that the byte
+ * bound cut short, a copy of the rows left with the next ones. */
 typedef struct hwin {
-	lv__arows a; /* the window (first: get_cell reads it as an lv__arows) */
 	lv_history_cursor *c;
+	lv_version_list *l; /* the rows, or NULL: they are in a */
+	lv__arows *a;
 } hwin;
+
+static bool hwin_cell(const void *rows, size_t row, size_t col, lv__aval *v)
+{
+	const hwin *w = rows;
+	return cell_of(w->l ? lv_version_list_get(w->l, row) : (const lv_version_info *)w->a->rows + row,
+		       col, v);
+}
+
+static void hwin_drop(hwin *w)
+{
+	lv_version_list_free(w->l);
+	lv__arows_free(w->a);
+	w->l = NULL;
+	w->a = NULL;
+}
 
 static void hwin_free(void *rows)
 {
@@ -175,8 +197,7 @@ static void hwin_free(void *rows)
 	if (!w)
 		return;
 	lv_history_cursor_free(w->c);
-	lv__arrow_free(w->a.rows);
-	lv__arrow_free(w->a.strings);
+	hwin_drop(w);
 	lv__arrow_free(w);
 }
 
@@ -191,30 +212,35 @@ static int hwin_more(lv__asource *src, size_t keep, size_t want, bool *eof, char
 	lv_error e = { 0 };
 	lv_version_list *l = NULL;
 	size_t nkeep = src->nrows - keep;
+	if (nkeep == 0)
+		hwin_drop(w); /* before the next rows are read: one window at a time */
 	int rc = lv_history_cursor_next(w->c, want - nkeep, &l, NULL, &e);
 	if (rc < 0) {
 		snprintf(msg, cap, "%s", e.message);
 		return errno_of(rc);
 	}
 	size_t m = lv_version_list_count(l), n = nkeep + m;
-	const lv_version_info *old = nkeep ? (const lv_version_info *)w->a.rows + keep : NULL;
-	const lv_version_info *add = m ? lv_version_list_get(l, 0) : NULL;
 	*eof = l == NULL;
-	lv__arows *v = lv__arows_new(n ? n : 1, sizeof(lv_version_info),
-				     1 + rows_bytes(old, nkeep) + rows_bytes(add, m));
+	src->nrows = n;
+	if (nkeep == 0) {
+		w->l = l;
+		return 0;
+	}
+	const lv_version_info *old = w->l ? lv_version_list_get(w->l, keep) : (const lv_version_info *)w->a->rows + keep;
+	const lv_version_info *add = m ? lv_version_list_get(l, 0) : NULL;
+	lv__arows *v = lv__arows_new(n, sizeof(lv_version_info), 1 + rows_bytes(old, nkeep) + rows_bytes(add, m));
+	if (v) {
+		put_rows(v, 0, old, nkeep);
+		put_rows(v, nkeep, add, m);
+	}
+	lv_version_list_free(l);
+	hwin_drop(w);
+	w->a = v;
 	if (!v) {
-		lv_version_list_free(l);
+		src->nrows = 0;
 		snprintf(msg, cap, "out of memory");
 		return ENOMEM;
 	}
-	put_rows(v, 0, old, nkeep);
-	put_rows(v, nkeep, add, m);
-	lv_version_list_free(l);
-	lv__arrow_free(w->a.rows);
-	lv__arrow_free(w->a.strings);
-	w->a = *v;
-	lv__arrow_free(v);
-	src->nrows = n;
 	return 0;
 }
 
@@ -239,7 +265,7 @@ int lv_history_cursor_arrow_stream(struct ArrowArrayStream *out, lv_history_curs
 	lv_version_list_free(gaps);
 	const char *keys[] = { "lancever:kind", "lancever:gaps" };
 	const char *vals[] = { "history", gj ? gj : "" };
-	lv__asource src = { .cols = COLS, .ncols = C_NCOLS, .get = get_cell, .free_rows = hwin_free,
+	lv__asource src = { .cols = COLS, .ncols = C_NCOLS, .get = hwin_cell, .free_rows = hwin_free,
 			    .more = hwin_more, .metadata = gj ? lv__arrow_metadata(keys, vals, 2) : NULL };
 	lv__free(gj);
 	if ((w = lv__arrow_alloc(sizeof *w)) != NULL)

@@ -344,6 +344,16 @@ int lv_history_cursor_next(lv_history_cursor *c, size_t max_rows, lv_version_lis
 		return cursor_fail(c, rc);
 	c->state = CUR_ROWS;
 	c->buf.want = max_rows;
+	/* room for the rows asked for and a step's overshoot (a segment's rows, 4,096 unless
+	 * sealed otherwise) at once, not by doubling past them */
+	size_t room = max_rows + LV__TAIL_CHUNK;
+	if (c->buf.cap < room && room > max_rows) {
+		lv_version_info *nv = lv__reallocarray(c->buf.l->items, room, sizeof *nv);
+		if (!nv)
+			return cursor_fail(c, lv__err(err, LV_ENOMEM, "out of memory"));
+		c->buf.l->items = nv;
+		c->buf.cap = room;
+	}
 	c->buf.full = c->buf.l->n >= max_rows;
 	while (!c->buf.full && (rc = lv__hwalk_step(c->w, err)) > 0)
 		c->buf.full = c->buf.l->n >= max_rows;
