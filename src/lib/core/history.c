@@ -197,6 +197,8 @@ struct lv_history_cursor {
 	lv_history_options o;
 	lv__hwalk *w;   /* the rows' walk (made at the first next) */
 	bool scanned;   /* a gap scan warned: the rows' walk is quiet */
+	uint64_t (*known)[2]; /* the ranges that scan could not use */
+	size_t nknown;
 	int state;
 	collect buf;    /* rows walked, not yet handed out */
 };
@@ -229,6 +231,7 @@ void lv_history_cursor_free(lv_history_cursor *c)
 	if (!c)
 		return;
 	lv__hwalk_free(c->w);
+	lv__free(c->known);
 	lv_version_list_free(c->buf.l);
 	if (c->p.ds)
 		lv__hplan_dispose(&c->p);
@@ -297,6 +300,8 @@ int lv_history_cursor_gaps(lv_history_cursor *c, lv_version_list **out, lv_histo
 		rc = lv__err(err, g->rc, "out of memory");
 	if (rc >= 0)
 		scan_trim(&sc, &c->o);
+	if (rc >= 0 && lv__hwalk_failed(w, &c->known, &c->nknown) < 0)
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
 	if (rc >= 0)
 		rc = answer_end(&c->p, &c->s0, report, err);
 	lv__hwalk_free(w);
@@ -342,6 +347,7 @@ int lv_history_cursor_next(lv_history_cursor *c, size_t max_rows, lv_version_lis
 	if (!c->w && (rc = lv__hwalk_new(&c->w, &c->p, &c->o, c->scanned ? LV__HWALK_QUIET : 0,
 					 collect_row, collect_gap, &c->buf, &c->buf.full, err)) < 0)
 		return cursor_fail(c, rc);
+	lv__hwalk_known_failed(c->w, (const uint64_t(*)[2])c->known, c->nknown);
 	c->state = CUR_ROWS;
 	c->buf.want = max_rows;
 	/* room for the rows asked for and a step's overshoot (a segment's rows, 4,096 unless

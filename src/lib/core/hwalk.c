@@ -72,6 +72,8 @@ struct lv__hwalk {
 	size_t njobs, ji, fetched; /* jobs[ji, fetched) are fetched */
 	uint64_t floor, unrecorded;
 	size_t rk;         /* ring rows handed out */
+	const uint64_t (*known)[2]; /* quiet: the ranges the gap scan could not use */
+	size_t nknown;
 	lv_history_options o;
 	lv_history_row_fn on_row;
 	lv_history_gap_fn on_gap;
@@ -545,6 +547,14 @@ static bool skipped(const emitter *em, const seg_job *j, uint64_t floor, uint64_
 	return false;
 }
 
+static bool known_failed(const emitter *em, const seg_job *j)
+{
+	for (size_t i = 0; i < em->nknown; i++)
+		if (em->known[i][0] == j->name.first && em->known[i][1] == j->name.last)
+			return true;
+	return false;
+}
+
 /* The next archive range: skipped (accounted for, not read), or read -- the next run of ranges
  * that are read is fetched at once (one locally, several at once on object stores). */
 static int step_segment(emitter *em, lv_error *err)
@@ -573,6 +583,9 @@ static int step_segment(emitter *em, lv_error *err)
 	lv__warnlog *wl = em->flags & LV__HWALK_QUIET ? &em->scratch : &p->wl;
 	if (!j->missing && (j->rc = lv__hplan_segment_accept(p, &j->name, j->rc, &j->f, &j->e, wl)) == LV_ENOMEM)
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
+	else if (!j->missing && j->rc < 0 && (em->flags & LV__HWALK_QUIET) && !known_failed(em, j))
+		/* the scan used it (its rows are promised): a gap now would be a silent hole */
+		rc = lv__err(err, j->rc, "%s could not be read again (%s)", j->name.path, j->e.message);
 	if (rc == 0 && !em->stop)
 		rc = emit_segment(em, j, err);
 	lv__cp_file_dispose(&j->f);
@@ -662,4 +675,23 @@ void lv__hwalk_free(lv__hwalk *em)
 	lv__free(em->tagged);
 	lv__warnlog_dispose(&em->scratch);
 	lv__free(em);
+}
+
+int lv__hwalk_failed(const lv__hwalk *em, uint64_t (**out)[2], size_t *n)
+{
+	*n = 0;
+	if (!(*out = lv__calloc(em->nfailed ? em->nfailed : 1, sizeof **out)))
+		return LV_ENOMEM;
+	for (size_t i = 0; i < em->nfailed; i++) {
+		(*out)[i][0] = em->failed[i].first;
+		(*out)[i][1] = em->failed[i].last;
+	}
+	*n = em->nfailed;
+	return 0;
+}
+
+void lv__hwalk_known_failed(lv__hwalk *em, const uint64_t (*known)[2], size_t n)
+{
+	em->known = known;
+	em->nknown = n;
 }

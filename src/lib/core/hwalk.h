@@ -31,5 +31,11 @@ int lv__hwalk_step(lv__hwalk *w, lv_error *err);
  * (the gap notes could not be listed). */
 int lv__hwalk_end(lv__hwalk *w, lv_error *err);
 void lv__hwalk_free(lv__hwalk *w);
+/* The archive ranges the walk could not use (missing or rejected), as a new array (*out, the
+ * caller's: lv__free); 0 or LV_ENOMEM. */
+int lv__hwalk_failed(const lv__hwalk *w, uint64_t (**out)[2], size_t *n);
+/* A quiet walk: the ranges its gap scan could not use (borrowed).  Any other range it cannot
+ * use fails the walk (the scan promised its rows) instead of becoming a gap. */
+void lv__hwalk_known_failed(lv__hwalk *w, const uint64_t (*known)[2], size_t n);
 
 #endif
