@@ -87,7 +87,7 @@ static int emit_stream(const lvcli_args *a, const lv_history_options *o, lv_data
 	    lv_history_cursor_arrow_stream(&s, c, lvcli_arrow_options_rows(LVCLI_STREAM_BATCH_ROWS),
 					   &rep, &err) < 0)
 		return lvcli_fail(&err);
-	int rc = lvcli_emit_stream(a, &s);
+	int rc = lvcli_emit_stream_tags(a, &s, tags);
 	if (rc == 0 && a->stats) {
 		lvcli_refctx_report(tags, &rep);
 		lvcli_print_report(&rep);
@@ -105,7 +105,7 @@ static int emit_list(const lvcli_args *a, const lvcli_select *sel, const lv_hist
 	lv_history_report rep;
 	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
 	int rc = lv_history_list(&l, ds, o, &rep, &err) < 0 ? lvcli_fail(&err)
-	       : lvcli_format_stream(a)			 ? lvcli_select_emit(a, l, sel, "history")
+	       : lvcli_format_stream(a)			 ? lvcli_select_emit(a, l, sel, "history", tags)
 								 : lvcli_select_print(stdout, l, sel, a->json, true, tags);
 	if (rc == 0 && a->stats) {
 		lvcli_refctx_report(tags, &rep);
