@@ -151,8 +151,9 @@ LV_EXTERN int lv_history_arrow_stream(struct ArrowArrayStream *out, lv_dataset *
  * the schema's "lancever:gaps" is complete; the scan's warnings are on the dataset and
  * `report` (may be NULL) is written when this returns, counting the plan and the scan.
  * Takes ownership of `cursor`, on failure too; the stream frees it when released.  The
- * dataset must stay open, and not be used from another thread, until the stream is
- * released.  An error while streaming (a segment or manifest that cannot be read, out of
+ * stream holds the dataset (through the cursor): lv_dataset_free() may come first, as with
+ * the lists' streams, but do not call other functions on the dataset from another thread
+ * while a get_next runs.  An error while streaming (a segment or manifest that cannot be read, out of
  * memory) fails that get_next with EIO (ENOMEM) and get_last_error() naming it, and every
  * later get_next the same way: the stream is never cut short silently.
  * Errors: LV_EINVALID (above; NULL cursor, one already read from), those of

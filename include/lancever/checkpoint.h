@@ -193,8 +193,11 @@ LV_EXTERN int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_hi
  * writes each chunk out (the CLI's --format csv|arrow, lv_history_cursor_arrow_stream)
  * holds no more than a chunk: memory is bounded by an archive segment, the head
  * checkpoint and `max_rows` (with opts->limit, also by the rows asked for), not by the
- * history.  The dataset must stay open, and must not be used from another thread, until
- * lv_history_cursor_free().  A cursor must not be used from two threads at once.
+ * history.  The cursor holds the dataset: lv_dataset_free() may come before
+ * lv_history_cursor_free() (the dataset is freed by the last of the two; a storage handle given
+ * to lv_dataset_open_storage() must outlive both).  Do not call other functions on the
+ * dataset from another thread while a cursor call runs, and do not use a cursor from two
+ * threads at once.
  */
 typedef struct lv_history_cursor lv_history_cursor;
 

@@ -192,6 +192,7 @@ int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_opti
 enum { CUR_FRESH, CUR_ROWS, CUR_END, CUR_FAILED };
 
 struct lv_history_cursor {
+	lv_dataset *ds; /* held (lv__dataset_hold): the caller may free it first */
 	lv__hplan p;
 	lv_storage_stats s0;
 	lv_history_options o;
@@ -215,6 +216,8 @@ int lv_history_cursor_open(lv_history_cursor **out, lv_dataset *ds, const lv_his
 	if (!c)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	c->o = o;
+	c->ds = ds;
+	lv__dataset_hold(ds);
 	int rc = lv__hplan_start(ds, &c->p, &c->s0, err);
 	if (rc == 0 && collect_start(&c->buf) < 0)
 		rc = lv__err(err, LV_ENOMEM, "out of memory");
@@ -235,6 +238,7 @@ void lv_history_cursor_free(lv_history_cursor *c)
 	lv_version_list_free(c->buf.l);
 	if (c->p.ds)
 		lv__hplan_dispose(&c->p);
+	lv_dataset_free(c->ds); /* the hold; the dataset itself if its caller freed it already */
 	lv__free(c);
 }
 
