@@ -205,8 +205,9 @@ const lvcli_cmd lvcli_cmd_history = {
 	"history", "DATASET", "every version ever recorded; cleaned-up ones flagged",
 	"Lists every version that a checkpoint, an archive segment or a manifest records, including "
 	"versions whose manifests a cleanup removed (CLEANED_UP), with their tag names, oldest "
-	"first, as it reads them: memory does not grow with the history (--reverse, newest first, "
-	"and --until hold the answer in memory). Ranges of versions that nothing readable records "
+	"first, as it reads them: memory does not grow with the history, in every format (--format "
+	"csv|arrow a batch of 8,192 rows at a time; --reverse, newest first, and --until hold the "
+	"answer in memory). Ranges of versions that nothing readable records "
 	"are marked in place and reported as warnings. --limit and --since read only the archive "
 	"segments that can hold the versions asked for.",
 	history_opts, run_history, true,
