@@ -485,7 +485,7 @@ static lv_version_list *expected_gaps(const lv_version_list *l, const lv_history
  * gives the list's gaps. */
 static void check_cursor(lv_dataset *ds, const lv_history_options *o, const lv_version_list *l)
 {
-	const size_t sizes[] = { 1, 3, 1000 };
+	const size_t sizes[] = { 1, 3, 1000, (size_t)1 << 60 }; /* the last: all (Python's batch_rows) */
 	lv_version_list *sel = expected_gaps(l, o);
 	const lv_version_list *want = sel ? sel : l;
 	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {

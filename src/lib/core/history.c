@@ -190,6 +190,7 @@ int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_opti
 /* ---- the cursor ---- */
 
 enum { CUR_FRESH, CUR_ROWS, CUR_END, CUR_FAILED };
+#define CURSOR_PRESIZE ((size_t)1 << 20) /* rows asked for that are made room for at once */
 
 struct lv_history_cursor {
 	lv_dataset *ds; /* held (lv__dataset_hold): the caller may free it first */
@@ -355,9 +356,10 @@ int lv_history_cursor_next(lv_history_cursor *c, size_t max_rows, lv_version_lis
 	c->state = CUR_ROWS;
 	c->buf.want = max_rows;
 	/* room for the rows asked for and a step's overshoot (a segment's rows, 4,096 unless
-	 * sealed otherwise) at once, not by doubling past them */
-	size_t room = max_rows + LV__TAIL_CHUNK;
-	if (c->buf.cap < room && room > max_rows) {
+	 * sealed otherwise) at once, not by doubling past them; a huge max_rows (all of them)
+	 * grows as it fills */
+	size_t room = (max_rows < CURSOR_PRESIZE ? max_rows : CURSOR_PRESIZE) + LV__TAIL_CHUNK;
+	if (c->buf.cap < room) {
 		lv_version_info *nv = lv__reallocarray(c->buf.l->items, room, sizeof *nv);
 		if (!nv)
 			return cursor_fail(c, lv__err(err, LV_ENOMEM, "out of memory"));
