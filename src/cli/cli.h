@@ -435,6 +435,8 @@ int lvcli_emit_list(const lvcli_args *a, const lv_version_list *l, const char *k
 		    lvcli_refctx *tags);
 /* The writers: 0 or an LV_* status with err set; both take the stream. */
 int lvcli_write_csv(struct ArrowArrayStream *s, FILE *f, lv_error *err);
+/* The same, with the header line only when `header` (a part of a longer CSV after the first). */
+int lvcli_write_csv_part(struct ArrowArrayStream *s, FILE *f, bool header, lv_error *err);
 /* One CSV field (RFC 4180): quoted when empty or holding a comma, a quote, CR or LF, quotes
  * doubled; the bytes as they are (no terminal escaping). */
 void lvcli_csv_field(FILE *f, const char *s, size_t n);

@@ -72,7 +72,7 @@ static void history_options(const lvcli_select *sel, lv_history_options *o)
 	o->limit = sel->until.given ? 0 : sel->limit;
 }
 
-/* --format csv|arrow: the library's stream over a history cursor, which reads the history as
+/* --format arrow: the library's stream over a history cursor, which reads the history as
  * the writer consumes it: memory is bounded by a batch (8,192 rows) and a segment, not by the
  * history (the list path below held 615 MB at 1,000,000 versions). */
 static int emit_stream(const lvcli_args *a, const lv_history_options *o, lv_dataset *ds,
@@ -88,6 +88,65 @@ static int emit_stream(const lvcli_args *a, const lv_history_options *o, lv_data
 					   &rep, &err) < 0)
 		return lvcli_fail(&err);
 	int rc = lvcli_emit_stream_tags(a, &s, tags);
+	if (rc == 0 && a->stats) {
+		lvcli_refctx_report(tags, &rep);
+		lvcli_print_report(&rep);
+	}
+	return rc;
+}
+
+static int emit_list(const lvcli_args *a, const lvcli_select *sel, const lv_history_options *o,
+		     lv_dataset *ds, lvcli_refctx *tags);
+
+/* One chunk of the cursor as CSV lines (the header with the first); the exit status. */
+static int csv_chunk(const lv_version_list *l, bool header, lvcli_refctx *tags)
+{
+	lv_error err = { 0 };
+	struct ArrowArrayStream s, t;
+	if (lv_version_list_arrow_stream(&s, l, "history", NULL, &err) < 0 ||
+	    lvcli_tags_stream(&t, &s, tags, &err) < 0)
+		return lvcli_fail(&err);
+	if (lvcli_write_csv_part(&t, stdout, header, &err) == 0)
+		return 0;
+	if (ferror(stdout)) {
+		lvcli_check_pipe(lvcli_stdout_error()); /* a reader that went away: quietly */
+		fprintf(stderr, "lancever: %s\n", err.message);
+		return 1;
+	}
+	return lvcli_fail(&err);
+}
+
+/* --format csv: the cursor's chunks written as they come.  CSV has no place for the gaps, so
+ * the archive is read once (no gap scan, unlike arrow); an empty answer (nothing selected)
+ * still gets its header, from the list of nothing. */
+static int emit_csv(const lvcli_args *a, const lvcli_select *sel, const lv_history_options *o,
+		    lv_dataset *ds, lvcli_refctx *tags)
+{
+	lv_error err = { 0 };
+	lv_history_cursor *c = NULL;
+	lv_history_report rep;
+	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
+	if (lv_history_cursor_open(&c, ds, o, &err) < 0)
+		return lvcli_fail(&err);
+	int rc = 0;
+	size_t chunks = 0;
+	for (;;) {
+		lv_version_list *l = NULL;
+		if (lv_history_cursor_next(c, LVCLI_STREAM_BATCH_ROWS, &l, &rep, &err) < 0) {
+			rc = lvcli_fail(&err);
+			break;
+		}
+		if (!l)
+			break;
+		if (lv_version_list_count(l))
+			rc = csv_chunk(l, chunks++ == 0, tags);
+		lv_version_list_free(l);
+		if (rc)
+			break;
+	}
+	lv_history_cursor_free(c);
+	if (rc == 0 && chunks == 0)
+		return emit_list(a, sel, o, ds, tags); /* nothing: the header alone */
 	if (rc == 0 && a->stats) {
 		lvcli_refctx_report(tags, &rep);
 		lvcli_print_report(&rep);
@@ -189,7 +248,9 @@ static int run_history(int argc, char **argv)
 		history_options(&sel, &o);
 		if (a.format == LVCLI_FMT_HTML) /* a page with a timeline, streamed (format_html.c) */
 			rc = lvcli_history_html(stdout, ds, a.pos[0], &o, sel.until.given ? &sel : NULL, &refs);
-		else if (lvcli_format_stream(&a) && !a.until)
+		else if (a.format == LVCLI_FMT_CSV && !a.until)
+			rc = emit_csv(&a, &sel, &o, ds, &refs);
+		else if (a.format == LVCLI_FMT_ARROW && !a.until)
 			rc = emit_stream(&a, &o, ds, &refs);
 		else if (lvcli_format_stream(&a) || a.reverse || a.until)
 			rc = emit_list(&a, &sel, &o, ds, &refs);
