@@ -132,7 +132,7 @@ static int emit_csv(const lvcli_args *a, const lvcli_select *sel, const lv_histo
 	size_t chunks = 0;
 	for (;;) {
 		lv_version_list *l = NULL;
-		if (lv_history_cursor_next(c, LVCLI_STREAM_BATCH_ROWS, &l, &rep, &err) < 0) {
+		if (lv_history_cursor_next(c, 4096, &l, &rep, &err) < 0) { /* a segment's rows */
 			rc = lvcli_fail(&err);
 			break;
 		}
