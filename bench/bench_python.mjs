@@ -101,13 +101,14 @@ for (const r of results)
   }
 if (withLance) {
   lines.push('', `pylance ${results[0]?.live?.pylance_version} against lancever on the same dataset (open + call, ms):`, '',
-    '| versions | written by | state | pylance versions() | lancever versions() | ratio | history() -> pa.table | history() -> polars | versions() == pylance\'s (ms: to the millisecond) |',
-    '|---:|---|---|---:|---:|---:|---:|---:|---|');
+    '| versions | written by | state | pylance versions() | lancever versions() | ratio | rows built in Python | ratio | history() -> pa.table | history() -> polars | versions() == pylance\'s (ms: to the millisecond) |',
+    '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|');
   for (const r of results)
     for (const st of ['live', 'checkpoint']) {
       const p = r[st];
       lines.push(`| ${r.versions} | ${r.source} | ${st === 'live' ? 'no checkpoint' : 'from a checkpoint'} | ${fms(p.pylance.median_ms)} | `
-        + `${fms(p.versions.median_ms)} | ${fx(p.pylance.median_ms, p.versions.median_ms)} | ${fms(p.history_pa.median_ms)} | ${fms(p.history_pl.median_ms)} | ${p.equal_to_pylance} |`);
+        + `${fms(p.versions.median_ms)}${p.accelerated ? '' : ' (no accelerator)'} | ${fx(p.pylance.median_ms, p.versions.median_ms)} | `
+        + `${fms(p.versions_py.median_ms)} | ${fx(p.pylance.median_ms, p.versions_py.median_ms)} | ${fms(p.history_pa.median_ms)} | ${fms(p.history_pl.median_ms)} | ${p.equal_to_pylance} |`);
     }
 }
 const md = [`Python ${results[0]?.live?.version} (${results[0]?.live?.python}), medians of ${runs} runs; LanceDB 0.31.0 in Node, connect + openTable + listVersions(); machine: ${JSON.stringify(machine())}`, '', ...lines, ''].join('\n');

@@ -11,7 +11,9 @@ after one warm-up):
              the capsule (what pyarrow.table() would start from; no per-row Python objects)
   pandas     Dataset.history().to_pandas()
   versions   Dataset.versions(): the live versions as pylance 14 returns them (version,
-             naive local timestamp, metadata of strings)
+             naive local timestamp, metadata of strings), rows built by the C accelerator
+             lancever._rows when the build made it ("accelerated" says)
+  versions_py  the same with the rows built in Python (the accelerator set aside)
 With --pylance (the Lance 14 peer's venv: pylance 14, pyarrow, polars), also:
   pylance     lance.dataset(path).versions() (pylance 14.0.2; open included, as for lancever)
   history_pa  pyarrow.table(Dataset.history().arrow())
@@ -27,7 +29,7 @@ import sys
 import time
 
 import lancever
-from lancever import _arrow, _lib
+from lancever import _accel, _arrow, _lib
 
 
 def c_call(path):
@@ -60,6 +62,16 @@ def pandas(path):
 
 def versions(path):
     return len(lancever.Dataset(path).versions())
+
+
+def versions_py(path):
+    """versions() with the rows built in Python (the C accelerator lancever._rows set aside)."""
+    saved = _accel._module
+    _accel._module = None
+    try:
+        return len(lancever.Dataset(path).versions())
+    finally:
+        _accel._module = saved
 
 
 def pylance(path):
@@ -103,9 +115,9 @@ def main():
     runs = int(sys.argv[sys.argv.index("--runs") + 1]) if "--runs" in sys.argv else 7
     with_lance = "--pylance" in sys.argv
     out = {"python": sys.executable, "version": sys.version.split()[0],
-           "library": lancever.library_path()}
+           "library": lancever.library_path(), "accelerated": _accel.accelerated()}
     cases = [("c_call", c_call), ("dicts", dicts), ("arrow", arrow), ("pandas", pandas),
-             ("versions", versions)]
+             ("versions", versions), ("versions_py", versions_py)]
     if with_lance:
         import lance
         out["pylance_version"] = lance.__version__

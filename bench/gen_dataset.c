@@ -360,7 +360,7 @@ static void record_history(const gen_opts *o, const lv__dbuf *body, uint64_t dat
 		 * yet committed must not be seen as history that was never recorded. */
 		write_version(o, body, first + n - 1);
 		lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
-		if (lv__cp_write_extra(ds, NULL, rows, (size_t)n, &r, &err)) {
+		if (lv__cp_write_extra(ds, NULL, rows, (size_t)n, NULL, &r, &err)) {
 			fprintf(stderr, "gen_dataset: recording versions %" PRIu64 "..: %s\n", first, err.message);
 			exit(1);
 		}

@@ -4,6 +4,7 @@
 #   lancever/                 the Python files (python/lancever, copied by scikit-build-core)
 #   lancever/liblancever.so   the library the package loads first (_lib.py), RUNPATH $ORIGIN
 #   lancever/<bundled>.so.N   the libraries of LV_WHEEL_BUNDLE, copied from the build machine
+#   lancever/_rows.<abi>.so   the C accelerator (cmake/pyrows.cmake), when pip's Python has headers
 #   lancever/_bin/lancever    the C command (the `lancever` console entry execs it),
 #                             RUNPATH $ORIGIN/..
 #   <data>/share/man/man1/lancever.1
@@ -25,6 +26,10 @@ set_target_properties(lancever PROPERTIES INSTALL_RPATH "$ORIGIN")
 set_target_properties(lancever_cli PROPERTIES INSTALL_RPATH "$ORIGIN/..")
 install(TARGETS lancever LIBRARY DESTINATION lancever)
 install(TARGETS lancever_cli RUNTIME DESTINATION lancever/_bin)
+include(${CMAKE_SOURCE_DIR}/cmake/pyrows.cmake)
+if(LV_PYROWS_TARGET)
+  install(TARGETS ${LV_PYROWS_TARGET} LIBRARY DESTINATION lancever)
+endif()
 install(FILES ${CMAKE_BINARY_DIR}/lancever.1 DESTINATION ${SKBUILD_DATA_DIR}/share/man/man1)
 
 foreach(dep ${LV_WHEEL_BUNDLE})

@@ -194,7 +194,7 @@ LV_EXTERN int lv_refs_arrow_stream(struct ArrowArrayStream *out, const lv_refs *
 typedef struct lv_cleanup_file {
 	const char *path;
 	int kind;           /**< enum lv_file_kind */
-	uint64_t size;
+	uint64_t size;      /**< bytes (`size_bytes` in JSON, CSV, Arrow and Python) */
 	const char *reason;
 } lv_cleanup_file;
 

@@ -160,6 +160,19 @@ LV_EXTERN void lv_capture_free(lv_capture *c);
 #define LV_CAPTURE_GAP_VANISHED "removed-before-read" /**< listed, gone when read */
 #define LV_CAPTURE_GAP_UNSEEN "removed-unseen"        /**< committed and removed between polls */
 
+/**
+ * Why a capture missed some of versions first..last, from its gap notes
+ * (`_checkpoints/gaps/`, read as the history reads them for its gap warnings): *reason is
+ * LV_CAPTURE_GAP_VANISHED, LV_CAPTURE_GAP_UNSEEN or "other" (a reason this library does not
+ * know), and *text words for it ("manifest removed before it could be read"); both static,
+ * both NULL when no note covers any of those versions (no note is not an error).  Either
+ * pointer may be NULL.  Costs one listing of `_checkpoints/gaps/` (a missing folder lists as
+ * none); nothing is read.  Errors: LV_EINVALID (NULL ds, first == 0 or first > last),
+ * LV_ENOMEM, storage errors of the listing.
+ */
+LV_EXTERN int lv_capture_gap_reason(lv_dataset *ds, uint64_t first, uint64_t last, const char **reason,
+				    const char **text, lv_error *err) LV_WARN_UNUSED;
+
 #ifdef __cplusplus
 }
 #endif

@@ -44,14 +44,21 @@ typedef struct lv_check_options {
 	bool salvage;  /**< write the salvageable rows into a new checkpoint */
 	const lv_checkpoint_config *checkpoint; /**< for that checkpoint; NULL = the dataset
 						     config, else defaults */
+	/* version 3: */
+	lv_progress_cb on_progress; /**< progress (lancever/common.h has the contract): "listing",
+				       "checking manifests" (done of every manifest), "checking refs",
+				       "checking checkpoints" and "checking segments" (done of the
+				       files), "reading history", "salvaging", "done"; NULL = none */
+	void *payload;              /**< passed to on_progress */
 } lv_check_options;
 
-/* Version 2: `checkpoint` became a pointer (version 1, from before 1.0, is refused). */
-#define LV_CHECK_OPTIONS_VERSION 2
+/* Version 2: `checkpoint` became a pointer (version 1, from before 1.0, is refused).
+ * Version 3 appended on_progress and payload; version 2 is still accepted. */
+#define LV_CHECK_OPTIONS_VERSION 3
 #define LV_CHECK_OPTIONS_INIT { .version = LV_CHECK_OPTIONS_VERSION }
 
-/** Sets o->version to `version` (pass LV_CHECK_OPTIONS_VERSION) and every field to its
- *  default (no salvage, checkpoint NULL).  Errors: LV_EINVALID (NULL o, an unknown version:
+/** Sets o->version to `version` (pass LV_CHECK_OPTIONS_VERSION) and every field of that
+ *  version's layout to its default (no salvage, checkpoint NULL, no progress).  Errors: LV_EINVALID (NULL o, an unknown version:
  *  then nothing is written). */
 LV_EXTERN int lv_check_options_init(lv_check_options *o, int version);
 

@@ -37,16 +37,25 @@ typedef struct lv_checkpoint_config {
 					   dropped), or -1 = dataset config / default (true) */
 	int64_t archive_segment_rows; /**< versions per segment, > 0 (at most max_entries are used),
 					   or -1 = dataset config / default (4096) */
+	/* version 3: */
+	lv_progress_cb on_progress;   /**< lv_checkpoint_write's progress (lancever/common.h has the
+					   contract): "listing", "reading manifests" (done of the
+					   manifests the previous checkpoint lacks), "writing
+					   checkpoint", "verifying", "done"; NULL = none.  Not a
+					   setting: lv_checkpoint_config_resolve copies it as given */
+	void *payload;                /**< passed to on_progress */
 } lv_checkpoint_config;
 
-#define LV_CHECKPOINT_CONFIG_VERSION 2
+/* Version 3 appended on_progress and payload; version 2 (without them) is still accepted. */
+#define LV_CHECKPOINT_CONFIG_VERSION 3
 #define LV_CHECKPOINT_CONFIG_INIT                                                            \
 	{ .version = LV_CHECKPOINT_CONFIG_VERSION, .enabled = -1, .max_entries = -1,            \
 	  .max_checkpoint_files = -1, .archive = -1, .archive_segment_rows = -1 }
 
 /**
- * Sets c->version to `version` (pass LV_CHECKPOINT_CONFIG_VERSION) and every field to -1
- * (dataset config, else default), as LV_CHECKPOINT_CONFIG_INIT.  Errors: LV_EINVALID (NULL
+ * Sets c->version to `version` (pass LV_CHECKPOINT_CONFIG_VERSION) and every field of that
+ * version's layout to -1 (dataset config, else default; no progress callback), as
+ * LV_CHECKPOINT_CONFIG_INIT.  Errors: LV_EINVALID (NULL
  * c, a version this library does not know: then nothing is written).
  */
 LV_EXTERN int lv_checkpoint_config_init(lv_checkpoint_config *c, int version);

@@ -46,12 +46,15 @@ LV_EXTERN const char *lv_file_kind_name(int kind);
  * it would remove).  A file that a concurrent cleanup removed first is not reported.  Paths
  * are relative to the lineage cleaned: the dataset root on main, tree/NAME/ on branch NAME.
  */
-typedef void (*lv_cleanup_file_cb)(const char *path, int kind, uint64_t size, const char *reason,
+typedef void (*lv_cleanup_file_cb)(const char *path, int kind, uint64_t size_bytes, const char *reason,
 				   void *payload);
-/** Progress: phase name ("reading manifests", "writing checkpoint", "checking files",
- * "removing old manifests", "done"), items done, items in the phase. */
-typedef void (*lv_cleanup_progress_cb)(const char *phase, uint64_t done, uint64_t total,
-				       void *payload);
+/** Progress (lancever/common.h has the contract): lv_cleanup's phases "reading manifests",
+ * "cleaning referenced branches", the checkpoint writer's ("listing", "reading manifests" of
+ * the ones the previous checkpoint lacks, "writing checkpoint", "verifying"), "checking
+ * files", "removing old manifests", "done"; lv_expire's "reading tags", the writer's,
+ * "reading commit times", "reading manifests" (a dry run's tail), "reading segments",
+ * "removing old manifests", "done". */
+typedef lv_progress_cb lv_cleanup_progress_cb;
 
 /**
  * A file this cleanup removed (a dry run: would remove), as Lance's explain_cleanup_old_versions
@@ -63,7 +66,8 @@ typedef void (*lv_cleanup_progress_cb)(const char *phase, uint64_t done, uint64_
 typedef struct lv_cleanup_candidate {
 	const char *path;
 	int kind;                     /**< LV_KIND_* */
-	uint64_t size;
+	uint64_t size;                /**< bytes: `size_bytes` in JSON, CSV, Arrow and Python (the
+					   C name is kept: renaming it would break callers' source) */
 	const char *reason;
 	bool unverified;
 	uint64_t version;             /**< an old manifest: its version; else 0 */

@@ -126,6 +126,25 @@ typedef void (*lv_log_fn)(int level, const char *message, void *ctx);
  */
 LV_EXTERN void lv_set_log_handler(lv_log_fn fn, void *ctx);
 
+/**
+ * Progress of a long operation (lv_cleanup, lv_expire, lv_checkpoint_write, lv_check_run):
+ * `phase` names the step ("reading manifests", "writing checkpoint", ...; static text,
+ * valid during the call), `done` of `total` items of that phase are done (`total` 0: the
+ * phase has no count).  The contract, for every operation that takes one:
+ *  - it is called on the thread that called the operation, never on a worker thread, and
+ *    never twice at once;
+ *  - at a bounded rate: when a phase begins, after each batch of items (at most one call
+ *    per 1,024 manifests, or per file for checkpoints and segments), and when a phase
+ *    ends (done == total), never once per row; a run ends with phase "done" (1 of 1) on
+ *    success;
+ *  - within a phase, `done` never decreases and `total` does not change, so done/total
+ *    only grows; a phase may come again (a race with a concurrent writer is met by
+ *    looking again), starting from its own first count;
+ *  - it cannot stop the work (it returns nothing) and must not call back into the same
+ *    dataset handle; `payload` is the caller's pointer, passed as given.
+ */
+typedef void (*lv_progress_cb)(const char *phase, uint64_t done, uint64_t total, void *payload);
+
 /** The library's version at run time, "MAJOR.MINOR.PATCH" (e.g. "1.2.3": CMakeLists.txt's
  *  project(VERSION); static), which may differ from the LV_VERSION_* of the header a caller
  *  was built with.  Errors: none. */

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from . import _arrow, _check, _lib
+from . import _accel, _arrow, _check, _lib
 from .errors import Error, InvalidArgumentError, NotFoundError, error_for
 
 UTC = timezone.utc
@@ -176,6 +176,39 @@ def list_columns(handle: ListHandle, names: Tuple[str, ...]) -> Dict[str, List[A
 
 
 _PYLANCE_FIELDS = ("version", "timestamp_millis", "has_manifest_details", "timestamp_nanos") + SUMMARY_KEYS
+_PYLANCE_WIDTHS = {ctypes.c_uint64: 8, ctypes.c_int64: 8, ctypes.c_bool: 1}
+_pylance_offsets: Optional[Tuple[int, ...]] = None
+
+
+def _c_offsets() -> Optional[Tuple[int, ...]]:
+    """The byte offsets of _PYLANCE_FIELDS in the library's entry, for lancever._rows (which
+    checks them against the stride), or () when a field's type is not the one it reads."""
+    global _pylance_offsets
+    if _pylance_offsets is None:
+        fields = _lib.VersionInfo._lv_fields
+        want = (ctypes.c_uint64, ctypes.c_int64, ctypes.c_bool, ctypes.c_int64) + (ctypes.c_uint64,) * 7
+        ok = all(fields[n][0] is t and fields[n][2] == _PYLANCE_WIDTHS[t]
+                 for n, t in zip(_PYLANCE_FIELDS, want))
+        _pylance_offsets = tuple(fields[n][1] for n in _PYLANCE_FIELDS) if ok else ()
+    return _pylance_offsets
+
+
+def _c_pylance_rows(handle: ListHandle, covered: int) -> Optional[List[Dict[str, Any]]]:
+    """pylance_rows built by the C accelerator (lancever._rows) straight from the entry
+    array, or None when there is no accelerator or it declines (a time it does not convert
+    exactly): the caller then builds them in Python, with the same values."""
+    mod = _accel.rows()
+    offsets = _c_offsets() if mod is not None else None
+    if not offsets:
+        return None
+    lib = _lib.lib()
+    n = lib.lv_version_list_count(handle.ptr)
+    if n == 0:
+        return []
+    size = ctypes.sizeof(_lib.VersionInfo)
+    raw = memoryview((ctypes.c_char * (n * size)).from_address(lib.lv_version_list_get(handle.ptr, 0)))
+    with _gc_paused():
+        return mod.pylance_rows(raw, size, offsets, covered)
 
 
 # |seconds| below 2**33 (years 1698-2242): a float of microseconds / 1e6 rounds back to the
@@ -208,6 +241,9 @@ def pylance_rows(handle: ListHandle, covered: int = 0) -> List[Dict[str, Any]]:
     The time is computed as pylance computes it (:func:`_pylance_micros`), so the two compare
     equal with ``==``.  Reads only the fields those rows need, straight from the C list
     (:func:`list_columns`); the dicts are displays with constant keys (the fastest to build)."""
+    fast = _c_pylance_rows(handle, covered)
+    if fast is not None:
+        return fast
     data = list_columns(handle, _PYLANCE_FIELDS)
     versions = data["version"]
     micros = [int(float(ns)) // 1000 if v > covered and has else ms * 1000  # _pylance_micros

@@ -245,7 +245,7 @@ def test_tags_and_cleanup_explanation_are_streams(demo):
     assert sorted((r["name"], r["version"]) for r in rows) == sorted((t["name"], t["version"]) for t in tags)
     ex = ds.explain_cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False)
     fields, md, rows, _ = consume(ex)
-    assert [f[0] for f in fields] == ["path", "kind", "size", "version", "reason"]
-    assert [(r["path"], r["kind"], r["size"], r["reason"]) for r in rows] == \
+    assert [f[0] for f in fields] == ["path", "kind", "size_bytes", "version", "reason"]
+    assert [(r["path"], r["kind"], r["size_bytes"], r["reason"]) for r in rows] == \
         [(f.path, f.kind, f.size_bytes, f.reason) for f in ex.candidate_files]
     assert int(md["lancever:versions_removed"]) == ex.stats.old_versions

@@ -247,7 +247,7 @@ def test_cleanup_dry_run_explain_and_real(demo):
                                          include_files=True)
     assert ex.read_version == 12
     assert [(f.path, f.kind, f.size_bytes, f.reason) for f in ex.candidate_files] == \
-        [(f["path"], f["kind"], f["size"], f["reason"]) for f in j["files"]]
+        [(f["path"], f["kind"], f["size_bytes"], f["reason"]) for f in j["files"]]
     assert not ex.candidate_files_truncated and ex.candidate_file_limit == 1000
     assert all(not f.unverified for f in ex.candidate_files)
     short = ds.explain_cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False,

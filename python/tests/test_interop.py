@@ -101,7 +101,7 @@ def test_history_after_cleanup_is_listversions_plus_cleaned_up(lance_datasets, t
         ex = ds.explain_cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False,
                                              include_files=True)
         j = cli_json("cleanup", d, "--retain-versions", "3", "--no-error-if-tagged-old-versions", "--dry-run")
-        assert [(f.path, f.size_bytes) for f in ex.candidate_files] == [(f["path"], f["size"]) for f in j["files"]]
+        assert [(f.path, f.size_bytes) for f in ex.candidate_files] == [(f["path"], f["size_bytes"]) for f in j["files"]]
         stats = ds.cleanup_old_versions(retain_versions=3, error_if_tagged_old_versions=False)
         after = lance_list(d)  # what LanceDB lists now
         assert stats.old_versions == len(before) - len(after) > 0, name

@@ -13,7 +13,8 @@
 #    console entry `lancever --version` prints CMakeLists.txt's version; ldd of every shared
 #    object in the package finds only the bundled libraries and the allowed system ones
 #    (cmake/wheel.cmake), and with a libcurl.so.4 that cannot load, the command still reads
-#    a local dataset and an s3:// URI fails naming the library; python/tests passes against the installed package, with the
+#    a local dataset and an s3:// URI fails naming the library; the C accelerator
+#    lancever._rows is inside the package and used; python/tests passes against the installed package, with the
 #    installed `lancever` as its CLI: all of it but the interop tests (Node peers), the
 #    hypothesis ones (unit/python-props), test_install.py (the cmake --install path) and
 #    test_to_pandas (pandas is an optional dependency the venv does not carry; unit/python
@@ -99,11 +100,16 @@ while IFS= read -r -d '' f; do
     [[ $name =~ $allowed ]] || fail "$f links $name ($path): not bundled, not on every system"
   done <<<"$out"
 done < <(find "$pkg" -type f -print0)
-[ "$nelf" -eq 3 ] || fail "expected 3 shared objects (library, bundled libjansson, CLI), found $nelf"
+[ "$nelf" -eq 4 ] ||
+  fail "expected 4 shared objects (library, bundled libjansson, CLI, the accelerator), found $nelf"
+
+step "the C accelerator lancever._rows is the package's own"
+got=$("${clean_env[@]}" "$py" -c 'import lancever._rows as r, lancever._accel as a; print(r.__file__, a.accelerated())')
+[[ $got == "$pkg/_rows."*".so True" ]] || fail "lancever._rows: $got"
 
 step "python/tests against the installed wheel"
 "${clean_env[@]}" LANCEVER_SOURCE_DIR="$src" LANCEVER_BUILD_DIR="$build" \
-  LANCEVER_BIN="$work/venv/bin/lancever" LANCEVER_ABI_DUMP="$abi_dump" \
+  LANCEVER_BIN="$work/venv/bin/lancever" LANCEVER_ABI_DUMP="$abi_dump" LANCEVER_EXPECT_ACCEL=1 \
   PYTHONDONTWRITEBYTECODE=1 \
   "$py" -m pytest -p no:cacheprovider -rA -m "not interop and not hooks" "$src/python/tests" \
   --ignore="$src/python/tests/test_props.py" --ignore="$src/python/tests/test_install.py" \
@@ -118,7 +124,7 @@ from scikit_build_core.build import build_sdist
 print(build_sdist(sys.argv[1]))' "$work/dist")
 sdist=$(ls "$work"/dist/lancever-*.tar.gz)
 list=$(tar tzf "$sdist")
-for need in pyproject.toml CMakeLists.txt cmake/wheel.cmake cmake/deps.cmake \
+for need in pyproject.toml CMakeLists.txt cmake/wheel.cmake cmake/deps.cmake cmake/pyrows.cmake python/ext/rows.c \
             src/lib/core/history.c src/cli/main.c include/lancever/lancever.h \
             python/lancever/__init__.py python/lancever/_cli.py python/README.md; do
   grep -qx "lancever-$want/$need" <<<"$list" || fail "the sdist lacks $need"
@@ -130,8 +136,9 @@ rm -f "$whl"
 "${pip[@]}" --python "$work/venv-sdist/bin/python" install --no-deps --no-index \
   "$work"/dist/lancever-*.whl
 got=$("${clean_env[@]}" "$work/venv-sdist/bin/python" -c '
-import sys, lancever; print(len(lancever.Dataset(sys.argv[1]).history()))' "$src/demo/demo.lance")
-[ "$got" = 12 ] || fail "the sdist-built wheel read $got versions, want 12"
+import sys, lancever, lancever._accel as a
+print(len(lancever.Dataset(sys.argv[1]).versions()), a.accelerated())' "$src/demo/demo.lance")
+[ "$got" = "12 True" ] || fail "the sdist-built wheel read/accelerated: $got, want 12 True"
 ver=$("${clean_env[@]}" "$work/venv-sdist/bin/lancever" --version | head -1)
 [ "$ver" = "lancever $want" ] || fail "sdist wheel: lancever --version said '$ver'"
 step "ok"

@@ -466,7 +466,8 @@ void lvcli_print_version_fields(FILE *f, const lv_version_info *v, lvcli_refctx 
 /* The table a row at a time (history streams it): header, row, a gap marked in place. */
 void lvcli_print_table_header(FILE *f, bool show_cleaned);
 void lvcli_print_table_row(FILE *f, const lv_version_info *v, bool show_cleaned, lvcli_refctx *tags);
-void lvcli_print_table_gap(FILE *f, uint64_t first, uint64_t last);
+/* A gap's row: with `ds` (may be NULL), the reason a capture's gap note gives, if one does. */
+void lvcli_print_table_gap(FILE *f, uint64_t first, uint64_t last, lv_dataset *ds);
 /* --stats: where a history answer came from and what it cost (stderr). */
 void lvcli_print_report(const lv_history_report *r);
 void lvcli_format_time(char *buf, size_t cap, int64_t ms);
@@ -475,9 +476,14 @@ void lvcli_format_time(char *buf, size_t cap, int64_t ms);
 
 typedef struct lvcli_progress {
 	char phase[64];   /* the phase last drawn */
+	uint64_t total;   /* its total (a phase that comes again with another total is a new one) */
 	int64_t last_ms;  /* when (monotonic clock) */
 	int64_t start_ms; /* when the phase began (its rate and ETA) */
+	bool drawn;       /* a terminal line is showing (cleared by "done" or lvcli_progress_end) */
+	int64_t run_ms;   /* the first call (a terminal draws nothing before the delay) */
 } lvcli_progress;
+/* Milliseconds of work before a terminal shows a progress line (LANCEVER_PROGRESS_DELAY_MS). */
+#define LVCLI_PROGRESS_DELAY_MS 500
 /* Whether progress is shown: --progress=json, or auto with stderr a terminal and no --quiet. */
 bool lvcli_progress_on(void);
 /* Draws "phase done/total  41% 12.3k/s ETA 9s" (a JSON line with --progress=json): a new phase
@@ -485,6 +491,10 @@ bool lvcli_progress_on(void);
  * phase "done" clears the line.  Nothing unless lvcli_progress_on(). */
 #define LVCLI_PROGRESS_HZ 4
 void lvcli_progress_draw(lvcli_progress *p, const char *phase, uint64_t done, uint64_t total);
+/* Clears a terminal line the work left showing (it failed before "done"); nothing otherwise. */
+void lvcli_progress_end(lvcli_progress *p);
+/* An lv_progress_cb drawing into the lvcli_progress its payload points to. */
+void lvcli_progress_cb(const char *phase, uint64_t done, uint64_t total, void *payload);
 /* Work the library reports no steps of: after a second, "phase [count] ... 3s" redrawn (a JSON
  * line a second with --progress=json) until lvcli_ticker_stop clears it. */
 void lvcli_ticker_start(const char *phase);

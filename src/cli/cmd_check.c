@@ -50,7 +50,7 @@ static void print_text(const lv_check *c)
 	printf("\n");
 }
 
-static void print_json(const lv_check *c, const lv_dataset *ds)
+static void print_json(const lv_check *c, lv_dataset *ds)
 {
 	printf("{\"problems\":%zu,\"salvaged\":%" PRIu64 ",\"items\":[", lv_check_problems(c),
 	       lv_check_salvaged(c));
@@ -63,6 +63,13 @@ static void print_json(const lv_check *c, const lv_dataset *ds)
 		       it->status ? lv_strerror(it->status) : "ok", it->rows, it->first, it->last,
 		       it->salvageable);
 		lvcli_json_str(stdout, it->message);
+		/* a gap a capture noted: its reason token (removed-before-read, removed-unseen, other) */
+		const char *reason = NULL;
+		lv_error e = { 0 };
+		if (it->kind == LV_CHECK_GAP && lv_capture_gap_reason(ds, it->first, it->last, &reason, NULL, &e) < 0)
+			reason = NULL;
+		fputs(",\"gap_reason\":", stdout);
+		lvcli_json_str(stdout, reason);
 		printf("}");
 	}
 	printf("]");
@@ -75,7 +82,7 @@ static const lvcli_opt check_opts[] = {
 	  "holds, into a new checkpoint, and re-adopt a complete older history identity that a newer "
 	  "head split off (nothing is deleted)", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, salvage) },
 	{ "--json", NULL, "print a JSON object: problems, salvaged, items (kind, path, status, rows, first, "
-	  "last, salvageable, message), warnings", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, json) },
+	  "last, salvageable, message, gap_reason), warnings", LVCLI_FLAG, 0, 0, offsetof(lvcli_args, json) },
 	{ 0 },
 };
 
@@ -87,9 +94,13 @@ static int run_check(const lvcli_args *a, lv_dataset *ds)
 	o.salvage = a->salvage;
 	lv_error err = { 0 };
 	lv_check *c = NULL;
-	lvcli_ticker_start("checking"); /* no steps from the library: phase and time (progress.c) */
+	lvcli_progress prog = { 0 };
+	if (lvcli_progress_on()) { /* a terminal, or --progress=json (progress.c) */
+		o.on_progress = lvcli_progress_cb;
+		o.payload = &prog;
+	}
 	int run = lv_check_run(&c, ds, &o, &err);
-	lvcli_ticker_stop();
+	lvcli_progress_end(&prog);
 	if (run < 0) {
 		rc = lvcli_fail(&err);
 	} else {

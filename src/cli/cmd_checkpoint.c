@@ -73,9 +73,13 @@ static int run_checkpoint(const lvcli_args *a, lv_dataset *ds)
 	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
 	r.report = &rep;
 	lv_error err = { 0 };
-	lvcli_ticker_start("writing checkpoint"); /* no steps from the library (progress.c) */
+	lvcli_progress prog = { 0 };
+	if (lvcli_progress_on()) { /* a terminal, or --progress=json (progress.c) */
+		cfg.on_progress = lvcli_progress_cb;
+		cfg.payload = &prog;
+	}
 	int wrote = lv_checkpoint_write(ds, &cfg, NULL, 0, &r, &err);
-	lvcli_ticker_stop();
+	lvcli_progress_end(&prog);
 	if (wrote < 0) {
 		rc = lvcli_fail(&err);
 	} else {

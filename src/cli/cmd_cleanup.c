@@ -166,7 +166,7 @@ static void on_file(const char *path, int kind, uint64_t size, const char *reaso
 	if (o->json) {
 		fputs(o->nfiles++ ? ",\n{\"path\":" : "{\"path\":", o->files);
 		lvcli_json_str(o->files, path);
-		fprintf(o->files, ",\"kind\":\"%s\",\"size\":%" PRIu64 ",\"version\":", lv_file_kind_name(kind), size);
+		fprintf(o->files, ",\"kind\":\"%s\",\"size_bytes\":%" PRIu64 ",\"version\":", lv_file_kind_name(kind), size);
 		manifest_version_json(o->files, kind, path);
 		fputs(",\"reason\":", o->files);
 		lvcli_json_str(o->files, reason);
@@ -660,6 +660,7 @@ static int run_cleanup(int argc, char **argv)
 	} else if ((rc = resolve_versions(&o, ds, a.pos[0], a.before ? &before : NULL, &p))) {
 		/* the error is printed */
 	} else if ((rc = lv_cleanup(ds, &p, &s, &err)) < 0) {
+		lvcli_progress_end(&o.progress); /* no half line before the error */
 		rc = rc == LV_ETAGGED ? fail_tagged(&err) : lvcli_fail(&err);
 	} else {
 		if (o.files)

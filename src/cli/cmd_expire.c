@@ -141,6 +141,7 @@ static int run_expire(int argc, char **argv)
 	    (a.before && lvcli_before_resolve(ds, a.pos[0], "expire", &before, &p.before_version))) {
 		rc = 1;
 	} else if ((rc = lv_expire(ds, &p, &s, &err)) < 0) {
+		lvcli_progress_end(&o.progress); /* no half line before the error */
 		rc = lvcli_fail(&err);
 	} else {
 		if (o.files)

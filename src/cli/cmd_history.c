@@ -54,7 +54,7 @@ static int on_gap(uint64_t first, uint64_t last, void *payload)
 {
 	out *o = payload;
 	if (!o->json)
-		lvcli_print_table_gap(o->f, first, last);
+		lvcli_print_table_gap(o->f, first, last, o->tags ? o->tags->ds : NULL);
 	return 0;
 }
 

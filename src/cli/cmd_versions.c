@@ -44,8 +44,15 @@ static int run_versions(int argc, char **argv)
 	lv_version_list *l = NULL;
 	lv_history_report rep;
 	lv_history_report_init(&rep, LV_HISTORY_REPORT_VERSION);
-	if ((rc = lvcli_select_resolve(&sel, &refs)) == 0 && lv_versions(&l, ds, &rep, &err) < 0)
-		rc = lvcli_fail(&err);
+	if ((rc = lvcli_select_resolve(&sel, &refs)) == 0) {
+		/* no steps from the library: phase and time after 500 ms (progress.c), cleared
+		 * before anything is printed */
+		lvcli_ticker_start("reading versions");
+		int got = lv_versions(&l, ds, &rep, &err);
+		lvcli_ticker_stop();
+		if (got < 0)
+			rc = lvcli_fail(&err);
+	}
 	if (rc == 0) {
 		lvcli_refctx_borrow(&refs, l); /* tag names: the refs versions() read */
 		if (lvcli_format_stream(&a))

@@ -1,16 +1,20 @@
 /*
- * Progress on long work (stderr): the redrawn line on a terminal ("removing old manifests
- * 82000/199900  41% 12.3k/s ETA 9s"), machine-readable JSON lines with --progress=json, and a
- * ticker (phase and elapsed time) for work the library reports no steps of (checkpoint, check).
+ * Progress on long work (stderr): cleanup, expire, checkpoint and check report steps through
+ * the library's lv_progress_cb (lvcli_progress_cb); the redrawn line on a terminal
+ * ("removing old manifests 82000/199900  41% 12.3k/s ETA 9s"), machine-readable JSON lines
+ * with --progress=json, and a ticker (phase and elapsed time) for work the library reports
+ * no steps of (versions, history to a pipe).
  *
  * Invariants: nothing is drawn unless lvcli_progress_on() (--progress=json, or auto with stderr
  * a terminal and no --quiet; never with --progress=never), so a pipe or a file never gets a
  * progress line; a new phase and a phase's last step are always drawn, the steps between at
  * most LVCLI_PROGRESS_HZ times a second, so a run of a million manifests costs a few hundred
- * writes, not a million; the terminal line is cleared at "done" (and by the ticker's stop),
- * so the command's own output never follows a half line; a JSON line is one object
- * {"phase","done","total","percent","rate","eta_s","elapsed_ms"} (total, percent, eta_s
- * null when the phase has no total; rate null before 200 ms).
+ * writes, not a million; on a terminal nothing is drawn before the work has taken
+ * LVCLI_PROGRESS_DELAY_MS (quick work stays silent), JSON lines come from the start; the
+ * terminal line is cleared at "done", by lvcli_progress_end (a failed run) and by the
+ * ticker's stop, so the command's own output or error never follows a half line; a JSON
+ * line is one object {"phase","done","total","percent","rate","eta_s","elapsed_ms"}
+ * (total, percent, eta_s null when the phase has no total; rate null before 200 ms).
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -87,7 +91,7 @@ static void draw_line(const char *phase, uint64_t done, uint64_t total, double r
 		fprintf(stderr, " %" PRIu64 "/%" PRIu64 " %3.0f%%", done, total, 100.0 * (double)done / (double)total);
 	else if (done)
 		fprintf(stderr, " %" PRIu64, done);
-	if (rate >= 0) {
+	if (rate >= 0 && total != 1) { /* a one-step phase ("verifying 1/1") has no rate worth showing */
 		human_rate(r, sizeof r, rate);
 		fprintf(stderr, " %s/s", r);
 		if (total && rate > 0 && done < total) {
@@ -98,34 +102,69 @@ static void draw_line(const char *phase, uint64_t done, uint64_t total, double r
 	fflush(stderr);
 }
 
+/* Quick work draws nothing on a terminal: the first line once the work has taken this long
+ * (LANCEVER_PROGRESS_DELAY_MS, a test knob, sets another delay; 0 draws at once). */
+static int64_t delay_ms(void)
+{
+	uint64_t d = LVCLI_PROGRESS_DELAY_MS;
+	const char *e = getenv("LANCEVER_PROGRESS_DELAY_MS");
+	return e && lvcli_parse_u64_strict(e, 3600000, &d) ? (int64_t)d : LVCLI_PROGRESS_DELAY_MS;
+}
+
 void lvcli_progress_draw(lvcli_progress *p, const char *phase, uint64_t done, uint64_t total)
 {
 	if (!lvcli_progress_on())
 		return;
 	int64_t t = monotonic_ms();
-	bool same = p->phase[0] && !strncmp(p->phase, phase, sizeof p->phase - 1);
+	if (!p->run_ms)
+		p->run_ms = t ? t : 1;
+	bool json = lvcli_ui.progress == LVCLI_PROGRESS_JSON;
+	if (!json && !p->drawn && strcmp(phase, "done") && t - p->run_ms < delay_ms()) {
+		/* not drawn yet, but the phase is followed so that its rate is right when it is */
+		if (strncmp(p->phase, phase, sizeof p->phase - 1) || p->total != total) {
+			snprintf(p->phase, sizeof p->phase, "%s", phase);
+			p->total = total;
+			p->start_ms = t;
+		}
+		return;
+	}
+	bool same = p->phase[0] && !strncmp(p->phase, phase, sizeof p->phase - 1) && p->total == total;
 	if (same && done != total && t - p->last_ms < 1000 / LVCLI_PROGRESS_HZ)
 		return;
 	if (!same) {
 		snprintf(p->phase, sizeof p->phase, "%s", phase);
+		p->total = total;
 		p->start_ms = t;
 	}
 	p->last_ms = t;
 	int64_t el = t - p->start_ms;
 	/* a rate once it means something: 200 ms in, or the phase's last step */
 	double rate = el >= 200 || (el > 0 && done == total) ? (double)done * 1000.0 / (double)el : -1;
-	bool json = lvcli_ui.progress == LVCLI_PROGRESS_JSON;
 	if (!strcmp(phase, "done")) {
 		if (json)
 			draw_json(phase, done, total, el, -1);
-		else
+		else if (p->drawn)
 			fputs("\r\033[K", stderr);
+		p->drawn = false;
 		return;
 	}
 	if (json)
 		draw_json(phase, done, total, el, rate);
 	else
 		draw_line(phase, done, total, rate);
+	p->drawn = !json;
+}
+
+void lvcli_progress_end(lvcli_progress *p)
+{
+	if (p->drawn)
+		fputs("\r\033[K", stderr);
+	p->drawn = false;
+}
+
+void lvcli_progress_cb(const char *phase, uint64_t done, uint64_t total, void *payload)
+{
+	lvcli_progress_draw(payload, phase, done, total);
 }
 
 /* ---- the ticker: a phase with no steps, drawn from a thread after the first second ---- */
@@ -196,11 +235,7 @@ void lvcli_ticker_start(const char *phase)
 	snprintf(ticker.phase, sizeof ticker.phase, "%s", phase);
 	ticker.start_ms = monotonic_ms();
 	ticker.count = 0;
-	/* quick work draws nothing: the first line after a second (LANCEVER_PROGRESS_DELAY_MS, a
-	 * test knob, sets another delay; 0 draws at once) */
-	uint64_t d = 1000;
-	const char *e = getenv("LANCEVER_PROGRESS_DELAY_MS");
-	ticker.delay_ms = e && lvcli_parse_u64_strict(e, 3600000, &d) ? (int64_t)d : 1000;
+	ticker.delay_ms = delay_ms(); /* quick work draws nothing */
 	ticker.stop = ticker.drawn = false;
 	ticker.running = pthread_create(&ticker.thread, NULL, tick, NULL) == 0;
 }

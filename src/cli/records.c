@@ -195,15 +195,25 @@ void lvcli_format_time(char *buf, size_t cap, int64_t ms)
 	snprintf(buf + n, cap - n, ".%03dZ", (int)frac);
 }
 
-void lvcli_print_table_gap(FILE *f, uint64_t gf, uint64_t gl)
+void lvcli_print_table_gap(FILE *f, uint64_t gf, uint64_t gl, lv_dataset *ds)
 {
 	char range[48];
 	if (gf == gl)
 		snprintf(range, sizeof range, "%" PRIu64, gf);
 	else
 		snprintf(range, sizeof range, "%" PRIu64 "-%" PRIu64, gf, gl);
-	fprintf(f, "%8s  (no record of %s: see the warning on stderr)\n", range,
-		gf == gl ? "this version" : "these versions");
+	/* a capture's note says why (the warning says the same; a note that cannot be listed is
+	 * the history's own warning, so the row then just points at the warnings) */
+	const char *reason = NULL, *text = NULL;
+	lv_error e = { 0 };
+	if (ds && lv_capture_gap_reason(ds, gf, gl, &reason, &text, &e) < 0)
+		reason = NULL;
+	if (reason)
+		fprintf(f, "%8s  (no record of %s: a capture missed %s: %s, %s)\n", range,
+			gf == gl ? "this version" : "these versions", gf == gl ? "it" : "them", reason, text);
+	else
+		fprintf(f, "%8s  (no record of %s: see the warning on stderr)\n", range,
+			gf == gl ? "this version" : "these versions");
 }
 
 void lvcli_print_table_header(FILE *f, bool show_cleaned)

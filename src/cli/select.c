@@ -69,7 +69,8 @@ bool lvcli_select_keep(const lvcli_select *s, const lv_version_info *v)
 }
 
 /* The gaps of l strictly between versions lo and hi (exclusive), in display order. */
-static void gaps_between(FILE *f, const lv_version_list *l, uint64_t lo, uint64_t hi, bool reverse)
+static void gaps_between(FILE *f, const lv_version_list *l, uint64_t lo, uint64_t hi, bool reverse,
+			 lv_dataset *ds)
 {
 	size_t n = lv_version_list_gap_count(l);
 	for (size_t k = 0; k < n; k++) {
@@ -77,7 +78,7 @@ static void gaps_between(FILE *f, const lv_version_list *l, uint64_t lo, uint64_
 		uint64_t first = 0, last = 0;
 		lv_version_list_gap(l, g, &first, &last);
 		if (first > lo && last < hi)
-			lvcli_print_table_gap(f, first, last);
+			lvcli_print_table_gap(f, first, last, ds);
 	}
 }
 
@@ -107,6 +108,7 @@ int lvcli_select_print(FILE *f, const lv_version_list *l, const lvcli_select *s,
 	size_t *idx = pick(l, s, &k);
 	if (!idx)
 		return 1;
+	lv_dataset *ds = tags ? tags->ds : NULL; /* gap rows say a capture's reason */
 	/* gaps before the first row only when nothing bounds the list from below */
 	bool open_low = !s->since.given && !s->limit;
 	if (json)
@@ -122,14 +124,14 @@ int lvcli_select_print(FILE *f, const lv_version_list *l, const lvcli_select *s,
 			continue;
 		}
 		if (j && s->reverse)
-			gaps_between(f, l, v->version, prev, true);
+			gaps_between(f, l, v->version, prev, true, ds);
 		else if (j || open_low)
-			gaps_between(f, l, j ? prev : 0, v->version, false);
+			gaps_between(f, l, j ? prev : 0, v->version, false, ds);
 		lvcli_print_table_row(f, v, show_cleaned, tags);
 		prev = v->version;
 	}
 	if (s->reverse && !json && k && open_low)
-		gaps_between(f, l, 0, prev, true);
+		gaps_between(f, l, 0, prev, true, ds);
 	if (json)
 		fputs("]\n", f);
 	free(idx);

@@ -243,7 +243,7 @@ row "versions --format csv: tag names in the tags column" 0 '
 row "versions --format=csv" 0 '^version,' - versions "$DS" --format=csv
 row "tags --format csv" 0 '^kind,name,version,branch,manifest_size,created_at
 tag,' - tags "$DS" --format csv
-row "cleanup --dry-run --format csv" 0 '^path,kind,size,version,reason
+row "cleanup --dry-run --format csv" 0 '^path,kind,size_bytes,version,reason
 ' - cleanup "$DS" --dry-run --before-version 3 --format csv
 "$LV" history "$DS" --format arrow >"$T/h.arrows" 2>"$T/stderr"
 check "history --format arrow: exit 0, nothing on stderr" test $? = 0 -a ! -s "$T/stderr"
@@ -509,9 +509,11 @@ row "nothing to remove" 0 "^removed 0 of 12 versions$NL" - cleanup "$T/keys.lanc
 cp -r "$SRC" "$T/cp.lance"
 row "checkpoint --max-entries 5: 5 new, not 12" 0 '^wrote _checkpoints/0+12\.lance: 5 versions \(5 new\)' '*' checkpoint "$T/cp.lance" --max-entries 5
 cp -r "$SRC" "$T/prog.lance"
-script -qec "'$LV' cleanup '$T/prog.lance' --older-than 0s --no-error-if-tagged-old-versions" /dev/null >"$T/typescript" 2>&1
+# LANCEVER_PROGRESS_DELAY_MS=0: draw at once (a terminal waits 500 ms before the first line);
+# the checkpoint writer's phases (listing, writing checkpoint, verifying) are drawn too
+LANCEVER_PROGRESS_DELAY_MS=0 script -qec "'$LV' cleanup '$T/prog.lance' --older-than 0s --no-error-if-tagged-old-versions" /dev/null >"$T/typescript" 2>&1
 redraws=$(grep -o $'\r\033\\[K' "$T/typescript" | wc -l)
-check "progress: a few redraws on a terminal, not one per file ($redraws)" test "$redraws" -ge 3 -a "$redraws" -le 12
+check "progress: a few redraws on a terminal, not one per file ($redraws)" test "$redraws" -ge 3 -a "$redraws" -le 16
 check "progress: the file phase says what it counts" grep -q 'checking files [0-9]*/[0-9]*' "$T/typescript"
 cp -r "$SRC" "$T/link.lance"
 printf outside >"$T/outside.lance"
@@ -546,6 +548,18 @@ row "archive on: every version still in history" 0 "^ +VERSION.*
  +12  2026-" - history "$T/keep-on.lance"
 row "archive off: versions older than the newest 5 left the history" 0 "
  +1-5  \(no record of these versions" "no record" history "$T/keep-off.lance"
+# a capture's gap note gives the gap's row its reason (issue 29), streamed and --reverse alike
+cp -r "$T/keep-off.lance" "$T/gapnote.lance"
+mkdir -p "$T/gapnote.lance/_checkpoints/gaps"
+printf 'noted\n' >"$T/gapnote.lance/_checkpoints/gaps/00000000000000000001-00000000000000000005.removed-before-read"
+row "history: a gap's row names the capture's reason" 0 "
+ +1-5  \(no record of these versions: a capture missed them: removed-before-read, manifest removed before it could be read\)
+" "capture missed" history "$T/gapnote.lance"
+mv "$T/gapnote.lance/_checkpoints/gaps/00000000000000000001-00000000000000000005.removed-before-read" \
+	"$T/gapnote.lance/_checkpoints/gaps/00000000000000000001-00000000000000000005.removed-unseen"
+row "history --reverse: the same reason in the gap's row" 0 " +1-5  \(no record of these versions: a capture missed them: removed-unseen, committed and removed between two polls" "capture missed" \
+	history "$T/gapnote.lance" --reverse
+json "check --json: the noted gap's record has its gap_reason" 1 "[(i['first'], i['last'], i['gap_reason']) for i in j['items'] if i['kind'] == 'gap'] == [(1, 5, 'removed-unseen'), (7, 7, None)] and all('gap_reason' in i for i in j['items']) and 'a capture missed them: removed-unseen' in [i for i in j['items'] if i['kind'] == 'gap'][0]['message']" check "$T/gapnote.lance" --json
 
 # ---- the test-file writer that replaced it (bench/write_lancefile) ----
 if [ -n "$WL" ]; then

@@ -132,7 +132,7 @@ row "<root>/tree/feat versions --json: tags of that branch only" 0 '"version":4,
 # ---- dry-run and explain listings name each manifest's version ----
 row "cleanup --dry-run: the version of a manifest" 0 "_versions/18446744073709551614\.manifest \(version 1\)  \(old version\)" - \
 	cleanup "$DS" --dry-run --before-version 3
-row "cleanup --dry-run --json: version per file" 0 '"path":"_versions/18446744073709551613.manifest","kind":"manifest","size":[0-9]+,"version":2,' - \
+row "cleanup --dry-run --json: version per file" 0 '"path":"_versions/18446744073709551613.manifest","kind":"manifest","size_bytes":[0-9]+,"version":2,' - \
 	cleanup "$DS" --dry-run --before-version 3 --json
 row "cleanup --explain: version per candidate" 0 "_versions/18446744073709551613\.manifest \(version 2\)" - \
 	cleanup "$DS" --explain --before-version 3

@@ -266,8 +266,9 @@ check("progress-bad-value", p.returncode == 2 and "--progress wants auto, json o
 st, out, _ = on_pty(["checkpoint", WDS], env_with())
 check("progress-quick-checkpoint-silent", st == 0 and "\x1b[K" not in out, repr(out))
 
-# the ticker (work without steps: checkpoint, check, history to a file): phase, count, time,
-# cleared at the end; LANCEVER_PROGRESS_DELAY_MS=0 draws at once (the default waits a second)
+# the ticker (work without steps: history to a file) and the steps of checkpoint and check:
+# phase, cleared at the end; LANCEVER_PROGRESS_DELAY_MS=0 draws at once (the default waits
+# 500 ms, so quick work draws nothing)
 def err_on_pty(args, env):
     """stdout to a file, stderr on a pseudo-terminal: (status, what the terminal got)."""
     master, slave = pty.openpty()
@@ -308,6 +309,65 @@ check("ticker-json", p.returncode == 0 and recs and recs[0]["phase"] == "reading
       and recs[-1]["phase"] == "done" and recs[-1]["done"] == 12, p.stderr)
 p = subprocess.run([LV, "history", DS, "--json"], capture_output=True, text=True, env=now)
 check("ticker-piped-none", p.returncode == 0 and p.stderr == "", repr(p.stderr))
+
+# checkpoint and check report steps (issue 29): percent and rate on a terminal, JSON lines whose
+# done only grows within a phase, each counted phase ending at 100%, "done" last
+def gen(n, name):
+    d = os.path.join(T, name)
+    subprocess.run([GEN, d, "--versions", str(n), "--fragments", "1"], check=True, capture_output=True)
+    return d
+
+
+CP2K = gen(2000, "cp2k.lance")
+st, got = err_on_pty(["checkpoint", CP2K], now)
+check("steps-checkpoint-tty", st == 0 and "reading manifests" in got and "/2000" in got and "%" in got
+      and "/s" in got and "verifying" in got and got.endswith("\r\x1b[K"), repr(got[-400:]))
+st, got = err_on_pty(["check", CP2K], now)
+check("steps-check-tty", st == 0 and "checking manifests" in got and "2000/2000 100%" in got
+      and got.endswith("\r\x1b[K"), repr(got[-400:]))
+p = subprocess.run([LV, "check", CP2K], capture_output=True, text=True, env=now)
+check("steps-check-piped-none", p.returncode == 0 and p.stderr == "", repr(p.stderr[:200]))
+
+
+def steps_json(args, counted):
+    """Runs with --progress=json: (status, records, problems with the contract)."""
+    p = subprocess.run([LV, "--progress=json"] + args, capture_output=True, text=True, env=env_with())
+    bad = []
+    try:
+        recs = [json.loads(l) for l in p.stderr.splitlines()]
+    except ValueError as e:
+        return p.returncode, [], ["not JSON: %s %r" % (e, p.stderr[:300])]
+    for a, b in zip(recs, recs[1:]):
+        if a["phase"] == b["phase"] and a["total"] == b["total"] and b["done"] < a["done"]:
+            bad.append("done went back: %r -> %r" % (a, b))
+    for r in recs:
+        if r["total"] is not None and not (0 <= r["done"] <= r["total"]):
+            bad.append("done beyond total: %r" % r)
+    for ph in counted:
+        last = [r for r in recs if r["phase"] == ph]
+        if not last or last[-1]["done"] != last[-1]["total"] or last[-1]["percent"] != 100.0:
+            bad.append("%s does not end at 100%%: %r" % (ph, last[-1:]))
+    if not recs or recs[-1]["phase"] != "done":
+        bad.append("not ended by done: %r" % recs[-1:])
+    return p.returncode, recs, bad
+
+
+st, recs, bad = steps_json(["checkpoint", gen(2000, "cp2k-json.lance")],
+                           ["reading manifests", "writing checkpoint", "verifying"])
+rm = [r for r in recs if r["phase"] == "reading manifests"]
+check("steps-checkpoint-json", st == 0 and not bad and recs[0]["phase"] == "listing"
+      and rm and rm[-1]["total"] == 2000, (bad, recs[:3]))
+st, recs, bad = steps_json(["check", CP2K], ["checking manifests", "checking checkpoints"])
+cm = [r for r in recs if r["phase"] == "checking manifests"]
+check("steps-check-json", st == 0 and not bad and cm and cm[-1]["total"] == 2000, (bad, recs[:3]))
+
+# a run that fails after drawing clears its line before the error (main printed the error after
+# "reading manifests 12/12 100% 4.0k/s", on the same line)
+TAGGED = os.path.join(T, "tagged.lance")
+shutil.copytree(SRC, TAGGED)
+st, out, _ = on_pty(["cleanup", TAGGED, "--older-than", "0s"], now)
+i = out.find("lancever: 2 tagged version(s)")
+check("steps-cleared-before-error", st == 1 and i > 0 and out[:i].endswith("\r\x1b[K"), repr(out[:300]))
 
 shutil.rmtree(T)
 print("%d passed, %d failed" % (passed, failed))

@@ -27,7 +27,7 @@ const VERSION_SCHEMA = [
 ];
 const REF_SCHEMA = [['kind', S, false], ['name', S, false], ['version', U, false], ['branch', S, true],
   ['manifest_size', U, false], ['created_at', S, true]];
-const FILE_SCHEMA = [['path', S, false], ['kind', S, false], ['size', U, false], ['version', U, true], ['reason', S, false]];
+const FILE_SCHEMA = [['path', S, false], ['kind', S, false], ['size_bytes', U, false], ['version', U, true], ['reason', S, false]];
 
 function typeName(t) {
   if (t.typeId === arrow.Type.Int) return (t.isSigned ? 'Int' : 'Uint') + t.bitWidth;

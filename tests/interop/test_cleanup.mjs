@@ -172,10 +172,10 @@ async function verifyAfter(label, dir, before, removed, report) {
     checkEq(report.versions_removed, removed.size, `${label}: versions_removed`);
     checkEq(report.versions_total, all.length, `${label}: versions_total`);
     checkEq(report.files_removed, report.files.length, `${label}: files_removed = listed files`);
-    checkEq(report.bytes_removed, report.files.reduce((s, f) => s + f.size, 0), `${label}: bytes_removed`);
+    checkEq(report.bytes_removed, report.files.reduce((s, f) => s + f.size_bytes, 0), `${label}: bytes_removed`);
     for (const f of report.files) {
       const b = before.files.get(f.path);
-      check(b && b.size === f.size, `${label}: reported size of ${f.path} (${f.size}) vs disk ${b && b.size}`);
+      check(b && b.size === f.size_bytes, `${label}: reported size of ${f.path} (${f.size_bytes}) vs disk ${b && b.size}`);
     }
     const wantManifests = sortedSet(before.hist.filter((h) => removed.has(h.version)).map((h) => h.manifest_path));
     checkEq(sortedSet(report.files.filter((f) => f.kind === 'manifest').map((f) => f.path)), wantManifests,
@@ -347,7 +347,7 @@ for (const [name, src, args] of [
   check(dj.files.length > 0, `${L}: dry run lists something`);
   const rr = cleanup(dir, args);
   if (!check(rr.status === 0, `${L}: real run exited ${rr.status}: ${rr.stderr}`)) continue;
-  const key = (f) => JSON.stringify([f.path, f.kind, f.size, f.reason]);
+  const key = (f) => JSON.stringify([f.path, f.kind, f.size_bytes, f.reason]);
   checkEq(dj.files.map(key).sort(), rr.json.files.map(key).sort(), `${L}: dry-run list = real run list`);
   checkEq(deletedFiles(before, listing(dir)), sortedSet(dj.files.map((f) => f.path)), `${L}: real run deleted = dry-run list`);
   for (const k of ['versions_total', 'versions_removed', 'files_removed', 'bytes_removed', 'by_kind'])

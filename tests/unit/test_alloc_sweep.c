@@ -53,6 +53,7 @@
 static lv_storage *plain;   /* versions 1..12, a tag on 3; checkpoint at 8 (head + segments) */
 static lv_storage *cleaned; /* plain after a cleanup that kept the newest 4 (and tagged 3) */
 static lv_storage *gappy;   /* versions 1..12 without a checkpoint, manifest 5 gone: a gap */
+static lv_storage *noted;   /* gappy with a capture's note on its gap (removed-unseen) */
 
 /* ---- the answer of a run, as text (libc memory: not counted by the hook) ---- */
 
@@ -239,6 +240,16 @@ static int run_capture(lv_dataset *ds, lv_error *e)
 	return rc;
 }
 
+/* The reason a capture's note gives for `noted`'s gap at 5 (lv_capture_gap_reason). */
+static int run_gap_reason(lv_dataset *ds, lv_error *e)
+{
+	const char *reason = NULL, *text = NULL;
+	int rc = lv_capture_gap_reason(ds, 5, 5, &reason, &text, e);
+	if (rc == 0)
+		say("%s: %s", reason ? reason : "-", text ? text : "-");
+	return rc;
+}
+
 /* ---- the sweep ---- */
 
 typedef struct entry {
@@ -388,6 +399,7 @@ static const entry entries[] = {
 	{ "history_gap", &gappy, run_history, false },
 	{ "select_gap", &gappy, run_select, false },
 	{ "capture", &plain, run_capture, true },
+	{ "gap_reason", &noted, run_gap_reason, false },
 };
 
 /* One cmocka test per entry point (state: its index in entries[]). */
@@ -423,6 +435,10 @@ static int setup(void **state)
 	gappy = synth_mem_series(NVERSIONS, BASE_MS);
 	char path[128];
 	TU_CHECK(e, lv_storage_delete(gappy, synth_manifest_path(path, sizeof path, 5), &e));
+	noted = tu_mem_clone(gappy);
+	static const char note[] = "noted\n";
+	TU_CHECK(e, lv_storage_write(noted, "_checkpoints/gaps/00000000000000000005-00000000000000000005."
+				     LV_CAPTURE_GAP_UNSEEN, note, sizeof note - 1, &e));
 	return 0;
 }
 
@@ -432,6 +448,7 @@ static int teardown(void **state)
 	lv_storage_free(plain);
 	lv_storage_free(cleaned);
 	lv_storage_free(gappy);
+	lv_storage_free(noted);
 	return 0;
 }
 
@@ -444,7 +461,7 @@ int main(void)
 		SWEEP("checkpoint", 3), SWEEP("cleanup", 4), SWEEP("expire", 5),
 		SWEEP("arrow_history", 6), SWEEP("show_live", 7), SWEEP("show_recorded", 8),
 		SWEEP("diff", 9), SWEEP("history_gap", 10), SWEEP("select_gap", 11),
-		SWEEP("capture", 12),
+		SWEEP("capture", 12), SWEEP("gap_reason", 13),
 	};
 	_Static_assert(sizeof tests / sizeof tests[0] == sizeof entries / sizeof entries[0],
 		       "one test per entry point");

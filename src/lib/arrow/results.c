@@ -100,7 +100,7 @@ int lv_refs_arrow_stream(struct ArrowArrayStream *out, const lv_refs *refs,
 static const lv__acol FILE_COLS[] = {
 	{ "path", LV__A_UTF8, false },
 	{ "kind", LV__A_UTF8, false },
-	{ "size", LV__A_U64, false },
+	{ "size_bytes", LV__A_U64, false },
 	{ "version", LV__A_U64, true },
 	{ "reason", LV__A_UTF8, false },
 };

@@ -509,3 +509,29 @@ int lv_capture_flush(lv_capture *c, lv_error *err)
 		c->since = lv_capture_clock_ms(); /* what is left is due again one interval from now */
 	return rc;
 }
+
+int lv_capture_gap_reason(lv_dataset *ds, uint64_t first, uint64_t last, const char **reason,
+			  const char **text, lv_error *err)
+{
+	if (reason)
+		*reason = NULL;
+	if (text)
+		*text = NULL;
+	if (!ds || first == 0 || first > last)
+		return lv__err(err, LV_EINVALID, "lv_capture_gap_reason: NULL dataset or bad range");
+	lv__capgaps g;
+	LV_TRY(lv__capgap_list(ds->st, &g, err));
+	const lv__capgap *n = lv__capgap_find(&g, first, last);
+	if (n) {
+		/* the note's reason, as the one static string this library has for it */
+		const char *r = !strcmp(n->reason, LV_CAPTURE_GAP_VANISHED) ? LV_CAPTURE_GAP_VANISHED
+				: !strcmp(n->reason, LV_CAPTURE_GAP_UNSEEN) ? LV_CAPTURE_GAP_UNSEEN
+									     : "other";
+		if (reason)
+			*reason = r;
+		if (text)
+			*text = lv__capgap_text(r);
+	}
+	lv__capgaps_dispose(&g);
+	return 0;
+}

@@ -19,10 +19,12 @@
 #include "lancever/check.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/capture_gaps.h"
 #include "core/checkpoint/checkpoint_internal.h"
 #include "core/checkpoint/codec.h"
 #include "core/checkpoint/ladder.h"
@@ -37,6 +39,7 @@
 #include "core/refs.h"
 #include "util/arena.h"
 #include "util/abi.h"
+#include "util/progress.h"
 #include "util/util.h"
 
 struct lv_check {
@@ -50,7 +53,11 @@ struct lv_check {
 	bool have_created;
 	int64_t created;     /* dataset_created of the usable checkpoints */
 	lv_version_list *history;
+	lv__progress prog;   /* the options' on_progress, rate-limited */
 };
+
+/* Manifests parsed per progress step (the reads within go concurrently). */
+#define CHECK_BATCH 1024
 
 static int add(lv_check *c, int kind, const char *path, int status, const char *msg, uint64_t rows,
 	       uint64_t first, uint64_t last)
@@ -96,9 +103,14 @@ static int check_manifests(lv_check *c, lv_dataset *ds, const lv__manifest_entry
 	int rc = rcs && lv__mpaths(live, n, &paths, &block) == 0 ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
 	/* Chunks of one: each failure keeps its own message. */
 	lv_error first = { 0 };
-	if (rc == 0 && lv__manifests_each(ds->st, ds->threads, paths, n, 1, parse_only, NULL, rcs,
-					  &first) == LV_ENOMEM)
-		rc = lv__err(err, LV_ENOMEM, "out of memory");
+	lv__progress_report(&c->prog, "checking manifests", 0, n);
+	for (size_t at = 0; at < n && rc == 0; at += CHECK_BATCH) {
+		size_t k = n - at < CHECK_BATCH ? n - at : CHECK_BATCH;
+		if (lv__manifests_each(ds->st, ds->threads, paths + at, k, 1, parse_only, NULL, rcs + at,
+				       &first) == LV_ENOMEM)
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+		lv__progress_report(&c->prog, "checking manifests", at + k, n);
+	}
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		if (rcs[i] == 0 || rcs[i] == LV_ENOTFOUND)
 			continue;
@@ -211,10 +223,16 @@ static int check_checkpoints(lv_check *c, lv_dataset *ds, const lv__manifest_ent
 	lv__cp_names names;
 	LV_TRY(lv__cp_list(ds->st, &names, err));
 	int rc = 0;
-	for (size_t i = 0; i < names.n && rc == 0; i++)
+	uint64_t total = names.n + names.ndamaged;
+	lv__progress_report(&c->prog, "checking checkpoints", 0, total);
+	for (size_t i = 0; i < names.n && rc == 0; i++) {
 		rc = check_one(c, ds, &names.v[i], LV_CHECK_CHECKPOINT, live, nlive, err);
-	for (size_t i = 0; i < names.ndamaged && rc == 0; i++)
+		lv__progress_report(&c->prog, "checking checkpoints", i + 1, total);
+	}
+	for (size_t i = 0; i < names.ndamaged && rc == 0; i++) {
 		rc = check_one(c, ds, &names.damaged[i], LV_CHECK_KEPT_ASIDE, live, nlive, err);
+		lv__progress_report(&c->prog, "checking checkpoints", names.n + i + 1, total);
+	}
 	lv__cp_names_free(&names);
 	return rc;
 }
@@ -226,7 +244,9 @@ static int check_segments(lv_check *c, lv_dataset *ds, lv_error *err)
 	memset(&p, 0, sizeof p);
 	LV_TRY(lv__hplan_load(ds, &p, err));
 	int rc = 0;
+	lv__progress_report(&c->prog, "checking segments", 0, p.segs.n);
 	for (size_t i = 0; i < p.segs.n && rc == 0; i++) {
+		lv__progress_report(&c->prog, "checking segments", i, p.segs.n);
 		const lv__seg_name *name = &p.segs.v[i];
 		lv__cp_file f;
 		lv_error e = { 0 };
@@ -256,6 +276,7 @@ static int check_segments(lv_check *c, lv_dataset *ds, lv_error *err)
 		if (rc == 0 && add(c, LV_CHECK_SEGMENT, name->path, src, e.message, rows, first, last) < 0)
 			rc = lv__err(err, LV_ENOMEM, "out of memory");
 	}
+	lv__progress_report(&c->prog, "checking segments", p.segs.n, p.segs.n);
 	for (size_t i = 0; i < p.segs.nstray && rc == 0; i++) /* reported, never read for salvage */
 		if (add(c, LV_CHECK_SEGMENT, p.segs.stray[i].name.path, p.segs.stray[i].redundant ? 0 : LV_ECONFLICT,
 			p.segs.stray[i].why, 0, 0, 0) < 0)
@@ -323,15 +344,27 @@ static bool salvageable(const lv_check *c, const lv__cp_file *f, uint64_t v)
 static int check_gaps(lv_check *c, lv_dataset *ds, lv_error *err)
 {
 	lv_history_report rep = LV_HISTORY_REPORT_INIT;
+	lv__progress_report(&c->prog, "reading history", 0, 0);
 	LV_TRY(lv_history(&c->history, ds, &rep, err));
 	const lv_version_list *h = c->history;
+	lv__capgaps notes; /* a capture's gap notes give a gap its reason (listed once) */
+	memset(&notes, 0, sizeof notes);
+	if (h->ngaps && lv__capgap_list(ds->st, &notes, NULL) == LV_ENOMEM)
+		return lv__err(err, LV_ENOMEM, "out of memory");
 	for (size_t g = 0; g < h->ngaps; g++) {
-		char msg[96];
-		snprintf(msg, sizeof msg, "no readable record of versions %" PRIu64 "-%" PRIu64,
-			 h->gaps[g][0], h->gaps[g][1]);
-		if (add(c, LV_CHECK_GAP, NULL, LV_ENOTFOUND, msg, 0, h->gaps[g][0], h->gaps[g][1]) < 0)
+		char msg[200];
+		const lv__capgap *note = lv__capgap_find(&notes, h->gaps[g][0], h->gaps[g][1]);
+		int n = snprintf(msg, sizeof msg, "no readable record of versions %" PRIu64 "-%" PRIu64,
+				 h->gaps[g][0], h->gaps[g][1]);
+		if (note && n > 0 && (size_t)n < sizeof msg)
+			snprintf(msg + n, sizeof msg - (size_t)n, " (a capture missed them: %s, %s)", note->reason,
+				 lv__capgap_text(note->reason));
+		if (add(c, LV_CHECK_GAP, NULL, LV_ENOTFOUND, msg, 0, h->gaps[g][0], h->gaps[g][1]) < 0) {
+			lv__capgaps_dispose(&notes);
 			return lv__err(err, LV_ENOMEM, "out of memory");
+		}
 	}
+	lv__capgaps_dispose(&notes);
 	/* Which rows the damaged files could give back (counted per item, by path). */
 	for (size_t k = 0; k < c->nfiles; k++) {
 		const lv__cp_file *f = &c->files[k];
@@ -384,8 +417,8 @@ static int salvage(lv_check *c, lv_dataset *ds, const lv_checkpoint_config *cfg,
 			rows[n++] = cd[i].row;
 	int rc = 0;
 	if (n) {
-		lv_checkpoint_result res = LV_CHECKPOINT_RESULT_INIT;
-		rc = lv__cp_write_extra(ds, cfg, rows, n, &res, err);
+		lv_checkpoint_result res = LV_CHECKPOINT_RESULT_INIT; /* the writer reports its phases */
+		rc = lv__cp_write_extra(ds, cfg, rows, n, &c->prog, &res, err);
 		if (rc == 0)
 			c->salvaged = n;
 	}
@@ -394,11 +427,15 @@ static int salvage(lv_check *c, lv_dataset *ds, const lv_checkpoint_config *cfg,
 	return rc;
 }
 
+/* Version 2 is the floor; 3 appended on_progress and payload. */
+#define CHECK_FLOOR 2
+
 int lv_check_options_init(lv_check_options *o, int version)
 {
 	static const lv_check_options defaults = LV_CHECK_OPTIONS_INIT;
-	return lv__struct_init("lv_check_options", o, sizeof *o, &defaults, version,
-				       LV_CHECK_OPTIONS_VERSION, LV_CHECK_OPTIONS_VERSION);
+	size_t size = version >= 3 ? sizeof *o : offsetof(lv_check_options, on_progress);
+	return lv__struct_init("lv_check_options", o, size, &defaults, version, CHECK_FLOOR,
+			       LV_CHECK_OPTIONS_VERSION);
 }
 
 int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, lv_error *err)
@@ -407,12 +444,17 @@ int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, l
 		return lv__err(err, LV_EINVALID, "lv_check_run: NULL argument");
 	*out = NULL;
 	if (opts)
-		LV_TRY(lv__struct_version("lv_check_options", opts->version, LV_CHECK_OPTIONS_VERSION,
+		LV_TRY(lv__struct_version("lv_check_options", opts->version, CHECK_FLOOR,
 					  LV_CHECK_OPTIONS_VERSION, err));
 	lv_check *c = lv__calloc(1, sizeof *c);
 	if (!c)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	lv__arena_init(&c->strings, 4096);
+	if (opts && opts->version >= 3) {
+		c->prog.cb = opts->on_progress;
+		c->prog.payload = opts->payload;
+	}
+	lv__progress_report(&c->prog, "listing", 0, 0);
 	lv__manifest_entry *live = NULL;
 	size_t nlive = 0;
 	int rc = lv__manifests_list(ds->st, &live, &nlive, err);
@@ -420,8 +462,10 @@ int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, l
 		rc = lv__not_a_dataset(ds, err);
 	if (rc == 0)
 		rc = check_manifests(c, ds, live, nlive, err);
-	if (rc == 0)
+	if (rc == 0) {
+		lv__progress_report(&c->prog, "checking refs", 0, 0);
 		rc = check_refs(c, ds, err);
+	}
 	if (rc == 0)
 		rc = check_checkpoints(c, ds, live, nlive, err);
 	if (rc == 0)
@@ -437,6 +481,7 @@ int lv_check_run(lv_check **out, lv_dataset *ds, const lv_check_options *opts, l
 		lv_check_free(c);
 		return rc;
 	}
+	lv__progress_report(&c->prog, "done", 1, 1);
 	*out = c;
 	return 0;
 }

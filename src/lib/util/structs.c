@@ -73,6 +73,7 @@ static const field CONFIG_F[] = {
 	F(lv_checkpoint_config, version, INT), F(lv_checkpoint_config, enabled, INT),
 	F(lv_checkpoint_config, max_entries, I64), F(lv_checkpoint_config, max_checkpoint_files, I64),
 	F(lv_checkpoint_config, archive, INT), F(lv_checkpoint_config, archive_segment_rows, I64),
+	F(lv_checkpoint_config, on_progress, PTR), F(lv_checkpoint_config, payload, PTR),
 };
 #define CR(f, t) F(lv_checkpoint_result, f, t)
 static const field RESULT_F[] = {
@@ -121,7 +122,8 @@ static const field ITEM_F[] = {
 };
 static const field CHECK_F[] = {
 	F(lv_check_options, version, INT), F(lv_check_options, salvage, BOOL),
-	F(lv_check_options, checkpoint, PTR),
+	F(lv_check_options, checkpoint, PTR), F(lv_check_options, on_progress, PTR),
+	F(lv_check_options, payload, PTR),
 };
 static const field ARROW_F[] = {
 	F(lv_arrow_options, version, INT), F(lv_arrow_options, batch_rows, SIZE),

@@ -45,7 +45,7 @@ VERSION_SCHEMA = [
 ]
 REF_SCHEMA = [("kind", S, False), ("name", S, False), ("version", U64, False),
               ("branch", S, True), ("manifest_size", U64, False), ("created_at", S, True)]
-FILE_SCHEMA = [("path", S, False), ("kind", S, False), ("size", U64, False),
+FILE_SCHEMA = [("path", S, False), ("kind", S, False), ("size_bytes", U64, False),
                ("version", U64, True), ("reason", S, False)]
 POLARS = {U64: pl.UInt64, TS: pl.Datetime("ms", "UTC"), B: pl.Boolean, S: pl.String}
 DUCKDB = {U64: "UBIGINT", TS: "TIMESTAMP WITH TIME ZONE", B: "BOOLEAN", S: "VARCHAR"}

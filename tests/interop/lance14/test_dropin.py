@@ -3,7 +3,8 @@ entry point is called on the same dataset through pylance and through lancever a
 compared.
 
 * versions() == pylance's versions() with `==` (keys, types: naive local datetime, metadata of
-  strings; values) on every scenario of scenarios.py, main and every branch, under two time zones;
+  strings; values) on every scenario of scenarios.py, main and every branch, under two time zones,
+  with the rows built by the C accelerator (lancever._rows) and by the package's Python;
   after a checkpoint the versions it covers keep their millisecond (the documented difference);
 * lancever.dataset(uri | LanceDataset, version=int | tag | (branch, version)) checks out what
   lance.dataset / checkout_version check out; latest_version, version, tags.list(),
@@ -50,13 +51,24 @@ def local_zone(request):
     time.tzset()
 
 
-def test_versions_equal_pylance(built, local_zone):
+@pytest.fixture(params=["c_rows", "python_rows"])
+def row_builder(request, monkeypatch):
+    """versions() with the C accelerator (lancever._rows, which the build makes beside the
+    library) and without it (the package's Python rows): both must equal pylance's."""
+    from lancever import _accel
+    assert _accel.accelerated(), "lancever._rows was not built beside LANCEVER_LIBRARY"
+    if request.param == "python_rows":
+        monkeypatch.setattr(_accel, "_module", None)
+    return request.param
+
+
+def test_versions_equal_pylance(built, local_zone, row_builder):
     seen = 0
     for sc in built:
         for branch in [None, *sc.branches]:
             theirs = oracle.open_version(sc, branch).versions()
             ours = lancever.Dataset(sc.uri, branch=branch).versions()
-            assert ours == theirs, f"{sc.name} {branch or 'main'} ({local_zone})"
+            assert ours == theirs, f"{sc.name} {branch or 'main'} ({local_zone}, {row_builder})"
             assert [set(r) for r in ours] == [{"version", "timestamp", "metadata"}] * len(ours)
             assert all(type(r["timestamp"]) is datetime.datetime and r["timestamp"].tzinfo is None
                        and all(type(x) is str for x in r["metadata"].values()) for r in ours)
@@ -66,7 +78,7 @@ def test_versions_equal_pylance(built, local_zone):
     assert seen == len(built) + 2
 
 
-def test_versions_from_a_checkpoint(built, tmp_path):
+def test_versions_from_a_checkpoint(built, tmp_path, row_builder):
     """A checkpoint keeps ms: the versions it covers differ from pylance by < 1 ms (docs/python.md)."""
     sc = built[2]
     d = str(tmp_path / "cp.lance")

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "lancever/checkpoint.h"
+#include "util/progress.h"
 
 #ifdef LV_TEST_HOOKS
 /*
@@ -28,11 +29,13 @@ int lv__cp_decode_rows(const uint8_t *data, size_t size, const char *path, bool 
  * each with manifest_path set.  A live version the previous checkpoint lacks
  * takes its row from `pre` when one has the same version and manifest path,
  * instead of reading its manifest again.  The strings of `pre` must outlive
- * the call.
+ * the call.  `prog` (NULL: cfg's own callback) reports the write's phases for a caller
+ * that reports its whole run (cleanup, expire); no "done" is reported.
  */
 int lv__cp_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg,
 			     const uint64_t *cleaned, size_t ncleaned,
-			     const lv_version_info *const *pre, size_t npre, lv_checkpoint_result *res, lv_error *err);
+			     const lv_version_info *const *pre, size_t npre, lv__progress *prog,
+			     lv_checkpoint_result *res, lv_error *err);
 
 /*
  * lv_checkpoint_write with rows recovered from damaged files (lancever check
@@ -41,8 +44,8 @@ int lv__cp_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg,
  * outlive the call.
  */
 int lv__cp_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
-			       const lv_version_info *extra, size_t nextra, lv_checkpoint_result *res,
-			       lv_error *err);
+			       const lv_version_info *extra, size_t nextra, lv__progress *prog,
+			       lv_checkpoint_result *res, lv_error *err);
 
 /*
  * lv_checkpoint_write with the records a capture read earlier (core/capture.c): `rows`,

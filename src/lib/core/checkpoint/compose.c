@@ -144,6 +144,25 @@ static bool has_row(const lv_version_info *rows, size_t n, uint64_t v)
 	return i < n && rows[i].version == v;
 }
 
+/* Manifests read at once by live_rows (a progress step; the reads within go concurrently). */
+#define READ_BATCH 1024
+
+/* "reading manifests": the live versions >= from that neither the base, `extra` nor the
+ * caller's rows hold (none: no such phase). */
+static void read_begin(lv__writer *w, lv__seen *s, uint64_t from)
+{
+	w->read_done = w->read_total = 0;
+	if (!w->prog->cb)
+		return;
+	for (size_t i = 0; i < s->nlive; i++) {
+		uint64_t v = s->live[i].version;
+		w->read_total += v >= from && !(s->base.rows && lv__vlist_find(s->base.rows, v)) &&
+				 !has_row(w->extra, w->nextra, v) && !pre_row(w, &s->live[i]);
+	}
+	if (w->read_total)
+		lv__progress_report(w->prog, "reading manifests", 0, w->read_total);
+}
+
 /* Rows for the live versions of entries [li, end) that neither the base nor `extra` holds: the
  * caller's, else read now (concurrently).  Appended to add (room for end - li rows). */
 static int live_rows(lv__writer *w, lv__seen *s, size_t li, size_t end, range_rows *r,
@@ -170,8 +189,14 @@ static int live_rows(lv__writer *w, lv__seen *s, size_t li, size_t end, range_ro
 	int rc = 0;
 	if (nread) {
 		r->read = lv__version_list_new(nread, nread);
-		rc = r->read ? lv__read_into_list(r->read, w->ds->st, w->ds->threads, paths, nread, err)
-			     : lv__err(err, LV_ENOMEM, "out of memory");
+		rc = r->read ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
+		/* a batch at a time, for progress (the list has room for every item and arena) */
+		for (size_t at = 0; at < nread && rc == 0; at += READ_BATCH) {
+			size_t k = nread - at < READ_BATCH ? nread - at : READ_BATCH;
+			rc = lv__read_into_list(r->read, w->ds->st, w->ds->threads, paths + at, k, err);
+			w->read_done += k;
+			lv__progress_report(w->prog, "reading manifests", w->read_done, w->read_total);
+		}
 		w->rep.manifests_read += nread;
 		if (rc == 0) {
 			w->rep.manifests_vanished += r->read->nvanished;
@@ -453,6 +478,7 @@ static int head_rows(composer *c, lv__rows *head, lv_error *err)
 static int compose_plain(composer *c, lv__rows *head, lv_error *err)
 {
 	range_rows r;
+	read_begin(c->w, c->s, 0);
 	LV_TRY(range_collect(c->w, c->s, c->refs, &c->refs_err, 0, UINT64_MAX, true, &r, err));
 	int rc = 0;
 	size_t cap = (size_t)c->w->cfg.max_entries, first = r.n > cap ? r.n - cap : 0;
@@ -490,6 +516,7 @@ static int compose_archive(composer *c, lv__rows *head, char **index, lv_error *
 	c->next_gap = c->w->ds->branch ? UINT64_MAX : start; /* a branch's history starts at its fork */
 	if (start > 1)
 		LV_TRY(keep_old(c, start - 1, err));
+	read_begin(c->w, s, start);
 	for (uint64_t c0 = start; c0 <= c->L && c->L - c0 + 1 >= c->S;) {
 		/* cells with no row at all are sealed empty: skipped without a file */
 		uint64_t next = next_row(c, c0), skip = next > c0 ? (next - c0) / c->S : 0;

@@ -6,6 +6,7 @@
 #include "core/checkpoint/config.h"
 
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,17 +40,34 @@ static int parse_cfg_pos(const char *key, const char *v, int64_t *out, lv_error 
 	return 0;
 }
 
+/* Version 2 is the floor (a pointer in lv_cleanup_policy since then); 3 added on_progress. */
+#define CONFIG_FLOOR 2
+
 static int check_version(int version, lv_error *err)
 {
-	return lv__struct_version("lv_checkpoint_config", version, LV_CHECKPOINT_CONFIG_VERSION,
+	return lv__struct_version("lv_checkpoint_config", version, CONFIG_FLOOR,
 				  LV_CHECKPOINT_CONFIG_VERSION, err);
+}
+
+size_t lv__cp_config_size(int version)
+{
+	return version >= 3 ? sizeof(lv_checkpoint_config) : offsetof(lv_checkpoint_config, on_progress);
 }
 
 int lv_checkpoint_config_init(lv_checkpoint_config *c, int version)
 {
 	static const lv_checkpoint_config defaults = LV_CHECKPOINT_CONFIG_INIT;
-	return lv__struct_init("lv_checkpoint_config", c, sizeof *c, &defaults, version,
-				       LV_CHECKPOINT_CONFIG_VERSION, LV_CHECKPOINT_CONFIG_VERSION);
+	return lv__struct_init("lv_checkpoint_config", c, lv__cp_config_size(version), &defaults, version,
+			       CONFIG_FLOOR, LV_CHECKPOINT_CONFIG_VERSION);
+}
+
+void lv__cp_config_progress(const lv_checkpoint_config *c, lv__progress *p)
+{
+	memset(p, 0, sizeof *p);
+	if (c && c->version >= 3 && c->version <= LV_CHECKPOINT_CONFIG_VERSION) { /* else refused later */
+		p->cb = c->on_progress;
+		p->payload = c->payload;
+	}
 }
 
 /* Resolves config from `in` and the config map of `latest` (may be NULL). */
@@ -96,6 +114,10 @@ int lv__cp_config_from_info(lv_checkpoint_config *out, const lv_version_info *la
 			c.archive = archive;
 		if (rows != -1)
 			c.archive_segment_rows = rows;
+		if (in->version >= 3) { /* not settings: carried as given */
+			c.on_progress = in->on_progress;
+			c.payload = in->payload;
+		}
 	}
 	*out = c;
 	return 0;
@@ -116,8 +138,11 @@ int lv_checkpoint_config_resolve(lv_checkpoint_config *out, lv_dataset *ds,
 	bool have = rc == 0 && latest;
 	if (rc == LV_ENOTFOUND && latest) /* the newest manifest vanished: the defaults */
 		rc = 0;
+	lv_checkpoint_config c;
 	if (rc == 0)
-		rc = lv__cp_config_from_info(out, have ? &info : NULL, in, err);
+		rc = lv__cp_config_from_info(&c, have ? &info : NULL, in, err);
+	if (rc == 0) /* the caller's layout only: an older version's struct is shorter */
+		memcpy(out, &c, lv__cp_config_size(version));
 	out->version = version;
 	lv__arena_dispose(&a);
 	return rc;

@@ -220,6 +220,7 @@ static int adopt_base(writer *w, seen *s, lv_error *err)
 static int gather_once(writer *w, seen *s, lv_error *err)
 {
 	lv_dataset *ds = w->ds;
+	lv__progress_report(w->prog, "listing", 0, 0);
 	LV_TRY(lv__manifests_list(ds->st, &s->live, &s->nlive, err));
 	if (s->nlive == 0)
 		return lv__not_a_dataset(ds, err);
@@ -335,12 +336,16 @@ static int write_rows(writer *w, seen *s, lv_error *err)
 			rc = lv__err(err, LV_EIO, "%s cannot be read; not writing over it", w->r.path);
 			goto out;
 		}
+	lv__progress_report(w->prog, "writing checkpoint", 0, 1);
 	if ((rc = lv__cp_check_publishable(&file, w->r.path, created, w->r.latest_version, err)) < 0 ||
 	    (rc = lv__cp_put_head(w, s, &file, head.v, head.n, created, index, err)) < 0)
 		goto out;
+	lv__progress_report(w->prog, "writing checkpoint", 1, 1);
 	/* nothing is pruned, and no caller deletes, before the store is seen to hold it */
+	lv__progress_report(w->prog, "verifying", 0, 1);
 	if ((rc = lv__cp_verify_published(w, head.v, head.n, created, err)) < 0)
 		goto out;
+	lv__progress_report(w->prog, "verifying", 1, 1);
 	w->r.written = true;
 	if (w->r.already_present)
 		w->r.new_entries = 0;
@@ -432,7 +437,7 @@ static void result_put(lv_checkpoint_result *dst, const lv_checkpoint_result *sr
 static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,
 		      size_t ncleaned, const lv_version_info *const *pre, size_t npre,
 		      const lv_version_info *extra, size_t nextra, bool captured, const int64_t *adopt,
-		      lv_checkpoint_result *res, lv_error *err)
+		      lv__progress *prog, lv_checkpoint_result *res, lv_error *err)
 {
 	if (!ds || (npre && !pre) || (ncleaned && !cleaned_in))
 		return lv__err(err, LV_EINVALID, "lv_checkpoint_write: NULL argument");
@@ -448,6 +453,9 @@ static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const 
 	w.captured = captured;
 	w.adopting = adopt != NULL;
 	w.adopt_created = adopt ? *adopt : 0;
+	lv__progress own; /* the config's callback, unless the caller reports for the whole run */
+	lv__cp_config_progress(cfg_in, &own);
+	w.prog = prog ? prog : &own;
 	uint64_t *cleaned = ncleaned ? lv__calloc(ncleaned, sizeof *cleaned) : NULL;
 	if (ncleaned && !cleaned)
 		return lv__err(err, LV_ENOMEM, "out of memory");
@@ -488,23 +496,23 @@ static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const 
 
 int lv__cp_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
 			     const uint64_t *cleaned_in, size_t ncleaned,
-			     const lv_version_info *const *pre, size_t npre, lv_checkpoint_result *res,
-			     lv_error *err)
+			     const lv_version_info *const *pre, size_t npre, lv__progress *prog,
+			     lv_checkpoint_result *res, lv_error *err)
 {
-	return write_with(ds, cfg_in, cleaned_in, ncleaned, pre, npre, NULL, 0, false, NULL, res, err);
+	return write_with(ds, cfg_in, cleaned_in, ncleaned, pre, npre, NULL, 0, false, NULL, prog, res, err);
 }
 
 int lv__cp_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
-			       const lv_version_info *extra, size_t nextra, lv_checkpoint_result *res,
-			       lv_error *err)
+			       const lv_version_info *extra, size_t nextra, lv__progress *prog,
+			       lv_checkpoint_result *res, lv_error *err)
 {
-	return write_with(ds, cfg, NULL, 0, NULL, 0, extra, nextra, false, NULL, res, err);
+	return write_with(ds, cfg, NULL, 0, NULL, 0, extra, nextra, false, NULL, prog, res, err);
 }
 
 int lv__cp_write_adopt(lv_dataset *ds, const lv_checkpoint_config *cfg, int64_t created,
 			       lv_checkpoint_result *res, lv_error *err)
 {
-	return write_with(ds, cfg, NULL, 0, NULL, 0, NULL, 0, false, &created, res, err);
+	return write_with(ds, cfg, NULL, 0, NULL, 0, NULL, 0, false, &created, NULL, res, err);
 }
 
 int lv__cp_write_captured(lv_dataset *ds, const lv_checkpoint_config *cfg, const lv_version_info *rows,
@@ -518,7 +526,7 @@ int lv__cp_write_captured(lv_dataset *ds, const lv_checkpoint_config *cfg, const
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		pre[i] = &rows[i];
-	int rc = write_with(ds, cfg, NULL, 0, pre, n, rows, n, true, NULL, res, err);
+	int rc = write_with(ds, cfg, NULL, 0, pre, n, rows, n, true, NULL, NULL, res, err);
 	lv__free(pre);
 	return rc;
 }
@@ -526,5 +534,10 @@ int lv__cp_write_captured(lv_dataset *ds, const lv_checkpoint_config *cfg, const
 int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,
 			size_t ncleaned, lv_checkpoint_result *res, lv_error *err)
 {
-	return lv__cp_write_pre(ds, cfg_in, cleaned_in, ncleaned, NULL, 0, res, err);
+	lv__progress prog;
+	lv__cp_config_progress(cfg_in, &prog);
+	int rc = lv__cp_write_pre(ds, cfg_in, cleaned_in, ncleaned, NULL, 0, &prog, res, err);
+	if (rc == 0)
+		lv__progress_report(&prog, "done", 1, 1);
+	return rc;
 }

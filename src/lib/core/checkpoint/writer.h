@@ -18,6 +18,7 @@
 #include "core/manifests.h"
 #include "core/warnings.h"
 #include "lancever/checkpoint.h"
+#include "util/progress.h"
 
 /* What one attempt saw of the dataset. */
 typedef struct lv__seen {
@@ -62,6 +63,8 @@ typedef struct lv__writer {
 	uint64_t fresh_vanished; /* manifests that vanished while being read: gather again */
 	bool adopting;           /* check --salvage re-adopting identity adopt_created (readopt.h) */
 	int64_t adopt_created;
+	lv__progress *prog;      /* the caller's progress (never NULL; its cb may be) */
+	uint64_t read_done, read_total; /* "reading manifests": of the live ones the base lacks */
 } lv__writer;
 
 /* Owned rows: the list owns its strings. */

@@ -70,6 +70,7 @@ typedef struct plan {
 	lv_cleanup_stats s;
 	lv_cleanup_stats cascaded; /* what cleaning referenced branches removed */
 	lv__deleter *del;
+	lv__progress prog;    /* the policy's on_progress, rate-limited */
 } plan;
 
 /* Manifests read at once: their references are folded into the sets, then dropped. */
@@ -78,10 +79,10 @@ typedef struct plan {
  * checkpoint writer reads those manifests itself, a range at a time). */
 #define ROWS_MAX 8192
 
-static void progress(const plan *P, const char *phase, uint64_t done, uint64_t total)
+/* The policy's callback at a bounded rate (util/progress.h; P->prog is the run's one state). */
+static void progress(plan *P, const char *phase, uint64_t done, uint64_t total)
 {
-	if (P->pol->on_progress)
-		P->pol->on_progress(phase, done, total, P->pol->payload);
+	lv__progress_report(&P->prog, phase, done, total);
 }
 
 static int ignore_entry(const lv_list_entry *e, void *payload)
@@ -395,7 +396,7 @@ static int phase_record(plan *P, lv_error *err)
 {
 	if (P->pol->dry_run || !P->nold)
 		return 0;
-	progress(P, "writing checkpoint", 0, 1);
+	/* the writer reports its own phases ("listing", "reading manifests", ...) */
 	/* read in version order: the rows are sorted */
 	const lv_version_info **pre = lv__calloc(P->nrows ? P->nrows : 1, sizeof *pre);
 	uint64_t *cleaned = lv__calloc(P->nold, sizeof *cleaned);
@@ -411,7 +412,7 @@ static int phase_record(plan *P, lv_error *err)
 			cleaned[k++] = P->v[i].version;
 	lv_checkpoint_result cr = LV_CHECKPOINT_RESULT_INIT;
 	int rc = lv__cp_write_pre(P->ds, P->pol->checkpoint, cleaned, P->nold, pre, P->nrows,
-					  &cr, err);
+				  &P->prog, &cr, err);
 	lv__free(pre);
 	lv__free(cleaned);
 	for (size_t i = 0; i < P->nrows; i++)
@@ -656,6 +657,8 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	memset(&P, 0, sizeof P);
 	P.ds = ds;
 	P.pol = pol;
+	P.prog.cb = pol->on_progress;
+	P.prog.payload = pol->payload;
 	P.now = lv__policy_now(pol->now_ms);
 	P.suffix = true;
 	P.hint = UINT64_MAX;

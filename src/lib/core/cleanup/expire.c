@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/checkpoint/checkpoint_internal.h"
 #include "core/cleanup/cleanup_int.h"
 #include "core/hplan.h"
 #include "core/vlist.h"
@@ -55,12 +56,13 @@ typedef struct exp {
 	uint64_t hint; /* the version hint's N: no manifest >= N is expired (UINT64_MAX: none) */
 	lv_cleanup_stats s;
 	lv__warnlog wl;
+	lv__progress prog; /* the policy's on_progress, rate-limited */
 } exp;
 
-static void progress(const exp *E, const char *phase, uint64_t done, uint64_t total)
+/* The policy's callback at a bounded rate (util/progress.h). */
+static void progress(exp *E, const char *phase, uint64_t done, uint64_t total)
 {
-	if (E->pol->on_progress)
-		E->pol->on_progress(phase, done, total, E->pol->payload);
+	lv__progress_report(&E->prog, phase, done, total);
 }
 
 static int check_policy(lv_dataset *ds, const lv_expire_policy *p, const lv_cleanup_stats *stats,
@@ -110,8 +112,11 @@ static int times(exp *E, lv_error *err)
 		}
 		lv_version_list_free(l);
 		LV_TRY(rc);
+		progress(E, "reading manifests", t + n, p->ntail);
 	}
-	/* versions only the archive records: each segment needed is read once */
+	/* versions only the archive records: each segment needed is read once (steps: the
+	 * versions walked so far) */
+	bool read_any = false;
 	for (size_t i = 0; i < E->n;) {
 		if (E->v[i].known) {
 			i++;
@@ -136,7 +141,11 @@ static int times(exp *E, lv_error *err)
 		}
 		if (rc == 0)
 			lv__cp_file_dispose(&f);
+		progress(E, "reading segments", i, E->n);
+		read_any = true;
 	}
+	if (read_any)
+		progress(E, "reading segments", E->n, E->n);
 	return 0;
 }
 
@@ -274,9 +283,8 @@ static int expire_manifests(exp *E, lv_error *err)
 			cleaned[k++] = E->v[i].version;
 	int rc = 0;
 	if (!pol->dry_run) {
-		progress(E, "writing checkpoint", 0, 1);
-		lv_checkpoint_result cr = LV_CHECKPOINT_RESULT_INIT;
-		rc = lv_checkpoint_write(E->ds, pol->checkpoint, cleaned, k, &cr, err);
+		lv_checkpoint_result cr = LV_CHECKPOINT_RESULT_INIT; /* the writer reports its phases */
+		rc = lv__cp_write_pre(E->ds, pol->checkpoint, cleaned, k, NULL, 0, &E->prog, &cr, err);
 		if (rc == 0) {
 			E->s.checkpoint_written = cr.written;
 			E->s.versions_archived = cr.written ? cr.recorded_versions : 0;
@@ -322,6 +330,8 @@ int lv_expire(lv_dataset *ds, const lv_expire_policy *pol, lv_cleanup_stats *sta
 	memset(&E, 0, sizeof E);
 	E.ds = ds;
 	E.pol = pol;
+	E.prog.cb = pol->on_progress;
+	E.prog.payload = pol->payload;
 	E.now = lv__policy_now(pol->now_ms);
 	E.older = lv__policy_older(pol->older_than_ms, pol->retain_versions, pol->before_version,
 				   false);
@@ -332,9 +342,8 @@ int lv_expire(lv_dataset *ds, const lv_expire_policy *pol, lv_cleanup_stats *sta
 	if (rc == 0)
 		rc = lv__hint_floor(ds, &E.hint, err);
 	if (rc == 0 && !pol->dry_run) { /* every version recorded before anything is chosen */
-		progress(&E, "writing checkpoint", 0, 1);
-		lv_checkpoint_result cr = LV_CHECKPOINT_RESULT_INIT;
-		rc = lv_checkpoint_write(ds, pol->checkpoint, NULL, 0, &cr, err);
+		lv_checkpoint_result cr = LV_CHECKPOINT_RESULT_INIT; /* the writer reports its phases */
+		rc = lv__cp_write_pre(ds, pol->checkpoint, NULL, 0, NULL, 0, &E.prog, &cr, err);
 	}
 	progress(&E, "reading commit times", 0, 0);
 	if (rc == 0)
