@@ -10,7 +10,9 @@
 //   lancever  `lancever cleanup COPY --older-than 0s --delete-unverified --json` (whole process)
 //   LanceDB   connect + openTable + optimize({cleanupOlderThan: now + 1 s, deleteUnverified: true})
 //             (LanceDB 0.31.0 in a child process, bench/lance_child.mjs)
-// with each side's peak RSS (bench/rusage for lancever).
+// with each side's peak RSS (bench/rusage for lancever), and a third twin on which bench/unlink_limit
+// removes the files lancever removed (one process, a directory opened once, unlinkat each file: the
+// deletion limit; its own timer, list reading excluded).
 // median of --runs (default 3).  Files and bytes removed by each are compared (from before/after
 // listings, ignoring latest_version_hint.json and _checkpoints/); any difference fails the bench.
 // Prints a markdown table (also written to DIR/results.md, and DIR/results.json).
@@ -35,7 +37,7 @@ const outDir = path.resolve(opt('--out', process.env.LV_BENCH_OUT
 const bin = process.env.LANCEVER_BIN || path.join(repo, 'build-bench/lancever');
 const buildDir = process.env.LANCEVER_BUILD_DIR || path.dirname(bin);
 const gen = path.join(buildDir, 'gen_dataset');
-for (const f of [bin, gen, tool('rusage')])
+for (const f of [bin, gen, tool('rusage'), tool('unlink_limit')])
   if (!fs.existsSync(f)) { console.error(`bench: ${f} not found (build bench/*.c)`); process.exit(1); }
 if (args.includes('--clean')) fs.rmSync(outDir, { recursive: true, force: true });
 fs.mkdirSync(outDir, { recursive: true });
@@ -120,7 +122,7 @@ const jsonOut = path.join(os.tmpdir(), `lv-bench-cl-${process.pid}.json`);
 for (const [n, f] of SHAPES) {
   const dir = dataset(n, f, donor);
   const before = listing(dir);
-  const tl = [], tk = [];
+  const tl = [], tk = [], tu = [];
   let lvRes = null, lkRes = null, lvJson = null, lkStats = null, lvRss = 0, lkRss = 0;
   for (let i = 0; i < runs; i++) {
     const pa = twin(dir, 'lv'), pb = twin(dir, 'lance');
@@ -135,6 +137,14 @@ for (const [n, f] of SHAPES) {
       tk.push(lkStats.median_ms);
       lkRss = Math.max(lkRss, lkStats.maxrss_kb);
       lkRes = removed(before, listing(path.join(pb, 'ds.lance')));
+      fs.rmSync(pb, { recursive: true, force: true });
+      const pc = twin(dir, 'limit'), list = path.join(pc, 'removed.txt');
+      try {
+        fs.writeFileSync(list, lvRes.files.join('\n') + '\n');
+        tu.push(JSON.parse(sh(tool('unlink_limit'), [path.join(pc, 'ds.lance'), list], 'unlink_limit').stdout.trim()).ms);
+      } finally {
+        fs.rmSync(pc, { recursive: true, force: true });
+      }
     } finally {
       fs.rmSync(pa, { recursive: true, force: true });
       fs.rmSync(pb, { recursive: true, force: true });
@@ -153,13 +163,15 @@ for (const [n, f] of SHAPES) {
   const mb = (b) => (b / 1048576).toFixed(1);
   const total = [...before.values()].reduce((s, x) => s + x, 0);
   cells.push({ versions: n, fragments: f, strays, dataset_bytes: total, lancever_ms: median(tl), lance_ms: median(tk),
+    limit_ms: median(tu),
     lancever_rss_kb: lvRss, lance_rss_kb: lkRss, lance_base_rss_kb: lkStats.base_rss_kb,
     versions_removed: lvJson.versions_removed, files_removed: lvRes.files.length, bytes_removed: lvRes.bytes, same_files: agree });
   rowsOut.push(`| ${n} x ${f >= 1000 ? f / 1000 + 'K' : f} | ${mb(total)} MB ` +
     `| ${median(tl).toFixed(0)} | ${median(tk).toFixed(0)} | ${(median(tk) / median(tl)).toFixed(1)}x ` +
     `| ${lvJson.versions_removed} / ${lvRes.files.length} / ${mb(lvRes.bytes)} MB ` +
     `| ${lkStats.versions_removed} / ${lkRes.files.length} / ${mb(lkRes.bytes)} MB | ${agree ? 'yes' : '**NO**'} ` +
-    `| ${(lvRss / 1024).toFixed(0)} / ${(lkRss / 1024).toFixed(0)} |`);
+    `| ${(lvRss / 1024).toFixed(0)} / ${(lkRss / 1024).toFixed(0)} ` +
+    `| ${median(tu).toFixed(0)} | ${(median(tl) / median(tu)).toFixed(1)}x |`);
   console.error(`${n} x ${f}: lancever ${median(tl).toFixed(0)} ms, LanceDB ${median(tk).toFixed(0)} ms`);
 }
 fs.rmSync(jsonOut, { force: true });
@@ -168,8 +180,8 @@ const table = [
   `Cleanup, versions x fragments, median of ${runs} (${os.cpus().length} CPUs; fresh cp -a twin per run, ` +
   `warm page cache; ${strays} stray data files; lancever whole process, LanceDB 0.31.0 in a child process).`,
   '',
-  '| versions x fragments | dataset | lancever ms | LanceDB ms | speed-up | lancever removed (versions / files / bytes) | LanceDB removed (versions / files / bytes) | same files | peak RSS MB lancever / LanceDB |',
-  '|---|---|---|---|---|---|---|---|---|',
+  '| versions x fragments | dataset | lancever ms | LanceDB ms | speed-up | lancever removed (versions / files / bytes) | LanceDB removed (versions / files / bytes) | same files | peak RSS MB lancever / LanceDB | deletion limit ms | lancever / limit |',
+  '|---|---|---|---|---|---|---|---|---|---|---|',
   ...rowsOut,
 ].join('\n');
 console.log(table);

@@ -1,7 +1,9 @@
 // versions() from a checkpoint on Azure Blob Storage (Azurite) vs on S3 (s3rver): the same dataset
 // (bench/gen_dataset, N versions x F fragments, checkpointed locally, then copied to both stores
 // with bench/s3_upload), the same added latency per request (each server's test proxy delays every
-// request by --delay ms), 16 newer versions added after the checkpoint for a "+16" tail.
+// request by --delay ms), 16 newer versions added after the checkpoint for a "+16" tail, then two
+// tags (_refs/tags/) for a "+16, 2 tags" case: a tagged dataset from a checkpoint still takes two
+// request rounds (the tags listed with the first round, their files read with the checkpoint).
 //
 //   node bench/bench_cloud.mjs [--versions 64] [--fragments 1000] [--delay 20] [--runs 7] [--out DIR]
 //
@@ -31,6 +33,11 @@ const base = path.join(work, 't.lance'), tail = path.join(work, 'tail.lance');
 await run(tool('gen_dataset'), [base, '--versions', String(N), '--fragments', String(F)]);
 await run(path.join(path.dirname(tool('rusage')), 'lancever'), ['checkpoint', base]);
 await run(tool('gen_dataset'), [tail, '--start', String(N + 1), '--versions', '16', '--fragments', String(F)]);
+const tags = path.join(work, 'tags.lance');
+fs.mkdirSync(path.join(tags, '_refs', 'tags'), { recursive: true });
+for (const [name, v] of [['first', 1], ['newest', N + 16]])
+  fs.writeFileSync(path.join(tags, '_refs', 'tags', `${name}.json`),
+    JSON.stringify({ branch: null, version: v, manifestSize: 100, metadata: {} }, null, 2));
 
 const s3 = await startS3({ delay: 0 });
 const az = await startAzurite();
@@ -42,8 +49,9 @@ const stores = [
 const results = [];
 for (const st of stores) {
   await run(tool('s3_upload'), [base, st.uri], { env: st.env });
-  for (const kase of ['checkpoint', 'checkpoint + 16']) {
-    if (kase !== 'checkpoint') await run(tool('s3_upload'), [tail, st.uri], { env: st.env });
+  for (const kase of ['checkpoint', 'checkpoint + 16', 'checkpoint + 16, 2 tags']) {
+    if (kase === 'checkpoint + 16') await run(tool('s3_upload'), [tail, st.uri], { env: st.env });
+    if (kase === 'checkpoint + 16, 2 tags') await run(tool('s3_upload'), [tags, st.uri], { env: st.env });
     st.server.reset();
     st.server.setDelay(delay);
     const stats = await lvStats(['versions', st.uri], { env: st.env });

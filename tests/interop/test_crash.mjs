@@ -111,7 +111,10 @@ function lvJsonSync(label, args) {
 const cmdLine = (cmd, dir) => [cmd[0], dir, ...cmd.slice(1)];
 
 // One line of `strace -o` output -> {pid, name, text}; text is the call with the dataset
-// path, temporary names and the return value normalised away (write's buffer is dropped).
+// path, temporary names, descriptor numbers and the return value normalised away (write's
+// buffer is dropped). Descriptor numbers are not the call's identity: the local backend keeps
+// some directories open between reads for a time (src/lib/storage/local_dircache.c), so which
+// number an unlinkat's directory gets depends on timing.
 function parseTrace(text, dir) {
   const out = [];
   const count = new Map();
@@ -128,6 +131,7 @@ function parseTrace(text, dir) {
     let args = m[3].replace(/\s*<unfinished \.\.\.>$/, '').replace(/\)\s+=\s+.*$/, '');
     args = args.split(dir).join('DS').replace(/\.tmp-lancever-[0-9a-f]+/g, '.tmp-lancever-X');
     if (name === 'write' || name === 'pwrite64') args = args.split(',')[0];
+    args = args.replace(/(^|, )\d+(?=,|$)/g, '$1FD').replace(/\/proc\/self\/fd\/\d+/g, '/proc/self/fd/FD');
     out.push({ pid, name, k, main: pid === main, text: `${name}(${args})` });
   }
   return out;

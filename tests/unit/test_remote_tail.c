@@ -12,6 +12,9 @@
  *    wasted, never trusted);
  *  - a tail manifest removed before the call: skipped with a warning, as without the
  *    early read.
+ * With a tag, still two rounds (t_tags_in_two_rounds): the tags listed with the first
+ * round's listings, the tag file read with the checkpoint (versions() and history).
+ * An archived versions() lists _versions/ and _checkpoints/ once (t_archived_lists_once).
  * And the refs a versions() list carries (lv_version_list_refs, issue 29's tag names with no
  * second load): the tags its is_tagged came from, also on a cached answer; none on history.
  */
@@ -33,16 +36,43 @@
 
 /* ---- a remote backend over a memory store, counting manifest reads ---- */
 
+/* Requests whose start another can wait for (issue 30 §4's rounds with tags). */
+enum { K_VLIST, K_TAGLIST, K_CKPT, K_TAGFILE, K_COUNT };
+
 typedef struct remote {
 	lv_storage *inner;
+	bool gates;          /* each K_* request waits for its partner to begin */
+	int begun[K_COUNT];  /* atomics */
+	int met[K_COUNT];    /* the partner had begun (within 2 s) */
+	int lists_versions, lists_checkpoints; /* listings of _versions/ and _checkpoints/ (atomics) */
 	int reads[64];       /* by version, manifests only (atomics) */
 	uint64_t tail_from;  /* a manifest read of this version or newer is "the tail" */
 	int tail_started;    /* atomic */
 	int overlapped;      /* the newest checkpoint's read saw a tail read begin */
 } remote;
 
+/* A request of kind k has begun; with gates on, it waits (up to 2 s) for its partner to begin
+ * too: the partner begins only if the two are in flight at once (one round, not two). */
+static void meet(remote *r, int k)
+{
+	static const int partner[K_COUNT] = { K_TAGLIST, K_VLIST, K_TAGFILE, K_CKPT };
+	__atomic_store_n(&r->begun[k], 1, __ATOMIC_SEQ_CST);
+	if (!r->gates)
+		return;
+	for (int i = 0; i < 2000 && !__atomic_load_n(&r->begun[partner[k]], __ATOMIC_SEQ_CST); i++) {
+		struct timespec ms = { 0, 1000000 };
+		nanosleep(&ms, NULL);
+	}
+	__atomic_store_n(&r->met[k], __atomic_load_n(&r->begun[partner[k]], __ATOMIC_SEQ_CST),
+			 __ATOMIC_SEQ_CST);
+}
+
 static void count(remote *r, const char *path)
 {
+	if (!strcmp(path, "_checkpoints/00000000000000000010.lance"))
+		meet(r, K_CKPT);
+	if (!strncmp(path, "_refs/tags/", 11))
+		meet(r, K_TAGFILE);
 	unsigned long long inv;
 	if (sscanf(path, "_versions/%llu.manifest", &inv) == 1) {
 		unsigned long long v = UINT64_MAX - inv; /* V2 names */
@@ -65,7 +95,16 @@ static void count(remote *r, const char *path)
 static int r_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
 		  lv_error *err)
 {
-	return lv_storage_list(((remote *)impl)->inner, dir, recursive, cb, payload, err);
+	remote *r = impl;
+	if (!strcmp(dir, "_versions")) {
+		__atomic_add_fetch(&r->lists_versions, 1, __ATOMIC_SEQ_CST);
+		meet(r, K_VLIST);
+	}
+	if (!strcmp(dir, "_checkpoints"))
+		__atomic_add_fetch(&r->lists_checkpoints, 1, __ATOMIC_SEQ_CST);
+	if (!strcmp(dir, "_refs/tags"))
+		meet(r, K_TAGLIST);
+	return lv_storage_list(r->inner, dir, recursive, cb, payload, err);
 }
 
 static int r_read(void *impl, const char *path, lv_buf *out, lv_error *err)
@@ -246,6 +285,76 @@ static void t_list_carries_its_refs(void **state)
 	lv_storage_free(mem);
 }
 
+/*
+ * With a tag, versions() and history from a checkpoint still take two rounds on an object
+ * store: the tags directory is listed with _versions/ (and _checkpoints/), and the tag file
+ * is read with the checkpoint.  Each of those requests waits for its partner to begin: before
+ * the change the tag file was read in the first round, so its partner, the checkpoint read,
+ * could not begin until it had ended (the wait ran out; met[] stayed 0).
+ */
+static void t_tags_in_two_rounds(void **state)
+{
+	(void)state;
+	lv_storage *mem = dataset(false);
+	assert_int_equal(synth_tag(mem, "five", 5), 0);
+	for (int hist = 0; hist < 2; hist++) {
+		lv_history_report lrep = LV_HISTORY_REPORT_INIT, rrep = LV_HISTORY_REPORT_INIT;
+		lv_dataset *lds = tu_open(mem);
+		lv_version_list *local = hist ? tu_history(lds, &lrep) : tu_versions(lds, &lrep);
+		lv_dataset_free(lds);
+		remote r;
+		lv_storage *st = remote_over(&r, mem);
+		r.gates = true;
+		lv_dataset *ds = tu_open(st);
+		lv_version_list *far = hist ? tu_history(ds, &rrep) : tu_versions(ds, &rrep);
+		expect_same(local, far);
+		assert_true(lv_version_list_get(far, 4)->is_tagged);
+		assert_int_equal(rrep.rung, LV_RUNG_NEWEST_CHECKPOINT);
+		for (int k = 0; k < K_COUNT; k++) {
+			if (!r.met[k])
+				fail_msg("%s: request kind %d did not meet its partner", hist ? "history" : "versions", k);
+		}
+		lv_version_list_free(local);
+		lv_version_list_free(far);
+		lv_dataset_free(ds);
+		lv_storage_free(st);
+	}
+	lv_storage_free(mem);
+}
+
+/*
+ * versions() on a dataset whose older live versions are in the archive (more than 8,192 older
+ * than the head's rows) is answered by the history stream, from versions()'s own first round:
+ * _versions/ and _checkpoints/ are listed once.  Before, the history stream listed both again.
+ */
+static void t_archived_lists_once(void **state)
+{
+	(void)state;
+	lv_storage *mem = synth_mem_series(8400, 1700000000000);
+	lv_dataset *ds = tu_open(mem);
+	lv_checkpoint_config cfg = LV_CHECKPOINT_CONFIG_INIT;
+	cfg.max_entries = 100;
+	lv_checkpoint_result res = LV_CHECKPOINT_RESULT_INIT;
+	lv_error e = { 0 };
+	assert_int_equal(lv_checkpoint_write(ds, &cfg, NULL, 0, &res, &e), 0);
+	lv_history_report lrep = LV_HISTORY_REPORT_INIT, rrep = LV_HISTORY_REPORT_INIT;
+	lv_version_list *local = tu_versions(ds, &lrep);
+	lv_dataset_free(ds);
+	assert_true(lrep.segments_read > 0); /* the archive answered */
+	assert_int_equal(lrep.manifests_read, 0);
+	remote r;
+	lv_storage *st = remote_over(&r, mem);
+	lv_version_list *far = versions_of(st, &rrep);
+	expect_same(local, far);
+	assert_int_equal(lv_version_list_count(far), 8400);
+	assert_int_equal(r.lists_versions, 1);
+	assert_int_equal(r.lists_checkpoints, 1);
+	lv_version_list_free(local);
+	lv_version_list_free(far);
+	lv_storage_free(st);
+	lv_storage_free(mem);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +362,8 @@ int main(void)
 		cmocka_unit_test(t_fallback_to_an_older_checkpoint),
 		cmocka_unit_test(t_removed_tail_manifest),
 		cmocka_unit_test(t_list_carries_its_refs),
+		cmocka_unit_test(t_tags_in_two_rounds),
+		cmocka_unit_test(t_archived_lists_once),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -1421,6 +1422,43 @@ static void t_fault_api_errors(void **state)
 	lv_storage_free(outer);
 }
 
+/* Open descriptors of this process (/proc/self/fd entries). */
+static int open_fds(void)
+{
+	int n = 0;
+	for (int fd = 0; fd < 4096; fd++)
+		n += fcntl(fd, F_GETFD) != -1;
+	return n;
+}
+
+/* The local backend keeps the directories it read from open for a while (local_dircache.c),
+ * at most 64 over the whole process: 100 handles each reading a file hold no more. */
+static void t_local_dircache_bounded(void **state)
+{
+	(void)state;
+	char *dir = make_tmpdir();
+	lv_storage *st[100];
+	lv_error e = { 0 };
+	assert_int_equal(lv_storage_open(&st[0], dir, NULL, &e), 0);
+	put(st[0], "d/f", "x");
+	lv_storage_free(st[0]);
+	int before = open_fds();
+	for (int i = 0; i < 100; i++) {
+		assert_int_equal(lv_storage_open(&st[i], dir, NULL, &e), 0);
+		lv_buf b = { 0 };
+		assert_int_equal(lv_storage_read(st[i], "d/f", &b, &e), 0);
+		lv_buf_dispose(&b);
+	}
+	int held = open_fds() - before;
+	assert_true(held > 0);   /* the cache is on */
+	assert_true(held <= 64); /* and bounded */
+	for (int i = 0; i < 100; i++)
+		lv_storage_free(st[i]);
+	assert_int_equal(open_fds(), before); /* closed with their handles */
+	rm_rf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	int failed = 0;
@@ -1437,6 +1475,7 @@ int main(void)
 		cmocka_unit_test(t_fault_each_op),     cmocka_unit_test(t_fault_short_corrupt),
 		cmocka_unit_test(t_fault_persistent),  cmocka_unit_test(t_fault_path_filter),
 		cmocka_unit_test(t_fault_api_errors),
+		cmocka_unit_test(t_local_dircache_bounded),
 	};
 	failed += cmocka_run_group_tests_name("storage specific", specific, NULL, NULL);
 	return failed ? 1 : 0;

@@ -364,6 +364,106 @@ static void test_storage_ops_refuse_links(void **state)
 	tu_rmrf(base);
 }
 
+/*
+ * The local backend keeps the directory of a read or head open for the next ones (at most
+ * 4,096 operations or 50 ms after its walk): a directory swapped for a symlink after it was
+ * cached is never read through, a file only the link's target has is refused, and the swap
+ * is seen once the entry's uses run out.
+ */
+static void test_dircache_swap_to_symlink(void **state)
+{
+	(void)state;
+	setup_tree();
+	sh(pathf("mkdir -p '%s/ds/d' && echo mine > '%s/ds/d/f'", base, base));
+	lv_storage *st = NULL;
+	CHECK(lv_storage_open(&st, pathf("%s/ds", base), NULL, &err));
+	lv_buf b = { 0 };
+	uint64_t sz;
+	int64_t mt;
+	CHECK(lv_storage_read(st, "d/f", &b, &err)); /* d/ is cached now */
+	assert_memory_equal(b.ptr, "mine\n", 5);
+	lv_buf_dispose(&b);
+	sh(pathf("mv '%s/ds/d' '%s/ds/d.old' && mkdir '%s/outside/d' && echo secret > '%s/outside/d/f' && "
+		 "echo secret > '%s/outside/d/only' && ln -s '%s/outside/d' '%s/ds/d'",
+		 base, base, base, base, base, base, base));
+	char *out0 = snapshot(pathf("%s/outside", base));
+	/* a file only the target holds: not found in the cached directory, then the fresh walk
+	 * meets the link */
+	assert_int_equal(lv_storage_read(st, "d/only", &b, &err), LV_EINVALID);
+	assert_non_null(strstr(err.message, "'d' is a symbolic link"));
+	assert_int_equal(lv_storage_head(st, "d/only", &sz, &mt, &err), LV_EINVALID);
+	/* the cached directory is the real one (now d.old, inside the root): never the target's
+	 * bytes; within its bound of uses the link is met */
+	int refused = 0;
+	for (int i = 0; i < 4097 && !refused; i++) {
+		int rc = lv_storage_read(st, "d/f", &b, &err);
+		if (rc == 0) {
+			assert_memory_equal(b.ptr, "mine\n", 5);
+			lv_buf_dispose(&b);
+		} else {
+			assert_int_equal(rc, LV_EINVALID);
+			refused = 1;
+		}
+	}
+	assert_true(refused);
+	assert_int_equal(lv_storage_head(st, "d/f", &sz, &mt, &err), LV_EINVALID);
+	assert_same_tree("outside", out0);
+	free(out0);
+	lv_storage_free(st);
+	tu_rmrf(base);
+}
+
+/* A cached directory replaced by a new one: a file only the new one holds is found (the
+ * cache never answers "not found" without a fresh walk). */
+static void test_dircache_dir_replaced(void **state)
+{
+	(void)state;
+	setup_tree();
+	sh(pathf("mkdir -p '%s/ds/d' && echo a > '%s/ds/d/a'", base, base));
+	lv_storage *st = NULL;
+	CHECK(lv_storage_open(&st, pathf("%s/ds", base), NULL, &err));
+	lv_buf b = { 0 };
+	uint64_t sz;
+	int64_t mt;
+	CHECK(lv_storage_read(st, "d/a", &b, &err));
+	lv_buf_dispose(&b);
+	sh(pathf("mv '%s/ds/d' '%s/ds/d.old' && mkdir '%s/ds/d' && echo bb > '%s/ds/d/b'", base, base,
+		 base, base));
+	CHECK(lv_storage_read(st, "d/b", &b, &err));
+	assert_int_equal(b.size, 3);
+	assert_memory_equal(b.ptr, "bb\n", 3);
+	lv_buf_dispose(&b);
+	CHECK(lv_storage_head(st, "d/b", &sz, &mt, &err));
+	assert_int_equal(sz, 3);
+	/* and the old directory's file is gone from d/ once the new one is walked */
+	assert_int_equal(lv_storage_read(st, "d/a", &b, &err), LV_ENOTFOUND);
+	lv_storage_free(st);
+	tu_rmrf(base);
+}
+
+/* A cleanup on a handle whose directories were cached by a read, then swapped for links:
+ * refused before anything changes, nothing outside touched. */
+static void test_dircache_then_cleanup(void **state)
+{
+	(void)state;
+	setup_tree();
+	lv_dataset *ds = open_path(pathf("%s/ds", base));
+	assert_int_equal(tu_count_versions(ds), 6); /* reads _versions/ and _transactions/ files */
+	move_out("_transactions");
+	move_out("_versions");
+	char *out0 = snapshot(pathf("%s/outside", base));
+	char *ds0 = snapshot(pathf("%s/ds", base));
+	lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
+	assert_int_equal(cleanup_all(ds, &stats), LV_EINVALID);
+	assert_non_null(strstr(err.message, "symbolic link"));
+	assert_same_tree("outside", out0);
+	assert_same_tree("ds", ds0);
+	free(out0);
+	free(ds0);
+	lv_dataset_free(ds);
+	tu_rmrf(base);
+}
+
 /* A FIFO where the transaction file should be: an error, not a hang. */
 static void test_fifo_transaction_file(void **state)
 {
@@ -404,6 +504,9 @@ int main(void)
 		cmocka_unit_test(test_symlinked_root_is_fine),
 		cmocka_unit_test(test_storage_ops_refuse_links),
 		cmocka_unit_test(test_fifo_transaction_file),
+		cmocka_unit_test(test_dircache_swap_to_symlink),
+		cmocka_unit_test(test_dircache_dir_replaced),
+		cmocka_unit_test(test_dircache_then_cleanup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -60,17 +60,24 @@ static int answer_end(lv__hplan *p, const lv_storage_stats *s0, lv_history_repor
 	return 0;
 }
 
-int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_row_fn on_row,
-		    lv_history_gap_fn on_gap, void *payload, lv_history_report *report, lv_error *err)
+/* lv_history_each, from a first round already made (`seed`, may be NULL: taken over). */
+static int history_each_from(lv_dataset *ds, const lv_history_options *opts, lv_history_row_fn on_row,
+			     lv_history_gap_fn on_gap, void *payload, lv__round1 *seed,
+			     lv_history_report *report, lv_error *err)
 {
-	if (!ds || !on_row)
-		return lv__err(err, LV_EINVALID, "lv_history_each: NULL argument");
-	LV_TRY(lv__report_check(report, err));
 	lv_history_options o;
-	LV_TRY(options_of(opts, &o, err));
+	int crc = !ds || !on_row ? lv__err(err, LV_EINVALID, "lv_history_each: NULL argument")
+				 : lv__report_check(report, err);
+	if (crc == 0)
+		crc = options_of(opts, &o, err);
+	if (crc < 0) {
+		if (seed)
+			lv__round1_dispose(seed);
+		return crc;
+	}
 	lv__hplan p;
 	lv_storage_stats s0;
-	LV_TRY(lv__hplan_start(ds, &p, &s0, err));
+	LV_TRY(lv__hplan_start_from(ds, &p, &s0, seed, err));
 	lv__hwalk *w = NULL;
 	int rc = lv__hwalk_new(&w, &p, &o, 0, on_row, on_gap, payload, NULL, err);
 	if (rc == 0)
@@ -82,6 +89,12 @@ int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_r
 	lv__hwalk_free(w);
 	lv__hplan_dispose(&p);
 	return rc;
+}
+
+int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_row_fn on_row,
+		    lv_history_gap_fn on_gap, void *payload, lv_history_report *report, lv_error *err)
+{
+	return history_each_from(ds, opts, on_row, on_gap, payload, NULL, report, err);
 }
 
 /* ---- rows collected into a list ---- */
@@ -156,13 +169,17 @@ int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 
 /* lv_history_list, or with live_only the live rows of the history stream and no gaps. */
 static int history_collect(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
-			   bool live_only, lv_history_report *report, lv_error *err)
+			   bool live_only, lv__round1 *seed, lv_history_report *report, lv_error *err)
 {
 	*out = NULL;
 	collect c = { .live_only = live_only };
-	if (collect_start(&c) < 0)
+	if (collect_start(&c) < 0) {
+		if (seed)
+			lv__round1_dispose(seed);
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	int rc = lv_history_each(ds, opts, collect_row, live_only ? NULL : collect_gap, &c, report, err);
+	}
+	int rc = history_each_from(ds, opts, collect_row, live_only ? NULL : collect_gap, &c, seed,
+				   report, err);
 	if (rc >= 0 && c.rc < 0)
 		rc = lv__err(err, c.rc, "out of memory");
 	if (rc < 0) {
@@ -176,7 +193,13 @@ static int history_collect(lv_version_list **out, lv_dataset *ds, const lv_histo
 int lv__history_live_list(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 			  lv_error *err)
 {
-	return history_collect(out, ds, NULL, true, report, err);
+	return history_collect(out, ds, NULL, true, NULL, report, err);
+}
+
+int lv__history_live_list_from(lv_version_list **out, lv_dataset *ds, lv__round1 *seed,
+			       lv_history_report *report, lv_error *err)
+{
+	return history_collect(out, ds, NULL, true, seed, report, err);
 }
 
 int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
@@ -184,7 +207,7 @@ int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_opti
 {
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_history: NULL argument");
-	return history_collect(out, ds, opts, false, report, err);
+	return history_collect(out, ds, opts, false, NULL, report, err);
 }
 
 /* ---- the cursor ---- */

@@ -30,26 +30,68 @@
 #include "core/refs.h"
 #include "util/util.h"
 
-/* The first round: four listings that do not depend on each other (at once on object stores). */
-typedef struct round1 {
-	lv__hplan *p;
-	int rc[4];
-	lv_error err[4];
-} round1;
+/* ---- the first round, shared with versions() ---- */
 
 static void round1_job(size_t i, void *arg)
 {
-	round1 *r = arg;
-	lv__hplan *p = r->p;
-	lv_dataset *ds = p->ds;
-	if (i == 0)
-		r->rc[0] = lv__manifests_list(ds->st, &p->live, &p->nlive, &r->err[0]);
-	else if (i == 1)
-		r->rc[1] = lv__cp_list(ds->st, &p->names, &r->err[1]);
-	else if (i == 2)
-		r->rc[2] = lv__seg_list(ds->st, &p->segs, &r->err[2]);
+	lv__round1 *r = arg;
+	lv_dataset *ds = r->ds;
+	if (i == LV__R1_LIVE)
+		r->rc[i] = lv__manifests_list(ds->st, &r->live, &r->nlive, &r->err[i]);
+	else if (i == LV__R1_NAMES)
+		r->rc[i] = lv__cp_list(ds->st, &r->names, &r->err[i]);
+	else if (i == LV__R1_REFS)
+		r->rc[i] = lv__refs_list(&r->listed, ds->root, ds->remote ? ds->threads : 1, &r->err[i]);
 	else
-		r->rc[3] = lv__refs_load_lenient(&p->refs, ds->root, ds->remote ? ds->threads : 1, &r->err[3]);
+		r->rc[i] = lv__seg_list(ds->st, &r->segs, &r->err[i]);
+}
+
+void lv__round1_run(lv__round1 *r, lv_dataset *ds, bool refs, bool segs)
+{
+	memset(r, 0, sizeof *r);
+	r->ds = ds;
+	r->segs_listed = segs;
+	size_t n = segs ? 4 : refs ? 3 : 2; /* items in LV__R1_* order (segs: refs too) */
+	lv__parallel_for(n, ds->remote ? n : 1, round1_job, r);
+}
+
+void lv__round1_refs_read(lv__round1 *r)
+{
+	if (!r->listed || r->refs)
+		return;
+	r->rc[LV__R1_REFS] = lv__refs_read_listed(&r->refs, r->listed, true, &r->err[LV__R1_REFS]);
+	lv__refs_listing_free(r->listed);
+	r->listed = NULL;
+}
+
+void lv__round1_dispose(lv__round1 *r)
+{
+	lv__free(r->live);
+	lv__cp_names_free(&r->names);
+	lv__seg_names_free(&r->segs);
+	lv__refs_listing_free(r->listed);
+	lv_refs_free(r->refs);
+	memset(r, 0, sizeof *r);
+}
+
+/* The second round of a plan: the ladder (item 0) and the listed refs' files (item 1). */
+typedef struct round2 {
+	lv__hplan *p;
+	lv__round1 *r1;
+	int ladder_rc;
+	lv_error *ladder_err;
+} round2;
+
+static void round2_job(size_t i, void *arg)
+{
+	round2 *r = arg;
+	lv__hplan *p = r->p;
+	if (i == 1) {
+		lv__round1_refs_read(r->r1);
+		return;
+	}
+	r->ladder_rc = lv__cp_load_ladder(p->ds, &p->names, p->live, p->nlive, true, &p->head, &p->rep,
+					  &p->races, &p->wl, &p->max_rejected, NULL, r->ladder_err);
 }
 
 void lv__hplan_dispose(lv__hplan *p)
@@ -178,31 +220,68 @@ static int plan_tail(lv__hplan *p, lv_error *err)
 	return rc;
 }
 
-static int load_once(lv__hplan *p, lv_error *err)
+/* The first round's listings: a versions() call's (`seed`, taken over, with only the archive
+ * listed now) or made here. */
+static int plan_round1(lv__hplan *p, lv__round1 *seed, lv__round1 *r1, lv_error *err)
 {
 	lv_dataset *ds = p->ds;
-	round1 r1;
-	memset(&r1, 0, sizeof r1);
-	r1.p = p;
-	lv__parallel_for(4, ds->remote ? 4 : 1, round1_job, &r1);
-	for (int i = 0; i < 3; i++)
-		if (r1.rc[i] < 0) {
+	if (seed) {
+		*r1 = *seed;
+		memset(seed, 0, sizeof *seed);
+		if (!r1->segs_listed)
+			r1->rc[LV__R1_SEGS] = lv__seg_list(ds->st, &r1->segs, &r1->err[LV__R1_SEGS]);
+		r1->segs_listed = true;
+	} else {
+		lv__round1_run(r1, ds, true, true);
+	}
+	static const int must[3] = { LV__R1_LIVE, LV__R1_NAMES, LV__R1_SEGS };
+	for (int k = 0; k < 3; k++) {
+		int i = must[k];
+		if (r1->rc[i] < 0) {
 			if (err)
-				*err = r1.err[i];
-			return r1.rc[i];
+				*err = r1->err[i];
+			int rc = r1->rc[i];
+			lv__round1_dispose(r1);
+			return rc;
 		}
-	if (r1.rc[3] == LV_ENOMEM) { /* tags that could not be read are a warning; no memory is not */
+	}
+	/* the listings are the plan's now */
+	p->live = r1->live;
+	p->nlive = r1->nlive;
+	p->names = r1->names;
+	p->segs = r1->segs;
+	r1->live = NULL;
+	r1->nlive = 0;
+	memset(&r1->names, 0, sizeof r1->names);
+	memset(&r1->segs, 0, sizeof r1->segs);
+	return 0;
+}
+
+static int load_once(lv__hplan *p, lv__round1 *seed, lv_error *err)
+{
+	lv_dataset *ds = p->ds;
+	lv__round1 r1;
+	LV_TRY(plan_round1(p, seed, &r1, err));
+	round2 r2 = { p, &r1, 0, err };
+	bool refs = r1.listed && !r1.refs;
+	lv__parallel_for(refs ? 2 : 1, ds->remote ? 2 : 1, round2_job, &r2);
+	int refs_rc = r1.rc[LV__R1_REFS];
+	lv_error refs_err = r1.err[LV__R1_REFS];
+	p->refs = r1.refs;
+	r1.refs = NULL;
+	lv__round1_dispose(&r1);
+	if (refs_rc == LV_ENOMEM) { /* tags that could not be read are a warning; no memory is not */
 		if (err)
-			*err = r1.err[3];
+			*err = refs_err;
 		return LV_ENOMEM;
 	}
-	if (r1.rc[3] < 0) {
+	if (refs_rc < 0) {
+		lv_refs_free(p->refs);
 		p->refs = NULL;
-		p->refs_err = r1.err[3];
+		p->refs_err = refs_err;
 	}
 	lv__warn_refs(&p->wl, p->refs);
-	LV_TRY(lv__cp_load_ladder(ds, &p->names, p->live, p->nlive, true, &p->head, &p->rep, &p->races,
-				  &p->wl, &p->max_rejected, NULL, err));
+	LV_TRY(r2.ladder_rc);
 	if (p->head.rows) {
 		p->have_created = true;
 		p->created = p->head.created;
@@ -222,12 +301,17 @@ static int load_once(lv__hplan *p, lv_error *err)
 
 int lv__hplan_load(lv_dataset *ds, lv__hplan *p, lv_error *err)
 {
+	return lv__hplan_load_from(ds, p, NULL, err);
+}
+
+int lv__hplan_load_from(lv_dataset *ds, lv__hplan *p, lv__round1 *seed, lv_error *err)
+{
 	lv_history_report rep = p->rep;
 	for (int attempt = 0;; attempt++) {
 		lv__hplan_dispose(p);
 		p->ds = ds;
 		p->rep = rep;
-		int rc = load_once(p, err);
+		int rc = load_once(p, attempt ? NULL : seed, err); /* a retry lists afresh */
 		if (rc < 0) {
 			lv__hplan_dispose(p);
 			return rc;
@@ -305,7 +389,18 @@ int lv__hplan_read_segment(lv__hplan *p, const lv__seg_name *name, lv__cp_file *
 
 int lv__hplan_start(lv_dataset *ds, lv__hplan *p, lv_storage_stats *s0, lv_error *err)
 {
+	return lv__hplan_start_from(ds, p, s0, NULL, err);
+}
+
+int lv__hplan_start_from(lv_dataset *ds, lv__hplan *p, lv_storage_stats *s0, lv__round1 *seed,
+			 lv_error *err)
+{
 	memset(p, 0, sizeof *p);
 	lv__report_begin(ds, &p->rep, s0);
-	return lv__hplan_load(ds, p, err);
+	if (seed)
+		*s0 = seed->s0; /* the requests of the seed's round count too */
+	int rc = lv__hplan_load_from(ds, p, seed, err);
+	if (seed)
+		lv__round1_dispose(seed); /* what a failure or a retry left of it */
+	return rc;
 }

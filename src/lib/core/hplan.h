@@ -10,11 +10,41 @@
 #include "core/checkpoint/store.h"
 #include "core/dataset.h"
 #include "core/manifests.h"
+#include "core/refs.h"
 #include "core/warnings.h"
 
 /* A tail of live manifests larger than this is read while streaming, a chunk at a time. */
 #define LV__TAIL_UPFRONT 8192
 #define LV__TAIL_CHUNK 4096
+
+/*
+ * The first round of a versions() or history call: the listings that do not depend on each
+ * other (_versions/, _checkpoints/, the refs' directories, the archive), at once on an object
+ * store.  The refs' files are read in the second round, beside the checkpoint
+ * (lv__round1_refs_read).  versions() hands its round to the history stream when the
+ * archive answers (lv__history_live_list_from), so nothing is listed twice.
+ */
+enum { LV__R1_LIVE, LV__R1_NAMES, LV__R1_REFS, LV__R1_SEGS };
+typedef struct lv__round1 {
+	lv_dataset *ds;
+	lv_storage_stats s0;       /* the caller's, before the round (a seeded plan counts from it) */
+	lv__manifest_entry *live;  /* sorted */
+	size_t nlive;
+	lv__cp_names names;
+	lv__seg_names segs;        /* when segs_listed */
+	bool segs_listed;
+	lv__refs_listing *listed;  /* the refs' directories (NULL: not listed, or failed) */
+	lv_refs *refs;             /* once read (NULL: not yet, or unreadable: err[LV__R1_REFS]) */
+	int rc[4];                 /* by LV__R1_* */
+	lv_error err[4];
+} lv__round1;
+/* Runs the round (the refs with `refs`; the archive with `segs`, which needs `refs`): the
+ * outcome of each listing is in rc[]/err[]. */
+void lv__round1_run(lv__round1 *r, lv_dataset *ds, bool refs, bool segs);
+/* Reads the listed refs' files (lenient): r->refs, or rc/err[LV__R1_REFS]; a no-op if not
+ * listed or read already. */
+void lv__round1_refs_read(lv__round1 *r);
+void lv__round1_dispose(lv__round1 *r);
 
 typedef struct lv__hplan {
 	lv_dataset *ds;
@@ -50,6 +80,12 @@ int lv__hplan_load(lv_dataset *ds, lv__hplan *p, lv_error *err);
 /* Starts a history read: *p zeroed, its report begun (request counters from *s0, which
  * lv__report_end takes), the plan loaded (lv__hplan_load). */
 int lv__hplan_start(lv_dataset *ds, lv__hplan *p, lv_storage_stats *s0, lv_error *err);
+/* The same from a first round already made (`seed`, may be NULL: taken over and disposed;
+ * only the archive is listed if it was not): its first attempt lists nothing again, and a
+ * started plan counts requests from the seed's s0. */
+int lv__hplan_load_from(lv_dataset *ds, lv__hplan *p, lv__round1 *seed, lv_error *err);
+int lv__hplan_start_from(lv_dataset *ds, lv__hplan *p, lv_storage_stats *s0, lv__round1 *seed,
+			 lv_error *err);
 void lv__hplan_dispose(lv__hplan *p);
 
 /* Is version v live (its manifest listed)?  If so, path (LV__MPATH bytes, may be NULL)
@@ -69,6 +105,9 @@ int lv__hplan_read_tail(lv__hplan *p, size_t from, size_t n, lv_version_list *l,
  * versions() answers when most live versions are in the archive (versions.c). */
 int lv__history_live_list(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 			  lv_error *err);
+/* The same from versions()'s first round (`seed`, taken over). */
+int lv__history_live_list_from(lv_version_list **out, lv_dataset *ds, lv__round1 *seed,
+			       lv_history_report *report, lv_error *err);
 int lv__hplan_read_segment(lv__hplan *p, const lv__seg_name *name, lv__cp_file *f, lv__warnlog *wl,
 			   lv_error *err);
 /* The same in two steps: the read (safe on worker threads), then the checks and warning (not). */

@@ -28,6 +28,8 @@ typedef struct list_ctx {
 	lv__manifest_entry *v;
 	size_t n, cap;
 	int rc;
+	lv_list_cb other; /* every other name listed (may be NULL) */
+	void *other_payload;
 } list_ctx;
 
 /* Writes v in decimal, `width` digits with leading zeros (0: as many as it takes), two
@@ -91,13 +93,13 @@ static int list_cb(const lv_list_entry *e, void *payload)
 	const char *base = memrchr(e->path, '/', n);
 	int scheme = lv__version_name_parse(base ? base + 1 : e->path, &version);
 	if (scheme == LV_NAME_NONE || n >= LV__MPATH)
-		return 0;
+		return c->other ? c->other(e, c->other_payload) : 0;
 	/* only the canonical spelling of a name (lv__mpath writes it back exactly): a V1 name has
 	 * no leading zero, and the listing is of _versions/ itself */
 	const char *name = base ? base + 1 : e->path;
 	if ((scheme == LV_NAME_V1 && name[0] == '0' && name[1] != '.') || !base ||
 	    base != e->path + 9 || memcmp(e->path, "_versions", 9))
-		return 0;
+		return c->other ? c->other(e, c->other_payload) : 0;
 	lv__manifest_entry m = { version, scheme };
 	lv__manifest_entry *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 64);
 	if (!nv) {
@@ -149,7 +151,15 @@ static bool place_contiguous(lv__manifest_entry *v, size_t n)
 
 int lv__manifests_list(lv_storage *st, lv__manifest_entry **out, size_t *n, lv_error *err)
 {
+	return lv__manifests_list_with(st, NULL, NULL, out, n, err);
+}
+
+int lv__manifests_list_with(lv_storage *st, lv_list_cb other, void *payload,
+			    lv__manifest_entry **out, size_t *n, lv_error *err)
+{
 	list_ctx c = { 0 };
+	c.other = other;
+	c.other_payload = payload;
 	/* Names only: a manifest's size comes with its read, so no stat per entry. */
 	int rc = lv_storage_list_names(st, "_versions", list_cb, &c, err);
 	if (rc >= 0 && c.rc < 0)

@@ -24,6 +24,10 @@ int lv__mpaths(const lv__manifest_entry *e, size_t n, const char ***paths, char 
 
 /* Lists _versions/, sorted by version ascending, duplicates (V1+V2 of one version) folded. */
 int lv__manifests_list(lv_storage *st, lv__manifest_entry **out, size_t *n, lv_error *err);
+/* The same listing, handing every other name in _versions/ to `other` (payload) as it goes
+ * (one listing where a caller also wants those); a non-zero value from it stops the listing. */
+int lv__manifests_list_with(lv_storage *st, lv_list_cb other, void *payload,
+			    lv__manifest_entry **out, size_t *n, lv_error *err);
 /* Sorts entries by version and folds a version listed under both schemes (V2 kept); returns
  * how many are left. */
 size_t lv__entries_sort_fold(lv__manifest_entry *v, size_t n);

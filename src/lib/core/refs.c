@@ -1,7 +1,10 @@
 /*
  * The tag and branch loader: lists _refs/tags and _refs/branches through the storage
  * handle, reads every *.json file (at once, on the thread pool, as each read is a round
- * trip on an object store) and parses them with format/refs.c, in listing order.
+ * trip on an object store) and parses them with format/refs.c, in listing order.  The
+ * two steps can be taken apart (lv__refs_list, then lv__refs_read_listed), so that a
+ * reader lists the refs with its other first-round listings and reads the files with
+ * its second-round reads (issue 30 §4: two round trips on an object store).
  *
  * Invariants: tags and branches come out sorted by name; a file that vanished between
  * listing and reading is skipped; a strict load fails on any other bad file (naming
@@ -190,30 +193,29 @@ static int add_bad(lv_refs *r, int kind, const char *dir, const char *name, cons
 	return 0;
 }
 
-/* With `lenient` (non-NULL), a file that cannot be read or parsed is recorded there and skipped. */
-static int load_dir(lv_storage *st, const char *dir, size_t elem, ref_parse_fn parse,
+/* With `lenient` (non-NULL), a file that cannot be read or parsed is recorded there and skipped.
+ * `nv`: the directory as listed (its names are consumed: ".json" is stripped in place). */
+static int read_dir(lv_storage *st, const char *dir, namevec *nv, size_t elem, ref_parse_fn parse,
 		    int (*cmp)(const void *, const void *), int threads, void **arr, size_t *count,
-		    lv_refs *lenient, int bad_kind, uint64_t *sig, lv_error *err)
+		    lv_refs *lenient, int bad_kind, lv_error *err)
 {
-	namevec nv = { 0 };
 	ref_reads rr = { st, dir, NULL, NULL, NULL, NULL };
-	int rc = list_names(st, dir, &nv, err);
-	*sig = nv.sig;
-	if (rc < 0 || nv.n == 0)
+	int rc = 0;
+	if (nv->n == 0)
 		goto out;
-	rr.names = nv.v;
-	rr.bufs = lv__calloc(nv.n, sizeof *rr.bufs);
-	rr.rcs = lv__calloc(nv.n, sizeof *rr.rcs);
-	rr.errs = lv__calloc(nv.n, sizeof *rr.errs);
-	if (!(*arr = lv__calloc(nv.n, elem)) || !rr.bufs || !rr.rcs || !rr.errs) {
+	rr.names = nv->v;
+	rr.bufs = lv__calloc(nv->n, sizeof *rr.bufs);
+	rr.rcs = lv__calloc(nv->n, sizeof *rr.rcs);
+	rr.errs = lv__calloc(nv->n, sizeof *rr.errs);
+	if (!(*arr = lv__calloc(nv->n, elem)) || !rr.bufs || !rr.rcs || !rr.errs) {
 		rc = lv__err(err, LV_ENOMEM, "%s: out of memory", dir);
 		goto out;
 	}
 	/* The files are read at once (on an object store each read is a round trip), then parsed in order. */
-	lv__parallel_for(nv.n, threads, read_one_ref, &rr);
-	for (size_t i = 0; i < nv.n; i++) {
+	lv__parallel_for(nv->n, threads, read_one_ref, &rr);
+	for (size_t i = 0; i < nv->n; i++) {
 		if (rr.rcs[i] < 0 && rr.rcs[i] != LV_ENOMEM && lenient) {
-			if ((rc = add_bad(lenient, bad_kind, dir, nv.v[i], &rr.errs[i])) < 0) {
+			if ((rc = add_bad(lenient, bad_kind, dir, nv->v[i], &rr.errs[i])) < 0) {
 				rc = lv__err(err, rc, "%s: out of memory", dir);
 				goto out;
 			}
@@ -227,11 +229,11 @@ static int load_dir(lv_storage *st, const char *dir, size_t elem, ref_parse_fn p
 		}
 		if (rr.rcs[i] == 1)
 			continue; /* deleted since the listing */
-		nv.v[i][strlen(nv.v[i]) - 5] = 0; /* strip ".json" */
-		rc = parse(rr.bufs[i].ptr, rr.bufs[i].size, nv.v[i], (char *)*arr + *count * elem, err);
+		nv->v[i][strlen(nv->v[i]) - 5] = 0; /* strip ".json" */
+		rc = parse(rr.bufs[i].ptr, rr.bufs[i].size, nv->v[i], (char *)*arr + *count * elem, err);
 		if (rc < 0 && rc != LV_ENOMEM && lenient) {
 			lv_error pe = *err;
-			char *full = lv__sprintf("%s.json", nv.v[i]);
+			char *full = lv__sprintf("%s.json", nv->v[i]);
 			rc = full ? add_bad(lenient, bad_kind, dir, full, &pe) : LV_ENOMEM;
 			lv__free(full);
 			if (rc < 0) {
@@ -241,7 +243,7 @@ static int load_dir(lv_storage *st, const char *dir, size_t elem, ref_parse_fn p
 			continue;
 		}
 		if (rc < 0) {
-			rc = lv__err_prefix(err, rc, "%s/%s.json", dir, nv.v[i]);
+			rc = lv__err_prefix(err, rc, "%s/%s.json", dir, nv->v[i]);
 			goto out;
 		}
 		(*count)++;
@@ -249,64 +251,108 @@ static int load_dir(lv_storage *st, const char *dir, size_t elem, ref_parse_fn p
 	if (*count > 1)
 		qsort(*arr, *count, elem, cmp);
 out:
-	for (size_t i = 0; rr.bufs && i < nv.n; i++)
+	for (size_t i = 0; rr.bufs && i < nv->n; i++)
 		lv_buf_dispose(&rr.bufs[i]);
 	lv__free(rr.bufs);
 	lv__free(rr.rcs);
 	lv__free(rr.errs);
-	namevec_free(&nv);
 	return rc;
 }
 
-/* Tags and branches: two directories, loaded at once when threads > 1. */
-typedef struct ref_dirs {
+/* The two directories as listed (the first round of a load). */
+struct lv__refs_listing {
 	lv_storage *st;
 	int threads;
+	namevec nv[2]; /* tags, branches */
+	int rc[2];
+	lv_error err[2];
+};
+
+static const char *const ref_dir[2] = { LV_REFS_TAGS_DIR, LV_REFS_BRANCHES_DIR };
+
+static void list_one_dir(size_t i, void *arg)
+{
+	lv__refs_listing *l = arg;
+	l->rc[i] = list_names(l->st, ref_dir[i], &l->nv[i], &l->err[i]);
+}
+
+void lv__refs_listing_free(lv__refs_listing *l)
+{
+	if (!l)
+		return;
+	namevec_free(&l->nv[0]);
+	namevec_free(&l->nv[1]);
+	lv__free(l);
+}
+
+int lv__refs_list(lv__refs_listing **out, lv_storage *st, int threads, lv_error *err)
+{
+	*out = NULL;
+	if (!st)
+		return lv__err(err, LV_EINVALID, "refs: NULL storage");
+	lv__refs_listing *l = lv__calloc(1, sizeof *l);
+	if (!l)
+		return lv__err(err, LV_ENOMEM, "refs: out of memory");
+	l->st = st;
+	l->threads = threads > 1 ? threads : 1;
+	lv__parallel_for(2, l->threads > 1 ? 2 : 1, list_one_dir, l);
+	int k = l->rc[0] < 0 ? 0 : l->rc[1] < 0 ? 1 : -1;
+	if (k >= 0) {
+		int rc = l->rc[k];
+		if (err)
+			*err = l->err[k];
+		lv__refs_listing_free(l);
+		return rc;
+	}
+	*out = l;
+	return 0;
+}
+
+uint64_t lv__refs_listing_sig(const lv__refs_listing *l) { return l ? l->nv[0].sig : 0; }
+
+/* Tags and branches: the two directories' files read at once when threads > 1. */
+typedef struct ref_dirs {
+	lv__refs_listing *l;
 	lv_refs *lenient[2];
 	void *tags, *branches;
 	size_t ntags, nbranches;
 	int rc[2];
 	lv_error err[2];
-	uint64_t sig[2];
 } ref_dirs;
 
-static void load_one_dir(size_t i, void *arg)
+static void read_one_dir(size_t i, void *arg)
 {
 	ref_dirs *d = arg;
+	lv__refs_listing *l = d->l;
 	if (i == 0)
-		d->rc[0] = load_dir(d->st, LV_REFS_TAGS_DIR, sizeof(lv_tag), parse_tag_slot, cmp_tag,
-				    d->threads, &d->tags, &d->ntags, d->lenient[0], LV_WARN_TAG_UNREADABLE,
-				    &d->sig[0], &d->err[0]);
+		d->rc[0] = read_dir(l->st, LV_REFS_TAGS_DIR, &l->nv[0], sizeof(lv_tag), parse_tag_slot,
+				    cmp_tag, l->threads, &d->tags, &d->ntags, d->lenient[0],
+				    LV_WARN_TAG_UNREADABLE, &d->err[0]);
 	else
-		d->rc[1] = load_dir(d->st, LV_REFS_BRANCHES_DIR, sizeof(lv_branch), parse_branch_slot,
-				    cmp_branch, d->threads, &d->branches, &d->nbranches, d->lenient[1],
-				    LV_WARN_BRANCH_UNREADABLE, &d->sig[1], &d->err[1]);
+		d->rc[1] = read_dir(l->st, LV_REFS_BRANCHES_DIR, &l->nv[1], sizeof(lv_branch),
+				    parse_branch_slot, cmp_branch, l->threads, &d->branches,
+				    &d->nbranches, d->lenient[1], LV_WARN_BRANCH_UNREADABLE, &d->err[1]);
 }
 
-static int refs_load(lv_refs **out, lv_storage *st, int threads, bool lenient, lv_error *err)
+int lv__refs_read_listed(lv_refs **out, lv__refs_listing *l, bool lenient, lv_error *err)
 {
-	if (!out)
-		return lv__err(err, LV_EINVALID, "refs: NULL output");
 	*out = NULL;
-	if (!st)
-		return lv__err(err, LV_EINVALID, "refs: NULL storage");
 	lv_refs *r = lv__calloc(1, sizeof *r);
 	if (!r)
 		return lv__err(err, LV_ENOMEM, "refs: out of memory");
 	ref_dirs d;
 	memset(&d, 0, sizeof d);
-	d.st = st;
-	d.threads = threads > 1 ? threads : 1;
+	d.l = l;
 	/* Tags and branches are recorded apart (they load concurrently), then joined. */
 	lv_refs side = { 0 };
 	if (lenient) {
 		d.lenient[0] = r;
 		d.lenient[1] = &side;
 	}
-	lv__parallel_for(2, d.threads > 1 ? 2 : 1, load_one_dir, &d);
+	lv__parallel_for(2, l->threads > 1 ? 2 : 1, read_one_dir, &d);
 	r->tags = d.tags;
 	r->ntags = d.ntags;
-	r->tags_sig = d.sig[0];
+	r->tags_sig = l->nv[0].sig;
 	r->branches = d.branches;
 	r->nbranches = d.nbranches;
 	int k = d.rc[0] < 0 ? 0 : d.rc[1] < 0 ? 1 : -1;
@@ -333,6 +379,18 @@ static int refs_load(lv_refs **out, lv_storage *st, int threads, bool lenient, l
 	}
 	*out = r;
 	return 0;
+}
+
+static int refs_load(lv_refs **out, lv_storage *st, int threads, bool lenient, lv_error *err)
+{
+	if (!out)
+		return lv__err(err, LV_EINVALID, "refs: NULL output");
+	*out = NULL;
+	lv__refs_listing *l = NULL;
+	LV_TRY(lv__refs_list(&l, st, threads, err));
+	int rc = lv__refs_read_listed(out, l, lenient, err);
+	lv__refs_listing_free(l);
+	return rc;
 }
 
 int lv__refs_load_storage_conc(lv_refs **out, lv_storage *st, int threads, lv_error *err)

@@ -40,32 +40,9 @@
 #include "util/util.h"
 /* ---- assembling versions / history ---- */
 
-/*
- * The first round of a history call: the three listings it needs do not
- * depend on each other, so on an object store they run at once (one round
- * trip instead of four).  On local disk a thread costs more than it saves.
- */
-typedef struct round1 {
-	lv_dataset *ds;
-	lv__manifest_entry *live;
-	size_t nlive;
-	lv__cp_names names;
-	lv_refs *refs;
-	int rc[3];
-	lv_error err[3];
-} round1;
-
-static void round1_job(size_t i, void *arg)
-{
-	round1 *r = arg;
-	if (i == 0)
-		r->rc[0] = lv__manifests_list(r->ds->st, &r->live, &r->nlive, &r->err[0]);
-	else if (i == 1)
-		r->rc[1] = lv__cp_list(r->ds->st, &r->names, &r->err[1]);
-	else
-		r->rc[2] = lv__refs_load_lenient(&r->refs, r->ds->root,
-						 r->ds->remote ? r->ds->threads : 1, &r->err[2]);
-}
+/* The first round is hplan.c's (lv__round1): _versions/, _checkpoints/ and the refs'
+ * directories listed at once on an object store; the refs' files are read in round 2. */
+typedef lv__round1 round1;
 
 static void warn_vanished(lv__warnlog *wl, const lv_version_list *l)
 {
@@ -196,7 +173,7 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 	rep->manifests_read += ntail;
 	rep->manifests_vanished += l->nvanished;
 	lv__sort_infos(l->items, l->n);
-	if ((rc = lv__mark_tags_with(ds, r1->refs, &r1->err[2], l->items, l->n, rep, err)) < 0) {
+	if ((rc = lv__mark_tags_with(ds, r1->refs, &r1->err[LV__R1_REFS], l->items, l->n, rep, err)) < 0) {
 		lv_version_list_free(l);
 		return rc;
 	}
@@ -205,23 +182,15 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 }
 
 /* Lists the first round into r1 (refs too unless `no_refs`); 0 or the first error. */
-static int round1_run(lv_dataset *ds, round1 *r1, bool no_refs, lv_error *err)
+static int round1_run(lv_dataset *ds, round1 *r1, bool no_refs, const lv_storage_stats *s0,
+		      lv_error *err)
 {
-	memset(r1, 0, sizeof *r1);
-	r1->ds = ds;
-	lv__parallel_for(no_refs ? 2 : 3, ds->remote ? 3 : 1, round1_job, r1);
-	int rc = r1->rc[0] < 0 ? r1->rc[0] : r1->rc[1];
-	if (rc < 0 && err)
-		*err = r1->err[r1->rc[0] < 0 ? 0 : 1];
-	return rc;
-}
-
-static void round1_dispose(round1 *r1)
-{
-	lv__free(r1->live);
-	lv__cp_names_free(&r1->names);
-	lv_refs_free(r1->refs);
-	memset(r1, 0, sizeof *r1);
+	lv__round1_run(r1, ds, !no_refs, false);
+	r1->s0 = *s0;
+	int k = r1->rc[LV__R1_LIVE] < 0 ? LV__R1_LIVE : LV__R1_NAMES;
+	if (r1->rc[k] < 0 && err)
+		*err = r1->err[k];
+	return r1->rc[k];
 }
 
 /* How many live versions are older than the head's oldest row (their rows, if any, are in
@@ -233,7 +202,8 @@ static size_t archived_live(const round1 *r1, const lv__cp_file *cp)
 				   offsetof(lv__manifest_entry, version), first);
 }
 
-/* The ladder (item 0) and, on an object store, the early read of the tail (item 1). */
+/* The second round: the ladder, the refs' files and, on an object store, the early read of
+ * the tail, at once. */
 typedef struct ladder_job {
 	lv_dataset *ds;
 	round1 *r1;
@@ -245,13 +215,21 @@ typedef struct ladder_job {
 	lv_error *err;
 	int rc;
 	prefetch pf;
+	int job[3]; /* what each item of the round is (JOB_*) */
+	size_t njobs;
 } ladder_job;
+
+enum { JOB_LADDER, JOB_REFS, JOB_TAIL };
 
 static void ladder_job_run(size_t i, void *arg)
 {
 	ladder_job *j = arg;
-	if (i == 1) {
+	if (j->job[i] == JOB_TAIL) {
 		prefetch_run(&j->pf);
+		return;
+	}
+	if (j->job[i] == JOB_REFS) {
+		lv__round1_refs_read(j->r1);
 		return;
 	}
 	j->rc = lv__cp_load_ladder(j->ds, &j->r1->names, j->r1->live, j->r1->nlive, false, j->cp,
@@ -286,10 +264,16 @@ static int versions_once(lv_dataset *ds, round1 *r1, lv_version_list **out, lv_h
 	lv_version_list *l = NULL;
 	uint64_t max_rejected = 0;
 	int races = 0;
-	lv__warn_refs(wl, r1->refs);
-	ladder_job lj = { ds, r1, &cp, rep, &races, wl, &max_rejected, err, 0, { 0 } };
+	ladder_job lj = { ds, r1, &cp, rep, &races, wl, &max_rejected, err, 0, { 0 }, { 0 }, 0 };
 	early_tail(&lj);
-	lv__parallel_for(lj.pf.n ? 2 : 1, 2, ladder_job_run, &lj);
+	lj.job[lj.njobs++] = JOB_LADDER;
+	if (r1->listed && !r1->refs)
+		lj.job[lj.njobs++] = JOB_REFS;
+	if (lj.pf.n)
+		lj.job[lj.njobs++] = JOB_TAIL;
+	/* on local disk only the early tail is worth a thread (early_tail: remote only) */
+	lv__parallel_for(lj.njobs, ds->remote ? 3 : 1, ladder_job_run, &lj);
+	lv__warn_refs(wl, r1->refs);
 	int rc = lj.rc;
 	*archived = rc == 0 && cp.rows && cp.archive && archived_live(r1, &cp) > LV__TAIL_UPFRONT;
 	if (*archived) {
@@ -302,7 +286,7 @@ static int versions_once(lv_dataset *ds, round1 *r1, lv_version_list **out, lv_h
 	} else if (rc == 0 && r1->nlive == 0) {
 		rc = lv__not_a_dataset(ds, err);
 	} else if (rc == 0) {
-		rc = lv__versions_from_manifests(&l, ds, r1->live, r1->nlive, r1->refs, &r1->err[2], rep, err);
+		rc = lv__versions_from_manifests(&l, ds, r1->live, r1->nlive, r1->refs, &r1->err[LV__R1_REFS], rep, err);
 		rep->rung = LV_RUNG_MANIFESTS;
 	}
 	lv_version_list_free(lj.pf.l); /* what from_checkpoint did not take */
@@ -333,11 +317,11 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 	round1 r1;
 	uint64_t refs_sig = 0;
 	lv_error se = { 0 };
-	int rc = round1_run(ds, &r1, answered, err);
+	int rc = round1_run(ds, &r1, answered, &s0, err);
 	bool served = false;
-	if (rc == 0 && cache && !answered && r1.rc[2] == 0 && r1.refs) {
-		/* a first call: the refs load just listed the tags; its digest keys the answer */
-		refs_sig = lv__refs_tags_sig(r1.refs);
+	if (rc == 0 && cache && !answered && r1.rc[LV__R1_REFS] == 0 && r1.listed) {
+		/* a first call: the refs were just listed; the tags' digest keys the answer */
+		refs_sig = lv__refs_listing_sig(r1.listed);
 	} else if (rc == 0 && cache && lv__vcache_refs_sig(ds, &refs_sig, &se) < 0) {
 		lv__vcache_leave(ds);
 		cache = false;
@@ -349,22 +333,23 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 		lv__report_put(report, &rep);
 		if (cache)
 			lv__vcache_leave(ds);
-		round1_dispose(&r1);
+		lv__round1_dispose(&r1);
 		return 0;
 	}
 	if (rc == 0 && answered) /* the refs were not read: read them now */
-		r1.rc[2] = lv__refs_load_lenient(&r1.refs, ds->root, ds->remote ? ds->threads : 1, &r1.err[2]);
+		r1.rc[LV__R1_REFS] = lv__refs_load_lenient(&r1.refs, ds->root, ds->remote ? ds->threads : 1,
+							   &r1.err[LV__R1_REFS]);
 	lv__warnlog wl = { 0 };
 	bool clean = false, archived = false;
 	if (rc == 0)
 		rc = versions_once(ds, &r1, out, &rep, &wl, &clean, &archived, err);
-	if (rc == 0 && archived) { /* the history stream answers (its own report and warnings) */
+	if (rc == 0 && archived) { /* the history stream answers (its own report and warnings), from
+				    * this call's listings (taken over: nothing is listed twice) */
 		lv__warnlog_dispose(&wl);
 		if (cache)
 			lv__vcache_leave(ds);
-		round1_dispose(&r1);
 		lv_history_report hrep = LV_HISTORY_REPORT_INIT;
-		rc = lv__history_live_list(out, ds, &hrep, err);
+		rc = lv__history_live_list_from(out, ds, &r1, &hrep, err);
 		if (rc == 0)
 			lv__report_put(report, &hrep);
 		return rc;
@@ -384,7 +369,7 @@ int lv_versions(lv_version_list **out, lv_dataset *ds, lv_history_report *report
 	lv__warnlog_dispose(&wl);
 	if (cache)
 		lv__vcache_leave(ds);
-	round1_dispose(&r1);
+	lv__round1_dispose(&r1);
 	return rc;
 }
 

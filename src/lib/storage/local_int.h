@@ -1,7 +1,8 @@
 /*
  * Local filesystem backend (see local.c's header for its rules on symbolic
- * links, atomic writes and temporary files), in three files: local_fs.c (the
- * path walk without following links, errno to LV_*), local.c (opening, lists,
+ * links, atomic writes and temporary files), in four files: local_fs.c (the
+ * path walk without following links, errno to LV_*), local_dircache.c (the
+ * walked directories kept for reads and heads), local.c (opening, lists,
  * reads, the ops table) and local_write.c (writes, creates, deletes).
  */
 #ifndef LV_STORAGE_LOCAL_INT_H
@@ -14,9 +15,29 @@
 
 #include "lancever/common.h"
 
+typedef struct lv__dircache lv__dircache;
+
 typedef struct local {
 	char *root; /* absolute, no trailing '/' unless it is "/" itself */
+	lv__dircache *dc; /* directory fds for reads and heads (local_dircache.c); NULL = none */
 } local;
+
+/* local_dircache.c: directory descriptors kept for reads and heads. */
+lv__dircache *lv__dircache_new(void);
+void lv__dircache_free(lv__dircache *c);
+/* The directory holding a path's last component, opened for one operation. */
+typedef struct lv__dirref {
+	int fd;           /* the directory */
+	const char *leaf; /* points into the path */
+	void *ent;        /* the cache entry, or NULL: fd is the caller's to close */
+	bool cached;      /* fd came from the cache (not walked for this operation) */
+} lv__dirref;
+/* Opens (from the cache unless `fresh`, else by the O_NOFOLLOW walk, then kept) the parent
+ * directory of rel.  Errors as lv__local_open_parent. */
+int lv__local_dir_get(const local *l, const char *rel, bool fresh, const char *what, lv__dirref *out,
+		      lv_error *err);
+/* Ends the operation lv__local_dir_get began. */
+void lv__local_dir_put(const local *l, lv__dirref *d);
 
 /* strerror_r into buf (GNU: thread-safe, never NULL). */
 const char *lv__local_errstr(int e, char *buf, size_t n);

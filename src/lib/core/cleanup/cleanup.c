@@ -92,6 +92,15 @@ static int ignore_entry(const lv_list_entry *e, void *payload)
 	return 0;
 }
 
+/* Stops a listing at its first entry: enough to know the directory can be listed (a
+ * symlinked one fails before any entry). */
+static int first_entry(const lv_list_entry *e, void *payload)
+{
+	(void)e;
+	(void)payload;
+	return 1;
+}
+
 /* 1. Tags and branches; every registered branch's _versions/ must be listable. */
 static int phase_refs(plan *P, lv_error *err)
 {
@@ -381,7 +390,7 @@ static const bool flat[] = { true, false, true, true, false };
 static int phase_keep(plan *P, lv_error *err)
 {
 	for (size_t d = 0; d < NDIRS; d++)
-		LV_TRY(lv_storage_list_names(P->ds->st, dirs[d], ignore_entry, NULL, err));
+		LV_TRY(lv_storage_list_names(P->ds->st, dirs[d], first_entry, NULL, err));
 	LV_TRY(lv__mrefs_of_others(P->ds, &P->referenced, err));
 	/*
 	 * Commits that landed since the manifests were read may own files the

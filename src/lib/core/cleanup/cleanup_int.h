@@ -56,9 +56,10 @@ int lv__mrefs_add_to(lv__strset *s, const lv__mref *m);
 /* Frees what m[0..n) hold (refs, rows not taken), then m itself; not the paths. */
 void lv__mrefs_dispose(lv__mref *m, size_t n);
 void lv__mrow_free(lv__mrow *r);
-/* References of other lineages' manifests and of detached versions, added to `referenced`. */
+/* References of other lineages' manifests, added to `referenced`. */
 int lv__mrefs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err);
-/* References of manifests committed after `latest` (concurrent writers), added to `referenced`. */
+/* References of manifests committed after `latest` (concurrent writers) and of the lineage's
+ * detached versions, from one listing of _versions/, added to `referenced`. */
 int lv__mrefs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, lv_error *err);
 
 /* ---- policies (policy.c) ---- */

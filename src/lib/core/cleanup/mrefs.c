@@ -295,29 +295,35 @@ static int keep_listed(lv_dataset *ds, lv_storage *st, const char *dir, bool rec
 /*
  * Manifests that are not versions of the lineage being cleaned but may use its files, all
  * kept: every branch's (any tree/ ** /_versions/ *.manifest under the root: their base_id
- * files may be ours), the lineage's detached versions (_versions/d*.manifest), and, when a
- * branch is cleaned, every manifest of main too (base_id files: a clone or rebase of main
+ * files may be ours) and, when a branch is cleaned, every manifest of main too (base_id files: a clone or rebase of main
  * could point into the branch).  Over-protecting only ever keeps a file.
  */
 int lv__mrefs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err)
 {
 	LV_TRY(keep_listed(ds, ds->root, "tree", true, lv__collect_file, true, true, referenced, err));
-	LV_TRY(keep_listed(ds, ds->st, "_versions", false, collect_detached, false, false, referenced,
-			   err));
 	if (ds->branch)
 		LV_TRY(keep_listed(ds, ds->root, "_versions", false, collect_manifest, true, false,
 				   referenced, err));
 	return 0;
 }
 
-/* References of manifests committed after `latest` (concurrent writers), added to `referenced`. */
+/* References of manifests committed after `latest` (concurrent writers) and of the lineage's
+ * detached versions (_versions/d*.manifest), from one listing, added to `referenced`. */
 int lv__mrefs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, lv_error *err)
 {
 	lv__manifest_entry *e = NULL;
 	size_t ne = 0;
-	int rc = lv__manifests_list(ds->st, &e, &ne, err);
-	if (rc < 0)
+	lv__file_vec detached = { 0 };
+	int rc = lv__manifests_list_with(ds->st, collect_detached, &detached, &e, &ne, err);
+	if (rc >= 0 && detached.rc < 0)
+		rc = lv__err(err, detached.rc, "out of memory");
+	if (rc >= 0)
+		rc = keep_refs_of(ds, ds->st, &detached, false, false, referenced, err);
+	lv__file_vec_dispose(&detached);
+	if (rc < 0) {
+		lv__free(e);
 		return rc;
+	}
 	size_t first = ne;
 	while (first > 0 && e[first - 1].version > latest)
 		first--;

@@ -1,0 +1,199 @@
+/*
+ * Local filesystem backend, the directory-fd cache: reads and heads open
+ * their file relative to a directory descriptor kept on the handle instead of
+ * walking the path from the root each time (a manifest read was three opens
+ * and three closes; a head two and two).
+ *
+ * Invariants:
+ *  - An entry is made only by the same O_NOFOLLOW walk from the root as an
+ *    uncached operation (local_fs.c), so a cached descriptor is always of a
+ *    real directory that was below the root, reached through no symbolic link.
+ *  - An entry serves at most LV__DC_USES operations and at most
+ *    LV__DC_AGE_NS after its walk; then the next operation walks again.  So a
+ *    component swapped for a symlink, or a directory replaced, is seen within
+ *    that bound (today's batch delete already holds one walk for 1,000 deletes).
+ *  - Only reads and heads use it.  Writes, creates, deletes and listings walk
+ *    every time, as before: nothing is ever created or removed through a
+ *    cached descriptor.
+ *  - A read or head through a cached descriptor that finds nothing is tried
+ *    once more with a fresh walk, so a directory replaced under the cache
+ *    never answers "not found" for a file the fresh directory holds.
+ *  - Descriptors held are bounded per handle (LV__DC_SLOTS) and per process
+ *    (LV__DC_PROCESS_MAX, over every handle: a watcher holds a handle per
+ *    table); an expired entry is closed at the handle's next operation.
+ *  - Entries are shared between threads: a reference count keeps a descriptor
+ *    open while an operation uses it; an entry that expired, or was evicted,
+ *    is closed by its last user.  All bookkeeping is under one mutex; the
+ *    walk and the file operations run outside it.
+ */
+#include "storage/local_int.h"
+#include "util/util.h"
+
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LV__DC_SLOTS 8
+#define LV__DC_USES 4096u
+#define LV__DC_AGE_NS (50ull * 1000 * 1000)
+#define LV__DC_PROCESS_MAX 64
+
+/* Descriptors kept by every cache of the process (atomic). */
+static int dc_open_total;
+
+typedef struct dc_ent {
+	char *dir;     /* relative path of the directory ("" = the root); NULL = free slot */
+	size_t len;
+	int fd;
+	int refs;      /* operations using fd now */
+	unsigned uses; /* operations served since the walk */
+	uint64_t born_ns;
+	bool stale;    /* no new user; closed by the last one */
+} dc_ent;
+
+struct lv__dircache {
+	pthread_mutex_t mu;
+	dc_ent e[LV__DC_SLOTS];
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+lv__dircache *lv__dircache_new(void)
+{
+	lv__dircache *c = lv__calloc(1, sizeof *c);
+	if (c && pthread_mutex_init(&c->mu, NULL) != 0) {
+		lv__free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static void ent_drop(dc_ent *e)
+{
+	__atomic_sub_fetch(&dc_open_total, 1, __ATOMIC_RELAXED);
+	close(e->fd);
+	lv__free(e->dir);
+	*e = (dc_ent){ 0 };
+}
+
+void lv__dircache_free(lv__dircache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < LV__DC_SLOTS; i++)
+		if (c->e[i].dir)
+			ent_drop(&c->e[i]);
+	pthread_mutex_destroy(&c->mu);
+	lv__free(c);
+}
+
+/* A live entry for dir[0, len) that may serve one more operation (counted), or NULL; an
+ * expired one is marked stale (closed now if unused).  Under the lock. */
+static dc_ent *find(lv__dircache *c, const char *dir, size_t len, uint64_t now)
+{
+	for (size_t i = 0; i < LV__DC_SLOTS; i++) {
+		dc_ent *e = &c->e[i];
+		if (!e->dir || e->stale || e->len != len || memcmp(e->dir, dir, len))
+			continue;
+		if (e->uses >= LV__DC_USES || now - e->born_ns > LV__DC_AGE_NS) {
+			e->stale = true;
+			if (!e->refs)
+				ent_drop(e);
+			continue;
+		}
+		e->uses++;
+		e->refs++;
+		return e;
+	}
+	return NULL;
+}
+
+/* Keeps a freshly walked fd as an entry in use (a free slot, else an unused entry evicted);
+ * NULL when every slot is in use (the caller then owns fd).  Under the lock. */
+static dc_ent *insert(lv__dircache *c, const char *dir, size_t len, int fd, uint64_t now)
+{
+	dc_ent *slot = NULL;
+	for (size_t i = 0; i < LV__DC_SLOTS; i++) { /* an older walk of the same directory, or expired */
+		dc_ent *e = &c->e[i];
+		bool expired = e->dir && (e->uses >= LV__DC_USES || now - e->born_ns > LV__DC_AGE_NS);
+		if (e->dir && (expired || (e->len == len && !memcmp(e->dir, dir, len)))) {
+			e->stale = true;
+			if (!e->refs)
+				ent_drop(e);
+		}
+	}
+	for (size_t i = 0; i < LV__DC_SLOTS && !slot; i++)
+		if (!c->e[i].dir)
+			slot = &c->e[i];
+	for (size_t i = 0; i < LV__DC_SLOTS && !slot; i++)
+		if (!c->e[i].refs) {
+			ent_drop(&c->e[i]);
+			slot = &c->e[i];
+		}
+	if (slot && __atomic_add_fetch(&dc_open_total, 1, __ATOMIC_RELAXED) > LV__DC_PROCESS_MAX) {
+		__atomic_sub_fetch(&dc_open_total, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	char *copy = slot ? lv__malloc(len + 1) : NULL;
+	if (!copy) {
+		if (slot)
+			__atomic_sub_fetch(&dc_open_total, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	memcpy(copy, dir, len);
+	copy[len] = 0;
+	*slot = (dc_ent){ copy, len, fd, 1, 1, now, false };
+	return slot;
+}
+
+int lv__local_dir_get(const local *l, const char *rel, bool fresh, const char *what, lv__dirref *out,
+		      lv_error *err)
+{
+	const char *slash = strrchr(rel, '/');
+	size_t len = slash ? (size_t)(slash - rel) : 0;
+	out->leaf = slash ? slash + 1 : rel;
+	out->ent = NULL;
+	out->cached = false;
+	lv__dircache *c = l->dc;
+	uint64_t now = c ? now_ns() : 0;
+	if (c && !fresh) {
+		pthread_mutex_lock(&c->mu);
+		dc_ent *e = find(c, rel, len, now);
+		pthread_mutex_unlock(&c->mu);
+		if (e) {
+			out->fd = e->fd;
+			out->ent = e;
+			out->cached = true;
+			return 0;
+		}
+	}
+	const char *leaf;
+	LV_TRY(lv__local_open_parent(l, rel, false, what, &out->fd, &leaf, err));
+	if (c) {
+		pthread_mutex_lock(&c->mu);
+		out->ent = insert(c, rel, len, out->fd, now);
+		pthread_mutex_unlock(&c->mu);
+	}
+	return 0;
+}
+
+void lv__local_dir_put(const local *l, lv__dirref *d)
+{
+	dc_ent *e = (dc_ent *)d->ent;
+	if (!e) {
+		close(d->fd);
+		return;
+	}
+	lv__dircache *c = l->dc;
+	pthread_mutex_lock(&c->mu);
+	if (--e->refs == 0 && e->stale)
+		ent_drop(e);
+	pthread_mutex_unlock(&c->mu);
+	d->ent = NULL;
+}
