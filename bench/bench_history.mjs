@@ -13,6 +13,9 @@
 //   cleanup      `lancever cleanup --older-than 0s --retain-versions 16 --max-entries N`: the
 //                checkpoint first (every version recorded), then N - 16 versions removed
 //   history      `lancever history` afterwards: N versions, N - 16 of them cleaned up (process)
+//   outputs      `lancever history --json`, `--format csv`, `--format arrow` on that history, each
+//                written to a file: time and peak RSS (whole process; issue 29: every format
+//                streams, the goal being csv and arrow at --json's peak)
 //   timeline     lv_timeline_load (median) and 1,000,000 as-of lookups at random times, inclusive
 //                and strict, checked against a linear scan (bench/time_versions --asof)
 //   asof_cli     `lancever asof` as a whole process
@@ -93,6 +96,11 @@ for (const n of SIZES) {
     r.cleanup = { ms: c.median_ms, rss_kb: c.maxrss_kb, versions_removed: cl.versions_removed,
       versions_archived: cl.versions_archived, files_removed: cl.files_removed };
     r.history = await timeProcess(['history', work], { repeat: 3 });
+    r.outputs = {};
+    for (const [name, flags] of [['json', ['--json']], ['csv', ['--format', 'csv']], ['arrow', ['--format', 'arrow']]]) {
+      const x = await rusageOnce(['history', work, ...flags], jsonOut);
+      r.outputs[name] = { ms: x.median_ms, rss_kb: x.maxrss_kb, bytes: fs.statSync(jsonOut).size };
+    }
     const h = JSON.parse((await run(bin, ['history', work, '--json'])).stdout);
     r.history_entries = h.length;
     r.history_cleaned = h.filter((v) => v.is_cleaned_up).length;
@@ -110,7 +118,8 @@ for (const n of SIZES) {
   }
   results.push(r);
   console.error(`${n} versions: checkpoint write ${fms(r.cp_write.ms)} ms (${r.cp_write.bytes_per_version.toFixed(1)} B/version), ` +
-    `cleanup ${fms(r.cleanup.ms)} ms, timeline load ${fms(r.timeline.load_ms)} ms, lookup ${r.timeline.lookup_ns.toFixed(1)} ns`);
+    `cleanup ${fms(r.cleanup.ms)} ms, timeline load ${fms(r.timeline.load_ms)} ms, lookup ${r.timeline.lookup_ns.toFixed(1)} ns; ` +
+    `history --json / csv / arrow ${['json', 'csv', 'arrow'].map((k) => `${fms(r.outputs[k].ms)} ms ${fmb(r.outputs[k].rss_kb)} MB`).join(' / ')}`);
 }
 
 fs.writeFileSync(path.join(outDir, 'results.json'), JSON.stringify({ kind: 'history', runs, machine: machine(),
@@ -121,5 +130,8 @@ for (const r of results)
   L.push(`| ${r.versions} | ${fms(r.lance?.median_ms)} | ${fms(r.cp_write.ms)} (${r.cp_write.bytes_per_version.toFixed(0)}, ${fmb(r.cp_write.rss_kb)}) | ` +
     `${fms(r.cp.inproc.open_versions_ms)} | ${fms(r.cleanup.ms)} (${fmb(r.cleanup.rss_kb)}) | ${fms(r.history.median_ms)} (${fmb(r.history.maxrss_kb)}) | ` +
     `${fms(r.timeline.load_ms)} (${fmb(r.timeline.maxrss_kb)}) | ${r.timeline.lookup_ns.toFixed(1)} |`);
+L.push('', '| versions | history --json ms (RSS MB) | --format csv ms (RSS MB) | --format arrow ms (RSS MB) |', '|---:|---:|---:|---:|');
+for (const r of results)
+  L.push(`| ${r.versions} | ${['json', 'csv', 'arrow'].map((k) => `${fms(r.outputs[k].ms)} (${fmb(r.outputs[k].rss_kb)})`).join(' | ')} |`);
 console.log(L.join('\n'));
 process.exit(0);

@@ -233,6 +233,16 @@ if (hist) {
       `${fms(h.cp_write.ms)} | ${h.cp_write.bytes_per_version.toFixed(1)} | ${fmb(h.cp_write.rss_kb)} | ${fms(h.cleanup.ms)} (${fmb(h.cleanup.rss_kb)}) | ` +
       `${fms(h.history.median_ms)} (${fmb(h.history.maxrss_kb)}) | ${fms(h.timeline.load_ms)} (${fmb(h.timeline.maxrss_kb)}) | ${h.timeline.lookup_ns.toFixed(1)} | ${fms(h.asof_cli.median_ms)} |`);
   P('', 'LanceDB is not run on a million live manifests (it would read them one by one for many minutes).', '');
+  if (hist.sizes.some((h) => h.outputs)) {
+    P('`lancever history` on that history (N versions, N − 16 cleaned up) written to a file in each output format, ' +
+      'whole process (bench/rusage): every format streams, so csv and arrow should peak where --json does (issue 29).', '',
+      '| versions | `--json` ms (peak RSS MB) | `--format csv` ms (peak RSS MB) | `--format arrow` ms (peak RSS MB) |',
+      '|---:|---:|---:|---:|');
+    for (const h of hist.sizes.filter((x) => x.outputs))
+      P(`| ${h.versions.toLocaleString('en-US')} | ` +
+        ['json', 'csv', 'arrow'].map((k) => `${fms(h.outputs[k].ms)} (${fmb(h.outputs[k].rss_kb)})`).join(' | ') + ' |');
+    P('');
+  }
 }
 if (clean) {
   P('## Cleanup vs LanceDB\'s own cleanup (twin copies)', '',

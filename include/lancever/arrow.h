@@ -133,12 +133,37 @@ LV_EXTERN int lv_versions_arrow_stream(struct ArrowArrayStream *out, lv_dataset 
 				       lv_error *err) LV_WARN_UNUSED;
 
 /**
- * Reads every recorded version (as lv_history) and exports them as a stream.
- * Errors: those of lv_history(), LV_EINVALID (above), LV_ENOMEM.
+ * Every recorded version (as lv_history), streamed: lv_history_cursor_arrow_stream() over
+ * a cursor opened with no options.  Errors: those of lv_history_cursor_open() and
+ * lv_history_cursor_arrow_stream().
  */
 LV_EXTERN int lv_history_arrow_stream(struct ArrowArrayStream *out, lv_dataset *ds,
 				      const lv_arrow_options *opts, lv_history_report *report,
 				      lv_error *err) LV_WARN_UNUSED;
+
+/**
+ * Exports a history cursor (lv_history_cursor_open, before its first row) as a stream that
+ * reads the history as it is consumed: each get_next pulls the next batch_rows rows from
+ * the cursor, so memory is bounded by a batch, an archive segment and the head checkpoint
+ * (issue 29: about 20 MB at 1,000,000 versions), not by the history, and the batches are
+ * those of the whole list (lv_version_list_arrow_stream).  Before returning it runs the
+ * cursor's gap scan (lv_history_cursor_gaps: one extra read of the archive segments) so
+ * the schema's "lancever:gaps" is complete; the scan's warnings are on the dataset and
+ * `report` (may be NULL) is written when this returns, counting the plan and the scan.
+ * Takes ownership of `cursor`, on failure too; the stream frees it when released.  The
+ * stream holds the dataset (through the cursor): lv_dataset_free() may come first, as with
+ * the lists' streams, but do not call other functions on the dataset from another thread
+ * while a get_next runs.  An error while streaming (a segment or manifest that cannot be read, out of
+ * memory) fails that get_next with EIO (ENOMEM) and get_last_error() naming it, and every
+ * later get_next the same way: the stream is never cut short silently.
+ * Errors: LV_EINVALID (above; NULL cursor, one already read from), those of
+ * lv_history_cursor_gaps(), LV_ENOMEM.
+ */
+LV_EXTERN int lv_history_cursor_arrow_stream(struct ArrowArrayStream *out,
+					     lv_history_cursor *cursor,
+					     const lv_arrow_options *opts,
+					     lv_history_report *report,
+					     lv_error *err) LV_WARN_UNUSED;
 
 /**
  * Exports a list already read (by lv_versions, lv_history, lv_version_get ...).

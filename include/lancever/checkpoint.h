@@ -196,6 +196,63 @@ LV_EXTERN int lv_history_each(lv_dataset *ds, const lv_history_options *opts,
 LV_EXTERN int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
 			      lv_history_report *report, lv_error *err) LV_WARN_UNUSED;
 
+/**
+ * A pull-style cursor over the history stream: the rows, gaps and warnings of
+ * lv_history_each() (the same code), handed out a chunk at a time, so a consumer that
+ * writes each chunk out (the CLI's --format csv|arrow, lv_history_cursor_arrow_stream)
+ * holds no more than a chunk: memory is bounded by an archive segment, the head
+ * checkpoint and `max_rows` (with opts->limit, also by the rows asked for), not by the
+ * history.  The cursor holds the dataset: lv_dataset_free() may come before
+ * lv_history_cursor_free() (the dataset is freed by the last of the two; a storage handle given
+ * to lv_dataset_open_storage() must outlive both).  Do not call other functions on the
+ * dataset from another thread while a cursor call runs, and do not use a cursor from two
+ * threads at once.
+ */
+typedef struct lv_history_cursor lv_history_cursor;
+
+/**
+ * Opens a cursor and reads its plan (the listings, the head checkpoint, the tags, the
+ * live manifests beyond the head when they are few): what lv_history_each() reads before
+ * its first row; a race with a concurrent writer is met here by looking again.  `opts`
+ * may be NULL.  *out is the caller's: lv_history_cursor_free(); NULL on error.
+ * Errors: LV_EINVALID (NULL out or ds, opts of an unknown version), the reading errors.
+ */
+LV_EXTERN int lv_history_cursor_open(lv_history_cursor **out, lv_dataset *ds,
+				     const lv_history_options *opts, lv_error *err) LV_WARN_UNUSED;
+
+/**
+ * The next rows: *out is a list (the caller's: lv_version_list_free) of at most
+ * `max_rows` versions in version order, carrying the gaps met since the previous call
+ * (lv_version_list_gap), or NULL at the end.  When the end is reached the cursor's
+ * warnings are committed to the dataset and `report` (may be NULL; written only then)
+ * says what the cursor read.  After an error the cursor fails every later call
+ * (LV_EINVALID); rows already handed out stay valid.  Errors: LV_EINVALID (NULL c or out,
+ * max_rows 0, a report of an unknown version, a failed cursor), the reading errors of
+ * lv_history_each(), LV_ENOMEM.
+ */
+LV_EXTERN int lv_history_cursor_next(lv_history_cursor *c, size_t max_rows, lv_version_list **out,
+				     lv_history_report *report, lv_error *err) LV_WARN_UNUSED;
+
+/**
+ * Before the first lv_history_cursor_next(): the gaps the cursor's rows will have, as an
+ * empty list's gaps (lv_version_list_gap; the caller's: lv_version_list_free), for an
+ * export that must name them before its rows (the Arrow schema's "lancever:gaps"); with
+ * options (since, limit), those strictly between the first and the last version handed
+ * out, as lv_version_list_select keeps of a list's gaps.  Reads
+ * every archive segment the rows will read once more (the manifests beyond the head are
+ * taken from the listing, not read, unless opts->since_time needs their commit times);
+ * this scan is the one that warns (committed to the
+ * dataset now) and `report` (may be NULL) says what the plan and the scan read.  A
+ * manifest that vanishes between this scan and its row is skipped with a warning, and its
+ * version is a gap this list lacks.  Errors: LV_EINVALID (NULL c or out, a report of an
+ * unknown version, called after a row or twice), the reading errors, LV_ENOMEM.
+ */
+LV_EXTERN int lv_history_cursor_gaps(lv_history_cursor *c, lv_version_list **out,
+				     lv_history_report *report, lv_error *err) LV_WARN_UNUSED;
+
+/** Frees the cursor (rows it handed out stay valid).  Accepts NULL.  Errors: none. */
+LV_EXTERN void lv_history_cursor_free(lv_history_cursor *c);
+
 /** A loaded timeline for repeated as-of lookups (O(log n) each). */
 typedef struct lv_timeline lv_timeline;
 

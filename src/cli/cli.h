@@ -380,7 +380,7 @@ bool lvcli_select_any(const lvcli_select *s);
 /* --format csv|arrow of what s selects of l, in version order (lv_version_list_select; --reverse
  * is refused before: an exported list is sorted by version); the exit status. */
 int lvcli_select_emit(const lvcli_args *a, const lv_version_list *l, const lvcli_select *s,
-		      const char *kind);
+		      const char *kind, lvcli_refctx *tags);
 /* The options' table rows (versions, history). */
 #define LVCLI_OPT_LIST(WHAT)                                                                       \
 	{ "--limit", "N", "only the newest N " WHAT " (after --since/--until)", LVCLI_NUMBER, 1,      \
@@ -421,16 +421,34 @@ int lvcli_format_check(const lvcli_cmd *c, lvcli_args *a);
 bool lvcli_format_stream(const lvcli_args *a);
 /* Export options: batch_rows from LANCEVER_ARROW_BATCH_ROWS (a test knob; unset = default). */
 const lv_arrow_options *lvcli_arrow_options(void);
+/* The same with another default batch size (history's stream: LVCLI_STREAM_BATCH_ROWS, so it
+ * holds about as much as --json does); LANCEVER_ARROW_BATCH_ROWS still overrides it. */
+const lv_arrow_options *lvcli_arrow_options_rows(size_t batch_rows);
+#define LVCLI_STREAM_BATCH_ROWS 8192
 /* Writes the stream (taking it) to stdout as a->format says; returns the exit status. */
 int lvcli_emit_stream(const lvcli_args *a, struct ArrowArrayStream *s);
+/* The same for a version list's stream with the command's tags (may be NULL): the output gains
+ * a tags column (format_tags.c). */
+int lvcli_emit_stream_tags(const lvcli_args *a, struct ArrowArrayStream *s, lvcli_refctx *tags);
 /* The same for a version list (kind "versions" or "history"). */
-int lvcli_emit_list(const lvcli_args *a, const lv_version_list *l, const char *kind);
+int lvcli_emit_list(const lvcli_args *a, const lv_version_list *l, const char *kind,
+		    lvcli_refctx *tags);
 /* The writers: 0 or an LV_* status with err set; both take the stream. */
 int lvcli_write_csv(struct ArrowArrayStream *s, FILE *f, lv_error *err);
+/* The same, with the header line only when `header` (a part of a longer CSV after the first). */
+int lvcli_write_csv_part(struct ArrowArrayStream *s, FILE *f, bool header, lv_error *err);
 /* One CSV field (RFC 4180): quoted when empty or holding a comma, a quote, CR or LF, quotes
  * doubled; the bytes as they are (no terminal escaping). */
 void lvcli_csv_field(FILE *f, const char *s, size_t n);
 int lvcli_write_arrow(struct ArrowArrayStream *s, FILE *f, lv_error *err);
+/* format_tags.c: `out` is `in` (taken) with the tags column appended to its schema and batches,
+ * when in's schema is a version list's; else out is in, unchanged.  0, or LV_ENOMEM / LV_EIO
+ * (err set; `in` released). */
+int lvcli_tags_stream(struct ArrowArrayStream *out, struct ArrowArrayStream *in, lvcli_refctx *tags,
+		      lv_error *err);
+/* The tag names of `version` (is_tagged as the list says) joined with "," into buf (cap bytes,
+ * cut short with "..." when longer); the length (0: none). */
+size_t lvcli_tags_join(lvcli_refctx *tags, uint64_t version, bool is_tagged, char *buf, size_t cap);
 
 /* format_html.c: history --format html, streamed from lv_history_each with options o and the
  * selection's bounds (sel may be NULL); the exit status. */

@@ -56,7 +56,7 @@ static int run_versions(int argc, char **argv)
 	if (rc == 0) {
 		lvcli_refctx_borrow(&refs, l); /* tag names: the refs versions() read */
 		if (lvcli_format_stream(&a))
-			rc = lvcli_select_emit(&a, l, &sel, "versions");
+			rc = lvcli_select_emit(&a, l, &sel, "versions", &refs);
 		else
 			rc = lvcli_select_print(stdout, l, &sel, a.json, false, &refs);
 		if (a.stats) {

@@ -130,16 +130,22 @@ static int write_rows(struct ArrowArrayStream *s, const struct ArrowSchema *sche
 
 int lvcli_write_csv(struct ArrowArrayStream *s, FILE *f, lv_error *err)
 {
+	return lvcli_write_csv_part(s, f, true, err);
+}
+
+int lvcli_write_csv_part(struct ArrowArrayStream *s, FILE *f, bool header, lv_error *err)
+{
 	struct ArrowSchema schema = { 0 };
 	int rc = s->get_schema(s, &schema) ? stream_failed(s, err) : 0;
 	if (rc == 0 && (rc = check_schema(&schema, err)) == 0) {
-		for (int64_t c = 0; c < schema.n_children; c++) {
+		for (int64_t c = 0; header && c < schema.n_children; c++) {
 			if (c)
 				fputc(',', f);
 			const char *name = schema.children[c]->name;
 			csv_string(f, name, strlen(name));
 		}
-		fputc('\n', f);
+		if (header)
+			fputc('\n', f);
 		rc = write_rows(s, &schema, f, err);
 	}
 	if (schema.release)

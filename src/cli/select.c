@@ -144,10 +144,10 @@ bool lvcli_select_any(const lvcli_select *s)
 }
 
 int lvcli_select_emit(const lvcli_args *a, const lv_version_list *l, const lvcli_select *s,
-		      const char *kind)
+		      const char *kind, lvcli_refctx *tags)
 {
 	if (!lvcli_select_any(s))
-		return lvcli_emit_list(a, l, kind);
+		return lvcli_emit_list(a, l, kind, tags);
 	size_t k = 0;
 	size_t *idx = pick(l, s, &k);
 	if (!idx)
@@ -155,7 +155,7 @@ int lvcli_select_emit(const lvcli_args *a, const lv_version_list *l, const lvcli
 	lv_error err = { 0 };
 	lv_version_list *sub = NULL;
 	int rc = lv_version_list_select(&sub, l, idx, k, &err) < 0 ? lvcli_fail(&err)
-								   : lvcli_emit_list(a, sub, kind);
+								   : lvcli_emit_list(a, sub, kind, tags);
 	lv_version_list_free(sub);
 	free(idx);
 	return rc;

@@ -232,8 +232,14 @@ check "... and nothing on stderr ($(head -c 200 "$T/pipe.err"))" test ! -s "$T/p
 full "a full disk is still an error, not a pipe" 1 "^lancever: error writing output: No space left on device\$" history "$DS"
 
 # ---- --format json|table|csv|arrow (versions, history, tags, cleanup) ----
-row "history --format csv" 0 '^version,timestamp_millis,total_fragments,.*,branch,num_indices
+row "history --format csv" 0 '^version,timestamp_millis,total_fragments,.*,branch,num_indices,tags
 1,1796232072991,' - history "$DS" --format csv
+row "history --format csv: tag names in the tags column" 0 '
+6,.*,indexed
+' - history "$DS" --format csv
+row "versions --format csv: tag names in the tags column" 0 '
+10,.*,compacted
+' - versions "$DS" --format csv
 row "versions --format=csv" 0 '^version,' - versions "$DS" --format=csv
 row "tags --format csv" 0 '^kind,name,version,branch,manifest_size,created_at
 tag,' - tags "$DS" --format csv

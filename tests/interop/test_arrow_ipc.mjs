@@ -23,6 +23,7 @@ const VERSION_SCHEMA = [
   ['read_version', U, true], ['operation_type', S, true], ['transaction_properties', S, false],
   ['manifest_path', S, true], ['manifest_size', U, true], ['writer_library', S, true],
   ['writer_version', S, true], ['data_format', S, true], ['branch', S, true], ['num_indices', U, true],
+  ['tags', S, true], // the CLI's: the library's 22 columns plus the tag names (format_tags.c)
 ];
 const REF_SCHEMA = [['kind', S, false], ['name', S, false], ['version', U, false], ['branch', S, true],
   ['manifest_size', U, false], ['created_at', S, true]];
@@ -75,6 +76,7 @@ function tableRows(table) {
 // manifest keys in JSON: null in Arrow; transaction_properties is JSON text in Arrow).
 function expectVersionCell(j, name) {
   if (name === 'transaction_properties') return JSON.stringify(j.transaction_properties);
+  if (name === 'tags') return j.tags.length ? j.tags.join(',') : null;
   if (!(name in j)) return null;
   return j[name];
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <errno.h>
 #include <pthread.h>
 
 #include <lancever/lancever.h>
@@ -19,6 +20,8 @@
 #include "support/memcopy.h"
 #include "support/synth.h"
 #include "support/testutil.h"
+
+static void check_cursor(lv_dataset *ds, const lv_history_options *o, const lv_version_list *l);
 
 #define CHECK(expr) TU_CHECK(err, expr)
 #define BASE_MS 1700000000000LL
@@ -318,6 +321,47 @@ static bool warned(const lv_dataset *ds, int kind, const char *path, uint64_t v)
  * exactly, the range's live versions from their manifests, and a gap naming the segment
  * for the rest; never a wrong row.  Writers neither replace nor delete it.
  */
+/* An error part-way through a history stream (the store interrupted after the gap scan)
+ * fails that get_next and every later one with EIO and a message: never a short stream. */
+static void check_stream_error(lv_storage *st, lv_dataset *ds)
+{
+	struct ArrowArrayStream s;
+	lv_arrow_options ao = LV_ARROW_OPTIONS_INIT;
+	ao.batch_rows = 4;
+	CHECK(lv_history_arrow_stream(&s, ds, &ao, NULL, &err));
+	struct ArrowArray b;
+	assert_int_equal(s.get_next(&s, &b), 0); /* the head's rows below the first segment */
+	assert_non_null(b.release);
+	b.release(&b);
+	lv_storage_interrupt(st, true);
+	int rc = 0;
+	for (int i = 0; i < 40 && rc == 0; i++) {
+		if ((rc = s.get_next(&s, &b)) == 0) {
+			assert_non_null(b.release); /* never the end while rows are unread */
+			b.release(&b);
+		}
+	}
+	assert_int_equal(rc, EIO);
+	assert_non_null(s.get_last_error(&s));
+	assert_non_null(strstr(s.get_last_error(&s), "interrupted"));
+	assert_int_equal(s.get_next(&s, &b), EIO);
+	s.release(&s);
+	lv_storage_interrupt(st, false);
+	/* the stream holds its dataset: freed first, the rows still come (ASan sees any use after) */
+	lv_dataset *d2 = tu_open(st);
+	lv_version_list *l = tu_history(d2, NULL);
+	CHECK(lv_history_arrow_stream(&s, d2, &ao, NULL, &err));
+	lv_dataset_free(d2);
+	int64_t rows = 0;
+	while (s.get_next(&s, &b) == 0 && b.release) {
+		rows += b.length;
+		b.release(&b);
+	}
+	assert_int_equal(rows, (int64_t)lv_version_list_count(l));
+	s.release(&s);
+	lv_version_list_free(l);
+}
+
 static void test_damaged_and_missing_segments(void **state)
 {
 	(void)state;
@@ -361,6 +405,8 @@ static void test_damaged_and_missing_segments(void **state)
 		assert_true(warned(ds, LV_WARN_HISTORY_GAP, victim, 12));
 		assert_true(warned(ds, mode == 2 ? LV_WARN_SEGMENT_MISSING : LV_WARN_CHECKPOINT_REJECTED,
 				   victim, 0));
+		check_cursor(ds, NULL, l);
+		check_stream_error(st, ds);
 		lv_version_list_free(l);
 		/* writers: more versions, a checkpoint and a cleanup; the damaged bytes stay */
 		commit_range(st, &t, 41, 60, 0);
@@ -419,6 +465,74 @@ static int got_gap(uint64_t first, uint64_t last, void *p)
 	return 0;
 }
 
+/* The gaps lv_history_cursor_gaps must give for the list `l` of a history read with `o`:
+ * all of them, or with options those strictly between the first and the last row (what
+ * lv_version_list_select keeps). */
+static lv_version_list *expected_gaps(const lv_version_list *l, const lv_history_options *o)
+{
+	size_t n = lv_version_list_count(l), *idx = calloc(n ? n : 1, sizeof *idx);
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	lv_version_list *sel = NULL;
+	if (o && (o->since_version || o->since_time || o->limit))
+		CHECK(lv_version_list_select(&sel, l, idx, n, &err));
+	free(idx);
+	return sel;
+}
+
+/* The cursor (issue 29: --format csv|arrow in bounded memory) hands out the rows of the list
+ * `l` that lv_history_list read with `o`, in chunks of each size, then NULL; its gap scan
+ * gives the list's gaps. */
+static void check_cursor(lv_dataset *ds, const lv_history_options *o, const lv_version_list *l)
+{
+	const size_t sizes[] = { 1, 3, 1000, (size_t)1 << 60 }; /* the last: all (Python's batch_rows) */
+	lv_version_list *sel = expected_gaps(l, o);
+	const lv_version_list *want = sel ? sel : l;
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+		lv_history_cursor *c = NULL;
+		CHECK(lv_history_cursor_open(&c, ds, o, &err));
+		if (s == 1) { /* the gap scan first: the rows' walk is then quiet */
+			lv_version_list *gaps = NULL;
+			CHECK(lv_history_cursor_gaps(c, &gaps, NULL, &err));
+			assert_int_equal(lv_version_list_count(gaps), 0);
+			assert_int_equal(lv_version_list_gap_count(gaps), lv_version_list_gap_count(want));
+			for (size_t i = 0; i < lv_version_list_gap_count(want); i++) {
+				uint64_t a0, a1, b0, b1;
+				assert_true(lv_version_list_gap(gaps, i, &a0, &a1));
+				assert_true(lv_version_list_gap(want, i, &b0, &b1));
+				assert_int_equal(a0, b0);
+				assert_int_equal(a1, b1);
+			}
+			lv_version_list_free(gaps);
+			assert_int_equal(lv_history_cursor_gaps(c, &gaps, NULL, &err), LV_EINVALID);
+		}
+		size_t at = 0;
+		lv_version_list *chunk = NULL;
+		for (;;) {
+			CHECK(lv_history_cursor_next(c, sizes[s], &chunk, NULL, &err));
+			if (!chunk)
+				break;
+			assert_true(lv_version_list_count(chunk) <= sizes[s]);
+			for (size_t i = 0; i < lv_version_list_count(chunk); i++, at++) {
+				const lv_version_info *x = lv_version_list_get(chunk, i), *y = lv_version_list_get(l, at);
+				assert_non_null(y);
+				assert_int_equal(x->version, y->version);
+				assert_int_equal(x->timestamp_millis, y->timestamp_millis);
+				assert_int_equal(x->is_cleaned_up, y->is_cleaned_up);
+				assert_int_equal(x->is_tagged, y->is_tagged);
+				assert_string_equal(x->transaction_properties ? x->transaction_properties : "",
+						    y->transaction_properties ? y->transaction_properties : "");
+			}
+			lv_version_list_free(chunk);
+		}
+		assert_int_equal(at, lv_version_list_count(l));
+		CHECK(lv_history_cursor_next(c, 1, &chunk, NULL, &err)); /* the end stays the end */
+		assert_null(chunk);
+		lv_history_cursor_free(c);
+	}
+	lv_version_list_free(sel);
+}
+
 /* lv_history_each with options against the model. */
 static void check_options(lv_storage *st, const truth *t, const lv_history_options *o)
 {
@@ -443,6 +557,7 @@ static void check_options(lv_storage *st, const truth *t, const lv_history_optio
 	lv_version_list *l = NULL;
 	CHECK(lv_history_list(&l, ds, o, NULL, &err));
 	assert_int_equal(lv_version_list_count(l), g->n);
+	check_cursor(ds, o, l);
 	for (size_t i = 0; i < g->n; i++) {
 		const lv_version_info *v = lv_version_list_get(l, i);
 		assert_int_equal(v->version, g->v[i]);

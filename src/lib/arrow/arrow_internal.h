@@ -50,6 +50,11 @@ typedef struct lv__asource {
 	size_t nrows;
 	void (*free_rows)(void *rows);
 	char *metadata;       /* encoded schema metadata (lv__arrow_metadata), owned, or NULL */
+	/* A source read a window at a time (NULL: every row is there from the start): makes
+	 * the rows those of [keep, nrows) followed by the next ones, `want` in all (fewer, and
+	 * *eof set, at the end).  0, or an errno value with the reason in msg (cap bytes). */
+	int (*more)(struct lv__asource *src, size_t keep, size_t want, bool *eof, char *msg,
+		    size_t cap);
 } lv__asource;
 
 /* ---- memory (alloc.c): every allocation of the export, counted for the test hooks ---- */

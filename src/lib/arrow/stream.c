@@ -8,6 +8,9 @@
  * released array (release == NULL) on every later call.  A batch is a
  * self-contained export (table.c): it outlives the stream.  get_last_error
  * describes the most recent failed call and is NULL after a successful one.
+ * A windowed source (src.more) is topped up before each batch to batch_rows rows
+ * from the batch's first, so its batches are those of the whole list; once it fails,
+ * every later get_next fails the same way (the stream is broken, never shortened).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +24,8 @@ typedef struct astream {
 	lv__asource src;
 	size_t next; /* first row of the next batch */
 	size_t batch_rows, batch_bytes;
+	bool eof;    /* a windowed source has no more rows */
+	int broken;  /* its refill failed: this errno, for every later get_next */
 	bool failed;
 	char error[256];
 } astream;
@@ -79,6 +84,20 @@ static int get_next(struct ArrowArrayStream *st, struct ArrowArray *out)
 	s->failed = false;
 	if (!out)
 		return fail(s, EINVAL, "get_next");
+	if (s->broken) {
+		s->failed = true;
+		return s->broken;
+	}
+	if (s->src.more && !s->eof && s->src.nrows - s->next < s->batch_rows) {
+		char msg[200] = "";
+		int rc = s->src.more(&s->src, s->next, s->batch_rows, &s->eof, msg, sizeof msg);
+		if (rc) {
+			snprintf(s->error, sizeof s->error, "lancever arrow export: get_next: %s", msg);
+			s->failed = true;
+			return s->broken = rc;
+		}
+		s->next = 0;
+	}
 	if (s->next >= s->src.nrows) {
 		memset(out, 0, sizeof *out); /* end of stream: a released array */
 		return 0;

@@ -220,10 +220,15 @@ int lv_dataset_open_storage(lv_dataset **out, lv_storage *st, const lv_open_opti
 	return init_ds(out, st, false, opts ? opts->branch : NULL, opts, err);
 }
 
+void lv__dataset_hold(lv_dataset *ds)
+{
+	__atomic_fetch_add(&ds->holders, 1, __ATOMIC_ACQ_REL);
+}
+
 void lv_dataset_free(lv_dataset *ds)
 {
-	if (!ds)
-		return;
+	if (!ds || __atomic_fetch_sub(&ds->holders, 1, __ATOMIC_ACQ_REL) > 0)
+		return; /* another holder (a history stream) frees it */
 	lv__warnlog_dispose(&ds->warnings);
 	pthread_mutex_destroy(&ds->warn_mu);
 	lv__vcache_free(ds->vcache);

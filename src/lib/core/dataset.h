@@ -22,7 +22,11 @@ struct lv_dataset {
 	lv__warnlog warnings;  /* accumulated over calls; see lv_dataset_warning() */
 	pthread_mutex_t warn_mu; /* guards `warnings` (calls on one handle may run in threads) */
 	struct lv__vcache *vcache; /* the last versions() answer (vcache.c) */
+	int holders;           /* atomic: holders beyond the caller (a history cursor, its stream) */
 };
+
+/* Another holder of ds (a history cursor): lv_dataset_free by the last holder frees it. */
+void lv__dataset_hold(lv_dataset *ds);
 
 /* Starts / ends a report: zeroes it and counts the requests and bytes in between. */
 /* A caller's report (may be NULL): 0 when its version is one this library writes, else

@@ -1,20 +1,19 @@
 /*
- * lv_history_each() and lv_history(): the history as a stream in version
- * order, merged from archive segments, the head checkpoint and the live
- * manifests no record holds.
+ * The history's entry points over the walk (hwalk.c): lv_history_each (the
+ * steps run to the end, rows to the caller's callback), the lists
+ * (lv_history, lv_history_list: the rows collected), and the pull-style
+ * cursor (lv_history_cursor_*: the steps run while its buffer holds fewer
+ * rows than asked for).
  *
  * Invariants:
- *  - Liveness is never taken from a file: a row is cleaned up iff its
- *    manifest is not listed now; is_tagged comes from the tags read now.
- *  - Each version is handed out once, in increasing order; a version that no
- *    readable record holds is part of a gap, handed out in place and warned
- *    about, naming the segment or checkpoint that should have held it.
- *  - Segments are read one at a time locally (a few at once on object
- *    stores): memory is bounded by those, the head, and a chunk of manifests
- *    (with a limit, also by the rows asked for), not by the history.
- *  - Everything that can race with a concurrent writer is read in the plan,
- *    before the first row is handed out; segments are never rewritten or
- *    deleted, so reading them cannot race.
+ *  - One plan per call or cursor, read before the first row (hplan.h); the
+ *    rows, gaps and warnings are the walk's, whichever entry point runs it.
+ *  - A cursor holds at most one archive range's rows beyond what it was asked
+ *    for (a step past the archive stops when the buffer is full), so its memory
+ *    is bounded by a segment, the head and `max_rows`, not by the history.
+ *  - Warnings are committed to the dataset when an answer is complete: at the
+ *    end of lv_history_each, at a cursor's end, and after a cursor's gap scan
+ *    (whose walk is the one that warns; the rows' walk is then quiet).
  */
 #include "lancever/checkpoint.h"
 #include "util/abi.h"
@@ -24,611 +23,102 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/capture_gaps.h"
-#include "core/hplan.h"
+#include "core/hwalk.h"
 #include "core/vlist.h"
-#include "format/refs.h"
 #include "util/util.h"
 
-/* A range whose segment could not be used (for the reason a gap gives). */
-typedef struct failed {
-	uint64_t first, last;
-	char path[80];
-	bool missing;
-} failed;
-
-/* The newest `cap` rows seen (--limit), deep copies. */
-typedef struct ring {
-	lv_version_info *v;
-	char **strs;
-	size_t cap, n, head; /* head: index of the oldest */
-} ring;
-
-typedef struct emitter {
-	lv__hplan *p;
-	lv_history_options o;
-	lv_history_row_fn on_row;
-	lv_history_gap_fn on_gap;
-	void *payload;
-	uint64_t *tagged; /* sorted versions tagged on this branch */
-	size_t ntagged;
-	size_t hi;        /* head rows handed out or passed */
-	size_t ti;        /* tail entries consumed */
-	lv_version_list *chunk; /* the tail's current chunk (streamed) */
-	size_t ci;
-	bool any;
-	uint64_t last;    /* the last version handed out (or passed) */
-	uint64_t next;    /* the lowest version not yet accounted for */
-	bool gaps_on;     /* in-place gaps (not with a limit) */
-	failed *failed;
-	size_t nfailed;
-	ring ring;
-	int stop;         /* a callback's non-zero */
-	uint64_t vanished;
-	lv__capgaps notes; /* gap notes of captures (capture_gaps.h), listed at the first gap */
-	bool notes_listed;
-	bool nomem;        /* out of memory listing them: the call fails */
-} emitter;
-
-/* ---- tags ---- */
-
-static int cmp_u64(const void *a, const void *b)
+static int options_of(const lv_history_options *opts, lv_history_options *o, lv_error *err)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static int load_tagged(emitter *em)
-{
-	const lv_refs *refs = em->p->refs;
-	lv_dataset *ds = em->p->ds;
-	if (!refs) {
-		lv__warn(&em->p->wl, LV_WARN_TAG_UNREADABLE, LV_REFS_TAGS_DIR, 0, 0,
-			 "tags could not be read (%s); is_tagged may be incomplete", em->p->refs_err.message);
-		return 0;
-	}
-	size_t nt = lv_refs_tag_count(refs);
-	if (!(em->tagged = lv__calloc(nt ? nt : 1, sizeof *em->tagged)))
-		return LV_ENOMEM;
-	for (size_t t = 0; t < nt; t++) {
-		const lv_tag *tag = lv_refs_tag(refs, t);
-		bool tag_main = !tag->branch || !strcmp(tag->branch, "main");
-		if (ds->branch ? (!tag_main && !strcmp(tag->branch, ds->branch)) : tag_main)
-			em->tagged[em->ntagged++] = tag->version;
-	}
-	qsort(em->tagged, em->ntagged, sizeof *em->tagged, cmp_u64);
-	return 0;
-}
-
-/* ---- gaps ---- */
-
-/* The note of a capture that missed some of first..last (the folder is listed at the first gap;
- * one that cannot be listed gives no note: the gap is reported as before). */
-static const lv__capgap *gap_note(emitter *em, uint64_t first, uint64_t last)
-{
-	if (!em->notes_listed) {
-		lv_error e = { 0 };
-		em->notes_listed = true;
-		int rc = lv__capgap_list(em->p->ds->st, &em->notes, &e);
-		if (rc == LV_ENOMEM) { /* never a warning: the call fails (the stream stops here) */
-			em->nomem = true;
-			em->stop = em->stop ? em->stop : LV_ENOMEM;
-		} else if (rc < 0) {
-			lv__warn(&em->p->wl, LV_WARN_HISTORY_GAP, LV__CAPGAP_DIR, 0, 0,
-				 "gap notes could not be listed (%s); gaps are reported without their reason",
-				 e.message);
-		} else if (em->notes.nstray) {
-			lv__warn(&em->p->wl, LV_WARN_HISTORY_GAP, LV__CAPGAP_DIR, 0, 0,
-				 "%zu name(s) in " LV__CAPGAP_DIR " are not gap notes (ignored)", em->notes.nstray);
-		}
-	}
-	return lv__capgap_find(&em->notes, first, last);
-}
-
-static const char *note_range(const lv__capgap *g, char *buf, size_t cap)
-{
-	lv__format_range(buf, cap, g->first, g->last);
-	return buf;
-}
-
-/* Why versions first..last have no record, for the warning that says so. */
-static void warn_gap(emitter *em, uint64_t first, uint64_t last)
-{
-	lv__hplan *p = em->p;
-	const lv__capgap *note;
-	char range[64], nr[64];
-	lv__format_range(range, sizeof range, first, last);
-	for (size_t i = 0; i < em->nfailed; i++) {
-		const failed *f = &em->failed[i];
-		if (f->first <= last && first <= f->last) {
-			lv__warn(&p->wl, LV_WARN_HISTORY_GAP, f->path, first, last,
-				 "%s: no record; segment %s %s", range, f->path,
-				 f->missing ? "is missing" : "could not be used (see above)");
-			return;
-		}
-	}
-	const lv__cp_name *aside = NULL; /* the oldest damaged file that may hold the range */
-	for (size_t i = p->names.ndamaged; i-- > 0 && !aside;)
-		if (p->names.damaged[i].version >= first)
-			aside = &p->names.damaged[i];
-	if (p->max_rejected >= first)
-		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, NULL, first, last,
-			 "%s: no record in any usable checkpoint; a rejected checkpoint (see above) may hold them",
-			 range);
-	else if (aside)
-		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, aside->path, first, last,
-			 "%s: no record; the damaged checkpoint kept as %s may hold them "
-			 "(lancever check --salvage)", range, aside->path);
-	else if ((note = gap_note(em, first, last)) != NULL)
-		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, NULL, first, last, "%s: no record; lancever capture missed %s: %s",
-			 range, note_range(note, nr, sizeof nr), lv__capgap_text(note->reason));
-	else
-		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, NULL, first, last,
-			 "%s: no record (cleaned up before any checkpoint recorded them, or trimmed "
-			 "by max_entries)", range);
-}
-
-static void gap(emitter *em, uint64_t first, uint64_t last)
-{
-	warn_gap(em, first, last);
-	em->p->rep.unrecorded_versions += last - first + 1;
-	if (em->on_gap && !em->stop)
-		em->stop = em->on_gap(first, last, em->payload);
-}
-
-/* ---- the limit's ring ---- */
-
-static void ring_dispose(ring *r)
-{
-	for (size_t i = 0; r->strs && i < r->cap; i++)
-		lv__free(r->strs[i]);
-	lv__free(r->strs);
-	lv__free(r->v);
-	memset(r, 0, sizeof *r);
-}
-
-/* A deep copy of v into slot i. */
-static int ring_put(ring *r, size_t i, const lv_version_info *v)
-{
-	const char *s[4] = { v->transaction_uuid, v->operation_type, v->transaction_properties,
-			     v->manifest_path };
-	size_t len[4], total = 0;
-	for (int k = 0; k < 4; k++)
-		total += (len[k] = s[k] ? strlen(s[k]) + 1 : 0);
-	char *buf = lv__malloc(total ? total : 1), *at = buf;
-	if (!buf)
-		return LV_ENOMEM;
-	lv__free(r->strs[i]);
-	r->strs[i] = buf;
-	lv_version_info c = *v;
-	const char **dst[4] = { &c.transaction_uuid, &c.operation_type, &c.transaction_properties,
-				&c.manifest_path };
-	for (int k = 0; k < 4; k++) {
-		*dst[k] = s[k] ? memcpy(at, s[k], len[k]) : NULL;
-		at += len[k];
-	}
-	c.has_manifest_details = false; /* the other details' strings are not kept */
-	r->v[i] = c;
-	return 0;
-}
-
-static int ring_push(ring *r, const lv_version_info *v)
-{
-	if (r->n < r->cap) {
-		LV_TRY(ring_put(r, (r->head + r->n) % r->cap, v));
-		r->n++;
-		return 0;
-	}
-	LV_TRY(ring_put(r, r->head, v));
-	r->head = (r->head + 1) % r->cap;
-	return 0;
-}
-
-/* Hands out the ring's rows in order, with the gaps between them. */
-static void ring_flush(emitter *em)
-{
-	ring *r = &em->ring;
-	for (size_t k = 0; k < r->n && !em->stop; k++) {
-		const lv_version_info *v = &r->v[(r->head + k) % r->cap];
-		if (k > 0 && !em->o.since_time) {
-			uint64_t prev = r->v[(r->head + k - 1) % r->cap].version;
-			if (v->version > prev + 1)
-				gap(em, prev + 1, v->version - 1);
-		}
-		if (!em->stop)
-			em->stop = em->on_row(v, em->payload);
-	}
-}
-
-/* ---- handing out one row ---- */
-
-static int emit_row(emitter *em, const lv_version_info *src)
-{
-	uint64_t v = src->version;
-	if (em->stop || (em->any && v <= em->last))
-		return 0; /* already handed out (a copy in the head, an overlapping segment) */
-	em->any = true;
-	em->last = v;
-	lv_version_info r = *src;
-	char path[LV__MPATH];
-	bool live = lv__hplan_live(em->p, v, path);
-	r.is_cleaned_up = !live;
-	if (!r.has_manifest_details)
-		r.manifest_path = live ? path : NULL;
-	size_t t = lv__lower_bound_u64(em->tagged, em->ntagged, sizeof *em->tagged, 0, v);
-	r.is_tagged = t < em->ntagged && em->tagged[t] == v;
-	if (em->gaps_on) {
-		if (em->next == 0)
-			em->next = em->p->ds->branch ? v : 1;
-		if (v > em->next)
-			gap(em, em->next, v - 1);
-		if (v >= em->next)
-			em->next = v + 1;
-	}
-	if (v < em->o.since_version || (em->o.since_time && r.timestamp_millis < em->o.since_ms) ||
-	    em->stop)
-		return 0;
-	if (em->o.limit)
-		return ring_push(&em->ring, &r);
-	em->stop = em->on_row(&r, em->payload);
-	return 0;
-}
-
-/* ---- the head's rows and the tail's, merged ---- */
-
-/* The next tail row (read a chunk at a time when the tail was too long to read first), or NULL. */
-static const lv_version_info *tail_peek(emitter *em, lv_error *err, int *rc)
-{
-	lv__hplan *p = em->p;
-	*rc = 0;
-	if (p->tail_rows)
-		return em->ti < p->tail_rows->n ? &p->tail_rows->items[em->ti] : NULL;
-	if (em->chunk && em->ci < em->chunk->n)
-		return &em->chunk->items[em->ci];
-	while (em->ti < p->ntail) {
-		lv_version_list_free(em->chunk);
-		em->ci = 0;
-		size_t n = p->ntail - em->ti < LV__TAIL_CHUNK ? p->ntail - em->ti : LV__TAIL_CHUNK;
-		if (!(em->chunk = lv__version_list_new(n, n))) {
-			*rc = lv__err(err, LV_ENOMEM, "out of memory");
-			return NULL;
-		}
-		*rc = lv__hplan_read_tail(p, em->ti, n, em->chunk, err);
-		em->ti += n;
-		p->rep.manifests_read += n;
-		if (*rc < 0)
-			return NULL;
-		for (size_t i = 0; i < em->chunk->nvanished; i++)
-			lv__warn(&p->wl, LV_WARN_MANIFEST_VANISHED, em->chunk->vanished[i], 0, 0,
-				 "manifest %s vanished while being read (a concurrent cleanup?); skipped",
-				 em->chunk->vanished[i]);
-		p->rep.manifests_vanished += em->chunk->nvanished;
-		em->vanished += em->chunk->nvanished;
-		lv__sort_infos(em->chunk->items, em->chunk->n);
-		if (em->chunk->n)
-			return &em->chunk->items[0];
-	}
-	return NULL;
-}
-
-static void tail_pop(emitter *em)
-{
-	if (em->p->tail_rows)
-		em->ti++;
-	else
-		em->ci++;
-}
-
-/* Hands out (or, pass, skips) the head's and the tail's rows up to version `upto`, in order. */
-static int emit_until(emitter *em, uint64_t upto, bool pass, lv_error *err)
-{
-	const lv_version_list *h = em->p->head.rows;
-	while (!em->stop) {
-		int rc;
-		const lv_version_info *a = h && em->hi < h->n && h->items[em->hi].version <= upto
-						   ? &h->items[em->hi]
-						   : NULL;
-		const lv_version_info *b = tail_peek(em, err, &rc);
-		if (rc < 0)
-			return rc;
-		if (b && b->version > upto)
-			b = NULL;
-		if (!a && !b)
-			return 0;
-		const lv_version_info *take = !b || (a && a->version <= b->version) ? a : b;
-		if (take == a)
-			em->hi++;
-		else
-			tail_pop(em);
-		if (!pass && (rc = emit_row(em, take)) < 0)
-			return lv__err(err, rc, "out of memory");
+	lv_history_options d = LV_HISTORY_OPTIONS_INIT;
+	*o = d;
+	if (opts) {
+		LV_TRY(lv__struct_version("lv_history_options", opts->version, LV_HISTORY_OPTIONS_VERSION,
+					  LV_HISTORY_OPTIONS_VERSION, err));
+		*o = *opts;
 	}
 	return 0;
 }
 
-/* ---- segments ---- */
-
-/* What the stream does with one range of the archive. */
-typedef struct seg_job {
-	lv__seg_name name;
-	bool missing; /* named by the head's index, not there */
+/* Runs a walk to its end: 0, the stop value of a callback, or an error. */
+static int walk_all(lv__hwalk *w, lv_error *err)
+{
 	int rc;
-	lv_error e;
-	lv__cp_file f;
-} seg_job;
-
-static void fetch_job(size_t i, void *arg)
-{
-	void **a = arg;
-	lv__hplan *p = a[0];
-	seg_job *jobs = a[1];
-	seg_job *j = &jobs[i];
-	if (!j->missing)
-		j->rc = lv__hplan_segment_fetch(p, &j->name, &j->f, &j->e);
+	while ((rc = lv__hwalk_step(w, err)) > 0)
+		;
+	return rc < 0 ? rc : lv__hwalk_end(w, err);
 }
 
-/* Rows for live versions in [first, last] that neither `f` nor the head holds (read now). */
-static int live_missing(emitter *em, const seg_job *j, lv_version_list **out, lv_error *err)
+/* The end of an answer: the report completed and written, the warnings committed. */
+static int answer_end(lv__hplan *p, const lv_storage_stats *s0, lv_history_report *report,
+		      lv_error *err)
 {
-	lv__hplan *p = em->p;
-	size_t li = lv__lower_bound_u64(p->live, p->nlive, sizeof *p->live,
-					offsetof(lv__manifest_entry, version), j->name.first);
-	lv__manifest_entry *want = NULL;
-	size_t n = 0, cap = 0;
-	for (size_t i = li; i < p->nlive && p->live[i].version <= j->name.last; i++) {
-		uint64_t v = p->live[i].version;
-		if ((j->f.rows && lv__vlist_find(j->f.rows, v)) || (p->head.rows && lv__vlist_find(p->head.rows, v)))
-			continue;
-		lv__manifest_entry *nw = lv__grow(want, &cap, n, sizeof *nw, 16);
-		if (!nw) {
-			lv__free(want);
-			return lv__err(err, LV_ENOMEM, "out of memory");
-		}
-		want = nw;
-		want[n++] = p->live[i];
-	}
-	int rc = 0;
-	if (n) {
-		const char **paths = NULL;
-		char *block = NULL;
-		*out = lv__version_list_new(n, n);
-		rc = *out && lv__mpaths(want, n, &paths, &block) == 0
-			     ? lv__read_into_list(*out, p->ds->st, p->ds->threads, paths, n, err)
-			     : lv__err(err, LV_ENOMEM, "out of memory");
-		lv__free(paths);
-		lv__free(block);
-		p->rep.manifests_read += n;
-		if (rc == 0)
-			lv__sort_infos((*out)->items, (*out)->n);
-	}
-	lv__free(want);
-	return rc;
+	uint64_t added = 0;
+	lv__report_end(p->ds, &p->rep, s0);
+	LV_TRY(lv__warn_commit_all(p->ds, &p->wl, &added, err));
+	p->rep.warnings += added; /* a cursor's gap scan committed some already */
+	lv__report_put(report, &p->rep);
+	return 0;
 }
-
-/* One range of the archive: the segment's rows merged with the head's and any live manifest's. */
-static int emit_segment(emitter *em, seg_job *j, lv_error *err)
-{
-	LV_TRY(emit_until(em, j->name.first - 1, false, err));
-	if (j->missing || j->rc < 0) {
-		failed *nf = lv__reallocarray(em->failed, em->nfailed + 1, sizeof *nf);
-		if (!nf)
-			return lv__err(err, LV_ENOMEM, "out of memory");
-		em->failed = nf;
-		nf[em->nfailed] = (failed){ j->name.first, j->name.last, "", j->missing };
-		snprintf(nf[em->nfailed].path, sizeof nf->path, "%s", j->name.path);
-		em->nfailed++;
-	}
-	lv_version_list *extra = NULL;
-	int rc = live_missing(em, j, &extra, err);
-	const lv_version_list *s = j->f.rows;
-	size_t si = 0, xi = 0;
-	while (rc == 0) {
-		const lv_version_info *a = s && si < s->n ? &s->items[si] : NULL;
-		const lv_version_info *b = extra && xi < extra->n ? &extra->items[xi] : NULL;
-		if (!a && !b)
-			break;
-		uint64_t v = !b || (a && a->version <= b->version) ? a->version : b->version;
-		/* the head's (and tail's) rows below v first, then the lowest of the two */
-		if ((rc = emit_until(em, v - 1, false, err)) < 0)
-			break;
-		const lv_version_info *take = !b || (a && a->version <= b->version) ? a : b;
-		if (take == a)
-			si++;
-		else
-			xi++;
-		if ((rc = emit_row(em, take)) < 0)
-			rc = lv__err(err, rc, "out of memory");
-	}
-	if (rc == 0)
-		rc = emit_until(em, j->name.last, false, err);
-	lv_version_list_free(extra);
-	return rc;
-}
-
-/* ---- which ranges are read ---- */
-
-static int cmp_job(const void *a, const void *b)
-{
-	const seg_job *x = a, *y = b;
-	if (x->name.first != y->name.first)
-		return x->name.first < y->name.first ? -1 : 1;
-	return x->name.last < y->name.last ? -1 : x->name.last > y->name.last;
-}
-
-/* Every listed segment and every one the index names but is missing, sorted. */
-static seg_job *all_jobs(const lv__hplan *p, size_t *n)
-{
-	*n = p->segs.n + p->nmissing;
-	seg_job *j = lv__calloc(*n ? *n : 1, sizeof *j);
-	if (!j)
-		return NULL;
-	for (size_t i = 0; i < p->segs.n; i++)
-		j[i].name = p->segs.v[i];
-	for (size_t i = 0; i < p->nmissing; i++) {
-		seg_job *m = &j[p->segs.n + i];
-		m->missing = true;
-		m->name.first = p->missing[i].first;
-		m->name.last = p->missing[i].last;
-		lv__seg_path(m->name.path, sizeof m->name.path, m->name.first, m->name.last);
-	}
-	qsort(j, *n, sizeof *j, cmp_job);
-	return j;
-}
-
-/*
- * The oldest version a --limit needs: the head's own rows and the live tail
- * count exactly; segments count by the index's row counts (an unindexed or
- * missing one counts nothing, so one more is read), newest first.
- */
-static uint64_t limit_floor(const lv__hplan *p, const seg_job *jobs, size_t n, uint64_t limit)
-{
-	uint64_t have = p->ntail;
-	const lv_version_list *h = p->head.rows;
-	for (size_t i = 0; h && i < h->n; i++)
-		have += h->items[i].version > p->through;
-	for (size_t i = n; i-- > 0 && have < limit;) {
-		const lv__seg_entry *e = lv__arc_index_find(&p->ix, jobs[i].name.first);
-		if (e && e->last == jobs[i].name.last && !jobs[i].missing)
-			have += e->rows;
-		if (have >= limit)
-			return jobs[i].name.first;
-	}
-	return have >= limit ? p->through + 1 : 0;
-}
-
-/* Is this range left unread?  (Its versions are all older than what was asked for.) */
-static bool skipped(const emitter *em, const seg_job *j, uint64_t floor, uint64_t *unrecorded)
-{
-	const lv_history_options *o = &em->o;
-	if (o->since_version && j->name.last < o->since_version)
-		return true;
-	if (o->limit && j->name.last < floor)
-		return true;
-	if (o->since_time && !j->missing) {
-		const lv__seg_entry *e = lv__arc_index_find(&em->p->ix, j->name.first);
-		if (e && e->last == j->name.last && e->max_ts < o->since_ms) {
-			*unrecorded += (e->last - e->first + 1) - e->rows;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Reads the ranges in order: a batch at a time (one locally, several at once on object stores). */
-static int stream_segments(emitter *em, lv_error *err)
-{
-	lv__hplan *p = em->p;
-	size_t n;
-	seg_job *jobs = all_jobs(p, &n);
-	if (!jobs)
-		return lv__err(err, LV_ENOMEM, "out of memory");
-	uint64_t floor = em->o.limit ? limit_floor(p, jobs, n, em->o.limit) : 0, unrecorded = 0;
-	size_t batch = p->ds->remote ? (size_t)(p->ds->threads < 8 ? p->ds->threads : 8) : 1;
-	int rc = 0;
-	for (size_t i = 0; i < n && rc == 0 && !em->stop;) {
-		if (skipped(em, &jobs[i], floor, &unrecorded)) {
-			rc = emit_until(em, jobs[i].name.first - 1, false, err);
-			if (rc == 0)
-				rc = emit_until(em, jobs[i].name.last, true, err);
-			if (em->next <= jobs[i].name.last)
-				em->next = jobs[i].name.last + 1; /* accounted for, not read */
-			i++;
-			continue;
-		}
-		size_t k = 0; /* the next run of ranges that are read */
-		while (i + k < n && k < batch && !skipped(em, &jobs[i + k], floor, &unrecorded))
-			k++;
-		void *args[2] = { p, jobs + i };
-		lv__parallel_for(k, (int)batch, fetch_job, args);
-		for (size_t m = 0; m < k && rc == 0; m++) {
-			seg_job *j = &jobs[i + m];
-			if (!j->missing && (j->rc = lv__hplan_segment_accept(p, &j->name, j->rc, &j->f, &j->e,
-									      &p->wl)) == LV_ENOMEM)
-				rc = lv__err(err, LV_ENOMEM, "out of memory");
-			if (rc == 0 && !em->stop)
-				rc = emit_segment(em, j, err);
-		}
-		for (size_t m = 0; m < k; m++)
-			lv__cp_file_dispose(&jobs[i + m].f);
-		i += k;
-	}
-	for (size_t i = 0; i < n; i++)
-		lv__cp_file_dispose(&jobs[i].f);
-	lv__free(jobs);
-	if (unrecorded)
-		lv__warn(&p->wl, LV_WARN_HISTORY_GAP, NULL, 0, 0,
-			 "%" PRIu64 " versions in segments not read (every version they record is older than "
-			 "the time asked for) have no record; any of them may have been committed later",
-			 unrecorded);
-	return rc;
-}
-
-/* ---- entry points ---- */
 
 /* lv_history_each, from a first round already made (`seed`, may be NULL: taken over). */
 static int history_each_from(lv_dataset *ds, const lv_history_options *opts, lv_history_row_fn on_row,
 			     lv_history_gap_fn on_gap, void *payload, lv__round1 *seed,
 			     lv_history_report *report, lv_error *err)
 {
+	lv_history_options o;
 	int crc = !ds || !on_row ? lv__err(err, LV_EINVALID, "lv_history_each: NULL argument")
 				 : lv__report_check(report, err);
-	if (crc == 0 && opts)
-		crc = lv__struct_version("lv_history_options", opts->version, LV_HISTORY_OPTIONS_VERSION,
-					 LV_HISTORY_OPTIONS_VERSION, err);
+	if (crc == 0)
+		crc = options_of(opts, &o, err);
 	if (crc < 0) {
 		if (seed)
 			lv__round1_dispose(seed);
 		return crc;
 	}
-	lv_history_options o = LV_HISTORY_OPTIONS_INIT;
-	if (opts)
-		o = *opts;
 	lv__hplan p;
 	lv_storage_stats s0;
 	LV_TRY(lv__hplan_start_from(ds, &p, &s0, seed, err));
-	emitter em = { .p = &p, .o = o, .on_row = on_row, .on_gap = on_gap, .payload = payload,
-		       .gaps_on = !o.limit, .next = o.since_version };
-	int rc = load_tagged(&em) < 0 ? lv__err(err, LV_ENOMEM, "out of memory") : 0;
-	if (rc == 0 && o.limit) {
-		em.ring.cap = o.limit;
-		em.ring.v = lv__calloc(o.limit, sizeof *em.ring.v);
-		em.ring.strs = lv__calloc(o.limit, sizeof *em.ring.strs);
-		if (!em.ring.v || !em.ring.strs)
-			rc = lv__err(err, LV_ENOMEM, "out of memory (--limit %" PRIu64 ")", o.limit);
-	}
+	lv__hwalk *w = NULL;
+	int rc = lv__hwalk_new(&w, &p, &o, 0, on_row, on_gap, payload, NULL, err);
 	if (rc == 0)
-		rc = stream_segments(&em, err);
-	if (rc == 0 && !em.stop)
-		rc = emit_until(&em, UINT64_MAX, false, err);
-	if (rc == 0 && o.limit)
-		ring_flush(&em);
-	if (rc == 0 && em.nomem)
-		rc = lv__err(err, LV_ENOMEM, "out of memory listing " LV__CAPGAP_DIR);
-	if (rc == 0) {
-		lv__report_end(ds, &p.rep, &s0);
-		rc = lv__warn_commit_all(ds, &p.wl, &p.rep.warnings, err);
-		if (rc == 0) {
-			lv__report_put(report, &p.rep);
-			rc = em.stop > 0 || em.stop < 0 ? em.stop : 0;
-		}
+		rc = walk_all(w, err);
+	if (rc >= 0) {
+		int end = answer_end(&p, &s0, report, err);
+		rc = end < 0 ? end : rc;
 	}
-	ring_dispose(&em.ring);
-	lv_version_list_free(em.chunk);
-	lv__free(em.failed);
-	lv__capgaps_dispose(&em.notes);
-	lv__free(em.tagged);
+	lv__hwalk_free(w);
 	lv__hplan_dispose(&p);
 	return rc;
 }
 
-/* ---- the whole history as a list ---- */
+int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_row_fn on_row,
+		    lv_history_gap_fn on_gap, void *payload, lv_history_report *report, lv_error *err)
+{
+	return history_each_from(ds, opts, on_row, on_gap, payload, NULL, report, err);
+}
+
+/* ---- rows collected into a list ---- */
 
 typedef struct collect {
 	lv_version_list *l;
 	size_t cap, capgaps;
 	int rc;
 	bool live_only; /* versions(): the rows whose manifest is listed */
+	size_t want;    /* a cursor's: full once l holds this many rows */
+	bool full;
 } collect;
+
+static int collect_start(collect *c)
+{
+	c->l = lv__version_list_new(256, 1);
+	c->cap = 256;
+	c->capgaps = 0;
+	if (!c->l)
+		return LV_ENOMEM;
+	lv__arena_init(&c->l->arenas[0], 65536);
+	c->l->narenas = 1;
+	return 0;
+}
 
 static int collect_row(const lv_version_info *v, void *payload)
 {
@@ -645,6 +135,7 @@ static int collect_row(const lv_version_info *v, void *payload)
 	}
 	l->items = nv;
 	l->n++;
+	c->full = c->want && l->n >= c->want;
 	return 0;
 }
 
@@ -676,25 +167,17 @@ int lv_history(lv_version_list **out, lv_dataset *ds, lv_history_report *report,
 	return lv_history_list(out, ds, NULL, report, err);
 }
 
-int lv_history_each(lv_dataset *ds, const lv_history_options *opts, lv_history_row_fn on_row,
-		    lv_history_gap_fn on_gap, void *payload, lv_history_report *report, lv_error *err)
-{
-	return history_each_from(ds, opts, on_row, on_gap, payload, NULL, report, err);
-}
-
 /* lv_history_list, or with live_only the live rows of the history stream and no gaps. */
 static int history_collect(lv_version_list **out, lv_dataset *ds, const lv_history_options *opts,
 			   bool live_only, lv__round1 *seed, lv_history_report *report, lv_error *err)
 {
 	*out = NULL;
-	collect c = { lv__version_list_new(256, 1), 256, 0, 0, live_only };
-	if (!c.l) {
+	collect c = { .live_only = live_only };
+	if (collect_start(&c) < 0) {
 		if (seed)
 			lv__round1_dispose(seed);
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	}
-	lv__arena_init(&c.l->arenas[0], 65536);
-	c.l->narenas = 1;
 	int rc = history_each_from(ds, opts, collect_row, live_only ? NULL : collect_gap, &c, seed,
 				   report, err);
 	if (rc >= 0 && c.rc < 0)
@@ -725,4 +208,205 @@ int lv_history_list(lv_version_list **out, lv_dataset *ds, const lv_history_opti
 	if (!out || !ds)
 		return lv__err(err, LV_EINVALID, "lv_history: NULL argument");
 	return history_collect(out, ds, opts, false, NULL, report, err);
+}
+
+/* ---- the cursor ---- */
+
+enum { CUR_FRESH, CUR_ROWS, CUR_END, CUR_FAILED };
+#define CURSOR_PRESIZE ((size_t)1 << 20) /* rows asked for that are made room for at once */
+
+struct lv_history_cursor {
+	lv_dataset *ds; /* held (lv__dataset_hold): the caller may free it first */
+	lv__hplan p;
+	lv_storage_stats s0;
+	lv_history_options o;
+	lv__hwalk *w;   /* the rows' walk (made at the first next) */
+	bool scanned;   /* a gap scan warned: the rows' walk is quiet */
+	uint64_t (*known)[2]; /* the ranges that scan could not use */
+	size_t nknown;
+	int state;
+	collect buf;    /* rows walked, not yet handed out */
+};
+
+int lv_history_cursor_open(lv_history_cursor **out, lv_dataset *ds, const lv_history_options *opts,
+			   lv_error *err)
+{
+	if (!out || !ds)
+		return lv__err(err, LV_EINVALID, "lv_history_cursor_open: NULL argument");
+	*out = NULL;
+	lv_history_options o;
+	LV_TRY(options_of(opts, &o, err));
+	lv_history_cursor *c = lv__calloc(1, sizeof *c);
+	if (!c)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	c->o = o;
+	c->ds = ds;
+	lv__dataset_hold(ds);
+	int rc = lv__hplan_start(ds, &c->p, &c->s0, err);
+	if (rc == 0 && collect_start(&c->buf) < 0)
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+	if (rc < 0) {
+		lv_history_cursor_free(c);
+		return rc;
+	}
+	*out = c;
+	return 0;
+}
+
+void lv_history_cursor_free(lv_history_cursor *c)
+{
+	if (!c)
+		return;
+	lv__hwalk_free(c->w);
+	lv__free(c->known);
+	lv_version_list_free(c->buf.l);
+	if (c->p.ds)
+		lv__hplan_dispose(&c->p);
+	lv_dataset_free(c->ds); /* the hold; the dataset itself if its caller freed it already */
+	lv__free(c);
+}
+
+static int cursor_fail(lv_history_cursor *c, int rc)
+{
+	c->state = CUR_FAILED;
+	return rc;
+}
+
+/* The gap scan: the gaps (a collect, first: collect_gap's payload) and the rows' range. */
+typedef struct scan {
+	collect g;
+	bool any;
+	uint64_t first, last;
+} scan;
+
+static int scan_row(const lv_version_info *v, void *payload)
+{
+	scan *s = payload;
+	if (!s->any)
+		s->first = v->version;
+	s->any = true;
+	s->last = v->version;
+	return 0;
+}
+
+/* With options, only the gaps strictly between the first and the last row handed out are
+ * kept: what lv_version_list_select keeps of a list's gaps. */
+static void scan_trim(scan *s, const lv_history_options *o)
+{
+	lv_version_list *l = s->g.l;
+	if (!o->since_version && !o->since_time && !o->limit)
+		return;
+	size_t k = 0;
+	for (size_t i = 0; i < l->ngaps; i++)
+		if (s->any && l->gaps[i][0] > s->first && l->gaps[i][1] < s->last) {
+			l->gaps[k][0] = l->gaps[i][0];
+			l->gaps[k++][1] = l->gaps[i][1];
+		}
+	l->ngaps = k;
+}
+
+int lv_history_cursor_gaps(lv_history_cursor *c, lv_version_list **out, lv_history_report *report,
+			   lv_error *err)
+{
+	if (!c || !out)
+		return lv__err(err, LV_EINVALID, "lv_history_cursor_gaps: NULL argument");
+	*out = NULL;
+	LV_TRY(lv__report_check(report, err));
+	if (c->state != CUR_FRESH || c->scanned)
+		return lv__err(err, LV_EINVALID, "lv_history_cursor_gaps: only before the first row");
+	scan sc = { 0 };
+	collect *g = &sc.g;
+	if (collect_start(g) < 0)
+		return cursor_fail(c, lv__err(err, LV_ENOMEM, "out of memory"));
+	lv__hwalk *w = NULL;
+	/* Versions only, unless a time bound needs the tail's commit times to pick its rows. */
+	int rc = lv__hwalk_new(&w, &c->p, &c->o, c->o.since_time ? 0 : LV__HWALK_VERSIONS, scan_row,
+			       collect_gap, &sc, NULL, err);
+	if (rc == 0)
+		rc = walk_all(w, err);
+	if (rc >= 0 && g->rc < 0)
+		rc = lv__err(err, g->rc, "out of memory");
+	if (rc >= 0)
+		scan_trim(&sc, &c->o);
+	if (rc >= 0 && lv__hwalk_failed(w, &c->known, &c->nknown) < 0)
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
+	if (rc >= 0)
+		rc = answer_end(&c->p, &c->s0, report, err);
+	lv__hwalk_free(w);
+	if (rc < 0) {
+		lv_version_list_free(g->l);
+		return cursor_fail(c, rc);
+	}
+	c->scanned = true;
+	*out = g->l;
+	return 0;
+}
+
+/* Hands out the buffer's first n rows (with every gap met so far); the rest stays buffered. */
+static int cursor_take(lv_history_cursor *c, size_t n, lv_version_list **out)
+{
+	lv_version_list *l = c->buf.l;
+	collect rest = { .want = c->buf.want };
+	if (collect_start(&rest) < 0)
+		return LV_ENOMEM;
+	for (size_t i = n; i < l->n; i++)
+		if (collect_row(&l->items[i], &rest) || rest.rc < 0) {
+			lv_version_list_free(rest.l);
+			return LV_ENOMEM;
+		}
+	l->n = n;
+	*out = l;
+	c->buf = rest;
+	return 0;
+}
+
+int lv_history_cursor_next(lv_history_cursor *c, size_t max_rows, lv_version_list **out,
+			   lv_history_report *report, lv_error *err)
+{
+	if (!c || !out || !max_rows)
+		return lv__err(err, LV_EINVALID, "lv_history_cursor_next: NULL argument or max_rows 0");
+	*out = NULL;
+	LV_TRY(lv__report_check(report, err));
+	if (c->state == CUR_FAILED)
+		return lv__err(err, LV_EINVALID, "lv_history_cursor_next: the cursor failed before");
+	if (c->state == CUR_END)
+		return 0;
+	int rc = 0;
+	if (!c->w && (rc = lv__hwalk_new(&c->w, &c->p, &c->o, c->scanned ? LV__HWALK_QUIET : 0,
+					 collect_row, collect_gap, &c->buf, &c->buf.full, err)) < 0)
+		return cursor_fail(c, rc);
+	lv__hwalk_known_failed(c->w, (const uint64_t(*)[2])c->known, c->nknown);
+	c->state = CUR_ROWS;
+	c->buf.want = max_rows;
+	/* room for the rows asked for and a step's overshoot (a segment's rows, 4,096 unless
+	 * sealed otherwise) at once, not by doubling past them; a huge max_rows (all of them)
+	 * grows as it fills */
+	size_t room = (max_rows < CURSOR_PRESIZE ? max_rows : CURSOR_PRESIZE) + LV__TAIL_CHUNK;
+	if (c->buf.cap < room) {
+		lv_version_info *nv = lv__reallocarray(c->buf.l->items, room, sizeof *nv);
+		if (!nv)
+			return cursor_fail(c, lv__err(err, LV_ENOMEM, "out of memory"));
+		c->buf.l->items = nv;
+		c->buf.cap = room;
+	}
+	c->buf.full = c->buf.l->n >= max_rows;
+	while (!c->buf.full && (rc = lv__hwalk_step(c->w, err)) > 0)
+		c->buf.full = c->buf.l->n >= max_rows;
+	if (rc == 0 && !c->buf.full)
+		rc = lv__hwalk_end(c->w, err);
+	if (rc >= 0 && c->buf.rc < 0)
+		rc = lv__err(err, c->buf.rc, "out of memory");
+	if (rc < 0)
+		return cursor_fail(c, rc);
+	size_t n = c->buf.l->n < max_rows ? c->buf.l->n : max_rows;
+	if (!c->buf.full) { /* the walk is over */
+		if ((rc = answer_end(&c->p, &c->s0, report, err)) < 0)
+			return cursor_fail(c, rc);
+		c->state = CUR_END;
+		if (n == 0 && c->buf.l->ngaps == 0)
+			return 0;
+	}
+	if (cursor_take(c, n, out) < 0)
+		return cursor_fail(c, lv__err(err, LV_ENOMEM, "out of memory"));
+	return 0;
 }

@@ -222,6 +222,14 @@ def test_cli_ipc_stream(uri):
     ds = lancever.Dataset(uri)
     for cmd in ("history", "versions"):
         t = ipc(cmd, uri)
+        # the CLI appends the tag names (joined with ",", null when none) to the C export's columns
+        tags = t.schema.field("tags")
+        assert (t.schema.names[-1], tags.type, tags.nullable) == ("tags", pa.string(), True)
+        j = json.loads(subprocess.run([LANCEVER, cmd, uri, "--json"], capture_output=True,
+                                      check=True).stdout)
+        assert t.column("tags").to_pylist() == [",".join(r["tags"]) or None for r in j]
+        assert any(r["tags"] for r in j), "the dataset has a tagged version"
+        t = t.drop_columns(["tags"])
         assert [(f.name, f.type, f.nullable) for f in t.schema] == VERSION_SCHEMA
         assert t.equals(pa.table(getattr(ds, cmd)().arrow()), check_metadata=True), cmd
         assert plain_rows(t.column_names, [tuple(d.values()) for d in t.to_pylist()]) == \
