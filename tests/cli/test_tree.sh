@@ -6,7 +6,7 @@
 # 1. The tree is written once: CONTRIBUTING's "The house"; no other doc (README.md, docs/*.md,
 #    RELIABILITY.md) repeats it (they link to it).
 # 2. Every directory under src/lib/ and src/cli/ is named in it.
-# 3. Every file name it mentions (foo.c, foo.h) exists somewhere under src/.
+# 3. Every file name it mentions (foo.c, foo.h) exists somewhere under src/, include/ or python/.
 set -u
 src=${1:?usage: test_tree.sh SOURCE_DIR}
 fail=0
@@ -29,7 +29,7 @@ for d in "$src"/src/lib/*/ "$src"/src/cli/; do
 done
 for f in $(grep -oE '[a-z0-9_*]+\.[ch]\b' <<<"$contrib" | sort -u); do
 	case $f in *'*'*) continue ;; esac
-	[ -n "$(find "$src/src" "$src/include" -name "$f" -print -quit)" ] || bad "the tree names $f, which does not exist"
+	[ -n "$(find "$src/src" "$src/include" "$src/python" -name "$f" -print -quit)" ] || bad "the tree names $f, which does not exist"
 done
 if [ $fail -gt 0 ]; then
 	echo "test_tree: $fail problem(s)"
