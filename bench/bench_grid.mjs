@@ -81,7 +81,10 @@ async function lvCase(uri, env) {
   const inproc = await timeInProcess(uri, { repeat: fit(once, 9, 3), env });
   const proc = await timeProcess(['versions', uri], { repeat: fit(once, 5, 3), env });
   return { stats, inproc_ms: inproc.open_versions_ms, inproc_rss_kb: inproc.maxrss_kb,
-    proc_ms: proc.median_ms, proc_rss_kb: proc.maxrss_kb, proc_runs: proc.runs };
+    proc_ms: proc.median_ms, proc_rss_kb: proc.maxrss_kb, proc_runs: proc.runs,
+    // default vs the GLIBC_TUNABLES (lib.mjs), for report.mjs's tuned section
+    tuned_pairs: [['in-process', inproc.open_versions_ms, inproc.tuned?.open_versions_ms],
+      ['process', proc.median_ms, proc.tuned?.median_ms]].filter((x) => x[2]) };
 }
 
 async function measure(ctx, n, f) {
@@ -103,8 +106,9 @@ async function measure(ctx, n, f) {
   c.cp = await lvCase(ctx.uri, ctx.env);
   // The same with a heap that stays allocated between calls (glibc returns freed memory at the
   // top of the heap above 128 KiB to the kernel, so each call faults it in again; a long-running
-  // process with a raised trim threshold, or another allocator, does not pay that).
-  c.cp.inproc_steady_ms = (await timeInProcess(ctx.uri, { repeat: 9,
+  // process with a raised trim threshold, or another allocator, does not pay that): lvCase's
+  // tuned twin (lib.mjs), or a run of its own when the pairing is off.
+  c.cp.inproc_steady_ms = c.cp.tuned_pairs.find((x) => x[0] === 'in-process')?.[2] ?? (await timeInProcess(ctx.uri, { repeat: 9,
     env: { ...(ctx.env || process.env), GLIBC_TUNABLES: STEADY_HEAP } })).open_versions_ms;
   ctx.end?.();
   await ctx.addTail(n + 1, 8);
