@@ -162,7 +162,9 @@ async function limitCase(label, dir) {
     return { case: label, versions: lv.versions, limit_ms: Math.min(limit.median_ms, limit2.median_ms), fresh_ms: lv.open_versions_ms,
       cached_ms: lv.versions_ms, notrim_fresh_ms: notrim.open_versions_ms, notrim_cached_ms: notrim.versions_ms,
       json_bytes: bytes, proc_ms: proc.median_ms, proc_rss_kb: proc.maxrss_kb, proc_minflt: proc.minflt,
-      proc_limit_ms: base.median_ms, proc_limit_rss_kb: base.maxrss_kb };
+      proc_limit_ms: base.median_ms, proc_limit_rss_kb: base.maxrss_kb,
+      tuned_pairs: [['fresh handle', lv.open_versions_ms, notrim.open_versions_ms], ['cached handle', lv.versions_ms, notrim.versions_ms]]
+        .filter((x) => x[2]) };
   } finally { fs.rmSync(work, { recursive: true, force: true }); }
 }
 
