@@ -1,7 +1,9 @@
 // versions() benchmark grid, the Version Checkpointing proposal's table side by side with LanceDB.
 //
 //   node bench/bench_grid.mjs [--backend local|s3] [--versions 2,4,...,512] [--fragments 1000,10000,100000]
-//        [--big 10000x1000] [--runs N] [--budget-ms B] [--delay MS] [--out DIR] [--no-lancedb]
+//        [--big 10000x1000] [--runs N] [--budget-ms B] [--delay MS] [--out DIR] [--no-lancedb] [--lance12]
+// --lance12 (local disk only): LanceDB 0.39.0 (Lance 12, the lance12 interop peer) is timed on the
+// same datasets too, as c.lance12 (a failure is recorded as c.lance12.error, not fatal).
 //
 // For every (versions N, fragments F) cell, on a dataset written by bench/gen_dataset (N versions, each
 // with the same F fragments, ~84 bytes per fragment in the manifest like Lance's own), it measures:
@@ -43,6 +45,7 @@ const runs = Math.max(3, Number(a.get('--runs', 5)));
 const budget = Number(a.get('--budget-ms', 30000));
 const delay = Number(a.get('--delay', 20));
 const noLance = a.has('--no-lancedb');
+const lance12 = a.has('--lance12') && backend === 'local' && !noLance;
 const outDir = path.resolve(a.get('--out', path.join(here, 'out', `grid-${backend}`)));
 const dataDir = path.resolve(process.env.LV_BENCH_DATA || path.join(here, 'out', 'datasets'));
 requireBinaries('gen_dataset', 'time_versions', 'rusage', 's3_upload');
@@ -94,6 +97,9 @@ async function measure(ctx, n, f) {
     c.lance = await lanceChild(['versions', ctx.lanceUri, ctx.table, String(n), '--runs', String(runs),
       '--budget-ms', String(budget)], { storageOptions: ctx.storageOptions });
     if (ctx.endLance) c.lance.requests = ctx.endLance(c.lance.runs + 1);
+    if (lance12)
+      c.lance12 = await lanceChild(['versions', ctx.lanceUri, ctx.table, String(n), '--runs', String(runs), '--budget-ms', String(budget)],
+        { env: { ...process.env, LV_PEER: 'lance12' } }).catch((e) => ({ error: e.message.slice(0, 300) }));
   }
   ctx.begin?.();
   c.none = await lvCase(ctx.uri, ctx.env);

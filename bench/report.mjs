@@ -259,14 +259,16 @@ function gridTable(g, proposal, label) {
     'glibc hands freed memory above 128 KiB back to the kernel after every call and the next call faults it in again, ' +
     'which on this virtual machine costs several microseconds per 4 KiB page:', '');
   const s3c = g.backend === 's3';
-  P(`| versions | fragments | manifest KB | LanceDB | no checkpoint | checkpoint | checkpoint, steady heap | +8 tail | +16 tail | vs LanceDB | proposal | vs no checkpoint |`,
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const l12 = g.cells.some((c) => c.lance12);
+  P(`| versions | fragments | manifest KB | LanceDB |${l12 ? ' LanceDB 0.39 (Lance 12) |' : ''} no checkpoint | checkpoint | checkpoint, steady heap | +8 tail | +16 tail | vs LanceDB |${l12 ? ' vs Lance 12 |' : ''} proposal | vs no checkpoint |`,
+    `|---:|---:|---:|---:|${l12 ? '---:|' : ''}---:|---:|---:|---:|---:|---:|${l12 ? '---:|' : ''}---:|---:|`);
   const rq = (x, r) => (s3c && r !== undefined ? `${fms(x)} (${Math.round(r)})` : fms(x));
   for (const c of g.cells) {
     const p = proposalRow(proposal, c.versions, c.fragments);
-    P(`| ${c.versions.toLocaleString('en-US')} | ${fk(c.fragments)} | ${(c.manifest_bytes / 1024).toFixed(0)} | ${rq(c.lance?.median_ms, c.lance?.requests)} | ` +
+    const c12 = l12 ? ` ${c.lance12?.error ? 'failed' : fms(c.lance12?.median_ms)} |` : '';
+    P(`| ${c.versions.toLocaleString('en-US')} | ${fk(c.fragments)} | ${(c.manifest_bytes / 1024).toFixed(0)} | ${rq(c.lance?.median_ms, c.lance?.requests)} |${c12} ` +
       `${rq(c.none.inproc_ms, c.none.stats.requests)} | ${rq(c.cp.inproc_ms, c.cp.stats.requests)} | ${fms(c.cp.inproc_steady_ms)} | ${rq(c.t8.inproc_ms, c.t8.stats.requests)} | ` +
-      `${rq(c.t16.inproc_ms, c.t16.stats.requests)} | ${fx(c.lance?.median_ms, c.cp.inproc_ms)} | ${p ? `${p[4]}x` : '-'} | ${fx(c.none.inproc_ms, c.cp.inproc_ms)} |`);
+      `${rq(c.t16.inproc_ms, c.t16.stats.requests)} | ${fx(c.lance?.median_ms, c.cp.inproc_ms)} |${l12 ? ` ${fx(c.lance12?.median_ms, c.cp.inproc_ms)} |` : ''} ${p ? `${p[4]}x` : '-'} | ${fx(c.none.inproc_ms, c.cp.inproc_ms)} |`);
   }
   P('', 'Whole `lancever versions` process (ms) and peak RSS (MB); LanceDB\'s RSS is its whole Node process; checkpoint write = `lancever checkpoint` from nothing:', '',
     '| versions | fragments | no checkpoint ms | checkpoint ms | +16 tail ms | RSS LanceDB | RSS no checkpoint | RSS checkpoint | checkpoint write ms (bytes, RSS) |',

@@ -14,7 +14,7 @@
 #
 # Single benchmarks (each writes bench/out/<name>/results.json; run --report afterwards):
 #   bash bench/run.sh --grid [--backend local|s3] [--versions 2,4,..] [--fragments 1000,..] [--big 10000x1000]
-#                            [--runs N] [--budget-ms B] [--delay MS] [--no-lancedb]     (bench_grid.mjs)
+#                            [--runs N] [--budget-ms B] [--delay MS] [--no-lancedb] [--lance12]  (bench_grid.mjs)
 #   bash bench/run.sh --history [--sizes 10000,1000000] [--keep]                        (bench_history.mjs)
 #   bash bench/run.sh --cleanup [--shapes 512x10000,..] [--runs N] [--strays K]         (bench_cleanup.mjs)
 #   bash bench/run.sh --versions [--only 200|2000] [--keep]                             (bench_versions.mjs)
@@ -80,7 +80,7 @@ case "$mode" in
       "$out/scale" "$out/cloud" "$out/python"
     if [ $quick = 1 ]; then
       node_bench bench_versions.mjs --only 200
-      node_bench bench_grid.mjs --backend local --fragments 1000,10000 --big 10000x1000
+      node_bench bench_grid.mjs --backend local --fragments 1000,10000 --big 10000x1000 --lance12
       node_bench bench_grid.mjs --backend s3 --versions 2,8,32,128 --fragments 1000
       node_bench bench_history.mjs --sizes 10000,100000
       node_bench bench_cleanup.mjs --shapes 64x10000,512x1000
@@ -92,7 +92,7 @@ case "$mode" in
       node_bench report.mjs --command "bash bench/run.sh --all --quick"
     else
       node_bench bench_versions.mjs
-      node_bench bench_grid.mjs --backend local --big 10000x1000,10000x10000
+      node_bench bench_grid.mjs --backend local --big 10000x1000,10000x10000 --lance12
       node_bench bench_grid.mjs --backend s3
       node_bench bench_history.mjs --sizes 10000,1000000
       node_bench bench_cleanup.mjs
