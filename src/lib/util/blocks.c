@@ -23,6 +23,12 @@
  *    does not, the next user writes them without a fault.
  *  - One mutex guards the table; fork() is safe (pthread_atfork: the child's lock is free).
  *  - Under AddressSanitizer the cache is off (it would hide a use after free).
+ *
+ * Why 32 KiB and 64 slots: glibc also gives back the free top of its heaps above 128 KiB
+ * (trim), so a call whose many medium blocks (checkpoint columns, arena chunks, manifests
+ * read by worker threads, whose arenas shrink too) add up to more than that faults them in
+ * again on the next call; keeping them here leaves the heap top in use.  The 16 MiB cap is
+ * unchanged, so the memory this may hold is too.
  */
 #include "util/util.h"
 
@@ -44,7 +50,7 @@
 #define LV__BLOCKS_ON 1
 #endif
 
-#define LV__BLOCK_SLOTS 16
+#define LV__BLOCK_SLOTS 64
 #define LV__BLOCK_BYTES ((size_t)16 << 20)
 #define LV__BLOCK_MAX ((size_t)8 << 20)
 #define LV__BIG_MAX ((size_t)64 << 20)
