@@ -114,7 +114,7 @@ function walkTuned(bench, o, where) {
 }
 for (const [name, r] of [['grid-local', local], ['grid-s3', s3], ['history', hist], ['versions', vers], ['scale', scale], ['cloud', cloud]])
   if (r) walkTuned(name, r, []);
-// the Lance file bench: results.md (default) and results-tuned.md (run.sh --lancefile runs both)
+// the Lance file bench's two tables, default and tuned (run.sh's lancefile() writes both)
 const lfRows = (f) => { const p = path.join(inDir, 'lancefile', f);
   if (!fs.existsSync(p)) return null;
   return fs.readFileSync(p, 'utf8').split('\n').filter((l) => /^\| 2\.\d/.test(l)).map((l) => l.split('|').map((x) => x.trim()).filter(Boolean)); };
@@ -392,7 +392,7 @@ if (cloud) {
 const pyPath = path.join(inDir, 'python', 'results.md');
 if (fs.existsSync(pyPath))
   P('## Python: lancever beside pylance 14 (issue 27)', '', 'bench/bench_python.mjs in the same run (the Lance 14 peer\'s venv):', '',
-    fs.readFileSync(pyPath, 'utf8').trim(), '');
+    fs.readFileSync(pyPath, 'utf8').trim().replaceAll(`${repo}/`, ''), ''); // paths relative to the repository
 if (tunedRows.length) {
   const over = tunedRows.filter((r) => r.ratio > TUNED_GOAL).sort((x, y) => y.ratio - x.ratio);
   P('## Default glibc against the issue\'s GLIBC_TUNABLES (issue 30 section 1)', '',
