@@ -1,7 +1,9 @@
 // versions() benchmark grid, the Version Checkpointing proposal's table side by side with LanceDB.
 //
 //   node bench/bench_grid.mjs [--backend local|s3] [--versions 2,4,...,512] [--fragments 1000,10000,100000]
-//        [--big 10000x1000] [--runs N] [--budget-ms B] [--delay MS] [--out DIR] [--no-lancedb]
+//        [--big 10000x1000] [--runs N] [--budget-ms B] [--delay MS] [--out DIR] [--no-lancedb] [--lance12]
+// --lance12 (local disk only): LanceDB 0.39.0 (Lance 12, the lance12 interop peer) is timed on the
+// same datasets too, as c.lance12 (a failure is recorded as c.lance12.error, not fatal).
 //
 // For every (versions N, fragments F) cell, on a dataset written by bench/gen_dataset (N versions, each
 // with the same F fragments, ~84 bytes per fragment in the manifest like Lance's own), it measures:
@@ -43,6 +45,7 @@ const runs = Math.max(3, Number(a.get('--runs', 5)));
 const budget = Number(a.get('--budget-ms', 30000));
 const delay = Number(a.get('--delay', 20));
 const noLance = a.has('--no-lancedb');
+const lance12 = a.has('--lance12') && backend === 'local' && !noLance;
 const outDir = path.resolve(a.get('--out', path.join(here, 'out', `grid-${backend}`)));
 const dataDir = path.resolve(process.env.LV_BENCH_DATA || path.join(here, 'out', 'datasets'));
 requireBinaries('gen_dataset', 'time_versions', 'rusage', 's3_upload');
@@ -81,7 +84,10 @@ async function lvCase(uri, env) {
   const inproc = await timeInProcess(uri, { repeat: fit(once, 9, 3), env });
   const proc = await timeProcess(['versions', uri], { repeat: fit(once, 5, 3), env });
   return { stats, inproc_ms: inproc.open_versions_ms, inproc_rss_kb: inproc.maxrss_kb,
-    proc_ms: proc.median_ms, proc_rss_kb: proc.maxrss_kb, proc_runs: proc.runs };
+    proc_ms: proc.median_ms, proc_rss_kb: proc.maxrss_kb, proc_runs: proc.runs,
+    // default vs the issue's GLIBC_TUNABLES (lib.mjs), for report.mjs's tuned section
+    tuned_pairs: [['in-process', inproc.open_versions_ms, inproc.tuned?.open_versions_ms],
+      ['process', proc.median_ms, proc.tuned?.median_ms]].filter((x) => x[2]) };
 }
 
 async function measure(ctx, n, f) {
@@ -91,6 +97,9 @@ async function measure(ctx, n, f) {
     c.lance = await lanceChild(['versions', ctx.lanceUri, ctx.table, String(n), '--runs', String(runs),
       '--budget-ms', String(budget)], { storageOptions: ctx.storageOptions });
     if (ctx.endLance) c.lance.requests = ctx.endLance(c.lance.runs + 1);
+    if (lance12)
+      c.lance12 = await lanceChild(['versions', ctx.lanceUri, ctx.table, String(n), '--runs', String(runs), '--budget-ms', String(budget)],
+        { env: { ...process.env, LV_PEER: 'lance12' } }).catch((e) => ({ error: e.message.slice(0, 300) }));
   }
   ctx.begin?.();
   c.none = await lvCase(ctx.uri, ctx.env);
@@ -103,8 +112,9 @@ async function measure(ctx, n, f) {
   c.cp = await lvCase(ctx.uri, ctx.env);
   // The same with a heap that stays allocated between calls (glibc returns freed memory at the
   // top of the heap above 128 KiB to the kernel, so each call faults it in again; a long-running
-  // process with a raised trim threshold, or another allocator, does not pay that).
-  c.cp.inproc_steady_ms = (await timeInProcess(ctx.uri, { repeat: 9,
+  // process with a raised trim threshold, or another allocator, does not pay that): lvCase's
+  // tuned twin (lib.mjs), or a run of its own when the pairing is off.
+  c.cp.inproc_steady_ms = c.cp.tuned_pairs.find((x) => x[0] === 'in-process')?.[2] ?? (await timeInProcess(ctx.uri, { repeat: 9,
     env: { ...(ctx.env || process.env), GLIBC_TUNABLES: STEADY_HEAP } })).open_versions_ms;
   ctx.end?.();
   await ctx.addTail(n + 1, 8);

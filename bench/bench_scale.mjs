@@ -17,7 +17,9 @@
 // Part 2 (versions() in a long-running process): 512 x 1K fragments, 1,000 LanceDB-written versions
 // and 10,000 x 1 fragment, each checkpointed; bench/limit_baseline (list, read the checkpoint whole,
 // 4 KiB of the newest manifest) beside bench/time_versions (fresh handle each call; one handle, the
-// cache; one handle with glibc's heap trimming off, as a comparison only: GLIBC_TUNABLES).
+// cache; one handle with glibc's heap trimming off, as a comparison only: GLIBC_TUNABLES), and
+// the whole `lancever versions --json` process beside `limit_baseline --write` (the same I/O and
+// the same number of bytes written, into a file, both timed by bench/rusage).
 // Writes DIR/results.json (default bench/out/scale/).
 import fs from 'node:fs';
 import os from 'node:os';
@@ -146,11 +148,23 @@ async function limitCase(label, dir) {
     await run(bin, ['checkpoint', work]);
     const limit = JSON.parse((await run(tool('limit_baseline'), [work, '--repeat', '201'])).stdout.trim());
     const lv = await timeInProcess(work, { repeat: 201 });
-    const env = { ...process.env, GLIBC_TUNABLES: 'glibc.malloc.trim_threshold=1073741824:glibc.malloc.mmap_threshold=1073741824' };
-    const notrim = await timeInProcess(work, { repeat: 201, env });
+    const notrim = lv.tuned || {}; // the same under the issue's GLIBC_TUNABLES (lib.mjs)
     const limit2 = JSON.parse((await run(tool('limit_baseline'), [work, '--repeat', '201'])).stdout.trim());
+    // the whole `lancever versions --json` process against a process doing the same I/O and
+    // writing the same bytes (limit_baseline --write), both into a file, both timed by rusage
+    const sink = path.join(outDir, 'limit.out');
+    await run(tool('rusage'), ['--repeat', '1', '--warmup', '0', '--stdout', sink, '--', bin, 'versions', work, '--json']);
+    const bytes = fs.statSync(sink).size;
+    const rus = async (argv) => JSON.parse((await run(tool('rusage'), ['--repeat', '21', '--stdout', sink, '--', ...argv])).stdout.trim().split('\n').pop());
+    const proc = await rus([bin, 'versions', work, '--json']);
+    const base = await rus([tool('limit_baseline'), work, '--write', String(bytes)]);
+    fs.rmSync(sink, { force: true });
     return { case: label, versions: lv.versions, limit_ms: Math.min(limit.median_ms, limit2.median_ms), fresh_ms: lv.open_versions_ms,
-      cached_ms: lv.versions_ms, notrim_fresh_ms: notrim.open_versions_ms, notrim_cached_ms: notrim.versions_ms };
+      cached_ms: lv.versions_ms, notrim_fresh_ms: notrim.open_versions_ms, notrim_cached_ms: notrim.versions_ms,
+      json_bytes: bytes, proc_ms: proc.median_ms, proc_rss_kb: proc.maxrss_kb, proc_minflt: proc.minflt,
+      proc_limit_ms: base.median_ms, proc_limit_rss_kb: base.maxrss_kb,
+      tuned_pairs: [['fresh handle', lv.open_versions_ms, notrim.open_versions_ms], ['cached handle', lv.versions_ms, notrim.versions_ms]]
+        .filter((x) => x[2]) };
   } finally { fs.rmSync(work, { recursive: true, force: true }); }
 }
 

@@ -1,6 +1,6 @@
 // Shared helpers of the bench/ harness: locating the binaries, running them asynchronously
 // (an in-process s3rver must keep answering while they run), timing with bench/rusage,
-// in-process timing with bench/time_versions, LanceDB in a child process (bench/lance_child.mjs),
+// in-process timing with bench/time_versions (each also under the issue's GLIBC_TUNABLES), LanceDB in a child process (bench/lance_child.mjs),
 // the machine description, and number formatting.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -53,15 +53,33 @@ export function run(cmd, argv, opts = {}) {
 }
 const lastJson = (s) => JSON.parse(s.trim().split('\n').pop());
 
-// A whole `lancever ARGS` process: median wall time of `repeat` runs after a warm-up, and the
-// peak RSS (bench/rusage).
-export async function timeProcess(argv, { repeat = 5, env } = {}) {
-  const r = await run(tool('rusage'), ['--repeat', String(repeat), '--', bin, ...argv], { env });
-  return lastJson(r.stdout);
+// Issue 30: every repeatable lancever measurement is also run with glibc's heap kept (the
+// issue's GLIBC_TUNABLES), right after the default one; the result carries `tuned` (the same
+// figures under those tunables) and `tuned_ratio` (default / tuned of the figure named by
+// `tuned_of`).  The goal is every ratio within 1.3x.  Skipped when the caller's environment
+// already sets GLIBC_TUNABLES, or with LV_BENCH_TUNED=0.
+export const TUNABLES = 'glibc.malloc.trim_threshold=1000000000:glibc.malloc.mmap_threshold=1000000000';
+const pairing = (env) => process.env.LV_BENCH_TUNED !== '0' && !(env || process.env).GLIBC_TUNABLES;
+const tunedEnv = (env) => ({ ...(env || process.env), GLIBC_TUNABLES: TUNABLES });
+function paired(r, t, keys) {
+  r.tuned = Object.fromEntries(keys.concat(['maxrss_kb', 'minflt']).filter((k) => t[k] !== undefined).map((k) => [k, t[k]]));
+  r.tuned_of = keys[0];
+  r.tuned_ratio = r[keys[0]] / t[keys[0]];
+  return r;
 }
-// lv_dataset_open + lv_versions in-process (bench/time_versions): median, rung, peak RSS.
+// A whole `lancever ARGS` process: median wall time of `repeat` runs after a warm-up, and the
+// peak RSS (bench/rusage); then the same under TUNABLES.
+export async function timeProcess(argv, { repeat = 5, env } = {}) {
+  const once = async (e) => lastJson((await run(tool('rusage'), ['--repeat', String(repeat), '--', bin, ...argv], { env: e })).stdout);
+  const r = await once(env);
+  return pairing(env) ? paired(r, await once(tunedEnv(env)), ['median_ms']) : r;
+}
+// lv_dataset_open + lv_versions in-process (bench/time_versions): median, rung, peak RSS; then
+// the same under TUNABLES.
 export async function timeInProcess(uri, { repeat = 9, env } = {}) {
-  return lastJson((await run(tool('time_versions'), [uri, '--repeat', String(repeat)], { env })).stdout);
+  const once = async (e) => lastJson((await run(tool('time_versions'), [uri, '--repeat', String(repeat)], { env: e })).stdout);
+  const r = await once(env);
+  return pairing(env) ? paired(r, await once(tunedEnv(env)), ['open_versions_ms', 'versions_ms']) : r;
 }
 // The `--stats` line of one lancever run: rung, manifests read, requests, bytes read.
 export async function lvStats(argv, { env } = {}) {

@@ -3,6 +3,12 @@
  * _versions/ and _checkpoints/, read the newest checkpoint whole, read 4 KiB of the newest
  * manifest), nothing decoded.  Prints {"median_ms":M,"min_ms":m} over R runs after a warm-up.
  *   limit_baseline DATASET [--repeat R]
+ *
+ * The limit of a whole `lancever versions --json` process (issue 30 section 4), to be timed
+ * from outside (bench/rusage) like lancever itself:
+ *   limit_baseline DATASET --write BYTES
+ * does that I/O once and writes BYTES bytes to stdout (in 64 KiB writes, as stdio would),
+ * then exits.
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -57,27 +63,54 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static char buf[256 << 20];
+
+/* The unavoidable I/O of versions() from a checkpoint; returns the bytes read. */
+static size_t io(const char *vdir, const char *cdir)
+{
+	char path[8192], cp[256], man[256];
+	list(vdir, ".manifest", 1, man, sizeof man); /* V2 names: the smallest is the newest */
+	list(cdir, ".lance", 0, cp, sizeof cp);
+	snprintf(path, sizeof path, "%s/%s", cdir, cp);
+	size_t bytes = slurp(path, sizeof buf, buf);
+	snprintf(path, sizeof path, "%s/%s", vdir, man);
+	return bytes + slurp(path, 4096, buf + bytes);
+}
+
+/* Writes n bytes to stdout in 64 KiB writes. */
+static int write_out(unsigned long long n)
+{
+	static char chunk[64 << 10];
+	memset(chunk, 'x', sizeof chunk);
+	while (n) {
+		size_t k = n < sizeof chunk ? (size_t)n : sizeof chunk;
+		ssize_t w = write(1, chunk, k);
+		if (w <= 0)
+			return 1;
+		n -= (unsigned long long)w;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int repeat = argc > 3 && !strcmp(argv[2], "--repeat") ? atoi(argv[3]) : 101;
 	if (argc < 2 || repeat < 1) {
-		fprintf(stderr, "usage: limit_baseline DATASET [--repeat R]\n");
+		fprintf(stderr, "usage: limit_baseline DATASET [--repeat R | --write BYTES]\n");
 		return 2;
 	}
-	char vdir[4096], cdir[4096], path[8192], cp[256], man[256];
+	char vdir[4096], cdir[4096];
 	snprintf(vdir, sizeof vdir, "%s/_versions", argv[1]);
 	snprintf(cdir, sizeof cdir, "%s/_checkpoints", argv[1]);
-	static char buf[256 << 20];
+	if (argc > 3 && !strcmp(argv[2], "--write")) {
+		io(vdir, cdir);
+		return write_out(strtoull(argv[3], NULL, 10));
+	}
 	double *t = calloc((size_t)repeat, sizeof *t);
 	size_t bytes = 0;
 	for (int r = -1; r < repeat; r++) {
 		double t0 = now_ms();
-		list(vdir, ".manifest", 1, man, sizeof man); /* V2 names: the smallest is the newest */
-		list(cdir, ".lance", 0, cp, sizeof cp);
-		snprintf(path, sizeof path, "%s/%s", cdir, cp);
-		bytes = slurp(path, sizeof buf, buf);
-		snprintf(path, sizeof path, "%s/%s", vdir, man);
-		bytes += slurp(path, 4096, buf);
+		bytes = io(vdir, cdir);
 		if (r >= 0)
 			t[r] = now_ms() - t0;
 	}

@@ -17,9 +17,9 @@ const command = a.get('--command', 'bash bench/run.sh --all');
 const load = (name) => { const p = path.join(inDir, name, 'results.json');
   return fs.existsSync(p) ? JSON.parse(fs.readFileSync(p, 'utf8')) : null; };
 const local = load('grid-local'), s3 = load('grid-s3'), hist = load('history'), clean = load('cleanup'),
-  vers = load('versions');
+  vers = load('versions'), scale = load('scale'), cloud = load('cloud');
 for (const g of [local, s3]) if (g) g.cells.sort((x, y) => x.fragments - y.fragments || x.versions - y.versions);
-const any = local || s3 || hist || clean || vers;
+const any = local || s3 || hist || clean || vers || scale || cloud;
 if (!any) { console.error(`report: no results under ${inDir}`); process.exit(1); }
 fs.mkdirSync(chartDir, { recursive: true });
 
@@ -90,6 +90,66 @@ if (clean) {
     ok(clean.cells.every((c) => c.same_files))]);
 }
 
+// ---------------------------------------------------------------- issue 30: default vs tuned glibc
+// Every measurement lib.mjs paired with the issue's GLIBC_TUNABLES (objects with tuned_of, and
+// the grid's tuned_pairs), found by walking each results.json; plus the Lance file bench's two runs.
+const TUNED_GOAL = 1.3;
+const tunedRows = [];
+function cellLabel(o, i) {
+  if (o && typeof o === 'object') {
+    if (o.case && o.store) return `${o.store} ${o.case}`;
+    if (o.case) return String(o.case);
+    if (o.versions !== undefined && o.fragments !== undefined) return `${o.versions.toLocaleString('en-US')} x ${fk(o.fragments)}`;
+    if (o.versions !== undefined) return `${o.versions.toLocaleString('en-US')} versions`;
+  }
+  return String(i);
+}
+function walkTuned(bench, o, where) {
+  if (!o || typeof o !== 'object') return;
+  if (Array.isArray(o)) { o.forEach((x, i) => walkTuned(bench, x, [...where, cellLabel(x, i)])); return; }
+  if (o.tuned_of && o.tuned && o.tuned[o.tuned_of]) tunedRows.push({ bench, where: where.join(' / '), d: o[o.tuned_of], t: o.tuned[o.tuned_of] });
+  if (Array.isArray(o.tuned_pairs))
+    for (const [what, d, t] of o.tuned_pairs) tunedRows.push({ bench, where: [...where, what].join(' / '), d, t });
+  for (const [k, v] of Object.entries(o)) if (k !== 'tuned' && k !== 'tuned_pairs' && k !== 'machine') walkTuned(bench, v, [...where, k]);
+}
+for (const [name, r] of [['grid-local', local], ['grid-s3', s3], ['history', hist], ['versions', vers], ['scale', scale], ['cloud', cloud]])
+  if (r) walkTuned(name, r, []);
+// the Lance file bench's two tables, default and tuned (run.sh's lancefile() writes both)
+const lfRows = (f) => { const p = path.join(inDir, 'lancefile', f);
+  if (!fs.existsSync(p)) return null;
+  return fs.readFileSync(p, 'utf8').split('\n').filter((l) => /^\| 2\.\d/.test(l)).map((l) => l.split('|').map((x) => x.trim()).filter(Boolean)); };
+const lfDef = lfRows('results.md'), lfTun = lfRows('results-tuned.md');
+if (lfDef && lfTun)
+  lfDef.forEach((r, i) => {
+    const t = lfTun[i];
+    if (!t) return;
+    // throughput: the time ratio is tuned MB/s over default MB/s
+    tunedRows.push({ bench: 'lancefile', where: `${r[0]} write (MB/s ${r[4]} vs ${t[4]})`, d: 1 / Number(r[4]), t: 1 / Number(t[4]), mbps: true });
+    tunedRows.push({ bench: 'lancefile', where: `${r[0]} read (MB/s ${r[5]} vs ${t[5]})`, d: 1 / Number(r[5]), t: 1 / Number(t[5]), mbps: true });
+  });
+for (const r of tunedRows) r.ratio = r.d / r.t;
+if (tunedRows.length) {
+  const over = tunedRows.filter((r) => r.ratio > TUNED_GOAL).sort((x, y) => y.ratio - x.ratio);
+  acc.push([`Every figure within ${TUNED_GOAL}x of the same figure with the issue's GLIBC_TUNABLES (issue 30 section 1)`,
+    `${tunedRows.length - over.length} of ${tunedRows.length} within; ` +
+    (over.length ? `${over.length} over, worst ${over[0].ratio.toFixed(2)}x (${over[0].bench}: ${over[0].where})` : 'none over'), ok(!over.length)]);
+}
+if (scale && scale.limit.length) {
+  for (const l of scale.limit) {
+    acc.push([`versions() from a checkpoint, fresh handle, within 2x of the limit baseline: ${l.case}`,
+      `${fms(l.fresh_ms)} ms vs ${fms(l.limit_ms)} ms: ${(l.fresh_ms / l.limit_ms).toFixed(2)}x`, ok(l.fresh_ms / l.limit_ms <= 2)]);
+    if (l.proc_ms)
+      acc.push([`Whole \`lancever versions --json\` process within 2x of a process doing the same I/O and writing the same bytes: ${l.case}`,
+        `${fms(l.proc_ms)} ms vs ${fms(l.proc_limit_ms)} ms (${(l.json_bytes / 1e6).toFixed(1)} MB written): ${(l.proc_ms / l.proc_limit_ms).toFixed(2)}x`,
+        ok(l.proc_ms / l.proc_limit_ms <= 2)]);
+  }
+}
+if (cloud) {
+  for (const r of cloud.results.filter((x) => x.limit_ms))
+    acc.push([`${r.store}, ${r.case}: within 1.25x of 2 x ${r.delay_ms} ms + the same process at 0 ms added latency`,
+      `${fms(r.wall_ms)} ms vs ${fms(r.limit_ms)} ms: ${r.limit_ratio.toFixed(2)}x`, ok(r.limit_ratio <= 1.25)]);
+}
+
 // ---------------------------------------------------------------- charts
 const gp = [];
 const dat = (name, rows) => { const p = path.join(os.tmpdir(), `lv-report-${process.pid}-${name}.dat`);
@@ -146,6 +206,17 @@ try {
     timeChart(local, 'local-time', 'versions() response time, local disk (in-process)'); }
   if (s3) { speedupChart(s3, PROPOSAL_S3, 's3-speedup', `versions(): speedup from a checkpoint vs no checkpoint, S3 (${s3.delay_ms} ms/request)`);
     timeChart(s3, 's3-time', `versions() response time, S3 (s3rver, ${s3.delay_ms} ms added per request)`); }
+  if (scale && scale.sizes.length) {
+    const series = [['checkpoint from nothing', (x) => x.checkpoint.ms], ['versions() in-process (all live)', (x) => x.live_state.versions_inproc.open_versions_ms],
+      ['history (all live)', (x) => x.live_state.history.median_ms], ['versions() in-process (16 live)', (x) => x.cleaned_state.versions_inproc.open_versions_ms],
+      ['history (16 live)', (x) => x.cleaned_state.history.median_ms], ['as-of, cold handle (16 live)', (x) => x.cleaned_state.asof.asof_ms],
+      ['+100 incremental checkpoint (16 live)', (x) => x.incremental.ms], ['cleanup to 16', (x) => x.cleanup.ms]];
+    const C2 = [...COLORS, '#8c564b', '#e377c2', '#7f7f7f'];
+    const parts = series.map(([label, get], i) => `"${dat(`scale-${i}`, scale.sizes.map((x) => [x.versions, get(x)]))}" using 1:2 with linespoints lw 2 pt 7 lc rgb "${C2[i]}" title "${label}"`);
+    plot(path.join(chartDir, 'scale.png'), 'set logscale x 10\nset title "History at scale: time against recorded versions (one fragment per version)"\n' +
+      `set xlabel "recorded versions"\nset ylabel "ms"\nplot ${parts.join(', \\\n  ')}\n`);
+    charts.push(['scale', 'History at scale: time against recorded versions']);
+  }
 } catch (e) { chartError = e.message; }
 for (const p of gp) fs.rmSync(p, { force: true });
 
@@ -158,7 +229,9 @@ P('# Benchmark results', '',
   '## Machine', '', '| | |', '|---|---|',
   `| CPU | ${m.cpu}, ${m.cores} cores |`, `| memory | ${m.mem_gb} GiB |`, `| OS | ${m.os}, Linux ${m.kernel} |`,
   `| file system | ${m.fs} (warm page cache) |`, `| Node.js | ${m.node} |`, `| LanceDB | ${m.lancedb} |`,
-  `| lancever | Release build (-O3), bench/ binaries |`, '',
+  `| lancever | Release build (-O3), bench/ binaries |`,
+  `| load | 1-minute load average ${os.loadavg()[0].toFixed(1)} when the report was written (${m.cores} cores) |`, '',
+  ...(process.env.LV_BENCH_NOTE ? [process.env.LV_BENCH_NOTE, ''] : []),
   'How to read the figures: "in-process" is `lv_dataset_open` + `lv_versions` inside one process (bench/time_versions), ' +
   'comparable with LanceDB\'s `connect` + `openTable` + `listVersions()` timed inside its Node process ' +
   '(bench/lance_child.mjs, one process per case so its peak RSS is the case\'s own; Node + LanceDB alone ' +
@@ -167,7 +240,7 @@ P('# Benchmark results', '',
   'The proposal\'s figures come from its Rust implementation on an Apple M3 Pro (local) and Volcengine TOS (S3), ' +
   'so absolute times differ; its speedups are against Lance\'s own versions(), which is what LanceDB\'s listVersions() runs.', '');
 if (acc.length) {
-  P('## Acceptance (issue 7)', '', '| goal | measured | |', '|---|---|---|');
+  P('## Acceptance (issues 7 and 30)', '', '| goal | measured | |', '|---|---|---|');
   for (const [g, v, r] of acc) P(`| ${g} | ${v} | ${r} |`);
   P('');
 }
@@ -186,14 +259,16 @@ function gridTable(g, proposal, label) {
     'glibc hands freed memory above 128 KiB back to the kernel after every call and the next call faults it in again, ' +
     'which on this virtual machine costs several microseconds per 4 KiB page:', '');
   const s3c = g.backend === 's3';
-  P(`| versions | fragments | manifest KB | LanceDB | no checkpoint | checkpoint | checkpoint, steady heap | +8 tail | +16 tail | vs LanceDB | proposal | vs no checkpoint |`,
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  const l12 = g.cells.some((c) => c.lance12);
+  P(`| versions | fragments | manifest KB | LanceDB |${l12 ? ' LanceDB 0.39 (Lance 12) |' : ''} no checkpoint | checkpoint | checkpoint, steady heap | +8 tail | +16 tail | vs LanceDB |${l12 ? ' vs Lance 12 |' : ''} proposal | vs no checkpoint |`,
+    `|---:|---:|---:|---:|${l12 ? '---:|' : ''}---:|---:|---:|---:|---:|---:|${l12 ? '---:|' : ''}---:|---:|`);
   const rq = (x, r) => (s3c && r !== undefined ? `${fms(x)} (${Math.round(r)})` : fms(x));
   for (const c of g.cells) {
     const p = proposalRow(proposal, c.versions, c.fragments);
-    P(`| ${c.versions.toLocaleString('en-US')} | ${fk(c.fragments)} | ${(c.manifest_bytes / 1024).toFixed(0)} | ${rq(c.lance?.median_ms, c.lance?.requests)} | ` +
+    const c12 = l12 ? ` ${c.lance12?.error ? 'failed' : fms(c.lance12?.median_ms)} |` : '';
+    P(`| ${c.versions.toLocaleString('en-US')} | ${fk(c.fragments)} | ${(c.manifest_bytes / 1024).toFixed(0)} | ${rq(c.lance?.median_ms, c.lance?.requests)} |${c12} ` +
       `${rq(c.none.inproc_ms, c.none.stats.requests)} | ${rq(c.cp.inproc_ms, c.cp.stats.requests)} | ${fms(c.cp.inproc_steady_ms)} | ${rq(c.t8.inproc_ms, c.t8.stats.requests)} | ` +
-      `${rq(c.t16.inproc_ms, c.t16.stats.requests)} | ${fx(c.lance?.median_ms, c.cp.inproc_ms)} | ${p ? `${p[4]}x` : '-'} | ${fx(c.none.inproc_ms, c.cp.inproc_ms)} |`);
+      `${rq(c.t16.inproc_ms, c.t16.stats.requests)} | ${fx(c.lance?.median_ms, c.cp.inproc_ms)} |${l12 ? ` ${fx(c.lance12?.median_ms, c.cp.inproc_ms)} |` : ''} ${p ? `${p[4]}x` : '-'} | ${fx(c.none.inproc_ms, c.cp.inproc_ms)} |`);
   }
   P('', 'Whole `lancever versions` process (ms) and peak RSS (MB); LanceDB\'s RSS is its whole Node process; checkpoint write = `lancever checkpoint` from nothing:', '',
     '| versions | fragments | no checkpoint ms | checkpoint ms | +16 tail ms | RSS LanceDB | RSS no checkpoint | RSS checkpoint | checkpoint write ms (bytes, RSS) |',
@@ -270,6 +345,89 @@ const lfPath = path.join(inDir, 'lancefile', 'results.md');
 if (fs.existsSync(lfPath))
   P('## Lance file layer', '', 'bench/lancefile_bench: the 15-column checkpoint schema written and read with lancever\'s own Lance ' +
     'file writer/reader (throughput in MB/s of file bytes, median):', '', fs.readFileSync(lfPath, 'utf8').trim(), '');
+if (scale && scale.sizes.length) {
+  P('## History at scale (issue 18)', '',
+    'bench/bench_scale.mjs: N recorded versions × 1 fragment; the newest `live` have manifests, the rest are history written by lancever\'s ' +
+    'own checkpoint writer (bench/gen_dataset --recorded). On a hard-linked copy: `lancever checkpoint` from that state, the reads with every ' +
+    'live version live, +100 versions and an incremental checkpoint, `lancever cleanup --retain-versions 16`, the reads again, +100 and a checkpoint ' +
+    'again; `lancever expire --retain-versions 16` on a second copy. Times in ms (peak RSS in MB); versions() in-process on a fresh handle; as-of: ' +
+    'lv_version_as_of on a cold handle (load + lookup) and the whole `lancever asof` process.', '',
+    '| versions (live) | checkpoint ms (RSS; head + segments bytes) | state | versions() in-process / process | history (RSS) | history --limit 100 | history --since last 1000 | as-of cold / process | +100 checkpoint ms (bytes) |',
+    '|---|---:|---|---:|---:|---:|---:|---:|---:|');
+  for (const x of scale.sizes) {
+    const st = (label, r, inc) => P(`| ${label === 'all live' ? `${x.versions.toLocaleString('en-US')} (${x.live.toLocaleString('en-US')})` : ''} | ` +
+      `${label === 'all live' ? `${fms(x.checkpoint.ms)} (${fmb(x.checkpoint.rss_kb)}; ${(x.checkpoint.head_bytes + x.checkpoint.segment_bytes).toLocaleString('en-US')})` : ''} | ` +
+      `${label} | ${fms(r.versions_inproc.open_versions_ms)} / ${fms(r.versions_proc.median_ms)} | ${fms(r.history.median_ms)} (${fmb(r.history.maxrss_kb)}) | ` +
+      `${fms(r.history_limit.median_ms)} | ${fms(r.history_since.median_ms)} | ${fms(r.asof.asof_ms)} / ${fms(r.asof_proc.median_ms)} | ${fms(inc.ms)} (${inc.bytes.toLocaleString('en-US')}) |`);
+    st('all live', x.live_state, x.incremental_live);
+    st('16 live (after cleanup)', x.cleaned_state, x.incremental);
+  }
+  P('', '| versions | cleanup to 16 ms (RSS MB) | versions removed | expire to 16 ms (RSS MB) | versions() reads (all live): manifests / segments / requests | history reads (16 live): segments / bytes |',
+    '|---:|---:|---:|---:|---|---|');
+  for (const x of scale.sizes)
+    P(`| ${x.versions.toLocaleString('en-US')} | ${fms(x.cleanup.ms)} (${fmb(x.cleanup.rss_kb)}) | ${x.cleanup.versions_removed.toLocaleString('en-US')} | ` +
+      `${fms(x.expire.ms)} (${fmb(x.expire.rss_kb)}) | ${x.live_state.versions_stats ? `${x.live_state.versions_stats.manifests_read} / ${x.live_state.versions_stats.segments_read} / ${x.live_state.versions_stats.requests}` : '-'} | ` +
+      `${x.cleaned_state.history_stats ? `${x.cleaned_state.history_stats.segments_read} / ${x.cleaned_state.history_stats.bytes_read.toLocaleString('en-US')}` : '-'} |`);
+  P('');
+}
+if (scale && scale.limit.length) {
+  P('## versions() against its limit (issue 30 section 4)', '',
+    'Checkpointed datasets. In-process: bench/limit_baseline (list `_versions/` and `_checkpoints/`, read the checkpoint whole and 4 KiB of ' +
+    'the newest manifest, nothing decoded; the better of two medians of 201) beside bench/time_versions (median of 201): a fresh handle per call, ' +
+    'one handle with its cache, and the fresh handle under the issue\'s GLIBC_TUNABLES. Process: the whole `lancever versions --json` beside ' +
+    '`limit_baseline --write BYTES` (the same I/O, then as many bytes written to stdout), both writing into a file, timed by bench/rusage (median of 21).', '',
+    '| case | limit ms | fresh handle ms | vs limit | cached handle ms | fresh, tuned glibc ms | JSON MB | `versions --json` process ms (RSS MB) | same-I/O-and-bytes process ms | vs limit |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (const l of scale.limit)
+    P(`| ${l.case} | ${fms(l.limit_ms)} | ${fms(l.fresh_ms)} | ${fx(l.fresh_ms, l.limit_ms)} | ${fms(l.cached_ms)} | ${fms(l.notrim_fresh_ms)} | ` +
+      `${l.json_bytes ? (l.json_bytes / 1e6).toFixed(2) : '-'} | ${fms(l.proc_ms)} (${fmb(l.proc_rss_kb)}) | ${fms(l.proc_limit_ms)} | ${l.proc_ms ? (l.proc_ms / l.proc_limit_ms).toFixed(2) + 'x' : '-'} |`);
+  P('');
+}
+if (cloud) {
+  P('## S3 and Azure from a checkpoint against two request rounds (issue 30 section 4)', '',
+    `bench/bench_cloud.mjs: ${cloud.results[0]?.versions ?? '?'} versions × ${fk(cloud.results[0]?.fragments ?? 0)} fragments, checkpointed, copied to s3rver and Azurite; ` +
+    `each server's test proxy adds ${cloud.delay_ms} ms to every request. The whole \`lancever versions\` process (median of ${cloud.runs}). The limit of two ` +
+    `request rounds (both listings at once, then the checkpoint and the tail in parallel) is 2 × ${cloud.delay_ms} ms plus the same process with no added ` +
+    'latency (which holds the transfer, the start-up, the decoding and the servers\' own work: s3rver and Azurite run in the bench\'s Node process ' +
+    'and are the larger part of it). Goal: within 1.25x. The two figures are taken one after the other, so on a loaded machine the difference ' +
+    '(the latency actually paid, in request rounds) is noisy and can even come out below 2.', '',
+    '| store | case | wall ms | at 0 ms added | limit ms | vs limit | latency paid: (wall − at 0 ms) / delay | requests (lancever / server) | manifests read | bytes read |',
+    '|---|---|---:|---:|---:|---:|---:|---|---:|---:|');
+  for (const r of cloud.results)
+    P(`| ${r.store} | ${r.case} | ${fms(r.wall_ms)} | ${fms(r.zero_latency_ms)} | ${fms(r.limit_ms)} | ${r.limit_ratio ? r.limit_ratio.toFixed(2) + 'x' : '-'} | ` +
+      `${r.zero_latency_ms ? ((r.wall_ms - r.zero_latency_ms) / r.delay_ms).toFixed(1) + ' rounds' : '-'} | ` +
+      `${r.requests} / ${r.server_requests_per_call} | ${r.manifests_read} | ${r.bytes_read.toLocaleString('en-US')} |`);
+  P('');
+}
+const pyPath = path.join(inDir, 'python', 'results.md');
+if (fs.existsSync(pyPath))
+  P('## Python: lancever beside pylance 14 (issue 27)', '', 'bench/bench_python.mjs in the same run (the Lance 14 peer\'s venv):', '',
+    fs.readFileSync(pyPath, 'utf8').trim().replaceAll(`${repo}/`, ''), ''); // paths relative to the repository
+if (tunedRows.length) {
+  const over = tunedRows.filter((r) => r.ratio > TUNED_GOAL).sort((x, y) => y.ratio - x.ratio);
+  P('## Default glibc against the issue\'s GLIBC_TUNABLES (issue 30 section 1)', '',
+    'Every repeatable lancever measurement above ran twice in this run, back to back: with the default environment and with ' +
+    '`GLIBC_TUNABLES=glibc.malloc.trim_threshold=1000000000:glibc.malloc.mmap_threshold=1000000000` (glibc keeps its heap instead of mapping ' +
+    'and unmapping large blocks on every call). Ratio = default time / tuned time (for the Lance file layer, tuned MB/s / default MB/s); ' +
+    `the goal is every ratio within ${TUNED_GOAL}x with no environment tuning. One-shot steps that change the dataset (checkpoint writes, cleanup, expire) ` +
+    'are not repeated. On a loaded machine a single ratio can move by ±20% either way: look at the cells over the goal again before reading much into one.', '');
+  const by = {};
+  for (const r of tunedRows) (by[r.bench] ||= []).push(r.ratio);
+  P('| bench | cells | median ratio | worst ratio | over ' + TUNED_GOAL + 'x |', '|---|---:|---:|---:|---:|');
+  for (const [b, rs] of Object.entries(by)) {
+    const sr = [...rs].sort((x, y) => x - y);
+    P(`| ${b} | ${rs.length} | ${sr[sr.length >> 1].toFixed(2)}x | ${sr[sr.length - 1].toFixed(2)}x | ${rs.filter((x) => x > TUNED_GOAL).length} |`);
+  }
+  P('', over.length ? `Cells over ${TUNED_GOAL}x:` : `No cell is over ${TUNED_GOAL}x.`, '');
+  if (over.length) {
+    P('| bench | cell | default | tuned | ratio |', '|---|---|---:|---:|---:|');
+    for (const r of over) P(`| ${r.bench} | ${r.where} | ${r.mbps ? `${(1 / r.d).toFixed(0)} MB/s` : `${fms(r.d)} ms`} | ${r.mbps ? `${(1 / r.t).toFixed(0)} MB/s` : `${fms(r.t)} ms`} | ${r.ratio.toFixed(2)}x |`);
+    P('');
+  }
+  P('<details><summary>Every cell</summary>', '', '| bench | cell | default | tuned | ratio |', '|---|---|---:|---:|---:|');
+  for (const r of tunedRows) P(`| ${r.bench} | ${r.where} | ${r.mbps ? `${(1 / r.d).toFixed(0)} MB/s` : `${fms(r.d)} ms`} | ${r.mbps ? `${(1 / r.t).toFixed(0)} MB/s` : `${fms(r.t)} ms`} | ${r.ratio.toFixed(2)}x |`);
+  P('', '</details>', '');
+}
 // ---------------------------------------------------------------- README headline (bench/out/headline.md)
 {
   const H = [];
@@ -303,7 +461,7 @@ if (fs.existsSync(lfPath))
   fs.writeFileSync(path.join(inDir, 'headline.md'), H.join('\n') + '\n');
 }
 
-const secs = [local, s3, hist, clean, vers].filter(Boolean).map((x) => `${x.kind}${x.backend ? `-${x.backend}` : ''} ${Math.round(x.seconds / 60)} min`);
+const secs = [local, s3, hist, clean, vers, scale, cloud].filter(Boolean).map((x) => `${x.kind}${x.backend ? `-${x.backend}` : ''} ${Math.round(x.seconds / 60)} min`);
 P(`Harness time: ${secs.join(', ')}.`);
 fs.writeFileSync(mdPath, L.join('\n') + '\n');
 console.log(`report: wrote ${path.relative(process.cwd(), mdPath)} and ${charts.length} chart(s) in ${path.relative(process.cwd(), chartDir)}`);

@@ -6,12 +6,15 @@
 #       every benchmark below, then bench/report.mjs: bench/RESULTS.md (tables, the issue's
 #       acceptance ratios, the machine) and bench/charts/*.png (gnuplot).  The full run takes
 #       about an hour on 2 cores and needs ~25 GB of free disk for its datasets (cached in
-#       bench/out/datasets/); --quick is a ~10-minute subset (no 100K-fragment column, 100,000
-#       instead of 1,000,000 recorded versions, a smaller S3 grid).
+#       bench/out/datasets/); --quick is a ~15-25-minute subset (no 100K-fragment column,
+#       100,000 instead of 1,000,000 live versions, a smaller S3 grid).  Every repeatable
+#       lancever figure is also taken under the issue 30 GLIBC_TUNABLES (bench/lib.mjs) and
+#       RESULTS.md reports default / tuned for each.  LV_BENCH_NOTE: a paragraph for the
+#       machine section (e.g. that the machine was shared).
 #
 # Single benchmarks (each writes bench/out/<name>/results.json; run --report afterwards):
 #   bash bench/run.sh --grid [--backend local|s3] [--versions 2,4,..] [--fragments 1000,..] [--big 10000x1000]
-#                            [--runs N] [--budget-ms B] [--delay MS] [--no-lancedb]     (bench_grid.mjs)
+#                            [--runs N] [--budget-ms B] [--delay MS] [--no-lancedb] [--lance12]  (bench_grid.mjs)
 #   bash bench/run.sh --history [--sizes 10000,1000000] [--keep]                        (bench_history.mjs)
 #   bash bench/run.sh --cleanup [--shapes 512x10000,..] [--runs N] [--strays K]         (bench_cleanup.mjs)
 #   bash bench/run.sh --versions [--only 200|2000] [--keep]                             (bench_versions.mjs)
@@ -45,9 +48,17 @@ cmake --build "$build" -j "${LV_JOBS:-$(nproc)}" >/dev/null
 export LANCEVER_BIN="$build/lancever" LANCEVER_BUILD_DIR="$build"
 
 node_bench() { node "$src/bench/$1" "${@:2}"; }
+# The Lance file bench twice: the default environment, then the issue 30 GLIBC_TUNABLES (report.mjs
+# puts the ratios beside every other default-vs-tuned pair).
 lancefile() {
   mkdir -p "$out/lancefile"
   "$build/lancefile_bench" "$@" | tee "$out/lancefile/results.md"
+  GLIBC_TUNABLES=glibc.malloc.trim_threshold=1000000000:glibc.malloc.mmap_threshold=1000000000 \
+    "$build/lancefile_bench" "$@" | tee "$out/lancefile/results-tuned.md"
+}
+python_venv() {  # the Lance 14 peer's venv (pylance 14, pyarrow, polars): bench_python.mjs's Python
+  bash "$src/tests/python-venv.sh" "$build/venv-lance14" "$src/tests/interop/peers/lance14/requirements.txt" \
+    lance,pyarrow,pytest,polars,duckdb,pandas
 }
 
 case "$mode" in
@@ -56,10 +67,7 @@ case "$mode" in
   --cleanup) node_bench bench_cleanup.mjs "$@" ;;
   --versions) node_bench bench_versions.mjs "$@" ;;
   --lancefile) lancefile "$@" ;;
-  --python)  # the Lance 14 peer's venv (pylance 14, pyarrow, polars): bench_python.mjs's Python
-    bash "$src/tests/python-venv.sh" "$build/venv-lance14" "$src/tests/interop/peers/lance14/requirements.txt" \
-      lance,pyarrow,pytest,polars,duckdb,pandas
-    node_bench bench_python.mjs "$@" ;;
+  --python) python_venv; node_bench bench_python.mjs "$@" ;;
   --cloud) node_bench bench_cloud.mjs "$@" ;;
   --scale) node_bench bench_scale.mjs "$@" ;;
   --watch) node_bench bench_watch.mjs "$@" ;;
@@ -69,23 +77,29 @@ case "$mode" in
     [ "${1:-}" = --quick ] && quick=1
     start=$(date +%s)
     rm -rf "$out/grid-local" "$out/grid-s3" "$out/history" "$out/cleanup/results.json" "$out/versions" "$out/lancefile" \
-      "$out/scale"
+      "$out/scale" "$out/cloud" "$out/python"
     if [ $quick = 1 ]; then
       node_bench bench_versions.mjs --only 200
-      node_bench bench_grid.mjs --backend local --fragments 1000,10000 --big 10000x1000
+      node_bench bench_grid.mjs --backend local --fragments 1000,10000 --big 10000x1000 --lance12
       node_bench bench_grid.mjs --backend s3 --versions 2,8,32,128 --fragments 1000
       node_bench bench_history.mjs --sizes 10000,100000
       node_bench bench_cleanup.mjs --shapes 64x10000,512x1000
       node_bench bench_scale.mjs --sizes 100000,1000000 --live 100000
+      node_bench bench_cloud.mjs --runs 5
+      python_venv
+      node_bench bench_python.mjs --sizes 10000 --written 1000 --runs 3
       lancefile 100000 5
       node_bench report.mjs --command "bash bench/run.sh --all --quick"
     else
       node_bench bench_versions.mjs
-      node_bench bench_grid.mjs --backend local --big 10000x1000,10000x10000
+      node_bench bench_grid.mjs --backend local --big 10000x1000,10000x10000 --lance12
       node_bench bench_grid.mjs --backend s3
       node_bench bench_history.mjs --sizes 10000,1000000
       node_bench bench_cleanup.mjs
       node_bench bench_scale.mjs
+      node_bench bench_cloud.mjs
+      python_venv
+      node_bench bench_python.mjs --sizes 10000 --written 1000
       lancefile 100000 7
       node_bench report.mjs --command "bash bench/run.sh --all"
     fi

@@ -17,163 +17,284 @@
 
 /* The JSON record is written under one flockfile (lvcli_print_version_json); inside it the
  * unlocked stdio calls skip a lock per call (glibc, _GNU_SOURCE). */
-#define fputc(c, f) fputc_unlocked(c, f)
-#define fputs(s, f) fputs_unlocked(s, f)
 #define fwrite(p, n, k, f) fwrite_unlocked(p, n, k, f)
 
-/* Numbers and keys written without printf's format parsing (the JSON of 10,000 versions
- * spent a third of its instructions there: bench/gate.sh). */
-static void put_u64(FILE *f, uint64_t v)
+/* A record is assembled in a buffer on the stack and handed to stdio in a few pieces (one
+ * fwrite per piece instead of ~56 per record: the JSON of 10,000 versions spent over a
+ * third of its instructions in stdio's per-call work, bench/gate.sh).  Invariant: the bytes
+ * reach f in the order they were put; anything written to f directly (tags, a string that
+ * needs escaping) is preceded by rb_flush. */
+typedef struct {
+	FILE *f;
+	size_t n;
+	char b[4096];
+} rbuf;
+
+static void rb_flush(rbuf *r)
+{
+	if (r->n)
+		fwrite(r->b, 1, r->n, r->f);
+	r->n = 0;
+}
+
+static void rb_put(rbuf *r, const void *p, size_t n)
+{
+	if (n > sizeof r->b - r->n) {
+		rb_flush(r);
+		if (n > sizeof r->b) {
+			fwrite(p, 1, n, r->f);
+			return;
+		}
+	}
+	memcpy(r->b + r->n, p, n);
+	r->n += n;
+}
+
+static void rb_addc(rbuf *r, char c)
+{
+	if (r->n == sizeof r->b)
+		rb_flush(r);
+	r->b[r->n++] = c;
+}
+
+/* A string literal (its length known at compile time), and a key (,"k":) as one. */
+#define LIT(r, s) rb_put(r, "" s, sizeof(s) - 1)
+#define KEY(r, k) LIT(r, ",\"" k "\":")
+
+/* Numbers written without printf's format parsing. */
+static void put_u64(rbuf *r, uint64_t v)
 {
 	char b[24], *p = b + sizeof b;
 	do
 		*--p = (char)('0' + v % 10);
 	while (v /= 10);
-	fwrite(p, 1, (size_t)(b + sizeof b - p), f);
+	rb_put(r, p, (size_t)(b + sizeof b - p));
 }
 
-static void put_i64(FILE *f, int64_t v)
+static void put_i64(rbuf *r, int64_t v)
 {
 	if (v < 0) {
-		fputc('-', f);
-		put_u64(f, (uint64_t)0 - (uint64_t)v); /* INT64_MIN too */
+		rb_addc(r, '-');
+		put_u64(r, (uint64_t)0 - (uint64_t)v); /* INT64_MIN too */
 		return;
 	}
-	put_u64(f, (uint64_t)v);
+	put_u64(r, (uint64_t)v);
 }
 
-static void u64_or_null(FILE *f, bool has, uint64_t v)
+static void u64_or_null(rbuf *r, bool has, uint64_t v)
 {
 	if (has)
-		put_u64(f, v);
+		put_u64(r, v);
 	else
-		fputs("null", f);
+		LIT(r, "null");
 }
 
-static void key(FILE *f, const char *k)
+static void put_bool(rbuf *r, bool b)
 {
-	fputs(",\"", f);
-	fputs(k, f);
-	fputs("\":", f);
+	if (b)
+		LIT(r, "true");
+	else
+		LIT(r, "false");
 }
 
-/* Lance's seven summary counters, in the checkpoint's column order. */
+/* A JSON string (or null): as-is between quotes when every byte is printable ASCII other
+ * than " and \ (lvcli_json_strn's own plain run), else written by lvcli_json_strn. */
+static void put_str(rbuf *r, const char *s)
+{
+	if (!s) {
+		LIT(r, "null");
+		return;
+	}
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	while (p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\')
+		i++;
+	if (p[i] || i + 2 > sizeof r->b) {
+		rb_flush(r);
+		lvcli_json_strn(r->f, s, strlen(s));
+		return;
+	}
+	rb_addc(r, '"');
+	rb_put(r, s, i);
+	rb_addc(r, '"');
+}
+
+/* Lance's seven summary counters, in the checkpoint's column order: each with its key as
+ * ,"name": and as ,"name":" (LanceDB's metadata has them as strings), lengths included. */
+#define COUNTER(n)                                                                          \
+	{ ",\"" #n "\":", sizeof(",\"" #n "\":") - 1, ",\"" #n "\":\"", sizeof(",\"" #n "\":\"") - 1, \
+	  offsetof(lv_version_info, n) }
 static const struct {
-	const char *name;
-	size_t off;
+	const char *num;
+	size_t num_len;
+	const char *text;
+	size_t text_len, off;
 } COUNTERS[] = {
-	{ "total_fragments", offsetof(lv_version_info, total_fragments) },
-	{ "total_data_files", offsetof(lv_version_info, total_data_files) },
-	{ "total_files_size", offsetof(lv_version_info, total_files_size) },
-	{ "total_deletion_files", offsetof(lv_version_info, total_deletion_files) },
-	{ "total_data_file_rows", offsetof(lv_version_info, total_data_file_rows) },
-	{ "total_deletion_file_rows", offsetof(lv_version_info, total_deletion_file_rows) },
-	{ "total_rows", offsetof(lv_version_info, total_rows) },
+	COUNTER(total_fragments),      COUNTER(total_data_files),
+	COUNTER(total_files_size),     COUNTER(total_deletion_files),
+	COUNTER(total_data_file_rows), COUNTER(total_deletion_file_rows),
+	COUNTER(total_rows),
 };
 
-/* The counters as "k":n (or "k":"n", as LanceDB's metadata has them), comma-separated, the
- * first with a leading comma when `lead`. */
-static void counters(FILE *f, const lv_version_info *v, bool as_text, bool lead)
+/* The counters as "k":n (or "k":"n"), comma-separated, the first with a leading comma when
+ * `lead`. */
+static void counters(rbuf *r, const lv_version_info *v, bool as_text, bool lead)
 {
 	for (size_t i = 0; i < sizeof COUNTERS / sizeof COUNTERS[0]; i++) {
 		uint64_t n;
 		memcpy(&n, (const char *)v + COUNTERS[i].off, sizeof n);
-		fputs(i || lead ? ",\"" : "\"", f);
-		fputs(COUNTERS[i].name, f);
-		fputs(as_text ? "\":\"" : "\":", f);
-		put_u64(f, n);
+		const char *k = as_text ? COUNTERS[i].text : COUNTERS[i].num;
+		size_t kl = as_text ? COUNTERS[i].text_len : COUNTERS[i].num_len, skip = !(i || lead);
+		rb_put(r, k + skip, kl - skip);
+		put_u64(r, n);
 		if (as_text)
-			fputc('"', f);
+			rb_addc(r, '"');
 	}
 }
 
 /* The keys only a manifest has; null for a record from a checkpoint. */
-static void manifest_details_json(FILE *f, const lv_version_info *v)
+static void manifest_details_json(rbuf *r, const lv_version_info *v)
 {
 	bool m = v->has_manifest_details;
 	/* a listed manifest's name and size may be known without reading it */
 	bool listed = m || (!v->is_cleaned_up && v->manifest_path);
-	key(f, "manifest_path");
-	lvcli_json_str(f, listed ? v->manifest_path : NULL);
-	key(f, "manifest_size"); /* a listing may name a file without its size (0) */
-	u64_or_null(f, m || (listed && v->manifest_size), v->manifest_size);
-	key(f, "writer_library");
-	lvcli_json_str(f, m ? v->writer_library : NULL);
-	key(f, "writer_version");
-	lvcli_json_str(f, m ? v->writer_version : NULL);
-	key(f, "data_format");
-	lvcli_json_str(f, m ? v->data_format : NULL);
-	key(f, "transaction_file");
-	lvcli_json_str(f, m ? v->transaction_file : NULL);
-	key(f, "branch");
-	lvcli_json_str(f, m ? v->branch : NULL);
-	key(f, "num_indices");
-	u64_or_null(f, m, v->num_indices);
-	key(f, "reader_feature_flags");
-	u64_or_null(f, m, v->reader_feature_flags);
-	key(f, "writer_feature_flags");
-	u64_or_null(f, m, v->writer_feature_flags);
-	key(f, "config");
+	KEY(r, "manifest_path");
+	put_str(r, listed ? v->manifest_path : NULL);
+	KEY(r, "manifest_size"); /* a listing may name a file without its size (0) */
+	u64_or_null(r, m || (listed && v->manifest_size), v->manifest_size);
+	KEY(r, "writer_library");
+	put_str(r, m ? v->writer_library : NULL);
+	KEY(r, "writer_version");
+	put_str(r, m ? v->writer_version : NULL);
+	KEY(r, "data_format");
+	put_str(r, m ? v->data_format : NULL);
+	KEY(r, "transaction_file");
+	put_str(r, m ? v->transaction_file : NULL);
+	KEY(r, "branch");
+	put_str(r, m ? v->branch : NULL);
+	KEY(r, "num_indices");
+	u64_or_null(r, m, v->num_indices);
+	KEY(r, "reader_feature_flags");
+	u64_or_null(r, m, v->reader_feature_flags);
+	KEY(r, "writer_feature_flags");
+	u64_or_null(r, m, v->writer_feature_flags);
+	KEY(r, "config");
 	if (!m) {
-		fputs("null", f);
+		LIT(r, "null");
 		return;
 	}
-	fputc('{', f);
+	rb_addc(r, '{');
 	for (size_t i = 0; i < v->num_config; i++) {
 		if (i)
-			fputc(',', f);
-		lvcli_json_str(f, v->config_keys[i]);
-		fputc(':', f);
-		lvcli_json_str(f, v->config_values[i]);
+			rb_addc(r, ',');
+		put_str(r, v->config_keys[i]);
+		rb_addc(r, ':');
+		put_str(r, v->config_values[i]);
 	}
-	fputc('}', f);
+	rb_addc(r, '}');
 }
 
 /* LanceDB's listVersions() record: "timestamp" (ISO 8601 UTC) and "metadata" (the 7
  * counters as strings, under their checkpoint column names). */
-static void lancedb_fields(FILE *f, const lv_version_info *v)
+static void lancedb_fields(rbuf *r, const lv_version_info *v)
 {
 	char t[40];
 	lvcli_format_time(t, sizeof t, v->timestamp_millis);
-	key(f, "timestamp");
-	lvcli_json_str(f, t);
-	fputs(",\"metadata\":{", f);
-	counters(f, v, true, false);
-	fputc('}', f);
+	KEY(r, "timestamp");
+	put_str(r, t);
+	LIT(r, ",\"metadata\":{");
+	counters(r, v, true, false);
+	rb_addc(r, '}');
+}
+
+static void version_fields(rbuf *r, const lv_version_info *v, lvcli_refctx *tags)
+{
+	LIT(r, "\"version\":");
+	put_u64(r, v->version);
+	lancedb_fields(r, v);
+	KEY(r, "timestamp_millis");
+	put_i64(r, v->timestamp_millis);
+	counters(r, v, false, true);
+	KEY(r, "is_tagged");
+	put_bool(r, v->is_tagged);
+	rb_flush(r);
+	lvcli_tags_json(r->f, tags, v);
+	KEY(r, "is_cleaned_up");
+	put_bool(r, v->is_cleaned_up);
+	KEY(r, "transaction_uuid");
+	put_str(r, v->transaction_uuid);
+	KEY(r, "read_version");
+	u64_or_null(r, v->has_read_version, v->read_version);
+	KEY(r, "operation_type");
+	put_str(r, v->operation_type);
+	/* a JSON object built (and UTF-8 checked) by the library */
+	KEY(r, "transaction_properties");
+	if (v->transaction_properties)
+		rb_put(r, v->transaction_properties, strlen(v->transaction_properties));
+	else
+		LIT(r, "{}");
+	manifest_details_json(r, v);
 }
 
 void lvcli_print_version_fields(FILE *f, const lv_version_info *v, lvcli_refctx *tags)
 {
-	fputs("\"version\":", f);
-	put_u64(f, v->version);
-	lancedb_fields(f, v);
-	key(f, "timestamp_millis");
-	put_i64(f, v->timestamp_millis);
-	counters(f, v, false, true);
-	key(f, "is_tagged");
-	fputs(v->is_tagged ? "true" : "false", f);
-	lvcli_tags_json(f, tags, v);
-	key(f, "is_cleaned_up");
-	fputs(v->is_cleaned_up ? "true" : "false", f);
-	key(f, "transaction_uuid");
-	lvcli_json_str(f, v->transaction_uuid);
-	key(f, "read_version");
-	u64_or_null(f, v->has_read_version, v->read_version);
-	key(f, "operation_type");
-	lvcli_json_str(f, v->operation_type);
-	/* a JSON object built (and UTF-8 checked) by the library */
-	key(f, "transaction_properties");
-	fputs(v->transaction_properties ? v->transaction_properties : "{}", f);
-	manifest_details_json(f, v);
+	rbuf r;
+	r.f = f;
+	r.n = 0;
+	version_fields(&r, v, tags);
+	rb_flush(&r);
 }
 
 void lvcli_print_version_json(FILE *f, const lv_version_info *v, lvcli_refctx *tags)
 {
+	rbuf r;
+	r.f = f;
+	r.n = 0;
 	flockfile(f);
-	fputc('{', f);
-	lvcli_print_version_fields(f, v, tags);
-	fputc('}', f);
+	rb_addc(&r, '{');
+	version_fields(&r, v, tags);
+	rb_addc(&r, '}');
+	rb_flush(&r);
 	funlockfile(f);
+}
+
+static void put2(char *p, unsigned v)
+{
+	p[0] = (char)('0' + v / 10);
+	p[1] = (char)('0' + v % 10);
+}
+
+/* 1970-01-01 .. 9999-12-31 as strftime's "%Y-%m-%dT%H:%M:%S" + ".mmmZ" would write it,
+ * without the locale and time-zone machinery (the civil-from-days algorithm of H. Hinnant,
+ * proleptic Gregorian like gmtime); false outside that range or when cap is short. */
+static bool fast_time(char *buf, size_t cap, int64_t sec, int frac)
+{
+	if (sec < 0 || sec > INT64_C(253402300799) || cap < 25)
+		return false;
+	int64_t z = sec / 86400 + 719468, era = z / 146097;
+	unsigned rem = (unsigned)(sec % 86400), doe = (unsigned)(z - era * 146097);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+	unsigned d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
+	unsigned y = (unsigned)(era * 400) + yoe + (m <= 2);
+	put2(buf, y / 100);
+	put2(buf + 2, y % 100);
+	buf[4] = '-';
+	put2(buf + 5, m);
+	buf[7] = '-';
+	put2(buf + 8, d);
+	buf[10] = 'T';
+	put2(buf + 11, rem / 3600);
+	buf[13] = ':';
+	put2(buf + 14, rem / 60 % 60);
+	buf[16] = ':';
+	put2(buf + 17, rem % 60);
+	buf[19] = '.';
+	buf[20] = (char)('0' + frac / 100);
+	put2(buf + 21, (unsigned)frac % 100);
+	buf[23] = 'Z';
+	buf[24] = 0;
+	return true;
 }
 
 void lvcli_format_time(char *buf, size_t cap, int64_t ms)
@@ -184,6 +305,8 @@ void lvcli_format_time(char *buf, size_t cap, int64_t ms)
 		sec--;
 		frac += 1000;
 	}
+	if (fast_time(buf, cap, sec, (int)frac))
+		return;
 	time_t s = (time_t)sec;
 	struct tm tm;
 	size_t n = 0;

@@ -4,8 +4,10 @@
  * request that fits (same address: its pages are reused), never to a request below an
  * eighth of its size, never twice; lv__calloc zeroes a reused block; lv__realloc keeps
  * the bytes when it moves into a cached block; the byte and slot caps hold; small blocks
- * and blocks over the per-block cap are freed, not kept.  Under AddressSanitizer the
- * cache is off (a use after free must stay visible), which the first test checks too.
+ * (under 32 KiB) and blocks over the big-block cap are freed, not kept; one big block
+ * (over the per-block cap) is kept apart, replaced by a newer one, and handed only to a
+ * big request.  Under AddressSanitizer the cache is off (a use after free must stay
+ * visible), which the first test checks too.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -104,7 +106,7 @@ static void t_caps(void **state)
 	(void)state;
 	if (!CACHE_ON)
 		skip();
-	char *huge = lv__malloc(9 * MIB); /* over the per-block cap: freed, not kept */
+	char *huge = lv__malloc(65 * MIB); /* over the big-block cap: freed, not kept */
 	lv__free(huge);
 	assert_int_equal(lv__blocks_held(NULL), 0);
 	char *p[20];
@@ -112,7 +114,7 @@ static void t_caps(void **state)
 		p[i] = lv__malloc(MIB + (size_t)i * 4096);
 	for (int i = 0; i < 20; i++)
 		lv__free(p[i]);
-	/* 16 slots at most, 16 MiB in all: the oldest were freed; the newest is there */
+	/* 16 MiB in all: the oldest were freed; the newest is there */
 	size_t n = 0, bytes = lv__blocks_held(&n);
 	assert_true(bytes <= 16 * MIB && bytes > 14 * MIB);
 	assert_true(n >= 13 && n <= 15);
@@ -121,9 +123,48 @@ static void t_caps(void **state)
 	assert_int_equal(lv__blocks_held(NULL), bytes - lv__blocks_usable(again));
 	lv__free(again);
 	assert_int_equal(lv__blocks_held(NULL), bytes);
-	char *s = lv__malloc(64 << 10); /* small blocks are malloc's business */
+	char *s = lv__malloc(16 << 10); /* small blocks (under 32 KiB) are malloc's business */
 	lv__free(s);
 	assert_int_equal(lv__blocks_held(NULL), bytes);
+	lv__blocks_release();
+	assert_int_equal(lv__blocks_held(&n), 0);
+	assert_int_equal(n, 0);
+	/* 64 slots at most: 70 blocks of 40 KiB (2.8 MiB, under the byte cap) keep the newest 64 */
+	char *q[70];
+	for (int i = 0; i < 70; i++)
+		q[i] = lv__malloc(40 << 10);
+	for (int i = 0; i < 70; i++)
+		lv__free(q[i]);
+	lv__blocks_held(&n);
+	assert_int_equal(n, 64);
+	lv__blocks_release();
+}
+
+static void t_one_big_block(void **state)
+{
+	(void)state;
+	if (!CACHE_ON)
+		skip();
+	char *a = lv__malloc(20 * MIB), *b = lv__malloc(24 * MIB);
+	memset(a, 'a', 20 * MIB);
+	lv__free(a); /* kept as the big block */
+	size_t n = 0;
+	assert_true(lv__blocks_held(&n) >= 20 * MIB);
+	assert_int_equal(n, 1);
+	lv__free(b); /* a newer big block replaces it */
+	assert_true(lv__blocks_held(&n) >= 24 * MIB);
+	assert_int_equal(n, 1);
+	char *small = lv__malloc(8 * MIB); /* not over the per-block cap: not the big block */
+	assert_true(small != b);
+	char *c = lv__malloc(12 * MIB); /* big and at least a quarter of it: the same pages */
+	assert_ptr_equal(c, b);
+	assert_int_equal(lv__blocks_held(&n), 0);
+	memset(c, 'c', 12 * MIB);
+	char *d = lv__realloc(c, 20 * MIB); /* grows in place or moves; the bytes stay */
+	for (size_t i = 0; i < 12 * MIB; i += 4093)
+		assert_int_equal(d[i], 'c');
+	lv__free(d);
+	lv__free(small);
 	lv__blocks_release();
 	assert_int_equal(lv__blocks_held(&n), 0);
 	assert_int_equal(n, 0);
@@ -137,6 +178,7 @@ int main(void)
 		cmocka_unit_test_setup(t_calloc_zeroes_a_reused_block, setup),
 		cmocka_unit_test_setup(t_realloc_into_a_cached_block_keeps_the_bytes, setup),
 		cmocka_unit_test_setup(t_caps, setup),
+		cmocka_unit_test_setup(t_one_big_block, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
