@@ -438,20 +438,11 @@ def test_help_reads_like_a_manual():
 
 
 _STAMP_CHECK = r"""
-import random, sys
-from datetime import datetime, timedelta
+import sys
+sys.path.insert(0, sys.argv[1])
 from lancever.results import _local_times, _pylance_micros
-def pylance(ns):  # pylance 14's versions(): lance/dataset.py, float arithmetic and all
-    return datetime.fromtimestamp(ns // 1e9) + timedelta(microseconds=(ns % 1e9) // 1e3)
-def from_ms(ms):
-    return datetime.fromtimestamp(ms // 1000) + timedelta(milliseconds=ms % 1000)
-rnd = random.Random(27)
-edges = [1699162200, 1710054000, 1730613600, 0, -1, 1733355699]  # US DST changes, the epoch
-ns = [rnd.randrange(-2 * 10**18, 4 * 10**18) for _ in range(20000)]
-ns += [s * (b + d) * 10**9 + s * f for b in edges for d in range(-3, 4) for s in (1, -1)
-       for f in (0, 1, 255, 256, 999, 500_000_000, 999_999_744, 999_999_999)]
-ms = [rnd.randrange(-8 * 10**12, 8 * 10**12) for _ in range(20000)]
-ms += [b * 1000 + d for b in edges for d in range(-2000, 2000, 7)]
+from stamp_cases import cases, from_ms, pylance
+ns, ms = cases(27)
 bad = [n for n, t in zip(ns, _local_times([_pylance_micros(n) for n in ns])) if t != pylance(n)]
 bad += [m for m, t in zip(ms, _local_times([m * 1000 for m in ms])) if t != from_ms(m)]
 big = [9 * 10**18, -9 * 10**18 + 5]  # beyond 2**33 s: the exact fallback
@@ -467,5 +458,6 @@ def test_versions_timestamps_equal_pylance_arithmetic(tz):
     they must equal pylance 14's own arithmetic (ns // 1e9 seconds + a timedelta) and the
     ms-row formula, across DST changes, before the epoch and at second boundaries."""
     env = dict(os.environ, TZ=tz)
-    r = subprocess.run([sys.executable, "-c", _STAMP_CHECK], env=env, capture_output=True, text=True)
+    r = subprocess.run([sys.executable, "-c", _STAMP_CHECK, os.path.dirname(__file__)], env=env,
+                       capture_output=True, text=True)
     assert r.returncode == 0, r.stdout + r.stderr
