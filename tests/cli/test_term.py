@@ -59,12 +59,9 @@ def env_with(**kw):
     return e
 
 
-def on_pty(args, env, stderr_pty=True):
-    """Runs lancever with stdout (and stderr) on a pseudo-terminal: (status, output, stderr)."""
-    master, slave = pty.openpty()
-    p = subprocess.Popen([LV] + args, stdin=subprocess.DEVNULL, stdout=slave,
-                         stderr=slave if stderr_pty else subprocess.PIPE, env=env)
-    os.close(slave)
+def drain(master):
+    """Everything written to a pseudo-terminal until its last writer is gone (or 20 s pass
+    with nothing new)."""
     out = b""
     while True:
         r, _, _ = select.select([master], [], [], 20)
@@ -77,6 +74,16 @@ def on_pty(args, env, stderr_pty=True):
         if not chunk:
             break
         out += chunk
+    return out
+
+
+def on_pty(args, env, stderr_pty=True):
+    """Runs lancever with stdout (and stderr) on a pseudo-terminal: (status, output, stderr)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([LV] + args, stdin=subprocess.DEVNULL, stdout=slave,
+                         stderr=slave if stderr_pty else subprocess.PIPE, env=env)
+    os.close(slave)
+    out = drain(master)
     err = p.stderr.read() if not stderr_pty else b""
     st = p.wait(timeout=30)
     os.close(master)
@@ -275,18 +282,7 @@ def err_on_pty(args, env):
     with open(os.path.join(T, "ticker.out"), "wb") as out:
         p = subprocess.Popen([LV] + args, stdin=subprocess.DEVNULL, stdout=out, stderr=slave, env=env)
         os.close(slave)
-        got = b""
-        while True:
-            r, _, _ = select.select([master], [], [], 20)
-            if not r:
-                break
-            try:
-                chunk = os.read(master, 65536)
-            except OSError:
-                break
-            if not chunk:
-                break
-            got += chunk
+        got = drain(master)
         st = p.wait(timeout=30)
     os.close(master)
     return st, got.decode("utf-8", "replace")
