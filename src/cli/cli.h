@@ -246,6 +246,9 @@ const char *lvcli_esc(const char *s);
 /* s as a JSON string literal (RFC 8259; bytes that are not UTF-8 become U+FFFD); NULL = null. */
 void lvcli_json_str(FILE *f, const char *s);
 void lvcli_json_strn(FILE *f, const char *s, size_t n);
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates, at
+ * most U+10FFFF; n bytes left, n >= 1), or 0. */
+size_t lvcli_utf8_len(const unsigned char *p, size_t n);
 /* s in roff (the man page): backslashes and hyphens escaped, a leading '.' or '\'' literal. */
 void lvcli_roff(FILE *f, const char *s);
 /* lvcli_esc(s), then spaces up to `width` characters (a table column of names). */

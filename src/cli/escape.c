@@ -1,6 +1,7 @@
 /*
  * Escaping of names that come from disk: for a terminal (lvcli_esc) and as JSON
- * strings (lvcli_json_strn), both over one UTF-8 rule (RFC 3629).
+ * strings (lvcli_json_strn), both over one UTF-8 rule (RFC 3629, lvcli_utf8_len, which
+ * the metrics endpoint's label escaping uses too).
  *
  * Invariants: what lvcli_esc returns never holds a control character, DEL, a C1
  * control or a byte that is not UTF-8; what lvcli_json_strn writes is a valid JSON
@@ -13,9 +14,7 @@
 
 /* ---- escaping ---- */
 
-/* Length of the well-formed UTF-8 sequence at p (RFC 3629: no overlongs, no surrogates,
- * at most U+10FFFF), or 0. */
-static size_t utf8_len(const unsigned char *p, size_t n)
+size_t lvcli_utf8_len(const unsigned char *p, size_t n)
 {
 	unsigned char c = p[0];
 	size_t len = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
@@ -38,7 +37,7 @@ static size_t plain_len(const unsigned char *p, size_t n, int *esc)
 	*esc = 0;
 	if (p[0] < 0x20 || p[0] == 0x7f)
 		return 0;
-	size_t l = utf8_len(p, n);
+	size_t l = lvcli_utf8_len(p, n);
 	if (l == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
 		*esc = 2;
 		return 0;
@@ -134,7 +133,7 @@ void lvcli_json_strn(FILE *f, const char *s, size_t n)
 		} else if (c < 0x20) {
 			fprintf(f, "\\u%04x", c);
 		} else if (c >= 0x80) {
-			size_t l = utf8_len(p + i, n - i);
+			size_t l = lvcli_utf8_len(p + i, n - i);
 			if (l == 0) {
 				fputs_unlocked("\\ufffd", f); /* as the library's escaper does */
 				i++;

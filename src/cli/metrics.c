@@ -122,29 +122,13 @@ static void put(tbuf *b, const char *fmt, ...)
 	b->len += (size_t)n;
 }
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned c = s[0];
-	size_t k = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
-	if (k == 0 || k > n)
-		return 0;
-	for (size_t i = 1; i < k; i++)
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-	if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
-	    (c == 0xF4 && s[1] > 0x8F))
-		return 0; /* overlong, surrogate, beyond U+10FFFF */
-	return k;
-}
-
 /* A label value as the exposition format escapes it. */
 static void put_label(tbuf *b, const char *s)
 {
 	const unsigned char *u = (const unsigned char *)(s ? s : "");
 	size_t n = strlen((const char *)u);
 	for (size_t i = 0; i < n;) {
-		size_t k = utf8_len(u + i, n - i);
+		size_t k = lvcli_utf8_len(u + i, n - i);
 		if (k == 0) {
 			put(b, "\xEF\xBF\xBD");
 			i++;
