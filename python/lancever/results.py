@@ -152,17 +152,27 @@ def _local_from_ms(ms: int) -> datetime:
     return datetime.fromtimestamp(ms // 1000) + timedelta(milliseconds=ms % 1000)
 
 
+def _entry_bytes(handle: ListHandle) -> Optional[Tuple[memoryview, int]]:
+    """The list's entry array as one read-only view of bytes and the size of an entry, or None
+    for an empty list (lancever/dataset.h: the entries are one array, entry i at
+    lv_version_list_get(list, 0) + i)."""
+    lib = _lib.lib()
+    n = lib.lv_version_list_count(handle.ptr)
+    if n == 0:
+        return None
+    size = ctypes.sizeof(_lib.VersionInfo)
+    base = lib.lv_version_list_get(handle.ptr, 0)
+    return memoryview((ctypes.c_char * (n * size)).from_address(base)).toreadonly(), size
+
+
 def list_columns(handle: ListHandle, names: Tuple[str, ...]) -> Dict[str, List[Any]]:
     """Columns ``names`` (integer or bool fields of lv_version_info) of every entry, read in
     one pass over the list's entry array (lancever/dataset.h: the entries are one array, entry
     i at lv_version_list_get(list, 0) + i): a strided memoryview per field, no per-row call."""
-    lib = _lib.lib()
-    n = lib.lv_version_list_count(handle.ptr)
-    if n == 0:
+    entries = _entry_bytes(handle)
+    if entries is None:
         return {name: [] for name in names}
-    size = ctypes.sizeof(_lib.VersionInfo)
-    base = lib.lv_version_list_get(handle.ptr, 0)
-    raw = memoryview((ctypes.c_char * (n * size)).from_address(base)).cast("B")
+    raw, size = entries[0].cast("B"), entries[1]
     views = {"Q": raw.cast("Q"), "q": raw.cast("q"), "?": raw}
     out: Dict[str, List[Any]] = {}
     for name in names:
@@ -201,14 +211,11 @@ def _c_pylance_rows(handle: ListHandle, covered: int) -> Optional[List[Dict[str,
     offsets = _c_offsets() if mod is not None else None
     if not offsets:
         return None
-    lib = _lib.lib()
-    n = lib.lv_version_list_count(handle.ptr)
-    if n == 0:
+    entries = _entry_bytes(handle)
+    if entries is None:
         return []
-    size = ctypes.sizeof(_lib.VersionInfo)
-    raw = memoryview((ctypes.c_char * (n * size)).from_address(lib.lv_version_list_get(handle.ptr, 0)))
     with _gc_paused():
-        return mod.pylance_rows(raw, size, offsets, covered)
+        return mod.pylance_rows(entries[0], entries[1], offsets, covered)
 
 
 # |seconds| below 2**33 (years 1698-2242): a float of microseconds / 1e6 rounds back to the
