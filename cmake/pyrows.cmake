@@ -14,8 +14,17 @@
 option(LV_PYTHON_ACCEL "Build the Python package's C accelerator lancever._rows (needs Python's headers)" ON)
 set(LV_PYROWS_TARGET "")
 if(LV_PYTHON_ACCEL)
-  find_package(Python3 COMPONENTS Interpreter Development.Module)
-  if(Python3_Development.Module_FOUND)
+  # A wheel build hands CMake the interpreter's include directory (scikit-build-core sets
+  # Python3_INCLUDE_DIR from sysconfig) whether or not the headers are installed, and
+  # FindPython fails the whole configure when it cannot read patchlevel.h there: a missing
+  # Python.h at a given directory is "no headers", decided before FindPython looks.
+  if(DEFINED Python3_INCLUDE_DIR AND NOT EXISTS "${Python3_INCLUDE_DIR}/Python.h")
+    set(_lv_py_headers FALSE)
+  else()
+    find_package(Python3 COMPONENTS Interpreter Development.Module)
+    set(_lv_py_headers ${Python3_Development.Module_FOUND})
+  endif()
+  if(_lv_py_headers)
     Python3_add_library(lancever_pyrows MODULE WITH_SOABI ${CMAKE_SOURCE_DIR}/python/ext/rows.c)
     set_target_properties(lancever_pyrows PROPERTIES OUTPUT_NAME _rows
                           LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR} C_VISIBILITY_PRESET hidden)
@@ -23,7 +32,8 @@ if(LV_PYTHON_ACCEL)
     set(LV_PYROWS_TARGET lancever_pyrows)
     message(STATUS "lancever: the Python accelerator lancever._rows for ${Python3_EXECUTABLE} (${Python3_VERSION})")
   else()
-    message(WARNING "lancever: no Python headers for ${Python3_EXECUTABLE} (Debian: python3-dev): "
+    message(WARNING "lancever: no Python headers for ${Python3_EXECUTABLE} (Debian: python3-dev; "
+                    "looked in ${Python3_INCLUDE_DIR}): "
                     "lancever._rows is left out; the package builds versions() rows in Python "
                     "(the same values, about twice the time)")
   endif()

@@ -14,7 +14,8 @@
 #    object in the package finds only the bundled libraries and the allowed system ones
 #    (cmake/wheel.cmake), and with a libcurl.so.4 that cannot load, the command still reads
 #    a local dataset and an s3:// URI fails naming the library; the C accelerator
-#    lancever._rows is inside the package and used; python/tests passes against the installed package, with the
+#    lancever._rows is inside the package and used (and a wheel built where Python's
+#    headers are missing leaves it out and still works); python/tests passes against the installed package, with the
 #    installed `lancever` as its CLI: all of it but the interop tests (Node peers), the
 #    hypothesis ones (unit/python-props), test_install.py (the cmake --install path) and
 #    test_to_pandas (pandas is an optional dependency the venv does not carry; unit/python
@@ -117,6 +118,22 @@ step "python/tests against the installed wheel"
   | tee "$work/pytest.log"
 grep -q "^lancever package: $pkg\$" "$work/pytest.log" ||
   fail "pytest did not import the installed package (see the header of $work/pytest.log)"
+
+step "a build machine without Python's headers: the wheel leaves the accelerator out"
+# scikit-build-core hands CMake the interpreter's include directory whether or not the headers
+# are installed (python3-dev); a directory without Python.h stands in for that machine here.
+mkdir -p "$work/run/no-headers"
+rm -rf "$work/dist-noheaders" "$work/venv-noheaders"
+"${pip[@]}" --python "$py" wheel --no-deps --no-build-isolation -w "$work/dist-noheaders" \
+  --config-settings=build-dir="$work/cmake-build-noheaders" \
+  --config-settings=cmake.define.Python3_INCLUDE_DIR="$work/run/no-headers" "$src"
+/usr/bin/python3 -m venv --without-pip "$work/venv-noheaders"
+"${pip[@]}" --python "$work/venv-noheaders/bin/python" install --no-deps --no-index \
+  "$work"/dist-noheaders/lancever-*.whl
+got=$("${clean_env[@]}" "$work/venv-noheaders/bin/python" -c '
+import sys, lancever, lancever._accel as a
+print(len(lancever.Dataset(sys.argv[1]).versions()), a.accelerated())' "$src/demo/demo.lance")
+[ "$got" = "12 False" ] || fail "the wheel built without headers: $got, want 12 False"
 
 step "the sdist"
 (cd "$src" && "$py" -c 'import sys
