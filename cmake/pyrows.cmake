@@ -16,8 +16,8 @@ set(LV_PYROWS_TARGET "")
 if(LV_PYTHON_ACCEL)
   # A wheel build hands CMake the interpreter's include directory (scikit-build-core sets
   # Python3_INCLUDE_DIR from sysconfig) whether or not the headers are installed, and
-  # FindPython fails the whole configure when it cannot read patchlevel.h there: a missing
-  # Python.h at a given directory is "no headers", decided before FindPython looks.
+  # FindPython fails the whole configure when it cannot read the version header there: a
+  # given directory without the main header is "no headers", decided before FindPython looks.
   if(DEFINED Python3_INCLUDE_DIR AND NOT EXISTS "${Python3_INCLUDE_DIR}/Python.h")
     set(_lv_py_headers FALSE)
   else()

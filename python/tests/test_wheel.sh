@@ -121,7 +121,7 @@ grep -q "^lancever package: $pkg\$" "$work/pytest.log" ||
 
 step "a build machine without Python's headers: the wheel leaves the accelerator out"
 # scikit-build-core hands CMake the interpreter's include directory whether or not the headers
-# are installed (python3-dev); a directory without Python.h stands in for that machine here.
+# are installed (python3-dev); an empty directory stands in for that machine here.
 mkdir -p "$work/run/no-headers"
 rm -rf "$work/dist-noheaders" "$work/venv-noheaders"
 "${pip[@]}" --python "$py" wheel --no-deps --no-build-isolation -w "$work/dist-noheaders" \
