@@ -306,6 +306,63 @@ static void test_rows_in_cells_another_writer_sealed(void **state)
 	lv_storage_free(st);
 }
 
+/* Writes versions first..last with the config map `cfg` (NULL: none). */
+static void write_cfg(lv_storage *st, uint64_t first, uint64_t last, const char *const *cfg)
+{
+	for (uint64_t v = first; v <= last; v++) {
+		synth_commit sc = { .version = v, .ts_ms = BASE_MS + 1000 * (int64_t)v, .read_version = v - 1,
+				    .config = cfg };
+		CHECK(synth_write(st, &sc));
+	}
+}
+
+/*
+ * A flush that also records live manifests beyond what it held (26..33 here) learns which it
+ * recorded from the head it read back: that head is read once, not read back and then read
+ * again through the history.  With a head too short to reach down to the position
+ * (max_entries 4, older rows sealed into segments), the history answers; either way 26..33 are not called missed once a
+ * cleanup removes their manifests.
+ */
+static void flush_recorded_case(const char *const *cfg, uint64_t head_reads)
+{
+	lv_storage *mem = tu_mem(), *st = NULL;
+	write_cfg(mem, 1, 20, cfg);
+	tu_checkpoint(mem);
+	CHECK(lv_storage_fault_wrap(&st, mem, NULL, &err));
+	lv_dataset *ds = tu_open(st);
+	lv_capture *c = open_capture(ds);
+	write_cfg(st, 21, 25, cfg);
+	lv_capture_stats s = poll_ok(c);
+	assert_int_equal(s.held, 5);
+	write_cfg(st, 26, 33, cfg); /* live when the flush writes: it records them too */
+	lv_fault_spec count = { .ops = LV_FAULT_READ, .path_substring = "_checkpoints/00000000000000000033" };
+	CHECK(lv_storage_fault_set(st, &count, &err));
+	CHECK(lv_capture_flush(c, &err));
+	assert_int_equal(lv_storage_fault_calls(st), head_reads);
+	CHECK(lv_storage_fault_set(st, NULL, &err));
+	CHECK(lv_capture_get_stats(c, &s));
+	assert_int_equal(s.captured, 13);
+	lance_cleanup(st, 21, 33);
+	write_cfg(st, 34, 34, cfg);
+	s = poll_ok(c);
+	assert_int_equal(s.missed, 0);
+	assert_int_equal(s.captured, 14);
+	CHECK(lv_capture_flush(c, &err));
+	expect_history(st, 34, 0, 0, NULL);
+	lv_capture_free(c);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+static void test_flush_reads_its_head_once(void **state)
+{
+	(void)state;
+	flush_recorded_case(NULL, 1);
+	const char *small[] = { "lance.version_checkpoint.max_entries", "4",
+				"lance.version_checkpoint.archive_segment_rows", "4", NULL };
+	flush_recorded_case(small, 2); /* the read-back, then the history's read */
+}
+
 typedef struct flush_job {
 	lv_capture *c;
 	int rc;
@@ -625,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_two_captures_race),
 		cmocka_unit_test(test_rows_in_cells_another_writer_sealed),
 		cmocka_unit_test(test_idle_poll_costs_one_listing),
+		cmocka_unit_test(test_flush_reads_its_head_once),
 		cmocka_unit_test(test_fresh_dataset_and_failures),
 		cmocka_unit_test(test_real_lance_dataset),
 		cmocka_unit_test(test_objstore_listing_stops_at_the_page),

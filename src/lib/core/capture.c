@@ -15,8 +15,9 @@
  *  - The dataset's warnings are cleared when a poll, or a flush with work, starts:
  *    a capture that runs for months holds no growing list of them.
  *  - A flush's checkpoint also records the manifests live when it was written,
- *    which may be newer than the position: their versions (read back from the
- *    history, `rec`) are neither held again nor called missed by later polls;
+ *    which may be newer than the position: their versions (`rec`: from the
+ *    head the flush read back, or from the history when that head does not
+ *    reach down to the position) are neither held again nor called missed;
  *    a version above the position that it did not record is still a gap.
  *  - The listing stops early only on a remote store, and only while every
  *    name seen is V2 (newest first in name order): it stops at the first
@@ -443,19 +444,37 @@ static int rec_row(const lv_version_info *v, void *payload)
 	return 0;
 }
 
+/* Takes the versions in (known, upto] of a flush's read-back head (rec: sorted) as recorded. */
+static void take_recorded(lv_capture *c, lv__recorded *rec, uint64_t upto)
+{
+	size_t n = 0;
+	while (n < rec->n && rec->v[n] <= upto)
+		n++;
+	c->rec = rec->v;
+	c->nrec = n;
+	c->rec_upto = upto;
+	c->st.captured += n;
+	rec->v = NULL;
+}
+
 /*
  * The versions in (known, upto] the flush's checkpoint recorded beyond what was held: the
- * manifests live when it was written.  Read from the history (the head only: since_version)
- * and counted as captured (the flush captured them).  Out of memory is an error; a failed
- * read leaves `rec` empty (later polls may then call some of them missed: they say more
- * than happened, never less).
+ * manifests live when it was written.  Taken from the head the flush read back when its rows
+ * reach down to known + 1; otherwise read from the history (since_version) and counted as
+ * captured (the flush captured them).  Out of memory is an error; a failed read leaves `rec`
+ * empty (later polls may then call some of them missed: they say more than happened, never
+ * less).
  */
-static int load_recorded(lv_capture *c, uint64_t upto, lv_error *err)
+static int load_recorded(lv_capture *c, lv__recorded *got, uint64_t upto, lv_error *err)
 {
 	lv__free(c->rec);
 	c->rec = NULL;
 	c->nrec = 0;
 	c->rec_upto = 0;
+	if (got->have) {
+		take_recorded(c, got, upto);
+		return 0;
+	}
 	lv_history_options o = LV_HISTORY_OPTIONS_INIT;
 	o.since_version = c->known + 1;
 	rec_load r = { c, upto, 0, 0 };
@@ -482,14 +501,20 @@ static int flush_once(lv_capture *c, lv_error *err)
 	if (rc < 0 || c->held.n == 0)
 		return rc;
 	lv_checkpoint_result res = LV_CHECKPOINT_RESULT_INIT;
-	LV_TRY(lv__cp_write_captured(c->ds, NULL, c->held.v, c->held.n, &res, err));
+	lv__recorded got = { c->known, NULL, 0, false };
+	rc = lv__cp_write_captured(c->ds, NULL, c->held.v, c->held.n, &got, &res, err);
+	if (rc < 0) {
+		lv__free(got.v);
+		return rc;
+	}
 	c->st.flushes += res.written;
 	if (res.written && res.latest_version > c->st.flushed_version)
 		c->st.flushed_version = res.latest_version;
 	lv__rows_dispose(&c->held); /* written, or checkpoints are disabled by the dataset's config */
 	if (res.written && res.latest_version > c->known)
-		return load_recorded(c, res.latest_version, err);
-	return 0;
+		rc = load_recorded(c, &got, res.latest_version, err);
+	lv__free(got.v);
+	return rc;
 }
 
 int lv_capture_flush(lv_capture *c, lv_error *err)

@@ -55,10 +55,12 @@ int lv__cp_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
  * its row.  A row in a range the archive already sealed is taken as held by its segment
  * when the head's index says that segment holds every version of its range; otherwise
  * the head keeps it (an orphan), as it keeps rows no segment holds.
- * The strings of `rows` must outlive the call.
+ * The strings of `rows` must outlive the call.  `rec` (may be NULL; see writer.h) receives
+ * the versions above rec->above that the head holds as it was read back from the store.
  */
+struct lv__recorded;
 int lv__cp_write_captured(lv_dataset *ds, const lv_checkpoint_config *cfg, const lv_version_info *rows,
-			  size_t n, lv_checkpoint_result *res, lv_error *err);
+			  size_t n, struct lv__recorded *rec, lv_checkpoint_result *res, lv_error *err);
 
 /*
  * lv_checkpoint_write re-adopting the history identity `created` (lancever check --salvage,

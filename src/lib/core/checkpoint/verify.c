@@ -16,6 +16,8 @@
  *    bounded number of times (a store that shows objects late), then fails the
  *    write with an error naming the file; the caller deletes nothing.
  *  - Pruning old heads and deleting manifests happen only after this check.
+ *  - A capture's flush learns which versions its head records from this
+ *    read-back (note_recorded), not from a second read of the same file.
  *  - No I/O beyond lv_storage_* through the fetch helpers.
  */
 #include <inttypes.h>
@@ -200,6 +202,31 @@ static uint64_t *needed(const lv__writer *w, const lv_version_info *keep, size_t
 	return v;
 }
 
+/*
+ * A capture's flush (w->rec): the versions above rec->above the head read back holds, when
+ * its rows reach down to above + 1 (else `have` stays false).  0 or LV_ENOMEM.
+ */
+static int note_recorded(lv__recorded *rec, const lv_version_list *rows)
+{
+	lv__free(rec->v);
+	rec->v = NULL;
+	rec->n = 0;
+	rec->have = false;
+	size_t n = lv_version_list_count(rows);
+	const lv_version_info *first = lv_version_list_get(rows, 0);
+	if (!first || first->version > rec->above + 1)
+		return 0;
+	size_t i = 0;
+	while (i < n && lv_version_list_get(rows, i)->version <= rec->above)
+		i++;
+	if (i < n && !(rec->v = lv__calloc(n - i, sizeof *rec->v)))
+		return LV_ENOMEM;
+	for (; i < n; i++)
+		rec->v[rec->n++] = lv_version_list_get(rows, i)->version;
+	rec->have = true;
+	return 0;
+}
+
 int lv__cp_verify_published(lv__writer *w, const lv_version_info *keep, size_t nkeep, int64_t created,
 			    lv_error *err)
 {
@@ -227,6 +254,8 @@ int lv__cp_verify_published(lv__writer *w, const lv_version_info *keep, size_t n
 		if (rc == 0 || rc == LV_ENOMEM || !c.retry)
 			break;
 	}
+	if (rc == 0 && w->rec)
+		rc = note_recorded(w->rec, c.head.rows);
 	check_reset(&c);
 	lv__free(need);
 	if (rc == LV_ENOMEM)

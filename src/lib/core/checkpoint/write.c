@@ -436,8 +436,8 @@ static void result_put(lv_checkpoint_result *dst, const lv_checkpoint_result *sr
 
 static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,
 		      size_t ncleaned, const lv_version_info *const *pre, size_t npre,
-		      const lv_version_info *extra, size_t nextra, bool captured, const int64_t *adopt,
-		      lv__progress *prog, lv_checkpoint_result *res, lv_error *err)
+		      const lv_version_info *extra, size_t nextra, bool captured, lv__recorded *rec,
+		      const int64_t *adopt, lv__progress *prog, lv_checkpoint_result *res, lv_error *err)
 {
 	if (!ds || (npre && !pre) || (ncleaned && !cleaned_in))
 		return lv__err(err, LV_EINVALID, "lv_checkpoint_write: NULL argument");
@@ -451,6 +451,7 @@ static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const 
 	w.extra = extra;
 	w.nextra = nextra;
 	w.captured = captured;
+	w.rec = rec;
 	w.adopting = adopt != NULL;
 	w.adopt_created = adopt ? *adopt : 0;
 	lv__progress own; /* the config's callback, unless the caller reports for the whole run */
@@ -499,24 +500,24 @@ int lv__cp_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
 			     const lv_version_info *const *pre, size_t npre, lv__progress *prog,
 			     lv_checkpoint_result *res, lv_error *err)
 {
-	return write_with(ds, cfg_in, cleaned_in, ncleaned, pre, npre, NULL, 0, false, NULL, prog, res, err);
+	return write_with(ds, cfg_in, cleaned_in, ncleaned, pre, npre, NULL, 0, false, NULL, NULL, prog, res, err);
 }
 
 int lv__cp_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
 			       const lv_version_info *extra, size_t nextra, lv__progress *prog,
 			       lv_checkpoint_result *res, lv_error *err)
 {
-	return write_with(ds, cfg, NULL, 0, NULL, 0, extra, nextra, false, NULL, prog, res, err);
+	return write_with(ds, cfg, NULL, 0, NULL, 0, extra, nextra, false, NULL, NULL, prog, res, err);
 }
 
 int lv__cp_write_adopt(lv_dataset *ds, const lv_checkpoint_config *cfg, int64_t created,
 			       lv_checkpoint_result *res, lv_error *err)
 {
-	return write_with(ds, cfg, NULL, 0, NULL, 0, NULL, 0, false, &created, NULL, res, err);
+	return write_with(ds, cfg, NULL, 0, NULL, 0, NULL, 0, false, NULL, &created, NULL, res, err);
 }
 
 int lv__cp_write_captured(lv_dataset *ds, const lv_checkpoint_config *cfg, const lv_version_info *rows,
-			  size_t n, lv_checkpoint_result *res, lv_error *err)
+			  size_t n, lv__recorded *rec, lv_checkpoint_result *res, lv_error *err)
 {
 	if (n && !rows)
 		return lv__err(err, LV_EINVALID, "lv_checkpoint_write: NULL argument");
@@ -526,7 +527,7 @@ int lv__cp_write_captured(lv_dataset *ds, const lv_checkpoint_config *cfg, const
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		pre[i] = &rows[i];
-	int rc = write_with(ds, cfg, NULL, 0, pre, n, rows, n, true, NULL, NULL, res, err);
+	int rc = write_with(ds, cfg, NULL, 0, pre, n, rows, n, true, rec, NULL, NULL, res, err);
 	lv__free(pre);
 	return rc;
 }

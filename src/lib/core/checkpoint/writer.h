@@ -44,6 +44,19 @@ typedef struct lv__sealed {
 	size_t n;
 } lv__sealed;
 
+/*
+ * What a capture learns from its flush's read-back (lv__cp_write_captured): the versions in
+ * (above, latest] the published head holds, as read back from the store.  `have` is false
+ * when the head does not reach down to above + 1 (older ones are in segments): the caller
+ * then reads them from the history.
+ */
+typedef struct lv__recorded {
+	uint64_t above;
+	uint64_t *v; /* sorted, lv__malloc'ed; the caller frees it */
+	size_t n;
+	bool have;
+} lv__recorded;
+
 /* One write's inputs and results. */
 typedef struct lv__writer {
 	lv_dataset *ds;
@@ -65,6 +78,7 @@ typedef struct lv__writer {
 	int64_t adopt_created;
 	lv__progress *prog;      /* the caller's progress (never NULL; its cb may be) */
 	uint64_t read_done, read_total; /* "reading manifests": of the live ones the base lacks */
+	lv__recorded *rec;       /* a capture's: the versions the head read back records (or NULL) */
 } lv__writer;
 
 /* Owned rows: the list owns its strings. */
