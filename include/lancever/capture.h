@@ -166,8 +166,10 @@ LV_EXTERN void lv_capture_free(lv_capture *c);
  * LV_CAPTURE_GAP_VANISHED, LV_CAPTURE_GAP_UNSEEN or "other" (a reason this library does not
  * know), and *text words for it ("manifest removed before it could be read"); both static,
  * both NULL when no note covers any of those versions (no note is not an error).  Either
- * pointer may be NULL.  Costs one listing of `_checkpoints/gaps/` (a missing folder lists as
- * none); nothing is read.  Errors: LV_EINVALID (NULL ds, first == 0 or first > last),
+ * pointer may be NULL.  Costs at most one listing of `_checkpoints/gaps/` (a missing folder
+ * lists as none); nothing is read.  The handle keeps the listing its last history call made
+ * (or this call's) until the next history or versions call on it starts, so asking for every
+ * gap of a history lists the folder once.  Errors: LV_EINVALID (NULL ds, first == 0 or first > last),
  * LV_ENOMEM, storage errors of the listing.
  */
 LV_EXTERN int lv_capture_gap_reason(lv_dataset *ds, uint64_t first, uint64_t last, const char **reason,

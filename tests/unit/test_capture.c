@@ -363,6 +363,49 @@ static void test_flush_reads_its_head_once(void **state)
 	flush_recorded_case(small, 2); /* the read-back, then the history's read */
 }
 
+/* A history with three noted gaps: the gap notes are listed once for the history and every
+ * gap's reason asked after it, and afresh by the next history call. */
+static void test_gap_reasons_list_the_notes_once(void **state)
+{
+	(void)state;
+	lv_storage *mem = checkpointed(3);
+	lv_dataset *ds = tu_open(mem);
+	lv_capture *c = open_capture(ds);
+	for (uint64_t base = 4; base <= 12; base += 4) {
+		CHECK(synth_range(mem, base, base + 3, BASE_MS));
+		lance_cleanup(mem, base, base + 1); /* gone before the capture saw them: a gap */
+		lv_capture_stats s = poll_ok(c);
+		assert_int_equal(s.missed, (base / 4) * 2);
+		CHECK(lv_capture_flush(c, &err));
+	}
+	lv_capture_free(c);
+	lv_dataset_free(ds);
+	lv_storage *st = NULL;
+	CHECK(lv_storage_fault_wrap(&st, mem, NULL, &err));
+	ds = tu_open(st);
+	lv_fault_spec count = { .ops = LV_FAULT_LIST, .path_substring = "gaps" };
+	CHECK(lv_storage_fault_set(st, &count, &err));
+	lv_history_report rep = LV_HISTORY_REPORT_INIT;
+	lv_version_list *l = tu_history(ds, &rep);
+	assert_int_equal(lv_version_list_gap_count(l), 3);
+	assert_int_equal(lv_storage_fault_calls(st), 1);
+	for (size_t i = 0; i < 3; i++) {
+		uint64_t first = 0, last = 0;
+		assert_true(lv_version_list_gap(l, i, &first, &last));
+		const char *reason = NULL;
+		CHECK(lv_capture_gap_reason(ds, first, last, &reason, NULL, &err));
+		assert_non_null(reason);
+		assert_string_equal(reason, LV_CAPTURE_GAP_UNSEEN);
+	}
+	assert_int_equal(lv_storage_fault_calls(st), 1);
+	lv_version_list_free(l);
+	l = tu_history(ds, &rep);
+	assert_int_equal(lv_storage_fault_calls(st), 2); /* a new call lists again */
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 typedef struct flush_job {
 	lv_capture *c;
 	int rc;
@@ -683,6 +726,7 @@ int main(void)
 		cmocka_unit_test(test_rows_in_cells_another_writer_sealed),
 		cmocka_unit_test(test_idle_poll_costs_one_listing),
 		cmocka_unit_test(test_flush_reads_its_head_once),
+		cmocka_unit_test(test_gap_reasons_list_the_notes_once),
 		cmocka_unit_test(test_fresh_dataset_and_failures),
 		cmocka_unit_test(test_real_lance_dataset),
 		cmocka_unit_test(test_objstore_listing_stops_at_the_page),

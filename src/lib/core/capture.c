@@ -418,6 +418,7 @@ static int flush_gaps(lv_capture *c, lv_error *err)
 		}
 	}
 	c->ngaps = w;
+	lv__ds_notes_forget(c->ds); /* the handle's cached listing lacks what was just written */
 	return first_rc;
 }
 
@@ -544,19 +545,17 @@ int lv_capture_gap_reason(lv_dataset *ds, uint64_t first, uint64_t last, const c
 		*text = NULL;
 	if (!ds || first == 0 || first > last)
 		return lv__err(err, LV_EINVALID, "lv_capture_gap_reason: NULL dataset or bad range");
-	lv__capgaps g;
-	LV_TRY(lv__capgap_list(ds->st, &g, err));
-	const lv__capgap *n = lv__capgap_find(&g, first, last);
-	if (n) {
+	const char *found;
+	LV_TRY(lv__ds_gap_reason(ds, first, last, &found, err));
+	if (found) {
 		/* the note's reason, as the one static string this library has for it */
-		const char *r = !strcmp(n->reason, LV_CAPTURE_GAP_VANISHED) ? LV_CAPTURE_GAP_VANISHED
-				: !strcmp(n->reason, LV_CAPTURE_GAP_UNSEEN) ? LV_CAPTURE_GAP_UNSEEN
-									     : "other";
+		const char *r = !strcmp(found, LV_CAPTURE_GAP_VANISHED) ? LV_CAPTURE_GAP_VANISHED
+				: !strcmp(found, LV_CAPTURE_GAP_UNSEEN) ? LV_CAPTURE_GAP_UNSEEN
+									 : "other";
 		if (reason)
 			*reason = r;
 		if (text)
 			*text = lv__capgap_text(r);
 	}
-	lv__capgaps_dispose(&g);
 	return 0;
 }

@@ -347,24 +347,19 @@ static int check_gaps(lv_check *c, lv_dataset *ds, lv_error *err)
 	lv__progress_report(&c->prog, "reading history", 0, 0);
 	LV_TRY(lv_history(&c->history, ds, &rep, err));
 	const lv_version_list *h = c->history;
-	lv__capgaps notes; /* a capture's gap notes give a gap its reason (listed once) */
-	memset(&notes, 0, sizeof notes);
-	if (h->ngaps && lv__capgap_list(ds->st, &notes, NULL) == LV_ENOMEM)
-		return lv__err(err, LV_ENOMEM, "out of memory");
 	for (size_t g = 0; g < h->ngaps; g++) {
 		char msg[200];
-		const lv__capgap *note = lv__capgap_find(&notes, h->gaps[g][0], h->gaps[g][1]);
+		const char *reason = NULL; /* a capture's gap note gives a gap its reason (listed once) */
+		if (lv__ds_gap_reason(ds, h->gaps[g][0], h->gaps[g][1], &reason, NULL) == LV_ENOMEM)
+			return lv__err(err, LV_ENOMEM, "out of memory");
 		int n = snprintf(msg, sizeof msg, "no readable record of versions %" PRIu64 "-%" PRIu64,
 				 h->gaps[g][0], h->gaps[g][1]);
-		if (note && n > 0 && (size_t)n < sizeof msg)
-			snprintf(msg + n, sizeof msg - (size_t)n, " (a capture missed them: %s, %s)", note->reason,
-				 lv__capgap_text(note->reason));
-		if (add(c, LV_CHECK_GAP, NULL, LV_ENOTFOUND, msg, 0, h->gaps[g][0], h->gaps[g][1]) < 0) {
-			lv__capgaps_dispose(&notes);
+		if (reason && n > 0 && (size_t)n < sizeof msg)
+			snprintf(msg + n, sizeof msg - (size_t)n, " (a capture missed them: %s, %s)", reason,
+				 lv__capgap_text(reason));
+		if (add(c, LV_CHECK_GAP, NULL, LV_ENOTFOUND, msg, 0, h->gaps[g][0], h->gaps[g][1]) < 0)
 			return lv__err(err, LV_ENOMEM, "out of memory");
-		}
 	}
-	lv__capgaps_dispose(&notes);
 	/* Which rows the damaged files could give back (counted per item, by path). */
 	for (size_t k = 0; k < c->nfiles; k++) {
 		const lv__cp_file *f = &c->files[k];

@@ -4,6 +4,11 @@
  * branch (by option, or a local "<root>/tree/<branch>" path that <root>
  * registers: the store is then opened at <root>), the thread default, and the
  * dataset's refs.  No URI is looked at here: only the parsed address.
+ *
+ * The gap-note cache: a listing of _checkpoints/gaps/ made by one history call
+ * (or by lv_capture_gap_reason) answers every gap reason asked until the next
+ * history or versions call starts, so a history with many gaps lists the folder
+ * once, not once per gap row.  It is per handle, under its own mutex.
  */
 #include "core/dataset.h"
 
@@ -12,6 +17,7 @@
 
 #include "core/manifests.h"
 #include "core/stores.h"
+#include "core/capture_gaps.h"
 #include "core/vcache.h"
 #include "core/refs.h"
 #include "storage/backends.h"
@@ -49,6 +55,7 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	ds->root = root;
 	ds->st = root;
 	pthread_mutex_init(&ds->warn_mu, NULL);
+	pthread_mutex_init(&ds->notes_mu, NULL);
 	ds->owned_root = owns_root ? root : NULL; /* lv_dataset_open sets its own */
 	/* Object stores answer each read after a round trip: keep many in flight. */
 	bool remote = lv_storage_is_remote(root);
@@ -59,6 +66,7 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 	ds->vcache = lv__calloc(1, sizeof *ds->vcache);
 	if (!ds->vcache) {
 		pthread_mutex_destroy(&ds->warn_mu);
+		pthread_mutex_destroy(&ds->notes_mu);
 		lv__free(ds);
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	}
@@ -70,6 +78,8 @@ static int init_ds(lv_dataset **out, lv_storage *root, bool owns_root, const cha
 		if (rc < 0) {
 			lv__free(ds->branch);
 			lv__vcache_free(ds->vcache);
+			pthread_mutex_destroy(&ds->warn_mu);
+			pthread_mutex_destroy(&ds->notes_mu);
 			lv__free(ds);
 			return rc;
 		}
@@ -231,6 +241,8 @@ void lv_dataset_free(lv_dataset *ds)
 		return; /* another holder (a history stream) frees it */
 	lv__warnlog_dispose(&ds->warnings);
 	pthread_mutex_destroy(&ds->warn_mu);
+	lv__free(ds->notes);
+	pthread_mutex_destroy(&ds->notes_mu);
 	lv__vcache_free(ds->vcache);
 	lv_storage_free(ds->owned_sub);
 	lv_storage_free(ds->owned_mid);
@@ -284,8 +296,62 @@ void lv__report_put(lv_history_report *dst, const lv_history_report *src)
 	dst->version = v;
 }
 
+int lv__ds_notes_keep(lv_dataset *ds, const lv__capgaps *g)
+{
+	lv__capgap *v = g->n ? lv__calloc(g->n, sizeof *v) : NULL;
+	if (g->n && !v)
+		return LV_ENOMEM;
+	if (g->n)
+		memcpy(v, g->v, g->n * sizeof *v); /* the reasons are static strings */
+	pthread_mutex_lock(&ds->notes_mu);
+	lv__free(ds->notes);
+	ds->notes = v;
+	ds->nnotes = g->n;
+	ds->notes_valid = true;
+	pthread_mutex_unlock(&ds->notes_mu);
+	return 0;
+}
+
+bool lv__ds_notes_find(lv_dataset *ds, uint64_t first, uint64_t last, const char **reason)
+{
+	pthread_mutex_lock(&ds->notes_mu);
+	bool valid = ds->notes_valid;
+	if (valid) {
+		lv__capgaps g = { ds->notes, ds->nnotes, ds->nnotes, 0 };
+		const lv__capgap *n = lv__capgap_find(&g, first, last);
+		*reason = n ? n->reason : NULL;
+	}
+	pthread_mutex_unlock(&ds->notes_mu);
+	return valid;
+}
+
+void lv__ds_notes_forget(lv_dataset *ds)
+{
+	pthread_mutex_lock(&ds->notes_mu);
+	lv__free(ds->notes);
+	ds->notes = NULL;
+	ds->nnotes = 0;
+	ds->notes_valid = false;
+	pthread_mutex_unlock(&ds->notes_mu);
+}
+
+int lv__ds_gap_reason(lv_dataset *ds, uint64_t first, uint64_t last, const char **reason, lv_error *err)
+{
+	*reason = NULL;
+	if (lv__ds_notes_find(ds, first, last, reason))
+		return 0;
+	lv__capgaps g;
+	LV_TRY(lv__capgap_list(ds->st, &g, err));
+	const lv__capgap *n = lv__capgap_find(&g, first, last);
+	*reason = n ? n->reason : NULL;
+	int rc = lv__ds_notes_keep(ds, &g);
+	lv__capgaps_dispose(&g);
+	return rc == LV_ENOMEM ? lv__err(err, rc, "out of memory") : 0;
+}
+
 void lv__report_begin(lv_dataset *ds, lv_history_report *rep, lv_storage_stats *s0)
 {
+	lv__ds_notes_forget(ds); /* a new call lists the notes afresh when it needs them */
 	memset(rep, 0, sizeof *rep);
 	*s0 = (lv_storage_stats)LV_STORAGE_STATS_INIT;
 	(void)lv_storage_get_stats(ds->st, s0);

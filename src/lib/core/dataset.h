@@ -23,10 +23,27 @@ struct lv_dataset {
 	pthread_mutex_t warn_mu; /* guards `warnings` (calls on one handle may run in threads) */
 	struct lv__vcache *vcache; /* the last versions() answer (vcache.c) */
 	int holders;           /* atomic: holders beyond the caller (a history cursor, its stream) */
+	/* The gap notes (capture_gaps.h) the last listing found, kept until the next history or
+	 * versions call on the handle starts (lv__report_begin) or a capture writes a note. */
+	pthread_mutex_t notes_mu;
+	struct lv__capgap *notes;
+	size_t nnotes;
+	bool notes_valid;
 };
 
 /* Another holder of ds (a history cursor): lv_dataset_free by the last holder frees it. */
 void lv__dataset_hold(lv_dataset *ds);
+
+/* The gap-note cache (see struct lv_dataset).  keep: copies the notes of a listing (0 or
+ * LV_ENOMEM: then nothing is cached).  find: true when the cache answers; *reason is then the
+ * reason of the note overlapping first..last, or NULL for none.  forget: drops it. */
+struct lv__capgaps;
+int lv__ds_notes_keep(lv_dataset *ds, const struct lv__capgaps *g);
+bool lv__ds_notes_find(lv_dataset *ds, uint64_t first, uint64_t last, const char **reason);
+void lv__ds_notes_forget(lv_dataset *ds);
+/* The reason of the gap note overlapping first..last (*reason NULL: none), from the cache, else
+ * from one listing that is then kept.  0, LV_ENOMEM or the listing's error. */
+int lv__ds_gap_reason(lv_dataset *ds, uint64_t first, uint64_t last, const char **reason, lv_error *err);
 
 /* Starts / ends a report: zeroes it and counts the requests and bytes in between. */
 /* A caller's report (may be NULL): 0 when its version is one this library writes, else

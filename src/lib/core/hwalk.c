@@ -149,6 +149,8 @@ static const lv__capgap *gap_note(emitter *em, uint64_t first, uint64_t last)
 			lv__warn(em->wl, LV_WARN_HISTORY_GAP, LV__CAPGAP_DIR, 0, 0,
 				 "%zu name(s) in " LV__CAPGAP_DIR " are not gap notes (ignored)", em->notes.nstray);
 		}
+		if (rc == 0) /* the handle answers the caller's gap reasons from it (no memory: it lists again) */
+			(void)lv__ds_notes_keep(em->p->ds, &em->notes);
 	}
 	return lv__capgap_find(&em->notes, first, last);
 }
