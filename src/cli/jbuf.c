@@ -1,0 +1,165 @@
+/*
+ * The JSON buffer's out-of-line half (jbuf.h): flushing, strings, numbers.
+ *
+ * Invariants: lvcli_json_plain is exact (a string it calls plain holds no byte below 0x20,
+ * at or above 0x80, '"' or '\\'; one it calls not plain holds one), so a plain string is
+ * copied as-is and every other string goes to lvcli_json_strn (escape.c) after a flush;
+ * the string's bytes are read within [s, s + n) only.
+ */
+#include "jbuf.h"
+
+#include "cli.h"
+
+void lvcli_jb_flush(lvcli_jbuf *j)
+{
+	if (j->p > j->b)
+		fwrite_unlocked(j->b, 1, (size_t)(j->p - j->b), j->f);
+	j->p = j->b;
+}
+
+void lvcli_jb_write(lvcli_jbuf *j, const void *s, size_t n)
+{
+	if (n > lvcli_jb_free(j))
+		lvcli_jb_flush(j);
+	if (n > sizeof j->b) {
+		fwrite_unlocked(s, 1, n, j->f);
+		return;
+	}
+	memcpy(j->p, s, n);
+	j->p += n;
+}
+
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGH UINT64_C(0x8080808080808080)
+
+/*
+ * Are all 8 bytes of w plain?  A byte is flagged when it is below 0x20 (x - 0x20 sets its high
+ * bit), has its high bit set (x itself), or equals '"' or '\\' (the zero-byte test on x ^ c).
+ * A borrow between bytes only ever starts at a byte that is itself flagged, so the answer for
+ * the word is exact.
+ */
+static inline bool plain8(uint64_t w)
+{
+	uint64_t q = w ^ (ONES * '"'), b = w ^ (ONES * '\\');
+	return !(((w - ONES * 0x20) | w | ((q - ONES) & ~q) | ((b - ONES) & ~b)) & HIGH);
+}
+
+static inline bool plain1(unsigned char c)
+{
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+bool lvcli_json_plain(const char *s, size_t n)
+{
+	uint64_t w;
+	if (n < 8) {
+		for (size_t i = 0; i < n; i++)
+			if (!plain1((unsigned char)s[i]))
+				return false;
+		return true;
+	}
+	for (size_t i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		if (!plain8(w))
+			return false;
+	}
+	memcpy(&w, s + n - 8, 8); /* the last 8 bytes (overlapping the last whole word) */
+	return plain8(w);
+}
+
+/* Copies plain s[0..n) to o, checking as it goes (8 bytes at a time; o has n + 8 bytes of
+ * room); false, with o's contents undefined, when s is not plain. */
+static bool copy_plain(char *o, const char *s, size_t n)
+{
+	uint64_t w;
+	if (n < 8) {
+		for (size_t i = 0; i < n; i++)
+			if (!plain1((unsigned char)(o[i] = s[i])))
+				return false;
+		return true;
+	}
+	for (size_t i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		if (!plain8(w))
+			return false;
+		memcpy(o + i, &w, 8);
+	}
+	memcpy(&w, s + n - 8, 8);
+	memcpy(o + n - 8, &w, 8);
+	return plain8(w);
+}
+
+void lvcli_jb_str(lvcli_jbuf *j, const char *s)
+{
+	if (!s) {
+		LVCLI_JB_LIT(j, "null");
+		return;
+	}
+	size_t n = strlen(s);
+	if (n + 10 <= sizeof j->b) {
+		if (n + 10 > lvcli_jb_free(j))
+			lvcli_jb_flush(j);
+		if (copy_plain(j->p + 1, s, n)) { /* j->p advances only over a whole plain string */
+			j->p[0] = '"';
+			j->p[n + 1] = '"';
+			j->p += n + 2;
+			return;
+		}
+	}
+	lvcli_jb_flush(j);
+	lvcli_json_strn(j->f, s, n);
+}
+
+static const char D2[200] = "0001020304050607080910111213141516171819"
+			    "2021222324252627282930313233343536373839"
+			    "4041424344454647484950515253545556575859"
+			    "6061626364656667686970717273747576777879"
+			    "8081828384858687888990919293949596979899";
+
+char *lvcli_jb_digits(char *end, uint64_t v)
+{
+	while (v >= 100) {
+		size_t k = (size_t)(v % 100) * 2;
+		v /= 100;
+		end -= 2;
+		memcpy(end, D2 + k, 2);
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, D2 + v * 2, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
+}
+
+/* 10^k for k = 0..19 */
+static const uint64_t P10[20] = {
+	UINT64_C(1), UINT64_C(10), UINT64_C(100), UINT64_C(1000), UINT64_C(10000), UINT64_C(100000),
+	UINT64_C(1000000), UINT64_C(10000000), UINT64_C(100000000), UINT64_C(1000000000),
+	UINT64_C(10000000000), UINT64_C(100000000000), UINT64_C(1000000000000),
+	UINT64_C(10000000000000), UINT64_C(100000000000000), UINT64_C(1000000000000000),
+	UINT64_C(10000000000000000), UINT64_C(100000000000000000), UINT64_C(1000000000000000000),
+	UINT64_C(10000000000000000000),
+};
+
+void lvcli_jb_u64_slow(lvcli_jbuf *j, uint64_t v)
+{
+	/* the digits from the bit length: 1233 / 4096 is just above log10(2) */
+	size_t t = ((size_t)(64 - __builtin_clzll(v | 1)) * 1233) >> 12; /* 0..19 */
+	size_t n = t + (v >= P10[t]) + (v == 0);
+	if (n > lvcli_jb_free(j))
+		lvcli_jb_flush(j);
+	lvcli_jb_digits(j->p + n, v); /* written in place, from the last digit back */
+	j->p += n;
+}
+
+void lvcli_jb_i64(lvcli_jbuf *j, int64_t v)
+{
+	if (v < 0) {
+		lvcli_jb_c(j, '-');
+		lvcli_jb_u64(j, (uint64_t)0 - (uint64_t)v); /* INT64_MIN too */
+		return;
+	}
+	lvcli_jb_u64(j, (uint64_t)v);
+}
