@@ -29,15 +29,6 @@ static int check_stream(const lvcli_args *a)
 	return 0;
 }
 
-/* The JSON array goes to stdout in 64 KiB writes instead of stdio's default of one block
- * (4 KiB: 2,158 write calls for the 8.8 MB of 10,000 records, 135 now).  Set before anything
- * is written to stdout; the buffer lives as long as the process (main.c closes stdout). */
-static void json_buffer(void)
-{
-	static char buf[1 << 16];
-	setvbuf(stdout, buf, _IOFBF, sizeof buf);
-}
-
 static int run_versions(int argc, char **argv)
 {
 	lvcli_args a;
@@ -64,8 +55,6 @@ static int run_versions(int argc, char **argv)
 	}
 	if (rc == 0) {
 		lvcli_refctx_borrow(&refs, l); /* tag names: the refs versions() read */
-		if (a.json && !lvcli_format_stream(&a))
-			json_buffer();
 		if (lvcli_format_stream(&a))
 			rc = lvcli_select_emit(&a, l, &sel, "versions", &refs);
 		else

@@ -8,12 +8,22 @@
  */
 #include "jbuf.h"
 
+#include <errno.h>
+
 #include "cli.h"
+
+/* fwrite, noting why a write failed (output.c) */
+static void put_out(FILE *f, const void *s, size_t n)
+{
+	errno = 0;
+	if (fwrite_unlocked(s, 1, n, f) < n && errno)
+		lvcli_note_write_error(f, errno);
+}
 
 void lvcli_jb_flush(lvcli_jbuf *j)
 {
 	if (j->p > j->b)
-		fwrite_unlocked(j->b, 1, (size_t)(j->p - j->b), j->f);
+		put_out(j->f, j->b, (size_t)(j->p - j->b));
 	j->p = j->b;
 }
 
@@ -21,8 +31,8 @@ void lvcli_jb_write(lvcli_jbuf *j, const void *s, size_t n)
 {
 	if (n > lvcli_jb_free(j))
 		lvcli_jb_flush(j);
-	if (n > sizeof j->b) {
-		fwrite_unlocked(s, 1, n, j->f);
+	if (n > (size_t)(j->end - j->b)) {
+		put_out(j->f, s, n);
 		return;
 	}
 	memcpy(j->p, s, n);
@@ -96,7 +106,7 @@ void lvcli_jb_str(lvcli_jbuf *j, const char *s)
 		return;
 	}
 	size_t n = strlen(s);
-	if (n + 10 <= sizeof j->b) {
+	if (n + 10 <= (size_t)(j->end - j->b)) {
 		if (n + 10 > lvcli_jb_free(j))
 			lvcli_jb_flush(j);
 		if (copy_plain(j->p + 1, s, n)) { /* j->p advances only over a whole plain string */

@@ -3,7 +3,7 @@
  * the version records (records.c), ~880 bytes each, 10,000 of them for `versions --json`.
  *
  * Invariants: the bytes reach f in the order they were put; b[0 .. p - b) is what has been put
- * and not yet written; p never passes b + sizeof b.  Whatever writes to f directly (a string
+ * and not yet written; p never passes end.  Whatever writes to f directly (a string
  * that needs escaping, a piece larger than the buffer) is preceded by lvcli_jb_flush.  A
  * string goes into the buffer as-is only when every byte is printable ASCII other than " and
  * \ (what lvcli_json_strn would write unchanged); any other string is written by
@@ -19,9 +19,11 @@
 
 typedef struct lvcli_jbuf {
 	FILE *f;
-	char *p; /* the next free byte of b */
-	char b[4096];
+	char *b, *end; /* the buffer, LVCLI_JB_MIN bytes or more */
+	char *p;       /* the next free byte of b */
 } lvcli_jbuf;
+
+#define LVCLI_JB_MIN 256
 
 void lvcli_jb_flush(lvcli_jbuf *j);
 /* n bytes when fewer than n are free: flushes, then buffers them or writes them to f. */
@@ -35,15 +37,17 @@ char *lvcli_jb_digits(char *end, uint64_t v);
 /* Is every byte of s[0..n) printable ASCII other than " and \ ? */
 bool lvcli_json_plain(const char *s, size_t n);
 
-static inline void lvcli_jb_init(lvcli_jbuf *j, FILE *f)
+/* Writes to f through buf[0..cap) (cap >= LVCLI_JB_MIN). */
+static inline void lvcli_jb_init(lvcli_jbuf *j, FILE *f, char *buf, size_t cap)
 {
 	j->f = f;
-	j->p = j->b;
+	j->b = j->p = buf;
+	j->end = buf + cap;
 }
 
 static inline size_t lvcli_jb_free(const lvcli_jbuf *j)
 {
-	return (size_t)(j->b + sizeof j->b - j->p);
+	return (size_t)(j->end - j->p);
 }
 
 /* n bytes of s; inlined, so a literal's copy is a few moves. */
@@ -59,7 +63,7 @@ static inline void lvcli_jb_put(lvcli_jbuf *j, const void *s, size_t n)
 
 static inline void lvcli_jb_c(lvcli_jbuf *j, char c)
 {
-	if (j->p == j->b + sizeof j->b)
+	if (j->p == j->end)
 		lvcli_jb_flush(j);
 	*j->p++ = c;
 }

@@ -10,15 +10,16 @@
  */
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli.h"
 #include "jbuf.h"
 
-/* A record is assembled in a buffer on the stack (jbuf.h) and handed to stdio in one piece
- * (a string that needs escaping, tag names that do, and a text longer than the buffer in
- * more): the JSON of 10,000 versions spent over a third of its instructions in stdio's
+/* A record is assembled in a buffer (jbuf.h: on the stack for one record, 64 KiB for an
+ * array) and handed to stdio in one piece (a string that needs escaping, tag names that do,
+ * and a text longer than the buffer in more): the JSON of 10,000 versions spent over a third of its instructions in stdio's
  * per-call work before, and most of the rest in per-piece copies (bench/gate.sh).  Keys and
  * literals are put with lengths known at compile time, so each is a few moves. */
 #define LIT(r, s) LVCLI_JB_LIT(r, s)
@@ -197,8 +198,9 @@ static void version_fields(lvcli_jbuf *r, const lv_version_info *v, lvcli_refctx
 
 void lvcli_print_version_fields(FILE *f, const lv_version_info *v, lvcli_refctx *tags)
 {
+	char buf[4096];
 	lvcli_jbuf r;
-	lvcli_jb_init(&r, f);
+	lvcli_jb_init(&r, f, buf, sizeof buf);
 	flockfile(f);
 	version_fields(&r, v, tags);
 	lvcli_jb_flush(&r);
@@ -207,14 +209,44 @@ void lvcli_print_version_fields(FILE *f, const lv_version_info *v, lvcli_refctx 
 
 void lvcli_print_version_json(FILE *f, const lv_version_info *v, lvcli_refctx *tags)
 {
+	char buf[4096];
 	lvcli_jbuf r;
-	lvcli_jb_init(&r, f);
+	lvcli_jb_init(&r, f, buf, sizeof buf);
 	flockfile(f);
 	lvcli_jb_c(&r, '{');
 	version_fields(&r, v, tags);
 	lvcli_jb_c(&r, '}');
 	lvcli_jb_flush(&r);
 	funlockfile(f);
+}
+
+/* The array's records go to f in pieces of this size, under one lock. */
+#define ARRAY_PIECE ((size_t)64 << 10)
+
+int lvcli_print_versions_json(FILE *f, const lv_version_list *l, const size_t *idx, size_t k,
+			      bool reverse, lvcli_refctx *tags)
+{
+	char *buf = malloc(ARRAY_PIECE);
+	if (!buf) {
+		fputs("lancever: out of memory\n", stderr);
+		return 1;
+	}
+	lvcli_jbuf r;
+	lvcli_jb_init(&r, f, buf, ARRAY_PIECE);
+	flockfile(f);
+	lvcli_jb_c(&r, '[');
+	for (size_t j = 0; j < k; j++) {
+		if (j)
+			LIT(&r, ",\n");
+		lvcli_jb_c(&r, '{');
+		version_fields(&r, lv_version_list_get(l, idx[reverse ? k - 1 - j : j]), tags);
+		lvcli_jb_c(&r, '}');
+	}
+	LIT(&r, "]\n");
+	lvcli_jb_flush(&r);
+	funlockfile(f);
+	free(buf);
+	return 0;
 }
 
 static void put2(char *p, unsigned v)
