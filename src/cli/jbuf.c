@@ -153,15 +153,24 @@ static const uint64_t P10[20] = {
 	UINT64_C(10000000000000000000),
 };
 
+char *lvcli_jb_dec(char *o, uint64_t v)
+{
+	if (v < 10) {
+		*o = (char)('0' + v);
+		return o + 1;
+	}
+	/* the digits from the bit length: 1233 / 4096 is just above log10(2) */
+	size_t t = ((size_t)(64 - __builtin_clzll(v)) * 1233) >> 12; /* 1..19 */
+	size_t n = t + (v >= P10[t]);
+	lvcli_jb_digits(o + n, v); /* written in place, from the last digit back */
+	return o + n;
+}
+
 void lvcli_jb_u64_slow(lvcli_jbuf *j, uint64_t v)
 {
-	/* the digits from the bit length: 1233 / 4096 is just above log10(2) */
-	size_t t = ((size_t)(64 - __builtin_clzll(v | 1)) * 1233) >> 12; /* 0..19 */
-	size_t n = t + (v >= P10[t]) + (v == 0);
-	if (n > lvcli_jb_free(j))
+	if (lvcli_jb_free(j) < 20)
 		lvcli_jb_flush(j);
-	lvcli_jb_digits(j->p + n, v); /* written in place, from the last digit back */
-	j->p += n;
+	j->p = lvcli_jb_dec(j->p, v);
 }
 
 void lvcli_jb_i64(lvcli_jbuf *j, int64_t v)

@@ -82,67 +82,78 @@ static void manifest_details_json(lvcli_jbuf *r, const lv_version_info *v)
 	lvcli_jb_c(r, '}');
 }
 
-/* Lance's seven summary counters in the checkpoint's column order: as "k":"n" inside
- * LanceDB's metadata (the first without a leading comma), or as ,"k":n. */
-#define COUNTER_TEXT(r, key, n)        \
-	do {                           \
-		LIT(r, key);           \
-		lvcli_jb_u64(r, n);    \
-		lvcli_jb_c(r, '"');    \
-	} while (0)
-
-static void counters_text(lvcli_jbuf *r, const lv_version_info *v)
-{
-	COUNTER_TEXT(r, "\"total_fragments\":\"", v->total_fragments);
-	COUNTER_TEXT(r, ",\"total_data_files\":\"", v->total_data_files);
-	COUNTER_TEXT(r, ",\"total_files_size\":\"", v->total_files_size);
-	COUNTER_TEXT(r, ",\"total_deletion_files\":\"", v->total_deletion_files);
-	COUNTER_TEXT(r, ",\"total_data_file_rows\":\"", v->total_data_file_rows);
-	COUNTER_TEXT(r, ",\"total_deletion_file_rows\":\"", v->total_deletion_file_rows);
-	COUNTER_TEXT(r, ",\"total_rows\":\"", v->total_rows);
-}
-
-static void counters_num(lvcli_jbuf *r, const lv_version_info *v)
-{
-	KEY(r, "total_fragments");
-	lvcli_jb_u64(r, v->total_fragments);
-	KEY(r, "total_data_files");
-	lvcli_jb_u64(r, v->total_data_files);
-	KEY(r, "total_files_size");
-	lvcli_jb_u64(r, v->total_files_size);
-	KEY(r, "total_deletion_files");
-	lvcli_jb_u64(r, v->total_deletion_files);
-	KEY(r, "total_data_file_rows");
-	lvcli_jb_u64(r, v->total_data_file_rows);
-	KEY(r, "total_deletion_file_rows");
-	lvcli_jb_u64(r, v->total_deletion_file_rows);
-	KEY(r, "total_rows");
-	lvcli_jb_u64(r, v->total_rows);
-}
-
 static bool fast_time(char *buf, size_t cap, int64_t sec, int frac);
 
-/* "timestamp":"..." as lvcli_format_time writes it (always printable ASCII: digits, '-',
- * ':', 'T', '.', 'Z', or "N ms"), put in place. */
-static void timestamp_json(lvcli_jbuf *r, int64_t ms)
+/*
+ * The record's head, from "version" to "is_tagged", written through a local pointer after
+ * one check for room (no check per piece): HEAD_MAX bounds its literals (388 bytes at most),
+ * its 16 numbers of at most 20 digits and a sign, and the timestamp's 40 bytes.  The
+ * buffers of this file are 4 KiB or more, so a flush always makes the room.
+ */
+#define HEAD_MAX 1280
+#define W(o, s) (memcpy(o, "" s, sizeof(s) - 1), o += sizeof(s) - 1)
+#define WNUM(o, v) (o = lvcli_jb_dec(o, v))
+/* Lance's seven summary counters in the checkpoint's column order, as "k":"n" inside
+ * LanceDB's metadata and as ,"k":n. */
+#define COUNTERS_TEXT(o, v)                                         \
+	(W(o, "\"total_fragments\":\""), WNUM(o, v->total_fragments),   \
+	 W(o, "\",\"total_data_files\":\""), WNUM(o, v->total_data_files), \
+	 W(o, "\",\"total_files_size\":\""), WNUM(o, v->total_files_size), \
+	 W(o, "\",\"total_deletion_files\":\""), WNUM(o, v->total_deletion_files), \
+	 W(o, "\",\"total_data_file_rows\":\""), WNUM(o, v->total_data_file_rows), \
+	 W(o, "\",\"total_deletion_file_rows\":\""), WNUM(o, v->total_deletion_file_rows), \
+	 W(o, "\",\"total_rows\":\""), WNUM(o, v->total_rows), W(o, "\""))
+#define COUNTERS_NUM(o, v)                                                  \
+	(W(o, ",\"total_fragments\":"), WNUM(o, v->total_fragments),         \
+	 W(o, ",\"total_data_files\":"), WNUM(o, v->total_data_files),       \
+	 W(o, ",\"total_files_size\":"), WNUM(o, v->total_files_size),       \
+	 W(o, ",\"total_deletion_files\":"), WNUM(o, v->total_deletion_files), \
+	 W(o, ",\"total_data_file_rows\":"), WNUM(o, v->total_data_file_rows), \
+	 W(o, ",\"total_deletion_file_rows\":"), WNUM(o, v->total_deletion_file_rows), \
+	 W(o, ",\"total_rows\":"), WNUM(o, v->total_rows))
+
+/* The timestamp as lvcli_format_time writes it (printable ASCII: digits, '-', ':', 'T', '.',
+ * 'Z', or "N ms"), at most 39 bytes, at o; returns its end. */
+static char *put_time(char *o, int64_t ms)
 {
-	KEY(r, "timestamp");
-	if (lvcli_jb_free(r) < 48)
-		lvcli_jb_flush(r);
-	char *o = r->p + 1;
 	int64_t sec = ms / 1000, frac = ms % 1000; /* floor division, as lvcli_format_time */
 	if (frac < 0) {
 		sec--;
 		frac += 1000;
 	}
-	size_t n = 24;
-	if (!fast_time(o, 40, sec, (int)frac)) {
-		lvcli_format_time(o, 40, ms);
-		n = strlen(o);
+	if (fast_time(o, 40, sec, (int)frac))
+		return o + 24;
+	lvcli_format_time(o, 40, ms);
+	return o + strlen(o);
+}
+
+static void record_head(lvcli_jbuf *r, const lv_version_info *v)
+{
+	_Static_assert(HEAD_MAX <= 4096, "the record buffers hold a head");
+	if (lvcli_jb_free(r) < HEAD_MAX)
+		lvcli_jb_flush(r);
+	char *o = r->p;
+	/* LanceDB's listVersions() record: "timestamp" (ISO 8601 UTC) and "metadata" (the 7
+	 * counters as strings, under their checkpoint column names) */
+	W(o, "\"version\":");
+	WNUM(o, v->version);
+	W(o, ",\"timestamp\":\"");
+	o = put_time(o, v->timestamp_millis);
+	W(o, "\",\"metadata\":{");
+	COUNTERS_TEXT(o, v);
+	W(o, "},\"timestamp_millis\":");
+	if (v->timestamp_millis < 0) {
+		*o++ = '-';
+		WNUM(o, (uint64_t)0 - (uint64_t)v->timestamp_millis); /* INT64_MIN too */
+	} else {
+		WNUM(o, (uint64_t)v->timestamp_millis);
 	}
-	o[-1] = '"';
-	o[n] = '"';
-	r->p = o + n + 1;
+	COUNTERS_NUM(o, v);
+	if (v->is_tagged)
+		W(o, ",\"is_tagged\":true");
+	else
+		W(o, ",\"is_tagged\":false");
+	r->p = o;
 }
 
 /* ,"tags":[...]: the names of the tags on v (refs.c), as lvcli_tags_json writes them. */
@@ -161,21 +172,7 @@ static void tags_json(lvcli_jbuf *r, lvcli_refctx *tags, const lv_version_info *
 
 static void version_fields(lvcli_jbuf *r, const lv_version_info *v, lvcli_refctx *tags)
 {
-	/* LanceDB's listVersions() record: "timestamp" (ISO 8601 UTC) and "metadata" (the 7
-	 * counters as strings, under their checkpoint column names) */
-	LIT(r, "\"version\":");
-	lvcli_jb_u64(r, v->version);
-	timestamp_json(r, v->timestamp_millis);
-	LIT(r, ",\"metadata\":{");
-	counters_text(r, v);
-	lvcli_jb_c(r, '}');
-	KEY(r, "timestamp_millis");
-	lvcli_jb_i64(r, v->timestamp_millis);
-	counters_num(r, v);
-	if (v->is_tagged)
-		LIT(r, ",\"is_tagged\":true");
-	else
-		LIT(r, ",\"is_tagged\":false");
+	record_head(r, v);
 	tags_json(r, tags, v);
 	if (v->is_cleaned_up)
 		LIT(r, ",\"is_cleaned_up\":true");

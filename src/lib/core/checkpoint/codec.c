@@ -560,13 +560,17 @@ static int info_of_row(const row_view *w, lv__arena *a, lv_version_info *v)
 	v->is_cleaned_up = w->cleaned;
 	v->has_read_version = w->has_rv;
 	v->read_version = w->rv;
-	const char *s[3] = { NULL, NULL, NULL };
-	for (int k = 0; k < 3; k++)
-		if (w->s[k] && !(s[k] = lv__arena_strndup(a, w->s[k], w->len[k])))
-			return LV_ENOMEM;
-	v->transaction_uuid = s[0];
-	v->operation_type = s[1];
-	v->transaction_properties = normalize_properties(a, s[2], w->len[2]);
+	/* the uuid and the operation in one piece of the arena, each with its NUL; the
+	 * properties are normalised from the column (a copy only when they are not "{}") */
+	size_t l0 = w->s[0] ? w->len[0] + 1 : 0, l1 = w->s[1] ? w->len[1] + 1 : 0;
+	char *p = l0 + l1 ? lv__arena_alloc(a, l0 + l1) : NULL;
+	if (l0 + l1 && !p)
+		return LV_ENOMEM;
+	if (l0)
+		v->transaction_uuid = lv__copyz(p, w->s[0], w->len[0]);
+	if (l1)
+		v->operation_type = lv__copyz(p + l0, w->s[1], w->len[1]);
+	v->transaction_properties = normalize_properties(a, w->s[2], w->len[2]);
 	return v->transaction_properties ? 0 : LV_ENOMEM;
 }
 
