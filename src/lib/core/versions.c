@@ -106,21 +106,23 @@ static int walk(lv_version_list *l, const lv__manifest_entry *live, size_t nlive
 	const char *prev = NULL;
 	*ntail = 0;
 	for (size_t i = 0; i < l->n; i++) {
-		lv_version_info v = l->items[i];
-		while (li < nlive && live[li].version < v.version)
+		lv_version_info *v = &l->items[i]; /* changed in place, moved down when rows were dropped */
+		while (li < nlive && live[li].version < v->version)
 			tail[(*ntail)++] = live[li++];
-		bool is_live = li < nlive && live[li].version == v.version;
+		bool is_live = li < nlive && live[li].version == v->version;
 		if (is_live) {
-			if (!(v.manifest_path = live_path(&l->arenas[0], &live[li], pe, prev)))
+			if (!(v->manifest_path = live_path(&l->arenas[0], &live[li], pe, prev)))
 				return LV_ENOMEM;
 			pe = &live[li++];
-			prev = v.manifest_path;
+			prev = v->manifest_path;
 		} else if (!history) {
 			continue;
 		}
-		v.is_cleaned_up = !is_live;
-		v.is_tagged = false;
-		l->items[w++] = v;
+		v->is_cleaned_up = !is_live;
+		v->is_tagged = false;
+		if (w != i)
+			l->items[w] = *v;
+		w++;
 	}
 	l->n = w;
 	while (li < nlive)

@@ -546,20 +546,21 @@ static size_t count_kept(const uint64_t *ver, size_t n, const lv__manifest_entry
 /* A reader's row (strings copied into a, properties normalised).  LV_ENOMEM or 0. */
 static int info_of_row(const row_view *w, lv__arena *a, lv_version_info *v)
 {
-	memset(v, 0, sizeof *v);
-	v->version = w->f[0];
-	v->timestamp_millis = (int64_t)w->f[1];
-	v->total_fragments = w->f[2];
-	v->total_data_files = w->f[3];
-	v->total_files_size = w->f[4];
-	v->total_deletion_files = w->f[5];
-	v->total_data_file_rows = w->f[6];
-	v->total_deletion_file_rows = w->f[7];
-	v->total_rows = w->f[8];
-	v->is_tagged = w->tagged;
-	v->is_cleaned_up = w->cleaned;
-	v->has_read_version = w->has_rv;
-	v->read_version = w->rv;
+	*v = (lv_version_info){ /* the fields not named are zero */
+		.version = w->f[0],
+		.timestamp_millis = (int64_t)w->f[1],
+		.total_fragments = w->f[2],
+		.total_data_files = w->f[3],
+		.total_files_size = w->f[4],
+		.total_deletion_files = w->f[5],
+		.total_data_file_rows = w->f[6],
+		.total_deletion_file_rows = w->f[7],
+		.total_rows = w->f[8],
+		.is_tagged = w->tagged,
+		.is_cleaned_up = w->cleaned,
+		.has_read_version = w->has_rv,
+		.read_version = w->rv,
+	};
 	/* the uuid and the operation in one piece of the arena, each with its NUL; the
 	 * properties are normalised from the column (a copy only when they are not "{}") */
 	size_t l0 = w->s[0] ? w->len[0] + 1 : 0, l1 = w->s[1] ? w->len[1] + 1 : 0;
