@@ -94,23 +94,33 @@ static bool fast_time(char *buf, size_t cap, int64_t sec, int frac);
 #define W(o, s) (memcpy(o, "" s, sizeof(s) - 1), o += sizeof(s) - 1)
 #define WNUM(o, v) (o = lvcli_jb_dec(o, v))
 /* Lance's seven summary counters in the checkpoint's column order, as "k":"n" inside
- * LanceDB's metadata and as ,"k":n. */
-#define COUNTERS_TEXT(o, v)                                         \
-	(W(o, "\"total_fragments\":\""), WNUM(o, v->total_fragments),   \
-	 W(o, "\",\"total_data_files\":\""), WNUM(o, v->total_data_files), \
-	 W(o, "\",\"total_files_size\":\""), WNUM(o, v->total_files_size), \
-	 W(o, "\",\"total_deletion_files\":\""), WNUM(o, v->total_deletion_files), \
-	 W(o, "\",\"total_data_file_rows\":\""), WNUM(o, v->total_data_file_rows), \
-	 W(o, "\",\"total_deletion_file_rows\":\""), WNUM(o, v->total_deletion_file_rows), \
-	 W(o, "\",\"total_rows\":\""), WNUM(o, v->total_rows), W(o, "\""))
-#define COUNTERS_NUM(o, v)                                                  \
-	(W(o, ",\"total_fragments\":"), WNUM(o, v->total_fragments),         \
-	 W(o, ",\"total_data_files\":"), WNUM(o, v->total_data_files),       \
-	 W(o, ",\"total_files_size\":"), WNUM(o, v->total_files_size),       \
-	 W(o, ",\"total_deletion_files\":"), WNUM(o, v->total_deletion_files), \
-	 W(o, ",\"total_data_file_rows\":"), WNUM(o, v->total_data_file_rows), \
-	 W(o, ",\"total_deletion_file_rows\":"), WNUM(o, v->total_deletion_file_rows), \
-	 W(o, ",\"total_rows\":"), WNUM(o, v->total_rows))
+ * LanceDB's metadata and as ,"k":n: each formatted once (at d[i], n[i] digits), the second
+ * form a copy of those 20 bytes (at least 100 bytes apart: keys lie between; the bytes past
+ * the digits are overwritten by what follows). */
+static inline void copy20(char *o, const char *s)
+{
+	char t[20]; /* through registers: the two ranges may not overlap in memcpy */
+	memcpy(t, s, 20);
+	memcpy(o, t, 20);
+}
+#define COUNTER_TEXT(o, key, x, i) (W(o, key), d[i] = o, WNUM(o, x), n[i] = (size_t)(o - d[i]))
+#define COUNTER_NUM(o, key, i) (W(o, key), copy20(o, d[i]), o += n[i])
+#define COUNTERS_TEXT(o, v)                                                          \
+	(COUNTER_TEXT(o, "\"total_fragments\":\"", v->total_fragments, 0),             \
+	 COUNTER_TEXT(o, "\",\"total_data_files\":\"", v->total_data_files, 1),        \
+	 COUNTER_TEXT(o, "\",\"total_files_size\":\"", v->total_files_size, 2),        \
+	 COUNTER_TEXT(o, "\",\"total_deletion_files\":\"", v->total_deletion_files, 3), \
+	 COUNTER_TEXT(o, "\",\"total_data_file_rows\":\"", v->total_data_file_rows, 4), \
+	 COUNTER_TEXT(o, "\",\"total_deletion_file_rows\":\"", v->total_deletion_file_rows, 5), \
+	 COUNTER_TEXT(o, "\",\"total_rows\":\"", v->total_rows, 6), W(o, "\""))
+#define COUNTERS_NUM(o)                                          \
+	(COUNTER_NUM(o, ",\"total_fragments\":", 0),             \
+	 COUNTER_NUM(o, ",\"total_data_files\":", 1),            \
+	 COUNTER_NUM(o, ",\"total_files_size\":", 2),            \
+	 COUNTER_NUM(o, ",\"total_deletion_files\":", 3),        \
+	 COUNTER_NUM(o, ",\"total_data_file_rows\":", 4),        \
+	 COUNTER_NUM(o, ",\"total_deletion_file_rows\":", 5),    \
+	 COUNTER_NUM(o, ",\"total_rows\":", 6))
 
 /* The timestamp as lvcli_format_time writes it (printable ASCII: digits, '-', ':', 'T', '.',
  * 'Z', or "N ms"), at most 39 bytes, at o; returns its end. */
@@ -132,7 +142,8 @@ static void record_head(lvcli_jbuf *r, const lv_version_info *v)
 	_Static_assert(HEAD_MAX <= 4096, "the record buffers hold a head");
 	if (lvcli_jb_free(r) < HEAD_MAX)
 		lvcli_jb_flush(r);
-	char *o = r->p;
+	char *o = r->p, *d[7];
+	size_t n[7];
 	/* LanceDB's listVersions() record: "timestamp" (ISO 8601 UTC) and "metadata" (the 7
 	 * counters as strings, under their checkpoint column names) */
 	W(o, "\"version\":");
@@ -148,7 +159,7 @@ static void record_head(lvcli_jbuf *r, const lv_version_info *v)
 	} else {
 		WNUM(o, (uint64_t)v->timestamp_millis);
 	}
-	COUNTERS_NUM(o, v);
+	COUNTERS_NUM(o);
 	if (v->is_tagged)
 		W(o, ",\"is_tagged\":true");
 	else

@@ -89,6 +89,38 @@ static void t_plain_random(void **state)
 	}
 }
 
+static char *run(size_t cap, size_t fill, void (*put)(lvcli_jbuf *), size_t *len);
+
+static const char *one_str;
+static void put_one(lvcli_jbuf *j) { lvcli_jb_str(j, one_str); }
+
+/* lvcli_jb_str, whose check is fused with the copy (16 bytes at a time where SSE2 is, else
+ * 8): every length to 40, a byte that is not plain at every position goes to the escaper
+ * whole, a plain string is copied between quotes. */
+static void t_str_positions(void **state)
+{
+	(void)state;
+	static const unsigned char bad[] = { 0x01, 0x1f, '"', '\\', 0x80, 0xc3, 0xff };
+	char s[48], want[64];
+	for (size_t n = 0; n <= 40; n++) {
+		for (size_t i = 0; i <= n; i++) {
+			for (size_t b = 0; b < (i < n ? sizeof bad : 1); b++) {
+				memset(s, 'x', n);
+				s[n] = 0;
+				if (i < n)
+					s[i] = (char)bad[b];
+				snprintf(want, sizeof want, i < n ? "<E:%s>" : "\"%s\"", s);
+				one_str = s;
+				size_t len = 0;
+				char *got = run(4096, 4096 - n - 12, put_one, &len); /* near the end too */
+				assert_int_equal(len, 4096 - n - 12 + strlen(want));
+				assert_memory_equal(got + 4096 - n - 12, want, strlen(want));
+				free(got);
+			}
+		}
+	}
+}
+
 /* What the buffer writes, with the buffer size `cap` and `fill` bytes put first. */
 static char *run(size_t cap, size_t fill, void (*put)(lvcli_jbuf *), size_t *len)
 {
@@ -243,6 +275,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(t_plain_positions),
 		cmocka_unit_test(t_plain_random),
+		cmocka_unit_test(t_str_positions),
 		cmocka_unit_test(t_buffer_boundaries),
 		cmocka_unit_test(t_numbers),
 		cmocka_unit_test(t_write_error),
