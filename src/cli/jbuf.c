@@ -9,17 +9,34 @@
 #include "jbuf.h"
 
 #include <errno.h>
+#include <unistd.h>
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
 
 #include "cli.h"
 
-/* fwrite, noting why a write failed (output.c) */
+/* A piece this large goes to f's descriptor itself, after f's buffer: stdio would copy its
+ * first block into the buffer and make two write calls of it. */
+#define DIRECT_MIN ((size_t)16 << 10)
+
+/* n bytes of s to f (in order after what f holds); a write that fails is left to fwrite,
+ * which fails the same way and sets f's error flag, and its errno is noted (output.c). */
 static void put_out(FILE *f, const void *s, size_t n)
 {
+	const char *c = s;
+	int fd = n >= DIRECT_MIN && fflush_unlocked(f) == 0 ? fileno_unlocked(f) : -1;
+	while (fd >= 0 && n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		c += w;
+		n -= (size_t)w;
+	}
 	errno = 0;
-	if (fwrite_unlocked(s, 1, n, f) < n && errno)
+	if (n && fwrite_unlocked(c, 1, n, f) < n && errno)
 		lvcli_note_write_error(f, errno);
 }
 

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../src/cli/jbuf.c"
 
@@ -251,23 +252,63 @@ static void t_numbers(void **state)
 static void t_write_error(void **state)
 {
 	(void)state;
-	for (int big = 0; big < 2; big++) {
+	static char buf[64 << 10];
+	for (int big = 0; big < 3; big++) { /* through stdio, past it, straight to the descriptor */
 		FILE *f = fopen("/dev/full", "w");
 		assert_non_null(f);
-		char buf[LVCLI_JB_MIN];
 		lvcli_jbuf j;
-		lvcli_jb_init(&j, f, buf, sizeof buf);
+		lvcli_jb_init(&j, f, buf, big == 2 ? sizeof buf : LVCLI_JB_MIN);
 		noted_f = NULL;
 		noted_e = 0;
 		memset(long_plain, 'L', sizeof long_plain - 1);
 		for (int i = 0; i < 40; i++)
-			lvcli_jb_put(&j, long_plain, big ? 300 : 200);
+			lvcli_jb_put(&j, long_plain, big == 2 ? 4000 : big ? 300 : 200);
 		lvcli_jb_flush(&j);
 		assert_ptr_equal(noted_f, f);
 		assert_int_equal(noted_e, ENOSPC);
 		assert_true(ferror(f));
 		fclose(f);
 	}
+}
+
+/* Pieces of 16 KiB and more go to the descriptor after what stdio holds: the escaper's bytes
+ * (stdio) and the buffer's pieces (write) land in order in a real file. */
+static void t_direct_order(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/lv_jbufXXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	static char buf[64 << 10], big[20000];
+	memset(big, 'B', sizeof big - 1);
+	lvcli_jbuf j;
+	lvcli_jb_init(&j, f, buf, sizeof buf);
+	char *want = NULL;
+	size_t wlen = 0;
+	FILE *w = open_memstream(&want, &wlen);
+	for (int k = 0; k < 30; k++) {
+		lvcli_jb_str(&j, "esc\"aped"); /* stdio (the stand-in escaper) after a flush */
+		fputs("<E:esc\"aped>", w);
+		lvcli_jb_put(&j, big, sizeof big - 1 - (size_t)k); /* buffered, flushed in big pieces */
+		fwrite(big, 1, sizeof big - 1 - (size_t)k, w);
+		lvcli_jb_c(&j, (char)('a' + k % 26));
+		fputc('a' + k % 26, w);
+	}
+	lvcli_jb_flush(&j);
+	fclose(f);
+	fclose(w);
+	size_t glen = 0;
+	FILE *r = fopen(path, "r");
+	char *got = malloc(wlen + 1);
+	glen = fread(got, 1, wlen + 1, r);
+	fclose(r);
+	unlink(path);
+	assert_int_equal(glen, wlen);
+	assert_memory_equal(got, want, wlen);
+	free(got);
+	free(want);
 }
 
 int main(void)
@@ -279,6 +320,7 @@ int main(void)
 		cmocka_unit_test(t_buffer_boundaries),
 		cmocka_unit_test(t_numbers),
 		cmocka_unit_test(t_write_error),
+		cmocka_unit_test(t_direct_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
