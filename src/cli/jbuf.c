@@ -4,7 +4,9 @@
  * Invariants: lvcli_json_plain is exact (a string it calls plain holds no byte below 0x20,
  * at or above 0x80, '"' or '\\'; one it calls not plain holds one), so a plain string is
  * copied as-is and every other string goes to lvcli_json_strn (escape.c) after a flush;
- * the string's bytes are read within [s, s + n) only.
+ * the string's bytes are read within [s, s + n) only.  A piece of DIRECT_MIN bytes or more is
+ * written to f's descriptor only after f's own buffer is flushed (the order holds); a write
+ * that fails goes back through stdio, so f's error flag is set and its errno noted.
  */
 #include "jbuf.h"
 
