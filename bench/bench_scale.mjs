@@ -14,7 +14,7 @@
 //                the cleanup)
 //   cleanup      `lancever cleanup --older-than 0s --retain-versions 16`: time, peak RSS
 //   expire       on a second copy made after the checkpoint: `lancever expire --retain-versions 16`
-// Part 2 (versions() in a long-running process): 512 x 1K fragments, 1,000 LanceDB-written versions
+// Part 2 (versions() in a long-running process): 2 and 512 x 1K fragments, 1,000 LanceDB-written versions
 // and 10,000 x 1 fragment, each checkpointed; bench/limit_baseline (list, read the checkpoint whole,
 // 4 KiB of the newest manifest) beside bench/time_versions (fresh handle each call; one handle, the
 // cache; one handle with glibc's heap trimming off, as a comparison only: GLIBC_TUNABLES), and
@@ -181,6 +181,7 @@ if (!a.has('--no-limit')) {
     }
     return d;
   };
+  results.limit.push(await limitCase('2 x 1K fragments', await gen(2, 1000))); // issue 30 section 4's smallest size
   results.limit.push(await limitCase('512 x 1K fragments', await gen(512, 1000)));
   results.limit.push(await limitCase('1,000 (LanceDB-written)', await lancedbDataset(1000)));
   results.limit.push(await limitCase('10,000 x 1 fragment', await gen(10000, 1)));

@@ -169,6 +169,9 @@ void lvcli_checkpoint_options(const lvcli_args *a, lv_checkpoint_config *c);
 /* 0 if stdout has had no write error, else the errno of the failed write (EPIPE when its
  * reader is gone, EIO if that cannot be known). */
 int lvcli_stdout_error(void);
+/* A write to f failed with errno e: remembered for lvcli_stdout_error when f is stdout (a
+ * failed write that bypassed stdio's buffer leaves no bytes whose retry would say why). */
+void lvcli_note_write_error(FILE *f, int e);
 /*
  * e == EPIPE (stdout's reader went away, SIGPIPE ignored): ends the process silently as
  * SIGPIPE's default action does, as git does: SIGPIPE restored to its default and raised
@@ -464,6 +467,10 @@ int lvcli_history_html(FILE *f, lv_dataset *ds, const char *uri, const lv_histor
  * listVersions() record (version, timestamp, metadata) and ours; "tags" from `tags` (may be
  * NULL: none known). */
 void lvcli_print_version_json(FILE *f, const lv_version_info *v, lvcli_refctx *tags);
+/* The JSON array (one record a line) of the versions l[idx[0..k)] (reversed when `reverse`),
+ * written in 64 KiB pieces under one lock of f; 1 after saying so when out of memory. */
+int lvcli_print_versions_json(FILE *f, const lv_version_list *l, const size_t *idx, size_t k,
+			      bool reverse, lvcli_refctx *tags);
 /* The same keys without the braces (for a report that adds its own). */
 void lvcli_print_version_fields(FILE *f, const lv_version_info *v, lvcli_refctx *tags);
 /* The table a row at a time (history streams it): header, row, a gap marked in place. */

@@ -47,10 +47,20 @@ static bool reader_gone(int fd)
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLHUP));
 }
 
+static int stdout_errno; /* the first failed write's, noted by the JSON writer (jbuf.c) */
+
+void lvcli_note_write_error(FILE *f, int e)
+{
+	if (f == stdout && !stdout_errno)
+		stdout_errno = e;
+}
+
 int lvcli_stdout_error(void)
 {
 	if (!ferror(stdout))
 		return 0;
+	if (stdout_errno) /* a 64 KiB piece of versions --json, written past the buffer */
+		return stdout_errno;
 	/* glibc keeps unwritten bytes buffered after a failed write: flushing retries them and
 	 * leaves the write's errno; a failed write that bypassed the buffer left none */
 	errno = 0;

@@ -10,168 +10,56 @@
  */
 #include <inttypes.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli.h"
+#include "jbuf.h"
 
-/* The JSON record is written under one flockfile (lvcli_print_version_json); inside it the
- * unlocked stdio calls skip a lock per call (glibc, _GNU_SOURCE). */
-#define fwrite(p, n, k, f) fwrite_unlocked(p, n, k, f)
-
-/* A record is assembled in a buffer on the stack and handed to stdio in a few pieces (one
- * fwrite per piece instead of ~56 per record: the JSON of 10,000 versions spent over a
- * third of its instructions in stdio's per-call work, bench/gate.sh).  Invariant: the bytes
- * reach f in the order they were put; anything written to f directly (tags, a string that
- * needs escaping) is preceded by rb_flush. */
-typedef struct {
-	FILE *f;
-	size_t n;
-	char b[4096];
-} rbuf;
-
-static void rb_flush(rbuf *r)
-{
-	if (r->n)
-		fwrite(r->b, 1, r->n, r->f);
-	r->n = 0;
-}
-
-static void rb_put(rbuf *r, const void *p, size_t n)
-{
-	if (n > sizeof r->b - r->n) {
-		rb_flush(r);
-		if (n > sizeof r->b) {
-			fwrite(p, 1, n, r->f);
-			return;
-		}
-	}
-	memcpy(r->b + r->n, p, n);
-	r->n += n;
-}
-
-static void rb_addc(rbuf *r, char c)
-{
-	if (r->n == sizeof r->b)
-		rb_flush(r);
-	r->b[r->n++] = c;
-}
-
-/* A string literal (its length known at compile time), and a key (,"k":) as one. */
-#define LIT(r, s) rb_put(r, "" s, sizeof(s) - 1)
+/* A record is assembled in a buffer (jbuf.h: on the stack for one record, 64 KiB for an
+ * array) and handed to stdio in one piece (a string that needs escaping, tag names that do,
+ * and a text longer than the buffer in more): the JSON of 10,000 versions spent over a third of its instructions in stdio's
+ * per-call work before, and most of the rest in per-piece copies (bench/gate.sh).  Keys and
+ * literals are put with lengths known at compile time, so each is a few moves. */
+#define LIT(r, s) LVCLI_JB_LIT(r, s)
 #define KEY(r, k) LIT(r, ",\"" k "\":")
 
-/* Numbers written without printf's format parsing. */
-static void put_u64(rbuf *r, uint64_t v)
-{
-	char b[24], *p = b + sizeof b;
-	do
-		*--p = (char)('0' + v % 10);
-	while (v /= 10);
-	rb_put(r, p, (size_t)(b + sizeof b - p));
-}
-
-static void put_i64(rbuf *r, int64_t v)
-{
-	if (v < 0) {
-		rb_addc(r, '-');
-		put_u64(r, (uint64_t)0 - (uint64_t)v); /* INT64_MIN too */
-		return;
-	}
-	put_u64(r, (uint64_t)v);
-}
-
-static void u64_or_null(rbuf *r, bool has, uint64_t v)
+static void u64_or_null(lvcli_jbuf *r, bool has, uint64_t v)
 {
 	if (has)
-		put_u64(r, v);
+		lvcli_jb_u64(r, v);
 	else
 		LIT(r, "null");
-}
-
-static void put_bool(rbuf *r, bool b)
-{
-	if (b)
-		LIT(r, "true");
-	else
-		LIT(r, "false");
-}
-
-/* A JSON string (or null): as-is between quotes when every byte is printable ASCII other
- * than " and \ (lvcli_json_strn's own plain run), else written by lvcli_json_strn. */
-static void put_str(rbuf *r, const char *s)
-{
-	if (!s) {
-		LIT(r, "null");
-		return;
-	}
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-	while (p[i] >= 0x20 && p[i] < 0x80 && p[i] != '"' && p[i] != '\\')
-		i++;
-	if (p[i] || i + 2 > sizeof r->b) {
-		rb_flush(r);
-		lvcli_json_strn(r->f, s, strlen(s));
-		return;
-	}
-	rb_addc(r, '"');
-	rb_put(r, s, i);
-	rb_addc(r, '"');
-}
-
-/* Lance's seven summary counters, in the checkpoint's column order: each with its key as
- * ,"name": and as ,"name":" (LanceDB's metadata has them as strings), lengths included. */
-#define COUNTER(n)                                                                          \
-	{ ",\"" #n "\":", sizeof(",\"" #n "\":") - 1, ",\"" #n "\":\"", sizeof(",\"" #n "\":\"") - 1, \
-	  offsetof(lv_version_info, n) }
-static const struct {
-	const char *num;
-	size_t num_len;
-	const char *text;
-	size_t text_len, off;
-} COUNTERS[] = {
-	COUNTER(total_fragments),      COUNTER(total_data_files),
-	COUNTER(total_files_size),     COUNTER(total_deletion_files),
-	COUNTER(total_data_file_rows), COUNTER(total_deletion_file_rows),
-	COUNTER(total_rows),
-};
-
-/* The counters as "k":n (or "k":"n"), comma-separated, the first with a leading comma when
- * `lead`. */
-static void counters(rbuf *r, const lv_version_info *v, bool as_text, bool lead)
-{
-	for (size_t i = 0; i < sizeof COUNTERS / sizeof COUNTERS[0]; i++) {
-		uint64_t n;
-		memcpy(&n, (const char *)v + COUNTERS[i].off, sizeof n);
-		const char *k = as_text ? COUNTERS[i].text : COUNTERS[i].num;
-		size_t kl = as_text ? COUNTERS[i].text_len : COUNTERS[i].num_len, skip = !(i || lead);
-		rb_put(r, k + skip, kl - skip);
-		put_u64(r, n);
-		if (as_text)
-			rb_addc(r, '"');
-	}
 }
 
 /* The keys only a manifest has; null for a record from a checkpoint. */
-static void manifest_details_json(rbuf *r, const lv_version_info *v)
+static void manifest_details_json(lvcli_jbuf *r, const lv_version_info *v)
 {
 	bool m = v->has_manifest_details;
 	/* a listed manifest's name and size may be known without reading it */
 	bool listed = m || (!v->is_cleaned_up && v->manifest_path);
 	KEY(r, "manifest_path");
-	put_str(r, listed ? v->manifest_path : NULL);
+	lvcli_jb_str(r, listed ? v->manifest_path : NULL);
+	if (!m && !(listed && v->manifest_size)) { /* a row from a checkpoint: every key null */
+		LIT(r, ",\"manifest_size\":null,\"writer_library\":null,\"writer_version\":null"
+		       ",\"data_format\":null,\"transaction_file\":null,\"branch\":null"
+		       ",\"num_indices\":null,\"reader_feature_flags\":null"
+		       ",\"writer_feature_flags\":null,\"config\":null");
+		return;
+	}
 	KEY(r, "manifest_size"); /* a listing may name a file without its size (0) */
 	u64_or_null(r, m || (listed && v->manifest_size), v->manifest_size);
 	KEY(r, "writer_library");
-	put_str(r, m ? v->writer_library : NULL);
+	lvcli_jb_str(r, m ? v->writer_library : NULL);
 	KEY(r, "writer_version");
-	put_str(r, m ? v->writer_version : NULL);
+	lvcli_jb_str(r, m ? v->writer_version : NULL);
 	KEY(r, "data_format");
-	put_str(r, m ? v->data_format : NULL);
+	lvcli_jb_str(r, m ? v->data_format : NULL);
 	KEY(r, "transaction_file");
-	put_str(r, m ? v->transaction_file : NULL);
+	lvcli_jb_str(r, m ? v->transaction_file : NULL);
 	KEY(r, "branch");
-	put_str(r, m ? v->branch : NULL);
+	lvcli_jb_str(r, m ? v->branch : NULL);
 	KEY(r, "num_indices");
 	u64_or_null(r, m, v->num_indices);
 	KEY(r, "reader_feature_flags");
@@ -183,54 +71,134 @@ static void manifest_details_json(rbuf *r, const lv_version_info *v)
 		LIT(r, "null");
 		return;
 	}
-	rb_addc(r, '{');
+	lvcli_jb_c(r, '{');
 	for (size_t i = 0; i < v->num_config; i++) {
 		if (i)
-			rb_addc(r, ',');
-		put_str(r, v->config_keys[i]);
-		rb_addc(r, ':');
-		put_str(r, v->config_values[i]);
+			lvcli_jb_c(r, ',');
+		lvcli_jb_str(r, v->config_keys[i]);
+		lvcli_jb_c(r, ':');
+		lvcli_jb_str(r, v->config_values[i]);
 	}
-	rb_addc(r, '}');
+	lvcli_jb_c(r, '}');
 }
 
-/* LanceDB's listVersions() record: "timestamp" (ISO 8601 UTC) and "metadata" (the 7
- * counters as strings, under their checkpoint column names). */
-static void lancedb_fields(rbuf *r, const lv_version_info *v)
+static bool fast_time(char *buf, size_t cap, int64_t sec, int frac);
+
+/*
+ * The record's head, from "version" to "is_tagged", written through a local pointer after
+ * one check for room (no check per piece): HEAD_MAX bounds its literals (388 bytes at most),
+ * its 16 numbers of at most 20 digits and a sign, and the timestamp's 40 bytes.  The
+ * buffers of this file are 4 KiB or more, so a flush always makes the room.
+ */
+#define HEAD_MAX 1280
+#define W(o, s) (memcpy(o, "" s, sizeof(s) - 1), o += sizeof(s) - 1)
+#define WNUM(o, v) (o = lvcli_jb_dec(o, v))
+/* Lance's seven summary counters in the checkpoint's column order, as "k":"n" inside
+ * LanceDB's metadata and as ,"k":n: each formatted once (at d[i], n[i] digits), the second
+ * form a copy of those 20 bytes (at least 100 bytes apart: keys lie between; the bytes past
+ * the digits are overwritten by what follows). */
+static inline void copy20(char *o, const char *s)
 {
-	char t[40];
-	lvcli_format_time(t, sizeof t, v->timestamp_millis);
-	KEY(r, "timestamp");
-	put_str(r, t);
-	LIT(r, ",\"metadata\":{");
-	counters(r, v, true, false);
-	rb_addc(r, '}');
+	char t[20]; /* through registers: the two ranges may not overlap in memcpy */
+	memcpy(t, s, 20);
+	memcpy(o, t, 20);
+}
+#define COUNTER_TEXT(o, key, x, i) (W(o, key), d[i] = o, WNUM(o, x), n[i] = (size_t)(o - d[i]))
+#define COUNTER_NUM(o, key, i) (W(o, key), copy20(o, d[i]), o += n[i])
+#define COUNTERS_TEXT(o, v)                                                          \
+	(COUNTER_TEXT(o, "\"total_fragments\":\"", v->total_fragments, 0),             \
+	 COUNTER_TEXT(o, "\",\"total_data_files\":\"", v->total_data_files, 1),        \
+	 COUNTER_TEXT(o, "\",\"total_files_size\":\"", v->total_files_size, 2),        \
+	 COUNTER_TEXT(o, "\",\"total_deletion_files\":\"", v->total_deletion_files, 3), \
+	 COUNTER_TEXT(o, "\",\"total_data_file_rows\":\"", v->total_data_file_rows, 4), \
+	 COUNTER_TEXT(o, "\",\"total_deletion_file_rows\":\"", v->total_deletion_file_rows, 5), \
+	 COUNTER_TEXT(o, "\",\"total_rows\":\"", v->total_rows, 6), W(o, "\""))
+#define COUNTERS_NUM(o)                                          \
+	(COUNTER_NUM(o, ",\"total_fragments\":", 0),             \
+	 COUNTER_NUM(o, ",\"total_data_files\":", 1),            \
+	 COUNTER_NUM(o, ",\"total_files_size\":", 2),            \
+	 COUNTER_NUM(o, ",\"total_deletion_files\":", 3),        \
+	 COUNTER_NUM(o, ",\"total_data_file_rows\":", 4),        \
+	 COUNTER_NUM(o, ",\"total_deletion_file_rows\":", 5),    \
+	 COUNTER_NUM(o, ",\"total_rows\":", 6))
+
+/* The timestamp as lvcli_format_time writes it (printable ASCII: digits, '-', ':', 'T', '.',
+ * 'Z', or "N ms"), at most 39 bytes, at o; returns its end. */
+static char *put_time(char *o, int64_t ms)
+{
+	int64_t sec = ms / 1000, frac = ms % 1000; /* floor division, as lvcli_format_time */
+	if (frac < 0) {
+		sec--;
+		frac += 1000;
+	}
+	if (fast_time(o, 40, sec, (int)frac))
+		return o + 24;
+	lvcli_format_time(o, 40, ms);
+	return o + strlen(o);
 }
 
-static void version_fields(rbuf *r, const lv_version_info *v, lvcli_refctx *tags)
+static void record_head(lvcli_jbuf *r, const lv_version_info *v)
 {
-	LIT(r, "\"version\":");
-	put_u64(r, v->version);
-	lancedb_fields(r, v);
-	KEY(r, "timestamp_millis");
-	put_i64(r, v->timestamp_millis);
-	counters(r, v, false, true);
-	KEY(r, "is_tagged");
-	put_bool(r, v->is_tagged);
-	rb_flush(r);
-	lvcli_tags_json(r->f, tags, v);
-	KEY(r, "is_cleaned_up");
-	put_bool(r, v->is_cleaned_up);
+	_Static_assert(HEAD_MAX <= 4096, "the record buffers hold a head");
+	if (lvcli_jb_free(r) < HEAD_MAX)
+		lvcli_jb_flush(r);
+	char *o = r->p, *d[7];
+	size_t n[7];
+	/* LanceDB's listVersions() record: "timestamp" (ISO 8601 UTC) and "metadata" (the 7
+	 * counters as strings, under their checkpoint column names) */
+	W(o, "\"version\":");
+	WNUM(o, v->version);
+	W(o, ",\"timestamp\":\"");
+	o = put_time(o, v->timestamp_millis);
+	W(o, "\",\"metadata\":{");
+	COUNTERS_TEXT(o, v);
+	W(o, "},\"timestamp_millis\":");
+	if (v->timestamp_millis < 0) {
+		*o++ = '-';
+		WNUM(o, (uint64_t)0 - (uint64_t)v->timestamp_millis); /* INT64_MIN too */
+	} else {
+		WNUM(o, (uint64_t)v->timestamp_millis);
+	}
+	COUNTERS_NUM(o);
+	if (v->is_tagged)
+		W(o, ",\"is_tagged\":true");
+	else
+		W(o, ",\"is_tagged\":false");
+	r->p = o;
+}
+
+/* ,"tags":[...]: the names of the tags on v (refs.c), as lvcli_tags_json writes them. */
+static void tags_json(lvcli_jbuf *r, lvcli_refctx *tags, const lv_version_info *v)
+{
+	const char *names[16];
+	size_t n = tags ? lvcli_tags_of(tags, v, names, 16) : 0;
+	LIT(r, ",\"tags\":[");
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			lvcli_jb_c(r, ',');
+		lvcli_jb_str(r, names[i]);
+	}
+	lvcli_jb_c(r, ']');
+}
+
+static void version_fields(lvcli_jbuf *r, const lv_version_info *v, lvcli_refctx *tags)
+{
+	record_head(r, v);
+	tags_json(r, tags, v);
+	if (v->is_cleaned_up)
+		LIT(r, ",\"is_cleaned_up\":true");
+	else
+		LIT(r, ",\"is_cleaned_up\":false");
 	KEY(r, "transaction_uuid");
-	put_str(r, v->transaction_uuid);
+	lvcli_jb_str(r, v->transaction_uuid);
 	KEY(r, "read_version");
 	u64_or_null(r, v->has_read_version, v->read_version);
 	KEY(r, "operation_type");
-	put_str(r, v->operation_type);
+	lvcli_jb_str(r, v->operation_type);
 	/* a JSON object built (and UTF-8 checked) by the library */
 	KEY(r, "transaction_properties");
 	if (v->transaction_properties)
-		rb_put(r, v->transaction_properties, strlen(v->transaction_properties));
+		lvcli_jb_put(r, v->transaction_properties, strlen(v->transaction_properties));
 	else
 		LIT(r, "{}");
 	manifest_details_json(r, v);
@@ -238,24 +206,55 @@ static void version_fields(rbuf *r, const lv_version_info *v, lvcli_refctx *tags
 
 void lvcli_print_version_fields(FILE *f, const lv_version_info *v, lvcli_refctx *tags)
 {
-	rbuf r;
-	r.f = f;
-	r.n = 0;
+	char buf[4096];
+	lvcli_jbuf r;
+	lvcli_jb_init(&r, f, buf, sizeof buf);
+	flockfile(f);
 	version_fields(&r, v, tags);
-	rb_flush(&r);
+	lvcli_jb_flush(&r);
+	funlockfile(f);
 }
 
 void lvcli_print_version_json(FILE *f, const lv_version_info *v, lvcli_refctx *tags)
 {
-	rbuf r;
-	r.f = f;
-	r.n = 0;
+	char buf[4096];
+	lvcli_jbuf r;
+	lvcli_jb_init(&r, f, buf, sizeof buf);
 	flockfile(f);
-	rb_addc(&r, '{');
+	lvcli_jb_c(&r, '{');
 	version_fields(&r, v, tags);
-	rb_addc(&r, '}');
-	rb_flush(&r);
+	lvcli_jb_c(&r, '}');
+	lvcli_jb_flush(&r);
 	funlockfile(f);
+}
+
+/* The array's records go to f in pieces of this size, under one lock. */
+#define ARRAY_PIECE ((size_t)64 << 10)
+
+int lvcli_print_versions_json(FILE *f, const lv_version_list *l, const size_t *idx, size_t k,
+			      bool reverse, lvcli_refctx *tags)
+{
+	char *buf = malloc(ARRAY_PIECE);
+	if (!buf) {
+		fputs("lancever: out of memory\n", stderr);
+		return 1;
+	}
+	lvcli_jbuf r;
+	lvcli_jb_init(&r, f, buf, ARRAY_PIECE);
+	flockfile(f);
+	lvcli_jb_c(&r, '[');
+	for (size_t j = 0; j < k; j++) {
+		if (j)
+			LIT(&r, ",\n");
+		lvcli_jb_c(&r, '{');
+		version_fields(&r, lv_version_list_get(l, idx[reverse ? k - 1 - j : j]), tags);
+		lvcli_jb_c(&r, '}');
+	}
+	LIT(&r, "]\n");
+	lvcli_jb_flush(&r);
+	funlockfile(f);
+	free(buf);
+	return 0;
 }
 
 static void put2(char *p, unsigned v)
@@ -264,15 +263,12 @@ static void put2(char *p, unsigned v)
 	p[1] = (char)('0' + v % 10);
 }
 
-/* 1970-01-01 .. 9999-12-31 as strftime's "%Y-%m-%dT%H:%M:%S" + ".mmmZ" would write it,
- * without the locale and time-zone machinery (the civil-from-days algorithm of H. Hinnant,
- * proleptic Gregorian like gmtime); false outside that range or when cap is short. */
-static bool fast_time(char *buf, size_t cap, int64_t sec, int frac)
+/* "YYYY-MM-DDT" of day `days` since 1970-01-01 (the civil-from-days algorithm of H. Hinnant,
+ * proleptic Gregorian like gmtime), into buf[0..11). */
+static void civil_day(char *buf, int64_t days)
 {
-	if (sec < 0 || sec > INT64_C(253402300799) || cap < 25)
-		return false;
-	int64_t z = sec / 86400 + 719468, era = z / 146097;
-	unsigned rem = (unsigned)(sec % 86400), doe = (unsigned)(z - era * 146097);
+	int64_t z = days + 719468, era = z / 146097;
+	unsigned doe = (unsigned)(z - era * 146097);
 	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
 	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
 	unsigned d = doy - (153 * mp + 2) / 5 + 1, m = mp < 10 ? mp + 3 : mp - 9;
@@ -284,6 +280,24 @@ static bool fast_time(char *buf, size_t cap, int64_t sec, int frac)
 	buf[7] = '-';
 	put2(buf + 8, d);
 	buf[10] = 'T';
+}
+
+/* 1970-01-01 .. 9999-12-31 as strftime's "%Y-%m-%dT%H:%M:%S" + ".mmmZ" would write it,
+ * without the locale and time-zone machinery; false outside that range or when cap is short.
+ * The date of the last day written is kept per thread (consecutive versions mostly share it). */
+static bool fast_time(char *buf, size_t cap, int64_t sec, int frac)
+{
+	static _Thread_local int64_t last_day = -1;
+	static _Thread_local char last_ymd[11];
+	if (sec < 0 || sec > INT64_C(253402300799) || cap < 25)
+		return false;
+	int64_t day = sec / 86400;
+	unsigned rem = (unsigned)(sec % 86400);
+	if (day != last_day) {
+		civil_day(last_ymd, day);
+		last_day = day;
+	}
+	memcpy(buf, last_ymd, 11);
 	put2(buf + 11, rem / 3600);
 	buf[13] = ':';
 	put2(buf + 14, rem / 60 % 60);

@@ -108,21 +108,18 @@ int lvcli_select_print(FILE *f, const lv_version_list *l, const lvcli_select *s,
 	size_t *idx = pick(l, s, &k);
 	if (!idx)
 		return 1;
+	if (json) { /* records.c */
+		int rc = lvcli_print_versions_json(f, l, idx, k, s->reverse, tags);
+		free(idx);
+		return rc;
+	}
 	lv_dataset *ds = tags ? tags->ds : NULL; /* gap rows say a capture's reason */
 	/* gaps before the first row only when nothing bounds the list from below */
 	bool open_low = !s->since.given && !s->limit;
-	if (json)
-		fputc('[', f);
-	else
-		lvcli_print_table_header(f, show_cleaned);
+	lvcli_print_table_header(f, show_cleaned);
 	uint64_t prev = 0;
 	for (size_t j = 0; j < k; j++) {
 		const lv_version_info *v = lv_version_list_get(l, idx[s->reverse ? k - 1 - j : j]);
-		if (json) {
-			fputs(j ? ",\n" : "", f);
-			lvcli_print_version_json(f, v, tags);
-			continue;
-		}
 		if (j && s->reverse)
 			gaps_between(f, l, v->version, prev, true, ds);
 		else if (j || open_low)
@@ -130,10 +127,8 @@ int lvcli_select_print(FILE *f, const lv_version_list *l, const lvcli_select *s,
 		lvcli_print_table_row(f, v, show_cleaned, tags);
 		prev = v->version;
 	}
-	if (s->reverse && !json && k && open_low)
+	if (s->reverse && k && open_low)
 		gaps_between(f, l, 0, prev, true, ds);
-	if (json)
-		fputs("]\n", f);
 	free(idx);
 	return 0;
 }

@@ -138,6 +138,69 @@ static void test_writer_roundtrip(void **state)
 
 /* ---- version names ---- */
 
+/* lv__parse_u64 (8 digits at a time) against a digit-by-digit reference: every length, a
+ * byte that is not a digit (and the bytes next to the digits' range) at every position,
+ * the overflow edge, random values. */
+static bool parse_ref(const char *s, size_t n, uint64_t *out)
+{
+	if (n == 0 || n > 20)
+		return false;
+	uint64_t v = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = (unsigned)(unsigned char)s[i] - '0';
+		if (d > 9 || __builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)d, &v))
+			return false;
+	}
+	*out = v;
+	return true;
+}
+
+static void check_parse(const char *s, size_t n)
+{
+	uint64_t a = 0, b = 0;
+	bool x = lv__parse_u64(s, n, &a), y = parse_ref(s, n, &b);
+	assert_int_equal(x, y);
+	if (x)
+		assert_true(a == b);
+}
+
+static void test_parse_u64(void **state)
+{
+	(void)state;
+	static const unsigned char odd[] = { '/', ':', 0x00, 0x20, 0x2d, 0x3f, 0x40, 0x60, 0x70, 0x80,
+					     0xb0, 0xf0, 0xf9, 0xfa, 0xff };
+	char s[32];
+	for (size_t n = 0; n <= 22; n++) {
+		for (size_t i = 0; i < sizeof s; i++)
+			s[i] = (char)('0' + (i * 7 + n) % 10);
+		check_parse(s, n);
+		for (size_t i = 0; i < n; i++)
+			for (size_t k = 0; k < sizeof odd; k++) {
+				char keep = s[i];
+				s[i] = (char)odd[k];
+				check_parse(s, n);
+				s[i] = keep;
+			}
+	}
+	check_parse("18446744073709551615", 20);
+	check_parse("18446744073709551616", 20);
+	check_parse("99999999999999999999", 20);
+	check_parse("00000000000000000000", 20);
+	check_parse("9999999999999999999", 19);
+	uint64_t v;
+	assert_true(lv__parse_u64("18446744073709551615", 20, &v) && v == UINT64_MAX);
+	assert_true(lv__parse_u64("12345678", 8, &v) && v == 12345678);
+	srand(30);
+	for (int t = 0; t < 200000; t++) {
+		uint64_t x = ((uint64_t)rand() << 40) ^ ((uint64_t)rand() << 20) ^ (uint64_t)rand();
+		x >>= rand() % 64;
+		int len = snprintf(s, sizeof s, rand() % 2 ? "%020llu" : "%llu", (unsigned long long)x);
+		if (rand() % 8 == 0)
+			s[rand() % len] = (char)(rand() % 256);
+		check_parse(s, (size_t)len);
+	}
+}
+
 static void test_version_names(void **state)
 {
 	(void)state;
@@ -633,6 +696,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_manifest_path_version),
+		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_varint_edges),
 		cmocka_unit_test(test_fields_and_errors),
 		cmocka_unit_test(test_packed_and_unpacked),

@@ -85,11 +85,31 @@ int lv__mpaths(const lv__manifest_entry *e, size_t n, const char ***paths, char 
 	return 0;
 }
 
+/* Appends (version, scheme) to the listing; 1 (stop) when out of memory. */
+static int add_entry(list_ctx *c, uint64_t version, int scheme)
+{
+	if (c->n == c->cap) {
+		lv__manifest_entry *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 64);
+		if (!nv) {
+			c->rc = LV_ENOMEM;
+			return 1;
+		}
+		c->v = nv;
+	}
+	c->v[c->n++] = (lv__manifest_entry){ version, scheme };
+	return 0;
+}
+
 static int list_cb(const lv_list_entry *e, void *payload)
 {
 	list_ctx *c = payload;
 	uint64_t version;
 	size_t n = strlen(e->path);
+	/* the usual name, "_versions/<20 digits>.manifest" (V2), read without the general parse
+	 * below (which gives the same answer for it): one per listed manifest */
+	if (n == 39 && !memcmp(e->path, "_versions/", 10) && !memcmp(e->path + 30, ".manifest", 9) &&
+	    lv__parse_u64(e->path + 10, 20, &version))
+		return add_entry(c, UINT64_MAX - version, LV_NAME_V2);
 	const char *base = memrchr(e->path, '/', n);
 	int scheme = lv__version_name_parse(base ? base + 1 : e->path, &version);
 	if (scheme == LV_NAME_NONE || n >= LV__MPATH)
@@ -100,15 +120,7 @@ static int list_cb(const lv_list_entry *e, void *payload)
 	if ((scheme == LV_NAME_V1 && name[0] == '0' && name[1] != '.') || !base ||
 	    base != e->path + 9 || memcmp(e->path, "_versions", 9))
 		return c->other ? c->other(e, c->other_payload) : 0;
-	lv__manifest_entry m = { version, scheme };
-	lv__manifest_entry *nv = lv__grow(c->v, &c->cap, c->n, sizeof *nv, 64);
-	if (!nv) {
-		c->rc = LV_ENOMEM;
-		return 1;
-	}
-	c->v = nv;
-	c->v[c->n++] = m;
-	return 0;
+	return add_entry(c, version, scheme);
 }
 
 static int cmp_entry(const void *a, const void *b)

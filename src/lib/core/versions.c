@@ -52,6 +52,46 @@ static void warn_vanished(lv__warnlog *wl, const lv_version_list *l)
 			 l->vanished[i]);
 }
 
+/* "_versions/" + 20 digits + ".manifest" + NUL: a V2 manifest's path. */
+#define V2_PATH 40
+
+/* The manifest path of live entry e, in l's arena.  When e is the version after `pe` (whose
+ * path is prev) and both have V2 names, its number is one less (V2 counts down from
+ * UINT64_MAX): prev is copied and its last digits decremented instead of writing all 20
+ * again (10,000 rows at a time).  NULL when out of memory. */
+static const char *live_path(lv__arena *a, const lv__manifest_entry *e, const lv__manifest_entry *pe,
+			     const char *prev)
+{
+	bool v2 = e->scheme == LV_NAME_V2;
+	char *mp = lv__arena_alloc(a, v2 ? V2_PATH : LV__MPATH);
+	if (!mp || !v2 || !prev || pe->scheme != LV_NAME_V2 || e->version != pe->version + 1)
+		return mp ? lv__mpath(e, mp) : NULL;
+	memcpy(mp, prev, V2_PATH);
+	char *d = mp + 10 + 19; /* the last digit */
+	while (d > mp + 10 && *d == '0')
+		*d-- = '9';
+	if (*d == '0') /* all zeros: no number below (cannot happen after a version) */
+		return lv__mpath(e, mp);
+	(*d)--;
+	return mp;
+}
+
+/* How many live manifests have no row in l (both sorted by version). */
+static size_t count_tail(const lv_version_list *l, const lv__manifest_entry *live, size_t nlive)
+{
+	size_t li = 0, matched = 0;
+	for (size_t i = 0; i < l->n && li < nlive; i++) {
+		uint64_t v = l->items[i].version;
+		while (li < nlive && live[li].version < v)
+			li++;
+		if (li < nlive && live[li].version == v) {
+			matched++;
+			li++;
+		}
+	}
+	return nlive - matched;
+}
+
 /*
  * One merge walk over the two sorted sequences (the checkpoint's rows and the
  * live manifests): a row is live iff its manifest is listed (its path is
@@ -62,24 +102,27 @@ static int walk(lv_version_list *l, const lv__manifest_entry *live, size_t nlive
 		lv__manifest_entry *tail, size_t *ntail)
 {
 	size_t li = 0, w = 0;
+	const lv__manifest_entry *pe = NULL; /* the last live entry given a path, and its path */
+	const char *prev = NULL;
 	*ntail = 0;
 	for (size_t i = 0; i < l->n; i++) {
-		lv_version_info v = l->items[i];
-		while (li < nlive && live[li].version < v.version)
+		lv_version_info *v = &l->items[i]; /* changed in place, moved down when rows were dropped */
+		while (li < nlive && live[li].version < v->version)
 			tail[(*ntail)++] = live[li++];
-		bool is_live = li < nlive && live[li].version == v.version;
-		char *mp = is_live ? lv__arena_alloc(&l->arenas[0], LV__MPATH) : NULL;
-		if (is_live && !mp)
-			return LV_ENOMEM;
-		if (is_live)
-			v.manifest_path = lv__mpath(&live[li], mp);
-		if (is_live)
-			li++;
-		else if (!history)
+		bool is_live = li < nlive && live[li].version == v->version;
+		if (is_live) {
+			if (!(v->manifest_path = live_path(&l->arenas[0], &live[li], pe, prev)))
+				return LV_ENOMEM;
+			pe = &live[li++];
+			prev = v->manifest_path;
+		} else if (!history) {
 			continue;
-		v.is_cleaned_up = !is_live;
-		v.is_tagged = false;
-		l->items[w++] = v;
+		}
+		v->is_cleaned_up = !is_live;
+		v->is_tagged = false;
+		if (w != i)
+			l->items[w] = *v;
+		w++;
 	}
 	l->n = w;
 	while (li < nlive)
@@ -151,7 +194,8 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 {
 	lv_version_list *l = cp->rows;
 	cp->rows = NULL;
-	lv__manifest_entry *tail = lv__calloc(r1->nlive ? r1->nlive : 1, sizeof *tail);
+	size_t nt = count_tail(l, r1->live, r1->nlive); /* usually none: no 10,000-entry array */
+	lv__manifest_entry *tail = lv__malloc((nt ? nt : 1) * sizeof *tail);
 	size_t ntail = 0;
 	const char **paths = NULL;
 	char *block = NULL;

@@ -139,6 +139,10 @@ static int store_fixed(lv__lf_dctx *c, size_t row, size_t cnt, const uint64_t *v
 		       const lv__lf_dict *dict)
 {
 	lv__lf_colbuf *b = c->cb;
+	if (!def && !dict && (b->type == LV_COL_UINT64 || b->type == LV_COL_INT64)) {
+		memcpy(b->u64 + row, v, cnt * sizeof *v); /* no nulls, no dictionary: as they are */
+		return 0;
+	}
 	for (size_t i = 0; i < cnt; i++) {
 		int dn = lv__lf_def_null(c, row, def, i);
 		if (dn < 0)
@@ -171,6 +175,16 @@ static int store_strings(lv__lf_dctx *c, size_t row, size_t cnt, const lv__lf_va
 	if (rc < 0)
 		return lv__lf_perr(c, rc, rc == LV_ELIMIT ? "decoded strings exceed the size limit"
 						      : "out of memory");
+	if (!def) { /* no nulls: the chunk's bytes at once (its offsets are checked: values21.c) */
+		lv__dbuf *d = &c->cb->data;
+		size_t base = d->len, total = (size_t)(s->offs[cnt] - s->offs[0]);
+		memcpy(d->ptr + base, s->bytes + s->offs[0], total);
+		for (size_t i = 0; i < cnt; i++)
+			c->cb->offs[row + i + 1] = base + (s->offs[i + 1] - s->offs[0]);
+		d->len = base + total;
+		d->ptr[d->len] = 0;
+		return 0;
+	}
 	for (size_t i = 0; i < cnt; i++) {
 		int dn = lv__lf_def_null(c, row, def, i);
 		if (dn < 0)

@@ -104,14 +104,39 @@ int lv__json_escape(lv__dbuf *b, const char *s, size_t n)
 	return lv__dbuf_addc(b, '"');
 }
 
+/* Are s[0..8) all decimal digits?  Then *out is their value (8 at a time: a manifest name
+ * has 20, and versions() parses 10,000 of them).  A byte fails the first test unless its high
+ * nibble is 3, and the second unless it is at most '9'; a valid byte never carries into the
+ * next, and one that does (0xFA and up) fails the first. */
+static bool digits8(const char *s, uint64_t *out)
+{
+	const uint64_t hi = UINT64_C(0xF0F0F0F0F0F0F0F0), zeros = UINT64_C(0x3030303030303030);
+	uint64_t w;
+	memcpy(&w, s, 8);
+	w = lv__le64((const uint8_t *)&w); /* s[0], the first digit, in the low byte */
+	if ((w & hi) != zeros || ((w + UINT64_C(0x0606060606060606)) & hi) != zeros)
+		return false;
+	uint64_t v = w - zeros;
+	v = v * 10 + (v >> 8); /* pairs of digits */
+	v = (((v & UINT64_C(0x000000FF000000FF)) * (100 + (UINT64_C(1000000) << 32))) +
+	     (((v >> 16) & UINT64_C(0x000000FF000000FF)) * (1 + (UINT64_C(10000) << 32)))) >> 32;
+	*out = v;
+	return true;
+}
+
 bool lv__parse_u64(const char *s, size_t n, uint64_t *out)
 {
 	if (n == 0 || n > 20)
 		return false;
 	/* Up to 19 digits cannot overflow (10^19 - 1 < 2^64); only a 20th is checked. */
-	size_t fast = n < 19 ? n : 19;
-	uint64_t v = 0;
-	for (size_t i = 0; i < fast; i++) {
+	size_t fast = n < 19 ? n : 19, i = 0;
+	uint64_t v = 0, x;
+	for (; i + 8 <= fast; i += 8) {
+		if (!digits8(s + i, &x))
+			return false;
+		v = v * 100000000 + x;
+	}
+	for (; i < fast; i++) {
 		unsigned d = (unsigned)(unsigned char)s[i] - '0';
 		if (d > 9)
 			return false;

@@ -8,7 +8,8 @@
  *    created_at is the newest covered commit's timestamp, never the wall
  *    clock, so identical states give identical bytes.
  *  - Decode checks every row (schema, nulls, strictly increasing versions,
- *    checksum) even when it materialises only some of them.
+ *    checksum) even when it materialises only some of them; it reads each row once,
+ *    for the checks and the row built, and returns no row when a check fails.
  */
 #include "core/checkpoint/codec.h"
 
@@ -529,16 +530,84 @@ static bool kept(const lv__manifest_entry *keep, size_t nkeep, size_t *ki, uint6
 	return *ki < nkeep && keep[*ki].version == v;
 }
 
-/* Every row: strictly increasing versions, and the checksum over the stored text.  *want
- * receives how many rows `keep` selects. */
-static int verify_rows(const lv_lancefile *lf, const lv_column *const *col, int64_t created,
+/* How many rows `keep` selects (all without it); exact when the versions increase, which
+ * decode_rows checks. */
+static size_t count_kept(const uint64_t *ver, size_t n, const lv__manifest_entry *keep,
+			 size_t nkeep)
+{
+	if (!keep)
+		return n;
+	size_t ki = 0, want = 0;
+	for (size_t i = 0; i < n; i++)
+		want += kept(keep, nkeep, &ki, ver[i]);
+	return want;
+}
+
+/* A reader's row (strings copied into a, properties normalised).  LV_ENOMEM or 0. */
+static int info_of_row(const row_view *w, lv__arena *a, lv_version_info *v)
+{
+	*v = (lv_version_info){ /* the fields not named are zero */
+		.version = w->f[0],
+		.timestamp_millis = (int64_t)w->f[1],
+		.total_fragments = w->f[2],
+		.total_data_files = w->f[3],
+		.total_files_size = w->f[4],
+		.total_deletion_files = w->f[5],
+		.total_data_file_rows = w->f[6],
+		.total_deletion_file_rows = w->f[7],
+		.total_rows = w->f[8],
+		.is_tagged = w->tagged,
+		.is_cleaned_up = w->cleaned,
+		.has_read_version = w->has_rv,
+		.read_version = w->rv,
+	};
+	/* the uuid and the operation in one piece of the arena, each with its NUL; the
+	 * properties are normalised from the column (a copy only when they are not "{}") */
+	size_t l0 = w->s[0] ? w->len[0] + 1 : 0, l1 = w->s[1] ? w->len[1] + 1 : 0;
+	char *p = l0 + l1 ? lv__arena_alloc(a, l0 + l1) : NULL;
+	if (l0 + l1 && !p)
+		return LV_ENOMEM;
+	if (l0)
+		v->transaction_uuid = lv__copyz(p, w->s[0], w->len[0]);
+	if (l1)
+		v->operation_type = lv__copyz(p + l0, w->s[1], w->len[1]);
+	v->transaction_properties = normalize_properties(a, w->s[2], w->len[2]);
+	return v->transaction_properties ? 0 : LV_ENOMEM;
+}
+
+/* The list for `want` kept rows of n, with one arena block that holds every kept string and
+ * its NUL (more only if a property text is wrapped), sized from the columns when all rows
+ * are kept. */
+static int rows_alloc(const lv_column *const *col, size_t n, size_t want, lv__cp_file *out)
+{
+	if (!(out->rows = lv__version_list_new(want, 1)))
+		return LV_ENOMEM;
+	size_t sbytes = 3 * want + 64;
+	for (int k = 0; k < 3 && want == n; k++)
+		sbytes += (size_t)col[STRS[k]]->str_offsets[n] + 8 * n;
+	if (want < n)
+		sbytes += 160 * want;
+	lv__arena_init(&out->rows->arenas[0], sbytes);
+	out->rows->narenas = 1;
+	return 0;
+}
+
+/*
+ * One pass over the rows: strictly increasing versions, the checksum over the stored text,
+ * and the rows `keep` selects built into out->rows as they are seen (each row's view is
+ * taken once, for both).  Rows built before a failure are the caller's to dispose.
+ */
+static int decode_rows(const lv_lancefile *lf, const lv_column *const *col, int64_t created,
 		       bool verify_checksum, const lv__manifest_entry *keep, size_t nkeep,
-		       const char *path, size_t *want, lv_error *err)
+		       const char *path, lv__cp_file *out, lv_error *err)
 {
 	size_t n = lv_lancefile_num_rows(lf), ki = 0;
 	const uint64_t *ver = col[C_VERSION]->u64;
+	size_t want = count_kept(ver, n, keep, nkeep);
+	if (rows_alloc(col, n, want, out) < 0)
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	lv_version_list *l = out->rows;
 	uint32_t crc = checksum_start(created, n);
-	*want = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0 && ver[i] <= ver[i - 1])
 			return lv__err(err, LV_ECORRUPT,
@@ -546,7 +615,11 @@ static int verify_rows(const lv_lancefile *lf, const lv_column *const *col, int6
 		row_view w;
 		col_row(col, i, &w);
 		crc = row_crc(crc, &w);
-		*want += kept(keep, nkeep, &ki, ver[i]);
+		if (l->n < want && kept(keep, nkeep, &ki, ver[i])) {
+			if (info_of_row(&w, &l->arenas[0], &l->items[l->n]) < 0)
+				return lv__err(err, LV_ENOMEM, "out of memory");
+			l->n++;
+		}
 	}
 	const lv_kv *seg = lv_lancefile_metadata_find(lf, KEY_SEGMENT);
 	const lv_kv *arc = lv_lancefile_metadata_find(lf, KEY_ARCHIVE);
@@ -556,61 +629,6 @@ static int verify_rows(const lv_lancefile *lf, const lv_column *const *col, int6
 		return 0;
 	if (!meta_is(lf, KEY_CHECKSUM, crc) || ((seg || arc) && !meta_is(lf, KEY_EXTRA_CHECKSUM, xcrc)))
 		return lv__err(err, LV_ECORRUPT, "checkpoint %s: checksum mismatch", path);
-	return 0;
-}
-
-/* A reader's row (strings copied into a, properties normalised).  LV_ENOMEM or 0. */
-static int info_of_row(const row_view *w, lv__arena *a, lv_version_info *v)
-{
-	memset(v, 0, sizeof *v);
-	v->version = w->f[0];
-	v->timestamp_millis = (int64_t)w->f[1];
-	v->total_fragments = w->f[2];
-	v->total_data_files = w->f[3];
-	v->total_files_size = w->f[4];
-	v->total_deletion_files = w->f[5];
-	v->total_data_file_rows = w->f[6];
-	v->total_deletion_file_rows = w->f[7];
-	v->total_rows = w->f[8];
-	v->is_tagged = w->tagged;
-	v->is_cleaned_up = w->cleaned;
-	v->has_read_version = w->has_rv;
-	v->read_version = w->rv;
-	const char *s[3] = { NULL, NULL, NULL };
-	for (int k = 0; k < 3; k++)
-		if (w->s[k] && !(s[k] = lv__arena_strndup(a, w->s[k], w->len[k])))
-			return LV_ENOMEM;
-	v->transaction_uuid = s[0];
-	v->operation_type = s[1];
-	v->transaction_properties = normalize_properties(a, s[2], w->len[2]);
-	return v->transaction_properties ? 0 : LV_ENOMEM;
-}
-
-/* Builds the kept rows (want of them) into out->rows, one arena for their strings. */
-static int materialise(const lv_column *const *col, size_t n, size_t want,
-		       const lv__manifest_entry *keep, size_t nkeep, lv__cp_file *out)
-{
-	if (!(out->rows = lv__version_list_new(want, 1)))
-		return LV_ENOMEM;
-	lv__arena *a = &out->rows->arenas[0];
-	/* One block that holds every kept string and its NUL (more only if a property text is
-	 * wrapped), sized from the columns when all rows are kept. */
-	size_t sbytes = 3 * want + 64;
-	for (int k = 0; k < 3 && want == n; k++)
-		sbytes += (size_t)col[STRS[k]]->str_offsets[n] + 8 * n;
-	if (want < n)
-		sbytes += 160 * want;
-	lv__arena_init(a, sbytes);
-	out->rows->narenas = 1;
-	size_t ki = 0;
-	for (size_t i = 0; i < n && out->rows->n < want; i++) {
-		if (!kept(keep, nkeep, &ki, col[C_VERSION]->u64[i]))
-			continue;
-		row_view w;
-		col_row(col, i, &w);
-		LV_TRY(info_of_row(&w, a, &out->rows->items[out->rows->n]));
-		out->rows->n++;
-	}
 	return 0;
 }
 
@@ -626,7 +644,7 @@ int lv__cp_decode(const uint8_t *data, size_t size, const char *path, bool verif
 {
 	lv_lancefile *lf = NULL;
 	LV_TRY(lv_lancefile_read(&lf, data, size, path, err));
-	size_t n = lv_lancefile_num_rows(lf), want = 0;
+	size_t n = lv_lancefile_num_rows(lf);
 	const lv_column *col[C_NCOLS];
 	int rc = check_schema(lf, path, col, err);
 	if (rc == 0 &&
@@ -634,11 +652,9 @@ int lv__cp_decode(const uint8_t *data, size_t size, const char *path, bool verif
 		rc = lv__err(err, LV_ECORRUPT, "checkpoint %s: missing %s / %s metadata", path, KEY_CREATED,
 			     KEY_CREATED_AT);
 	if (rc == 0)
-		rc = verify_rows(lf, col, out->created, verify_checksum, keep, nkeep, path, &want, err);
+		rc = decode_rows(lf, col, out->created, verify_checksum, keep, nkeep, path, out, err);
 	if (rc == 0)
 		rc = extra_keys(lf, path, out, err);
-	if (rc == 0 && (rc = materialise(col, n, want, keep, nkeep, out)) < 0)
-		lv__err(err, rc, "out of memory");
 	if (rc == 0)
 		out->latest = n ? col[C_VERSION]->u64[n - 1] : 0;
 	if (rc < 0)
