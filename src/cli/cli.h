@@ -352,8 +352,6 @@ int lvcli_before_resolve(lv_dataset *ds, const char *uri, const char *cmd, const
 /* The names of the tags on v of c's branch (at most max; borrowed from c); none unless
  * v->is_tagged, so the refs are read only when some version is tagged. */
 size_t lvcli_tags_of(lvcli_refctx *c, const lv_version_info *v, const char **names, size_t max);
-/* `,"tags":[...]` (c may be NULL: []). */
-void lvcli_tags_json(FILE *f, lvcli_refctx *c, const lv_version_info *v);
 /* The tag names comma-separated for a table cell (escaped, "" if none; c may be NULL). */
 void lvcli_tags_text(char *buf, size_t cap, lvcli_refctx *c, const lv_version_info *v);
 

@@ -167,7 +167,7 @@ static void record_head(lvcli_jbuf *r, const lv_version_info *v)
 	r->p = o;
 }
 
-/* ,"tags":[...]: the names of the tags on v (refs.c), as lvcli_tags_json writes them. */
+/* ,"tags":[...] (empty without tags): the names of the tags on v (refs.c). */
 static void tags_json(lvcli_jbuf *r, lvcli_refctx *tags, const lv_version_info *v)
 {
 	const char *names[16];

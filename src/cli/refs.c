@@ -279,19 +279,6 @@ size_t lvcli_tags_of(lvcli_refctx *c, const lv_version_info *v, const char **nam
 	return k;
 }
 
-void lvcli_tags_json(FILE *f, lvcli_refctx *c, const lv_version_info *v)
-{
-	const char *names[16];
-	size_t n = c ? lvcli_tags_of(c, v, names, 16) : 0;
-	fputs(",\"tags\":[", f);
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			fputc(',', f);
-		lvcli_json_str(f, names[i]);
-	}
-	fputc(']', f);
-}
-
 void lvcli_tags_text(char *buf, size_t cap, lvcli_refctx *c, const lv_version_info *v)
 {
 	const char *names[16];
