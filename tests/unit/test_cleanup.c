@@ -382,6 +382,48 @@ static void test_concurrent_commit(void **state)
 	lv_storage_free(st);
 }
 
+/* _versions/ is listed once after the plan (phase 4, for newer commits and detached versions);
+ * the sweep judges that listing's temporary files instead of listing a million manifests again.
+ * So a stale temporary manifest is removed, and one that appears after the plan is not seen. */
+static void tmp_during_sweep(const char *phase, uint64_t done, uint64_t total, void *payload)
+{
+	race *r = payload;
+	(void)done;
+	(void)total;
+	if (!r->done && !strcmp(phase, "checking files")) {
+		r->done = true;
+		lv_error e = { 0 };
+		assert_int_equal(lv_storage_write(r->st, "_versions/.tmp-late", "x", 1, &e), 0);
+		assert_int_equal(lv_storage_mem_set_mtime(r->st, "_versions/.tmp-late", 1600000000000, &e), 0);
+	}
+}
+
+static void test_versions_listed_once(void **state)
+{
+	(void)state;
+	lv_storage *st = synth_mem_series(3, 1700000000000);
+	CHECK(lv_storage_write(st, "_versions/.tmp-early", "x", 1, &err));
+	tu_set_all_mtimes(st, 1600000000000);
+	lv_dataset *ds = open_ds(st);
+	race r = { st, false };
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.older_than_ms = 0;
+	p.now_ms = 1700000000000 + 30 * DAY;
+	p.on_progress = tmp_during_sweep;
+	p.payload = &r;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
+	CHECK(lv_cleanup(ds, &p, &s, &err));
+	assert_true(r.done);
+	assert_int_equal(s.versions_removed, 2);
+	assert_int_equal(s.files_removed[LV_KIND_TEMP], 1);
+	uint64_t sz;
+	lv_error e = { 0 };
+	assert_int_equal(lv_storage_head(st, "_versions/.tmp-early", &sz, NULL, &e), LV_ENOTFOUND);
+	assert_int_equal(lv_storage_head(st, "_versions/.tmp-late", &sz, NULL, &e), 0);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 /* Files a detached version uses are kept, even unverified ones with delete_unverified. */
 static void test_detached_protection(void **state)
 {
@@ -527,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_branch_protection),
 		cmocka_unit_test(test_detached_protection),
 		cmocka_unit_test(test_concurrent_commit),
+		cmocka_unit_test(test_versions_listed_once),
 		cmocka_unit_test(test_fault_sweep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -37,7 +37,8 @@ typedef struct lv__mref {
 	int64_t ts_ms;
 	uint64_t size;
 	uint64_t writer_flags; /* the manifest's writer_feature_flags */
-	lv__dbuf refs;       /* NUL-separated root-relative paths ("_indices/<uuid>" for indices) */
+	lv__dbuf refs;       /* lv__digest of each root-relative path referenced ("_indices/<uuid>"
+			      * for indices), taken on the reading thread */
 	lv_error *err;      /* while its manifest is parsed: where a refusal is written */
 	bool want_info;     /* a version of main: also build its history row (for the checkpoint) */
 	lv__mrow *row;      /* that row, when built (not for a transaction in _transactions/) */
@@ -59,8 +60,12 @@ void lv__mrow_free(lv__mrow *r);
 /* References of other lineages' manifests, added to `referenced`. */
 int lv__mrefs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err);
 /* References of manifests committed after `latest` (concurrent writers) and of the lineage's
- * detached versions, from one listing of _versions/, added to `referenced`. */
-int lv__mrefs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, lv_error *err);
+ * detached versions, from one listing of _versions/, added to `referenced`.  That listing's
+ * temporary files (_versions/.tmp*, what the sweep judges there) are added to `temps` (may
+ * be NULL), so the sweep need not list _versions/ again. */
+struct lv__file_vec;
+int lv__mrefs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced,
+		       struct lv__file_vec *temps, lv_error *err);
 
 /* ---- policies (policy.c) ---- */
 
