@@ -8,15 +8,21 @@
  *                time (mrefs.c), and
  *   3. select    each one as it is read: old (every set condition, not the
  *                latest, not tagged, not a branch's base) or kept; what it
- *                references goes to the kept or the old set (128-bit digests)
+ *                references goes to the kept or the old set (128-bit digests,
+ *                taken on the reading threads); batch k is judged while batch
+ *                k + 1 is read, in version order on one thread
  *   3b. cascade  referenced branches reported; with clean_referenced_branches
  *                the due ones cleaned now, each by its own lv_cleanup()
  *                (cascade.c says which and how)
  *   4. keep      what branches, detached and newer commits reference
- *   5. record    the checkpoint marking the old versions cleaned up
- *   6. sweep     each directory judged while listed: unreferenced files by
- *                Lance's age rules, then old manifests
- * Anything unreadable before phase 6 aborts with nothing deleted.  Memory:
+ *   5. record    the checkpoint marking the old versions cleaned up; the
+ *                sweep's scan (scan.c: listing, sizes and times, judging, no
+ *                deleting) starts first, on its own thread, and overlaps it
+ *   6. sweep     the files the scan judged to go deleted on this thread, in
+ *                listing order (Lance's age rules), then old manifests
+ * Anything unreadable before phase 6 aborts with nothing deleted (a scan still
+ * running is stopped and joined).  Every delete and every report is made on
+ * the caller's thread, after the checkpoint.  Memory:
  * 16 bytes per manifest, the two sets, a batch of manifests; never a list of
  * every file or every manifest's references.
  */
@@ -72,6 +78,7 @@ typedef struct plan {
 	lv__deleter *del;
 	lv__progress prog;    /* the policy's on_progress, rate-limited */
 	lv__file_vec vtemps;  /* _versions/.tmp*, from phase 4's listing (the sweep judges them) */
+	lv__scan *scan;       /* the sweep's scan, from phase 5 on (NULL: none running) */
 } plan;
 
 /* Manifests read at once: their references are folded into the sets, then dropped. */
@@ -452,18 +459,13 @@ static int phase_cascade(plan *P, lv_error *err)
 	return rc;
 }
 
-/* The directories the sweep lists; Lance keeps the flat ones flat (data/ may nest). */
-static const char *const dirs[] = { "_versions", "data", "_deletions", "_transactions", "_indices" };
-static const bool flat[] = { true, false, true, true, false };
-#define NDIRS (sizeof dirs / sizeof dirs[0])
-
 /* 4. What branches, detached versions and commits newer than the plan reference is kept;
  * and every directory the sweep will list can be (a symlinked one is refused now, before the
  * checkpoint: nothing changes). */
 static int phase_keep(plan *P, lv_error *err)
 {
-	for (size_t d = 0; d < NDIRS; d++)
-		LV_TRY(lv_storage_list_names(P->ds->st, dirs[d], first_entry, NULL, err));
+	for (size_t d = 0; d < LV__SWEEP_NDIRS; d++)
+		LV_TRY(lv_storage_list_names(P->ds->st, lv__sweep_dirs[d], first_entry, NULL, err));
 	LV_TRY(lv__mrefs_of_others(P->ds, &P->referenced, err));
 	/*
 	 * Commits that landed since the manifests were read may own files the
@@ -474,8 +476,14 @@ static int phase_keep(plan *P, lv_error *err)
 }
 
 /* 5. The old versions' history is recorded before anything goes. */
+static const char *scan_rule_fn(void *payload, const lv_list_entry *f, int kind, lv__digest key,
+				bool tmp, bool *unverified);
+
 static int phase_record(plan *P, lv_error *err)
 {
+	/* the sweep's scan (listing, sizes and times, judging: no deleting) starts now, the plan
+	 * being complete, and overlaps the checkpoint; phase 6 deletes what it found */
+	LV_TRY(lv__scan_start(&P->scan, P->ds, &P->referenced, &P->vtemps, scan_rule_fn, P, err));
 	if (P->pol->dry_run || !P->nold)
 		return 0;
 	/* the writer reports its own phases ("listing", "reading manifests", ...) */
@@ -564,105 +572,11 @@ static const char *removal_reason(const plan *P, const lv_list_entry *f, int kin
 	return NULL;
 }
 
-/* A file listed by name that could go: its size and time are looked up (a batch at once). */
-typedef struct cand {
-	const char *path; /* in the sweeper's arena */
-	lv__digest key;   /* of the name it is referenced by */
-	int kind;
-	bool tmp;
-	uint64_t size;
-	int64_t mtime_ms;
-	int rc;
-} cand;
-
-#define CAND_BATCH 4096
-
-/* The sweep of one directory: each file judged as it is listed, removals queued. */
-typedef struct sweeper {
-	plan *P;
-	lv__deleter *del;
-	lv_error *err;
-	int rc;
-	cand c[CAND_BATCH];
-	size_t nc;
-	lv__arena names; /* the candidates' paths, until their batch is judged */
-} sweeper;
-
-/* Queues the removal of a file judged to go (its path copied: the batch outlives the listing). */
-static int judge_file(sweeper *w, const lv_list_entry *e, int kind, lv__digest key, bool tmp)
+/* removal_reason as the scan's rule (scan.c: called on the scan's thread; reads the plan) */
+static const char *scan_rule_fn(void *payload, const lv_list_entry *f, int kind, lv__digest key,
+				bool tmp, bool *unverified)
 {
-	bool unverified = false;
-	const char *reason = removal_reason(w->P, e, kind, key, tmp, &unverified);
-	if (!reason)
-		return 0;
-	char *copy = lv__strdup(e->path);
-	if (!copy || lv__del_hold(w->del, copy) < 0) {
-		lv__free(copy);
-		return lv__err(w->err, LV_ENOMEM, "out of memory");
-	}
-	return lv__remove_file_u(w->del, copy, kind, e->size, reason, unverified, 0, w->err);
-}
-
-static void head_job(size_t i, void *arg)
-{
-	sweeper *w = arg;
-	lv_error e = { 0 };
-	cand *c = &w->c[i];
-	c->rc = lv_storage_head(w->P->ds->st, c->path, &c->size, &c->mtime_ms, &e);
-}
-
-/* The candidates' times, read at once (a file gone meanwhile is skipped), then each judged. */
-static int flush_candidates(sweeper *w)
-{
-	lv__parallel_for(w->nc, w->P->ds->threads, head_job, w);
-	int rc = 0;
-	for (size_t i = 0; i < w->nc && rc == 0; i++) {
-		cand *c = &w->c[i];
-		lv_list_entry e = { c->path, c->size, c->mtime_ms };
-		if (c->rc == 0)
-			rc = judge_file(w, &e, c->kind, c->key, c->tmp);
-	}
-	w->nc = 0;
-	lv__arena_dispose(&w->names);
-	lv__arena_init(&w->names, 1 << 16);
-	return rc;
-}
-
-static int sweep_file(const lv_list_entry *f, void *payload)
-{
-	sweeper *w = payload;
-	char key[LV__CLEANUP_KEY_MAX];
-	bool tmp = false;
-	int kind = lv__classify(f->path, key, sizeof key, &tmp);
-	if (kind < 0)
-		return 0;
-	lv__digest g = lv__strset_digest(key, strlen(key)); /* one digest for both sets */
-	if (!tmp && lv__strset_has_digest(&w->P->referenced, g))
-		return 0; /* kept, whatever its age */
-	if (f->mtime_ms) {
-		w->rc = judge_file(w, f, kind, g, tmp);
-		return w->rc < 0;
-	}
-	cand *c = &w->c[w->nc]; /* listed by name only */
-	*c = (cand){ lv__arena_strdup(&w->names, f->path), g, kind, tmp, 0, 0, 0 };
-	if (!c->path) {
-		w->rc = lv__err(w->err, LV_ENOMEM, "out of memory");
-		return 1;
-	}
-	if (++w->nc == CAND_BATCH)
-		w->rc = flush_candidates(w);
-	return w->rc < 0;
-}
-
-/* The sweep of files listed earlier (sizes and times looked up as for a listing by name). */
-static int sweep_listed(const lv__file_vec *fv, sweeper *w)
-{
-	for (size_t i = 0; i < fv->n && w->rc == 0; i++) {
-		lv_list_entry e = { fv->v[i].path, 0, 0 };
-		if (sweep_file(&e, w))
-			break;
-	}
-	return 0;
+	return removal_reason(payload, f, kind, key, tmp, unverified);
 }
 
 /*
@@ -677,34 +591,26 @@ static int sweep_listed(const lv__file_vec *fv, sweeper *w)
 static int phase_sweep(plan *P, lv_error *err)
 {
 	lv__deleter *del = P->del;
-	sweeper *w = lv__calloc(1, sizeof *w);
-	if (!w)
-		return lv__err(err, LV_ENOMEM, "out of memory");
-	*w = (sweeper){ .P = P, .del = del, .err = err };
-	lv__arena_init(&w->names, 1 << 16);
-	/* _versions/ holds a manifest per version: listed by name only, temp files looked at */
-	progress(P, "checking files", 0, NDIRS);
-	int rc = 0;
-	for (size_t d = 0; d < NDIRS && rc >= 0 && w->rc == 0; d++) {
-		progress(P, "checking files", d, NDIRS);
-		/* the flat directories by name only (no list of them is held); a file that could go
-		 * is looked at on its own.  _versions/ was listed by phase 4 (a million names, once):
-		 * its temporary files, all the sweep judges there, were kept from that listing */
-		if (!strcmp(dirs[d], "_versions"))
-			rc = sweep_listed(&P->vtemps, w);
-		else
-			rc = flat[d] ? lv_storage_list_names(P->ds->st, dirs[d], sweep_file, w, err)
-				     : lv_storage_list(P->ds->st, dirs[d], true, sweep_file, w, err);
-		if (rc >= 0 && w->rc == 0)
-			w->rc = flush_candidates(w);
+	progress(P, "checking files", 0, LV__SWEEP_NDIRS);
+	lv__scan_item it;
+	size_t dirs_done = 0;
+	int rc;
+	/* the scan judged each file in listing order; the deletes go out here, on this thread */
+	while ((rc = lv__scan_next(P->scan, &it, &dirs_done, err)) > 0) {
+		progress(P, "checking files", dirs_done, LV__SWEEP_NDIRS);
+		if (lv__del_hold(del, it.path) < 0) {
+			lv__free(it.path);
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+			break;
+		}
+		if ((rc = lv__remove_file_u(del, it.path, it.kind, it.size, it.reason, it.unverified, 0,
+					     err)) < 0)
+			break;
 	}
-	progress(P, "checking files", NDIRS, NDIRS);
-	lv__arena_dispose(&w->names);
-	int wrc = w->rc;
-	lv__free(w);
-	if (wrc < 0)
-		return wrc;
+	lv__scan_end(P->scan);
+	P->scan = NULL;
 	LV_TRY(rc);
+	progress(P, "checking files", LV__SWEEP_NDIRS, LV__SWEEP_NDIRS);
 	LV_TRY(lv__del_flush(del, err));
 	char *block = lv__malloc(READ_BATCH * LV__MPATH);
 	if (!block)
@@ -778,6 +684,8 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		rc = phase[i](&P, err);
 	if (rc == 0)
 		progress(&P, "done", 1, 1);
+	lv__scan_end(P.scan); /* a phase failed while it ran: stopped and joined */
+	P.scan = NULL;
 	lv__cleanup_stats_add(&P.s, &P.cascaded);
 	lv__stats_out(stats, &P.s);
 	lv__free(P.rb);

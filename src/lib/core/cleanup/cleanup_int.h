@@ -185,4 +185,33 @@ int lv__remove_file_u(lv__deleter *d, const char *path, int kind, uint64_t size,
  */
 int lv__classify(const char *path, char *key, size_t cap, bool *tmp);
 
+/* ---- the sweep's scan (scan.c) ---- */
+
+/* The directories a sweep judges, in order. */
+#define LV__SWEEP_NDIRS 5
+extern const char *const lv__sweep_dirs[LV__SWEEP_NDIRS];
+
+/* Why a file may go, or NULL if it stays (cleanup.c's rule; only reads the plan). */
+typedef const char *(*lv__scan_rule)(void *payload, const lv_list_entry *f, int kind,
+				     lv__digest key, bool tmp, bool *unverified);
+/* A file the scan judged to go: `path` (malloc'ed) is the caller's. */
+typedef struct lv__scan_item {
+	char *path;
+	int kind;
+	uint64_t size;
+	const char *reason;
+	bool unverified;
+} lv__scan_item;
+typedef struct lv__scan lv__scan;
+/* Starts scanning lv__sweep_dirs on a thread of its own (scan.c's invariants): files
+ * `referenced` names are skipped, the rest judged by `rule`; _versions/ is not listed, its
+ * files are `vtemps` (the plan's listing).  Everything passed must outlive lv__scan_end. */
+int lv__scan_start(lv__scan **out, lv_dataset *ds, const lv__strset *referenced,
+		   const lv__file_vec *vtemps, lv__scan_rule rule, void *payload, lv_error *err);
+/* The next file to go, in listing order (waits for it): 1 and *item; 0 at the end; < 0 when
+ * the scan failed (err).  *dirs_done: directories scanned so far. */
+int lv__scan_next(lv__scan *s, lv__scan_item *item, size_t *dirs_done, lv_error *err);
+/* Stops a scan still running, waits for its thread, frees it (NULL: nothing). */
+void lv__scan_end(lv__scan *s);
+
 #endif
