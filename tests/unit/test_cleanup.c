@@ -426,6 +426,56 @@ static void test_versions_listed_once(void **state)
 	lv_storage_free(st);
 }
 
+/* Live versions of the store. */
+static size_t live_count(lv_storage *st)
+{
+	lv_dataset *ds = open_ds(st);
+	lv_version_list *l = tu_versions(ds, NULL);
+	size_t n = lv_version_list_count(l);
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+	return n;
+}
+
+/* More manifests than one read batch (4,096): batch k is judged while k + 1 is read.  A tag
+ * in the second batch keeps its version; an unreadable manifest in the third stops the run
+ * with nothing changed (the batch being judged beside its read is dropped too). */
+static void test_read_pipeline(void **state)
+{
+	(void)state;
+	enum { N = 9000 };
+	lv_storage *st = synth_mem_series(N, 1700000000000);
+	CHECK(synth_tag(st, "keep", 5000));
+	char bad[128];
+	lv_buf junk = { 0 };
+	CHECK(lv_storage_read(st, synth_manifest_path(bad, sizeof bad, 8500), &junk, &err));
+	CHECK(lv_storage_write(st, bad, "not a manifest", 14, &err));
+	tu_set_all_mtimes(st, 1600000000000);
+	lv_dataset *ds = open_ds(st);
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.older_than_ms = 0;
+	p.retain_versions = 16;
+	p.error_if_tagged_old_versions = false;
+	p.now_ms = 1700000000000 + 30 * DAY;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
+	lv_error e = { 0 };
+	assert_true(lv_cleanup(ds, &p, &s, &e) < 0);
+	assert_non_null(strstr(e.message, bad));
+	assert_int_equal(s.versions_removed, 0);
+	lv_dataset_free(ds);
+	CHECK(lv_storage_write(st, bad, junk.ptr, junk.size, &err));
+	lv_buf_dispose(&junk);
+	assert_int_equal(live_count(st), N); /* nothing went */
+	ds = open_ds(st);
+	CHECK(lv_cleanup(ds, &p, &s, &err));
+	assert_int_equal(s.versions_removed, N - 16 - 1);
+	assert_int_equal(live_count(st), 17);
+	uint64_t sz;
+	assert_int_equal(lv_storage_head(st, synth_manifest_path(bad, sizeof bad, 5000), &sz, NULL, &e), 0);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 /* Threads of this process now. */
 static int threads_now(void)
 {
@@ -621,6 +671,7 @@ int main(void)
 		cmocka_unit_test(test_concurrent_commit),
 		cmocka_unit_test(test_versions_listed_once),
 		cmocka_unit_test(test_scan_stopped),
+		cmocka_unit_test(test_read_pipeline),
 		cmocka_unit_test(test_fault_sweep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
