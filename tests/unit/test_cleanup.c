@@ -8,6 +8,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+
 #include <lancever/lancever.h>
 #include <lancever/sys/testing.h>
 
@@ -382,6 +384,146 @@ static void test_concurrent_commit(void **state)
 	lv_storage_free(st);
 }
 
+/* _versions/ is listed once after the plan (phase 4, for newer commits and detached versions);
+ * the sweep judges that listing's temporary files instead of listing a million manifests again.
+ * So a stale temporary manifest is removed, and one that appears after the plan is not seen. */
+static void tmp_during_sweep(const char *phase, uint64_t done, uint64_t total, void *payload)
+{
+	race *r = payload;
+	(void)done;
+	(void)total;
+	if (!r->done && !strcmp(phase, "checking files")) {
+		r->done = true;
+		lv_error e = { 0 };
+		assert_int_equal(lv_storage_write(r->st, "_versions/.tmp-late", "x", 1, &e), 0);
+		assert_int_equal(lv_storage_mem_set_mtime(r->st, "_versions/.tmp-late", 1600000000000, &e), 0);
+	}
+}
+
+static void test_versions_listed_once(void **state)
+{
+	(void)state;
+	lv_storage *st = synth_mem_series(3, 1700000000000);
+	CHECK(lv_storage_write(st, "_versions/.tmp-early", "x", 1, &err));
+	tu_set_all_mtimes(st, 1600000000000);
+	lv_dataset *ds = open_ds(st);
+	race r = { st, false };
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.older_than_ms = 0;
+	p.now_ms = 1700000000000 + 30 * DAY;
+	p.on_progress = tmp_during_sweep;
+	p.payload = &r;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
+	CHECK(lv_cleanup(ds, &p, &s, &err));
+	assert_true(r.done);
+	assert_int_equal(s.versions_removed, 2);
+	assert_int_equal(s.files_removed[LV_KIND_TEMP], 1);
+	uint64_t sz;
+	lv_error e = { 0 };
+	assert_int_equal(lv_storage_head(st, "_versions/.tmp-early", &sz, NULL, &e), LV_ENOTFOUND);
+	assert_int_equal(lv_storage_head(st, "_versions/.tmp-late", &sz, NULL, &e), 0);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+/* Live versions of the store. */
+static size_t live_count(lv_storage *st)
+{
+	lv_dataset *ds = open_ds(st);
+	lv_version_list *l = tu_versions(ds, NULL);
+	size_t n = lv_version_list_count(l);
+	lv_version_list_free(l);
+	lv_dataset_free(ds);
+	return n;
+}
+
+/* More manifests than one read batch (4,096): batch k is judged while k + 1 is read.  A tag
+ * in the second batch keeps its version; an unreadable manifest in the third stops the run
+ * with nothing changed (the batch being judged beside its read is dropped too). */
+static void test_read_pipeline(void **state)
+{
+	(void)state;
+	enum { N = 9000 };
+	lv_storage *st = synth_mem_series(N, 1700000000000);
+	CHECK(synth_tag(st, "keep", 5000));
+	char bad[128];
+	lv_buf junk = { 0 };
+	CHECK(lv_storage_read(st, synth_manifest_path(bad, sizeof bad, 8500), &junk, &err));
+	CHECK(lv_storage_write(st, bad, "not a manifest", 14, &err));
+	tu_set_all_mtimes(st, 1600000000000);
+	lv_dataset *ds = open_ds(st);
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.older_than_ms = 0;
+	p.retain_versions = 16;
+	p.error_if_tagged_old_versions = false;
+	p.now_ms = 1700000000000 + 30 * DAY;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
+	lv_error e = { 0 };
+	assert_true(lv_cleanup(ds, &p, &s, &e) < 0);
+	assert_non_null(strstr(e.message, bad));
+	assert_int_equal(s.versions_removed, 0);
+	lv_dataset_free(ds);
+	CHECK(lv_storage_write(st, bad, junk.ptr, junk.size, &err));
+	lv_buf_dispose(&junk);
+	assert_int_equal(live_count(st), N); /* nothing went */
+	ds = open_ds(st);
+	CHECK(lv_cleanup(ds, &p, &s, &err));
+	assert_int_equal(s.versions_removed, N - 16 - 1);
+	assert_int_equal(live_count(st), 17);
+	uint64_t sz;
+	assert_int_equal(lv_storage_head(st, synth_manifest_path(bad, sizeof bad, 5000), &sz, NULL, &e), 0);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
+/* Threads of this process now. */
+static int threads_now(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	int n = 0;
+	assert_non_null(d);
+	for (struct dirent *de; (de = readdir(d)) != NULL;)
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* The sweep's scan starts before the checkpoint and overlaps it (scan.c).  A checkpoint that
+ * cannot be written stops the cleanup with nothing deleted, and the scan with it: here it has
+ * judged more files to go than its queue holds, so it waits, and only a cancel and a join end
+ * its thread. */
+static void test_scan_stopped(void **state)
+{
+	(void)state;
+	lv_storage *inner = synth_mem_series(3, 1700000000000);
+	enum { STRAYS = 5000 };
+	for (int i = 0; i < STRAYS; i++) {
+		char p[64];
+		snprintf(p, sizeof p, "data/stray%05d.lance", i);
+		CHECK(lv_storage_write(inner, p, "x", 1, &err));
+	}
+	tu_set_all_mtimes(inner, 1600000000000);
+	lv_fault_spec spec = { .ops = LV_FAULT_WRITE | LV_FAULT_CREATE, .nth = 1, .persistent = true,
+			       .kind = LV_FAULT_FAIL, .path_substring = "_checkpoints/" };
+	lv_storage *st = NULL;
+	CHECK(lv_storage_fault_wrap(&st, inner, &spec, &err));
+	lv_dataset *ds = open_ds(st);
+	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
+	p.older_than_ms = 0;
+	p.now_ms = 1700000000000 + 30 * DAY;
+	int before = threads_now();
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
+	lv_error e = { 0 };
+	assert_true(lv_cleanup(ds, &p, &s, &e) < 0);
+	assert_int_equal(threads_now(), before);
+	uint64_t sz;
+	assert_int_equal(lv_storage_head(st, "data/stray00000.lance", &sz, NULL, &e), 0);
+	assert_int_equal(lv_storage_head(st, "data/stray04999.lance", &sz, NULL, &e), 0);
+	assert_int_equal(s.versions_removed, 0);
+	lv_dataset_free(ds);
+	lv_storage_free(st);
+}
+
 /* Files a detached version uses are kept, even unverified ones with delete_unverified. */
 static void test_detached_protection(void **state)
 {
@@ -527,6 +669,9 @@ int main(void)
 		cmocka_unit_test(test_branch_protection),
 		cmocka_unit_test(test_detached_protection),
 		cmocka_unit_test(test_concurrent_commit),
+		cmocka_unit_test(test_versions_listed_once),
+		cmocka_unit_test(test_scan_stopped),
+		cmocka_unit_test(test_read_pipeline),
 		cmocka_unit_test(test_fault_sweep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

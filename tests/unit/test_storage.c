@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <time.h>
 
 #include "lancever/storage.h"
 #include <lancever/sys/testing.h>
@@ -1459,6 +1460,35 @@ static void t_local_dircache_bounded(void **state)
 	free(dir);
 }
 
+/* Reads leave a file's access time alone (O_NOATIME): a cleanup reading a million manifests
+ * must not dirty a million inodes.  An atime two days old is one relatime would update. */
+static void t_local_noatime(void **state)
+{
+	(void)state;
+	char *dir = make_tmpdir();
+	lv_storage *st;
+	lv_error e = { 0 };
+	assert_int_equal(lv_storage_open(&st, dir, NULL, &e), 0);
+	put(st, "d/f", "manifest bytes");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/d/f", dir);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	struct timespec ts[2] = { { now.tv_sec - 2 * 86400, 0 }, { now.tv_sec - 3 * 86400, 0 } };
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+	lv_buf b = { 0 };
+	assert_int_equal(lv_storage_read(st, "d/f", &b, &e), 0);
+	lv_buf_dispose(&b);
+	assert_int_equal(lv_storage_read_range(st, "d/f", 2, 4, &b, &e), 0);
+	lv_buf_dispose(&b);
+	struct stat sb;
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_atim.tv_sec, ts[0].tv_sec);
+	lv_storage_free(st);
+	rm_rf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	int failed = 0;
@@ -1475,7 +1505,7 @@ int main(void)
 		cmocka_unit_test(t_fault_each_op),     cmocka_unit_test(t_fault_short_corrupt),
 		cmocka_unit_test(t_fault_persistent),  cmocka_unit_test(t_fault_path_filter),
 		cmocka_unit_test(t_fault_api_errors),
-		cmocka_unit_test(t_local_dircache_bounded),
+		cmocka_unit_test(t_local_dircache_bounded), cmocka_unit_test(t_local_noatime),
 	};
 	failed += cmocka_run_group_tests_name("storage specific", specific, NULL, NULL);
 	return failed ? 1 : 0;

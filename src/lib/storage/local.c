@@ -21,6 +21,10 @@
  *   inside the root), never its target;
  * - reads open with O_NONBLOCK, so a FIFO put where a file is expected is
  *   refused by the regular-file check instead of blocking forever;
+ * - reads open with O_NOATIME where the kernel allows it (the file's owner, or
+ *   CAP_FOWNER; after the first EPERM the handle stops asking): reading a
+ *   million manifests must not dirty and journal a million inodes (relatime
+ *   still updates an atime older than a day, or older than the last change);
  * - reads and heads take the last directory from a small cache of such walks
  *   (local_dircache.c): an entry serves at most 4,096 operations within 50 ms
  *   of its walk, so a component swapped for a symlink is met within that
@@ -292,8 +296,15 @@ static int open_regular_in(const local *l, const char *rel, bool *fresh, const c
 	LV_TRY(lv__local_dir_get(l, rel, *fresh, what, &d, err));
 	*fresh = !d.cached; /* walked now: a second try would find the same */
 	/* O_NONBLOCK: a FIFO must not block the open; it is refused as not regular below. */
-	int fd = openat(d.fd, d.leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	bool noatime = __atomic_load_n(&l->noatime, __ATOMIC_RELAXED);
+	int fd = openat(d.fd, d.leaf, flags | (noatime ? O_NOATIME : 0));
 	int e = errno;
+	if (fd < 0 && e == EPERM && noatime) { /* not the file's owner: read as before */
+		__atomic_store_n((int *)&l->noatime, 0, __ATOMIC_RELAXED);
+		fd = openat(d.fd, d.leaf, flags);
+		e = errno;
+	}
 	if (fd < 0) {
 		struct stat lb;
 		bool link = (e == ELOOP || e == ENOTDIR) &&
@@ -559,6 +570,7 @@ static int local_open(lv_storage **out, const char *root, const char *shown, lv_
 		return rc;
 	}
 	l->dc = lv__dircache_new(); /* none (out of memory): every operation walks */
+	l->noatime = 1;
 	char *desc = lv__sprintf("file://%s", l->root);
 	if (!desc) {
 		local_close(l);

@@ -20,6 +20,7 @@ typedef struct lv__dircache lv__dircache;
 typedef struct local {
 	char *root; /* absolute, no trailing '/' unless it is "/" itself */
 	lv__dircache *dc; /* directory fds for reads and heads (local_dircache.c); NULL = none */
+	int noatime;      /* reads still try O_NOATIME (atomic; cleared at the first EPERM) */
 } local;
 
 /* local_dircache.c: directory descriptors kept for reads and heads. */

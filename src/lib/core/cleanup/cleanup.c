@@ -8,15 +8,21 @@
  *                time (mrefs.c), and
  *   3. select    each one as it is read: old (every set condition, not the
  *                latest, not tagged, not a branch's base) or kept; what it
- *                references goes to the kept or the old set (128-bit digests)
+ *                references goes to the kept or the old set (128-bit digests,
+ *                taken on the reading threads); batch k is judged while batch
+ *                k + 1 is read, in version order on one thread
  *   3b. cascade  referenced branches reported; with clean_referenced_branches
  *                the due ones cleaned now, each by its own lv_cleanup()
  *                (cascade.c says which and how)
  *   4. keep      what branches, detached and newer commits reference
- *   5. record    the checkpoint marking the old versions cleaned up
- *   6. sweep     each directory judged while listed: unreferenced files by
- *                Lance's age rules, then old manifests
- * Anything unreadable before phase 6 aborts with nothing deleted.  Memory:
+ *   5. record    the checkpoint marking the old versions cleaned up; the
+ *                sweep's scan (scan.c: listing, sizes and times, judging, no
+ *                deleting) starts first, on its own thread, and overlaps it
+ *   6. sweep     the files the scan judged to go deleted on this thread, in
+ *                listing order (Lance's age rules), then old manifests
+ * Anything unreadable before phase 6 aborts with nothing deleted (a scan still
+ * running is stopped and joined).  Every delete and every report is made on
+ * the caller's thread, after the checkpoint.  Memory:
  * 16 bytes per manifest, the two sets, a batch of manifests; never a list of
  * every file or every manifest's references.
  */
@@ -71,6 +77,8 @@ typedef struct plan {
 	lv_cleanup_stats cascaded; /* what cleaning referenced branches removed */
 	lv__deleter *del;
 	lv__progress prog;    /* the policy's on_progress, rate-limited */
+	lv__file_vec vtemps;  /* _versions/.tmp*, from phase 4's listing (the sweep judges them) */
+	lv__scan *scan;       /* the sweep's scan, from phase 5 on (NULL: none running) */
 } plan;
 
 /* Manifests read at once: their references are folded into the sets, then dropped. */
@@ -256,24 +264,99 @@ static int judge(plan *P, size_t i, lv__mref *m, lv_error *err)
 	return 0;
 }
 
-/* 2 and 3. Manifests read a batch at a time, in version order, each judged as it comes. */
-static int read_batch(plan *P, size_t first, size_t n, uint64_t cp_newest, bool rows, lv_error *err)
+/* One batch of manifests: read (concurrently), then judged in version order. */
+typedef struct batch {
+	size_t first, n;
+	lv__mref *m;
+	char *block; /* the paths */
+	lv_error err;
+	int rc;
+} batch;
+
+static void batch_free(batch *b)
 {
-	lv__mref *m = lv__calloc(n, sizeof *m);
-	char *block = lv__malloc(n * LV__MPATH);
-	int rc = m && block ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n && rc == 0; i++) {
-		m[i].path = lv__mpath(&P->v[first + i], block + i * LV__MPATH);
-		m[i].want_info = rows && P->v[first + i].version > cp_newest;
-		lv__dbuf_init(&m[i].refs, 0);
+	lv__mrefs_dispose(b->m, b->m ? b->n : 0);
+	lv__free(b->block);
+	*b = (batch){ 0 };
+}
+
+/* Reads manifests [first, first + n) into b (b->rc, b->err). */
+static void batch_read(plan *P, batch *b, size_t first, size_t n, uint64_t cp_newest, bool rows)
+{
+	*b = (batch){ .first = first, .n = n };
+	b->m = lv__calloc(n ? n : 1, sizeof *b->m);
+	b->block = lv__malloc((n ? n : 1) * LV__MPATH);
+	if (!b->m || !b->block) {
+		b->rc = lv__err(&b->err, LV_ENOMEM, "out of memory");
+		return;
 	}
-	if (rc == 0)
-		rc = lv__mrefs_read(P->ds, P->ds->st, m, n, err);
-	for (size_t i = 0; i < n && rc == 0; i++)
-		rc = judge(P, first + i, &m[i], err);
-	lv__mrefs_dispose(m, m ? n : 0);
-	lv__free(block);
-	return rc;
+	for (size_t i = 0; i < n; i++) {
+		b->m[i].path = lv__mpath(&P->v[first + i], b->block + i * LV__MPATH);
+		b->m[i].want_info = rows && P->v[first + i].version > cp_newest;
+		lv__dbuf_init(&b->m[i].refs, 0);
+	}
+	b->rc = lv__mrefs_read(P->ds, P->ds->st, b->m, n, &b->err);
+}
+
+static int batch_judge(plan *P, batch *b)
+{
+	for (size_t i = 0; i < b->n && b->rc == 0; i++)
+		b->rc = judge(P, b->first + i, &b->m[i], &b->err);
+	return b->rc;
+}
+
+/*
+ * 2 and 3 as a pipeline: while batch k is judged (on one thread: the sets and the plan are
+ * the judge's alone), batch k + 1 is read (on the others); the judging stays in version order.
+ */
+typedef struct reader {
+	plan *P;
+	batch cur, next;
+	size_t next_first, next_n;
+	uint64_t cp_newest;
+	bool rows;
+} reader;
+
+static void rd_step(size_t i, void *arg)
+{
+	reader *p = arg;
+	if (i == 0 && p->next_n)
+		batch_read(p->P, &p->next, p->next_first, p->next_n, p->cp_newest, p->rows);
+	else if (i == 1)
+		batch_judge(p->P, &p->cur);
+}
+
+/* Reads and judges every manifest; the first failure (in version order) is the answer. */
+static int read_all(plan *P, uint64_t cp_newest, bool rows, lv_error *err)
+{
+	reader p = { .P = P, .cp_newest = cp_newest, .rows = rows };
+	size_t n0 = P->nv < READ_BATCH ? P->nv : READ_BATCH;
+	batch_read(P, &p.cur, 0, n0, cp_newest, rows);
+	int rc = 0;
+	for (;;) {
+		p.next_first = p.cur.first + p.cur.n;
+		p.next_n = P->nv - p.next_first < READ_BATCH ? P->nv - p.next_first : READ_BATCH;
+		if (p.cur.rc < 0) /* a failed read: nothing more is started */
+			p.next_n = 0;
+		/* judge the current batch while the next one is read (not one with a failed read) */
+		if (p.cur.rc == 0 && p.next_n)
+			lv__parallel_for(2, P->ds->threads, rd_step, &p);
+		else
+			batch_judge(P, &p.cur);
+		progress(P, "reading manifests", p.next_first, P->nv);
+		if (p.cur.rc < 0) {
+			rc = p.cur.rc;
+			if (err)
+				*err = p.cur.err;
+		}
+		batch_free(&p.cur);
+		if (rc < 0 || !p.next_n) {
+			batch_free(&p.next);
+			return rc;
+		}
+		p.cur = p.next;
+		p.next = (batch){ 0 };
+	}
 }
 
 /* 2. Every manifest, read (concurrently, a batch at a time); any failure aborts. */
@@ -310,10 +393,7 @@ static int phase_read(plan *P, lv_error *err)
 	bool rows = !P->pol->dry_run && tail <= ROWS_MAX;
 	if (rows && !(P->rows = lv__calloc(tail ? tail : 1, sizeof *P->rows)))
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	for (size_t i = 0; i < P->nv && rc == 0; i += READ_BATCH) {
-		rc = read_batch(P, i, P->nv - i < READ_BATCH ? P->nv - i : READ_BATCH, cp_newest, rows, err);
-		progress(P, "reading manifests", i, P->nv);
-	}
+	rc = read_all(P, cp_newest, rows, err);
 	P->s.versions_total = P->nv;
 	progress(P, "reading manifests", P->nv, P->nv);
 	if (rc == 0)
@@ -379,30 +459,31 @@ static int phase_cascade(plan *P, lv_error *err)
 	return rc;
 }
 
-/* The directories the sweep lists; Lance keeps the flat ones flat (data/ may nest). */
-static const char *const dirs[] = { "_versions", "data", "_deletions", "_transactions", "_indices" };
-static const bool flat[] = { true, false, true, true, false };
-#define NDIRS (sizeof dirs / sizeof dirs[0])
-
 /* 4. What branches, detached versions and commits newer than the plan reference is kept;
  * and every directory the sweep will list can be (a symlinked one is refused now, before the
  * checkpoint: nothing changes). */
 static int phase_keep(plan *P, lv_error *err)
 {
-	for (size_t d = 0; d < NDIRS; d++)
-		LV_TRY(lv_storage_list_names(P->ds->st, dirs[d], first_entry, NULL, err));
+	for (size_t d = 0; d < LV__SWEEP_NDIRS; d++)
+		LV_TRY(lv_storage_list_names(P->ds->st, lv__sweep_dirs[d], first_entry, NULL, err));
 	LV_TRY(lv__mrefs_of_others(P->ds, &P->referenced, err));
 	/*
 	 * Commits that landed since the manifests were read may own files the
 	 * sweep will list: read the manifests now newer than our latest and keep
 	 * what they reference.
 	 */
-	return lv__mrefs_of_newer(P->ds, P->latest, &P->referenced, err);
+	return lv__mrefs_of_newer(P->ds, P->latest, &P->referenced, &P->vtemps, err);
 }
 
 /* 5. The old versions' history is recorded before anything goes. */
+static const char *scan_rule_fn(void *payload, const lv_list_entry *f, int kind, lv__digest key,
+				bool tmp, bool *unverified);
+
 static int phase_record(plan *P, lv_error *err)
 {
+	/* the sweep's scan (listing, sizes and times, judging: no deleting) starts now, the plan
+	 * being complete, and overlaps the checkpoint; phase 6 deletes what it found */
+	LV_TRY(lv__scan_start(&P->scan, P->ds, &P->referenced, &P->vtemps, scan_rule_fn, P, err));
 	if (P->pol->dry_run || !P->nold)
 		return 0;
 	/* the writer reports its own phases ("listing", "reading manifests", ...) */
@@ -461,7 +542,7 @@ static int64_t cutoff_of(const plan *P, const char *path)
 
 /* Why an unreferenced file may go, or NULL if it stays (Lance's rules); *unverified gets
  * Lance's flag for it (see lv_cleanup_candidate).  `tmp`: a writer's temporary file. */
-static const char *removal_reason(const plan *P, const lv_list_entry *f, int kind, const char *key,
+static const char *removal_reason(const plan *P, const lv_list_entry *f, int kind, lv__digest key,
 				  bool tmp, bool *unverified)
 {
 	/*
@@ -470,7 +551,7 @@ static const char *removal_reason(const plan *P, const lv_list_entry *f, int kin
 	 * milliseconds older than it), so files no old manifest mentions get a
 	 * margin.
 	 */
-	bool known = lv__strset_has(&P->verified, key);
+	bool known = lv__strset_has_digest(&P->verified, key);
 	int64_t cut = cutoff_of(P, f->path);
 	if (cut != INT64_MAX && f->mtime_ms > cut - (known ? 0 : LV_CLEANUP_MTIME_SLACK_MS))
 		return NULL;
@@ -481,7 +562,7 @@ static const char *removal_reason(const plan *P, const lv_list_entry *f, int kin
 	if (tmp)
 		return in_progress ? NULL : kind == LV_KIND_TEMP ? "stale temporary manifest"
 								 : "stale temporary file";
-	if (lv__strset_has(&P->referenced, key))
+	if (lv__strset_has_digest(&P->referenced, key))
 		return NULL;
 	if (known)
 		return "referenced only by removed versions";
@@ -491,94 +572,11 @@ static const char *removal_reason(const plan *P, const lv_list_entry *f, int kin
 	return NULL;
 }
 
-/* A file listed by name that could go: its size and time are looked up (a batch at once). */
-typedef struct cand {
-	char *path, *key; /* key: NULL = the path */
-	int kind;
-	bool tmp;
-	uint64_t size;
-	int64_t mtime_ms;
-	int rc;
-} cand;
-
-#define CAND_BATCH 4096
-
-/* The sweep of one directory: each file judged as it is listed, removals queued. */
-typedef struct sweeper {
-	plan *P;
-	lv__deleter *del;
-	lv_error *err;
-	int rc;
-	cand c[CAND_BATCH];
-	size_t nc;
-} sweeper;
-
-/* Queues the removal of a file judged to go (its path copied: the batch outlives the listing). */
-static int judge_file(sweeper *w, const lv_list_entry *e, int kind, const char *key, bool tmp)
+/* removal_reason as the scan's rule (scan.c: called on the scan's thread; reads the plan) */
+static const char *scan_rule_fn(void *payload, const lv_list_entry *f, int kind, lv__digest key,
+				bool tmp, bool *unverified)
 {
-	bool unverified = false;
-	const char *reason = removal_reason(w->P, e, kind, key, tmp, &unverified);
-	if (!reason)
-		return 0;
-	char *copy = lv__strdup(e->path);
-	if (!copy || lv__del_hold(w->del, copy) < 0) {
-		lv__free(copy);
-		return lv__err(w->err, LV_ENOMEM, "out of memory");
-	}
-	return lv__remove_file_u(w->del, copy, kind, e->size, reason, unverified, 0, w->err);
-}
-
-static void head_job(size_t i, void *arg)
-{
-	sweeper *w = arg;
-	lv_error e = { 0 };
-	cand *c = &w->c[i];
-	c->rc = lv_storage_head(w->P->ds->st, c->path, &c->size, &c->mtime_ms, &e);
-}
-
-/* The candidates' times, read at once (a file gone meanwhile is skipped), then each judged. */
-static int flush_candidates(sweeper *w)
-{
-	lv__parallel_for(w->nc, w->P->ds->threads, head_job, w);
-	int rc = 0;
-	for (size_t i = 0; i < w->nc; i++) {
-		cand *c = &w->c[i];
-		lv_list_entry e = { c->path, c->size, c->mtime_ms };
-		if (rc == 0 && c->rc == 0)
-			rc = judge_file(w, &e, c->kind, c->key ? c->key : c->path, c->tmp);
-		lv__free(c->path);
-		lv__free(c->key);
-	}
-	w->nc = 0;
-	return rc;
-}
-
-static int sweep_file(const lv_list_entry *f, void *payload)
-{
-	sweeper *w = payload;
-	char key[LV__CLEANUP_KEY_MAX];
-	bool tmp = false;
-	int kind = lv__classify(f->path, key, sizeof key, &tmp);
-	if (kind < 0)
-		return 0;
-	if (!tmp && lv__strset_has(&w->P->referenced, key))
-		return 0; /* kept, whatever its age */
-	if (f->mtime_ms) {
-		w->rc = judge_file(w, f, kind, key, tmp);
-		return w->rc < 0;
-	}
-	cand *c = &w->c[w->nc]; /* listed by name only */
-	*c = (cand){ lv__strdup(f->path), strcmp(key, f->path) ? lv__strdup(key) : NULL, kind, tmp,
-		     0, 0, 0 };
-	if (!c->path || (strcmp(key, f->path) && !c->key)) {
-		lv__free(c->path);
-		lv__free(c->key);
-		w->rc = lv__err(w->err, LV_ENOMEM, "out of memory");
-		return 1;
-	}
-	if (++w->nc == CAND_BATCH)
-		w->rc = flush_candidates(w);
-	return w->rc < 0;
+	return removal_reason(payload, f, kind, key, tmp, unverified);
 }
 
 /*
@@ -593,32 +591,26 @@ static int sweep_file(const lv_list_entry *f, void *payload)
 static int phase_sweep(plan *P, lv_error *err)
 {
 	lv__deleter *del = P->del;
-	sweeper *w = lv__calloc(1, sizeof *w);
-	if (!w)
-		return lv__err(err, LV_ENOMEM, "out of memory");
-	*w = (sweeper){ .P = P, .del = del, .err = err };
-	/* _versions/ holds a manifest per version: listed by name only, temp files looked at */
-	progress(P, "checking files", 0, NDIRS);
-	int rc = 0;
-	for (size_t d = 0; d < NDIRS && rc >= 0 && w->rc == 0; d++) {
-		progress(P, "checking files", d, NDIRS);
-		/* the flat directories by name only (no list of them is held); a file that could go
-		 * is looked at on its own */
-		rc = flat[d] ? lv_storage_list_names(P->ds->st, dirs[d], sweep_file, w, err)
-			     : lv_storage_list(P->ds->st, dirs[d], true, sweep_file, w, err);
-		if (rc >= 0 && w->rc == 0)
-			w->rc = flush_candidates(w);
+	progress(P, "checking files", 0, LV__SWEEP_NDIRS);
+	lv__scan_item it;
+	size_t dirs_done = 0;
+	int rc;
+	/* the scan judged each file in listing order; the deletes go out here, on this thread */
+	while ((rc = lv__scan_next(P->scan, &it, &dirs_done, err)) > 0) {
+		progress(P, "checking files", dirs_done, LV__SWEEP_NDIRS);
+		if (lv__del_hold(del, it.path) < 0) {
+			lv__free(it.path);
+			rc = lv__err(err, LV_ENOMEM, "out of memory");
+			break;
+		}
+		if ((rc = lv__remove_file_u(del, it.path, it.kind, it.size, it.reason, it.unverified, 0,
+					     err)) < 0)
+			break;
 	}
-	progress(P, "checking files", NDIRS, NDIRS);
-	for (size_t i = 0; i < w->nc; i++) {
-		lv__free(w->c[i].path);
-		lv__free(w->c[i].key);
-	}
-	int wrc = w->rc;
-	lv__free(w);
-	if (wrc < 0)
-		return wrc;
+	lv__scan_end(P->scan);
+	P->scan = NULL;
 	LV_TRY(rc);
+	progress(P, "checking files", LV__SWEEP_NDIRS, LV__SWEEP_NDIRS);
 	LV_TRY(lv__del_flush(del, err));
 	char *block = lv__malloc(READ_BATCH * LV__MPATH);
 	if (!block)
@@ -692,6 +684,8 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 		rc = phase[i](&P, err);
 	if (rc == 0)
 		progress(&P, "done", 1, 1);
+	lv__scan_end(P.scan); /* a phase failed while it ran: stopped and joined */
+	P.scan = NULL;
 	lv__cleanup_stats_add(&P.s, &P.cascaded);
 	lv__stats_out(stats, &P.s);
 	lv__free(P.rb);
@@ -706,6 +700,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	lv__free(P.versions);
 	lv__strset_dispose(&P.referenced);
 	lv__strset_dispose(&P.verified);
+	lv__file_vec_dispose(&P.vtemps);
 	lv__del_release(del);
 	lv__free(del);
 	return rc;

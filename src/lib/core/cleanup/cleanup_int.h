@@ -37,7 +37,8 @@ typedef struct lv__mref {
 	int64_t ts_ms;
 	uint64_t size;
 	uint64_t writer_flags; /* the manifest's writer_feature_flags */
-	lv__dbuf refs;       /* NUL-separated root-relative paths ("_indices/<uuid>" for indices) */
+	lv__dbuf refs;       /* lv__digest of each root-relative path referenced ("_indices/<uuid>"
+			      * for indices), taken on the reading thread */
 	lv_error *err;      /* while its manifest is parsed: where a refusal is written */
 	bool want_info;     /* a version of main: also build its history row (for the checkpoint) */
 	lv__mrow *row;      /* that row, when built (not for a transaction in _transactions/) */
@@ -59,8 +60,12 @@ void lv__mrow_free(lv__mrow *r);
 /* References of other lineages' manifests, added to `referenced`. */
 int lv__mrefs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err);
 /* References of manifests committed after `latest` (concurrent writers) and of the lineage's
- * detached versions, from one listing of _versions/, added to `referenced`. */
-int lv__mrefs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, lv_error *err);
+ * detached versions, from one listing of _versions/, added to `referenced`.  That listing's
+ * temporary files (_versions/.tmp*, what the sweep judges there) are added to `temps` (may
+ * be NULL), so the sweep need not list _versions/ again. */
+struct lv__file_vec;
+int lv__mrefs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced,
+		       struct lv__file_vec *temps, lv_error *err);
 
 /* ---- policies (policy.c) ---- */
 
@@ -179,5 +184,34 @@ int lv__remove_file_u(lv__deleter *d, const char *path, int kind, uint64_t size,
  * manifest _versions/<v>.manifest-<uuid> is never touched.
  */
 int lv__classify(const char *path, char *key, size_t cap, bool *tmp);
+
+/* ---- the sweep's scan (scan.c) ---- */
+
+/* The directories a sweep judges, in order. */
+#define LV__SWEEP_NDIRS 5
+extern const char *const lv__sweep_dirs[LV__SWEEP_NDIRS];
+
+/* Why a file may go, or NULL if it stays (cleanup.c's rule; only reads the plan). */
+typedef const char *(*lv__scan_rule)(void *payload, const lv_list_entry *f, int kind,
+				     lv__digest key, bool tmp, bool *unverified);
+/* A file the scan judged to go: `path` (malloc'ed) is the caller's. */
+typedef struct lv__scan_item {
+	char *path;
+	int kind;
+	uint64_t size;
+	const char *reason;
+	bool unverified;
+} lv__scan_item;
+typedef struct lv__scan lv__scan;
+/* Starts scanning lv__sweep_dirs on a thread of its own (scan.c's invariants): files
+ * `referenced` names are skipped, the rest judged by `rule`; _versions/ is not listed, its
+ * files are `vtemps` (the plan's listing).  Everything passed must outlive lv__scan_end. */
+int lv__scan_start(lv__scan **out, lv_dataset *ds, const lv__strset *referenced,
+		   const lv__file_vec *vtemps, lv__scan_rule rule, void *payload, lv_error *err);
+/* The next file to go, in listing order (waits for it): 1 and *item; 0 at the end; < 0 when
+ * the scan failed (err).  *dirs_done: directories scanned so far. */
+int lv__scan_next(lv__scan *s, lv__scan_item *item, size_t *dirs_done, lv_error *err);
+/* Stops a scan still running, waits for its thread, frees it (NULL: nothing). */
+void lv__scan_end(lv__scan *s);
 
 #endif

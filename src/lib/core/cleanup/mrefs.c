@@ -49,8 +49,13 @@ static int add_ref(lv__mref *m, const char *fmt_prefix, const char *p, size_t n)
 		return lv__err(m->err, LV_ECORRUPT,
 			       "manifest %s: file path '%.*s' would leave the dataset root; refusing to clean up",
 			       m->path, (int)(n > 200 ? 200 : n), p);
-	if (lv__dbuf_adds(&m->refs, fmt_prefix) < 0 || lv__dbuf_add(&m->refs, p, n) < 0 ||
-	    lv__dbuf_addc(&m->refs, 0) < 0)
+	/* the digest is taken here, on the reading thread: the plan only inserts it */
+	char key[LV__CLEANUP_KEY_MAX];
+	size_t pl = strlen(fmt_prefix);
+	memcpy(key, fmt_prefix, pl);
+	memcpy(key + pl, p, n);
+	lv__digest d = lv__strset_digest(key, pl + n);
+	if (lv__dbuf_add(&m->refs, &d, sizeof d) < 0)
 		return lv__err(m->err, LV_ENOMEM, "out of memory");
 	return 0;
 }
@@ -200,10 +205,10 @@ int lv__mrefs_read(lv_dataset *ds, lv_storage *st, lv__mref *m, size_t n, lv_err
 
 int lv__mrefs_add_to(lv__strset *s, const lv__mref *m)
 {
-	for (size_t off = 0; off < m->refs.len;) {
-		const char *p = (const char *)m->refs.ptr + off;
-		LV_TRY(lv__strset_add(s, p));
-		off += strlen(p) + 1;
+	for (size_t off = 0; off + sizeof(lv__digest) <= m->refs.len; off += sizeof(lv__digest)) {
+		lv__digest d;
+		memcpy(&d, m->refs.ptr + off, sizeof d);
+		LV_TRY(lv__strset_add_digest(s, d));
 	}
 	return 0;
 }
@@ -225,11 +230,22 @@ void lv__mrefs_dispose(lv__mref *m, size_t n)
 	lv__free(m);
 }
 
-/* A listing callback keeping only detached manifests (_versions/d*.manifest). */
+/* What the one listing of _versions/ in lv__mrefs_of_newer keeps besides the versions. */
+typedef struct newer_listing {
+	lv__file_vec detached; /* _versions/d*.manifest */
+	lv__file_vec *temps;   /* _versions/.tmp* (for the sweep; may be NULL) */
+} newer_listing;
+
+/* A listing callback keeping detached manifests and temporary files. */
 static int collect_detached(const lv_list_entry *e, void *payload)
 {
+	newer_listing *nl = payload;
 	const char *base = lv__basename(e->path);
-	return base[0] == 'd' && lv__ends_with(base, ".manifest") ? lv__collect_file(e, payload) : 0;
+	if (base[0] == 'd' && lv__ends_with(base, ".manifest"))
+		return lv__collect_file(e, &nl->detached);
+	if (nl->temps && !strncmp(base, ".tmp", 4))
+		return lv__collect_file(e, nl->temps);
+	return 0;
 }
 
 /* A listing callback keeping only manifests (_versions/ *.manifest, detached ones too). */
@@ -309,18 +325,20 @@ int lv__mrefs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err)
 }
 
 /* References of manifests committed after `latest` (concurrent writers) and of the lineage's
- * detached versions (_versions/d*.manifest), from one listing, added to `referenced`. */
-int lv__mrefs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced, lv_error *err)
+ * detached versions (_versions/d*.manifest), from one listing, added to `referenced`; the
+ * same listing's temporary files (_versions/.tmp*) go to `temps` (may be NULL). */
+int lv__mrefs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced,
+		       lv__file_vec *temps, lv_error *err)
 {
 	lv__manifest_entry *e = NULL;
 	size_t ne = 0;
-	lv__file_vec detached = { 0 };
-	int rc = lv__manifests_list_with(ds->st, collect_detached, &detached, &e, &ne, err);
-	if (rc >= 0 && detached.rc < 0)
-		rc = lv__err(err, detached.rc, "out of memory");
+	newer_listing nl = { { 0 }, temps };
+	int rc = lv__manifests_list_with(ds->st, collect_detached, &nl, &e, &ne, err);
+	if (rc >= 0 && (nl.detached.rc < 0 || (temps && temps->rc < 0)))
+		rc = lv__err(err, LV_ENOMEM, "out of memory");
 	if (rc >= 0)
-		rc = keep_refs_of(ds, ds->st, &detached, false, false, referenced, err);
-	lv__file_vec_dispose(&detached);
+		rc = keep_refs_of(ds, ds->st, &nl.detached, false, false, referenced, err);
+	lv__file_vec_dispose(&nl.detached);
 	if (rc < 0) {
 		lv__free(e);
 		return rc;

@@ -70,13 +70,14 @@ static uint64_t siphash(const uint8_t *s, size_t n, uint64_t k0, uint64_t k1)
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
-static void digest(const char *k, size_t n, uint64_t d[2])
+lv__digest lv__strset_digest(const char *k, size_t n)
 {
 	pthread_once(&key_once, init_key);
-	d[0] = siphash((const uint8_t *)k, n, key[0], key[1]);
-	d[1] = siphash((const uint8_t *)k, n, key[2], key[3]);
-	if (!d[0] && !d[1])
-		d[1] = 1;
+	lv__digest g = { { siphash((const uint8_t *)k, n, key[0], key[1]),
+			   siphash((const uint8_t *)k, n, key[2], key[3]) } };
+	if (!g.d[0] && !g.d[1])
+		g.d[1] = 1;
+	return g;
 }
 
 /* The slot holding d, or the empty one where it would go. */
@@ -88,14 +89,17 @@ static size_t find(const lv__strset *s, const uint64_t d[2])
 	return i;
 }
 
-bool lv__strset_has_n(const lv__strset *s, const char *k, size_t n)
+bool lv__strset_has_digest(const lv__strset *s, lv__digest g)
 {
 	if (!s->cap)
 		return false;
-	uint64_t d[2];
-	digest(k, n, d);
-	size_t i = find(s, d);
-	return s->slot[i][0] == d[0] && s->slot[i][1] == d[1];
+	size_t i = find(s, g.d);
+	return s->slot[i][0] == g.d[0] && s->slot[i][1] == g.d[1];
+}
+
+bool lv__strset_has_n(const lv__strset *s, const char *k, size_t n)
+{
+	return s->cap && lv__strset_has_digest(s, lv__strset_digest(k, n));
 }
 
 bool lv__strset_has(const lv__strset *s, const char *k) { return lv__strset_has_n(s, k, strlen(k)); }
@@ -118,19 +122,22 @@ static int grow(lv__strset *s)
 	return 0;
 }
 
-int lv__strset_add(lv__strset *s, const char *k)
+int lv__strset_add_digest(lv__strset *s, lv__digest g)
 {
 	if ((s->n + 1) * 2 > s->cap)
 		LV_TRY(grow(s));
-	uint64_t d[2];
-	digest(k, strlen(k), d);
-	size_t i = find(s, d);
-	if (s->slot[i][0] == d[0] && s->slot[i][1] == d[1])
+	size_t i = find(s, g.d);
+	if (s->slot[i][0] == g.d[0] && s->slot[i][1] == g.d[1])
 		return 0;
-	s->slot[i][0] = d[0];
-	s->slot[i][1] = d[1];
+	s->slot[i][0] = g.d[0];
+	s->slot[i][1] = g.d[1];
 	s->n++;
 	return 0;
+}
+
+int lv__strset_add(lv__strset *s, const char *k)
+{
+	return lv__strset_add_digest(s, lv__strset_digest(k, strlen(k)));
 }
 
 void lv__strset_dispose(lv__strset *s)

@@ -16,6 +16,14 @@ typedef struct lv__strset {
 	size_t cap, n;
 } lv__strset;
 
+/* A string's digest, the set's key (thread-safe: digests may be taken on any thread). */
+typedef struct lv__digest {
+	uint64_t d[2];
+} lv__digest;
+lv__digest lv__strset_digest(const char *k, size_t n);
+bool lv__strset_has_digest(const lv__strset *s, lv__digest d);
+/* Adds a digest (no-op if present).  0 or LV_ENOMEM. */
+int lv__strset_add_digest(lv__strset *s, lv__digest d);
 bool lv__strset_has_n(const lv__strset *s, const char *k, size_t n);
 bool lv__strset_has(const lv__strset *s, const char *k);
 /* Adds k (no-op if present).  0 or LV_ENOMEM. */

@@ -141,7 +141,12 @@ int lv__classify(const char *path, char *key, size_t cap, bool *tmp)
 	bool t = false;
 	int kind = -1;
 	const char *base = lv__basename(path);
-	snprintf(key, cap, "%s", path);
+	size_t pl = strlen(path); /* key = path (snprintf's truncation, without its cost per file) */
+	if (cap) {
+		pl = pl < cap ? pl : cap - 1;
+		memcpy(key, path, pl);
+		key[pl] = 0;
+	}
 	if (!strncmp(path, "data/", 5)) {
 		/* a killed writer's data/.tmp* or data/<key>/.tmp* (two levels at most) */
 		const char *slash = strchr(path + 5, '/');
