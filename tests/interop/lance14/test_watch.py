@@ -69,7 +69,10 @@ def test_watch_local_records_every_version(tmp_path):
     watch = Watch([db, "--log-format", "json"], tmp=str(tmp_path))  # the defaults: inotify does it
     try:
         watch.discovered()
-        r = w.commit(commits=60, spacing_ms=20)
+        # 50 ms between commits: with auto-cleanup at interval 1, older than 0 s, the watcher has
+        # about that long to read a manifest before the next commit deletes it; 20 ms was missed
+        # once (one version) on a 2-core machine running other tests at load 5-9
+        r = w.commit(commits=60, spacing_ms=50)
         time.sleep(0.3)
     finally:
         rc = watch.stop()
@@ -150,7 +153,7 @@ def test_watch_s3_no_miss_below_spacing(tmp_path):
                        "--log-format", "json"], env=s3.env, tmp=str(tmp_path))
         try:
             watch.discovered()
-            r = w.commit(commits=30, spacing_ms=150)
+            r = w.commit(commits=30, spacing_ms=250)  # polls every 20-40 ms: a wide margin under load
             time.sleep(0.5)
         finally:
             rc = watch.stop()
