@@ -224,7 +224,7 @@ for (const p of gp) fs.rmSync(p, { force: true });
 const m = any.machine;
 P('# Benchmark results', '',
   `Produced by \`${command}\` (bench/run.sh → bench/*.mjs → bench/report.mjs) on ${any.date.slice(0, 10)} at commit ` +
-  `\`${git('rev-parse', '--short', 'HEAD')}\`${git('status', '--porcelain', '--untracked-files=no') ? ' (with local changes)' : ''}. ` +
+  `\`${git('rev-parse', '--short', 'HEAD')}\`${git('status', '--porcelain', '--untracked-files=no', '--', '.', ':!bench/charts', ':!bench/RESULTS.md') ? ' (with local changes)' : ''}. ` +
   'Every figure below comes from that one run; LanceDB is measured in the same run on the same files.', '',
   '## Machine', '', '| | |', '|---|---|',
   `| CPU | ${m.cpu}, ${m.cores} cores |`, `| memory | ${m.mem_gb} GiB |`, `| OS | ${m.os}, Linux ${m.kernel} |`,
