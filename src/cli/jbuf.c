@@ -222,12 +222,17 @@ void lvcli_jb_u64_slow(lvcli_jbuf *j, uint64_t v)
 	j->p = lvcli_jb_dec(j->p, v);
 }
 
+char *lvcli_jb_idec(char *o, int64_t v)
+{
+	if (v >= 0)
+		return lvcli_jb_dec(o, (uint64_t)v);
+	*o++ = '-';
+	return lvcli_jb_dec(o, (uint64_t)0 - (uint64_t)v); /* INT64_MIN too */
+}
+
 void lvcli_jb_i64(lvcli_jbuf *j, int64_t v)
 {
-	if (v < 0) {
-		lvcli_jb_c(j, '-');
-		lvcli_jb_u64(j, (uint64_t)0 - (uint64_t)v); /* INT64_MIN too */
-		return;
-	}
-	lvcli_jb_u64(j, (uint64_t)v);
+	if (lvcli_jb_free(j) < 21)
+		lvcli_jb_flush(j);
+	j->p = lvcli_jb_idec(j->p, v);
 }

@@ -34,6 +34,8 @@ void lvcli_jb_u64_slow(lvcli_jbuf *j, uint64_t v);
 void lvcli_jb_i64(lvcli_jbuf *j, int64_t v);
 /* v's decimal digits at o (at most 20 bytes); returns their end. */
 char *lvcli_jb_dec(char *o, uint64_t v);
+/* The same for a signed v (a '-' and at most 20 digits: INT64_MIN too). */
+char *lvcli_jb_idec(char *o, int64_t v);
 /* v's decimal digits ending at end (at most 20 bytes before it); returns the first. */
 char *lvcli_jb_digits(char *end, uint64_t v);
 /* Is every byte of s[0..n) printable ASCII other than " and \ ? */

@@ -153,12 +153,7 @@ static void record_head(lvcli_jbuf *r, const lv_version_info *v)
 	W(o, "\",\"metadata\":{");
 	COUNTERS_TEXT(o, v);
 	W(o, "},\"timestamp_millis\":");
-	if (v->timestamp_millis < 0) {
-		*o++ = '-';
-		WNUM(o, (uint64_t)0 - (uint64_t)v->timestamp_millis); /* INT64_MIN too */
-	} else {
-		WNUM(o, (uint64_t)v->timestamp_millis);
-	}
+	o = lvcli_jb_idec(o, v->timestamp_millis);
 	COUNTERS_NUM(o);
 	if (v->is_tagged)
 		W(o, ",\"is_tagged\":true");
