@@ -111,6 +111,11 @@ char *lv__strndup(const char *s, size_t n) { return lv__memdupz(s, n); }
 
 char *lv__strdup(const char *s) { return s ? lv__strndup(s, strlen(s)) : NULL; }
 
+void lv__copy_bytes(void *d, const void *s, size_t n)
+{
+	memcpy(d, s, n);
+}
+
 void lv__free_secret(char *s)
 {
 	if (s)
