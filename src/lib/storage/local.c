@@ -150,14 +150,14 @@ static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, 
 		if (fstatat(fd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
 			if (errno == ENOENT)
 				continue; /* removed while we were listing */
-			char *p = rel[0] ? lv__sprintf("%s/%s", rel, name) : lv__strdup(name);
+			char *p = lv__join2(rel, name);
 			rc = lv__local_sys_err(err, errno, false, "list", p ? p : rel);
 			lv__free(p);
 			break;
 		}
 		if (!S_ISREG(sb.st_mode) && !(recursive && S_ISDIR(sb.st_mode)))
 			continue; /* symlinks, devices, sockets, and directories when flat */
-		char *child = rel[0] ? lv__sprintf("%s/%s", rel, name) : lv__strdup(name);
+		char *child = lv__join2(rel, name);
 		if (!child) {
 			rc = lv__err(err, LV_ENOMEM, "list %s: out of memory", rel[0] ? rel : ".");
 			break;
