@@ -326,6 +326,20 @@ static void test_symlinked_root_is_fine(void **state)
 	lv_dataset *ds = open_path(pathf("%s/link.lance", base));
 	assert_int_equal(tu_count_versions(ds), 6);
 	lv_dataset_free(ds);
+	/* the root is the link's target, resolved as realpath does (through a link in the middle
+	 * of the path too, and with "." and ".." in it) */
+	sh(pathf("mkdir -p '%s/x/y' && ln -s '%s' '%s/x/y/up'", base, base, base));
+	char *real = realpath(pathf("%s/ds", base), NULL);
+	assert_non_null(real);
+	const char *ways[] = { "%s/link.lance", "%s/x/y/up/link.lance", "%s/x/../x/y/./up/ds/" };
+	for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++) {
+		lv_storage *st = NULL;
+		CHECK(lv_storage_open(&st, pathf(ways[i], base), NULL, &err));
+		char *want = pathf("file://%s", real);
+		assert_string_equal(lv_storage_describe(st), want);
+		lv_storage_free(st);
+	}
+	free(real);
 	tu_rmrf(base);
 }
 

@@ -511,12 +511,40 @@ static char *normalize_abs(const char *path)
 	return out;
 }
 
+/*
+ * The resolved path of an existing directory, opened once: the kernel's name for the open
+ * descriptor (/proc/self/fd), which is realpath's answer in two system calls instead of one
+ * readlink per component and a stat; the descriptor is kept as the cache's root entry.  0, or
+ * -1 when it cannot tell (no /proc, not a directory, ...): the caller resolves as before.
+ */
+static int open_resolved(const char *path, char **out, int *fd_out)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	char link[64], buf[PATH_MAX + 1];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, buf, sizeof buf);
+	static const char deleted[] = " (deleted)";
+	size_t dl = sizeof deleted - 1;
+	if (n <= 0 || (size_t)n >= sizeof buf || buf[0] != '/' ||
+	    ((size_t)n >= dl && !memcmp(buf + n - dl, deleted, dl)) || !(*out = lv__strndup(buf, (size_t)n))) {
+		close(fd);
+		return -1;
+	}
+	*fd_out = fd;
+	return 0;
+}
+
 /* Absolute form of `path`: realpath when it exists, else cwd-joined and normalised.
  * `shown` (the address as given) set: the root must be an existing directory, and a missing
- * one or a file is named as such. */
-static int make_root(const char *path, const char *shown, char **out, lv_error *err)
+ * one or a file is named as such.  *root_fd: the root opened on the way (else -1). */
+static int make_root(const char *path, const char *shown, char **out, int *root_fd, lv_error *err)
 {
 	char ebuf[128];
+	*root_fd = -1;
+	if (open_resolved(path, out, root_fd) == 0)
+		return 0;
 	char *real = realpath(path, NULL);
 	if (real) {
 		struct stat sb;
@@ -566,12 +594,15 @@ static int local_open(lv_storage **out, const char *root, const char *shown, lv_
 	local *l = lv__calloc(1, sizeof *l);
 	if (!l)
 		return lv__err(err, LV_ENOMEM, "open %s: out of memory", root);
-	int rc = make_root(root, shown, &l->root, err);
+	int root_fd;
+	int rc = make_root(root, shown, &l->root, &root_fd, err);
 	if (rc < 0) {
 		lv__free(l);
 		return rc;
 	}
 	l->dc = lv__dircache_new(); /* none (out of memory): every operation walks */
+	if (root_fd >= 0)
+		lv__local_dir_keep(l, "", root_fd); /* the first operation need not open it again */
 	l->noatime = 1;
 	char *desc = lv__sprintf("file://%s", l->root);
 	if (!desc) {
