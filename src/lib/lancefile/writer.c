@@ -6,6 +6,8 @@
  * with 0x48), global buffer 0 (FileDescriptor), column metadata, CMO table,
  * GBO table, 40-byte footer.
  *
+ * The output is reserved once from an upper bound of the file's size (size_bound) and 2.0
+ * page buffers are written in place in it; 2.1 chunks are built in a scratch buffer.
  * Protobuf messages are built inside-out in scratch lv_dbufs.  lv__dbuf errors
  * are sticky (`oom`), so message builders ignore per-call results and the
  * final lv__dbuf_take reports any failure once.
@@ -226,6 +228,28 @@ static void add_buffer(wctx *w, const void *p, size_t n)
 	pad_to(&w->out, 0, LV__LF_ALIGN, LV__LF_PAD_BYTE);
 }
 
+/* Starts a page buffer of n bytes written in place at the end of w->out (no scratch copy):
+ * returns where they go, or NULL when out cannot grow (its sticky oom flag says so; the
+ * position is still recorded).  buffer_end closes it. */
+static uint8_t *buffer_begin(wctx *w, size_t per, size_t count)
+{
+	size_t n;
+	w->off[w->nb] = w->out.len;
+	w->nb++;
+	if (lv__mul_overflow(per, count, &n) || lv__dbuf_reserve(&w->out, n) < 0) {
+		w->out.oom = true;
+		w->size[w->nb - 1] = 0;
+		return NULL;
+	}
+	w->size[w->nb - 1] = n;
+	uint8_t *p = w->out.ptr + w->out.len;
+	w->out.len += n;
+	w->out.ptr[w->out.len] = 0;
+	return p;
+}
+
+static void buffer_end(wctx *w) { pad_to(&w->out, 0, LV__LF_ALIGN, LV__LF_PAD_BYTE); }
+
 static void add_buffer_dbuf(wctx *w, lv__dbuf *b)
 {
 	if (b->oom)
@@ -289,10 +313,23 @@ static size_t count_nulls(const lv_column *c, size_t a, size_t n)
 
 /* ---- 2.0 pages ---- */
 
+/* A bitmap of n rows from a (validity, or the values of a boolean column) in place. */
+static void page_bitmap(wctx *w, const lv_column *c, size_t a, size_t n, bool validity)
+{
+	uint8_t *q = buffer_begin(w, 1, (n + 7) / 8);
+	if (q) {
+		memset(q, 0, (n + 7) / 8);
+		for (size_t i = 0; i < n; i++)
+			if (validity ? is_valid(c, a + i) : (is_valid(c, a + i) && c->bools[a + i]))
+				q[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
+	buffer_end(w);
+}
+
+/* 2.0 pages: every buffer is written in place in the output. */
 static void page20(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 {
-	lv__dbuf b, enc;
-	lv__dbuf_init(&b, 0);
+	lv__dbuf enc;
 	lv__dbuf_init(&enc, 0);
 	size_t nulls = count_nulls(c, a, n);
 	if (c->type == LV_COL_UTF8) {
@@ -300,32 +337,35 @@ static void page20(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n
 		for (size_t i = 0; i < n; i++)
 			total += str_len(c, a + i);
 		uint64_t adj = total + 1, end = 0;
-		for (size_t i = 0; i < n; i++) {
+		uint8_t *q = buffer_begin(w, 8, n);
+		for (size_t i = 0; q && i < n; i++) {
 			end += str_len(c, a + i);
-			(void)lv__dbuf_add_u64le(&b, is_valid(c, a + i) ? end : end + adj);
+			lv__put_le64(q + 8 * i, is_valid(c, a + i) ? end : end + adj);
 		}
-		add_buffer_dbuf(w, &b);
-		for (size_t i = 0; i < n; i++)
-			if (is_valid(c, a + i))
-				(void)lv__dbuf_add(&b, c->str_data + c->str_offsets[a + i],
-						  str_len(c, a + i));
-		add_buffer_dbuf(w, &b);
+		buffer_end(w);
+		q = total > SIZE_MAX ? NULL : buffer_begin(w, 1, (size_t)total);
+		for (size_t i = 0; q && i < n; i++) {
+			size_t l = str_len(c, a + i);
+			if (l)
+				memcpy(q, c->str_data + c->str_offsets[a + i], l);
+			q += l;
+		}
+		buffer_end(w);
 		a20_binary(&enc, adj);
 	} else if (nulls == n) {
 		a20_allnull(&enc);
 	} else {
 		uint64_t bits = c->type == LV_COL_BOOL ? 1 : 64;
-		if (nulls) {
-			put_bitmap(&b, c, a, n, true);
-			add_buffer_dbuf(w, &b);
-		}
+		if (nulls)
+			page_bitmap(w, c, a, n, true);
 		if (bits == 1) {
-			put_bitmap(&b, c, a, n, false);
+			page_bitmap(w, c, a, n, false);
 		} else {
-			for (size_t i = 0; i < n; i++)
-				(void)lv__dbuf_add_u64le(&b, fixed_val(c, a + i));
+			uint8_t *q = buffer_begin(w, 8, n);
+			for (size_t i = 0; q && i < n; i++)
+				lv__put_le64(q + 8 * i, fixed_val(c, a + i));
+			buffer_end(w);
 		}
-		add_buffer_dbuf(w, &b);
 		if (nulls)
 			a20_somenull(&enc, bits);
 		else
@@ -588,6 +628,33 @@ static int check_input(const lv_column *cols, size_t ncols, size_t nrows, const 
 	return 0;
 }
 
+/*
+ * An upper bound of the file's size (saturating), so the output is allocated once instead
+ * of growing by doubling: per row at most 8 value bytes, 2 of definition levels and 6 of
+ * string offsets, length words and chunk headers; the strings' bytes (and 1/64 of them for
+ * chunk padding); per page its buffers' padding and metadata.  Only a reservation: a file
+ * that needs more grows as before.
+ */
+static size_t size_bound(const lv_column *cols, size_t ncols, size_t nrows, const lv_kv *meta,
+			 size_t nmeta, size_t page_rows)
+{
+	uint64_t t = 65536, pages = nrows / page_rows + 1, lim = (uint64_t)1 << 62;
+	for (size_t i = 0; i < nmeta; i++)
+		t += strlen(meta[i].key) + meta[i].value_len + 16;
+	for (size_t i = 0; i < ncols && t < lim; i++) {
+		uint64_t per = cols[i].type == LV_COL_BOOL ? 3 : 10, bytes = 0;
+		if (cols[i].type == LV_COL_UTF8 && nrows) {
+			bytes = cols[i].str_offsets[nrows] - cols[i].str_offsets[0];
+			per = 16;
+		}
+		if (bytes > lim)
+			return 0;
+		t += strlen(cols[i].name) + 64 + per * nrows + bytes + bytes / 64 +
+		     (pages + bytes / LF_PAGE_STR_BYTES + 1) * (4 * LV__LF_ALIGN + 512);
+	}
+	return t < lim && t <= SIZE_MAX / 2 ? (size_t)t : 0;
+}
+
 int lv_lancefile_write_options_init(lv_lancefile_write_options *o, int version)
 {
 	static const lv_lancefile_write_options defaults = LV_LANCEFILE_WRITE_OPTIONS_INIT;
@@ -621,6 +688,9 @@ int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t 
 
 	wctx w = { .ver = ver, .err = err };
 	lv__dbuf_init(&w.out, 0);
+	size_t bound = size_bound(cols, ncols, nrows, meta, nmeta, page_rows);
+	if (bound && lv__dbuf_reserve(&w.out, bound) < 0)
+		w.out.oom = false; /* only a reservation: nothing written yet, grow as needed */
 	lv__dbuf *cms = lv__calloc(ncols ? ncols : 1, sizeof *cms);
 	if (!cms)
 		return lv__err(err, LV_ENOMEM, "lancefile write: out of memory");
