@@ -7,7 +7,8 @@
  * GBO table, 40-byte footer.
  *
  * The output is reserved once from an upper bound of the file's size (size_bound) and 2.0
- * page buffers are written in place in it; 2.1 chunks are built in a scratch buffer.
+ * and 2.1 mini-block page buffers are written in place in it (full-zip pages, for long
+ * strings, are built in scratch buffers).
  * Protobuf messages are built inside-out in scratch lv_dbufs.  lv__dbuf errors
  * are sticky (`oom`), so message builders ignore per-call results and the
  * final lv__dbuf_take reports any failure once.
@@ -288,20 +289,6 @@ static inline size_t str_len(const lv_column *c, size_t i)
 	return is_valid(c, i) ? (size_t)(c->str_offsets[i + 1] - c->str_offsets[i]) : 0;
 }
 
-static void put_bitmap(lv__dbuf *b, const lv_column *c, size_t a, size_t n, bool validity)
-{
-	uint8_t byte = 0;
-	for (size_t i = 0; i < n; i++) {
-		bool bit = validity ? is_valid(c, a + i) : (is_valid(c, a + i) && c->bools[a + i]);
-		if (bit)
-			byte |= (uint8_t)(1u << (i % 8));
-		if (i % 8 == 7 || i + 1 == n) {
-			(void)lv__dbuf_addc(b, byte);
-			byte = 0;
-		}
-	}
-}
-
 static size_t count_nulls(const lv_column *c, size_t a, size_t n)
 {
 	size_t k = 0;
@@ -395,62 +382,133 @@ static size_t var_chunk_size(const uint64_t *pre, size_t a, size_t k, bool def)
 	return s + (var_value_size(pre, a, k) + 7) / 8 * 8;
 }
 
-/*
- * Writes one mini-block chunk of rows [a, a+k) of column c (page-relative
- * prefix sums `pre` for strings) and its metadata word.
- */
-static void write_chunk(lv__dbuf *ch, lv__dbuf *meta, const lv_column *c, size_t a, size_t k,
-			bool def, const uint64_t *pre, size_t pa, bool last)
+/* Rows in the next chunk of a page from row i of n (page-relative), and whether it is the
+ * last: fixed values in chunks of 512 (booleans 4,096); strings in the largest power of two
+ * of rows (at most 4,096) that keeps the chunk near 8 KiB, or all the rest if they fit. */
+static size_t next_chunk(const lv_column *c, const uint64_t *pre, size_t i, size_t n, bool def,
+			 bool *last)
 {
-	size_t base = ch->len, vsize;
+	size_t rem = n - i, k;
+	if (c->type != LV_COL_UTF8) {
+		size_t per = c->type == LV_COL_BOOL ? 4096 : 512;
+		k = rem < per ? rem : per;
+	} else if (rem <= LF_CHUNK_MAX_VALUES && var_chunk_size(pre, i, rem, def) <= LF_CHUNK_TARGET) {
+		k = rem;
+	} else {
+		k = 2;
+		while (k * 2 <= rem && k * 2 <= LF_CHUNK_MAX_VALUES &&
+		       var_chunk_size(pre, i, k * 2, def) <= LF_CHUNK_TARGET)
+			k *= 2;
+		if (k > rem)
+			k = rem;
+	}
+	*last = i + k == n;
+	return k;
+}
+
+/* Bytes of the value buffer and of the whole chunk of rows [pa, pa+k) of the page: the
+ * header (padded to 8), the definition levels (padded to 8), the values (padded to 8). */
+static size_t chunk_vsize(const lv_column *c, const uint64_t *pre, size_t pa, size_t k)
+{
 	if (c->type == LV_COL_UTF8)
-		vsize = var_value_size(pre, pa, k);
-	else if (c->type == LV_COL_BOOL)
-		vsize = (k + 7) / 8;
-	else
-		vsize = 8 * k;
-	(void)lv__dbuf_add_u16le(ch, (uint16_t)(def ? k : 0));
+		return var_value_size(pre, pa, k);
+	return c->type == LV_COL_BOOL ? (k + 7) / 8 : 8 * k;
+}
+
+static size_t chunk_size(const lv_column *c, const uint64_t *pre, size_t pa, size_t k, bool def)
+{
+	return 8 + (def ? (2 * k + 7) / 8 * 8 : 0) + (chunk_vsize(c, pre, pa, k) + 7) / 8 * 8;
+}
+
+static void put16(uint8_t *p, size_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint64_t v)
+{
+	for (int j = 0; j < 4; j++)
+		p[j] = (uint8_t)(v >> (8 * j));
+}
+
+/*
+ * Writes one mini-block chunk of rows [a, a+k) of column c (page-relative prefix sums `pre`
+ * for strings, the chunk's first row pa within them) in place at q, chunk_size() bytes:
+ * [u16 levels][u16 level bytes if def][u16 value bytes] padded with 0xFE to 8, the u16
+ * levels (0 valid, 1 null) padded to 8, the values (u64 words, a bitmap, or u32 offsets and
+ * the bytes padded with 0x48 to 4) padded with 0xFE to 8.
+ */
+static void write_chunk(uint8_t *q, const lv_column *c, size_t a, size_t k, bool def,
+			const uint64_t *pre, size_t pa)
+{
+	size_t vsize = chunk_vsize(c, pre, pa, k), o = 0;
+	memset(q, 0xFE, chunk_size(c, pre, pa, k, def));
+	put16(q, def ? k : 0);
 	if (def)
-		(void)lv__dbuf_add_u16le(ch, (uint16_t)(2 * k));
-	(void)lv__dbuf_add_u16le(ch, (uint16_t)vsize);
-	pad_to(ch, base, 8, 0xFE);
+		put16(q + 2, 2 * k);
+	put16(q + (def ? 4 : 2), vsize);
+	o = 8;
 	if (def) {
 		for (size_t i = 0; i < k; i++)
-			(void)lv__dbuf_add_u16le(ch, is_valid(c, a + i) ? 0 : 1);
-		pad_to(ch, base, 8, 0xFE);
+			put16(q + o + 2 * i, is_valid(c, a + i) ? 0 : 1);
+		o += (2 * k + 7) / 8 * 8;
 	}
+	uint8_t *v = q + o;
 	if (c->type == LV_COL_UTF8) {
-		size_t vbase = ch->len;
-		uint64_t o = 4 * (k + 1);
-		(void)lv__dbuf_add_u32le(ch, (uint32_t)o);
+		uint64_t off = 4 * (k + 1);
+		put32(v, off);
 		for (size_t i = 0; i < k; i++) {
-			o += str_len(c, a + i);
-			(void)lv__dbuf_add_u32le(ch, (uint32_t)o);
+			size_t l = str_len(c, a + i);
+			if (l)
+				memcpy(v + off, c->str_data + c->str_offsets[a + i], l);
+			off += l;
+			put32(v + 4 * (i + 1), off);
 		}
-		for (size_t i = 0; i < k; i++)
-			if (is_valid(c, a + i))
-				(void)lv__dbuf_add(ch, c->str_data + c->str_offsets[a + i],
-						  str_len(c, a + i));
-		pad_to(ch, vbase, 4, LV__LF_PAD_BYTE);
+		memset(v + off, LV__LF_PAD_BYTE, vsize - off);
 	} else if (c->type == LV_COL_BOOL) {
-		put_bitmap(ch, c, a, k, false);
+		memset(v, 0, vsize);
+		for (size_t i = 0; i < k; i++)
+			if (is_valid(c, a + i) && c->bools[a + i])
+				v[i / 8] |= (uint8_t)(1u << (i % 8));
 	} else {
 		for (size_t i = 0; i < k; i++)
-			(void)lv__dbuf_add_u64le(ch, fixed_val(c, a + i));
+			lv__put_le64(v + 8 * i, fixed_val(c, a + i));
 	}
-	pad_to(ch, base, 8, 0xFE);
-	unsigned lg = 0;
-	while (((size_t)1 << lg) < k)
-		lg++;
-	chunk_meta(meta, ch->len - base, lg, last);
+}
+
+/* A mini-block page's two buffers: the chunk metadata words, then the chunks, written in
+ * place in the output (the metadata first: the chunks' sizes are known before they are). */
+static void miniblock_buffers(wctx *w, const lv_column *c, size_t a, size_t n, bool def,
+			      const uint64_t *pre)
+{
+	lv__dbuf meta;
+	lv__dbuf_init(&meta, 0);
+	size_t total = 0;
+	bool last = false;
+	for (size_t i = 0, k; i < n; i += k) {
+		k = next_chunk(c, pre, i, n, def, &last);
+		unsigned lg = 0;
+		while (((size_t)1 << lg) < k)
+			lg++;
+		size_t bytes = chunk_size(c, pre, i, k, def);
+		chunk_meta(&meta, bytes, lg, last);
+		total += bytes;
+	}
+	add_buffer_dbuf(w, &meta);
+	uint8_t *q = buffer_begin(w, 1, total);
+	for (size_t i = 0, k; q && i < n; i += k) {
+		k = next_chunk(c, pre, i, n, def, &last);
+		write_chunk(q, c, a + i, k, def, pre, i);
+		q += chunk_size(c, pre, i, k, def);
+	}
+	buffer_end(w);
 }
 
 static int page21(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 {
-	lv__dbuf enc, meta, ch;
+	lv__dbuf enc;
 	lv__dbuf_init(&enc, 0);
-	lv__dbuf_init(&meta, 0);
-	lv__dbuf_init(&ch, 0);
 	size_t nulls = count_nulls(c, a, n);
 	bool def = nulls > 0;
 	if (nulls == n) {
@@ -459,13 +517,7 @@ static int page21(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 		return 0;
 	}
 	if (c->type != LV_COL_UTF8) {
-		size_t per = c->type == LV_COL_BOOL ? 4096 : 512;
-		for (size_t i = 0; i < n; i += per) {
-			size_t k = n - i < per ? n - i : per;
-			write_chunk(&ch, &meta, c, a + i, k, def, NULL, 0, i + k == n);
-		}
-		add_buffer_dbuf(w, &meta);
-		add_buffer_dbuf(w, &ch);
+		miniblock_buffers(w, c, a, n, def, NULL);
 		l21_miniblock(&enc, def, c->type == LV_COL_BOOL ? 1 : 64, n);
 		end_page(w, cm, n, a, &enc);
 		return 0;
@@ -483,8 +535,9 @@ static int page21(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 	}
 	if (maxlen >= LF_FULLZIP_MIN_LEN) {
 		/* full zip: [control byte if def] [u32 length + bytes if valid] per row */
-		lv__dbuf ri;
+		lv__dbuf ri, ch;
 		lv__dbuf_init(&ri, 0);
+		lv__dbuf_init(&ch, 0);
 		uint64_t *starts = lv__calloc(n + 1, sizeof *starts);
 		if (!starts) {
 			lv__free(pre);
@@ -512,27 +565,7 @@ static int page21(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 		add_buffer_dbuf(w, &ri);
 		l21_fullzip(&enc, def, n);
 	} else {
-		size_t i = 0;
-		while (i < n) {
-			size_t rem = n - i, k;
-			bool last;
-			if (rem <= LF_CHUNK_MAX_VALUES && var_chunk_size(pre, i, rem, def) <= LF_CHUNK_TARGET) {
-				k = rem;
-				last = true;
-			} else {
-				k = 2;
-				while (k * 2 <= rem && k * 2 <= LF_CHUNK_MAX_VALUES &&
-				       var_chunk_size(pre, i, k * 2, def) <= LF_CHUNK_TARGET)
-					k *= 2;
-				if (k > rem)
-					k = rem;
-				last = i + k == n;
-			}
-			write_chunk(&ch, &meta, c, a + i, k, def, pre, i, last);
-			i += k;
-		}
-		add_buffer_dbuf(w, &meta);
-		add_buffer_dbuf(w, &ch);
+		miniblock_buffers(w, c, a, n, def, pre);
 		l21_miniblock(&enc, def, 0, n);
 	}
 	lv__free(pre);
