@@ -9,13 +9,14 @@
  * The output is reserved once from an upper bound of the file's size (size_bound) and 2.0
  * and 2.1 mini-block page buffers are written in place in it (full-zip pages, for long
  * strings, are built in scratch buffers).
- * Protobuf messages are built inside-out in scratch lv_dbufs.  lv__dbuf errors
- * are sticky (`oom`), so message builders ignore per-call results and the
+ * Protobuf messages are built by writer_pb.c, inside-out in scratch lv_dbufs.  lv__dbuf
+ * errors are sticky (`oom`), so message builders ignore per-call results and the
  * final lv__dbuf_take reports any failure once.
  */
 #include <string.h>
 
 #include "lancefile/lf_internal.h"
+#include "lancefile/writer_pb.h"
 #include "util/abi.h"
 
 #define LF_DEFAULT_PAGE_ROWS 65536
@@ -24,181 +25,6 @@
 #define LF_CHUNK_TARGET 8192                /* aim for ~8 KiB mini-block chunks */
 #define LF_CHUNK_MAX_VALUES 4096
 #define LF_MAX_STRING ((uint64_t)1 << 30)
-
-/* ---- protobuf message building ---- */
-
-static void m_sub(lv__dbuf *m, uint32_t f, lv__dbuf *sub)
-{
-	if (sub->oom)
-		m->oom = true;
-	else
-		(void)lv__pbw_bytes(m, f, sub->ptr, sub->len);
-	lv__dbuf_dispose(sub);
-	lv__dbuf_init(sub, 0);
-}
-
-/* Replaces m by a message holding m as field f. */
-static void m_wrap(lv__dbuf *m, uint32_t f)
-{
-	lv__dbuf t;
-	lv__dbuf_init(&t, 0);
-	m_sub(&t, f, m);
-	*m = t;
-}
-
-static void m_packed(lv__dbuf *m, uint32_t f, const uint64_t *v, size_t n)
-{
-	if (!n)
-		return;
-	lv__dbuf t;
-	lv__dbuf_init(&t, 0);
-	for (size_t i = 0; i < n; i++)
-		(void)lv__pbw_varint(&t, v[i]);
-	m_sub(m, f, &t);
-}
-
-/* 2.0 ArrayEncoding.flat{bits, buffer{index}} (the buffer is always present). */
-static void a20_flat(lv__dbuf *m, uint64_t bits, uint32_t idx)
-{
-	lv__dbuf b, f;
-	lv__dbuf_init(&b, 0);
-	lv__dbuf_init(&f, 0);
-	(void)lv__pbw_u64(&b, 1, idx);
-	(void)lv__pbw_u64(&f, 1, bits);
-	m_sub(&f, 2, &b);
-	m_sub(m, 1, &f);
-}
-
-/* nullable{no_nulls{values: flat{bits, buffer idx}}} */
-static void a20_nonull(lv__dbuf *m, uint64_t bits, uint32_t idx)
-{
-	lv__dbuf v;
-	lv__dbuf_init(&v, 0);
-	a20_flat(&v, bits, idx);
-	m_wrap(&v, 1); /* NoNull.values */
-	m_wrap(&v, 1); /* Nullable.no_nulls */
-	m_sub(m, 2, &v);
-}
-
-/* {1: first (consumed), 2: flat{bits, buf 1}} into a new v: the shape of the two-buffer
- * encodings (some_nulls: validity, values; binary: indices, bytes). */
-static void a20_two_buffers(lv__dbuf *v, lv__dbuf *first, uint64_t bits)
-{
-	lv__dbuf x;
-	lv__dbuf_init(v, 0);
-	m_sub(v, 1, first);
-	lv__dbuf_init(&x, 0);
-	a20_flat(&x, bits, 1);
-	m_sub(v, 2, &x);
-}
-
-/* nullable{some_nulls{validity: flat{1, buf 0}, values: flat{bits, buf 1}}} */
-static void a20_somenull(lv__dbuf *m, uint64_t bits)
-{
-	lv__dbuf v, validity;
-	lv__dbuf_init(&validity, 0);
-	a20_flat(&validity, 1, 0);
-	a20_two_buffers(&v, &validity, bits);
-	m_wrap(&v, 2); /* Nullable.some_nulls */
-	m_sub(m, 2, &v);
-}
-
-static void a20_allnull(lv__dbuf *m)
-{
-	lv__dbuf v;
-	lv__dbuf_init(&v, 0);
-	(void)lv__pbw_bytes(&v, 3, NULL, 0);
-	m_sub(m, 2, &v);
-}
-
-/* binary{indices: nullable{no_nulls{flat{64, buf 0}}}, bytes: flat{8, buf 1}, null_adjustment} */
-static void a20_binary(lv__dbuf *m, uint64_t adj)
-{
-	lv__dbuf v, indices;
-	lv__dbuf_init(&indices, 0);
-	a20_nonull(&indices, 64, 0);
-	a20_two_buffers(&v, &indices, 8);
-	(void)lv__pbw_u64(&v, 3, adj);
-	m_sub(m, 6, &v);
-}
-
-/* 2.1 CompressiveEncoding{flat{bits}} */
-static void c21_flat(lv__dbuf *m, uint64_t bits)
-{
-	lv__dbuf f;
-	lv__dbuf_init(&f, 0);
-	(void)lv__pbw_u64(&f, 1, bits);
-	m_sub(m, 1, &f);
-}
-
-/* CompressiveEncoding{variable{offsets: flat{32}}} */
-static void c21_variable(lv__dbuf *m)
-{
-	lv__dbuf o;
-	lv__dbuf_init(&o, 0);
-	c21_flat(&o, 32);
-	m_wrap(&o, 1);
-	m_sub(m, 2, &o);
-}
-
-/* PageLayout{mini_block_layout{...}}; value_bits 0 = variable. */
-static void l21_miniblock(lv__dbuf *m, bool def, uint64_t value_bits, size_t items)
-{
-	lv__dbuf l, x;
-	lv__dbuf_init(&l, 0);
-	lv__dbuf_init(&x, 0);
-	if (def) {
-		c21_flat(&x, 16);
-		m_sub(&l, 2, &x);
-	}
-	if (value_bits)
-		c21_flat(&x, value_bits);
-	else
-		c21_variable(&x);
-	m_sub(&l, 3, &x);
-	uint8_t layer = def ? 3 : 1;
-	(void)lv__pbw_bytes(&l, 6, &layer, 1);
-	(void)lv__pbw_u64(&l, 7, 1);
-	(void)lv__pbw_u64(&l, 9, items);
-	m_sub(m, 1, &l);
-}
-
-static void l21_fullzip(lv__dbuf *m, bool def, size_t items)
-{
-	lv__dbuf l, x;
-	lv__dbuf_init(&l, 0);
-	lv__dbuf_init(&x, 0);
-	(void)lv__pbw_u64(&l, 2, def ? 1 : 0);
-	(void)lv__pbw_u64(&l, 4, 32);
-	(void)lv__pbw_u64(&l, 5, items);
-	(void)lv__pbw_u64(&l, 6, items);
-	c21_variable(&x);
-	m_sub(&l, 7, &x);
-	uint8_t layer = def ? 3 : 1;
-	(void)lv__pbw_bytes(&l, 8, &layer, 1);
-	m_sub(m, 3, &l);
-}
-
-static void l21_allnull(lv__dbuf *m)
-{
-	lv__dbuf l;
-	lv__dbuf_init(&l, 0);
-	uint8_t layer = 3;
-	(void)lv__pbw_bytes(&l, 5, &layer, 1);
-	m_sub(m, 2, &l);
-}
-
-/* Encoding{direct{encoding: Any{url, value}}}; consumes value. */
-static void m_encoding(lv__dbuf *m, uint32_t f, const char *url, lv__dbuf *value)
-{
-	lv__dbuf any;
-	lv__dbuf_init(&any, 0);
-	(void)lv__pbw_bytes(&any, 1, url, strlen(url));
-	m_sub(&any, 2, value);
-	m_wrap(&any, 1); /* DirectEncoding.encoding */
-	m_wrap(&any, 2); /* Encoding.direct */
-	m_sub(m, f, &any);
-}
 
 /* ---- file building ---- */
 
@@ -265,13 +91,13 @@ static void end_page(wctx *w, lv__dbuf *cm, size_t rows, uint64_t priority, lv__
 {
 	lv__dbuf p;
 	lv__dbuf_init(&p, 0);
-	m_packed(&p, 1, w->off, w->nb);
-	m_packed(&p, 2, w->size, w->nb);
+	lv__lf_w_packed(&p, 1, w->off, w->nb);
+	lv__lf_w_packed(&p, 2, w->size, w->nb);
 	(void)lv__pbw_u64(&p, 3, rows);
-	m_encoding(&p, 4, w->ver == LV_LANCEFILE_V2_0 ? LV__LF_URL_ARRAY_ENCODING : LV__LF_URL_PAGE_LAYOUT,
+	lv__lf_w_encoding(&p, 4, w->ver == LV_LANCEFILE_V2_0 ? LV__LF_URL_ARRAY_ENCODING : LV__LF_URL_PAGE_LAYOUT,
 		   layout);
 	(void)lv__pbw_u64(&p, 5, priority);
-	m_sub(cm, 2, &p);
+	lv__lf_w_sub(cm, 2, &p);
 	w->nb = 0;
 }
 
@@ -338,9 +164,9 @@ static void page20(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n
 			q += l;
 		}
 		buffer_end(w);
-		a20_binary(&enc, adj);
+		lv__lf_w_a20_binary(&enc, adj);
 	} else if (nulls == n) {
-		a20_allnull(&enc);
+		lv__lf_w_a20_allnull(&enc);
 	} else {
 		uint64_t bits = c->type == LV_COL_BOOL ? 1 : 64;
 		if (nulls)
@@ -354,9 +180,9 @@ static void page20(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n
 			buffer_end(w);
 		}
 		if (nulls)
-			a20_somenull(&enc, bits);
+			lv__lf_w_a20_somenull(&enc, bits);
 		else
-			a20_nonull(&enc, bits, 0);
+			lv__lf_w_a20_nonull(&enc, bits, 0);
 	}
 	end_page(w, cm, n, 0, &enc);
 }
@@ -512,13 +338,13 @@ static int page21(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 	size_t nulls = count_nulls(c, a, n);
 	bool def = nulls > 0;
 	if (nulls == n) {
-		l21_allnull(&enc);
+		lv__lf_w_l21_allnull(&enc);
 		end_page(w, cm, n, a, &enc);
 		return 0;
 	}
 	if (c->type != LV_COL_UTF8) {
 		miniblock_buffers(w, c, a, n, def, NULL);
-		l21_miniblock(&enc, def, c->type == LV_COL_BOOL ? 1 : 64, n);
+		lv__lf_w_l21_miniblock(&enc, def, c->type == LV_COL_BOOL ? 1 : 64, n);
 		end_page(w, cm, n, a, &enc);
 		return 0;
 	}
@@ -563,10 +389,10 @@ static int page21(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 		lv__free(starts);
 		add_buffer_dbuf(w, &ch);
 		add_buffer_dbuf(w, &ri);
-		l21_fullzip(&enc, def, n);
+		lv__lf_w_l21_fullzip(&enc, def, n);
 	} else {
 		miniblock_buffers(w, c, a, n, def, pre);
-		l21_miniblock(&enc, def, 0, n);
+		lv__lf_w_l21_miniblock(&enc, def, 0, n);
 	}
 	lv__free(pre);
 	end_page(w, cm, n, a, &enc);
@@ -590,15 +416,15 @@ static void write_schema(lv__dbuf *gb, const lv_column *cols, size_t ncols, size
 		(void)lv__pbw_str(&f, 5, ltype[cols[i].type]);
 		(void)lv__pbw_u64(&f, 6, cols[i].nullable);
 		(void)lv__pbw_u64(&f, 7, cols[i].type == LV_COL_UTF8 ? 2 : 1);
-		m_sub(&s, 1, &f);
+		lv__lf_w_sub(&s, 1, &f);
 	}
 	for (size_t i = 0; i < nmeta; i++) {
 		(void)lv__pbw_str(&e, 1, meta[i].key);
 		if (meta[i].value_len)
 			(void)lv__pbw_bytes(&e, 2, meta[i].value, meta[i].value_len);
-		m_sub(&s, 5, &e);
+		lv__lf_w_sub(&s, 5, &e);
 	}
-	m_sub(gb, 1, &s);
+	lv__lf_w_sub(gb, 1, &s);
 	(void)lv__pbw_u64(gb, 2, nrows);
 }
 
@@ -734,7 +560,7 @@ int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t 
 		lv__dbuf colenc;
 		lv__dbuf_init(&colenc, 0);
 		(void)lv__pbw_bytes(&colenc, 1, NULL, 0); /* ColumnEncoding.values = Empty */
-		m_encoding(&cms[i], 1, LV__LF_URL_COLUMN_ENCODING, &colenc);
+		lv__lf_w_encoding(&cms[i], 1, LV__LF_URL_COLUMN_ENCODING, &colenc);
 		for (size_t a = 0; a < nrows && rc == 0;) {
 			size_t n = nrows - a < page_rows ? nrows - a : page_rows;
 			if (c->type == LV_COL_UTF8) {
