@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <time.h>
 
@@ -1489,6 +1490,67 @@ static void t_local_noatime(void **state)
 	free(dir);
 }
 
+/* Reads `rel` below `root` through a fresh handle; 0 when the bytes came back. */
+static int read_one(const char *root, const char *rel)
+{
+	lv_storage *st = NULL;
+	lv_error e = { 0 };
+	lv_buf b = { 0 };
+	int rc = lv_storage_open(&st, root, NULL, &e);
+	for (int i = 0; rc == 0 && i < 2; i++) { /* the first read meets EPERM, the second not */
+		rc = lv_storage_read(st, rel, &b, &e);
+		if (rc == 0 && b.size == 0)
+			rc = -1;
+		lv_buf_dispose(&b);
+	}
+	if (rc != 0)
+		fprintf(stderr, "read_one %s/%s: %d %s\n", root, rel, rc, e.message);
+	lv_storage_free(st);
+	return rc;
+}
+
+/*
+ * O_NOATIME is refused (EPERM) to a reader that neither owns the file nor has CAP_FOWNER;
+ * the read must then go on without it.  As root: a child that became uid/gid 65534 reads a
+ * root-owned file; otherwise this process reads a root-owned system file.  Fails if the
+ * EPERM is reported instead of retried.
+ */
+static void t_local_noatime_not_owner(void **state)
+{
+	(void)state;
+	if (geteuid() != 0) {
+		struct stat sb;
+		assert_int_equal(stat("/etc/passwd", &sb), 0);
+		assert_int_not_equal(sb.st_uid, geteuid()); /* else the test proves nothing */
+		assert_int_equal(read_one("/etc", "passwd"), 0);
+		return;
+	}
+	char *dir = lv__sprintf("/tmp/lv-noatime-XXXXXX"); /* /tmp: uid 65534 can reach it */
+	assert_non_null(dir);
+	assert_non_null(mkdtemp(dir));
+	char path[4096];
+	snprintf(path, sizeof path, "%s/f", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("manifest bytes", f);
+	fclose(f);
+	assert_int_equal(chmod(dir, 0755), 0);
+	assert_int_equal(chmod(path, 0644), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (setgid(65534) != 0 || setuid(65534) != 0)
+			_exit(3);
+		_exit(read_one(dir, "f") == 0 ? 0 : 1);
+	}
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	rm_rf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	int failed = 0;
@@ -1506,6 +1568,7 @@ int main(void)
 		cmocka_unit_test(t_fault_persistent),  cmocka_unit_test(t_fault_path_filter),
 		cmocka_unit_test(t_fault_api_errors),
 		cmocka_unit_test(t_local_dircache_bounded), cmocka_unit_test(t_local_noatime),
+		cmocka_unit_test(t_local_noatime_not_owner),
 	};
 	failed += cmocka_run_group_tests_name("storage specific", specific, NULL, NULL);
 	return failed ? 1 : 0;

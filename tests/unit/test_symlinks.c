@@ -441,6 +441,100 @@ static void test_dircache_dir_replaced(void **state)
 	tu_rmrf(base);
 }
 
+/* Counts the entries a listing gives. */
+static int count_cb(const lv_list_entry *e, void *payload)
+{
+	(void)e;
+	(*(int *)payload)++;
+	return 0;
+}
+
+static int count_listed(lv_storage *st, const char *dir, bool names_only)
+{
+	int n = 0;
+	if (names_only)
+		CHECK(lv_storage_list_names(st, dir, count_cb, &n, &err));
+	else
+		CHECK(lv_storage_list(st, dir, false, count_cb, &n, &err));
+	return n;
+}
+
+/*
+ * Listings open their directory from the cached root (local_dircache.c).  The dataset root
+ * replaced by a new directory that has _refs/tags: a listing that finds _refs missing in the
+ * cached (old) root confirms it from the root's path, finds it there, and walks afresh, so
+ * it never answers "no tags" that the new root holds.  Fails if a "missing" met through the
+ * cache is trusted without that check.
+ */
+static void test_dircache_list_root_replaced(void **state)
+{
+	(void)state;
+	snprintf(base, sizeof base, "%s", tu_tmpdir());
+	sh(pathf("mkdir -p '%s/ds/d' && echo a > '%s/ds/d/a'", base, base));
+	lv_storage *st = NULL;
+	CHECK(lv_storage_open(&st, pathf("%s/ds", base), NULL, &err));
+	for (int names = 0; names < 2; names++) {
+		assert_int_equal(count_listed(st, "d", names), 1); /* the root is cached now */
+		assert_int_equal(count_listed(st, "_refs/tags", names), 0);
+	}
+	sh(pathf("mv '%s/ds' '%s/ds.old' && mkdir -p '%s/ds/_refs/tags' && echo '{}' > "
+		 "'%s/ds/_refs/tags/v1.json' && echo '{}' > '%s/ds/_refs/tags/v2.json'",
+		 base, base, base, base, base));
+	assert_int_equal(count_listed(st, "_refs/tags", false), 2);
+	assert_int_equal(count_listed(st, "_refs/tags", true), 2);
+	lv_storage_free(st);
+	tu_rmrf(pathf("%s/ds.old", base));
+	tu_rmrf(base);
+}
+
+/* A directory swapped for a symlink after the root was cached by a listing: the next listing
+ * of it is refused (it is opened from the cached root with O_NOFOLLOW), nothing outside is
+ * listed. */
+static void test_dircache_list_swap_to_symlink(void **state)
+{
+	(void)state;
+	setup_tree();
+	sh(pathf("mkdir -p '%s/ds/d' && echo a > '%s/ds/d/a'", base, base));
+	lv_storage *st = NULL;
+	CHECK(lv_storage_open(&st, pathf("%s/ds", base), NULL, &err));
+	assert_int_equal(count_listed(st, "d", false), 1);
+	sh(pathf("mv '%s/ds/d' '%s/ds/d.old' && mkdir '%s/outside/d' && echo s > '%s/outside/d/x' && "
+		 "echo s > '%s/outside/d/y' && ln -s '%s/outside/d' '%s/ds/d'",
+		 base, base, base, base, base, base, base));
+	int n = 0;
+	assert_int_equal(lv_storage_list(st, "d", false, count_cb, &n, &err), LV_EINVALID);
+	assert_non_null(strstr(err.message, "symbolic link"));
+	assert_int_equal(lv_storage_list_names(st, "d", count_cb, &n, &err), LV_EINVALID);
+	assert_int_equal(n, 0);
+	lv_storage_free(st);
+	tu_rmrf(base);
+}
+
+/* A directory cached by a read, then moved outside the root and replaced by a link to it: a
+ * listing below it is refused (listings take only the root from the cache and walk the rest
+ * with O_NOFOLLOW), never made through the cached descriptor of the moved directory. */
+static void test_dircache_list_not_through_moved(void **state)
+{
+	(void)state;
+	setup_tree();
+	sh(pathf("mkdir -p '%s/ds/a/b/c' && echo f > '%s/ds/a/b/f' && echo g > '%s/ds/a/b/c/g'", base,
+		 base, base));
+	lv_storage *st = NULL;
+	CHECK(lv_storage_open(&st, pathf("%s/ds", base), NULL, &err));
+	lv_buf b = { 0 };
+	CHECK(lv_storage_read(st, "a/b/f", &b, &err)); /* a/b is cached now */
+	lv_buf_dispose(&b);
+	sh(pathf("mv '%s/ds/a/b' '%s/outside/b' && echo s > '%s/outside/b/c/secret' && "
+		 "ln -s '%s/outside/b' '%s/ds/a/b'", base, base, base, base, base));
+	int n = 0;
+	assert_int_equal(lv_storage_list(st, "a/b/c", false, count_cb, &n, &err), LV_EINVALID);
+	assert_non_null(strstr(err.message, "symbolic link"));
+	assert_int_equal(lv_storage_list_names(st, "a/b/c", count_cb, &n, &err), LV_EINVALID);
+	assert_int_equal(n, 0);
+	lv_storage_free(st);
+	tu_rmrf(base);
+}
+
 /* A cleanup on a handle whose directories were cached by a read, then swapped for links:
  * refused before anything changes, nothing outside touched. */
 static void test_dircache_then_cleanup(void **state)
@@ -506,6 +600,9 @@ int main(void)
 		cmocka_unit_test(test_fifo_transaction_file),
 		cmocka_unit_test(test_dircache_swap_to_symlink),
 		cmocka_unit_test(test_dircache_dir_replaced),
+		cmocka_unit_test(test_dircache_list_root_replaced),
+		cmocka_unit_test(test_dircache_list_swap_to_symlink),
+		cmocka_unit_test(test_dircache_list_not_through_moved),
 		cmocka_unit_test(test_dircache_then_cleanup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -167,7 +167,7 @@ typedef struct ref_reads {
 static void read_one_ref(size_t i, void *arg)
 {
 	ref_reads *r = arg;
-	char *path = lv__sprintf("%s/%s", r->dir, r->names[i]);
+	char *path = lv__join2(r->dir, r->names[i]);
 	r->rcs[i] = path ? read_ref(r->st, path, &r->bufs[i], &r->errs[i])
 			 : lv__err(&r->errs[i], LV_ENOMEM, "%s: out of memory", r->dir);
 	lv__free(path);
@@ -182,7 +182,7 @@ static int add_bad(lv_refs *r, int kind, const char *dir, const char *name, cons
 	r->bad = nv;
 	lv_refs_bad *b = &r->bad[r->nbad];
 	b->kind = kind;
-	b->path = lv__sprintf("%s/%s", dir, name);
+	b->path = lv__join2(dir, name);
 	b->message = lv__strdup(e->message[0] ? e->message : "unreadable");
 	if (!b->path || !b->message) {
 		lv__free(b->path);

@@ -7,6 +7,7 @@
 #define LV_LANCEFILE_FILE_H
 
 #include "lancefile/lf_internal.h"
+#include "util/arena.h"
 
 typedef struct lv__lf_field {
 	char *name, *ltype;
@@ -29,6 +30,7 @@ struct lv_lancefile {
 	size_t nfields;
 	lv_kv *meta;
 	size_t nmeta;
+	lv__arena strs;        /* every name, logical type and metadata key/value (schema.c) */
 };
 
 typedef struct lv__lf_rctx {
@@ -40,7 +42,8 @@ typedef struct lv__lf_rctx {
 } lv__lf_rctx;
 
 int lv__lf_rcorrupt(lv__lf_rctx *r, const char *what);
-char *lv__lf_dup_bytes(const uint8_t *p, size_t n);
+/* A NUL-terminated copy of n bytes in the file's string arena; NULL when out of memory. */
+char *lv__lf_dup_bytes(lv_lancefile *f, const uint8_t *p, size_t n);
 /*
  * Parses the FileDescriptor (global buffer 0): fields, metadata, row count; sets up
  * f->cols / ltypes / phys from the top-level fields.  `nphys` is the footer's column

@@ -197,9 +197,14 @@ static int store_strings(lv__lf_dctx *c, size_t row, size_t cnt, const lv__lf_va
 }
 
 /* Scratch arrays for one chunk: values (cnt * items) and levels. */
+/* Decoded values and levels of one chunk: on the stack for small chunks (a small file's
+ * pages are one chunk of a few values: no allocation), else allocated and reused. */
+#define MB_STACK_VALUES 256
 typedef struct mb_scratch {
 	uint64_t *vals, *def;
 	size_t cap;
+	bool heap;
+	uint64_t vals0[MB_STACK_VALUES], def0[MB_STACK_VALUES];
 } mb_scratch;
 
 /* Parses chunk k's header and decodes it into rows [row, row+cnt). */
@@ -227,12 +232,19 @@ static int chunk(lv__lf_dctx *c, const mb_layout *m, const uint8_t *ch, size_t b
 	if (have_def && nlev != cnt)
 		return LV__LF_CORRUPT(c, "chunk has %zu levels for %zu values", nlev, cnt);
 	size_t items = c->cb->type == LV_COL_FSL_FLOAT32 ? c->cb->dim : 1;
-	if (cnt * items > s->cap || !s->vals) {
-		lv__free(s->vals);
-		lv__free(s->def);
+	if (!s->vals && cnt * items <= MB_STACK_VALUES) {
+		s->vals = s->vals0;
+		s->def = s->def0;
+		s->cap = MB_STACK_VALUES;
+	} else if (cnt * items > s->cap || !s->vals) {
+		if (s->heap) {
+			lv__free(s->vals);
+			lv__free(s->def);
+		}
 		s->cap = cnt * items > 0 ? cnt * items : 1;
 		s->vals = lv__malloc(s->cap * sizeof *s->vals);
 		s->def = lv__malloc(s->cap * sizeof *s->def);
+		s->heap = true;
 		if (!s->vals || !s->def)
 			return LV__LF_NOMEM(c);
 	}
@@ -262,7 +274,10 @@ static int chunks(lv__lf_dctx *c, const mb_layout *m, const lv__lf_dict *dict)
 	size_t nchunks = mlen / ww, pos = 0, done = 0;
 	if (nchunks == 0 && m->nitems)
 		return LV__LF_CORRUPT(c, "mini-block page without chunks");
-	mb_scratch s = { 0 };
+	mb_scratch s;
+	s.vals = s.def = NULL;
+	s.cap = 0;
+	s.heap = false;
 	int rc = 0;
 	for (size_t k = 0; k < nchunks && rc == 0; k++) {
 		uint32_t word = m->large ? lv__le32(meta + 4 * k) : lv__le16(meta + 2 * k);
@@ -285,16 +300,16 @@ static int chunks(lv__lf_dctx *c, const mb_layout *m, const lv__lf_dict *dict)
 	if (rc == 0 && done != m->nitems)
 		rc = LV__LF_CORRUPT(c, "chunks hold %zu values, page has %llu", done,
 				(unsigned long long)m->nitems);
-	lv__free(s.vals);
-	lv__free(s.def);
+	if (s.heap) {
+		lv__free(s.vals);
+		lv__free(s.def);
+	}
 	return rc;
 }
 
 int lv__lf_miniblock(lv__lf_dctx *c, const uint8_t *p, size_t n)
 {
-	mb_layout *m = lv__malloc(sizeof *m);
-	if (!m)
-		return LV__LF_NOMEM(c);
+	mb_layout layout, *m = &layout; /* 2.4 KB: on the stack, not allocated per page */
 	int rc = parse_layout(c, p, n, m);
 	if (rc == 0)
 		rc = check_types(c, m);
@@ -307,6 +322,5 @@ int lv__lf_miniblock(lv__lf_dctx *c, const uint8_t *p, size_t n)
 	if (rc == 0)
 		rc = chunks(c, m, have_dict ? &dict : NULL);
 	lv__lf_dict_free(&dict);
-	lv__free(m);
 	return rc;
 }

@@ -82,19 +82,18 @@ int lv__lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, const
 	}
 	if (rc < 0)
 		return LV_ECORRUPT;
+	/* compare only the part after the last '/' (as prost's Any::to_msg does) */
+	const uint8_t *slash = url_len ? memrchr(url, '/', url_len) : NULL;
+	size_t s = slash ? (size_t)(slash - url) + 1 : 0;
+	size_t wl = strlen(want_suffix);
+	if (url_len - s == wl && memcmp(url + s, want_suffix, wl) == 0)
+		return 0;
+	/* the URL, printable, for the caller's message (only on a mismatch: every page has one) */
 	size_t k = url_len < got_cap - 1 ? url_len : got_cap - 1;
 	for (size_t i = 0; i < k; i++)
 		got_url[i] = (url[i] >= 0x20 && url[i] < 0x7f) ? (char)url[i] : '?';
 	got_url[k] = 0;
-	/* compare only the part after the last '/' (as prost's Any::to_msg does) */
-	size_t s = 0;
-	for (size_t i = 0; i < url_len; i++)
-		if (url[i] == '/')
-			s = i + 1;
-	size_t wl = strlen(want_suffix);
-	if (url_len - s != wl || memcmp(url + s, want_suffix, wl) != 0)
-		return LV_EUNSUPPORTED;
-	return 0;
+	return LV_EUNSUPPORTED;
 }
 
 void lv__lf_load_le_n(const uint8_t *p, unsigned w, size_t n, uint64_t *out)

@@ -30,26 +30,16 @@ void lv_lancefile_free(lv_lancefile *f)
 		return;
 	for (size_t i = 0; i < f->ncols && f->cols; i++) {
 		lv_column *c = &f->cols[i];
-		lv__free((void *)c->name);
 		lv__free((void *)c->u64);
 		lv__free((void *)c->bools);
 		lv__free((void *)c->str_offsets);
 		lv__free((void *)c->str_data);
 		lv__free((void *)c->validity);
 		lv__free((void *)c->f32);
-		if (f->ltypes)
-			lv__free(f->ltypes[i]);
 		if (f->errors)
 			lv__free(f->errors[i]);
 	}
-	for (size_t i = 0; i < f->nfields; i++) {
-		lv__free(f->fields[i].name);
-		lv__free(f->fields[i].ltype);
-	}
-	for (size_t i = 0; i < f->nmeta; i++) {
-		lv__free((void *)f->meta[i].key);
-		lv__free((void *)f->meta[i].value);
-	}
+	lv__arena_dispose(&f->strs); /* names, logical types, metadata */
 	lv__free(f->cols);
 	lv__free(f->ltypes);
 	lv__free(f->errors);

@@ -23,15 +23,9 @@ int lv__lf_rcorrupt(lv__lf_rctx *r, const char *what)
 	return lv__err(r->err, LV_ECORRUPT, "file %s: not a valid Lance v2 file: %s", r->name, what);
 }
 
-char *lv__lf_dup_bytes(const uint8_t *p, size_t n)
+char *lv__lf_dup_bytes(lv_lancefile *f, const uint8_t *p, size_t n)
 {
-	char *s = lv__malloc(n + 1);
-	if (s) {
-		if (n)
-			memcpy(s, p, n);
-		s[n] = 0;
-	}
-	return s;
+	return lv__arena_strndup(&f->strs, (const char *)p, n);
 }
 
 int lv__lf_col_undecoded(lv__lf_rctx *r, lv_lancefile *f, size_t i, int code, const char *why)
@@ -134,8 +128,8 @@ static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t 
 	if (rc < 0)
 		return lv__lf_rcorrupt(r, "malformed schema field");
 	lv__lf_field *fd = &f->fields[i];
-	fd->name = lv__lf_dup_bytes(name ? name : (const uint8_t *)"", name_len);
-	fd->ltype = lv__lf_dup_bytes(lt ? lt : (const uint8_t *)"", lt_len);
+	fd->name = lv__lf_dup_bytes(f, name ? name : (const uint8_t *)"", name_len);
+	fd->ltype = lv__lf_dup_bytes(f, lt ? lt : (const uint8_t *)"", lt_len);
 	if (!fd->name || !fd->ltype)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	fd->nullable = nullable != 0;
@@ -163,8 +157,8 @@ static int parse_meta(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *g)
 	if (rc < 0)
 		return lv__lf_rcorrupt(r, "malformed schema metadata entry");
 	lv_kv *kv = &f->meta[f->nmeta++];
-	kv->key = lv__lf_dup_bytes(k ? k : (const uint8_t *)"", kl);
-	kv->value = lv__lf_dup_bytes(v ? v : (const uint8_t *)"", vl);
+	kv->key = lv__lf_dup_bytes(f, k ? k : (const uint8_t *)"", kl);
+	kv->value = lv__lf_dup_bytes(f, v ? v : (const uint8_t *)"", vl);
 	kv->value_len = vl;
 	if (!kv->key || !kv->value)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
@@ -268,10 +262,8 @@ static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 		if (fd->depth)
 			continue;
 		lv_column *col = &f->cols[c];
-		col->name = lv__strdup(fd->name);
-		f->ltypes[c] = lv__strdup(fd->ltype);
-		if (!col->name || !f->ltypes[c])
-			return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
+		col->name = fd->name; /* the arena's strings, shared (never changed, freed with it) */
+		f->ltypes[c] = fd->ltype;
 		col->nullable = fd->nullable;
 		col->type = type_of(fd->ltype, &col->list_size);
 		bool one = one_column(f, i) && (fd->blob || !fd->packed);
@@ -319,6 +311,9 @@ int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_
 	*nrows = 0;
 	if (lv__lf_varint_field(p, n, 2, nrows) < 0)
 		return lv__lf_rcorrupt(r, "malformed file descriptor");
+	/* every string is a piece of the schema's n bytes plus its NUL and alignment: one block
+	 * holds them all unless the pieces are many and tiny */
+	f->strs.block_size = n + n / 2 + 256;
 	LV_TRY(parse_fields(r, f, &fs));
 	return map_columns(r, f, nphys);
 }

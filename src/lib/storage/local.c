@@ -28,8 +28,10 @@
  * - reads and heads take the last directory from a small cache of such walks
  *   (local_dircache.c): an entry serves at most 4,096 operations within 50 ms
  *   of its walk, so a component swapped for a symlink is met within that
- *   bound, and "not found" through a cached directory is checked again after a
- *   fresh walk.  Writes, creates, deletes and listings always walk.
+ *   bound, and "not found" through a cached directory is checked again (a
+ *   fresh walk, or the root's path).  Listings take only the root from it and
+ *   walk the rest; writes, creates and deletes always walk.
+ * - listings read entries with getdents64 (local_dirent.c), not a DIR.
  * Nothing outside the root can therefore be read, written or removed through
  * a path the front end passed (those never contain "..", a leading "/", a
  * backslash or a control character: lv__path_check).
@@ -121,46 +123,41 @@ static int ent_cmp(const void *a, const void *b)
 
 /*
  * Collects the regular files of the open directory `fd` (relative path `rel`),
- * descending into real (non-symlink) subdirectories when `recursive`.  Takes
- * ownership of fd.
+ * descending into real (non-symlink) subdirectories when `recursive`.  Leaves fd
+ * open (the caller's); closes the subdirectories it opens.
  */
 static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, lv_error *err)
 {
 	char ebuf[128];
+	lv__dents it;
+	if (lv__dents_open(&it, fd) < 0)
+		return lv__err(err, LV_ENOMEM, "list %s: out of memory", rel[0] ? rel : ".");
 	int rc = 0;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		int e = errno;
-		close(fd);
-		return lv__local_sys_err(err, e, false, "list", rel);
-	}
 	for (;;) {
-		errno = 0;
-		struct dirent *de = readdir(d);
-		if (!de) {
-			if (errno) {
-				int e = errno;
+		const char *name;
+		unsigned char type;
+		int r = lv__dents_next(&it, &name, &type);
+		if (r <= 0) {
+			if (r < 0)
 				rc = lv__err(err, LV_EIO, "list %s: %s", rel[0] ? rel : ".",
-					     lv__local_errstr(e, ebuf, sizeof ebuf));
-			}
+					     lv__local_errstr(-r, ebuf, sizeof ebuf));
 			break;
 		}
-		const char *name = de->d_name;
 		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
 		    strncmp(name, LV__TMP_PREFIX, strlen(LV__TMP_PREFIX)) == 0)
 			continue;
 		struct stat sb;
-		if (fstatat(dirfd(d), name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+		if (fstatat(fd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
 			if (errno == ENOENT)
 				continue; /* removed while we were listing */
-			char *p = rel[0] ? lv__sprintf("%s/%s", rel, name) : lv__strdup(name);
+			char *p = lv__join2(rel, name);
 			rc = lv__local_sys_err(err, errno, false, "list", p ? p : rel);
 			lv__free(p);
 			break;
 		}
 		if (!S_ISREG(sb.st_mode) && !(recursive && S_ISDIR(sb.st_mode)))
 			continue; /* symlinks, devices, sockets, and directories when flat */
-		char *child = rel[0] ? lv__sprintf("%s/%s", rel, name) : lv__strdup(name);
+		char *child = lv__join2(rel, name);
 		if (!child) {
 			rc = lv__err(err, LV_ENOMEM, "list %s: out of memory", rel[0] ? rel : ".");
 			break;
@@ -180,7 +177,7 @@ static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, 
 			break;
 		}
 		/* O_NOFOLLOW: a directory swapped for a symlink after the lstat is not entered. */
-		int cfd = openat(dirfd(d), name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int cfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (cfd < 0) {
 			int e = errno;
 			if (e == ENOENT || e == ENOTDIR || e == ELOOP) {
@@ -192,11 +189,12 @@ static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, 
 			break;
 		}
 		rc = walk(cfd, child, true, depth + 1, ev, err);
+		close(cfd);
 		lv__free(child);
 		if (rc < 0)
 			break;
 	}
-	closedir(d);
+	lv__dents_close(&it);
 	return rc;
 }
 
@@ -211,6 +209,7 @@ static int local_list(void *impl, const char *dir, bool recursive, lv_list_cb cb
 	if (rc < 0 || fd < 0)
 		return rc;
 	rc = walk(fd, dir, recursive, 0, &ev, err);
+	lv__local_dir_keep(l, dir, fd); /* the walk of dir serves the reads that follow */
 	if (rc < 0)
 		goto out;
 	if (ev.n > 1)
@@ -240,48 +239,51 @@ static int local_list_names(void *impl, const char *dir, lv_list_cb cb, void *pa
 	int rc, fd;
 	if ((rc = lv__local_open_list_dir(l, dir, &fd, err)) < 0 || fd < 0)
 		return rc;
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		int e = errno;
+	lv__dents it;
+	if (lv__dents_open(&it, fd) < 0) {
 		close(fd);
-		return lv__local_sys_err(err, e, false, "list", dir);
+		return lv__err(err, LV_ENOMEM, "list %s: out of memory", dir[0] ? dir : ".");
 	}
-	size_t dl = strlen(dir);
+	size_t dl = strlen(dir), off = dl ? dl + 1 : 0;
 	char path[LV__PATH_MAX + 1];
+	if (dl > LV__PATH_MAX - 1) {
+		lv__dents_close(&it);
+		close(fd);
+		return 0; /* no valid storage path can be below it */
+	}
+	memcpy(path, dir, dl);
+	path[dl] = '/';
 	for (;;) {
-		errno = 0;
-		struct dirent *de = readdir(d);
-		if (!de) {
-			if (errno)
+		const char *name;
+		unsigned char type;
+		int r = lv__dents_next(&it, &name, &type);
+		if (r <= 0) {
+			if (r < 0)
 				rc = lv__err(err, LV_EIO, "list %s: %s", dir[0] ? dir : ".",
-					     lv__local_errstr(errno, ebuf, sizeof ebuf));
+					     lv__local_errstr(-r, ebuf, sizeof ebuf));
 			break;
 		}
-		const char *name = de->d_name;
 		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
 			continue;
 		if (!strncmp(name, LV__TMP_PREFIX, strlen(LV__TMP_PREFIX)))
 			continue;
-		if (de->d_type == DT_UNKNOWN) {
+		if (type == DT_UNKNOWN) {
 			struct stat sb;
-			if (fstatat(dirfd(d), name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
+			if (fstatat(fd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode))
 				continue;
-		} else if (de->d_type != DT_REG) {
+		} else if (type != DT_REG) {
 			continue;
 		}
 		size_t nl = strlen(name);
-		if (dl + 1 + nl > LV__PATH_MAX)
+		if (off + nl > LV__PATH_MAX)
 			continue; /* cannot be a valid storage path */
-		if (dl) {
-			memcpy(path, dir, dl);
-			path[dl] = '/';
-		}
-		memcpy(path + (dl ? dl + 1 : 0), name, nl + 1);
+		lv__copy_bytes(path + off, name, nl + 1);
 		lv_list_entry e = { path, 0, 0 };
 		if ((rc = cb(&e, payload)) != 0)
 			break;
 	}
-	closedir(d);
+	lv__dents_close(&it);
+	lv__local_dir_keep(l, dir, fd); /* the walk of dir serves the reads that follow */
 	return rc;
 }
 

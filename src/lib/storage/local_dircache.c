@@ -2,22 +2,28 @@
  * Local filesystem backend, the directory-fd cache: reads and heads open
  * their file relative to a directory descriptor kept on the handle instead of
  * walking the path from the root each time (a manifest read was three opens
- * and three closes; a head two and two).
+ * and three closes; a head two and two).  The root is an entry too (""): a
+ * directory not cached, and every listing's directory, is walked from it.
  *
  * Invariants:
  *  - An entry is made only by the same O_NOFOLLOW walk from the root as an
- *    uncached operation (local_fs.c), so a cached descriptor is always of a
- *    real directory that was below the root, reached through no symbolic link.
+ *    uncached operation (local_fs.c), or by a listing that opened its directory
+ *    that way (lv__local_dir_keep), so a cached descriptor is always of a real
+ *    directory that was below the root, reached through no symbolic link.
  *  - An entry serves at most LV__DC_USES operations and at most
  *    LV__DC_AGE_NS after its walk; then the next operation walks again.  So a
  *    component swapped for a symlink, or a directory replaced, is seen within
  *    that bound (today's batch delete already holds one walk for 1,000 deletes).
- *  - Only reads and heads use it.  Writes, creates, deletes and listings walk
- *    every time, as before: nothing is ever created or removed through a
- *    cached descriptor.
- *  - A read or head through a cached descriptor that finds nothing is tried
- *    once more with a fresh walk, so a directory replaced under the cache
- *    never answers "not found" for a file the fresh directory holds.
+ *  - Reads and heads use any entry; listings only the root's, walking every
+ *    component below it with O_NOFOLLOW, and read a descriptor of their own.
+ *    Writes, creates and deletes walk every time, as before: nothing is ever
+ *    created or removed through a cached descriptor.
+ *  - "Not found" is never answered from the cache alone: a read or head through
+ *    a cached descriptor that finds nothing is tried once more with a fresh
+ *    walk, and a directory missing below a cached root (a walk or a listing) is
+ *    confirmed by one fstatat of the root's path + the directory, else walked
+ *    afresh.  So a directory replaced under the cache never answers "not found"
+ *    for what the fresh directory holds.
  *  - Descriptors held are bounded per handle (LV__DC_SLOTS) and per process
  *    (LV__DC_PROCESS_MAX, over every handle: a watcher holds a handle per
  *    table); an expired entry is closed at the handle's next operation.
@@ -152,6 +158,62 @@ static dc_ent *insert(lv__dircache *c, const char *dir, size_t len, int fd, uint
 	return slot;
 }
 
+/* A cached root (entry "") in use, else walked now and kept; *cached tells which. */
+static int root_get(const local *l, uint64_t now, const char *what, int *fd, dc_ent **ent,
+		    bool *cached, lv_error *err)
+{
+	lv__dircache *c = l->dc;
+	pthread_mutex_lock(&c->mu);
+	*ent = find(c, "", 0, now);
+	pthread_mutex_unlock(&c->mu);
+	*cached = *ent != NULL;
+	if (*ent) {
+		*fd = (*ent)->fd;
+		return 0;
+	}
+	const char *leaf;
+	LV_TRY(lv__local_open_parent(l, "", false, what, fd, &leaf, err));
+	pthread_mutex_lock(&c->mu);
+	*ent = insert(c, "", 0, *fd, now);
+	pthread_mutex_unlock(&c->mu);
+	return 0;
+}
+
+static void ent_put(lv__dircache *c, dc_ent *e, int fd)
+{
+	if (!e) {
+		close(fd);
+		return;
+	}
+	pthread_mutex_lock(&c->mu);
+	if (--e->refs == 0 && e->stale)
+		ent_drop(e);
+	pthread_mutex_unlock(&c->mu);
+}
+
+/*
+ * Walks rel[0, len) (len > 0) from the cached root.  A component missing below a root that
+ * was cached (not walked now) is confirmed by one fstatat of the root's path: missing there
+ * too, it is a definitive LV_ENOTFOUND (*definitive); otherwise the caller walks afresh.
+ */
+static int walk_from_root(const local *l, const char *rel, size_t len, uint64_t now,
+			  const char *what, int *fd, bool *definitive, lv_error *err)
+{
+	int rfd;
+	dc_ent *re;
+	bool rcached;
+	*definitive = true;
+	LV_TRY(root_get(l, now, what, &rfd, &re, &rcached, err));
+	lv_error first = { 0 };
+	int rc = lv__local_walk_at(l, rfd, rel, len, what, fd, &first);
+	ent_put(l->dc, re, rfd);
+	if (rc == LV_ENOTFOUND && rcached && !lv__local_confirm_missing(l, rel, len))
+		*definitive = false;
+	if (rc < 0 && *definitive && err)
+		*err = first;
+	return rc;
+}
+
 int lv__local_dir_get(const local *l, const char *rel, bool fresh, const char *what, lv__dirref *out,
 		      lv_error *err)
 {
@@ -172,15 +234,71 @@ int lv__local_dir_get(const local *l, const char *rel, bool fresh, const char *w
 			out->cached = true;
 			return 0;
 		}
+		if (!len) { /* the root itself: walked now (or cached by a concurrent walk) */
+			dc_ent *re;
+			LV_TRY(root_get(l, now, what, &out->fd, &re, &out->cached, err));
+			out->ent = re;
+			return 0;
+		}
+		bool definitive;
+		int rc = walk_from_root(l, rel, len, now, what, &out->fd, &definitive, err);
+		if (rc < 0 && definitive)
+			return rc;
+		if (rc == 0)
+			goto keep;
 	}
 	const char *leaf;
 	LV_TRY(lv__local_open_parent(l, rel, false, what, &out->fd, &leaf, err));
+keep:
 	if (c) {
 		pthread_mutex_lock(&c->mu);
 		out->ent = insert(c, rel, len, out->fd, now);
 		pthread_mutex_unlock(&c->mu);
 	}
 	return 0;
+}
+
+void lv__local_dir_keep(const local *l, const char *dir, int fd)
+{
+	lv__dircache *c = l->dc;
+	dc_ent *e = NULL;
+	if (c) {
+		pthread_mutex_lock(&c->mu);
+		e = insert(c, dir, strlen(dir), fd, now_ns());
+		if (e)
+			e->refs = 0; /* kept, in use by no operation */
+		pthread_mutex_unlock(&c->mu);
+	}
+	if (!e)
+		close(fd);
+}
+
+/*
+ * A listing's directory is walked from the cached root, every component with O_NOFOLLOW:
+ * only the root entry is taken from the cache, never a deeper one, so a listing never goes
+ * through a directory that was moved (say outside the root) after it was cached, and a
+ * cleanup still stops at its listings when a directory it lists became a link.
+ */
+int lv__local_open_list_dir(const local *l, const char *dir, int *fd, lv_error *err)
+{
+	size_t len = strlen(dir);
+	lv_error tmp = { 0 };
+	int rc;
+	if (!len || !l->dc) { /* the root itself (a descriptor of its own), or no cache */
+		rc = lv__local_open_dir(l, dir, len, "list", fd, &tmp);
+	} else {
+		bool definitive;
+		rc = walk_from_root(l, dir, len, now_ns(), "list", fd, &definitive, &tmp);
+		if (rc < 0 && !definitive) /* missing in the cached root only: walk afresh */
+			rc = lv__local_open_dir(l, dir, len, "list", fd, &tmp);
+	}
+	if (rc == LV_ENOTFOUND) { /* a missing directory (or a file there) lists as empty */
+		*fd = -1;
+		return 0;
+	}
+	if (rc < 0 && err)
+		*err = tmp;
+	return rc;
 }
 
 void lv__local_dir_put(const local *l, lv__dirref *d)

@@ -87,16 +87,15 @@ static int open_root(const local *l, bool create, const char *what, const char *
 }
 
 /*
- * Opens the directory rel[0, upto) (upto = 0: the root) by walking its
- * components from the root with O_NOFOLLOW; missing components are created
- * when `create`.  A missing component is LV_ENOTFOUND, a symlinked one
- * LV_EINVALID naming it.
+ * Walks rel[0, upto) from the open directory `fd` with O_NOFOLLOW, one component at a time,
+ * creating missing ones when `create`; *out is the last directory.  `fd` is closed unless it
+ * is `borrowed` (then it is left open, and upto must be > 0 so *out is a new descriptor).
+ * A missing component is LV_ENOTFOUND, a symlinked one LV_EINVALID naming it.
  */
-static int open_dirs(const local *l, const char *rel, size_t upto, bool create, const char *what,
-		     int *out, lv_error *err)
+static int walk_dirs(const local *l, int fd, int borrowed, const char *rel, size_t upto, bool create,
+		     const char *what, int *out, lv_error *err)
 {
-	int fd = -1;
-	LV_TRY(open_root(l, create, what, rel, &fd, err));
+	(void)l;
 	char seg[NAME_MAX + 1];
 	size_t s = 0;
 	while (s < upto) {
@@ -104,7 +103,8 @@ static int open_dirs(const local *l, const char *rel, size_t upto, bool create, 
 		size_t e = slash ? (size_t)(slash - rel) : upto;
 		size_t n = e - s;
 		if (n > NAME_MAX) {
-			close(fd);
+			if (fd != borrowed)
+				close(fd);
 			return lv__local_sys_err(err, ENAMETOOLONG, false, what, rel);
 		}
 		memcpy(seg, rel + s, n);
@@ -113,7 +113,8 @@ static int open_dirs(const local *l, const char *rel, size_t upto, bool create, 
 		if (nfd < 0 && errno == ENOENT && create) {
 			if (mkdirat(fd, seg, 0777) != 0 && errno != EEXIST) {
 				int me = errno;
-				close(fd);
+				if (fd != borrowed)
+					close(fd);
 				return lv__local_sys_err(err, me, false, what, rel);
 			}
 			nfd = openat(fd, seg, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -123,18 +124,57 @@ static int open_dirs(const local *l, const char *rel, size_t upto, bool create, 
 			struct stat sb;
 			bool link = (oe == ELOOP || oe == ENOTDIR) &&
 				    fstatat(fd, seg, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode);
-			close(fd);
+			if (fd != borrowed)
+				close(fd);
 			if (link)
 				return lv__local_symlink_err(err, what, rel, e);
 			/* Reading a path under a file is "not found"; writing there is an error. */
 			return lv__local_sys_err(err, oe, !create, what, rel);
 		}
-		close(fd);
+		if (fd != borrowed)
+			close(fd);
 		fd = nfd;
 		s = e + 1;
 	}
 	*out = fd;
 	return 0;
+}
+
+/* Opens the directory rel[0, upto) (upto = 0: the root) by walking its components from the
+ * root (walk_dirs). */
+static int open_dirs(const local *l, const char *rel, size_t upto, bool create, const char *what,
+		     int *out, lv_error *err)
+{
+	int fd = -1;
+	LV_TRY(open_root(l, create, what, rel, &fd, err));
+	return walk_dirs(l, fd, -1, rel, upto, create, what, out, err);
+}
+
+int lv__local_open_dir(const local *l, const char *rel, size_t upto, const char *what, int *out,
+		       lv_error *err)
+{
+	return open_dirs(l, rel, upto, false, what, out, err);
+}
+
+int lv__local_walk_at(const local *l, int base, const char *rel, size_t upto, const char *what,
+		      int *out, lv_error *err)
+{
+	return walk_dirs(l, base, base, rel, upto, false, what, out, err);
+}
+
+bool lv__local_confirm_missing(const local *l, const char *rel, size_t len)
+{
+	size_t rl = strlen(l->root);
+	char path[PATH_MAX + 1];
+	if (rl + 1 + len > PATH_MAX)
+		return false; /* cannot tell: the caller walks afresh */
+	memcpy(path, l->root, rl);
+	path[rl] = '/';
+	memcpy(path + rl + 1, rel, len);
+	path[rl + 1 + len] = 0;
+	struct stat sb;
+	return fstatat(AT_FDCWD, path, &sb, AT_SYMLINK_NOFOLLOW) != 0 &&
+	       (errno == ENOENT || errno == ENOTDIR);
 }
 
 /* Opens the directory that holds rel's last component; *leaf points into rel. */
@@ -144,20 +184,6 @@ int lv__local_open_parent(const local *l, const char *rel, bool create, const ch
 	const char *slash = strrchr(rel, '/');
 	*leaf = slash ? slash + 1 : rel;
 	return open_dirs(l, rel, slash ? (size_t)(slash - rel) : 0, create, what, dfd, err);
-}
-
-/* Opens directory `dir` for listing: a missing one is *fd = -1 (lists as empty). */
-int lv__local_open_list_dir(const local *l, const char *dir, int *fd, lv_error *err)
-{
-	lv_error tmp = { 0 };
-	int rc = open_dirs(l, dir, strlen(dir), false, "list", fd, &tmp);
-	if (rc == LV_ENOTFOUND) {
-		*fd = -1;
-		return 0;
-	}
-	if (rc < 0 && err)
-		*err = tmp;
-	return rc;
 }
 
 int64_t lv__local_mtime_ms(const struct stat *sb)

@@ -1,9 +1,10 @@
 /*
  * Local filesystem backend (see local.c's header for its rules on symbolic
- * links, atomic writes and temporary files), in four files: local_fs.c (the
+ * links, atomic writes and temporary files), in five files: local_fs.c (the
  * path walk without following links, errno to LV_*), local_dircache.c (the
- * walked directories kept for reads and heads), local.c (opening, lists,
- * reads, the ops table) and local_write.c (writes, creates, deletes).
+ * walked directories kept for reads, heads and listings), local_dirent.c
+ * (directory entries by getdents64), local.c (opening, lists, reads, the ops
+ * table) and local_write.c (writes, creates, deletes).
  */
 #ifndef LV_STORAGE_LOCAL_INT_H
 #define LV_STORAGE_LOCAL_INT_H
@@ -50,8 +51,35 @@ int lv__local_sys_err(lv_error *err, int e, bool missing_is_notfound, const char
  * `create`); *dfd and *leaf (pointer into rel) on success. */
 int lv__local_open_parent(const local *l, const char *rel, bool create, const char *what, int *dfd,
 			  const char **leaf, lv_error *err);
-/* Opens directory `dir` (relative) for listing; LV_ENOTFOUND if it is missing. */
+/* Opens directory `dir` (relative) for listing, walked from the cached root
+ * (local_dircache.c); a missing directory is *fd = -1 (lists as empty). */
 int lv__local_open_list_dir(const local *l, const char *dir, int *fd, lv_error *err);
+/* Hands the descriptor of directory `dir` (relative; just walked, e.g. for a listing) to the
+ * cache, or closes it when the cache keeps no more. */
+void lv__local_dir_keep(const local *l, const char *dir, int fd);
+/* Opens the directory rel[0, upto) (0: the root) by the O_NOFOLLOW walk from the root's path. */
+int lv__local_open_dir(const local *l, const char *rel, size_t upto, const char *what, int *out,
+		       lv_error *err);
+/* Walks rel[0, upto) (upto > 0) with O_NOFOLLOW from the open directory `base`, which is left
+ * open; *out is a new descriptor.  Errors as lv__local_open_parent. */
+int lv__local_walk_at(const local *l, int base, const char *rel, size_t upto, const char *what,
+		      int *out, lv_error *err);
+/* Is rel[0, len) missing below the root now (one fstatat of the root's path + rel)?  Confirms a
+ * "not found" met through a cached directory without a fresh walk; false when it exists or
+ * cannot be told (the caller then walks afresh). */
+bool lv__local_confirm_missing(const local *l, const char *rel, size_t len);
+
+/* local_dirent.c: a directory's entries with getdents64 (no DIR, no fstat or fcntl). */
+typedef struct lv__dents {
+	int fd;
+	size_t len, pos;
+	unsigned char *buf;
+} lv__dents;
+/* Starts reading the entries of directory fd (which the reader does not own); LV_ENOMEM. */
+int lv__dents_open(lv__dents *it, int fd);
+/* The next entry: 1 with *name and *type (a DT_* value), 0 at the end, or -errno. */
+int lv__dents_next(lv__dents *it, const char **name, unsigned char *type);
+void lv__dents_close(lv__dents *it);
 /* "what rel: 'rel[0, end)' is a symbolic link; lancever never follows ..." (LV_EINVALID). */
 int lv__local_symlink_err(lv_error *err, const char *what, const char *rel, size_t end);
 /* st_mtim in ms. */

@@ -116,6 +116,26 @@ char *lv__strndup(const char *s, size_t n) { return lv__memdupz(s, n); }
 
 char *lv__strdup(const char *s) { return s ? lv__strndup(s, strlen(s)) : NULL; }
 
+char *lv__join2(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir), nl = strlen(name), at = dl ? dl + 1 : 0;
+	if (nl > SIZE_MAX - 1 - at)
+		return NULL;
+	char *p = lv__malloc(at + nl + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, dir, dl);
+	if (dl)
+		p[dl] = '/';
+	memcpy(p + at, name, nl + 1);
+	return p;
+}
+
+void lv__copy_bytes(void *d, const void *s, size_t n)
+{
+	memcpy(d, s, n);
+}
+
 void lv__free_secret(char *s)
 {
 	if (s)

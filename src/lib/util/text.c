@@ -108,7 +108,7 @@ int lv__json_escape(lv__dbuf *b, const char *s, size_t n)
  * has 20, and versions() parses 10,000 of them).  A byte fails the first test unless its high
  * nibble is 3, and the second unless it is at most '9'; a valid byte never carries into the
  * next, and one that does (0xFA and up) fails the first. */
-static bool digits8(const char *s, uint64_t *out)
+__attribute__((always_inline)) static inline bool digits8(const char *s, uint64_t *out)
 {
 	const uint64_t hi = UINT64_C(0xF0F0F0F0F0F0F0F0), zeros = UINT64_C(0x3030303030303030);
 	uint64_t w;
@@ -124,8 +124,32 @@ static bool digits8(const char *s, uint64_t *out)
 	return true;
 }
 
+/* Four ASCII digits at s (s[0] most significant); false if any is not a digit. */
+__attribute__((always_inline)) static inline bool digits4(const char *s, uint64_t *out)
+{
+	const uint32_t hi = 0xF0F0F0F0u, zeros = 0x30303030u;
+	uint32_t w = (uint32_t)(unsigned char)s[0] | (uint32_t)(unsigned char)s[1] << 8 |
+		     (uint32_t)(unsigned char)s[2] << 16 | (uint32_t)(unsigned char)s[3] << 24;
+	if ((w & hi) != zeros || ((w + 0x06060606u) & hi) != zeros)
+		return false;
+	w -= zeros;
+	w = w * 10 + (w >> 8); /* pairs: bytes 0 and 2 */
+	*out = (w & 0xFF) * 100 + ((w >> 16) & 0xFF);
+	return true;
+}
+
 bool lv__parse_u64(const char *s, size_t n, uint64_t *out)
 {
+	if (n == 20) { /* a version in a V2 manifest or checkpoint name: every listed entry */
+		uint64_t a, b, c;
+		if (!digits8(s, &a) || !digits8(s + 8, &b) || !digits4(s + 16, &c))
+			return false;
+		uint64_t v = a * 100000000 + b; /* < 10^16 */
+		if (__builtin_mul_overflow(v, 10000, &v) || __builtin_add_overflow(v, c, &v))
+			return false;
+		*out = v;
+		return true;
+	}
 	if (n == 0 || n > 20)
 		return false;
 	/* Up to 19 digits cannot overflow (10^19 - 1 < 2^64); only a 20th is checked. */

@@ -86,6 +86,11 @@ void *lv__memdupz(const void *s, size_t n);
 /* out = a copy of b (0-terminated past its end, as read buffers are); LV_ENOMEM. */
 int lv__buf_copy(lv_buf *out, const lv_buf *b);
 char *lv__strdup(const char *s);
+/* A malloc'd "dir/name" ("name" when dir is empty): a path built without printf; NULL on OOM. */
+char *lv__join2(const char *dir, const char *name);
+/* memcpy(d, s, n) as a call to the C library's: where the compiler would inline a copy of an
+ * unknown small size as `rep movs` (slow to start), e.g. a file name into a path buffer. */
+void lv__copy_bytes(void *d, const void *s, size_t n);
 char *lv__strndup(const char *s, size_t n);
 char *lv__sprintf(const char *fmt, ...) LV_PRINTF(1, 2); /* malloc'ed, NULL on OOM */
 /* Zeroes a malloc'd string that may hold a secret (a key, token, SAS, signed URL), then frees
