@@ -2,8 +2,8 @@
 # history --format csv|arrow stream in bounded memory (issue 29): on 200,000 recorded versions
 # (bench/gen_dataset), the peak RSS of each (bench/rusage) stays under 32 MB (the list-building
 # code held 146 MB here, 615 MB at 1,000,000; --json's peak, the former yardstick at twice it,
-# fell from ~21 MB to ~7 MB when the Lance file reader stopped growing its string buffers by
-# doubling, while csv and arrow, which hold a batch, are 13-19 MB); the outputs hold every
+# fell from ~21 MB to ~7 MB when a buffer's first reservation (lv__realloc of NULL) began to
+# reuse the block cache's freed blocks, while csv and arrow are 13-20 MB); the outputs hold every
 # version, the Arrow stream ends with its end-of-stream marker and names the gaps of a history
 # with a missing segment in its schema, whose warnings still reach stderr.
 #   test_stream.sh LANCEVER GEN_DATASET RUSAGE
