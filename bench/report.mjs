@@ -344,7 +344,7 @@ if (vers) {
 const lfPath = path.join(inDir, 'lancefile', 'results.md');
 if (fs.existsSync(lfPath))
   P('## Lance file layer', '', 'bench/lancefile_bench: the 15-column checkpoint schema written and read with lancever\'s own Lance ' +
-    'file writer/reader (throughput in MB/s of file bytes, median):', '', fs.readFileSync(lfPath, 'utf8').trim(), '');
+    'file writer/reader (throughput in MB/s of file bytes, and minor page faults of one write and of one read, median):', '', fs.readFileSync(lfPath, 'utf8').trim(), '');
 if (scale && scale.sizes.length) {
   P('## History at scale (issue 18)', '',
     'bench/bench_scale.mjs: N recorded versions × 1 fragment; the newest `live` have manifests, the rest are history written by lancever\'s ' +

@@ -3,7 +3,8 @@
  * util/alloc.c).  A large block given back by lv__free is handed to the next large
  * request that fits (same address: its pages are reused), never to a request below an
  * eighth of its size, never twice; lv__calloc zeroes a reused block; lv__realloc keeps
- * the bytes when it moves into a cached block; the byte and slot caps hold; small blocks
+ * the bytes when it moves into a cached block, and lv__realloc of NULL (a buffer's first
+ * reservation) takes a cached block like lv__malloc; the byte and slot caps hold; small blocks
  * (under 32 KiB) and blocks over the big-block cap are freed, not kept; one big block
  * (over the per-block cap) is kept apart, replaced by a newer one, and handed only to a
  * big request.  Under AddressSanitizer the cache is off (a use after free must stay
@@ -109,17 +110,17 @@ static void t_caps(void **state)
 	char *huge = lv__malloc(65 * MIB); /* over the big-block cap: freed, not kept */
 	lv__free(huge);
 	assert_int_equal(lv__blocks_held(NULL), 0);
-	char *p[20];
-	for (int i = 0; i < 20; i++)
+	char *p[40];
+	for (int i = 0; i < 40; i++)
 		p[i] = lv__malloc(MIB + (size_t)i * 4096);
-	for (int i = 0; i < 20; i++)
+	for (int i = 0; i < 40; i++)
 		lv__free(p[i]);
-	/* 16 MiB in all: the oldest were freed; the newest is there */
+	/* 32 MiB in all: the oldest were freed; the newest is there */
 	size_t n = 0, bytes = lv__blocks_held(&n);
-	assert_true(bytes <= 16 * MIB && bytes > 14 * MIB);
-	assert_true(n >= 13 && n <= 15);
-	char *again = lv__malloc(MIB + 19 * 4096);
-	assert_ptr_equal(again, p[19]);
+	assert_true(bytes <= 32 * MIB && bytes > 30 * MIB);
+	assert_true(n >= 27 && n <= 30);
+	char *again = lv__malloc(MIB + 39 * 4096);
+	assert_ptr_equal(again, p[39]);
 	assert_int_equal(lv__blocks_held(NULL), bytes - lv__blocks_usable(again));
 	lv__free(again);
 	assert_int_equal(lv__blocks_held(NULL), bytes);
@@ -137,6 +138,26 @@ static void t_caps(void **state)
 		lv__free(q[i]);
 	lv__blocks_held(&n);
 	assert_int_equal(n, 64);
+	lv__blocks_release();
+}
+
+/* A buffer's first reservation (lv__realloc of NULL, as lv__dbuf_reserve does) is served
+ * from the cache like lv__malloc: before, it always went to malloc for fresh pages. */
+static void t_realloc_of_null_takes_a_cached_block(void **state)
+{
+	(void)state;
+	if (!CACHE_ON)
+		skip();
+	char *a = lv__malloc(2 * MIB);
+	lv__free(a);
+	char *b = lv__realloc(NULL, 2 * MIB - 4096);
+	assert_ptr_equal(a, b);
+	lv__free(b);
+	lv__dbuf d;
+	lv__dbuf_init(&d, 0);
+	assert_int_equal(lv__dbuf_reserve(&d, MIB), 0); /* rounds up to 2 MiB: the same block */
+	assert_ptr_equal(d.ptr, a);
+	lv__dbuf_dispose(&d);
 	lv__blocks_release();
 }
 
@@ -178,6 +199,7 @@ int main(void)
 		cmocka_unit_test_setup(t_calloc_zeroes_a_reused_block, setup),
 		cmocka_unit_test_setup(t_realloc_into_a_cached_block_keeps_the_bytes, setup),
 		cmocka_unit_test_setup(t_caps, setup),
+		cmocka_unit_test_setup(t_realloc_of_null_takes_a_cached_block, setup),
 		cmocka_unit_test_setup(t_one_big_block, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -196,19 +196,28 @@ static void bin20_free(bin20 *b)
 	b->owned = NULL;
 }
 
-static int binary20(lv__lf_dctx *c, const uint8_t *p, size_t plen, size_t n, bin20 *out, int depth)
+/* A 2.0 Binary's parts: the indices' encoding, the null adjustment and the bytes (flat{8},
+ * decompressed into *owned when compressed: the caller frees it). */
+typedef struct bin20_parts {
+	lv__pb_field indices;
+	uint64_t adj;
+	const uint8_t *bytes;
+	size_t nbytes;
+	uint8_t *owned;
+} bin20_parts;
+
+static int binary20_parts(lv__lf_dctx *c, const uint8_t *p, size_t plen, bin20_parts *o)
 {
-	lv__pb_field fi = { 0 }, fb = { 0 };
-	uint64_t adj = 0;
-	memset(out, 0, sizeof *out);
-	if (lv__lf_pb_find(p, plen, 1, &fi) != 1 || lv__lf_pb_find(p, plen, 2, &fb) != 1)
+	lv__pb_field fb = { 0 };
+	memset(o, 0, sizeof *o);
+	if (lv__lf_pb_find(p, plen, 1, &o->indices) != 1 || lv__lf_pb_find(p, plen, 2, &fb) != 1)
 		return CORRUPT(c, "2.0 binary without indices or bytes");
 	lv__pb r = lv__pb_make(p, plen);
 	lv__pb_field f = { 0 };
 	int rc;
 	while ((rc = lv__pb_next(&r, &f)) == 1)
 		if (f.num == 3 && f.wire == LV_PB_VARINT)
-			adj = f.u;
+			o->adj = f.u;
 	if (rc < 0)
 		return CORRUPT(c, "malformed 2.0 binary encoding");
 	/* bytes: ArrayEncoding.flat{8} */
@@ -217,11 +226,39 @@ static int binary20(lv__lf_dctx *c, const uint8_t *p, size_t plen, size_t n, bin
 		return UNSUP(c, "unsupported 2.0 binary bytes encoding '%s'",
 			     ae20_name(lv__lf_oneof(fb.data, fb.len, &bf)));
 	uint64_t bits;
-	LV_TRY(flat20(c, bf.data, bf.len, &bits, &out->bytes, &out->nbytes, &out->owned));
+	LV_TRY(flat20(c, bf.data, bf.len, &bits, &o->bytes, &o->nbytes, &o->owned));
 	if (bits != 8) {
-		bin20_free(out);
+		lv__free(o->owned);
+		o->owned = NULL;
 		return UNSUP(c, "unsupported 2.0 binary bytes of %llu bits", (unsigned long long)bits);
 	}
+	return 0;
+}
+
+/* indices[i] = end offset, plus null_adjustment for null rows (docs/lance-reference.md, "2.0
+ * page encodings"): value i's end into *end and whether it is null; checked against the
+ * previous end and the bytes. */
+static int binary20_end(lv__lf_dctx *c, const bin20_parts *o, uint64_t v, uint64_t prev,
+			uint64_t *end, bool *null)
+{
+	*null = o->adj && v >= o->adj;
+	if (*null)
+		v -= o->adj;
+	if (v < prev || v > o->nbytes)
+		return CORRUPT(c, "2.0 binary offset %llu out of order or past %zu bytes",
+			       (unsigned long long)v, o->nbytes);
+	*end = v;
+	return 0;
+}
+
+static int binary20(lv__lf_dctx *c, const uint8_t *p, size_t plen, size_t n, bin20 *out, int depth)
+{
+	bin20_parts o;
+	memset(out, 0, sizeof *out);
+	LV_TRY(binary20_parts(c, p, plen, &o));
+	out->bytes = o.bytes;
+	out->nbytes = o.nbytes;
+	out->owned = o.owned;
 	out->n = n;
 	out->ends = lv__calloc(n + 1, sizeof *out->ends);
 	out->valid = lv__malloc(n ? n : 1);
@@ -230,26 +267,42 @@ static int binary20(lv__lf_dctx *c, const uint8_t *p, size_t plen, size_t n, bin
 		return NOMEM(c);
 	}
 	memset(out->valid, 1, n);
-	rc = fixed20(c, fi.data, fi.len, n, out->ends + 1, NULL, NULL, depth + 1);
-	if (rc < 0) {
-		bin20_free(out);
-		return rc;
-	}
-	/* indices[i] = end offset, plus null_adjustment for null rows (docs/lance-reference.md, "2.0 page encodings") */
-	for (size_t i = 0; i < n; i++) {
-		uint64_t v = out->ends[i + 1];
-		if (adj && v >= adj) {
-			v -= adj;
+	int rc = fixed20(c, o.indices.data, o.indices.len, n, out->ends + 1, NULL, NULL, depth + 1);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		bool null = false;
+		rc = binary20_end(c, &o, out->ends[i + 1], out->ends[i], &out->ends[i + 1], &null);
+		if (null)
 			out->valid[i] = 0;
-		}
-		if (v < out->ends[i] || v > out->nbytes) {
-			bin20_free(out);
-			return CORRUPT(c, "2.0 binary offset %llu out of order or past %zu bytes",
-				       (unsigned long long)v, out->nbytes);
-		}
-		out->ends[i + 1] = v;
 	}
-	return 0;
+	if (rc < 0)
+		bin20_free(out);
+	return rc;
+}
+
+/*
+ * A 2.0 Binary page straight into the column: its indices are decoded into the column's
+ * own offsets (the page's n slots from row0+1), then each is checked and replaced by the
+ * column's end offset as its bytes are copied; no per-page arrays.
+ */
+static int binary20_column(lv__lf_dctx *c, const uint8_t *p, size_t plen)
+{
+	size_t n = c->nrows;
+	bin20_parts o;
+	LV_TRY(binary20_parts(c, p, plen, &o));
+	uint64_t *e = c->cb->offs + c->row0 + 1, prev = 0;
+	int rc = fixed20(c, o.indices.data, o.indices.len, n, e, NULL, NULL, 1);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		uint64_t end = prev;
+		bool null = false;
+		rc = binary20_end(c, &o, e[i], prev, &end, &null);
+		if (rc == 0)
+			rc = null ? lv__lf_col_put_null(c, c->row0 + i)
+				  : lv__lf_col_put_str(c, c->row0 + i, o.bytes + prev,
+						       (size_t)(end - prev));
+		prev = end;
+	}
+	lv__free(o.owned);
+	return rc;
 }
 
 static int strings20(lv__lf_dctx *c, const uint8_t *p, size_t plen)
@@ -258,16 +311,8 @@ static int strings20(lv__lf_dctx *c, const uint8_t *p, size_t plen)
 	int k = lv__lf_oneof(p, plen, &f);
 	size_t n = c->nrows;
 	int rc = 0;
-	if (k == 6) {
-		bin20 b;
-		LV_TRY(binary20(c, f.data, f.len, n, &b, 0));
-		for (size_t i = 0; i < n && rc == 0; i++)
-			rc = b.valid[i] ? lv__lf_col_put_str(c, c->row0 + i, b.bytes + b.ends[i],
-							 (size_t)(b.ends[i + 1] - b.ends[i]))
-					: lv__lf_col_put_null(c, c->row0 + i);
-		bin20_free(&b);
-		return rc;
-	}
+	if (k == 6)
+		return binary20_column(c, f.data, f.len);
 	if (k == 7) {
 		/* dictionary{indices (0 = null, k = item k-1), items: binary, num_dictionary_items} */
 		lv__pb_field fi = { 0 }, fit = { 0 }, bi = { 0 };

@@ -6,7 +6,9 @@
  * The reader never trusts the file: every position and size is checked
  * against the bytes at hand, and the number of decoded cells and string bytes
  * is capped relative to the input size so that a small corrupt file cannot
- * make it allocate gigabytes.
+ * make it allocate gigabytes.  A string column's bytes are reserved once, before its
+ * first page is decoded, from the sizes of its page buffers (each checked to lie within
+ * the file first; the sum capped at the file's size), so they do not grow by doubling.
  */
 #include <string.h>
 
@@ -214,6 +216,38 @@ static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uin
 	return 0;
 }
 
+/*
+ * The bytes a string column's pages hold: the sum of their buffers' sizes, each buffer
+ * checked to lie within the file first (page_meta), the sum capped at the file's size (pages
+ * may share bytes).  Uncompressed strings take no more than that, so reserving it once
+ * replaces the growth by doubling (a fresh mapping and a copy at every step); compressed or
+ * dictionary strings grow past it as before.
+ */
+static int str_bytes_bound(lv__lf_rctx *r, lv__lf_dctx *c, const uint8_t *cm, size_t len,
+			   size_t *out)
+{
+	lv__pb pr = lv__pb_make(cm, len);
+	lv__pb_field g = { 0 };
+	size_t sum = 0, page = 0;
+	int more;
+	*out = 0;
+	while ((more = lv__pb_next(&pr, &g)) == 1) {
+		if (g.num != 2 || g.wire != LV_PB_LEN)
+			continue;
+		c->page = page++;
+		uint64_t plen;
+		const uint8_t *enc;
+		size_t enclen;
+		LV_TRY(page_meta(r, c, &g, &plen, &enc, &enclen));
+		for (size_t i = 0; i < c->nbufs; i++)
+			sum = c->buflen[i] > r->size - sum ? r->size : sum + c->buflen[i];
+	}
+	if (more < 0)
+		return lv__lf_perr(c, LV_ECORRUPT, "malformed column metadata");
+	*out = sum;
+	return 0;
+}
+
 static int read_column(lv__lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos, uint64_t len,
 		       size_t str_limit, lv__lf_budget *budget)
 {
@@ -221,10 +255,19 @@ static int read_column(lv__lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos,
 	lv__lf_colbuf b = { .type = col->type, .nullable = col->nullable, .dim = col->list_size };
 	lv__lf_dctx c = { .file = r->name, .col = col->name, .err = r->err, .version = f->version,
 		      .cb = &b, .budget = budget };
-	int rc = col_alloc(&b, f->nrows, str_limit);
-	if (rc < 0)
+	size_t bound = 0;
+	int rc = col->type == LV_COL_UTF8 ? str_bytes_bound(r, &c, r->d + pos, (size_t)len, &bound) : 0;
+	if (rc == 0 && (rc = col_alloc(&b, f->nrows, str_limit)) == 0 && bound) {
+		/* exactly the bound (a dbuf would round it up to a power of two), under the limit */
+		b.data.cap = (bound < str_limit ? bound : str_limit - 1) + 1;
+		if (!(b.data.ptr = lv__malloc(b.data.cap)))
+			rc = LV_ENOMEM, b.data.cap = 0;
+		else
+			b.data.ptr[0] = 0;
+	}
+	if (rc == LV_ENOMEM)
 		rc = lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
-	else
+	else if (rc == 0)
 		rc = read_pages(r, f, &c, r->d + pos, (size_t)len);
 	lv_buf data = { 0 };
 	if (rc == 0 && b.type == LV_COL_UTF8 && lv__dbuf_take(&b.data, &data) < 0)

@@ -6,13 +6,17 @@
  * with 0x48), global buffer 0 (FileDescriptor), column metadata, CMO table,
  * GBO table, 40-byte footer.
  *
- * Protobuf messages are built inside-out in scratch lv_dbufs.  lv__dbuf errors
- * are sticky (`oom`), so message builders ignore per-call results and the
+ * The output is reserved once from an upper bound of the file's size (size_bound) and 2.0
+ * and 2.1 mini-block page buffers are written in place in it (full-zip pages, for long
+ * strings, are built in scratch buffers).
+ * Protobuf messages are built by writer_pb.c, inside-out in scratch lv_dbufs.  lv__dbuf
+ * errors are sticky (`oom`), so message builders ignore per-call results and the
  * final lv__dbuf_take reports any failure once.
  */
 #include <string.h>
 
 #include "lancefile/lf_internal.h"
+#include "lancefile/writer_pb.h"
 #include "util/abi.h"
 
 #define LF_DEFAULT_PAGE_ROWS 65536
@@ -21,181 +25,6 @@
 #define LF_CHUNK_TARGET 8192                /* aim for ~8 KiB mini-block chunks */
 #define LF_CHUNK_MAX_VALUES 4096
 #define LF_MAX_STRING ((uint64_t)1 << 30)
-
-/* ---- protobuf message building ---- */
-
-static void m_sub(lv__dbuf *m, uint32_t f, lv__dbuf *sub)
-{
-	if (sub->oom)
-		m->oom = true;
-	else
-		(void)lv__pbw_bytes(m, f, sub->ptr, sub->len);
-	lv__dbuf_dispose(sub);
-	lv__dbuf_init(sub, 0);
-}
-
-/* Replaces m by a message holding m as field f. */
-static void m_wrap(lv__dbuf *m, uint32_t f)
-{
-	lv__dbuf t;
-	lv__dbuf_init(&t, 0);
-	m_sub(&t, f, m);
-	*m = t;
-}
-
-static void m_packed(lv__dbuf *m, uint32_t f, const uint64_t *v, size_t n)
-{
-	if (!n)
-		return;
-	lv__dbuf t;
-	lv__dbuf_init(&t, 0);
-	for (size_t i = 0; i < n; i++)
-		(void)lv__pbw_varint(&t, v[i]);
-	m_sub(m, f, &t);
-}
-
-/* 2.0 ArrayEncoding.flat{bits, buffer{index}} (the buffer is always present). */
-static void a20_flat(lv__dbuf *m, uint64_t bits, uint32_t idx)
-{
-	lv__dbuf b, f;
-	lv__dbuf_init(&b, 0);
-	lv__dbuf_init(&f, 0);
-	(void)lv__pbw_u64(&b, 1, idx);
-	(void)lv__pbw_u64(&f, 1, bits);
-	m_sub(&f, 2, &b);
-	m_sub(m, 1, &f);
-}
-
-/* nullable{no_nulls{values: flat{bits, buffer idx}}} */
-static void a20_nonull(lv__dbuf *m, uint64_t bits, uint32_t idx)
-{
-	lv__dbuf v;
-	lv__dbuf_init(&v, 0);
-	a20_flat(&v, bits, idx);
-	m_wrap(&v, 1); /* NoNull.values */
-	m_wrap(&v, 1); /* Nullable.no_nulls */
-	m_sub(m, 2, &v);
-}
-
-/* {1: first (consumed), 2: flat{bits, buf 1}} into a new v: the shape of the two-buffer
- * encodings (some_nulls: validity, values; binary: indices, bytes). */
-static void a20_two_buffers(lv__dbuf *v, lv__dbuf *first, uint64_t bits)
-{
-	lv__dbuf x;
-	lv__dbuf_init(v, 0);
-	m_sub(v, 1, first);
-	lv__dbuf_init(&x, 0);
-	a20_flat(&x, bits, 1);
-	m_sub(v, 2, &x);
-}
-
-/* nullable{some_nulls{validity: flat{1, buf 0}, values: flat{bits, buf 1}}} */
-static void a20_somenull(lv__dbuf *m, uint64_t bits)
-{
-	lv__dbuf v, validity;
-	lv__dbuf_init(&validity, 0);
-	a20_flat(&validity, 1, 0);
-	a20_two_buffers(&v, &validity, bits);
-	m_wrap(&v, 2); /* Nullable.some_nulls */
-	m_sub(m, 2, &v);
-}
-
-static void a20_allnull(lv__dbuf *m)
-{
-	lv__dbuf v;
-	lv__dbuf_init(&v, 0);
-	(void)lv__pbw_bytes(&v, 3, NULL, 0);
-	m_sub(m, 2, &v);
-}
-
-/* binary{indices: nullable{no_nulls{flat{64, buf 0}}}, bytes: flat{8, buf 1}, null_adjustment} */
-static void a20_binary(lv__dbuf *m, uint64_t adj)
-{
-	lv__dbuf v, indices;
-	lv__dbuf_init(&indices, 0);
-	a20_nonull(&indices, 64, 0);
-	a20_two_buffers(&v, &indices, 8);
-	(void)lv__pbw_u64(&v, 3, adj);
-	m_sub(m, 6, &v);
-}
-
-/* 2.1 CompressiveEncoding{flat{bits}} */
-static void c21_flat(lv__dbuf *m, uint64_t bits)
-{
-	lv__dbuf f;
-	lv__dbuf_init(&f, 0);
-	(void)lv__pbw_u64(&f, 1, bits);
-	m_sub(m, 1, &f);
-}
-
-/* CompressiveEncoding{variable{offsets: flat{32}}} */
-static void c21_variable(lv__dbuf *m)
-{
-	lv__dbuf o;
-	lv__dbuf_init(&o, 0);
-	c21_flat(&o, 32);
-	m_wrap(&o, 1);
-	m_sub(m, 2, &o);
-}
-
-/* PageLayout{mini_block_layout{...}}; value_bits 0 = variable. */
-static void l21_miniblock(lv__dbuf *m, bool def, uint64_t value_bits, size_t items)
-{
-	lv__dbuf l, x;
-	lv__dbuf_init(&l, 0);
-	lv__dbuf_init(&x, 0);
-	if (def) {
-		c21_flat(&x, 16);
-		m_sub(&l, 2, &x);
-	}
-	if (value_bits)
-		c21_flat(&x, value_bits);
-	else
-		c21_variable(&x);
-	m_sub(&l, 3, &x);
-	uint8_t layer = def ? 3 : 1;
-	(void)lv__pbw_bytes(&l, 6, &layer, 1);
-	(void)lv__pbw_u64(&l, 7, 1);
-	(void)lv__pbw_u64(&l, 9, items);
-	m_sub(m, 1, &l);
-}
-
-static void l21_fullzip(lv__dbuf *m, bool def, size_t items)
-{
-	lv__dbuf l, x;
-	lv__dbuf_init(&l, 0);
-	lv__dbuf_init(&x, 0);
-	(void)lv__pbw_u64(&l, 2, def ? 1 : 0);
-	(void)lv__pbw_u64(&l, 4, 32);
-	(void)lv__pbw_u64(&l, 5, items);
-	(void)lv__pbw_u64(&l, 6, items);
-	c21_variable(&x);
-	m_sub(&l, 7, &x);
-	uint8_t layer = def ? 3 : 1;
-	(void)lv__pbw_bytes(&l, 8, &layer, 1);
-	m_sub(m, 3, &l);
-}
-
-static void l21_allnull(lv__dbuf *m)
-{
-	lv__dbuf l;
-	lv__dbuf_init(&l, 0);
-	uint8_t layer = 3;
-	(void)lv__pbw_bytes(&l, 5, &layer, 1);
-	m_sub(m, 2, &l);
-}
-
-/* Encoding{direct{encoding: Any{url, value}}}; consumes value. */
-static void m_encoding(lv__dbuf *m, uint32_t f, const char *url, lv__dbuf *value)
-{
-	lv__dbuf any;
-	lv__dbuf_init(&any, 0);
-	(void)lv__pbw_bytes(&any, 1, url, strlen(url));
-	m_sub(&any, 2, value);
-	m_wrap(&any, 1); /* DirectEncoding.encoding */
-	m_wrap(&any, 2); /* Encoding.direct */
-	m_sub(m, f, &any);
-}
 
 /* ---- file building ---- */
 
@@ -226,6 +55,28 @@ static void add_buffer(wctx *w, const void *p, size_t n)
 	pad_to(&w->out, 0, LV__LF_ALIGN, LV__LF_PAD_BYTE);
 }
 
+/* Starts a page buffer of n bytes written in place at the end of w->out (no scratch copy):
+ * returns where they go, or NULL when out cannot grow (its sticky oom flag says so; the
+ * position is still recorded).  buffer_end closes it. */
+static uint8_t *buffer_begin(wctx *w, size_t per, size_t count)
+{
+	size_t n;
+	w->off[w->nb] = w->out.len;
+	w->nb++;
+	if (lv__mul_overflow(per, count, &n) || lv__dbuf_reserve(&w->out, n) < 0) {
+		w->out.oom = true;
+		w->size[w->nb - 1] = 0;
+		return NULL;
+	}
+	w->size[w->nb - 1] = n;
+	uint8_t *p = w->out.ptr + w->out.len;
+	w->out.len += n;
+	w->out.ptr[w->out.len] = 0;
+	return p;
+}
+
+static void buffer_end(wctx *w) { pad_to(&w->out, 0, LV__LF_ALIGN, LV__LF_PAD_BYTE); }
+
 static void add_buffer_dbuf(wctx *w, lv__dbuf *b)
 {
 	if (b->oom)
@@ -240,13 +91,13 @@ static void end_page(wctx *w, lv__dbuf *cm, size_t rows, uint64_t priority, lv__
 {
 	lv__dbuf p;
 	lv__dbuf_init(&p, 0);
-	m_packed(&p, 1, w->off, w->nb);
-	m_packed(&p, 2, w->size, w->nb);
+	lv__lf_w_packed(&p, 1, w->off, w->nb);
+	lv__lf_w_packed(&p, 2, w->size, w->nb);
 	(void)lv__pbw_u64(&p, 3, rows);
-	m_encoding(&p, 4, w->ver == LV_LANCEFILE_V2_0 ? LV__LF_URL_ARRAY_ENCODING : LV__LF_URL_PAGE_LAYOUT,
+	lv__lf_w_encoding(&p, 4, w->ver == LV_LANCEFILE_V2_0 ? LV__LF_URL_ARRAY_ENCODING : LV__LF_URL_PAGE_LAYOUT,
 		   layout);
 	(void)lv__pbw_u64(&p, 5, priority);
-	m_sub(cm, 2, &p);
+	lv__lf_w_sub(cm, 2, &p);
 	w->nb = 0;
 }
 
@@ -264,20 +115,6 @@ static inline size_t str_len(const lv_column *c, size_t i)
 	return is_valid(c, i) ? (size_t)(c->str_offsets[i + 1] - c->str_offsets[i]) : 0;
 }
 
-static void put_bitmap(lv__dbuf *b, const lv_column *c, size_t a, size_t n, bool validity)
-{
-	uint8_t byte = 0;
-	for (size_t i = 0; i < n; i++) {
-		bool bit = validity ? is_valid(c, a + i) : (is_valid(c, a + i) && c->bools[a + i]);
-		if (bit)
-			byte |= (uint8_t)(1u << (i % 8));
-		if (i % 8 == 7 || i + 1 == n) {
-			(void)lv__dbuf_addc(b, byte);
-			byte = 0;
-		}
-	}
-}
-
 static size_t count_nulls(const lv_column *c, size_t a, size_t n)
 {
 	size_t k = 0;
@@ -289,10 +126,23 @@ static size_t count_nulls(const lv_column *c, size_t a, size_t n)
 
 /* ---- 2.0 pages ---- */
 
+/* A bitmap of n rows from a (validity, or the values of a boolean column) in place. */
+static void page_bitmap(wctx *w, const lv_column *c, size_t a, size_t n, bool validity)
+{
+	uint8_t *q = buffer_begin(w, 1, (n + 7) / 8);
+	if (q) {
+		memset(q, 0, (n + 7) / 8);
+		for (size_t i = 0; i < n; i++)
+			if (validity ? is_valid(c, a + i) : (is_valid(c, a + i) && c->bools[a + i]))
+				q[i / 8] |= (uint8_t)(1u << (i % 8));
+	}
+	buffer_end(w);
+}
+
+/* 2.0 pages: every buffer is written in place in the output. */
 static void page20(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 {
-	lv__dbuf b, enc;
-	lv__dbuf_init(&b, 0);
+	lv__dbuf enc;
 	lv__dbuf_init(&enc, 0);
 	size_t nulls = count_nulls(c, a, n);
 	if (c->type == LV_COL_UTF8) {
@@ -300,36 +150,39 @@ static void page20(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n
 		for (size_t i = 0; i < n; i++)
 			total += str_len(c, a + i);
 		uint64_t adj = total + 1, end = 0;
-		for (size_t i = 0; i < n; i++) {
+		uint8_t *q = buffer_begin(w, 8, n);
+		for (size_t i = 0; q && i < n; i++) {
 			end += str_len(c, a + i);
-			(void)lv__dbuf_add_u64le(&b, is_valid(c, a + i) ? end : end + adj);
+			lv__put_le64(q + 8 * i, is_valid(c, a + i) ? end : end + adj);
 		}
-		add_buffer_dbuf(w, &b);
-		for (size_t i = 0; i < n; i++)
-			if (is_valid(c, a + i))
-				(void)lv__dbuf_add(&b, c->str_data + c->str_offsets[a + i],
-						  str_len(c, a + i));
-		add_buffer_dbuf(w, &b);
-		a20_binary(&enc, adj);
+		buffer_end(w);
+		q = total > SIZE_MAX ? NULL : buffer_begin(w, 1, (size_t)total);
+		for (size_t i = 0; q && i < n; i++) {
+			size_t l = str_len(c, a + i);
+			if (l)
+				memcpy(q, c->str_data + c->str_offsets[a + i], l);
+			q += l;
+		}
+		buffer_end(w);
+		lv__lf_w_a20_binary(&enc, adj);
 	} else if (nulls == n) {
-		a20_allnull(&enc);
+		lv__lf_w_a20_allnull(&enc);
 	} else {
 		uint64_t bits = c->type == LV_COL_BOOL ? 1 : 64;
-		if (nulls) {
-			put_bitmap(&b, c, a, n, true);
-			add_buffer_dbuf(w, &b);
-		}
-		if (bits == 1) {
-			put_bitmap(&b, c, a, n, false);
-		} else {
-			for (size_t i = 0; i < n; i++)
-				(void)lv__dbuf_add_u64le(&b, fixed_val(c, a + i));
-		}
-		add_buffer_dbuf(w, &b);
 		if (nulls)
-			a20_somenull(&enc, bits);
+			page_bitmap(w, c, a, n, true);
+		if (bits == 1) {
+			page_bitmap(w, c, a, n, false);
+		} else {
+			uint8_t *q = buffer_begin(w, 8, n);
+			for (size_t i = 0; q && i < n; i++)
+				lv__put_le64(q + 8 * i, fixed_val(c, a + i));
+			buffer_end(w);
+		}
+		if (nulls)
+			lv__lf_w_a20_somenull(&enc, bits);
 		else
-			a20_nonull(&enc, bits, 0);
+			lv__lf_w_a20_nonull(&enc, bits, 0);
 	}
 	end_page(w, cm, n, 0, &enc);
 }
@@ -355,78 +208,143 @@ static size_t var_chunk_size(const uint64_t *pre, size_t a, size_t k, bool def)
 	return s + (var_value_size(pre, a, k) + 7) / 8 * 8;
 }
 
-/*
- * Writes one mini-block chunk of rows [a, a+k) of column c (page-relative
- * prefix sums `pre` for strings) and its metadata word.
- */
-static void write_chunk(lv__dbuf *ch, lv__dbuf *meta, const lv_column *c, size_t a, size_t k,
-			bool def, const uint64_t *pre, size_t pa, bool last)
+/* Rows in the next chunk of a page from row i of n (page-relative), and whether it is the
+ * last: fixed values in chunks of 512 (booleans 4,096); strings in the largest power of two
+ * of rows (at most 4,096) that keeps the chunk near 8 KiB, or all the rest if they fit. */
+static size_t next_chunk(const lv_column *c, const uint64_t *pre, size_t i, size_t n, bool def,
+			 bool *last)
 {
-	size_t base = ch->len, vsize;
+	size_t rem = n - i, k;
+	if (c->type != LV_COL_UTF8) {
+		size_t per = c->type == LV_COL_BOOL ? 4096 : 512;
+		k = rem < per ? rem : per;
+	} else if (rem <= LF_CHUNK_MAX_VALUES && var_chunk_size(pre, i, rem, def) <= LF_CHUNK_TARGET) {
+		k = rem;
+	} else {
+		k = 2;
+		while (k * 2 <= rem && k * 2 <= LF_CHUNK_MAX_VALUES &&
+		       var_chunk_size(pre, i, k * 2, def) <= LF_CHUNK_TARGET)
+			k *= 2;
+		if (k > rem)
+			k = rem;
+	}
+	*last = i + k == n;
+	return k;
+}
+
+/* Bytes of the value buffer and of the whole chunk of rows [pa, pa+k) of the page: the
+ * header (padded to 8), the definition levels (padded to 8), the values (padded to 8). */
+static size_t chunk_vsize(const lv_column *c, const uint64_t *pre, size_t pa, size_t k)
+{
 	if (c->type == LV_COL_UTF8)
-		vsize = var_value_size(pre, pa, k);
-	else if (c->type == LV_COL_BOOL)
-		vsize = (k + 7) / 8;
-	else
-		vsize = 8 * k;
-	(void)lv__dbuf_add_u16le(ch, (uint16_t)(def ? k : 0));
+		return var_value_size(pre, pa, k);
+	return c->type == LV_COL_BOOL ? (k + 7) / 8 : 8 * k;
+}
+
+static size_t chunk_size(const lv_column *c, const uint64_t *pre, size_t pa, size_t k, bool def)
+{
+	return 8 + (def ? (2 * k + 7) / 8 * 8 : 0) + (chunk_vsize(c, pre, pa, k) + 7) / 8 * 8;
+}
+
+static void put16(uint8_t *p, size_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+}
+
+static void put32(uint8_t *p, uint64_t v)
+{
+	for (int j = 0; j < 4; j++)
+		p[j] = (uint8_t)(v >> (8 * j));
+}
+
+/*
+ * Writes one mini-block chunk of rows [a, a+k) of column c (page-relative prefix sums `pre`
+ * for strings, the chunk's first row pa within them) in place at q, chunk_size() bytes:
+ * [u16 levels][u16 level bytes if def][u16 value bytes] padded with 0xFE to 8, the u16
+ * levels (0 valid, 1 null) padded to 8, the values (u64 words, a bitmap, or u32 offsets and
+ * the bytes padded with 0x48 to 4) padded with 0xFE to 8.
+ */
+static void write_chunk(uint8_t *q, const lv_column *c, size_t a, size_t k, bool def,
+			const uint64_t *pre, size_t pa)
+{
+	size_t vsize = chunk_vsize(c, pre, pa, k), o = 0;
+	memset(q, 0xFE, chunk_size(c, pre, pa, k, def));
+	put16(q, def ? k : 0);
 	if (def)
-		(void)lv__dbuf_add_u16le(ch, (uint16_t)(2 * k));
-	(void)lv__dbuf_add_u16le(ch, (uint16_t)vsize);
-	pad_to(ch, base, 8, 0xFE);
+		put16(q + 2, 2 * k);
+	put16(q + (def ? 4 : 2), vsize);
+	o = 8;
 	if (def) {
 		for (size_t i = 0; i < k; i++)
-			(void)lv__dbuf_add_u16le(ch, is_valid(c, a + i) ? 0 : 1);
-		pad_to(ch, base, 8, 0xFE);
+			put16(q + o + 2 * i, is_valid(c, a + i) ? 0 : 1);
+		o += (2 * k + 7) / 8 * 8;
 	}
+	uint8_t *v = q + o;
 	if (c->type == LV_COL_UTF8) {
-		size_t vbase = ch->len;
-		uint64_t o = 4 * (k + 1);
-		(void)lv__dbuf_add_u32le(ch, (uint32_t)o);
+		uint64_t off = 4 * (k + 1);
+		put32(v, off);
 		for (size_t i = 0; i < k; i++) {
-			o += str_len(c, a + i);
-			(void)lv__dbuf_add_u32le(ch, (uint32_t)o);
+			size_t l = str_len(c, a + i);
+			if (l)
+				memcpy(v + off, c->str_data + c->str_offsets[a + i], l);
+			off += l;
+			put32(v + 4 * (i + 1), off);
 		}
-		for (size_t i = 0; i < k; i++)
-			if (is_valid(c, a + i))
-				(void)lv__dbuf_add(ch, c->str_data + c->str_offsets[a + i],
-						  str_len(c, a + i));
-		pad_to(ch, vbase, 4, LV__LF_PAD_BYTE);
+		memset(v + off, LV__LF_PAD_BYTE, vsize - off);
 	} else if (c->type == LV_COL_BOOL) {
-		put_bitmap(ch, c, a, k, false);
+		memset(v, 0, vsize);
+		for (size_t i = 0; i < k; i++)
+			if (is_valid(c, a + i) && c->bools[a + i])
+				v[i / 8] |= (uint8_t)(1u << (i % 8));
 	} else {
 		for (size_t i = 0; i < k; i++)
-			(void)lv__dbuf_add_u64le(ch, fixed_val(c, a + i));
+			lv__put_le64(v + 8 * i, fixed_val(c, a + i));
 	}
-	pad_to(ch, base, 8, 0xFE);
-	unsigned lg = 0;
-	while (((size_t)1 << lg) < k)
-		lg++;
-	chunk_meta(meta, ch->len - base, lg, last);
+}
+
+/* A mini-block page's two buffers: the chunk metadata words, then the chunks, written in
+ * place in the output (the metadata first: the chunks' sizes are known before they are). */
+static void miniblock_buffers(wctx *w, const lv_column *c, size_t a, size_t n, bool def,
+			      const uint64_t *pre)
+{
+	lv__dbuf meta;
+	lv__dbuf_init(&meta, 0);
+	size_t total = 0;
+	bool last = false;
+	for (size_t i = 0, k; i < n; i += k) {
+		k = next_chunk(c, pre, i, n, def, &last);
+		unsigned lg = 0;
+		while (((size_t)1 << lg) < k)
+			lg++;
+		size_t bytes = chunk_size(c, pre, i, k, def);
+		chunk_meta(&meta, bytes, lg, last);
+		total += bytes;
+	}
+	add_buffer_dbuf(w, &meta);
+	uint8_t *q = buffer_begin(w, 1, total);
+	for (size_t i = 0, k; q && i < n; i += k) {
+		k = next_chunk(c, pre, i, n, def, &last);
+		write_chunk(q, c, a + i, k, def, pre, i);
+		q += chunk_size(c, pre, i, k, def);
+	}
+	buffer_end(w);
 }
 
 static int page21(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 {
-	lv__dbuf enc, meta, ch;
+	lv__dbuf enc;
 	lv__dbuf_init(&enc, 0);
-	lv__dbuf_init(&meta, 0);
-	lv__dbuf_init(&ch, 0);
 	size_t nulls = count_nulls(c, a, n);
 	bool def = nulls > 0;
 	if (nulls == n) {
-		l21_allnull(&enc);
+		lv__lf_w_l21_allnull(&enc);
 		end_page(w, cm, n, a, &enc);
 		return 0;
 	}
 	if (c->type != LV_COL_UTF8) {
-		size_t per = c->type == LV_COL_BOOL ? 4096 : 512;
-		for (size_t i = 0; i < n; i += per) {
-			size_t k = n - i < per ? n - i : per;
-			write_chunk(&ch, &meta, c, a + i, k, def, NULL, 0, i + k == n);
-		}
-		add_buffer_dbuf(w, &meta);
-		add_buffer_dbuf(w, &ch);
-		l21_miniblock(&enc, def, c->type == LV_COL_BOOL ? 1 : 64, n);
+		miniblock_buffers(w, c, a, n, def, NULL);
+		lv__lf_w_l21_miniblock(&enc, def, c->type == LV_COL_BOOL ? 1 : 64, n);
 		end_page(w, cm, n, a, &enc);
 		return 0;
 	}
@@ -443,8 +361,9 @@ static int page21(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 	}
 	if (maxlen >= LF_FULLZIP_MIN_LEN) {
 		/* full zip: [control byte if def] [u32 length + bytes if valid] per row */
-		lv__dbuf ri;
+		lv__dbuf ri, ch;
 		lv__dbuf_init(&ri, 0);
+		lv__dbuf_init(&ch, 0);
 		uint64_t *starts = lv__calloc(n + 1, sizeof *starts);
 		if (!starts) {
 			lv__free(pre);
@@ -470,30 +389,10 @@ static int page21(wctx *w, lv__dbuf *cm, const lv_column *c, size_t a, size_t n)
 		lv__free(starts);
 		add_buffer_dbuf(w, &ch);
 		add_buffer_dbuf(w, &ri);
-		l21_fullzip(&enc, def, n);
+		lv__lf_w_l21_fullzip(&enc, def, n);
 	} else {
-		size_t i = 0;
-		while (i < n) {
-			size_t rem = n - i, k;
-			bool last;
-			if (rem <= LF_CHUNK_MAX_VALUES && var_chunk_size(pre, i, rem, def) <= LF_CHUNK_TARGET) {
-				k = rem;
-				last = true;
-			} else {
-				k = 2;
-				while (k * 2 <= rem && k * 2 <= LF_CHUNK_MAX_VALUES &&
-				       var_chunk_size(pre, i, k * 2, def) <= LF_CHUNK_TARGET)
-					k *= 2;
-				if (k > rem)
-					k = rem;
-				last = i + k == n;
-			}
-			write_chunk(&ch, &meta, c, a + i, k, def, pre, i, last);
-			i += k;
-		}
-		add_buffer_dbuf(w, &meta);
-		add_buffer_dbuf(w, &ch);
-		l21_miniblock(&enc, def, 0, n);
+		miniblock_buffers(w, c, a, n, def, pre);
+		lv__lf_w_l21_miniblock(&enc, def, 0, n);
 	}
 	lv__free(pre);
 	end_page(w, cm, n, a, &enc);
@@ -517,15 +416,15 @@ static void write_schema(lv__dbuf *gb, const lv_column *cols, size_t ncols, size
 		(void)lv__pbw_str(&f, 5, ltype[cols[i].type]);
 		(void)lv__pbw_u64(&f, 6, cols[i].nullable);
 		(void)lv__pbw_u64(&f, 7, cols[i].type == LV_COL_UTF8 ? 2 : 1);
-		m_sub(&s, 1, &f);
+		lv__lf_w_sub(&s, 1, &f);
 	}
 	for (size_t i = 0; i < nmeta; i++) {
 		(void)lv__pbw_str(&e, 1, meta[i].key);
 		if (meta[i].value_len)
 			(void)lv__pbw_bytes(&e, 2, meta[i].value, meta[i].value_len);
-		m_sub(&s, 5, &e);
+		lv__lf_w_sub(&s, 5, &e);
 	}
-	m_sub(gb, 1, &s);
+	lv__lf_w_sub(gb, 1, &s);
 	(void)lv__pbw_u64(gb, 2, nrows);
 }
 
@@ -588,6 +487,33 @@ static int check_input(const lv_column *cols, size_t ncols, size_t nrows, const 
 	return 0;
 }
 
+/*
+ * An upper bound of the file's size (saturating), so the output is allocated once instead
+ * of growing by doubling: per row at most 8 value bytes, 2 of definition levels and 6 of
+ * string offsets, length words and chunk headers; the strings' bytes (and 1/64 of them for
+ * chunk padding); per page its buffers' padding and metadata.  Only a reservation: a file
+ * that needs more grows as before.
+ */
+static size_t size_bound(const lv_column *cols, size_t ncols, size_t nrows, const lv_kv *meta,
+			 size_t nmeta, size_t page_rows)
+{
+	uint64_t t = 65536, pages = nrows / page_rows + 1, lim = (uint64_t)1 << 62;
+	for (size_t i = 0; i < nmeta; i++)
+		t += strlen(meta[i].key) + meta[i].value_len + 16;
+	for (size_t i = 0; i < ncols && t < lim; i++) {
+		uint64_t per = cols[i].type == LV_COL_BOOL ? 3 : 10, bytes = 0;
+		if (cols[i].type == LV_COL_UTF8 && nrows) {
+			bytes = cols[i].str_offsets[nrows] - cols[i].str_offsets[0];
+			per = 16;
+		}
+		if (bytes > lim)
+			return 0;
+		t += strlen(cols[i].name) + 64 + per * nrows + bytes + bytes / 64 +
+		     (pages + bytes / LF_PAGE_STR_BYTES + 1) * (4 * LV__LF_ALIGN + 512);
+	}
+	return t < lim && t <= SIZE_MAX / 2 ? (size_t)t : 0;
+}
+
 int lv_lancefile_write_options_init(lv_lancefile_write_options *o, int version)
 {
 	static const lv_lancefile_write_options defaults = LV_LANCEFILE_WRITE_OPTIONS_INIT;
@@ -621,6 +547,9 @@ int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t 
 
 	wctx w = { .ver = ver, .err = err };
 	lv__dbuf_init(&w.out, 0);
+	size_t bound = size_bound(cols, ncols, nrows, meta, nmeta, page_rows);
+	if (bound && lv__dbuf_reserve(&w.out, bound) < 0)
+		w.out.oom = false; /* only a reservation: nothing written yet, grow as needed */
 	lv__dbuf *cms = lv__calloc(ncols ? ncols : 1, sizeof *cms);
 	if (!cms)
 		return lv__err(err, LV_ENOMEM, "lancefile write: out of memory");
@@ -631,7 +560,7 @@ int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t 
 		lv__dbuf colenc;
 		lv__dbuf_init(&colenc, 0);
 		(void)lv__pbw_bytes(&colenc, 1, NULL, 0); /* ColumnEncoding.values = Empty */
-		m_encoding(&cms[i], 1, LV__LF_URL_COLUMN_ENCODING, &colenc);
+		lv__lf_w_encoding(&cms[i], 1, LV__LF_URL_COLUMN_ENCODING, &colenc);
 		for (size_t a = 0; a < nrows && rc == 0;) {
 			size_t n = nrows - a < page_rows ? nrows - a : page_rows;
 			if (c->type == LV_COL_UTF8) {

@@ -6,8 +6,9 @@
  * production library nothing.
  *
  * Blocks of LV__BLOCK_MIN bytes or more are taken from and given back to the large-block
- * cache (blocks.c) when one fits, so repeated calls reuse faulted-in pages; lv__free is
- * what gives a block back (a plain free() of a large block just frees it).
+ * cache (blocks.c) when one fits, so repeated calls reuse faulted-in pages (lv__realloc of
+ * NULL, a buffer's first reservation, included); lv__free is what gives a block back (a
+ * plain free() of a large block just frees it).
  *
  * Invariants: a size of 0 allocates 1 byte (never NULL for success); a product that
  * overflows size_t fails as out of memory; copies are NUL-terminated; the failure hook
@@ -69,8 +70,12 @@ void *lv__calloc(size_t n, size_t size)
 void *lv__realloc(void *p, size_t n)
 {
 	LV__ALLOC_CHECK();
-	size_t have = p && n >= LV__BLOCK_MIN ? lv__blocks_usable(p) : 0; /* large requests only */
-	if (p && n >= LV__BLOCK_MIN && n > have) {
+	if (!p) { /* like lv__malloc: a buffer's first reservation may come from the cache too */
+		void *q = lv__blocks_take(n);
+		return q ? q : malloc(n ? n : 1);
+	}
+	size_t have = n >= LV__BLOCK_MIN ? lv__blocks_usable(p) : 0; /* large requests only */
+	if (n >= LV__BLOCK_MIN && n > have) {
 		void *q = lv__blocks_take(n);
 		if (q) {
 			memcpy(q, p, have);

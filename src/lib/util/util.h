@@ -54,7 +54,7 @@ void *lv__aligned_alloc(size_t align, size_t n);
 void lv__free(void *p);
 /* The large-block cache (blocks.c) under the allocator above: blocks of LV__BLOCK_MIN bytes
  * (32 KiB) or more that lv__free gives back are kept (up to 64 blocks of at most 8 MiB,
- * 16 MiB in all, plus one block of up to 64 MiB whose pages the kernel may reclaim) for
+ * 32 MiB in all, plus one block of up to 64 MiB whose pages the kernel may reclaim) for
  * the next large request.  take: a cached block of at least n usable bytes or
  * NULL; give: true if p is now the cache's; usable: malloc_usable_size (0 for NULL);
  * held: bytes (and blocks) held; release: frees every held block. */
