@@ -551,8 +551,10 @@ int lv_lancefile_write(lv_buf *out, const lv_column *cols, size_t ncols, size_t 
 	if (bound && lv__dbuf_reserve(&w.out, bound) < 0)
 		w.out.oom = false; /* only a reservation: nothing written yet, grow as needed */
 	lv__dbuf *cms = lv__calloc(ncols ? ncols : 1, sizeof *cms);
-	if (!cms)
+	if (!cms) {
+		lv__dbuf_dispose(&w.out); /* the reservation above */
 		return lv__err(err, LV_ENOMEM, "lancefile write: out of memory");
+	}
 	int rc = 0;
 	for (size_t i = 0; i < ncols && rc == 0; i++) {
 		const lv_column *c = &cols[i];
