@@ -165,6 +165,23 @@ static int page_meta(lv__lf_rctx *r, lv__lf_dctx *c, const lv__pb_field *g, uint
 	return 0;
 }
 
+/* The next page of a column's metadata (its field 2), its buffers checked and set in c (as
+ * page_meta): 1, 0 after the last, or < 0 (an error, reported). */
+static int page_next(lv__lf_rctx *r, lv__lf_dctx *c, lv__pb *pr, size_t *page, uint64_t *plen,
+		     const uint8_t **enc, size_t *enclen)
+{
+	lv__pb_field g = { 0 };
+	int more;
+	while ((more = lv__pb_next(pr, &g)) == 1) {
+		if (g.num != 2 || g.wire != LV_PB_LEN)
+			continue;
+		c->page = (*page)++;
+		LV_TRY(page_meta(r, c, &g, plen, enc, enclen));
+		return 1;
+	}
+	return more < 0 ? lv__lf_perr(c, LV_ECORRUPT, "malformed column metadata") : 0;
+}
+
 /* Decodes every page of a column's metadata cm[0..len) into c->cb. */
 static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uint8_t *cm, size_t len)
 {
@@ -182,15 +199,10 @@ static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uin
 				      : "unsupported column encoding (zone index or blob)");
 	lv__pb pr = lv__pb_make(cm, len);
 	size_t row = 0, page = 0;
-	int more;
-	while ((more = lv__pb_next(&pr, &g)) == 1) {
-		if (g.num != 2 || g.wire != LV_PB_LEN)
-			continue;
-		c->page = page++;
-		uint64_t plen;
-		const uint8_t *enc;
-		size_t enclen;
-		LV_TRY(page_meta(r, c, &g, &plen, &enc, &enclen));
+	uint64_t plen;
+	const uint8_t *enc;
+	size_t enclen;
+	while ((rc = page_next(r, c, &pr, &page, &plen, &enc, &enclen)) == 1) {
 		if (plen > f->nrows - row)
 			return lv__lf_perr(c, LV_ECORRUPT, "pages hold more than the file's %zu rows",
 				       f->nrows);
@@ -208,8 +220,8 @@ static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uin
 						       : lv__lf_decode_page21(c, val, vlen));
 		row += (size_t)plen;
 	}
-	if (more < 0)
-		return lv__lf_perr(c, LV_ECORRUPT, "malformed column metadata");
+	if (rc < 0)
+		return rc;
 	if (row != f->nrows)
 		return lv__err(r->err, LV_ECORRUPT, "file %s: column '%s': pages hold %zu of %zu rows",
 			       r->name, c->col, row, f->nrows);
@@ -227,23 +239,17 @@ static int str_bytes_bound(lv__lf_rctx *r, lv__lf_dctx *c, const uint8_t *cm, si
 			   size_t *out)
 {
 	lv__pb pr = lv__pb_make(cm, len);
-	lv__pb_field g = { 0 };
 	size_t sum = 0, page = 0;
-	int more;
+	uint64_t plen;
+	const uint8_t *enc;
+	size_t enclen;
+	int rc;
 	*out = 0;
-	while ((more = lv__pb_next(&pr, &g)) == 1) {
-		if (g.num != 2 || g.wire != LV_PB_LEN)
-			continue;
-		c->page = page++;
-		uint64_t plen;
-		const uint8_t *enc;
-		size_t enclen;
-		LV_TRY(page_meta(r, c, &g, &plen, &enc, &enclen));
+	while ((rc = page_next(r, c, &pr, &page, &plen, &enc, &enclen)) == 1)
 		for (size_t i = 0; i < c->nbufs; i++)
 			sum = c->buflen[i] > r->size - sum ? r->size : sum + c->buflen[i];
-	}
-	if (more < 0)
-		return lv__lf_perr(c, LV_ECORRUPT, "malformed column metadata");
+	if (rc < 0)
+		return rc;
 	*out = sum;
 	return 0;
 }
