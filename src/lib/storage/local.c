@@ -1,12 +1,14 @@
 /*
  * Local filesystem backend.
  *
- * The handle holds only its (absolute) root, so every operation is
- * independent and the backend is thread-safe without locks.
+ * The handle holds its (absolute) root and a cache of directory descriptors
+ * (local_dircache.c, under its own lock), so every operation is independent
+ * and the backend is thread-safe.
  *
  * Symbolic links.  The root itself is resolved once, when the handle is opened
- * (realpath), so a dataset path may be or go through a symlink.  Below the
- * root, no operation ever follows one:
+ * (the kernel's name for the opened root, /proc/self/fd, else realpath), so a
+ * dataset path may be or go through a symlink.  Below the root, no operation
+ * ever follows one:
  * - every directory component of a path is opened one at a time from the
  *   root with openat(O_DIRECTORY | O_NOFOLLOW), and the final step (open,
  *   fstatat, create, rename, link, unlinkat) is done relative to the last
