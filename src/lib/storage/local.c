@@ -120,6 +120,13 @@ static int ent_cmp(const void *a, const void *b)
 	return strcmp(((const ent *)a)->path, ((const ent *)b)->path);
 }
 
+/* "." and "..", and our own in-flight temporary files: never listed. */
+static bool hidden(const char *name)
+{
+	return (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2]))) ||
+	       !strncmp(name, LV__TMP_PREFIX, strlen(LV__TMP_PREFIX));
+}
+
 /* Deep enough for any real dataset; stops pathological trees from exhausting the stack. */
 #define LOCAL_MAX_DEPTH 64
 
@@ -145,8 +152,7 @@ static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, 
 					     lv__local_errstr(-r, ebuf, sizeof ebuf));
 			break;
 		}
-		if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
-		    strncmp(name, LV__TMP_PREFIX, strlen(LV__TMP_PREFIX)) == 0)
+		if (hidden(name))
 			continue;
 		struct stat sb;
 		if (fstatat(fd, name, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
@@ -265,9 +271,7 @@ static int local_list_names(void *impl, const char *dir, lv_list_cb cb, void *pa
 					     lv__local_errstr(-r, ebuf, sizeof ebuf));
 			break;
 		}
-		if (name[0] == '.' && (!name[1] || (name[1] == '.' && !name[2])))
-			continue;
-		if (!strncmp(name, LV__TMP_PREFIX, strlen(LV__TMP_PREFIX)))
+		if (hidden(name))
 			continue;
 		if (type == DT_UNKNOWN) {
 			struct stat sb;

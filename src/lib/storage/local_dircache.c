@@ -120,9 +120,10 @@ static dc_ent *find(lv__dircache *c, const char *dir, size_t len, uint64_t now)
 	return NULL;
 }
 
-/* Keeps a freshly walked fd as an entry in use (a free slot, else an unused entry evicted);
- * NULL when every slot is in use (the caller then owns fd).  Under the lock. */
-static dc_ent *insert(lv__dircache *c, const char *dir, size_t len, int fd, uint64_t now)
+/* Keeps a freshly walked fd as an entry with `refs` users (1: the caller's operation; 0: kept
+ * only) in a free slot, else in an unused entry evicted; NULL when every slot is in use (the
+ * caller then owns fd).  Under the lock. */
+static dc_ent *insert(lv__dircache *c, const char *dir, size_t len, int fd, int refs, uint64_t now)
 {
 	dc_ent *slot = NULL;
 	for (size_t i = 0; i < LV__DC_SLOTS; i++) { /* an older walk of the same directory, or expired */
@@ -154,7 +155,7 @@ static dc_ent *insert(lv__dircache *c, const char *dir, size_t len, int fd, uint
 	}
 	memcpy(copy, dir, len);
 	copy[len] = 0;
-	*slot = (dc_ent){ copy, len, fd, 1, 1, now, false };
+	*slot = (dc_ent){ copy, len, fd, refs, 1, now, false };
 	return slot;
 }
 
@@ -174,7 +175,7 @@ static int root_get(const local *l, uint64_t now, const char *what, int *fd, dc_
 	const char *leaf;
 	LV_TRY(lv__local_open_parent(l, "", false, what, fd, &leaf, err));
 	pthread_mutex_lock(&c->mu);
-	*ent = insert(c, "", 0, *fd, now);
+	*ent = insert(c, "", 0, *fd, 1, now);
 	pthread_mutex_unlock(&c->mu);
 	return 0;
 }
@@ -252,7 +253,7 @@ int lv__local_dir_get(const local *l, const char *rel, bool fresh, const char *w
 keep:
 	if (c) {
 		pthread_mutex_lock(&c->mu);
-		out->ent = insert(c, rel, len, out->fd, now);
+		out->ent = insert(c, rel, len, out->fd, 1, now);
 		pthread_mutex_unlock(&c->mu);
 	}
 	return 0;
@@ -264,9 +265,7 @@ void lv__local_dir_keep(const local *l, const char *dir, int fd)
 	dc_ent *e = NULL;
 	if (c) {
 		pthread_mutex_lock(&c->mu);
-		e = insert(c, dir, strlen(dir), fd, now_ns());
-		if (e)
-			e->refs = 0; /* kept, in use by no operation */
+		e = insert(c, dir, strlen(dir), fd, 0, now_ns());
 		pthread_mutex_unlock(&c->mu);
 	}
 	if (!e)
@@ -303,15 +302,6 @@ int lv__local_open_list_dir(const local *l, const char *dir, int *fd, lv_error *
 
 void lv__local_dir_put(const local *l, lv__dirref *d)
 {
-	dc_ent *e = (dc_ent *)d->ent;
-	if (!e) {
-		close(d->fd);
-		return;
-	}
-	lv__dircache *c = l->dc;
-	pthread_mutex_lock(&c->mu);
-	if (--e->refs == 0 && e->stale)
-		ent_drop(e);
-	pthread_mutex_unlock(&c->mu);
+	ent_put(l->dc, d->ent, d->fd);
 	d->ent = NULL;
 }

@@ -92,10 +92,9 @@ static int open_root(const local *l, bool create, const char *what, const char *
  * is `borrowed` (then it is left open, and upto must be > 0 so *out is a new descriptor).
  * A missing component is LV_ENOTFOUND, a symlinked one LV_EINVALID naming it.
  */
-static int walk_dirs(const local *l, int fd, int borrowed, const char *rel, size_t upto, bool create,
+static int walk_dirs(int fd, int borrowed, const char *rel, size_t upto, bool create,
 		     const char *what, int *out, lv_error *err)
 {
-	(void)l;
 	char seg[NAME_MAX + 1];
 	size_t s = 0;
 	while (s < upto) {
@@ -147,7 +146,7 @@ static int open_dirs(const local *l, const char *rel, size_t upto, bool create, 
 {
 	int fd = -1;
 	LV_TRY(open_root(l, create, what, rel, &fd, err));
-	return walk_dirs(l, fd, -1, rel, upto, create, what, out, err);
+	return walk_dirs(fd, -1, rel, upto, create, what, out, err);
 }
 
 int lv__local_open_dir(const local *l, const char *rel, size_t upto, const char *what, int *out,
@@ -159,7 +158,7 @@ int lv__local_open_dir(const local *l, const char *rel, size_t upto, const char 
 int lv__local_walk_at(const local *l, int base, const char *rel, size_t upto, const char *what,
 		      int *out, lv_error *err)
 {
-	return walk_dirs(l, base, base, rel, upto, false, what, out, err);
+	return walk_dirs(base, base, rel, upto, false, what, out, err);
 }
 
 bool lv__local_confirm_missing(const local *l, const char *rel, size_t len)
