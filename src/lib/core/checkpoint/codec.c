@@ -187,6 +187,25 @@ static void acc_flush(crc_acc *a)
 	a->n = 0;
 }
 
+static uint32_t checksum_start(int64_t created, size_t n)
+{
+	return crc_u64(crc_u64(0, (uint64_t)created), n);
+}
+
+/* An accumulator at the start of n rows' checksum. */
+static void acc_start(crc_acc *a, int64_t created, size_t n)
+{
+	a->c = checksum_start(created, n);
+	a->n = 0;
+}
+
+/* The checksum of the rows added. */
+static uint32_t acc_end(crc_acc *a)
+{
+	acc_flush(a);
+	return a->c;
+}
+
 static void row_crc(crc_acc *a, const row_view *v)
 {
 	size_t total = 83;
@@ -217,11 +236,6 @@ static void row_crc(crc_acc *a, const row_view *v)
 		if (v->s[k])
 			a->c = lv__crc32c(a->c, v->s[k], v->len[k]);
 	}
-}
-
-static uint32_t checksum_start(int64_t created, size_t n)
-{
-	return crc_u64(crc_u64(0, (uint64_t)created), n);
 }
 
 /*
@@ -277,15 +291,13 @@ static void row_of_info(const lv_version_info *v, row_view *w)
 static uint32_t rows_checksum(const lv_version_info *r, size_t n, int64_t created)
 {
 	crc_acc a;
-	a.c = checksum_start(created, n);
-	a.n = 0;
+	acc_start(&a, created, n);
 	for (size_t i = 0; i < n; i++) {
 		row_view w;
 		row_of_info(&r[i], &w);
 		row_crc(&a, &w);
 	}
-	acc_flush(&a);
-	return a.c;
+	return acc_end(&a);
 }
 
 static void identity_of(char *buf, size_t cap, int64_t created, const lv_version_info *first)
@@ -653,8 +665,7 @@ static int decode_rows(const lv_lancefile *lf, const lv_column *const *col, int6
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	lv_version_list *l = out->rows;
 	crc_acc acc;
-	acc.c = checksum_start(created, n);
-	acc.n = 0;
+	acc_start(&acc, created, n);
 	for (size_t i = 0; i < n; i++) {
 		if (i > 0 && ver[i] <= ver[i - 1])
 			return lv__err(err, LV_ECORRUPT,
@@ -668,8 +679,7 @@ static int decode_rows(const lv_lancefile *lf, const lv_column *const *col, int6
 			l->n++;
 		}
 	}
-	acc_flush(&acc);
-	uint32_t crc = acc.c;
+	uint32_t crc = acc_end(&acc);
 	const lv_kv *seg = lv_lancefile_metadata_find(lf, KEY_SEGMENT);
 	const lv_kv *arc = lv_lancefile_metadata_find(lf, KEY_ARCHIVE);
 	lv__cp_extra x = { seg ? seg->value : NULL, arc ? arc->value : NULL };
