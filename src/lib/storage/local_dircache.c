@@ -196,6 +196,7 @@ static void ent_put(lv__dircache *c, dc_ent *e, int fd)
  * Walks rel[0, len) (len > 0) from the cached root.  A component missing below a root that
  * was cached (not walked now) is confirmed by one fstatat of the root's path: missing there
  * too, it is a definitive LV_ENOTFOUND (*definitive); otherwise the caller walks afresh.
+ * err NULL: the code only (a listing's missing directory is no error: no message is made).
  */
 static int walk_from_root(const local *l, const char *rel, size_t len, uint64_t now,
 			  const char *what, int *fd, bool *definitive, lv_error *err)
@@ -206,7 +207,7 @@ static int walk_from_root(const local *l, const char *rel, size_t len, uint64_t 
 	*definitive = true;
 	LV_TRY(root_get(l, now, what, &rfd, &re, &rcached, err));
 	lv_error first = { 0 };
-	int rc = lv__local_walk_at(l, rfd, rel, len, what, fd, &first);
+	int rc = lv__local_walk_at(l, rfd, rel, len, what, fd, err ? &first : NULL);
 	ent_put(l->dc, re, rfd);
 	if (rc == LV_ENOTFOUND && rcached && !lv__local_confirm_missing(l, rel, len))
 		*definitive = false;
@@ -278,25 +279,33 @@ void lv__local_dir_keep(const local *l, const char *dir, int fd)
  * through a directory that was moved (say outside the root) after it was cached, and a
  * cleanup still stops at its listings when a directory it lists became a link.
  */
+static int open_list_dir(const local *l, const char *dir, size_t len, int *fd, lv_error *err)
+{
+	if (!len || !l->dc) /* the root itself (a descriptor of its own), or no cache */
+		return lv__local_open_dir(l, dir, len, "list", fd, err);
+	bool definitive;
+	int rc = walk_from_root(l, dir, len, now_ns(), "list", fd, &definitive, err);
+	if (rc < 0 && !definitive) /* missing in the cached root only: walk afresh */
+		rc = lv__local_open_dir(l, dir, len, "list", fd, err);
+	return rc;
+}
+
+/* The walk runs without an error message first (a missing directory, the common case, needs
+ * none); only another failure is walked again for its message. */
 int lv__local_open_list_dir(const local *l, const char *dir, int *fd, lv_error *err)
 {
 	size_t len = strlen(dir);
-	lv_error tmp = { 0 };
-	int rc;
-	if (!len || !l->dc) { /* the root itself (a descriptor of its own), or no cache */
-		rc = lv__local_open_dir(l, dir, len, "list", fd, &tmp);
-	} else {
-		bool definitive;
-		rc = walk_from_root(l, dir, len, now_ns(), "list", fd, &definitive, &tmp);
-		if (rc < 0 && !definitive) /* missing in the cached root only: walk afresh */
-			rc = lv__local_open_dir(l, dir, len, "list", fd, &tmp);
+	int rc = open_list_dir(l, dir, len, fd, NULL);
+	if (rc < 0 && rc != LV_ENOTFOUND) {
+		lv_error tmp = { 0 };
+		rc = open_list_dir(l, dir, len, fd, &tmp);
+		if (rc < 0 && rc != LV_ENOTFOUND && err)
+			*err = tmp;
 	}
 	if (rc == LV_ENOTFOUND) { /* a missing directory (or a file there) lists as empty */
 		*fd = -1;
 		return 0;
 	}
-	if (rc < 0 && err)
-		*err = tmp;
 	return rc;
 }
 

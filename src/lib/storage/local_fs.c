@@ -34,6 +34,8 @@ int lv__local_sys_err(lv_error *err, int e, bool missing_is_notfound, const char
 		code = LV_ENOTFOUND;
 	else if (e == ENOMEM)
 		code = LV_ENOMEM;
+	if (!err)
+		return code; /* the caller wants the code only: no strerror, no formatting */
 	return lv__err(err, code, "%s %s: %s", what, rel[0] ? rel : ".", lv__local_errstr(e, buf, sizeof buf));
 }
 
