@@ -9,6 +9,10 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <lancever/lancever.h>
 #include <lancever/sys/testing.h>
@@ -522,6 +526,93 @@ static void test_scan_stopped(void **state)
 	lv_storage_free(st);
 }
 
+/*
+ * The scan looks up the times of files listed by name (flat directories, on a local store)
+ * a batch of 4,096 at a time, one batch while the listing fills the next: with 10,000 such
+ * files, every old one is still deleted once and reported in listing order, and every new
+ * one is kept.
+ */
+typedef struct stray_log {
+	char **path;
+	size_t n, cap;
+} stray_log;
+
+static void log_candidate(const lv_cleanup_candidate *c, void *payload)
+{
+	stray_log *l = payload;
+	if (strncmp(c->path, "_transactions/stray", 19))
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 1024;
+		l->path = realloc(l->path, l->cap * sizeof *l->path);
+		assert_non_null(l->path);
+	}
+	l->path[l->n++] = strdup(c->path);
+}
+
+static void test_scan_batches_in_order(void **state)
+{
+	(void)state;
+	enum { STRAYS = 10000 };
+	char base[600], cmd[1400];
+	snprintf(base, sizeof base, "%s/ds", tu_tmpdir());
+	snprintf(cmd, sizeof cmd, "cp -r '%s' '%s'", tu_fixture("lance8/t.lance"), base);
+	assert_int_equal(system(cmd), 0);
+	for (int i = 0; i < STRAYS; i++) { /* every 7th a day old (kept), the others 90 days */
+		char f[700];
+		snprintf(f, sizeof f, "%s/_transactions/stray%05d.txn", base, i);
+		FILE *fp = fopen(f, "w");
+		assert_non_null(fp);
+		fputc('x', fp);
+		fclose(fp);
+		/* the policy's now is T_LATEST_MS + 30 days: a day old is in progress */
+		time_t t = (time_t)((T_LATEST_MS + (i % 7 ? -60 : 29) * DAY) / 1000);
+		struct timespec ts[2] = { { t, 0 }, { t, 0 } };
+		assert_int_equal(utimensat(AT_FDCWD, f, ts, 0), 0);
+	}
+	/* the order the scan meets them: the directory's own order */
+	char dir[700];
+	snprintf(dir, sizeof dir, "%s/_transactions", base);
+	char **want = calloc(STRAYS, sizeof *want);
+	size_t nwant = 0;
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	for (struct dirent *e; (e = readdir(d));) {
+		int i;
+		if (sscanf(e->d_name, "stray%05d.txn", &i) == 1 && i % 7) {
+			want[nwant] = malloc(strlen(e->d_name) + 15);
+			sprintf(want[nwant++], "_transactions/%s", e->d_name);
+		}
+	}
+	closedir(d);
+	assert_int_equal(nwant, STRAYS - (STRAYS + 6) / 7);
+	lv_dataset *ds = NULL;
+	CHECK(lv_dataset_open(&ds, base, NULL, &err));
+	lv_cleanup_policy p = policy_all_old();
+	stray_log log = { 0 };
+	p.on_candidate = log_candidate;
+	p.payload = &log;
+	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
+	CHECK(lv_cleanup(ds, &p, &s, &err));
+	assert_int_equal(log.n, nwant);
+	for (size_t i = 0; i < nwant; i++) {
+		if (strcmp(log.path[i], want[i]))
+			fail_msg("delete %zu: %s, listing order says %s", i, log.path[i], want[i]);
+		free(log.path[i]);
+		free(want[i]);
+	}
+	assert_int_equal(s.files_removed[LV_KIND_TRANSACTION], nwant + 4); /* + v1, 2, 4, 5's */
+	for (int i = 0; i < STRAYS; i++) { /* the new ones stay */
+		char f[700];
+		snprintf(f, sizeof f, "%s/_transactions/stray%05d.txn", base, i);
+		assert_int_equal(access(f, F_OK) == 0, i % 7 == 0);
+	}
+	free(log.path);
+	free(want);
+	lv_dataset_free(ds);
+	tu_rmrf(base);
+}
+
 /* Files a detached version uses are kept, even unverified ones with delete_unverified. */
 static void test_detached_protection(void **state)
 {
@@ -669,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_concurrent_commit),
 		cmocka_unit_test(test_versions_listed_once),
 		cmocka_unit_test(test_scan_stopped),
+		cmocka_unit_test(test_scan_batches_in_order),
 		cmocka_unit_test(test_read_pipeline),
 		cmocka_unit_test(test_fault_sweep),
 	};

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 
+#include "core/manifests.h"
 #include "lancever/checkpoint.h"
 #include "util/progress.h"
 
@@ -30,12 +31,19 @@ int lv__cp_decode_rows(const uint8_t *data, size_t size, const char *path, bool 
  * takes its row from `pre` when one has the same version and manifest path,
  * instead of reading its manifest again.  The strings of `pre` must outlive
  * the call.  `prog` (NULL: cfg's own callback) reports the write's phases for a caller
- * that reports its whole run (cleanup, expire); no "done" is reported.
+ * that reports its whole run (cleanup, expire); no "done" is reported.  `listed` (may be
+ * NULL): the caller's own listing of _versions/ (lv__manifests_list's, sorted), made just
+ * before: the write's first look at the dataset takes it (it is emptied, and freed here)
+ * instead of listing again; a race seen then makes it list afresh, as always.
  */
+typedef struct lv__cp_listing {
+	lv__manifest_entry *v; /* lv__malloc'ed */
+	size_t n;
+} lv__cp_listing;
 int lv__cp_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg,
 			     const uint64_t *cleaned, size_t ncleaned,
 			     const lv_version_info *const *pre, size_t npre, lv__progress *prog,
-			     lv_checkpoint_result *res, lv_error *err);
+			     lv__cp_listing *listed, lv_checkpoint_result *res, lv_error *err);
 
 /*
  * lv_checkpoint_write with rows recovered from damaged files (lancever check

@@ -221,7 +221,13 @@ static int gather_once(writer *w, seen *s, lv_error *err)
 {
 	lv_dataset *ds = w->ds;
 	lv__progress_report(w->prog, "listing", 0, 0);
-	LV_TRY(lv__manifests_list(ds->st, &s->live, &s->nlive, err));
+	if (w->listed) { /* the caller listed just before: its listing is ours, once */
+		s->live = w->listed;
+		s->nlive = w->nlisted;
+		w->listed = NULL;
+	} else {
+		LV_TRY(lv__manifests_list(ds->st, &s->live, &s->nlive, err));
+	}
 	if (s->nlive == 0)
 		return lv__not_a_dataset(ds, err);
 	LV_TRY(lv__cp_list(ds->st, &s->names, err));
@@ -434,29 +440,28 @@ static void result_put(lv_checkpoint_result *dst, const lv_checkpoint_result *sr
 	lv__report_put(r, rep);
 }
 
-static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,
-		      size_t ncleaned, const lv_version_info *const *pre, size_t npre,
-		      const lv_version_info *extra, size_t nextra, bool captured, lv__recorded *rec,
-		      const int64_t *adopt, lv__progress *prog, lv_checkpoint_result *res, lv_error *err)
+static int write_run(writer *w, lv_dataset *ds, const lv_checkpoint_config *cfg_in,
+		     const uint64_t *cleaned_in, size_t ncleaned, const lv_version_info *const *pre,
+		     size_t npre, const lv_version_info *extra, size_t nextra, bool captured,
+		     lv__recorded *rec, const int64_t *adopt, lv__progress *prog,
+		     lv_checkpoint_result *res, lv_error *err)
 {
 	if (!ds || (npre && !pre) || (ncleaned && !cleaned_in))
 		return lv__err(err, LV_EINVALID, "lv_checkpoint_write: NULL argument");
 	LV_TRY(result_check(res, err));
-	writer w;
-	memset(&w, 0, sizeof w);
-	w.ds = ds;
-	w.cfg_in = cfg_in;
-	w.pre = pre;
-	w.npre = npre;
-	w.extra = extra;
-	w.nextra = nextra;
-	w.captured = captured;
-	w.rec = rec;
-	w.adopting = adopt != NULL;
-	w.adopt_created = adopt ? *adopt : 0;
+	w->ds = ds;
+	w->cfg_in = cfg_in;
+	w->pre = pre;
+	w->npre = npre;
+	w->extra = extra;
+	w->nextra = nextra;
+	w->captured = captured;
+	w->rec = rec;
+	w->adopting = adopt != NULL;
+	w->adopt_created = adopt ? *adopt : 0;
 	lv__progress own; /* the config's callback, unless the caller reports for the whole run */
 	lv__cp_config_progress(cfg_in, &own);
-	w.prog = prog ? prog : &own;
+	w->prog = prog ? prog : &own;
 	uint64_t *cleaned = ncleaned ? lv__calloc(ncleaned, sizeof *cleaned) : NULL;
 	if (ncleaned && !cleaned)
 		return lv__err(err, LV_ENOMEM, "out of memory");
@@ -464,17 +469,17 @@ static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const 
 		memcpy(cleaned, cleaned_in, ncleaned * sizeof *cleaned);
 		qsort(cleaned, ncleaned, sizeof *cleaned, cmp_u64);
 	}
-	w.cleaned = cleaned;
-	w.ncleaned = ncleaned;
+	w->cleaned = cleaned;
+	w->ncleaned = ncleaned;
 	lv_storage_stats s0;
-	lv__report_begin(ds, &w.rep, &s0);
+	lv__report_begin(ds, &w->rep, &s0);
 	seen s;
 	memset(&s, 0, sizeof s);
 	int rc = 0;
 	for (int n = 0; rc == 0; n++) {
-		writer_reset(&w);
-		rc = attempt(&w, &s, err);
-		if (rc < 0 || !w.fresh_vanished)
+		writer_reset(w);
+		rc = attempt(w, &s, err);
+		if (rc < 0 || !w->fresh_vanished)
 			break;
 		seen_dispose(&s);
 		if (n == LV__RACE_RETRIES) /* a head written now could lack versions a cleanup removed */
@@ -482,38 +487,59 @@ static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const 
 				     "checkpoint: manifests kept vanishing while being read (%d attempts; "
 				     "concurrent cleanups?); no head written", n + 1);
 	}
-	writer_reset(&w);
+	writer_reset(w);
 	if (rc == 0) {
-		lv__report_end(ds, &w.rep, &s0);
+		lv__report_end(ds, &w->rep, &s0);
 		/* the checkpoint is in place: a retry finds it (already_present) */
-		rc = lv__warn_commit_all(ds, &s.wl, &w.rep.warnings, err);
+		rc = lv__warn_commit_all(ds, &s.wl, &w->rep.warnings, err);
 		if (rc == 0)
-			result_put(res, &w.r, &w.rep);
+			result_put(res, &w->r, &w->rep);
 	}
 	seen_dispose(&s);
 	lv__free(cleaned);
 	return rc;
 }
 
+/* `listed` (may be NULL): the caller's listing of _versions/, taken over (emptied) here. */
+static int write_with(lv_dataset *ds, const lv_checkpoint_config *cfg_in, const uint64_t *cleaned_in,
+		      size_t ncleaned, const lv_version_info *const *pre, size_t npre,
+		      const lv_version_info *extra, size_t nextra, bool captured, lv__recorded *rec,
+		      const int64_t *adopt, lv__progress *prog, lv__cp_listing *listed,
+		      lv_checkpoint_result *res, lv_error *err)
+{
+	writer w;
+	memset(&w, 0, sizeof w);
+	if (listed) {
+		w.listed = listed->v;
+		w.nlisted = listed->n;
+		listed->v = NULL;
+		listed->n = 0;
+	}
+	int rc = write_run(&w, ds, cfg_in, cleaned_in, ncleaned, pre, npre, extra, nextra, captured,
+			   rec, adopt, prog, res, err);
+	lv__free(w.listed); /* not taken: no gather ran */
+	return rc;
+}
 int lv__cp_write_pre(lv_dataset *ds, const lv_checkpoint_config *cfg_in,
 			     const uint64_t *cleaned_in, size_t ncleaned,
 			     const lv_version_info *const *pre, size_t npre, lv__progress *prog,
-			     lv_checkpoint_result *res, lv_error *err)
+			     lv__cp_listing *listed, lv_checkpoint_result *res, lv_error *err)
 {
-	return write_with(ds, cfg_in, cleaned_in, ncleaned, pre, npre, NULL, 0, false, NULL, NULL, prog, res, err);
+	return write_with(ds, cfg_in, cleaned_in, ncleaned, pre, npre, NULL, 0, false, NULL, NULL, prog,
+			  listed, res, err);
 }
 
 int lv__cp_write_extra(lv_dataset *ds, const lv_checkpoint_config *cfg,
 			       const lv_version_info *extra, size_t nextra, lv__progress *prog,
 			       lv_checkpoint_result *res, lv_error *err)
 {
-	return write_with(ds, cfg, NULL, 0, NULL, 0, extra, nextra, false, NULL, NULL, prog, res, err);
+	return write_with(ds, cfg, NULL, 0, NULL, 0, extra, nextra, false, NULL, NULL, prog, NULL, res, err);
 }
 
 int lv__cp_write_adopt(lv_dataset *ds, const lv_checkpoint_config *cfg, int64_t created,
 			       lv_checkpoint_result *res, lv_error *err)
 {
-	return write_with(ds, cfg, NULL, 0, NULL, 0, NULL, 0, false, NULL, &created, NULL, res, err);
+	return write_with(ds, cfg, NULL, 0, NULL, 0, NULL, 0, false, NULL, &created, NULL, NULL, res, err);
 }
 
 int lv__cp_write_captured(lv_dataset *ds, const lv_checkpoint_config *cfg, const lv_version_info *rows,
@@ -527,7 +553,7 @@ int lv__cp_write_captured(lv_dataset *ds, const lv_checkpoint_config *cfg, const
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		pre[i] = &rows[i];
-	int rc = write_with(ds, cfg, NULL, 0, pre, n, rows, n, true, rec, NULL, NULL, res, err);
+	int rc = write_with(ds, cfg, NULL, 0, pre, n, rows, n, true, rec, NULL, NULL, NULL, res, err);
 	lv__free(pre);
 	return rc;
 }
@@ -537,7 +563,7 @@ int lv_checkpoint_write(lv_dataset *ds, const lv_checkpoint_config *cfg_in, cons
 {
 	lv__progress prog;
 	lv__cp_config_progress(cfg_in, &prog);
-	int rc = lv__cp_write_pre(ds, cfg_in, cleaned_in, ncleaned, NULL, 0, &prog, res, err);
+	int rc = lv__cp_write_pre(ds, cfg_in, cleaned_in, ncleaned, NULL, 0, &prog, NULL, res, err);
 	if (rc == 0)
 		lv__progress_report(&prog, "done", 1, 1);
 	return rc;

@@ -77,6 +77,9 @@ typedef struct lv__writer {
 	bool adopting;           /* check --salvage re-adopting identity adopt_created (readopt.h) */
 	int64_t adopt_created;
 	lv__progress *prog;      /* the caller's progress (never NULL; its cb may be) */
+	lv__manifest_entry *listed; /* the caller's listing of _versions/, taken (owned) by the
+				     * first gather in place of its own; NULL: list */
+	size_t nlisted;
 	uint64_t read_done, read_total; /* "reading manifests": of the live ones the base lacks */
 	lv__recorded *rec;       /* a capture's: the versions the head read back records (or NULL) */
 } lv__writer;

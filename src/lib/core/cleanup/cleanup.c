@@ -79,6 +79,7 @@ typedef struct plan {
 	lv__progress prog;    /* the policy's on_progress, rate-limited */
 	lv__file_vec vtemps;  /* _versions/.tmp*, from phase 4's listing (the sweep judges them) */
 	lv__scan *scan;       /* the sweep's scan, from phase 5 on (NULL: none running) */
+	lv__cp_listing listed; /* phase 4's listing of _versions/, handed to the checkpoint writer */
 } plan;
 
 /* Manifests read at once: their references are folded into the sets, then dropped. */
@@ -472,7 +473,8 @@ static int phase_keep(plan *P, lv_error *err)
 	 * sweep will list: read the manifests now newer than our latest and keep
 	 * what they reference.
 	 */
-	return lv__mrefs_of_newer(P->ds, P->latest, &P->referenced, &P->vtemps, err);
+	return lv__mrefs_of_newer(P->ds, P->latest, &P->referenced, &P->vtemps, &P->listed.v,
+				  &P->listed.n, err);
 }
 
 /* 5. The old versions' history is recorded before anything goes. */
@@ -502,7 +504,7 @@ static int phase_record(plan *P, lv_error *err)
 			cleaned[k++] = P->v[i].version;
 	lv_checkpoint_result cr = LV_CHECKPOINT_RESULT_INIT;
 	int rc = lv__cp_write_pre(P->ds, P->pol->checkpoint, cleaned, P->nold, pre, P->nrows,
-				  &P->prog, &cr, err);
+				  &P->prog, &P->listed, &cr, err);
 	lv__free(pre);
 	lv__free(cleaned);
 	for (size_t i = 0; i < P->nrows; i++)
@@ -691,6 +693,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	lv__free(P.rb);
 	lv_refs_free(P.refs);
 	lv__free(P.v);
+	lv__free(P.listed.v);
 	lv__free(P.size);
 	lv__free(P.old);
 	for (size_t i = 0; i < P.nrows; i++)

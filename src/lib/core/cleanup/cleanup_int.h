@@ -7,6 +7,7 @@
 
 #include "core/cleanup/strset.h"
 #include "core/dataset.h"
+#include "core/manifests.h"
 #include "lancever/cleanup.h"
 #include "util/arena.h"
 #include "util/util.h"
@@ -62,10 +63,13 @@ int lv__mrefs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err);
 /* References of manifests committed after `latest` (concurrent writers) and of the lineage's
  * detached versions, from one listing of _versions/, added to `referenced`.  That listing's
  * temporary files (_versions/.tmp*, what the sweep judges there) are added to `temps` (may
- * be NULL), so the sweep need not list _versions/ again. */
+ * be NULL), so the sweep need not list _versions/ again.  `listed` (may be NULL) gets the
+ * listing's versions (lv__manifests_list's; the caller frees them), so the checkpoint writer
+ * need not list again either. */
 struct lv__file_vec;
 int lv__mrefs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced,
-		       struct lv__file_vec *temps, lv_error *err);
+		       struct lv__file_vec *temps, lv__manifest_entry **listed, size_t *nlisted,
+		       lv_error *err);
 
 /* ---- policies (policy.c) ---- */
 

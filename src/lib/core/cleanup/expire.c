@@ -284,7 +284,7 @@ static int expire_manifests(exp *E, lv_error *err)
 	int rc = 0;
 	if (!pol->dry_run) {
 		lv_checkpoint_result cr = LV_CHECKPOINT_RESULT_INIT; /* the writer reports its phases */
-		rc = lv__cp_write_pre(E->ds, pol->checkpoint, cleaned, k, NULL, 0, &E->prog, &cr, err);
+		rc = lv__cp_write_pre(E->ds, pol->checkpoint, cleaned, k, NULL, 0, &E->prog, NULL, &cr, err);
 		if (rc == 0) {
 			E->s.checkpoint_written = cr.written;
 			E->s.versions_archived = cr.written ? cr.recorded_versions : 0;
@@ -343,7 +343,7 @@ int lv_expire(lv_dataset *ds, const lv_expire_policy *pol, lv_cleanup_stats *sta
 		rc = lv__hint_floor(ds, &E.hint, err);
 	if (rc == 0 && !pol->dry_run) { /* every version recorded before anything is chosen */
 		lv_checkpoint_result cr = LV_CHECKPOINT_RESULT_INIT; /* the writer reports its phases */
-		rc = lv__cp_write_pre(ds, pol->checkpoint, NULL, 0, NULL, 0, &E.prog, &cr, err);
+		rc = lv__cp_write_pre(ds, pol->checkpoint, NULL, 0, NULL, 0, &E.prog, NULL, &cr, err);
 	}
 	progress(&E, "reading commit times", 0, 0);
 	if (rc == 0)

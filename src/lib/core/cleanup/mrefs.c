@@ -328,7 +328,8 @@ int lv__mrefs_of_others(lv_dataset *ds, lv__strset *referenced, lv_error *err)
  * detached versions (_versions/d*.manifest), from one listing, added to `referenced`; the
  * same listing's temporary files (_versions/.tmp*) go to `temps` (may be NULL). */
 int lv__mrefs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced,
-		       lv__file_vec *temps, lv_error *err)
+		       lv__file_vec *temps, lv__manifest_entry **listed, size_t *nlisted,
+		       lv_error *err)
 {
 	lv__manifest_entry *e = NULL;
 	size_t ne = 0;
@@ -364,6 +365,11 @@ int lv__mrefs_of_newer(lv_dataset *ds, uint64_t latest, lv__strset *referenced,
 	lv__mrefs_dispose(m, n);
 	lv__free(paths);
 	lv__free(block);
-	lv__free(e);
+	if (rc == 0 && listed) {
+		*listed = e;
+		*nlisted = ne;
+	} else {
+		lv__free(e);
+	}
 	return rc;
 }
