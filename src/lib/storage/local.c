@@ -99,7 +99,7 @@ static void entvec_free(entvec *ev)
 static int entvec_add(entvec *ev, char *path, const struct stat *sb)
 {
 	if (ev->n == ev->cap) {
-		size_t nc = ev->cap ? ev->cap * 2 : 64;
+		size_t nc = ev->cap ? ev->cap * 2 : 8;
 		ent *nv = lv__reallocarray(ev->v, nc, sizeof *nv);
 		if (!nv) {
 			lv__free(path);
@@ -528,8 +528,13 @@ static int open_resolved(const char *path, char **out, int *fd_out)
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	char link[64], buf[PATH_MAX + 1];
-	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	char link[32] = "/proc/self/fd/", digits[12], buf[PATH_MAX + 1];
+	size_t nd = 0, ll = 14;
+	for (unsigned v = (unsigned)fd; nd == 0 || v; v /= 10) /* fd >= 0 */
+		digits[nd++] = (char)('0' + v % 10);
+	while (nd)
+		link[ll++] = digits[--nd];
+	link[ll] = 0;
 	ssize_t n = readlink(link, buf, sizeof buf);
 	static const char deleted[] = " (deleted)";
 	size_t dl = sizeof deleted - 1;
@@ -610,7 +615,12 @@ static int local_open(lv_storage **out, const char *root, const char *shown, lv_
 	if (root_fd >= 0)
 		lv__local_dir_keep(l, "", root_fd); /* the first operation need not open it again */
 	l->noatime = 1;
-	char *desc = lv__sprintf("file://%s", l->root);
+	size_t rl = strlen(l->root);
+	char *desc = lv__malloc(rl + 8);
+	if (desc) {
+		memcpy(desc, "file://", 7);
+		memcpy(desc + 7, l->root, rl + 1);
+	}
 	if (!desc) {
 		local_close(l);
 		return lv__err(err, LV_ENOMEM, "open %s: out of memory", root);

@@ -545,10 +545,12 @@ static int check_schema(const lv_lancefile *lf, const char *path, const lv_colum
 /* Does metadata `key` say "crc32c:<crc>"? */
 static bool meta_is(const lv_lancefile *lf, const char *key, uint32_t crc)
 {
+	static const char hex[] = "0123456789abcdef";
 	const lv_kv *ck = lv_lancefile_metadata_find(lf, key);
-	char expect[32];
-	snprintf(expect, sizeof expect, "crc32c:%08x", crc);
-	return ck && ck->value_len == strlen(expect) && !memcmp(ck->value, expect, ck->value_len);
+	char expect[15] = "crc32c:"; /* and 8 lower-case hex digits, as the writer's %08x */
+	for (int i = 0; i < 8; i++)
+		expect[7 + i] = hex[(crc >> (28 - 4 * i)) & 15];
+	return ck && ck->value_len == sizeof expect && !memcmp(ck->value, expect, sizeof expect);
 }
 
 /* Is version v in keep (sorted), advancing *ki?  keep == NULL keeps everything. */

@@ -69,7 +69,8 @@ int lv__cp_try(lv_dataset *ds, const lv__cp_name *name, const lv__manifest_entry
 	lv_buf b = { 0 };
 	int rc = 0;
 	memset(f, 0, sizeof *f);
-	snprintf(f->path, sizeof f->path, "%s", name->path);
+	_Static_assert(sizeof f->path == sizeof name->path, "a name's path fits the file's");
+	memcpy(f->path, name->path, sizeof f->path); /* both NUL-terminated in the same size */
 	if (pre_read_cp) { /* read already, with the manifest head (see lv__cp_load_ladder) */
 		b = *pre_read_cp;
 		memset(pre_read_cp, 0, sizeof *pre_read_cp);

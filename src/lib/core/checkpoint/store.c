@@ -67,7 +67,9 @@ static int cp_list_cb(const lv_list_entry *e, void *payload)
 	c->v[c->n].version = v;
 	c->v[c->n].size = e->size;
 	c->v[c->n].mtime_ms = e->mtime_ms;
-	snprintf(c->v[c->n].path, sizeof c->v[c->n].path, LV__CP_DIR "/%s", name);
+	_Static_assert(sizeof c->v[0].path > sizeof LV__CP_DIR + 26, "a checkpoint's path fits");
+	memcpy(c->v[c->n].path, LV__CP_DIR "/", sizeof LV__CP_DIR);
+	memcpy(c->v[c->n].path + sizeof LV__CP_DIR, name, 27); /* its 26 bytes and the NUL */
 	c->n++;
 	return 0;
 }
