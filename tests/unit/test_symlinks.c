@@ -20,6 +20,7 @@
 
 #include <lancever/lancever.h>
 
+#include "storage/subdirs.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 #include "util/util.h"
@@ -473,6 +474,109 @@ static int count_listed(lv_storage *st, const char *dir, bool names_only)
 	return n;
 }
 
+/* Paths a listing gives, "a|b|" in order. */
+static int join_cb(const lv_list_entry *e, void *payload)
+{
+	lv__dbuf *b = payload;
+	lv__dbuf_adds(b, e->path);
+	lv__dbuf_adds(b, "|");
+	return 0;
+}
+
+/* The listing's text, NUL-terminated. */
+static const char *text(lv__dbuf *b)
+{
+	assert_int_equal(lv__dbuf_addc(b, 0), 0);
+	b->len--;
+	return (const char *)b->ptr;
+}
+
+/* lv__storage_list_subdirs(st, "_refs", {tags, branches}) into two strings (rcs, errs kept). */
+static void list_refs(lv_storage *st, lv__dbuf *out, int *rcs, lv_error *errs)
+{
+	static const char *const subs[2] = { "tags", "branches" };
+	for (int i = 0; i < 2; i++)
+		lv__dbuf_init(&out[i], 0);
+	void *const payloads[2] = { &out[0], &out[1] };
+	CHECK(lv__storage_list_subdirs(st, "_refs", subs, 2, 1, join_cb, payloads, rcs, errs, &err));
+}
+
+/* The same two listed one by one (what every other store does). */
+static void list_each(lv_storage *st, const char *dir, lv__dbuf *out)
+{
+	lv__dbuf_init(out, 0);
+	CHECK(lv_storage_list(st, dir, false, join_cb, out, &err));
+}
+
+/*
+ * Local disk lists _refs/tags and _refs/branches from one walk of _refs: the same paths in
+ * the same order as two listings, through a sub-handle too; a missing _refs (even one missing
+ * only in a root replaced since it was cached: the root's path is asked) lists both as
+ * empty; a symlinked _refs, or a symlinked _refs/tags, is refused as a listing refuses it;
+ * a file named _refs/branches lists as empty.
+ */
+static void test_list_subdirs(void **state)
+{
+	(void)state;
+	setup_tree();
+	sh(pathf("rm -r '%s/ds/_refs'", base)); /* the fixture's tag */
+	lv_storage *st = NULL;
+	CHECK(lv_storage_open(&st, pathf("%s/ds", base), NULL, &err));
+	lv__dbuf got[2], want;
+	int rcs[2];
+	lv_error errs[2];
+	list_refs(st, got, rcs, errs); /* none: the root is cached from here on */
+	assert_int_equal(rcs[0], 0);
+	assert_int_equal(rcs[1], 0);
+	assert_int_equal(got[0].len + got[1].len, 0);
+	lv__dbuf_dispose(&got[0]);
+	lv__dbuf_dispose(&got[1]);
+	sh(pathf("mv '%s/ds' '%s/ds.old' && cp -r '%s/ds.old' '%s/ds' && mkdir -p '%s/ds/_refs/tags' "
+		 "'%s/ds/_refs/branches' && for t in b a c; do echo '{}' > \"%s/ds/_refs/tags/$t.json\"; "
+		 "done && echo '{}' > '%s/ds/_refs/branches/f.json'",
+		 base, base, base, base, base, base, base, base));
+	list_refs(st, got, rcs, errs);
+	assert_int_equal(rcs[0], 0);
+	assert_int_equal(rcs[1], 0);
+	assert_string_equal(text(&got[0]), "_refs/tags/a.json|_refs/tags/b.json|_refs/tags/c.json|");
+	assert_string_equal(text(&got[1]), "_refs/branches/f.json|");
+	list_each(st, "_refs/tags", &want);
+	assert_string_equal(text(&got[0]), text(&want));
+	lv__dbuf_dispose(&want);
+	for (int i = 0; i < 2; i++)
+		lv__dbuf_dispose(&got[i]);
+	lv_storage *up = NULL, *sub = NULL; /* through a sub-handle: paths relative to it */
+	CHECK(lv_storage_open(&up, base, NULL, &err));
+	CHECK(lv_storage_sub(&sub, up, "ds", &err));
+	list_refs(sub, got, rcs, errs);
+	assert_string_equal(text(&got[0]), "_refs/tags/a.json|_refs/tags/b.json|_refs/tags/c.json|");
+	for (int i = 0; i < 2; i++)
+		lv__dbuf_dispose(&got[i]);
+	lv_storage_free(sub);
+	lv_storage_free(up);
+	sh(pathf("rm -r '%s/ds/_refs/branches' && echo x > '%s/ds/_refs/branches' && "
+		 "mv '%s/ds/_refs/tags' '%s/outside/tags' && ln -s '%s/outside/tags' '%s/ds/_refs/tags'",
+		 base, base, base, base, base, base));
+	list_refs(st, got, rcs, errs);
+	assert_int_equal(rcs[0], LV_EINVALID);
+	assert_non_null(strstr(errs[0].message, "symbolic link"));
+	assert_int_equal(rcs[1], 0);
+	assert_int_equal(got[0].len + got[1].len, 0);
+	for (int i = 0; i < 2; i++)
+		lv__dbuf_dispose(&got[i]);
+	sh(pathf("mv '%s/ds/_refs' '%s/outside/refs' && ln -s '%s/outside/refs' '%s/ds/_refs'", base,
+		 base, base, base));
+	list_refs(st, got, rcs, errs);
+	assert_int_equal(rcs[0], LV_EINVALID);
+	assert_int_equal(rcs[1], LV_EINVALID);
+	assert_non_null(strstr(errs[1].message, "symbolic link"));
+	for (int i = 0; i < 2; i++)
+		lv__dbuf_dispose(&got[i]);
+	lv_storage_free(st);
+	tu_rmrf(pathf("%s/ds.old", base));
+	tu_rmrf(base);
+}
+
 /*
  * Listings open their directory from the cached root (local_dircache.c).  The dataset root
  * replaced by a new directory that has _refs/tags: a listing that finds _refs missing in the
@@ -615,6 +719,7 @@ int main(void)
 		cmocka_unit_test(test_dircache_swap_to_symlink),
 		cmocka_unit_test(test_dircache_dir_replaced),
 		cmocka_unit_test(test_dircache_list_root_replaced),
+		cmocka_unit_test(test_list_subdirs),
 		cmocka_unit_test(test_dircache_list_swap_to_symlink),
 		cmocka_unit_test(test_dircache_list_not_through_moved),
 		cmocka_unit_test(test_dircache_then_cleanup),

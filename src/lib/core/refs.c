@@ -12,6 +12,7 @@
  * and listing failures fail a lenient load.
  */
 #include "core/refs.h"
+#include "storage/subdirs.h"
 #include "util/util.h"
 
 #include <stdio.h>
@@ -80,14 +81,6 @@ static void namevec_free(namevec *nv)
 	for (size_t i = 0; i < nv->n; i++)
 		lv__free(nv->v[i]);
 	lv__free(nv->v);
-}
-
-static int list_names(lv_storage *st, const char *dir, namevec *nv, lv_error *err)
-{
-	int rc = lv_storage_list(st, dir, false, collect_json, nv, err);
-	if (nv->rc < 0)
-		return lv__err(err, nv->rc, "list %s: out of memory", dir);
-	return rc < 0 ? rc : 0;
 }
 
 /*
@@ -269,12 +262,7 @@ struct lv__refs_listing {
 };
 
 static const char *const ref_dir[2] = { LV_REFS_TAGS_DIR, LV_REFS_BRANCHES_DIR };
-
-static void list_one_dir(size_t i, void *arg)
-{
-	lv__refs_listing *l = arg;
-	l->rc[i] = list_names(l->st, ref_dir[i], &l->nv[i], &l->err[i]);
-}
+static const char *const ref_sub[2] = { "tags", "branches" }; /* of "_refs" */
 
 void lv__refs_listing_free(lv__refs_listing *l)
 {
@@ -295,10 +283,23 @@ int lv__refs_list(lv__refs_listing **out, lv_storage *st, int threads, lv_error 
 		return lv__err(err, LV_ENOMEM, "refs: out of memory");
 	l->st = st;
 	l->threads = threads > 1 ? threads : 1;
-	lv__parallel_for(2, l->threads > 1 ? 2 : 1, list_one_dir, l);
+	/* both directories at once: on local disk a missing _refs/ is found missing once */
+	void *const payloads[2] = { &l->nv[0], &l->nv[1] };
+	int rc = lv__storage_list_subdirs(st, "_refs", ref_sub, 2, l->threads, collect_json, payloads,
+					  l->rc, l->err, err);
+	if (rc < 0) {
+		lv__refs_listing_free(l);
+		return rc;
+	}
+	for (int i = 0; i < 2; i++) {
+		if (l->nv[i].rc < 0)
+			l->rc[i] = lv__err(&l->err[i], l->nv[i].rc, "list %s: out of memory", ref_dir[i]);
+		else if (l->rc[i] > 0)
+			l->rc[i] = 0;
+	}
 	int k = l->rc[0] < 0 ? 0 : l->rc[1] < 0 ? 1 : -1;
 	if (k >= 0) {
-		int rc = l->rc[k];
+		rc = l->rc[k];
 		if (err)
 			*err = l->err[k];
 		lv__refs_listing_free(l);

@@ -206,17 +206,12 @@ static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, 
 	return rc;
 }
 
-static int local_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
-		      lv_error *err)
+/* Lists the open directory fd (dir) into cb, sorted; fd goes to the cache (or is closed). */
+static int list_open(const local *l, int fd, const char *dir, bool recursive, lv_list_cb cb,
+		     void *payload, lv_error *err)
 {
-	local *l = impl;
 	entvec ev = { 0 };
-	int fd;
-	/* A missing directory (or a file where one was expected) lists as empty. */
-	int rc = lv__local_open_list_dir(l, dir, &fd, err);
-	if (rc < 0 || fd < 0)
-		return rc;
-	rc = walk(fd, dir, recursive, 0, &ev, err);
+	int rc = walk(fd, dir, recursive, 0, &ev, err);
 	lv__local_dir_keep(l, dir, fd); /* the walk of dir serves the reads that follow */
 	if (rc < 0)
 		goto out;
@@ -231,6 +226,62 @@ static int local_list(void *impl, const char *dir, bool recursive, lv_list_cb cb
 out:
 	entvec_free(&ev);
 	return rc;
+}
+
+static int local_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
+		      lv_error *err)
+{
+	local *l = impl;
+	int fd;
+	/* A missing directory (or a file where one was expected) lists as empty. */
+	int rc = lv__local_open_list_dir(l, dir, &fd, err);
+	if (rc < 0 || fd < 0)
+		return rc;
+	return list_open(l, fd, dir, recursive, cb, payload, err);
+}
+
+/*
+ * parent/subs[i] for each i, as local_list lists each: parent is walked from the root once
+ * (missing there, and confirmed so, every one lists as empty: two system calls for _refs/tags
+ * and _refs/branches of a dataset without refs instead of four), then each subdirectory is
+ * opened from it with O_NOFOLLOW (just walked: a missing one is missing; a symlinked one is
+ * refused as a walk refuses it).
+ */
+static int local_list_subdirs(void *impl, const char *parent, const char *const *subs, size_t n,
+			      lv_list_cb cb, void *const *payloads, int *rcs, lv_error *errs)
+{
+	local *l = impl;
+	int pfd;
+	int rc = lv__local_open_list_dir(l, parent, &pfd, &errs[0]);
+	for (size_t i = 0; i < n; i++) {
+		rcs[i] = rc < 0 ? rc : 0;
+		if (rc < 0 && i)
+			errs[i] = errs[0];
+	}
+	if (rc < 0 || pfd < 0)
+		return 0;
+	size_t pl = strlen(parent);
+	for (size_t i = 0; i < n; i++) {
+		char *dir = lv__join2(parent, subs[i]);
+		if (!dir) {
+			rcs[i] = lv__err(&errs[i], LV_ENOMEM, "list %s: out of memory", parent);
+			continue;
+		}
+		int fd = openat(pfd, subs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		if (fd >= 0) {
+			rcs[i] = list_open(l, fd, dir, false, cb, payloads[i], &errs[i]);
+		} else if (e == ELOOP || e == ENOTDIR) {
+			struct stat sb;
+			if (fstatat(pfd, subs[i], &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode))
+				rcs[i] = lv__local_symlink_err(&errs[i], "list", dir, pl + 1 + strlen(subs[i]));
+		} else if (e != ENOENT) {
+			rcs[i] = lv__local_sys_err(&errs[i], e, false, "list", dir);
+		}
+		lv__free(dir);
+	}
+	close(pfd);
+	return 0;
 }
 
 /*
@@ -627,10 +678,12 @@ static int local_open(lv_storage **out, const char *root, const char *shown, lv_
 	}
 	rc = lv__storage_new_kind(out, &local_ops, l, desc, LV__STORAGE_LOCAL, err);
 	lv__free(desc);
-	if (rc < 0)
+	if (rc < 0) {
 		local_close(l);
-	else
+	} else {
 		lv__storage_set_notify(*out, &lv__local_notify_ops);
+		lv__storage_set_list_subdirs(*out, local_list_subdirs);
+	}
 	return rc;
 }
 

@@ -9,6 +9,7 @@
  * file knows no backend: backends register in open.c (backends.h).
  */
 #include "storage/storage_int.h"
+#include "storage/subdirs.h"
 #include "util/util.h"
 #include "util/abi.h"
 
@@ -26,6 +27,7 @@ struct lv_storage {
 	lv_storage *inner;  /* a shim's inner store (borrowed; the shim's impl owns it), or NULL */
 	int kind;           /* enum lv__storage_kind */
 	const lv__notify_ops *notify; /* the backend's notification capability, or NULL */
+	lv__list_subdirs_fn list_subdirs; /* the backend's listing of subdirectories, or NULL */
 	bool owns_impl;     /* false for sub-handles, which share the root's backend */
 	int interrupted;    /* lv_storage_interrupt(): atomic, read by every operation below */
 	/* Counters, updated with relaxed atomics: they are statistics, not synchronisation. */
@@ -143,6 +145,12 @@ void lv__storage_set_inner(lv_storage *st, lv_storage *inner)
 		st->inner = inner;
 }
 
+void lv__storage_set_list_subdirs(lv_storage *st, lv__list_subdirs_fn fn)
+{
+	if (st)
+		st->list_subdirs = fn;
+}
+
 void lv__storage_set_notify(lv_storage *st, const lv__notify_ops *ops)
 {
 	if (st)
@@ -211,6 +219,7 @@ int lv_storage_sub(lv_storage **out, lv_storage *parent, const char *subdir, lv_
 	st->inner = parent->inner;
 	st->kind = parent->kind;
 	st->notify = parent->notify;
+	st->list_subdirs = parent->list_subdirs;
 	st->owns_impl = false;
 	st->parent = parent;
 	size_t dl = strlen(parent->describe);
@@ -315,6 +324,58 @@ int lv_storage_list_names(lv_storage *st, const char *dir, lv_list_cb cb, void *
 			  lv_error *err)
 {
 	return list_common(st, dir, false, true, cb, payload, err);
+}
+
+/* ---- several subdirectories at once (subdirs.h) ---- */
+
+typedef struct subdirs_job {
+	lv_storage *st;
+	const char *parent;
+	const char *const *subs;
+	lv_list_cb cb;
+	void *const *payloads;
+	int *rcs;
+	lv_error *errs;
+} subdirs_job;
+
+static void subdir_one(size_t i, void *arg)
+{
+	subdirs_job *j = arg;
+	char dir[LV__PATH_MAX + 1];
+	j->rcs[i] = lv__path_join(dir, j->parent, j->subs[i], "list", &j->errs[i]);
+	if (j->rcs[i] == 0)
+		j->rcs[i] = list_common(j->st, dir, false, false, j->cb, j->payloads[i], &j->errs[i]);
+}
+
+int lv__storage_list_subdirs(lv_storage *st, const char *parent, const char *const *subs,
+			     size_t n, int threads, lv_list_cb cb, void *const *payloads, int *rcs,
+			     lv_error *errs, lv_error *err)
+{
+	if (!st || !cb || (n && (!subs || !payloads || !rcs || !errs)) || n > 64)
+		return lv__err(err, LV_EINVALID, "list: bad argument");
+	LV_TRY(lv__path_check(parent, false, "list", err));
+	for (size_t i = 0; i < n; i++) {
+		LV_TRY(lv__path_check(subs[i], false, "list", err));
+		if (strchr(subs[i], '/'))
+			return lv__err(err, LV_EINVALID, "list %s: not one path segment", subs[i]);
+		rcs[i] = 0;
+	}
+	subdirs_job j = { st, parent, subs, cb, payloads, rcs, errs };
+	if (!st->list_subdirs || st->inner) {
+		lv__parallel_for(n, threads > 1 ? (int)n : 1, subdir_one, &j);
+		return 0;
+	}
+	char full[LV__PATH_MAX + 1];
+	LV_TRY(lv__path_join(full, st->prefix, parent, "list", err));
+	list_tramp t[64];
+	void *tp[64];
+	for (size_t i = 0; i < n; i++) {
+		t[i] = (list_tramp){ cb, payloads[i], st->prefix, st->prefix ? strlen(st->prefix) + 1 : 0 };
+		tp[i] = &t[i];
+	}
+	LV_TRY(check_interrupted(st, "list", parent, err));
+	count(st, n, 0, 0); /* one listing each, as the stores that list them one by one */
+	return st->list_subdirs(st->impl, full, subs, n, list_tramp_cb, tp, rcs, errs);
 }
 
 int lv_storage_delete_many(lv_storage *st, const char *const *paths, size_t n, int *rcs,

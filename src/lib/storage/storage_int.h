@@ -78,6 +78,17 @@ typedef struct lv__notify_ops {
 	void (*close)(void *nimpl);
 } lv__notify_ops;
 
+/*
+ * The optional listing of several subdirectories of one directory (storage/subdirs.h is what
+ * core calls): `parent` (joined with the sub-handle prefix) walked once and each subs[i]
+ * listed from it as `list` (not recursive) lists it, into cb with payloads[i]; rcs[i] and
+ * errs[i] per subdirectory.  Set on a root handle; sub-handles share it, shims have none.
+ */
+typedef int (*lv__list_subdirs_fn)(void *impl, const char *parent, const char *const *subs,
+				   size_t n, lv_list_cb cb, void *const *payloads, int *rcs,
+				   lv_error *errs);
+void lv__storage_set_list_subdirs(lv_storage *st, lv__list_subdirs_fn fn);
+
 /* Gives `st` (a root handle) the notification capability `ops` (static, borrowed). */
 void lv__storage_set_notify(lv_storage *st, const lv__notify_ops *ops);
 /* The notification table of `st`'s backend (NULL: none; a shim has none), its impl and the
