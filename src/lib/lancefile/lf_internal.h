@@ -114,10 +114,11 @@ int lv__lf_oneof(const uint8_t *p, size_t n, lv__pb_field *out);
 int lv__lf_varint_field(const uint8_t *p, size_t n, uint32_t num, uint64_t *v);
 /* 1 if field `num` is present (any wire type), 0 absent, -1 malformed. */
 int lv__lf_has_field(const uint8_t *p, size_t n, uint32_t num);
-/* Unwraps google.protobuf.Any: checks the type-url suffix, yields the value; on a mismatch
- * (LV_EUNSUPPORTED) got_url holds the URL, printable, for the message (else ""). */
-int lv__lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, const uint8_t **val,
-		  size_t *vlen, char *got_url, size_t got_cap);
+/* Unwraps google.protobuf.Any: checks the type-url's last segment is want_suffix (wl bytes,
+ * no '/'), yields the value; on a mismatch (LV_EUNSUPPORTED) got_url holds the URL,
+ * printable, for the message (else ""). */
+int lv__lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, size_t wl,
+		      const uint8_t **val, size_t *vlen, char *got_url, size_t got_cap);
 
 /* ---- bit packing (bitpack.c) ---- */
 

@@ -27,8 +27,11 @@ static int parse_layout(lv__lf_dctx *c, const uint8_t *p, size_t n, mb_layout *m
 	lv__pb_field f = { 0 }, fdef = { 0 }, fval = { 0 }, fdict = { 0 };
 	int rc, nlayers = 0;
 	uint64_t depth = 0, layer = 0, large = 0;
-	memset(m, 0, sizeof *m);
+	/* not a memset of the 2.4 KB layout: the trees are set up by lv__lf_cenc_parse */
+	m->def.n = m->val.n = m->dict.n = 0;
 	m->def_root = m->val_root = m->dict_root = -1;
+	m->nitems = m->nbuf = m->ndict = 0;
+	m->large = false;
 	while ((rc = lv__pb_next(&r, &f)) == 1) {
 		switch (f.num) {
 		case 1: return LV__LF_UNSUP(c, "unsupported repetition levels (list column)");
@@ -321,6 +324,7 @@ int lv__lf_miniblock(lv__lf_dctx *c, const uint8_t *p, size_t n)
 		rc = lv__lf_dict_load(c, &m->dict, m->dict_root, c->buf[2], c->buflen[2], m->ndict, &dict);
 	if (rc == 0)
 		rc = chunks(c, m, have_dict ? &dict : NULL);
-	lv__lf_dict_free(&dict);
+	if (have_dict)
+		lv__lf_dict_free(&dict);
 	return rc;
 }

@@ -28,24 +28,9 @@ void lv_lancefile_free(lv_lancefile *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; i < f->ncols && f->cols; i++) {
-		lv_column *c = &f->cols[i];
-		lv__free((void *)c->u64);
-		lv__free((void *)c->bools);
-		lv__free((void *)c->str_offsets);
-		lv__free((void *)c->str_data);
-		lv__free((void *)c->validity);
-		lv__free((void *)c->f32);
-		if (f->errors)
-			lv__free(f->errors[i]);
-	}
-	lv__arena_dispose(&f->strs); /* names, logical types, metadata */
-	lv__free(f->cols);
-	lv__free(f->ltypes);
-	lv__free(f->errors);
-	lv__free(f->phys);
-	lv__free(f->fields);
-	lv__free(f->meta);
+	for (size_t i = 0; i < f->ncols && f->cols; i++)
+		lv__free((void *)f->cols[i].str_data);
+	lv__arena_dispose(&f->mem); /* everything else (lf_file.h) */
 	lv__free(f);
 }
 
@@ -55,37 +40,67 @@ typedef struct u64list {
 	bool over;
 } u64list;
 
-static void u64list_add(uint64_t v, void *arg)
+/* Appends a repeated varint field's values (packed or not) to l; -1 when malformed. */
+static int u64list_add(u64list *l, const lv__pb_field *h)
 {
-	u64list *l = arg;
-	if (l->n < LV__LF_MAX_PAGE_BUFS)
-		l->v[l->n++] = v;
-	else
-		l->over = true;
+	if (h->wire == LV_PB_VARINT) {
+		if (l->n < LV__LF_MAX_PAGE_BUFS)
+			l->v[l->n++] = h->u;
+		else
+			l->over = true;
+		return 0;
+	}
+	if (h->wire != LV_PB_LEN)
+		return -1;
+	lv__pb r = lv__pb_sub(h);
+	while (!lv__pb_done(&r)) {
+		uint64_t v;
+		if (!lv__pb_varint(&r, &v))
+			return -1;
+		if (l->n < LV__LF_MAX_PAGE_BUFS)
+			l->v[l->n++] = v;
+		else
+			l->over = true;
+	}
+	return 0;
 }
 
-/* Parses the Encoding{direct{Any}} of a page or column; yields the Any value. */
-static int direct_any(lv__lf_dctx *c, const uint8_t *p, size_t n, const char *want, const uint8_t **val,
-		      size_t *vlen)
+/* Any type names the reader wants, with their lengths (no strlen per page). */
+#define WANT(s) s, sizeof s - 1
+
+/*
+ * Parses the Encoding{1 indirect, 2 direct{1 Any}} of a page or column; yields the Any
+ * value.  One pass over each level (the last field of a number wins, as for a oneof).
+ */
+static int direct_any(lv__lf_dctx *c, const uint8_t *p, size_t n, const char *want, size_t wl,
+		      const uint8_t **val, size_t *vlen)
 {
-	lv__pb_field f = { 0 }, g = { 0 };
-	int k = lv__lf_pb_find(p, n, 2, &f);
-	if (k < 0)
+	lv__pb r = lv__pb_make(p, n);
+	lv__pb_field g;
+	const uint8_t *d = NULL;
+	size_t dl = 0;
+	int rc, ind = 0; /* 1: an indirect field, -1: a field 1 that is not one */
+	while ((rc = lv__pb_next(&r, &g)) == 1) {
+		if (g.num == 2 && g.wire != LV_PB_LEN)
+			rc = -1;
+		else if (g.num == 2)
+			d = g.data, dl = g.len;
+		else if (g.num == 1)
+			ind = g.wire == LV_PB_LEN && ind >= 0 ? 1 : -1;
+		if (rc < 0)
+			break;
+	}
+	if (rc < 0)
 		return lv__lf_perr(c, LV_ECORRUPT, "malformed encoding");
-	if (k == 0) {
-		int ind = lv__lf_pb_find(p, n, 1, &g);
+	if (!d)
 		return lv__lf_perr(c, ind == 1 ? LV_EUNSUPPORTED : LV_ECORRUPT, "%s",
 			       ind == 1 ? "unsupported indirect (deferred) encoding"
 				        : "encoding is not direct");
-	}
-	if (lv__lf_pb_find(f.data, f.len, 1, &g) < 0)
+	lv__pb_field a = { .data = (const uint8_t *)"", .len = 0 };
+	if (lv__lf_pb_find(d, dl, 1, &a) < 0)
 		return lv__lf_perr(c, LV_ECORRUPT, "malformed direct encoding");
-	if (lv__lf_pb_find(f.data, f.len, 1, &g) == 0) {
-		g.data = (const uint8_t *)"";
-		g.len = 0;
-	}
 	char url[96];
-	int rc = lv__lf_any_unwrap(g.data, g.len, want, val, vlen, url, sizeof url);
+	rc = lv__lf_any_unwrap(a.data, a.len, want, wl, val, vlen, url, sizeof url);
 	if (rc == LV_ECORRUPT)
 		return lv__lf_perr(c, LV_ECORRUPT, "malformed Any");
 	if (rc < 0)
@@ -93,56 +108,48 @@ static int direct_any(lv__lf_dctx *c, const uint8_t *p, size_t n, const char *wa
 	return 0;
 }
 
-static int col_alloc(lv__lf_colbuf *b, size_t nrows, size_t str_limit)
+/* A column's zeroed arrays, in the file's arena (a column that fails leaves them there). */
+static int col_alloc(lv_lancefile *f, lv__lf_colbuf *b, size_t nrows, size_t str_limit)
 {
-	size_t n = nrows ? nrows : 1;
+	size_t n = nrows ? nrows : 1, dim;
 	lv__dbuf_init(&b->data, str_limit);
 	if (b->type == LV_COL_UTF8) {
-		b->offs = lv__calloc(nrows + 1, sizeof *b->offs);
-		if (!b->offs)
+		if (!(b->offs = lv__lf_zalloc(f, nrows + 1, sizeof *b->offs)))
 			return LV_ENOMEM;
 	} else if (b->type == LV_COL_BOOL) {
-		if (!(b->bools = lv__calloc(n, 1)))
+		if (!(b->bools = lv__lf_zalloc(f, n, 1)))
 			return LV_ENOMEM;
 	} else if (b->type == LV_COL_FSL_FLOAT32) {
-		if (!(b->f32 = lv__calloc(n, (size_t)b->dim * sizeof *b->f32)))
+		if (lv__mul_overflow(n, b->dim, &dim) || !(b->f32 = lv__lf_zalloc(f, dim, sizeof *b->f32)))
 			return LV_ENOMEM;
-	} else if (!(b->u64 = lv__calloc(n, sizeof *b->u64))) {
+	} else if (!(b->u64 = lv__lf_zalloc(f, n, sizeof *b->u64))) {
 		return LV_ENOMEM;
 	}
 	if (b->nullable) {
-		if (!(b->valid = lv__malloc(n)))
+		if (!(b->valid = lv__lf_zalloc(f, n, 1)))
 			return LV_ENOMEM;
 		memset(b->valid, 1, n);
 	}
 	return 0;
 }
 
-static void col_dispose(lv__lf_colbuf *b)
-{
-	lv__free(b->u64);
-	lv__free(b->bools);
-	lv__free(b->offs);
-	lv__free(b->f32);
-	lv__free(b->valid);
-	lv__dbuf_dispose(&b->data);
-}
-
 /* Parses one Page message; resolves its buffers into c. */
 static int page_meta(lv__lf_rctx *r, lv__lf_dctx *c, const lv__pb_field *g, uint64_t *plen,
 		     const uint8_t **enc, size_t *enclen)
 {
-	u64list offs = { .n = 0 }, sizes = { .n = 0 };
+	u64list offs, sizes; /* the values are set as they are counted */
+	offs.n = sizes.n = 0;
+	offs.over = sizes.over = false;
 	lv__pb pp = lv__pb_sub(g);
-	lv__pb_field h = { 0 };
+	lv__pb_field h;
 	int prc;
 	*plen = 0;
 	*enc = NULL;
 	*enclen = 0;
 	while ((prc = lv__pb_next(&pp, &h)) == 1) {
-		if (h.num == 1 && lv__pb_repeated_varint(&h, u64list_add, &offs) < 0)
+		if (h.num == 1 && u64list_add(&offs, &h) < 0)
 			prc = -1;
-		else if (h.num == 2 && lv__pb_repeated_varint(&h, u64list_add, &sizes) < 0)
+		else if (h.num == 2 && u64list_add(&sizes, &h) < 0)
 			prc = -1;
 		else if (h.num == 3 && h.wire == LV_PB_VARINT)
 			*plen = h.u;
@@ -191,7 +198,7 @@ static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uin
 	if (lv__lf_pb_find(cm, len, 1, &g) != 1)
 		return lv__lf_perr(c, LV_ECORRUPT, "column metadata without an encoding");
 	c->page = 0;
-	LV_TRY(direct_any(c, g.data, g.len, "lance.encodings.ColumnEncoding", &val, &vlen));
+	LV_TRY(direct_any(c, g.data, g.len, WANT("lance.encodings.ColumnEncoding"), &val, &vlen));
 	int rc = lv__lf_pb_find(val, vlen, 1, &g);
 	if (rc != 1)
 		return lv__lf_perr(c, rc < 0 ? LV_ECORRUPT : LV_EUNSUPPORTED, "%s",
@@ -210,10 +217,12 @@ static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uin
 			continue; /* like Lance's 2.0 reader, skip empty pages */
 		if (!enc)
 			return lv__lf_perr(c, LV_ECORRUPT, "page without an encoding");
-		LV_TRY(direct_any(c, enc, enclen,
-				  f->version == LV_LANCEFILE_V2_0 ? "lance.encodings.ArrayEncoding"
-								  : "lance.encodings21.PageLayout",
-				  &val, &vlen));
+		if (f->version == LV_LANCEFILE_V2_0)
+			LV_TRY(direct_any(c, enc, enclen, WANT("lance.encodings.ArrayEncoding"), &val,
+					  &vlen));
+		else
+			LV_TRY(direct_any(c, enc, enclen, WANT("lance.encodings21.PageLayout"), &val,
+					  &vlen));
 		c->row0 = row;
 		c->nrows = (size_t)plen;
 		LV_TRY(f->version == LV_LANCEFILE_V2_0 ? lv__lf_decode_page20(c, val, vlen)
@@ -263,7 +272,7 @@ static int read_column(lv__lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos,
 		      .cb = &b, .budget = budget };
 	size_t bound = 0;
 	int rc = col->type == LV_COL_UTF8 ? str_bytes_bound(r, &c, r->d + pos, (size_t)len, &bound) : 0;
-	if (rc == 0 && (rc = col_alloc(&b, f->nrows, str_limit)) == 0 && bound) {
+	if (rc == 0 && (rc = col_alloc(f, &b, f->nrows, str_limit)) == 0 && bound) {
 		/* exactly the bound (a dbuf would round it up to a power of two), under the limit */
 		b.data.cap = (bound < str_limit ? bound : str_limit - 1) + 1;
 		if (!(b.data.ptr = lv__malloc(b.data.cap)))
@@ -279,7 +288,7 @@ static int read_column(lv__lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos,
 	if (rc == 0 && b.type == LV_COL_UTF8 && lv__dbuf_take(&b.data, &data) < 0)
 		rc = lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	if (rc < 0) {
-		col_dispose(&b);
+		lv__dbuf_dispose(&b.data); /* the arrays stay in the arena */
 		return rc;
 	}
 	col->u64 = b.u64;
