@@ -63,6 +63,7 @@ typedef struct lv__lf_dctx {
 	lv__lf_budget *budget;
 	size_t row0;  /* first row of the page within the column */
 	size_t nrows; /* rows in the page */
+	struct lv__lf_mbcache *mbc; /* the read's last mini-block layout, or NULL (miniblock.c) */
 } lv__lf_dctx;
 
 /* "file F: column 'C' page P: <msg>" */
@@ -230,6 +231,26 @@ int lv__lf_fsst_init(lv__lf_dctx *c, const uint8_t *t, size_t n, lv__lf_fsst *f)
 int lv__lf_fsst_decode(lv__lf_dctx *c, const lv__lf_fsst *f, const uint8_t *in, size_t n, lv__dbuf *d);
 
 /* ---- page layouts (miniblock.c, fullzip.c, layout21.c) ---- */
+
+/* A parsed MiniBlockLayout: a pure function of its bytes (checks against the page, such as
+ * num_items against the page's rows, are made for every page). */
+typedef struct lv__lf_mblayout {
+	lv__lf_cenc_tree def, val, dict;
+	int def_root, val_root, dict_root; /* -1 when absent */
+	uint64_t nitems, nbuf, ndict;
+	bool large;
+} lv__lf_mblayout;
+
+/*
+ * The last mini-block layout a read parsed without error, with its bytes: a page whose
+ * layout has the same bytes (a file's columns of one type usually do) takes it as it is
+ * instead of parsing them again.  The bytes are the file's, alive for the whole read.
+ */
+typedef struct lv__lf_mbcache {
+	const uint8_t *p; /* NULL: empty */
+	size_t n;
+	lv__lf_mblayout m;
+} lv__lf_mbcache;
 
 int lv__lf_parse_layers(lv__lf_dctx *c, const lv__pb_field *f, uint64_t *layer, int *nlayers);
 int lv__lf_check_layer(lv__lf_dctx *c, uint64_t layer, int nlayers);

@@ -14,12 +14,7 @@
 
 #include "lancefile/lf_internal.h"
 
-typedef struct mb_layout {
-	lv__lf_cenc_tree def, val, dict;
-	int def_root, val_root, dict_root; /* -1 when absent */
-	uint64_t nitems, nbuf, ndict;
-	bool large;
-} mb_layout;
+typedef lv__lf_mblayout mb_layout;
 
 static int parse_layout(lv__lf_dctx *c, const uint8_t *p, size_t n, mb_layout *m)
 {
@@ -55,9 +50,6 @@ static int parse_layout(lv__lf_dctx *c, const uint8_t *p, size_t n, mb_layout *m
 	if (m->nbuf < 1 || m->nbuf > 4)
 		return LV__LF_UNSUP(c, "unsupported mini-block with %llu value buffers",
 				(unsigned long long)m->nbuf);
-	if (m->nitems != c->nrows)
-		return LV__LF_CORRUPT(c, "mini-block num_items %llu but page has %zu rows",
-				  (unsigned long long)m->nitems, c->nrows);
 	m->large = large != 0;
 	if (fdef.wire == LV_PB_LEN)
 		LV_TRY(lv__lf_cenc_parse(c, fdef.data, fdef.len, &m->def, &m->def_root));
@@ -310,10 +302,35 @@ static int chunks(lv__lf_dctx *c, const mb_layout *m, const lv__lf_dict *dict)
 	return rc;
 }
 
+/* The page's layout: the read's cached one when the bytes are the same, else parsed (into
+ * the cache when there is one, else into *local). */
+static int layout_of(lv__lf_dctx *c, const uint8_t *p, size_t n, mb_layout *local, const mb_layout **out)
+{
+	lv__lf_mbcache *mc = c->mbc;
+	if (mc && mc->p && mc->n == n && memcmp(mc->p, p, n) == 0) {
+		*out = &mc->m;
+		return 0;
+	}
+	mb_layout *m = mc ? &mc->m : local;
+	if (mc)
+		mc->p = NULL; /* empty until the parse succeeds */
+	LV_TRY(parse_layout(c, p, n, m));
+	if (mc) {
+		mc->p = p;
+		mc->n = n;
+	}
+	*out = m;
+	return 0;
+}
+
 int lv__lf_miniblock(lv__lf_dctx *c, const uint8_t *p, size_t n)
 {
-	mb_layout layout, *m = &layout; /* 2.4 KB: on the stack, not allocated per page */
-	int rc = parse_layout(c, p, n, m);
+	mb_layout layout; /* 2.4 KB: on the stack, not allocated per page */
+	const mb_layout *m = NULL;
+	int rc = layout_of(c, p, n, &layout, &m);
+	if (rc == 0 && m->nitems != c->nrows)
+		rc = LV__LF_CORRUPT(c, "mini-block num_items %llu but page has %zu rows",
+				(unsigned long long)m->nitems, c->nrows);
 	if (rc == 0)
 		rc = check_types(c, m);
 	bool have_dict = rc == 0 && m->dict_root >= 0;

@@ -189,8 +189,69 @@ static int page_next(lv__lf_rctx *r, lv__lf_dctx *c, lv__pb *pr, size_t *page, u
 	return more < 0 ? lv__lf_perr(c, LV_ECORRUPT, "malformed column metadata") : 0;
 }
 
+/*
+ * What a read has already checked, by the bytes it checked (the file's, alive for the whole
+ * read): a column or page encoding with the same bytes as the last valid one gives the same
+ * result, so it is taken instead of being parsed again (a file's columns of one type have
+ * the same encodings).  Checks that depend on the page (rows, buffers, column type) are
+ * made for every page all the same.
+ */
+typedef struct enc_cache {
+	const uint8_t *col, *page; /* the last valid column / page encoding, NULL: none */
+	size_t col_len, page_len;
+	size_t val_off, val_len;   /* the page encoding's Any value, within it */
+	lv__lf_mbcache mb;         /* the last mini-block layout (miniblock.c) */
+} enc_cache;
+
+static bool same_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+	return a && an == bn && memcmp(a, b, an) == 0;
+}
+
+/* Checks a column's Encoding (direct ColumnEncoding with values). */
+static int column_encoding(lv__lf_dctx *c, const lv__pb_field *g, enc_cache *k)
+{
+	if (same_bytes(k->col, k->col_len, g->data, g->len))
+		return 0;
+	const uint8_t *val;
+	size_t vlen;
+	lv__pb_field e;
+	LV_TRY(direct_any(c, g->data, g->len, WANT("lance.encodings.ColumnEncoding"), &val, &vlen));
+	int rc = lv__lf_pb_find(val, vlen, 1, &e);
+	if (rc != 1)
+		return lv__lf_perr(c, rc < 0 ? LV_ECORRUPT : LV_EUNSUPPORTED, "%s",
+			       rc < 0 ? "malformed column encoding"
+				      : "unsupported column encoding (zone index or blob)");
+	k->col = g->data;
+	k->col_len = g->len;
+	return 0;
+}
+
+/* A page's Encoding: its Any value (ArrayEncoding in 2.0, PageLayout after). */
+static int page_encoding(lv__lf_dctx *c, const uint8_t *enc, size_t n, enc_cache *k,
+			 const uint8_t **val, size_t *vlen)
+{
+	if (same_bytes(k->page, k->page_len, enc, n)) {
+		*val = enc + k->val_off;
+		*vlen = k->val_len;
+		return 0;
+	}
+	if (c->version == LV_LANCEFILE_V2_0)
+		LV_TRY(direct_any(c, enc, n, WANT("lance.encodings.ArrayEncoding"), val, vlen));
+	else
+		LV_TRY(direct_any(c, enc, n, WANT("lance.encodings21.PageLayout"), val, vlen));
+	if (*val >= enc && *vlen <= n && (size_t)(*val - enc) <= n - *vlen) { /* not "" */
+		k->page = enc;
+		k->page_len = n;
+		k->val_off = (size_t)(*val - enc);
+		k->val_len = *vlen;
+	}
+	return 0;
+}
+
 /* Decodes every page of a column's metadata cm[0..len) into c->cb. */
-static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uint8_t *cm, size_t len)
+static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uint8_t *cm, size_t len,
+		      enc_cache *k)
 {
 	const uint8_t *val;
 	size_t vlen;
@@ -198,17 +259,14 @@ static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uin
 	if (lv__lf_pb_find(cm, len, 1, &g) != 1)
 		return lv__lf_perr(c, LV_ECORRUPT, "column metadata without an encoding");
 	c->page = 0;
-	LV_TRY(direct_any(c, g.data, g.len, WANT("lance.encodings.ColumnEncoding"), &val, &vlen));
-	int rc = lv__lf_pb_find(val, vlen, 1, &g);
-	if (rc != 1)
-		return lv__lf_perr(c, rc < 0 ? LV_ECORRUPT : LV_EUNSUPPORTED, "%s",
-			       rc < 0 ? "malformed column encoding"
-				      : "unsupported column encoding (zone index or blob)");
+	LV_TRY(column_encoding(c, &g, k));
+	c->mbc = &k->mb;
 	lv__pb pr = lv__pb_make(cm, len);
 	size_t row = 0, page = 0;
 	uint64_t plen;
 	const uint8_t *enc;
 	size_t enclen;
+	int rc;
 	while ((rc = page_next(r, c, &pr, &page, &plen, &enc, &enclen)) == 1) {
 		if (plen > f->nrows - row)
 			return lv__lf_perr(c, LV_ECORRUPT, "pages hold more than the file's %zu rows",
@@ -217,12 +275,7 @@ static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uin
 			continue; /* like Lance's 2.0 reader, skip empty pages */
 		if (!enc)
 			return lv__lf_perr(c, LV_ECORRUPT, "page without an encoding");
-		if (f->version == LV_LANCEFILE_V2_0)
-			LV_TRY(direct_any(c, enc, enclen, WANT("lance.encodings.ArrayEncoding"), &val,
-					  &vlen));
-		else
-			LV_TRY(direct_any(c, enc, enclen, WANT("lance.encodings21.PageLayout"), &val,
-					  &vlen));
+		LV_TRY(page_encoding(c, enc, enclen, k, &val, &vlen));
 		c->row0 = row;
 		c->nrows = (size_t)plen;
 		LV_TRY(f->version == LV_LANCEFILE_V2_0 ? lv__lf_decode_page20(c, val, vlen)
@@ -264,7 +317,7 @@ static int str_bytes_bound(lv__lf_rctx *r, lv__lf_dctx *c, const uint8_t *cm, si
 }
 
 static int read_column(lv__lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos, uint64_t len,
-		       size_t str_limit, lv__lf_budget *budget)
+		       size_t str_limit, lv__lf_budget *budget, enc_cache *k)
 {
 	lv_column *col = &f->cols[ci];
 	lv__lf_colbuf b = { .type = col->type, .nullable = col->nullable, .dim = col->list_size };
@@ -283,7 +336,7 @@ static int read_column(lv__lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos,
 	if (rc == LV_ENOMEM)
 		rc = lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	else if (rc == 0)
-		rc = read_pages(r, f, &c, r->d + pos, (size_t)len);
+		rc = read_pages(r, f, &c, r->d + pos, (size_t)len, k);
 	lv_buf data = { 0 };
 	if (rc == 0 && b.type == LV_COL_UTF8 && lv__dbuf_take(&b.data, &data) < 0)
 		rc = lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
@@ -342,6 +395,11 @@ static int read_columns(lv__lf_rctx *r, lv_lancefile *f, uint64_t cm_start, uint
 {
 	size_t str_limit = MIN_STR_BYTES + (r->size > SIZE_MAX / 128 ? SIZE_MAX / 2 : r->size * 64);
 	lv__lf_budget budget = { .left = (uint64_t)MIN_STR_BYTES + (uint64_t)r->size * 64 };
+	enc_cache ec; /* empty: the layout's 2.4 KB are written when one is parsed */
+	ec.col = ec.page = NULL;
+	ec.col_len = ec.page_len = ec.val_off = ec.val_len = 0;
+	ec.mb.p = NULL;
+	ec.mb.n = 0;
 	for (size_t i = 0; i < f->ncols; i++) {
 		if (f->cols[i].type == LV_COL_UNDECODED)
 			continue;
@@ -350,10 +408,12 @@ static int read_columns(lv__lf_rctx *r, lv_lancefile *f, uint64_t cm_start, uint
 		if (p < cm_start || p > cmo || l > cmo - p)
 			return lv__err(r->err, LV_ECORRUPT,
 				       "file %s: column %zu metadata out of range", r->name, k);
-		lv_error cerr = { 0 };
+		lv_error cerr; /* not the 512-byte zeroing of every column's: set when used */
+		cerr.code = 0;
+		cerr.message[0] = 0;
 		lv_error *keep = r->err;
 		r->err = &cerr;
-		int rc = read_column(r, f, i, p, l, str_limit, &budget);
+		int rc = read_column(r, f, i, p, l, str_limit, &budget, &ec);
 		r->err = keep;
 		if (rc < 0)
 			LV_TRY(lv__lf_col_undecoded(r, f, i, rc, cerr.message));
