@@ -34,8 +34,12 @@ struct lv_lancefile {
 	size_t nfields;
 	lv_kv *meta;
 	size_t nmeta;
-	/* every name, logical type and metadata key/value, the arrays above, the error strings
-	 * and the columns' arrays except string bytes (str_data: lv__malloc, one per column) */
+	const uint8_t *sch;    /* the schema's bytes (the input's: only while reading) */
+	size_t sch_n;
+	char *sch_copy;        /* their copy, sch_n + 1 bytes, where every string lives (schema.c) */
+	/* the schema's copy (every name, logical type and metadata key/value), the arrays above,
+	 * the error strings and the columns' arrays except string bytes (str_data: lv__malloc,
+	 * one per column) */
 	lv__arena mem;
 };
 
@@ -48,8 +52,6 @@ typedef struct lv__lf_rctx {
 } lv__lf_rctx;
 
 int lv__lf_rcorrupt(lv__lf_rctx *r, const char *what);
-/* A NUL-terminated copy of n bytes in the file's arena; NULL when out of memory. */
-char *lv__lf_dup_bytes(lv_lancefile *f, const uint8_t *p, size_t n);
 /* n zeroed elements of `size` bytes (at least one) in the file's arena; NULL when out of
  * memory or n * size overflows.  Freed with the file (lv_lancefile_free), never alone. */
 void *lv__lf_zalloc(lv_lancefile *f, size_t n, size_t size);

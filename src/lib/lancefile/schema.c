@@ -23,9 +23,23 @@ int lv__lf_rcorrupt(lv__lf_rctx *r, const char *what)
 	return lv__err(r->err, LV_ECORRUPT, "file %s: not a valid Lance v2 file: %s", r->name, what);
 }
 
-char *lv__lf_dup_bytes(lv_lancefile *f, const uint8_t *p, size_t n)
+/*
+ * A string of the schema (p: n bytes of it, NULL: absent, ""), NUL-terminated in the
+ * schema's copy (f->sch_copy): its NUL goes on the byte after it there, which is a tag or
+ * the copy's end, never a byte of another string the reader keeps (a string is a leaf
+ * payload, and the next one's tag and length come before its bytes).  The copy is never
+ * parsed: the original is.
+ */
+static char *schema_str(lv_lancefile *f, const uint8_t *p, size_t n)
 {
-	return lv__arena_strndup(&f->mem, (const char *)p, n);
+	uintptr_t at = (uintptr_t)p, lo = (uintptr_t)f->sch;
+	if (!p)
+		return f->sch_copy + f->sch_n;
+	if (at < lo || at - lo > f->sch_n || n > f->sch_n - (at - lo)) /* never: from the schema */
+		return lv__arena_strndup(&f->mem, (const char *)p, n);
+	char *s = f->sch_copy + (at - lo);
+	s[n] = 0;
+	return s;
 }
 
 void *lv__lf_zalloc(lv_lancefile *f, size_t n, size_t size)
@@ -146,8 +160,8 @@ static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t 
 	if (rc < 0)
 		return lv__lf_rcorrupt(r, "malformed schema field");
 	lv__lf_field *fd = &f->fields[i];
-	fd->name = lv__lf_dup_bytes(f, name ? name : (const uint8_t *)"", name_len);
-	fd->ltype = lv__lf_dup_bytes(f, lt ? lt : (const uint8_t *)"", lt_len);
+	fd->name = schema_str(f, name, name_len);
+	fd->ltype = schema_str(f, lt, lt_len);
 	fd->name_len = strlen_n(fd->name, name_len);
 	fd->ltype_len = strlen_n(fd->ltype, lt_len);
 	if (!fd->name || !fd->ltype)
@@ -177,8 +191,8 @@ static int parse_meta(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *g)
 	if (rc < 0)
 		return lv__lf_rcorrupt(r, "malformed schema metadata entry");
 	lv_kv *kv = &f->meta[f->nmeta++];
-	kv->key = lv__lf_dup_bytes(f, k ? k : (const uint8_t *)"", kl);
-	kv->value = lv__lf_dup_bytes(f, v ? v : (const uint8_t *)"", vl);
+	kv->key = schema_str(f, k, kl);
+	kv->value = schema_str(f, v, vl);
 	kv->value_len = vl;
 	if (!kv->key || !kv->value)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
@@ -187,8 +201,8 @@ static int parse_meta(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *g)
 
 /* Counts, allocates and fills fields and metadata. */
 /*
- * The arena's block size: one block holds everything a small file's read allocates (every
- * string is a piece of the schema's n bytes plus its NUL and alignment; the per-field
+ * The arena's block size: one block holds everything a small file's read allocates (the
+ * schema's copy, n + 1 bytes, which holds every string; the per-field
  * arrays; the columns' arrays when nrows is small).  Larger requests take blocks of their
  * own (a large file's column arrays: one block each, as lv__malloc would give them).
  */
@@ -200,7 +214,7 @@ static size_t arena_block(size_t n, size_t nfields, size_t nmeta, uint64_t nrows
 		cols = nfields * ((size_t)(nrows + 1) * 9 + 24);
 		cols = cols <= ((size_t)64 << 10) ? cols : 0;
 	}
-	return n + n / 2 + 256 + nfields * per_field + nmeta * sizeof(lv_kv) + cols;
+	return n + 256 + nfields * per_field + nmeta * sizeof(lv_kv) + cols;
 }
 
 static int parse_fields(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *fs, size_t n,
@@ -219,7 +233,12 @@ static int parse_fields(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *fs,
 	f->mem.block_size = arena_block(n, nfields, nmeta, nrows);
 	f->fields = lv__lf_zalloc(f, nfields, sizeof *f->fields);
 	f->meta = lv__lf_zalloc(f, nmeta, sizeof *f->meta);
-	if (!f->fields || !f->meta)
+	f->sch_copy = lv__arena_alloc(&f->mem, f->sch_n + 1);
+	if (f->sch_copy) {
+		memcpy(f->sch_copy, f->sch, f->sch_n);
+		f->sch_copy[f->sch_n] = 0;
+	}
+	if (!f->fields || !f->meta || !f->sch_copy)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	pr = lv__pb_sub(fs);
 	while (lv__pb_next(&pr, &g) == 1) {
@@ -354,6 +373,8 @@ int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_
 	*nrows = 0;
 	if (lv__lf_varint_field(p, n, 2, nrows) < 0)
 		return lv__lf_rcorrupt(r, "malformed file descriptor");
+	f->sch = p;
+	f->sch_n = n;
 	LV_TRY(parse_fields(r, f, &fs, n, *nrows));
 	return map_columns(r, f, nphys);
 }
