@@ -29,7 +29,8 @@ void lv_lancefile_free(lv_lancefile *f)
 	if (!f)
 		return;
 	for (size_t i = 0; i < f->ncols && f->cols; i++)
-		lv__free((void *)f->cols[i].str_data);
+		if (f->cols[i].str_data)
+			lv__free((void *)f->cols[i].str_data);
 	lv__arena_dispose(&f->mem); /* everything else (lf_file.h) */
 	lv__free(f);
 }
@@ -321,8 +322,17 @@ static int read_column(lv__lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos,
 {
 	lv_column *col = &f->cols[ci];
 	lv__lf_colbuf b = { .type = col->type, .nullable = col->nullable, .dim = col->list_size };
-	lv__lf_dctx c = { .file = r->name, .col = col->name, .err = r->err, .version = f->version,
-		      .cb = &b, .budget = budget };
+	lv__lf_dctx c; /* every field but the page buffers (nbufs says how many are set) */
+	c.file = r->name;
+	c.col = col->name;
+	c.page = 0;
+	c.err = r->err;
+	c.version = f->version;
+	c.nbufs = 0;
+	c.cb = &b;
+	c.budget = budget;
+	c.row0 = c.nrows = 0;
+	c.mbc = NULL;
 	size_t bound = 0;
 	int rc = col->type == LV_COL_UTF8 ? str_bytes_bound(r, &c, r->d + pos, (size_t)len, &bound) : 0;
 	if (rc == 0 && (rc = col_alloc(f, &b, f->nrows, str_limit)) == 0 && bound) {
