@@ -33,6 +33,7 @@ struct lv_lancefile {
 	lv__lf_field *fields;      /* every schema field, pre-order */
 	size_t nfields;
 	lv_kv *meta;
+	size_t *meta_klen;     /* strlen of each key (lv_lancefile_metadata_find) */
 	size_t nmeta;
 	const uint8_t *sch;    /* the schema's bytes (the input's: only while reading) */
 	size_t sch_n;

@@ -528,8 +528,9 @@ const lv_kv *lv_lancefile_metadata_find(const lv_lancefile *f, const char *key)
 {
 	if (!f || !key)
 		return NULL;
+	size_t n = strlen(key); /* lengths first: keys share long prefixes ("lancever:") */
 	for (size_t i = f->nmeta; i-- > 0;)
-		if (!strcmp(f->meta[i].key, key))
+		if (f->meta_klen[i] == n && !memcmp(f->meta[i].key, key, n))
 			return &f->meta[i];
 	return NULL;
 }

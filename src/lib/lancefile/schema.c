@@ -192,6 +192,7 @@ static int parse_meta(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *g)
 		return lv__lf_rcorrupt(r, "malformed schema metadata entry");
 	lv_kv *kv = &f->meta[f->nmeta++];
 	kv->key = schema_str(f, k, kl);
+	f->meta_klen[f->nmeta - 1] = strlen_n(kv->key, kl);
 	kv->value = schema_str(f, v, vl);
 	kv->value_len = vl;
 	if (!kv->key || !kv->value)
@@ -214,7 +215,7 @@ static size_t arena_block(size_t n, size_t nfields, size_t nmeta, uint64_t nrows
 		cols = nfields * ((size_t)(nrows + 1) * 9 + 24);
 		cols = cols <= ((size_t)64 << 10) ? cols : 0;
 	}
-	return n + 256 + nfields * per_field + nmeta * sizeof(lv_kv) + cols;
+	return n + 256 + nfields * per_field + nmeta * (sizeof(lv_kv) + sizeof(size_t)) + cols;
 }
 
 static int parse_fields(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *fs, size_t n,
@@ -233,12 +234,13 @@ static int parse_fields(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *fs,
 	f->mem.block_size = arena_block(n, nfields, nmeta, nrows);
 	f->fields = lv__lf_zalloc(f, nfields, sizeof *f->fields);
 	f->meta = lv__lf_zalloc(f, nmeta, sizeof *f->meta);
+	f->meta_klen = lv__lf_zalloc(f, nmeta, sizeof *f->meta_klen);
 	f->sch_copy = lv__arena_alloc(&f->mem, f->sch_n + 1);
 	if (f->sch_copy) {
 		memcpy(f->sch_copy, f->sch, f->sch_n);
 		f->sch_copy[f->sch_n] = 0;
 	}
-	if (!f->fields || !f->meta || !f->sch_copy)
+	if (!f->fields || !f->meta || !f->meta_klen || !f->sch_copy)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	pr = lv__pb_sub(fs);
 	while (lv__pb_next(&pr, &g) == 1) {
@@ -296,6 +298,12 @@ static size_t width(const lv_lancefile *f, size_t i)
 	return n;
 }
 
+/* Field i has no fields below it: one column (one_column), of width 1. */
+static bool leaf(const lv_lancefile *f, size_t i)
+{
+	return i + 1 == f->nfields || f->fields[i + 1].depth <= f->fields[i].depth;
+}
+
 /* Sets up one column per top-level field and maps it to its physical column. */
 static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 {
@@ -312,7 +320,7 @@ static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 	size_t phys = 0, c = 0, total = 0;
 	for (size_t i = 0; i < f->nfields; i++) /* f->phys holds the widths until set below */
 		if (f->fields[i].depth == 0)
-			total += f->phys[c++] = width(f, i);
+			total += f->phys[c++] = leaf(f, i) ? 1 : width(f, i);
 	c = 0;
 	bool widths = total == nphys; /* else: nothing after a nested field is placed */
 	const char *nested = NULL;
@@ -327,7 +335,7 @@ static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 		col->nullable = fd->nullable;
 		col->type = type_of(fd->ltype, fd->ltype_len, &col->list_size);
 		size_t w = f->phys[c];
-		bool one = one_column(f, i) && (fd->blob || !fd->packed);
+		bool one = (leaf(f, i) || one_column(f, i)) && (fd->blob || !fd->packed);
 		if (fd->blob)
 			col->type = 0;
 		f->phys[c] = nested || !one ? SIZE_MAX : phys;
