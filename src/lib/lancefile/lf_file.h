@@ -3,14 +3,23 @@
  * (schema.c).  Columns are the schema's top-level fields, in order; each maps to
  * one physical column of the file (col_index) or is undecoded with a reason.
  * Ownership: everything a read allocates lives in the file's arena (f->mem), but for the
- * lv_lancefile itself and each string column's bytes (str_data); lv_lancefile_free
+ * lv_lancefile itself, each string column's bytes (str_data) and arrays of LV__BLOCK_MIN
+ * bytes or more (f->big: lv__calloc'd, as fresh pages need no zeroing); lv_lancefile_free
  * frees those and disposes of the arena.
  */
 #ifndef LV_LANCEFILE_FILE_H
 #define LV_LANCEFILE_FILE_H
 
+#include <stddef.h>
+
 #include "lancefile/lf_internal.h"
 #include "util/arena.h"
+
+/* A large zeroed array of a read (schema.c lv__lf_zalloc), in a list of its own. */
+typedef struct lv__lf_big {
+	struct lv__lf_big *next;
+	max_align_t data[];
+} lv__lf_big;
 
 typedef struct lv__lf_field {
 	char *name, *ltype;
@@ -42,6 +51,7 @@ struct lv_lancefile {
 	 * the error strings and the columns' arrays except string bytes (str_data: lv__malloc,
 	 * one per column) */
 	lv__arena mem;
+	lv__lf_big *big;       /* arrays of LV__BLOCK_MIN bytes or more, each its own block */
 };
 
 typedef struct lv__lf_rctx {
@@ -53,8 +63,9 @@ typedef struct lv__lf_rctx {
 } lv__lf_rctx;
 
 int lv__lf_rcorrupt(lv__lf_rctx *r, const char *what);
-/* n zeroed elements of `size` bytes (at least one) in the file's arena; NULL when out of
- * memory or n * size overflows.  Freed with the file (lv_lancefile_free), never alone. */
+/* n zeroed elements of `size` bytes (at least one) in the file's arena, or in a block of
+ * their own (f->big) when large; NULL when out of memory or n * size overflows.  Freed with
+ * the file (lv_lancefile_free), never alone. */
 void *lv__lf_zalloc(lv_lancefile *f, size_t n, size_t size);
 /*
  * Parses the FileDescriptor (global buffer 0): fields, metadata, row count; sets up

@@ -31,6 +31,10 @@ void lv_lancefile_free(lv_lancefile *f)
 	for (size_t i = 0; i < f->ncols && f->cols; i++)
 		if (f->cols[i].str_data)
 			lv__free((void *)f->cols[i].str_data);
+	for (lv__lf_big *b = f->big, *next; b; b = next) {
+		next = b->next;
+		lv__free(b);
+	}
 	lv__arena_dispose(&f->mem); /* everything else (lf_file.h) */
 	lv__free(f);
 }

@@ -47,6 +47,16 @@ void *lv__lf_zalloc(lv_lancefile *f, size_t n, size_t size)
 	size_t t;
 	if (lv__mul_overflow(n ? n : 1, size, &t))
 		return NULL;
+	if (t >= LV__BLOCK_MIN) { /* lv__calloc: fresh pages come zeroed, not written twice */
+		if (t > SIZE_MAX - sizeof(lv__lf_big))
+			return NULL;
+		lv__lf_big *b = lv__calloc(1, sizeof *b + t);
+		if (!b)
+			return NULL;
+		b->next = f->big;
+		f->big = b;
+		return b->data;
+	}
 	void *p = lv__arena_alloc(&f->mem, t);
 	return p ? memset(p, 0, t) : NULL;
 }
