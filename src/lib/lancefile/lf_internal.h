@@ -194,6 +194,7 @@ typedef struct lv__lf_varvals {
 	uint64_t *offs;
 	const uint8_t *bytes;
 	uint8_t *owned; /* decompressed / FSST-decoded bytes, freed by lv__lf_varvals_free */
+	bool borrowed;  /* offs is the caller's scratch (not freed) */
 } lv__lf_varvals;
 void lv__lf_varvals_free(lv__lf_varvals *v);
 
@@ -203,9 +204,10 @@ void lv__lf_varvals_free(lv__lf_varvals *v);
  */
 int lv__lf_fixed_decode(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, lv__lf_bufs b, size_t cnt,
 		    uint64_t *out, unsigned *width_bits);
-/* Variable-width values (variable, fsst, general) of one chunk: cnt strings. */
+/* Variable-width values (variable, fsst, general) of one chunk: cnt strings.  Offsets that
+ * fit in scratch[scratch_n] (NULL, 0: none) are decoded there instead of an allocation. */
 int lv__lf_var_decode(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, lv__lf_bufs b, size_t cnt,
-		  lv__lf_varvals *out);
+		  lv__lf_varvals *out, uint64_t *scratch, size_t scratch_n);
 /* Bits per value a fixed node decodes to (0 when not fixed-width). */
 unsigned lv__lf_fixed_bits(const lv__lf_cenc_tree *t, int node);
 

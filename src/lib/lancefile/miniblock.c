@@ -248,7 +248,7 @@ static int chunk(lv__lf_dctx *c, const mb_layout *m, const uint8_t *ch, size_t b
 		LV_TRY(levels(c, m, ch + doff, dsz, cnt, def));
 	if (c->cb->type == LV_COL_UTF8 && !dict) {
 		lv__lf_varvals v;
-		LV_TRY(lv__lf_var_decode(c, &m->val, m->val_root, b, cnt, &v));
+		LV_TRY(lv__lf_var_decode(c, &m->val, m->val_root, b, cnt, &v, s->vals, s->cap));
 		int rc = store_strings(c, row, cnt, &v, def);
 		lv__lf_varvals_free(&v);
 		return rc;
