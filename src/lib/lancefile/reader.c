@@ -8,7 +8,10 @@
  * is capped relative to the input size so that a small corrupt file cannot
  * make it allocate gigabytes.  A string column's bytes are reserved once, before its
  * first page is decoded, from the sizes of its page buffers (each checked to lie within
- * the file first; the sum capped at the file's size), so they do not grow by doubling.
+ * the file first; the sum capped at the file's size), so they do not grow by doubling
+ * (a column of one page: from that page's buffers, as the decode pass reads them).
+ * Within a read, encodings and mini-block layouts with the bytes of the last valid one are
+ * reused (enc_cache); everything a read allocates is in the file's arena (lf_file.h).
  */
 #include <string.h>
 
@@ -254,9 +257,25 @@ static int page_encoding(lv__lf_dctx *c, const uint8_t *enc, size_t n, enc_cache
 	return 0;
 }
 
-/* Decodes every page of a column's metadata cm[0..len) into c->cb. */
+/* Reserves a string column's bytes: exactly the bound (a dbuf would round it up to a power
+ * of two), under the limit. */
+static int reserve_strings(lv__lf_colbuf *b, size_t bound, size_t str_limit)
+{
+	if (!bound)
+		return 0;
+	b->data.cap = (bound < str_limit ? bound : str_limit - 1) + 1;
+	if (!(b->data.ptr = lv__malloc(b->data.cap))) {
+		b->data.cap = 0;
+		return LV_ENOMEM;
+	}
+	b->data.ptr[0] = 0;
+	return 0;
+}
+
+/* Decodes every page of a column's metadata cm[0..len) into c->cb; a string column of one
+ * page (lazy) has its bytes reserved from that page's buffers before it is decoded. */
 static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uint8_t *cm, size_t len,
-		      enc_cache *k)
+		      enc_cache *k, bool lazy, size_t str_limit)
 {
 	const uint8_t *val;
 	size_t vlen;
@@ -281,6 +300,14 @@ static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uin
 		if (!enc)
 			return lv__lf_perr(c, LV_ECORRUPT, "page without an encoding");
 		LV_TRY(page_encoding(c, enc, enclen, k, &val, &vlen));
+		if (lazy) { /* the one page: its buffers (checked by page_meta) bound the bytes */
+			size_t sum = 0;
+			for (size_t i = 0; i < c->nbufs; i++)
+				sum = c->buflen[i] > r->size - sum ? r->size : sum + c->buflen[i];
+			if (reserve_strings(c->cb, sum, str_limit) < 0)
+				return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
+			lazy = false;
+		}
 		c->row0 = row;
 		c->nrows = (size_t)plen;
 		LV_TRY(f->version == LV_LANCEFILE_V2_0 ? lv__lf_decode_page20(c, val, vlen)
@@ -300,7 +327,8 @@ static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uin
  * checked to lie within the file first (page_meta), the sum capped at the file's size (pages
  * may share bytes).  Uncompressed strings take no more than that, so reserving it once
  * replaces the growth by doubling (a fresh mapping and a copy at every step); compressed or
- * dictionary strings grow past it as before.
+ * dictionary strings grow past it as before.  Walked before decoding for a column of more
+ * than one page (many_pages); a column of one page is bounded by the decode pass itself.
  */
 static int str_bytes_bound(lv__lf_rctx *r, lv__lf_dctx *c, const uint8_t *cm, size_t len,
 			   size_t *out)
@@ -321,6 +349,19 @@ static int str_bytes_bound(lv__lf_rctx *r, lv__lf_dctx *c, const uint8_t *cm, si
 	return 0;
 }
 
+/* Whether column metadata cm holds more than one page (or is malformed: the full walk of
+ * str_bytes_bound then reports it); a skip over its fields, none parsed. */
+static bool many_pages(const uint8_t *cm, size_t len)
+{
+	lv__pb pr = lv__pb_make(cm, len);
+	lv__pb_field g;
+	int rc, n = 0;
+	while ((rc = lv__pb_next(&pr, &g)) == 1)
+		if (g.num == 2 && g.wire == LV_PB_LEN && ++n > 1)
+			return true;
+	return rc < 0;
+}
+
 static int read_column(lv__lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos, uint64_t len,
 		       size_t str_limit, lv__lf_budget *budget, enc_cache *k)
 {
@@ -338,19 +379,15 @@ static int read_column(lv__lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos,
 	c.row0 = c.nrows = 0;
 	c.mbc = NULL;
 	size_t bound = 0;
-	int rc = col->type == LV_COL_UTF8 ? str_bytes_bound(r, &c, r->d + pos, (size_t)len, &bound) : 0;
-	if (rc == 0 && (rc = col_alloc(f, &b, f->nrows, str_limit)) == 0 && bound) {
-		/* exactly the bound (a dbuf would round it up to a power of two), under the limit */
-		b.data.cap = (bound < str_limit ? bound : str_limit - 1) + 1;
-		if (!(b.data.ptr = lv__malloc(b.data.cap)))
-			rc = LV_ENOMEM, b.data.cap = 0;
-		else
-			b.data.ptr[0] = 0;
-	}
+	const uint8_t *cm = r->d + pos;
+	bool str = col->type == LV_COL_UTF8, many = str && many_pages(cm, (size_t)len);
+	int rc = many ? str_bytes_bound(r, &c, cm, (size_t)len, &bound) : 0;
+	if (rc == 0 && (rc = col_alloc(f, &b, f->nrows, str_limit)) == 0)
+		rc = reserve_strings(&b, bound, str_limit);
 	if (rc == LV_ENOMEM)
 		rc = lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	else if (rc == 0)
-		rc = read_pages(r, f, &c, r->d + pos, (size_t)len, k);
+		rc = read_pages(r, f, &c, cm, (size_t)len, k, str && !many, str_limit);
 	lv_buf data = { 0 };
 	if (rc == 0 && b.type == LV_COL_UTF8 && lv__dbuf_take(&b.data, &data) < 0)
 		rc = lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
