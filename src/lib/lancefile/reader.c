@@ -48,8 +48,9 @@ typedef struct u64list {
 	bool over;
 } u64list;
 
-/* Appends a repeated varint field's values (packed or not) to l; -1 when malformed. */
-static int u64list_add(u64list *l, const lv__pb_field *h)
+/* Appends a repeated varint field's values (packed or not) to l; -1 when malformed.  Inlined
+ * into page_meta, whose two calls per page it is most of. */
+__attribute__((always_inline)) static inline int u64list_add(u64list *l, const lv__pb_field *h)
 {
 	if (h->wire == LV_PB_VARINT) {
 		if (l->n < LV__LF_MAX_PAGE_BUFS)
