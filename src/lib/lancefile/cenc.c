@@ -34,21 +34,58 @@ static int child(lv__lf_dctx *c, const lv__pb_field *m, uint32_t num, lv__lf_cen
 	return parse_node(c, g.data, g.len, t, depth + 1);
 }
 
-/* BufferCompression{1 scheme, 2 level} -> LF_COMP_*; unknown schemes are unsupported. */
-static int parse_scheme(lv__lf_dctx *c, const lv__pb_field *m, uint32_t num, int *scheme)
+/* BufferCompression{1 scheme, 2 level} g (NULL: absent) -> LF_COMP_*; unknown schemes are
+ * unsupported. */
+static int scheme_of(lv__lf_dctx *c, const lv__pb_field *g, int *scheme)
 {
-	lv__pb_field g = { 0 };
 	uint64_t s = 0;
 	*scheme = LV__LF_COMP_NONE;
-	int k = lv__lf_pb_find(m->data, m->len, num, &g);
-	if (k < 0 || (k == 1 && lv__lf_varint_field(g.data, g.len, 1, &s) < 0))
-		return LV__LF_CORRUPT(c, "malformed buffer compression");
-	if (k == 0)
+	if (!g)
 		return 0;
+	if (lv__lf_varint_field(g->data, g->len, 1, &s) < 0)
+		return LV__LF_CORRUPT(c, "malformed buffer compression");
 	if (s != LV__LF_COMP_LZ4 && s != LV__LF_COMP_ZSTD)
 		return LV__LF_UNSUP(c, "unsupported compression scheme %llu", (unsigned long long)s);
 	*scheme = (int)s;
 	return 0;
+}
+
+/* The BufferCompression in field `num` of m (see scheme_of). */
+static int parse_scheme(lv__lf_dctx *c, const lv__pb_field *m, uint32_t num, int *scheme)
+{
+	lv__pb_field g = { 0 };
+	int k = lv__lf_pb_find(m->data, m->len, num, &g);
+	*scheme = LV__LF_COMP_NONE;
+	if (k < 0)
+		return LV__LF_CORRUPT(c, "malformed buffer compression");
+	return scheme_of(c, k ? &g : NULL, scheme);
+}
+
+/*
+ * Flat / inline bitpacking {1 bits_per_value, 2 BufferCompression}, the most common node,
+ * in one pass (what lv__lf_varint_field and parse_scheme would find in two): the last
+ * varint 1 is the width; a field 2 that is not a message is a malformed compression.
+ */
+static int flat_fields(lv__lf_dctx *c, const lv__pb_field *m, lv__lf_cenc *e, int *scheme)
+{
+	lv__pb r = lv__pb_sub(m);
+	lv__pb_field f, comp = { 0 };
+	bool have = false, bad = false;
+	int rc;
+	*scheme = LV__LF_COMP_NONE;
+	while ((rc = lv__pb_next(&r, &f)) == 1) {
+		if (f.num == 1 && f.wire == LV_PB_VARINT)
+			e->bits = f.u;
+		else if (f.num == 2 && f.wire != LV_PB_LEN)
+			bad = true;
+		else if (f.num == 2)
+			comp = f, have = true;
+	}
+	if (rc < 0)
+		return LV__LF_CORRUPT(c, "malformed %s encoding", lv__lf_cenc_name(e->kind));
+	if (bad)
+		return LV__LF_CORRUPT(c, "malformed buffer compression");
+	return scheme_of(c, have ? &comp : NULL, scheme);
 }
 
 /* Kind-specific fields of node i (message m); children parsed recursively. */
@@ -59,9 +96,7 @@ static int parse_kind(lv__lf_dctx *c, const lv__pb_field *m, lv__lf_cenc_tree *t
 	switch (e->kind) {
 	case CE_FLAT:
 	case CE_INLINE_BITPACK:
-		if (lv__lf_varint_field(m->data, m->len, 1, &e->bits) < 0)
-			return LV__LF_CORRUPT(c, "malformed %s encoding", lv__lf_cenc_name(e->kind));
-		LV_TRY(parse_scheme(c, m, 2, &scheme));
+		LV_TRY(flat_fields(c, m, e, &scheme));
 		if (scheme)
 			return LV__LF_UNSUP(c, "unsupported %s with buffer compression",
 					lv__lf_cenc_name(e->kind));

@@ -63,6 +63,7 @@ typedef struct lv__lf_dctx {
 	lv__lf_budget *budget;
 	size_t row0;  /* first row of the page within the column */
 	size_t nrows; /* rows in the page */
+	struct lv__lf_mbcache *mbc; /* the read's last mini-block layout, or NULL (miniblock.c) */
 } lv__lf_dctx;
 
 /* "file F: column 'C' page P: <msg>" */
@@ -114,10 +115,11 @@ int lv__lf_oneof(const uint8_t *p, size_t n, lv__pb_field *out);
 int lv__lf_varint_field(const uint8_t *p, size_t n, uint32_t num, uint64_t *v);
 /* 1 if field `num` is present (any wire type), 0 absent, -1 malformed. */
 int lv__lf_has_field(const uint8_t *p, size_t n, uint32_t num);
-/* Unwraps google.protobuf.Any: checks the type-url suffix, yields the value; on a mismatch
- * (LV_EUNSUPPORTED) got_url holds the URL, printable, for the message (else ""). */
-int lv__lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, const uint8_t **val,
-		  size_t *vlen, char *got_url, size_t got_cap);
+/* Unwraps google.protobuf.Any: checks the type-url's last segment is want_suffix (wl bytes,
+ * no '/'), yields the value; on a mismatch (LV_EUNSUPPORTED) got_url holds the URL,
+ * printable, for the message (else ""). */
+int lv__lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, size_t wl,
+		      const uint8_t **val, size_t *vlen, char *got_url, size_t got_cap);
 
 /* ---- bit packing (bitpack.c) ---- */
 
@@ -192,6 +194,7 @@ typedef struct lv__lf_varvals {
 	uint64_t *offs;
 	const uint8_t *bytes;
 	uint8_t *owned; /* decompressed / FSST-decoded bytes, freed by lv__lf_varvals_free */
+	bool borrowed;  /* offs is the caller's scratch (not freed) */
 } lv__lf_varvals;
 void lv__lf_varvals_free(lv__lf_varvals *v);
 
@@ -201,9 +204,10 @@ void lv__lf_varvals_free(lv__lf_varvals *v);
  */
 int lv__lf_fixed_decode(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, lv__lf_bufs b, size_t cnt,
 		    uint64_t *out, unsigned *width_bits);
-/* Variable-width values (variable, fsst, general) of one chunk: cnt strings. */
+/* Variable-width values (variable, fsst, general) of one chunk: cnt strings.  Offsets that
+ * fit in scratch[scratch_n] (NULL, 0: none) are decoded there instead of an allocation. */
 int lv__lf_var_decode(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, lv__lf_bufs b, size_t cnt,
-		  lv__lf_varvals *out);
+		  lv__lf_varvals *out, uint64_t *scratch, size_t scratch_n);
 /* Bits per value a fixed node decodes to (0 when not fixed-width). */
 unsigned lv__lf_fixed_bits(const lv__lf_cenc_tree *t, int node);
 
@@ -229,6 +233,26 @@ int lv__lf_fsst_init(lv__lf_dctx *c, const uint8_t *t, size_t n, lv__lf_fsst *f)
 int lv__lf_fsst_decode(lv__lf_dctx *c, const lv__lf_fsst *f, const uint8_t *in, size_t n, lv__dbuf *d);
 
 /* ---- page layouts (miniblock.c, fullzip.c, layout21.c) ---- */
+
+/* A parsed MiniBlockLayout: a pure function of its bytes (checks against the page, such as
+ * num_items against the page's rows, are made for every page). */
+typedef struct lv__lf_mblayout {
+	lv__lf_cenc_tree def, val, dict;
+	int def_root, val_root, dict_root; /* -1 when absent */
+	uint64_t nitems, nbuf, ndict;
+	bool large;
+} lv__lf_mblayout;
+
+/*
+ * The last mini-block layout a read parsed without error, with its bytes: a page whose
+ * layout has the same bytes (a file's columns of one type usually do) takes it as it is
+ * instead of parsing them again.  The bytes are the file's, alive for the whole read.
+ */
+typedef struct lv__lf_mbcache {
+	const uint8_t *p; /* NULL: empty */
+	size_t n;
+	lv__lf_mblayout m;
+} lv__lf_mbcache;
 
 int lv__lf_parse_layers(lv__lf_dctx *c, const lv__pb_field *f, uint64_t *layer, int *nlayers);
 int lv__lf_check_layer(lv__lf_dctx *c, uint64_t layer, int nlayers);

@@ -14,12 +14,7 @@
 
 #include "lancefile/lf_internal.h"
 
-typedef struct mb_layout {
-	lv__lf_cenc_tree def, val, dict;
-	int def_root, val_root, dict_root; /* -1 when absent */
-	uint64_t nitems, nbuf, ndict;
-	bool large;
-} mb_layout;
+typedef lv__lf_mblayout mb_layout;
 
 static int parse_layout(lv__lf_dctx *c, const uint8_t *p, size_t n, mb_layout *m)
 {
@@ -27,8 +22,11 @@ static int parse_layout(lv__lf_dctx *c, const uint8_t *p, size_t n, mb_layout *m
 	lv__pb_field f = { 0 }, fdef = { 0 }, fval = { 0 }, fdict = { 0 };
 	int rc, nlayers = 0;
 	uint64_t depth = 0, layer = 0, large = 0;
-	memset(m, 0, sizeof *m);
+	/* not a memset of the 2.4 KB layout: the trees are set up by lv__lf_cenc_parse */
+	m->def.n = m->val.n = m->dict.n = 0;
 	m->def_root = m->val_root = m->dict_root = -1;
+	m->nitems = m->nbuf = m->ndict = 0;
+	m->large = false;
 	while ((rc = lv__pb_next(&r, &f)) == 1) {
 		switch (f.num) {
 		case 1: return LV__LF_UNSUP(c, "unsupported repetition levels (list column)");
@@ -52,9 +50,6 @@ static int parse_layout(lv__lf_dctx *c, const uint8_t *p, size_t n, mb_layout *m
 	if (m->nbuf < 1 || m->nbuf > 4)
 		return LV__LF_UNSUP(c, "unsupported mini-block with %llu value buffers",
 				(unsigned long long)m->nbuf);
-	if (m->nitems != c->nrows)
-		return LV__LF_CORRUPT(c, "mini-block num_items %llu but page has %zu rows",
-				  (unsigned long long)m->nitems, c->nrows);
 	m->large = large != 0;
 	if (fdef.wire == LV_PB_LEN)
 		LV_TRY(lv__lf_cenc_parse(c, fdef.data, fdef.len, &m->def, &m->def_root));
@@ -253,7 +248,7 @@ static int chunk(lv__lf_dctx *c, const mb_layout *m, const uint8_t *ch, size_t b
 		LV_TRY(levels(c, m, ch + doff, dsz, cnt, def));
 	if (c->cb->type == LV_COL_UTF8 && !dict) {
 		lv__lf_varvals v;
-		LV_TRY(lv__lf_var_decode(c, &m->val, m->val_root, b, cnt, &v));
+		LV_TRY(lv__lf_var_decode(c, &m->val, m->val_root, b, cnt, &v, s->vals, s->cap));
 		int rc = store_strings(c, row, cnt, &v, def);
 		lv__lf_varvals_free(&v);
 		return rc;
@@ -307,10 +302,35 @@ static int chunks(lv__lf_dctx *c, const mb_layout *m, const lv__lf_dict *dict)
 	return rc;
 }
 
+/* The page's layout: the read's cached one when the bytes are the same, else parsed (into
+ * the cache when there is one, else into *local). */
+static int layout_of(lv__lf_dctx *c, const uint8_t *p, size_t n, mb_layout *local, const mb_layout **out)
+{
+	lv__lf_mbcache *mc = c->mbc;
+	if (mc && mc->p && mc->n == n && memcmp(mc->p, p, n) == 0) {
+		*out = &mc->m;
+		return 0;
+	}
+	mb_layout *m = mc ? &mc->m : local;
+	if (mc)
+		mc->p = NULL; /* empty until the parse succeeds */
+	LV_TRY(parse_layout(c, p, n, m));
+	if (mc) {
+		mc->p = p;
+		mc->n = n;
+	}
+	*out = m;
+	return 0;
+}
+
 int lv__lf_miniblock(lv__lf_dctx *c, const uint8_t *p, size_t n)
 {
-	mb_layout layout, *m = &layout; /* 2.4 KB: on the stack, not allocated per page */
-	int rc = parse_layout(c, p, n, m);
+	mb_layout layout; /* 2.4 KB: on the stack, not allocated per page */
+	const mb_layout *m = NULL;
+	int rc = layout_of(c, p, n, &layout, &m);
+	if (rc == 0 && m->nitems != c->nrows)
+		rc = LV__LF_CORRUPT(c, "mini-block num_items %llu but page has %zu rows",
+				(unsigned long long)m->nitems, c->nrows);
 	if (rc == 0)
 		rc = check_types(c, m);
 	bool have_dict = rc == 0 && m->dict_root >= 0;
@@ -321,6 +341,7 @@ int lv__lf_miniblock(lv__lf_dctx *c, const uint8_t *p, size_t n)
 		rc = lv__lf_dict_load(c, &m->dict, m->dict_root, c->buf[2], c->buflen[2], m->ndict, &dict);
 	if (rc == 0)
 		rc = chunks(c, m, have_dict ? &dict : NULL);
-	lv__lf_dict_free(&dict);
+	if (have_dict)
+		lv__lf_dict_free(&dict);
 	return rc;
 }

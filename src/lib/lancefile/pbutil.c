@@ -58,11 +58,11 @@ int lv__lf_has_field(const uint8_t *p, size_t n, uint32_t num)
 	return rc < 0 ? -1 : found;
 }
 
-int lv__lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, const uint8_t **val,
-		  size_t *vlen, char *got_url, size_t got_cap)
+int lv__lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, size_t wl,
+		      const uint8_t **val, size_t *vlen, char *got_url, size_t got_cap)
 {
 	lv__pb r = lv__pb_make(p, n);
-	lv__pb_field f = { 0 };
+	lv__pb_field f;
 	const uint8_t *url = NULL;
 	size_t url_len = 0;
 	int rc;
@@ -82,11 +82,10 @@ int lv__lf_any_unwrap(const uint8_t *p, size_t n, const char *want_suffix, const
 	}
 	if (rc < 0)
 		return LV_ECORRUPT;
-	/* compare only the part after the last '/' (as prost's Any::to_msg does) */
-	const uint8_t *slash = url_len ? memrchr(url, '/', url_len) : NULL;
-	size_t s = slash ? (size_t)(slash - url) + 1 : 0;
-	size_t wl = strlen(want_suffix);
-	if (url_len - s == wl && memcmp(url + s, want_suffix, wl) == 0)
+	/* only the part after the last '/' counts (as prost's Any::to_msg does): as the wanted
+	 * name holds no '/', that is the URL ending in it, whole or after a '/' */
+	if (url_len >= wl && memcmp(url + url_len - wl, want_suffix, wl) == 0 &&
+	    (url_len == wl || url[url_len - wl - 1] == '/'))
 		return 0;
 	/* the URL, printable, for the caller's message (only on a mismatch: every page has one) */
 	size_t k = url_len < got_cap - 1 ? url_len : got_cap - 1;

@@ -8,7 +8,10 @@
  * is capped relative to the input size so that a small corrupt file cannot
  * make it allocate gigabytes.  A string column's bytes are reserved once, before its
  * first page is decoded, from the sizes of its page buffers (each checked to lie within
- * the file first; the sum capped at the file's size), so they do not grow by doubling.
+ * the file first; the sum capped at the file's size), so they do not grow by doubling
+ * (a column of one page: from that page's buffers, as the decode pass reads them).
+ * Within a read, encodings and mini-block layouts with the bytes of the last valid one are
+ * reused (enc_cache); everything a read allocates is in the file's arena (lf_file.h).
  */
 #include <string.h>
 
@@ -28,24 +31,14 @@ void lv_lancefile_free(lv_lancefile *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; i < f->ncols && f->cols; i++) {
-		lv_column *c = &f->cols[i];
-		lv__free((void *)c->u64);
-		lv__free((void *)c->bools);
-		lv__free((void *)c->str_offsets);
-		lv__free((void *)c->str_data);
-		lv__free((void *)c->validity);
-		lv__free((void *)c->f32);
-		if (f->errors)
-			lv__free(f->errors[i]);
+	for (size_t i = 0; i < f->ncols && f->cols; i++)
+		if (f->cols[i].str_data)
+			lv__free((void *)f->cols[i].str_data);
+	for (lv__lf_big *b = f->big, *next; b; b = next) {
+		next = b->next;
+		lv__free(b);
 	}
-	lv__arena_dispose(&f->strs); /* names, logical types, metadata */
-	lv__free(f->cols);
-	lv__free(f->ltypes);
-	lv__free(f->errors);
-	lv__free(f->phys);
-	lv__free(f->fields);
-	lv__free(f->meta);
+	lv__arena_dispose(&f->mem); /* everything else (lf_file.h) */
 	lv__free(f);
 }
 
@@ -55,37 +48,68 @@ typedef struct u64list {
 	bool over;
 } u64list;
 
-static void u64list_add(uint64_t v, void *arg)
+/* Appends a repeated varint field's values (packed or not) to l; -1 when malformed.  Inlined
+ * into page_meta, whose two calls per page it is most of. */
+__attribute__((always_inline)) static inline int u64list_add(u64list *l, const lv__pb_field *h)
 {
-	u64list *l = arg;
-	if (l->n < LV__LF_MAX_PAGE_BUFS)
-		l->v[l->n++] = v;
-	else
-		l->over = true;
+	if (h->wire == LV_PB_VARINT) {
+		if (l->n < LV__LF_MAX_PAGE_BUFS)
+			l->v[l->n++] = h->u;
+		else
+			l->over = true;
+		return 0;
+	}
+	if (h->wire != LV_PB_LEN)
+		return -1;
+	lv__pb r = lv__pb_sub(h);
+	while (!lv__pb_done(&r)) {
+		uint64_t v;
+		if (!lv__pb_varint(&r, &v))
+			return -1;
+		if (l->n < LV__LF_MAX_PAGE_BUFS)
+			l->v[l->n++] = v;
+		else
+			l->over = true;
+	}
+	return 0;
 }
 
-/* Parses the Encoding{direct{Any}} of a page or column; yields the Any value. */
-static int direct_any(lv__lf_dctx *c, const uint8_t *p, size_t n, const char *want, const uint8_t **val,
-		      size_t *vlen)
+/* Any type names the reader wants, with their lengths (no strlen per page). */
+#define WANT(s) s, sizeof s - 1
+
+/*
+ * Parses the Encoding{1 indirect, 2 direct{1 Any}} of a page or column; yields the Any
+ * value.  One pass over each level (the last field of a number wins, as for a oneof).
+ */
+static int direct_any(lv__lf_dctx *c, const uint8_t *p, size_t n, const char *want, size_t wl,
+		      const uint8_t **val, size_t *vlen)
 {
-	lv__pb_field f = { 0 }, g = { 0 };
-	int k = lv__lf_pb_find(p, n, 2, &f);
-	if (k < 0)
+	lv__pb r = lv__pb_make(p, n);
+	lv__pb_field g;
+	const uint8_t *d = NULL;
+	size_t dl = 0;
+	int rc, ind = 0; /* 1: an indirect field, -1: a field 1 that is not one */
+	while ((rc = lv__pb_next(&r, &g)) == 1) {
+		if (g.num == 2 && g.wire != LV_PB_LEN)
+			rc = -1;
+		else if (g.num == 2)
+			d = g.data, dl = g.len;
+		else if (g.num == 1)
+			ind = g.wire == LV_PB_LEN && ind >= 0 ? 1 : -1;
+		if (rc < 0)
+			break;
+	}
+	if (rc < 0)
 		return lv__lf_perr(c, LV_ECORRUPT, "malformed encoding");
-	if (k == 0) {
-		int ind = lv__lf_pb_find(p, n, 1, &g);
+	if (!d)
 		return lv__lf_perr(c, ind == 1 ? LV_EUNSUPPORTED : LV_ECORRUPT, "%s",
 			       ind == 1 ? "unsupported indirect (deferred) encoding"
 				        : "encoding is not direct");
-	}
-	if (lv__lf_pb_find(f.data, f.len, 1, &g) < 0)
+	lv__pb_field a = { .data = (const uint8_t *)"", .len = 0 };
+	if (lv__lf_pb_find(d, dl, 1, &a) < 0)
 		return lv__lf_perr(c, LV_ECORRUPT, "malformed direct encoding");
-	if (lv__lf_pb_find(f.data, f.len, 1, &g) == 0) {
-		g.data = (const uint8_t *)"";
-		g.len = 0;
-	}
 	char url[96];
-	int rc = lv__lf_any_unwrap(g.data, g.len, want, val, vlen, url, sizeof url);
+	rc = lv__lf_any_unwrap(a.data, a.len, want, wl, val, vlen, url, sizeof url);
 	if (rc == LV_ECORRUPT)
 		return lv__lf_perr(c, LV_ECORRUPT, "malformed Any");
 	if (rc < 0)
@@ -93,56 +117,48 @@ static int direct_any(lv__lf_dctx *c, const uint8_t *p, size_t n, const char *wa
 	return 0;
 }
 
-static int col_alloc(lv__lf_colbuf *b, size_t nrows, size_t str_limit)
+/* A column's zeroed arrays, in the file's arena (a column that fails leaves them there). */
+static int col_alloc(lv_lancefile *f, lv__lf_colbuf *b, size_t nrows, size_t str_limit)
 {
-	size_t n = nrows ? nrows : 1;
+	size_t n = nrows ? nrows : 1, dim;
 	lv__dbuf_init(&b->data, str_limit);
 	if (b->type == LV_COL_UTF8) {
-		b->offs = lv__calloc(nrows + 1, sizeof *b->offs);
-		if (!b->offs)
+		if (!(b->offs = lv__lf_zalloc(f, nrows + 1, sizeof *b->offs)))
 			return LV_ENOMEM;
 	} else if (b->type == LV_COL_BOOL) {
-		if (!(b->bools = lv__calloc(n, 1)))
+		if (!(b->bools = lv__lf_zalloc(f, n, 1)))
 			return LV_ENOMEM;
 	} else if (b->type == LV_COL_FSL_FLOAT32) {
-		if (!(b->f32 = lv__calloc(n, (size_t)b->dim * sizeof *b->f32)))
+		if (lv__mul_overflow(n, b->dim, &dim) || !(b->f32 = lv__lf_zalloc(f, dim, sizeof *b->f32)))
 			return LV_ENOMEM;
-	} else if (!(b->u64 = lv__calloc(n, sizeof *b->u64))) {
+	} else if (!(b->u64 = lv__lf_zalloc(f, n, sizeof *b->u64))) {
 		return LV_ENOMEM;
 	}
 	if (b->nullable) {
-		if (!(b->valid = lv__malloc(n)))
+		if (!(b->valid = lv__lf_zalloc(f, n, 1)))
 			return LV_ENOMEM;
 		memset(b->valid, 1, n);
 	}
 	return 0;
 }
 
-static void col_dispose(lv__lf_colbuf *b)
-{
-	lv__free(b->u64);
-	lv__free(b->bools);
-	lv__free(b->offs);
-	lv__free(b->f32);
-	lv__free(b->valid);
-	lv__dbuf_dispose(&b->data);
-}
-
 /* Parses one Page message; resolves its buffers into c. */
 static int page_meta(lv__lf_rctx *r, lv__lf_dctx *c, const lv__pb_field *g, uint64_t *plen,
 		     const uint8_t **enc, size_t *enclen)
 {
-	u64list offs = { .n = 0 }, sizes = { .n = 0 };
+	u64list offs, sizes; /* the values are set as they are counted */
+	offs.n = sizes.n = 0;
+	offs.over = sizes.over = false;
 	lv__pb pp = lv__pb_sub(g);
-	lv__pb_field h = { 0 };
+	lv__pb_field h;
 	int prc;
 	*plen = 0;
 	*enc = NULL;
 	*enclen = 0;
 	while ((prc = lv__pb_next(&pp, &h)) == 1) {
-		if (h.num == 1 && lv__pb_repeated_varint(&h, u64list_add, &offs) < 0)
+		if (h.num == 1 && u64list_add(&offs, &h) < 0)
 			prc = -1;
-		else if (h.num == 2 && lv__pb_repeated_varint(&h, u64list_add, &sizes) < 0)
+		else if (h.num == 2 && u64list_add(&sizes, &h) < 0)
 			prc = -1;
 		else if (h.num == 3 && h.wire == LV_PB_VARINT)
 			*plen = h.u;
@@ -182,8 +198,85 @@ static int page_next(lv__lf_rctx *r, lv__lf_dctx *c, lv__pb *pr, size_t *page, u
 	return more < 0 ? lv__lf_perr(c, LV_ECORRUPT, "malformed column metadata") : 0;
 }
 
-/* Decodes every page of a column's metadata cm[0..len) into c->cb. */
-static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uint8_t *cm, size_t len)
+/*
+ * What a read has already checked, by the bytes it checked (the file's, alive for the whole
+ * read): a column or page encoding with the same bytes as the last valid one gives the same
+ * result, so it is taken instead of being parsed again (a file's columns of one type have
+ * the same encodings).  Checks that depend on the page (rows, buffers, column type) are
+ * made for every page all the same.
+ */
+typedef struct enc_cache {
+	const uint8_t *col, *page; /* the last valid column / page encoding, NULL: none */
+	size_t col_len, page_len;
+	size_t val_off, val_len;   /* the page encoding's Any value, within it */
+	lv__lf_mbcache mb;         /* the last mini-block layout (miniblock.c) */
+} enc_cache;
+
+static bool same_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+	return a && an == bn && memcmp(a, b, an) == 0;
+}
+
+/* Checks a column's Encoding (direct ColumnEncoding with values). */
+static int column_encoding(lv__lf_dctx *c, const lv__pb_field *g, enc_cache *k)
+{
+	if (same_bytes(k->col, k->col_len, g->data, g->len))
+		return 0;
+	const uint8_t *val;
+	size_t vlen;
+	lv__pb_field e;
+	LV_TRY(direct_any(c, g->data, g->len, WANT("lance.encodings.ColumnEncoding"), &val, &vlen));
+	int rc = lv__lf_pb_find(val, vlen, 1, &e);
+	if (rc != 1)
+		return lv__lf_perr(c, rc < 0 ? LV_ECORRUPT : LV_EUNSUPPORTED, "%s",
+			       rc < 0 ? "malformed column encoding"
+				      : "unsupported column encoding (zone index or blob)");
+	k->col = g->data;
+	k->col_len = g->len;
+	return 0;
+}
+
+/* A page's Encoding: its Any value (ArrayEncoding in 2.0, PageLayout after). */
+static int page_encoding(lv__lf_dctx *c, const uint8_t *enc, size_t n, enc_cache *k,
+			 const uint8_t **val, size_t *vlen)
+{
+	if (same_bytes(k->page, k->page_len, enc, n)) {
+		*val = enc + k->val_off;
+		*vlen = k->val_len;
+		return 0;
+	}
+	if (c->version == LV_LANCEFILE_V2_0)
+		LV_TRY(direct_any(c, enc, n, WANT("lance.encodings.ArrayEncoding"), val, vlen));
+	else
+		LV_TRY(direct_any(c, enc, n, WANT("lance.encodings21.PageLayout"), val, vlen));
+	if (*val >= enc && *vlen <= n && (size_t)(*val - enc) <= n - *vlen) { /* not "" */
+		k->page = enc;
+		k->page_len = n;
+		k->val_off = (size_t)(*val - enc);
+		k->val_len = *vlen;
+	}
+	return 0;
+}
+
+/* Reserves a string column's bytes: exactly the bound (a dbuf would round it up to a power
+ * of two), under the limit. */
+static int reserve_strings(lv__lf_colbuf *b, size_t bound, size_t str_limit)
+{
+	if (!bound)
+		return 0;
+	b->data.cap = (bound < str_limit ? bound : str_limit - 1) + 1;
+	if (!(b->data.ptr = lv__malloc(b->data.cap))) {
+		b->data.cap = 0;
+		return LV_ENOMEM;
+	}
+	b->data.ptr[0] = 0;
+	return 0;
+}
+
+/* Decodes every page of a column's metadata cm[0..len) into c->cb; a string column of one
+ * page (lazy) has its bytes reserved from that page's buffers before it is decoded. */
+static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uint8_t *cm, size_t len,
+		      enc_cache *k, bool lazy, size_t str_limit)
 {
 	const uint8_t *val;
 	size_t vlen;
@@ -191,17 +284,14 @@ static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uin
 	if (lv__lf_pb_find(cm, len, 1, &g) != 1)
 		return lv__lf_perr(c, LV_ECORRUPT, "column metadata without an encoding");
 	c->page = 0;
-	LV_TRY(direct_any(c, g.data, g.len, "lance.encodings.ColumnEncoding", &val, &vlen));
-	int rc = lv__lf_pb_find(val, vlen, 1, &g);
-	if (rc != 1)
-		return lv__lf_perr(c, rc < 0 ? LV_ECORRUPT : LV_EUNSUPPORTED, "%s",
-			       rc < 0 ? "malformed column encoding"
-				      : "unsupported column encoding (zone index or blob)");
+	LV_TRY(column_encoding(c, &g, k));
+	c->mbc = &k->mb;
 	lv__pb pr = lv__pb_make(cm, len);
 	size_t row = 0, page = 0;
 	uint64_t plen;
 	const uint8_t *enc;
 	size_t enclen;
+	int rc;
 	while ((rc = page_next(r, c, &pr, &page, &plen, &enc, &enclen)) == 1) {
 		if (plen > f->nrows - row)
 			return lv__lf_perr(c, LV_ECORRUPT, "pages hold more than the file's %zu rows",
@@ -210,10 +300,15 @@ static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uin
 			continue; /* like Lance's 2.0 reader, skip empty pages */
 		if (!enc)
 			return lv__lf_perr(c, LV_ECORRUPT, "page without an encoding");
-		LV_TRY(direct_any(c, enc, enclen,
-				  f->version == LV_LANCEFILE_V2_0 ? "lance.encodings.ArrayEncoding"
-								  : "lance.encodings21.PageLayout",
-				  &val, &vlen));
+		LV_TRY(page_encoding(c, enc, enclen, k, &val, &vlen));
+		if (lazy) { /* the one page: its buffers (checked by page_meta) bound the bytes */
+			size_t sum = 0;
+			for (size_t i = 0; i < c->nbufs; i++)
+				sum = c->buflen[i] > r->size - sum ? r->size : sum + c->buflen[i];
+			if (reserve_strings(c->cb, sum, str_limit) < 0)
+				return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
+			lazy = false;
+		}
 		c->row0 = row;
 		c->nrows = (size_t)plen;
 		LV_TRY(f->version == LV_LANCEFILE_V2_0 ? lv__lf_decode_page20(c, val, vlen)
@@ -233,7 +328,8 @@ static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uin
  * checked to lie within the file first (page_meta), the sum capped at the file's size (pages
  * may share bytes).  Uncompressed strings take no more than that, so reserving it once
  * replaces the growth by doubling (a fresh mapping and a copy at every step); compressed or
- * dictionary strings grow past it as before.
+ * dictionary strings grow past it as before.  Walked before decoding for a column of more
+ * than one page (many_pages); a column of one page is bounded by the decode pass itself.
  */
 static int str_bytes_bound(lv__lf_rctx *r, lv__lf_dctx *c, const uint8_t *cm, size_t len,
 			   size_t *out)
@@ -254,32 +350,50 @@ static int str_bytes_bound(lv__lf_rctx *r, lv__lf_dctx *c, const uint8_t *cm, si
 	return 0;
 }
 
+/* Whether column metadata cm holds more than one page (or is malformed: the full walk of
+ * str_bytes_bound then reports it); a skip over its fields, none parsed. */
+static bool many_pages(const uint8_t *cm, size_t len)
+{
+	lv__pb pr = lv__pb_make(cm, len);
+	lv__pb_field g;
+	int rc, n = 0;
+	while ((rc = lv__pb_next(&pr, &g)) == 1)
+		if (g.num == 2 && g.wire == LV_PB_LEN && ++n > 1)
+			return true;
+	return rc < 0;
+}
+
 static int read_column(lv__lf_rctx *r, lv_lancefile *f, size_t ci, uint64_t pos, uint64_t len,
-		       size_t str_limit, lv__lf_budget *budget)
+		       size_t str_limit, lv__lf_budget *budget, enc_cache *k)
 {
 	lv_column *col = &f->cols[ci];
 	lv__lf_colbuf b = { .type = col->type, .nullable = col->nullable, .dim = col->list_size };
-	lv__lf_dctx c = { .file = r->name, .col = col->name, .err = r->err, .version = f->version,
-		      .cb = &b, .budget = budget };
+	lv__lf_dctx c; /* every field but the page buffers (nbufs says how many are set) */
+	c.file = r->name;
+	c.col = col->name;
+	c.page = 0;
+	c.err = r->err;
+	c.version = f->version;
+	c.nbufs = 0;
+	c.cb = &b;
+	c.budget = budget;
+	c.row0 = c.nrows = 0;
+	c.mbc = NULL;
 	size_t bound = 0;
-	int rc = col->type == LV_COL_UTF8 ? str_bytes_bound(r, &c, r->d + pos, (size_t)len, &bound) : 0;
-	if (rc == 0 && (rc = col_alloc(&b, f->nrows, str_limit)) == 0 && bound) {
-		/* exactly the bound (a dbuf would round it up to a power of two), under the limit */
-		b.data.cap = (bound < str_limit ? bound : str_limit - 1) + 1;
-		if (!(b.data.ptr = lv__malloc(b.data.cap)))
-			rc = LV_ENOMEM, b.data.cap = 0;
-		else
-			b.data.ptr[0] = 0;
-	}
+	const uint8_t *cm = r->d + pos;
+	bool str = col->type == LV_COL_UTF8, many = str && many_pages(cm, (size_t)len);
+	int rc = many ? str_bytes_bound(r, &c, cm, (size_t)len, &bound) : 0;
+	if (rc == 0 && (rc = col_alloc(f, &b, f->nrows, str_limit)) == 0)
+		rc = reserve_strings(&b, bound, str_limit);
 	if (rc == LV_ENOMEM)
 		rc = lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	else if (rc == 0)
-		rc = read_pages(r, f, &c, r->d + pos, (size_t)len);
+		rc = read_pages(r, f, &c, cm, (size_t)len, k, str && !many, str_limit);
 	lv_buf data = { 0 };
 	if (rc == 0 && b.type == LV_COL_UTF8 && lv__dbuf_take(&b.data, &data) < 0)
 		rc = lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	if (rc < 0) {
-		col_dispose(&b);
+		lv__dbuf_dispose(&b.data); /* the arrays stay in the arena */
 		return rc;
 	}
 	col->u64 = b.u64;
@@ -333,6 +447,11 @@ static int read_columns(lv__lf_rctx *r, lv_lancefile *f, uint64_t cm_start, uint
 {
 	size_t str_limit = MIN_STR_BYTES + (r->size > SIZE_MAX / 128 ? SIZE_MAX / 2 : r->size * 64);
 	lv__lf_budget budget = { .left = (uint64_t)MIN_STR_BYTES + (uint64_t)r->size * 64 };
+	enc_cache ec; /* empty: the layout's 2.4 KB are written when one is parsed */
+	ec.col = ec.page = NULL;
+	ec.col_len = ec.page_len = ec.val_off = ec.val_len = 0;
+	ec.mb.p = NULL;
+	ec.mb.n = 0;
 	for (size_t i = 0; i < f->ncols; i++) {
 		if (f->cols[i].type == LV_COL_UNDECODED)
 			continue;
@@ -341,10 +460,12 @@ static int read_columns(lv__lf_rctx *r, lv_lancefile *f, uint64_t cm_start, uint
 		if (p < cm_start || p > cmo || l > cmo - p)
 			return lv__err(r->err, LV_ECORRUPT,
 				       "file %s: column %zu metadata out of range", r->name, k);
-		lv_error cerr = { 0 };
+		lv_error cerr; /* not the 512-byte zeroing of every column's: set when used */
+		cerr.code = 0;
+		cerr.message[0] = 0;
 		lv_error *keep = r->err;
 		r->err = &cerr;
-		int rc = read_column(r, f, i, p, l, str_limit, &budget);
+		int rc = read_column(r, f, i, p, l, str_limit, &budget, &ec);
 		r->err = keep;
 		if (rc < 0)
 			LV_TRY(lv__lf_col_undecoded(r, f, i, rc, cerr.message));
@@ -449,8 +570,9 @@ const lv_kv *lv_lancefile_metadata_find(const lv_lancefile *f, const char *key)
 {
 	if (!f || !key)
 		return NULL;
+	size_t n = strlen(key); /* lengths first: keys share long prefixes ("lancever:") */
 	for (size_t i = f->nmeta; i-- > 0;)
-		if (!strcmp(f->meta[i].key, key))
+		if (f->meta_klen[i] == n && !memcmp(f->meta[i].key, key, n))
 			return &f->meta[i];
 	return NULL;
 }

@@ -23,33 +23,68 @@ int lv__lf_rcorrupt(lv__lf_rctx *r, const char *what)
 	return lv__err(r->err, LV_ECORRUPT, "file %s: not a valid Lance v2 file: %s", r->name, what);
 }
 
-char *lv__lf_dup_bytes(lv_lancefile *f, const uint8_t *p, size_t n)
+/*
+ * A string of the schema (p: n bytes of it, NULL: absent, ""), NUL-terminated in the
+ * schema's copy (f->sch_copy): its NUL goes on the byte after it there, which is a tag or
+ * the copy's end, never a byte of another string the reader keeps (a string is a leaf
+ * payload, and the next one's tag and length come before its bytes).  The copy is never
+ * parsed: the original is.
+ */
+static char *schema_str(lv_lancefile *f, const uint8_t *p, size_t n)
 {
-	return lv__arena_strndup(&f->strs, (const char *)p, n);
+	uintptr_t at = (uintptr_t)p, lo = (uintptr_t)f->sch;
+	if (!p)
+		return f->sch_copy + f->sch_n;
+	if (at < lo || at - lo > f->sch_n || n > f->sch_n - (at - lo)) /* never: from the schema */
+		return lv__arena_strndup(&f->mem, (const char *)p, n);
+	char *s = f->sch_copy + (at - lo);
+	s[n] = 0;
+	return s;
+}
+
+void *lv__lf_zalloc(lv_lancefile *f, size_t n, size_t size)
+{
+	size_t t;
+	if (lv__mul_overflow(n ? n : 1, size, &t))
+		return NULL;
+	if (t >= LV__BLOCK_MIN) { /* lv__calloc: fresh pages come zeroed, not written twice */
+		if (t > SIZE_MAX - sizeof(lv__lf_big))
+			return NULL;
+		lv__lf_big *b = lv__calloc(1, sizeof *b + t);
+		if (!b)
+			return NULL;
+		b->next = f->big;
+		f->big = b;
+		return b->data;
+	}
+	void *p = lv__arena_alloc(&f->mem, t);
+	return p ? memset(p, 0, t) : NULL;
 }
 
 int lv__lf_col_undecoded(lv__lf_rctx *r, lv_lancefile *f, size_t i, int code, const char *why)
 {
 	if (!(r->flags & LV_LANCEFILE_READ_PARTIAL) || code == LV_ENOMEM)
 		return lv__err(r->err, code, "%s", why);
-	lv__free(f->errors[i]);
-	f->errors[i] = lv__strdup(why);
+	f->errors[i] = lv__arena_strdup(&f->mem, why); /* a former reason stays in the arena */
 	f->cols[i].type = LV_COL_UNDECODED;
 	return f->errors[i] ? 0 : lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 }
 
-/* Column type of a logical type; FSL also yields its list size.  0 = not decoded. */
-static int type_of(const char *lt, uint32_t *dim)
+/* Column type of a logical type of len bytes; FSL also yields its list size.  0 = not
+ * decoded.  Names are compared by length first (no strcmp of every entry). */
+static int type_of(const char *lt, size_t len, uint32_t *dim)
 {
-	static const struct { const char *lt; int type; } simple[] = {
-		{ "uint64", LV_COL_UINT64 }, { "int64", LV_COL_INT64 }, { "bool", LV_COL_BOOL },
-		{ "string", LV_COL_UTF8 }, { "large_string", LV_COL_UTF8 }, { "int32", LV_COL_INT32 },
-		{ "float", LV_COL_FLOAT32 }, { "double", LV_COL_FLOAT64 }, { "int8", LV_COL_INT8 },
-		{ "int16", LV_COL_INT16 }, { "uint8", LV_COL_UINT8 }, { "uint16", LV_COL_UINT16 },
-		{ "uint32", LV_COL_UINT32 },
+#define T(s, t) { s, sizeof s - 1, t }
+	static const struct { const char *lt; size_t len; int type; } simple[] = {
+		T("uint64", LV_COL_UINT64), T("int64", LV_COL_INT64), T("bool", LV_COL_BOOL),
+		T("string", LV_COL_UTF8), T("large_string", LV_COL_UTF8), T("int32", LV_COL_INT32),
+		T("float", LV_COL_FLOAT32), T("double", LV_COL_FLOAT64), T("int8", LV_COL_INT8),
+		T("int16", LV_COL_INT16), T("uint8", LV_COL_UINT8), T("uint16", LV_COL_UINT16),
+		T("uint32", LV_COL_UINT32),
 	};
+#undef T
 	for (size_t i = 0; i < sizeof simple / sizeof simple[0]; i++)
-		if (!strcmp(lt, simple[i].lt))
+		if (len == simple[i].len && !memcmp(lt, simple[i].lt, len))
 			return simple[i].type;
 	if (!strncmp(lt, "timestamp:", 10))
 		return LV_COL_TIMESTAMP;
@@ -74,6 +109,13 @@ static int meta_true(const lv__pb_field *g, const char *key)
 		return 0;
 	return k.len == strlen(key) && !memcmp(k.data, key, k.len) && v.len == 4 &&
 	       !memcmp(v.data, "true", 4);
+}
+
+/* Length of the C string s of at most n bytes (a name may hold a NUL: it ends there). */
+static size_t strlen_n(const char *s, size_t n)
+{
+	const char *z = memchr(s, 0, n);
+	return z ? (size_t)(z - s) : n;
 }
 
 /* Depth and parent of field i; a field of id -1 after a blob field is its child. */
@@ -128,8 +170,10 @@ static int parse_field(lv__lf_rctx *r, lv_lancefile *f, size_t i, const uint8_t 
 	if (rc < 0)
 		return lv__lf_rcorrupt(r, "malformed schema field");
 	lv__lf_field *fd = &f->fields[i];
-	fd->name = lv__lf_dup_bytes(f, name ? name : (const uint8_t *)"", name_len);
-	fd->ltype = lv__lf_dup_bytes(f, lt ? lt : (const uint8_t *)"", lt_len);
+	fd->name = schema_str(f, name, name_len);
+	fd->ltype = schema_str(f, lt, lt_len);
+	fd->name_len = strlen_n(fd->name, name_len);
+	fd->ltype_len = strlen_n(fd->ltype, lt_len);
 	if (!fd->name || !fd->ltype)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	fd->nullable = nullable != 0;
@@ -157,8 +201,9 @@ static int parse_meta(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *g)
 	if (rc < 0)
 		return lv__lf_rcorrupt(r, "malformed schema metadata entry");
 	lv_kv *kv = &f->meta[f->nmeta++];
-	kv->key = lv__lf_dup_bytes(f, k ? k : (const uint8_t *)"", kl);
-	kv->value = lv__lf_dup_bytes(f, v ? v : (const uint8_t *)"", vl);
+	kv->key = schema_str(f, k, kl);
+	f->meta_klen[f->nmeta - 1] = strlen_n(kv->key, kl);
+	kv->value = schema_str(f, v, vl);
 	kv->value_len = vl;
 	if (!kv->key || !kv->value)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
@@ -166,7 +211,25 @@ static int parse_meta(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *g)
 }
 
 /* Counts, allocates and fills fields and metadata. */
-static int parse_fields(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *fs)
+/*
+ * The arena's block size: one block holds everything a small file's read allocates (the
+ * schema's copy, n + 1 bytes, which holds every string; the per-field
+ * arrays; the columns' arrays when nrows is small).  Larger requests take blocks of their
+ * own (a large file's column arrays: one block each, as lv__malloc would give them).
+ */
+static size_t arena_block(size_t n, size_t nfields, size_t nmeta, uint64_t nrows)
+{
+	size_t per_field = sizeof(lv__lf_field) + sizeof(lv_column) + 2 * sizeof(char *) + sizeof(size_t);
+	size_t cols = 0;
+	if (nrows <= 1024 && nfields <= 4096) { /* values (or offsets), validity, alignment */
+		cols = nfields * ((size_t)(nrows + 1) * 9 + 24);
+		cols = cols <= ((size_t)64 << 10) ? cols : 0;
+	}
+	return n + 256 + nfields * per_field + nmeta * (sizeof(lv_kv) + sizeof(size_t)) + cols;
+}
+
+static int parse_fields(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *fs, size_t n,
+			uint64_t nrows)
 {
 	size_t nfields = 0, nmeta = 0;
 	lv__pb pr = lv__pb_sub(fs);
@@ -178,9 +241,16 @@ static int parse_fields(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *fs)
 	}
 	if (rc < 0)
 		return lv__lf_rcorrupt(r, "malformed schema");
-	f->fields = lv__calloc(nfields ? nfields : 1, sizeof *f->fields);
-	f->meta = lv__calloc(nmeta ? nmeta : 1, sizeof *f->meta);
-	if (!f->fields || !f->meta)
+	f->mem.block_size = arena_block(n, nfields, nmeta, nrows);
+	f->fields = lv__lf_zalloc(f, nfields, sizeof *f->fields);
+	f->meta = lv__lf_zalloc(f, nmeta, sizeof *f->meta);
+	f->meta_klen = lv__lf_zalloc(f, nmeta, sizeof *f->meta_klen);
+	f->sch_copy = lv__arena_alloc(&f->mem, f->sch_n + 1);
+	if (f->sch_copy) {
+		memcpy(f->sch_copy, f->sch, f->sch_n);
+		f->sch_copy[f->sch_n] = 0;
+	}
+	if (!f->fields || !f->meta || !f->meta_klen || !f->sch_copy)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	pr = lv__pb_sub(fs);
 	while (lv__pb_next(&pr, &g) == 1) {
@@ -238,22 +308,30 @@ static size_t width(const lv_lancefile *f, size_t i)
 	return n;
 }
 
+/* Field i has no fields below it: one column (one_column), of width 1. */
+static bool leaf(const lv_lancefile *f, size_t i)
+{
+	return i + 1 == f->nfields || f->fields[i + 1].depth <= f->fields[i].depth;
+}
+
 /* Sets up one column per top-level field and maps it to its physical column. */
 static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 {
 	size_t ncols = 0;
 	for (size_t i = 0; i < f->nfields; i++)
 		ncols += f->fields[i].depth == 0;
-	f->cols = lv__calloc(ncols ? ncols : 1, sizeof *f->cols);
-	f->ltypes = lv__calloc(ncols ? ncols : 1, sizeof *f->ltypes);
-	f->errors = lv__calloc(ncols ? ncols : 1, sizeof *f->errors);
-	f->phys = lv__calloc(ncols ? ncols : 1, sizeof *f->phys);
+	f->cols = lv__lf_zalloc(f, ncols, sizeof *f->cols);
+	f->ltypes = lv__lf_zalloc(f, ncols, sizeof *f->ltypes);
+	f->errors = lv__lf_zalloc(f, ncols, sizeof *f->errors);
+	f->phys = lv__lf_zalloc(f, ncols, sizeof *f->phys);
 	if (!f->cols || !f->ltypes || !f->errors || !f->phys)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 	f->ncols = ncols;
 	size_t phys = 0, c = 0, total = 0;
-	for (size_t i = 0; i < f->nfields; i++)
-		total += f->fields[i].depth == 0 ? width(f, i) : 0;
+	for (size_t i = 0; i < f->nfields; i++) /* f->phys holds the widths until set below */
+		if (f->fields[i].depth == 0)
+			total += f->phys[c++] = leaf(f, i) ? 1 : width(f, i);
+	c = 0;
 	bool widths = total == nphys; /* else: nothing after a nested field is placed */
 	const char *nested = NULL;
 	char why[LV_ERROR_MESSAGE_MAX];
@@ -265,13 +343,14 @@ static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 		col->name = fd->name; /* the arena's strings, shared (never changed, freed with it) */
 		f->ltypes[c] = fd->ltype;
 		col->nullable = fd->nullable;
-		col->type = type_of(fd->ltype, &col->list_size);
-		bool one = one_column(f, i) && (fd->blob || !fd->packed);
+		col->type = type_of(fd->ltype, fd->ltype_len, &col->list_size);
+		size_t w = f->phys[c];
+		bool one = (leaf(f, i) || one_column(f, i)) && (fd->blob || !fd->packed);
 		if (fd->blob)
 			col->type = 0;
 		f->phys[c] = nested || !one ? SIZE_MAX : phys;
 		if (widths)
-			phys += width(f, i);
+			phys += w;
 		else if (!nested && one)
 			phys++;
 		if (!one && !nested && !widths)
@@ -287,8 +366,9 @@ static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 			snprintf(why, sizeof why, "file %s: column '%s': unsupported logical type '%s'", r->name, col->name, fd->ltype);
 		if (why[0])
 			LV_TRY(lv__lf_col_undecoded(r, f, c, LV_EUNSUPPORTED, why));
-		for (size_t j = 0; j < c; j++)
-			if (!strcmp(f->cols[j].name, col->name))
+		for (size_t j = 0; j < i; j++) /* lengths first: no strcmp of every pair */
+			if (f->fields[j].depth == 0 && f->fields[j].name_len == fd->name_len &&
+			    !memcmp(f->fields[j].name, fd->name, fd->name_len))
 				return lv__lf_rcorrupt(r, "duplicate column name");
 		c++;
 	}
@@ -311,9 +391,8 @@ int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_
 	*nrows = 0;
 	if (lv__lf_varint_field(p, n, 2, nrows) < 0)
 		return lv__lf_rcorrupt(r, "malformed file descriptor");
-	/* every string is a piece of the schema's n bytes plus its NUL and alignment: one block
-	 * holds them all unless the pieces are many and tiny */
-	f->strs.block_size = n + n / 2 + 256;
-	LV_TRY(parse_fields(r, f, &fs));
+	f->sch = p;
+	f->sch_n = n;
+	LV_TRY(parse_fields(r, f, &fs, n, *nrows));
 	return map_columns(r, f, nphys);
 }

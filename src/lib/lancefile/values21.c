@@ -148,20 +148,22 @@ int lv__lf_fixed_decode(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, lv_
 
 void lv__lf_varvals_free(lv__lf_varvals *v)
 {
-	lv__free(v->offs);
+	if (!v->borrowed)
+		lv__free(v->offs);
 	lv__free(v->owned);
 	memset(v, 0, sizeof *v);
 }
 
 /* (cnt+1) offsets of ob bits relative to the buffer: non-decreasing, within it. */
 static int variable(lv__lf_dctx *c, unsigned ob, const uint8_t *p, size_t n, size_t cnt,
-		    lv__lf_varvals *out)
+		    lv__lf_varvals *out, uint64_t *scratch, size_t scratch_n)
 {
 	size_t w = ob / 8;
 	if (n / w < cnt + 1)
 		return LV__LF_CORRUPT(c, "variable buffer of %zu bytes too short for %zu offsets", n,
 				  cnt + 1);
-	out->offs = lv__malloc((cnt + 1) * sizeof *out->offs);
+	out->borrowed = scratch && cnt < scratch_n; /* cnt + 1 offsets fit */
+	out->offs = out->borrowed ? scratch : lv__malloc((cnt + 1) * sizeof *out->offs);
 	if (!out->offs)
 		return LV__LF_NOMEM(c);
 	lv__lf_load_le_n(p, (unsigned)w, cnt + 1, out->offs);
@@ -201,7 +203,7 @@ static int fsst(lv__lf_dctx *c, const lv__lf_cenc *e, lv__lf_varvals *in, size_t
 }
 
 int lv__lf_var_decode(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, lv__lf_bufs b, size_t cnt,
-		  lv__lf_varvals *out)
+		  lv__lf_varvals *out, uint64_t *scratch, size_t scratch_n)
 {
 	const lv__lf_cenc *e = &t->node[node];
 	memset(out, 0, sizeof *out);
@@ -210,11 +212,11 @@ int lv__lf_var_decode(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, lv__l
 	int rc;
 	switch (e->kind) {
 	case CE_VARIABLE:
-		rc = variable(c, (unsigned)e->bits, b.p[0], b.n[0], cnt, out);
+		rc = variable(c, (unsigned)e->bits, b.p[0], b.n[0], cnt, out, scratch, scratch_n);
 		break;
 	case CE_FSST: {
 		lv__lf_varvals in;
-		rc = lv__lf_var_decode(c, t, e->child[0], b, cnt, &in);
+		rc = lv__lf_var_decode(c, t, e->child[0], b, cnt, &in, scratch, scratch_n);
 		if (rc == 0)
 			rc = fsst(c, e, &in, cnt, out);
 		lv__lf_varvals_free(&in);
@@ -226,7 +228,7 @@ int lv__lf_var_decode(lv__lf_dctx *c, const lv__lf_cenc_tree *t, int node, lv__l
 		LV_TRY(lv__lf_decompress(c, e->scheme, b.p[0], b.n[0], 0, VAR_CAP, &d, &len));
 		b.p[0] = d;
 		b.n[0] = len;
-		rc = lv__lf_var_decode(c, t, e->child[0], b, cnt, out);
+		rc = lv__lf_var_decode(c, t, e->child[0], b, cnt, out, scratch, scratch_n);
 		if (rc == 0 && !out->owned)
 			out->owned = d; /* the offsets point into it */
 		else
