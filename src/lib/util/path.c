@@ -18,31 +18,32 @@ int lv__path_check(const char *path, bool allow_empty, const char *what, lv_erro
 	if (n > LV__PATH_MAX)
 		return lv__err(err, LV_EINVALID, "%s: path longer than %d bytes", what,
 			       LV__PATH_MAX);
-	if (path[0] == '/')
-		return lv__err(err, LV_EINVALID, "%s %.256s: path must be relative", what, path);
-	/* One pass: each byte checked, each segment's length and dots counted as it ends. */
-	size_t seg = 0, dots = 0;
-	for (size_t i = 0; i <= n; i++) {
-		unsigned char c = (unsigned char)path[i]; /* path[n] is the NUL: the last segment ends */
-		if (c == '/' || c == 0) {
-			if (seg == 0)
-				return lv__err(err, LV_EINVALID, "%s %.256s: path has an empty segment",
-					       what, path);
-			if (dots == seg && seg <= 2)
-				return lv__err(err, LV_EINVALID,
-					       "%s %.256s: path has a \".\" or \"..\" segment", what, path);
-			seg = dots = 0;
-			continue;
-		}
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)path[i];
 		/* Control characters are refused (and not echoed) so messages stay printable. */
 		if (c < 0x20 || c == 0x7f)
-			return lv__err(err, LV_EINVALID, "%s: path contains a control character", what);
+			return lv__err(err, LV_EINVALID, "%s: path contains a control character",
+				       what);
 		/* A backslash is a separator on some hosts and in some object-store gateways. */
 		if (c == '\\')
-			return lv__err(err, LV_EINVALID, "%s %.256s: path contains a backslash", what,
-				       path);
-		seg++;
-		dots += c == '.';
+			return lv__err(err, LV_EINVALID, "%s %.256s: path contains a backslash",
+				       what, path);
+	}
+	if (path[0] == '/')
+		return lv__err(err, LV_EINVALID, "%s %.256s: path must be relative", what, path);
+	const char *seg = path;
+	for (;;) {
+		const char *end = strchr(seg, '/');
+		size_t len = end ? (size_t)(end - seg) : strlen(seg);
+		if (len == 0)
+			return lv__err(err, LV_EINVALID, "%s %.256s: path has an empty segment",
+				       what, path);
+		if ((len == 1 && seg[0] == '.') || (len == 2 && seg[0] == '.' && seg[1] == '.'))
+			return lv__err(err, LV_EINVALID,
+				       "%s %.256s: path has a \".\" or \"..\" segment", what, path);
+		if (!end)
+			break;
+		seg = end + 1;
 	}
 	return 0;
 }
