@@ -17,12 +17,7 @@
  *  - It starts only once the plan is complete (the sets, the newer commits):
  *    the rule and the sets are only read while it runs.
  *  - It is always joined: lv__scan_end cancels a scan still running and waits
- *    for its thread, so nothing it uses is freed under it; the scan thread in
- *    turn joins its heading thread before it ends.
- *  - Heads are pipelined: while one batch of candidates is looked up (on a
- *    thread of its own), the listing fills the other; a batch is judged only
- *    after every batch listed before it, so decisions stay in listing order.
- *    Two batches at most, so memory stays bounded.
+ *    for its thread, so nothing it uses is freed under it.
  */
 #include "core/cleanup/cleanup_int.h"
 
@@ -51,13 +46,6 @@ typedef struct cand {
 	int rc;
 } cand;
 
-/* A batch being looked up. */
-typedef struct hbatch {
-	struct lv__scan *s;
-	cand *c;
-	size_t n;
-} hbatch;
-
 struct lv__scan {
 	lv_dataset *ds;
 	const lv__strset *referenced;
@@ -75,13 +63,9 @@ struct lv__scan {
 	int rc;
 	lv_error err;
 	/* the scan thread's own */
-	cand c[2][CAND_BATCH]; /* the batch being listed (cur) and the one being looked up */
-	size_t nc;             /* in c[cur] */
-	int cur;
-	lv__arena names[2];    /* each batch's paths, until it is judged */
-	pthread_t htid;        /* looking up c[!cur] (hb) while hrunning */
-	bool hrunning;
-	hbatch hb;
+	cand c[CAND_BATCH];
+	size_t nc;
+	lv__arena names; /* the candidates' paths, until their batch is judged */
 };
 
 /* Queues a decision (its path copied); 1 when the scan is cancelled, <0 on no memory. */
@@ -114,65 +98,27 @@ static int judge(lv__scan *s, const lv_list_entry *f, int kind, lv__digest key, 
 
 static void head_job(size_t i, void *arg)
 {
-	hbatch *b = arg;
+	lv__scan *s = arg;
 	lv_error e = { 0 };
-	cand *c = &b->c[i];
-	c->rc = lv_storage_head(b->s->ds->st, c->path, &c->size, &c->mtime_ms, &e);
+	cand *c = &s->c[i];
+	c->rc = lv_storage_head(s->ds->st, c->path, &c->size, &c->mtime_ms, &e);
 }
 
-/* The candidates' times, read at once (a file gone meanwhile is skipped). */
-static void *head_main(void *arg)
+/* The candidates' times, read at once (a file gone meanwhile is skipped), then each judged. */
+static int flush(lv__scan *s)
 {
-	hbatch *b = arg;
-	lv__parallel_for(b->n, b->s->ds->threads, head_job, b);
-	return NULL;
-}
-
-/* Each candidate of a looked-up batch judged, in order; then its paths are dropped. */
-static int judge_batch(lv__scan *s, const hbatch *b)
-{
+	lv__parallel_for(s->nc, s->ds->threads, head_job, s);
 	int rc = 0;
-	for (size_t i = 0; i < b->n && rc == 0; i++) {
-		const cand *c = &b->c[i];
+	for (size_t i = 0; i < s->nc && rc == 0; i++) {
+		cand *c = &s->c[i];
 		lv_list_entry e = { c->path, c->size, c->mtime_ms };
 		if (c->rc == 0)
 			rc = judge(s, &e, c->kind, c->key, c->tmp);
 	}
-	lv__arena *names = &s->names[b->c == s->c[0] ? 0 : 1];
-	lv__arena_dispose(names);
-	lv__arena_init(names, 1 << 16);
-	return rc;
-}
-
-/* Waits for the batch being looked up; judges it unless `drop` (the scan is ending early). */
-static int settle(lv__scan *s, bool drop)
-{
-	if (!s->hrunning)
-		return 0;
-	pthread_join(s->htid, NULL);
-	s->hrunning = false;
-	return drop ? 0 : judge_batch(s, &s->hb);
-}
-
-/*
- * The current batch is full (or its directory listed: `last`): the batch before it is
- * judged, then this one is looked up on a thread of its own while the listing goes on into
- * the other buffer (`last`, or no thread: looked up and judged here and now).
- */
-static int flush(lv__scan *s, bool last)
-{
-	int rc = settle(s, false);
-	if (rc != 0 || !s->nc)
-		return rc;
-	s->hb = (hbatch){ s, s->c[s->cur], s->nc };
 	s->nc = 0;
-	s->cur ^= 1;
-	if (!last && pthread_create(&s->htid, NULL, head_main, &s->hb) == 0) {
-		s->hrunning = true;
-		return 0;
-	}
-	head_main(&s->hb);
-	return judge_batch(s, &s->hb);
+	lv__arena_dispose(&s->names);
+	lv__arena_init(&s->names, 1 << 16);
+	return rc;
 }
 
 /* A listing callback: one file classified, judged now (listed with its time) or batched. */
@@ -191,12 +137,12 @@ static int scan_file(const lv_list_entry *f, void *payload)
 		return 0; /* kept, whatever its age */
 	if (f->mtime_ms)
 		return (s->rc = judge(s, f, kind, g, tmp)) != 0;
-	cand *c = &s->c[s->cur][s->nc]; /* listed by name only */
-	*c = (cand){ lv__arena_strdup(&s->names[s->cur], f->path), g, kind, tmp, 0, 0, 0 };
+	cand *c = &s->c[s->nc]; /* listed by name only */
+	*c = (cand){ lv__arena_strdup(&s->names, f->path), g, kind, tmp, 0, 0, 0 };
 	if (!c->path)
 		return (s->rc = lv__err(&s->err, LV_ENOMEM, "out of memory")) != 0;
 	if (++s->nc == CAND_BATCH)
-		s->rc = flush(s, false);
+		s->rc = flush(s);
 	return s->rc != 0;
 }
 
@@ -218,7 +164,7 @@ static int scan_dir(lv__scan *s, size_t d)
 	if (rc < 0)
 		return rc;
 	if (s->rc == 0)
-		s->rc = flush(s, true);
+		s->rc = flush(s);
 	return s->rc;
 }
 
@@ -232,7 +178,6 @@ static void *scan_main(void *arg)
 		s->dirs_done = d + 1;
 		pthread_mutex_unlock(&s->mu);
 	}
-	settle(s, true); /* stopped early: a batch may still be looked up (never judged now) */
 	pthread_mutex_lock(&s->mu);
 	s->rc = rc < 0 ? rc : 0; /* 1 = cancelled: nobody reads it */
 	s->done = true;
@@ -250,13 +195,11 @@ int lv__scan_start(lv__scan **out, lv_dataset *ds, const lv__strset *referenced,
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	*s = (lv__scan){ .ds = ds, .referenced = referenced, .vtemps = vtemps, .rule = rule,
 			 .payload = payload };
-	lv__arena_init(&s->names[0], 1 << 16);
-	lv__arena_init(&s->names[1], 1 << 16);
+	lv__arena_init(&s->names, 1 << 16);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	if (pthread_create(&s->tid, NULL, scan_main, s) != 0) {
-		lv__arena_dispose(&s->names[0]);
-		lv__arena_dispose(&s->names[1]);
+		lv__arena_dispose(&s->names);
 		pthread_cond_destroy(&s->cv);
 		pthread_mutex_destroy(&s->mu);
 		lv__free(s);
@@ -300,8 +243,7 @@ void lv__scan_end(lv__scan *s)
 	pthread_join(s->tid, NULL);
 	for (size_t i = 0; i < s->qn; i++)
 		lv__free(s->q[(s->qh + i) % LV__SCAN_QUEUE].path);
-	lv__arena_dispose(&s->names[0]);
-	lv__arena_dispose(&s->names[1]);
+	lv__arena_dispose(&s->names);
 	pthread_cond_destroy(&s->cv);
 	pthread_mutex_destroy(&s->mu);
 	lv__free(s);
