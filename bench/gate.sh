@@ -36,7 +36,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 limit=1.10
-for tool in lancever gen_dataset lancefile_bench rusage; do
+for tool in lancever gen_dataset lancefile_bench rusage time_versions; do
   [ -x "$build/$tool" ] || { echo "gate: $build/$tool is missing (a Release build with LV_BUILD_BENCH=ON)" >&2; exit 2; }
 done
 command -v valgrind >/dev/null || { echo "gate: valgrind is missing (tests/debian-packages.txt)" >&2; exit 2; }
@@ -47,12 +47,16 @@ mkdir -p "$data"
 run_env=(env -i PATH=/usr/bin:/bin LC_ALL=C TZ=UTC HOME="$data")
 lv=$build/lancever
 want() { [ -z "$only" ] || [[ $only == *",$1,"* ]]; }
-# The inputs (a few seconds): 10,000 live versions with a checkpoint; 100,000 and 1,000,000
-# versions recorded (10 live, the rest history in the head and archive segments).
+# The inputs (a few seconds): 10,000 and 2 live versions with a checkpoint; 100,000 and
+# 1,000,000 versions recorded (10 live, the rest history in the head and archive segments).
 gen() { "${run_env[@]}" "$build/gen_dataset" "$data/$1" "${@:2}" --fragments 1 2>/dev/null >/dev/null; }
 if want versions_10k || want cleanup_plan_10k || want arrow_10k; then
   gen v10k --versions 10000
   "${run_env[@]}" "$lv" checkpoint "$data/v10k" >/dev/null
+fi
+if want versions_fresh_2; then
+  gen v2 --versions 2
+  "${run_env[@]}" "$lv" checkpoint "$data/v2" >/dev/null
 fi
 want history_100k && gen h100k --start 99991 --versions 10 --recorded
 want asof_1m && gen h1m --start 999991 --versions 10 --recorded
@@ -60,6 +64,7 @@ want asof_1m && gen h1m --start 999991 --versions 10 --recorded
 # name | command (run in $data)
 ops=(
   "versions_10k|$lv versions v10k --json"
+  "versions_fresh_2|$build/time_versions v2 --repeat 200"
   "history_100k|$lv history h100k --json"
   "cleanup_plan_10k|$lv cleanup v10k --retain-versions 16 --dry-run --json"
   "asof_1m|$lv asof h1m 2023-11-20T12:00:00Z"
