@@ -372,7 +372,7 @@ if (scale && scale.sizes.length) {
 }
 if (scale && scale.limit.length) {
   P('## versions() against its limit (issue 30 section 4)', '',
-    'Checkpointed datasets. In-process: bench/limit_baseline (list `_versions/` and `_checkpoints/`, read the checkpoint whole and 4 KiB of ' +
+    'Checkpointed datasets. In-process: bench/limit_baseline (list `_versions/`, `_checkpoints/` and `_refs/tags/` (reading its tag files), read the checkpoint whole and 4 KiB of ' +
     'the newest manifest, nothing decoded; the better of two medians of 201) beside bench/time_versions (median of 201): a fresh handle per call, ' +
     'one handle with its cache, and the fresh handle under the issue\'s GLIBC_TUNABLES. Process: the whole `lancever versions --json` beside ' +
     '`limit_baseline --write BYTES` (the same I/O, then as many bytes written to stdout), both writing into a file, timed by bench/rusage (median of 21).', '',
