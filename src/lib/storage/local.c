@@ -579,13 +579,8 @@ static int open_resolved(const char *path, char **out, int *fd_out)
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	char link[32] = "/proc/self/fd/", digits[12], buf[PATH_MAX + 1];
-	size_t nd = 0, ll = 14;
-	for (unsigned v = (unsigned)fd; nd == 0 || v; v /= 10) /* fd >= 0 */
-		digits[nd++] = (char)('0' + v % 10);
-	while (nd)
-		link[ll++] = digits[--nd];
-	link[ll] = 0;
+	char link[LV__PROC_FD_PATH], buf[PATH_MAX + 1];
+	lv__local_proc_fd_path(link, fd);
 	ssize_t n = readlink(link, buf, sizeof buf);
 	static const char deleted[] = " (deleted)";
 	size_t dl = sizeof deleted - 1;

@@ -187,6 +187,19 @@ int lv__local_open_parent(const local *l, const char *rel, bool create, const ch
 	return open_dirs(l, rel, slash ? (size_t)(slash - rel) : 0, create, what, dfd, err);
 }
 
+void lv__local_proc_fd_path(char *buf, int fd)
+{
+	static const char pre[] = "/proc/self/fd/";
+	char digits[12];
+	size_t nd = 0, len = sizeof pre - 1;
+	for (unsigned v = (unsigned)fd; nd == 0 || v; v /= 10)
+		digits[nd++] = (char)('0' + v % 10);
+	memcpy(buf, pre, len);
+	while (nd)
+		buf[len++] = digits[--nd];
+	buf[len] = 0;
+}
+
 int64_t lv__local_mtime_ms(const struct stat *sb)
 {
 	return (int64_t)sb->st_mtim.tv_sec * 1000 + sb->st_mtim.tv_nsec / 1000000;

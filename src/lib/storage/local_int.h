@@ -80,6 +80,10 @@ int lv__dents_open(lv__dents *it, int fd);
 /* The next entry: 1 with *name and *type (a DT_* value), 0 at the end, or -errno. */
 int lv__dents_next(lv__dents *it, const char **name, unsigned char *type);
 void lv__dents_close(lv__dents *it);
+/* The kernel's name for descriptor fd (>= 0) of this process, "/proc/self/fd/<fd>", into
+ * buf[LV__PROC_FD_PATH]. */
+#define LV__PROC_FD_PATH 32
+void lv__local_proc_fd_path(char *buf, int fd);
 /* "what rel: 'rel[0, end)' is a symbolic link; lancever never follows ..." (LV_EINVALID). */
 int lv__local_symlink_err(lv_error *err, const char *what, const char *rel, size_t end);
 /* st_mtim in ms. */

@@ -118,8 +118,8 @@ static int write_unnamed(int dfd, const char *rel, const char *what, const void 
  */
 static int link_unnamed(int fd, int dfd, const char *leaf)
 {
-	char proc[48];
-	snprintf(proc, sizeof proc, "/proc/self/fd/%d", fd);
+	char proc[LV__PROC_FD_PATH];
+	lv__local_proc_fd_path(proc, fd);
 	if (linkat(AT_FDCWD, proc, dfd, leaf, AT_SYMLINK_FOLLOW) == 0)
 		return 0;
 	if (errno == EEXIST)
