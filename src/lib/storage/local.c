@@ -244,8 +244,8 @@ static int local_list(void *impl, const char *dir, bool recursive, lv_list_cb cb
  * parent/subs[i] for each i, as local_list lists each: parent is walked from the root once
  * (missing there, and confirmed so, every one lists as empty: two system calls for _refs/tags
  * and _refs/branches of a dataset without refs instead of four), then each subdirectory is
- * opened from it with O_NOFOLLOW (just walked: a missing one is missing; a symlinked one is
- * refused as a walk refuses it).
+ * walked from it as any directory is (just walked: a missing one is missing; a symlinked one
+ * is refused).
  */
 static int local_list_subdirs(void *impl, const char *parent, const char *const *subs, size_t n,
 			      lv_list_cb cb, void *const *payloads, int *rcs, lv_error *errs)
@@ -267,17 +267,12 @@ static int local_list_subdirs(void *impl, const char *parent, const char *const 
 			rcs[i] = lv__err(&errs[i], LV_ENOMEM, "list %s: out of memory", parent);
 			continue;
 		}
-		int fd = openat(pfd, subs[i], O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		int e = errno;
-		if (fd >= 0) {
+		int fd;
+		rcs[i] = lv__local_walk_at(l, pfd, dir, pl + 1, strlen(dir), "list", &fd, &errs[i]);
+		if (rcs[i] == 0)
 			rcs[i] = list_open(l, fd, dir, false, cb, payloads[i], &errs[i]);
-		} else if (e == ELOOP || e == ENOTDIR) {
-			struct stat sb;
-			if (fstatat(pfd, subs[i], &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(sb.st_mode))
-				rcs[i] = lv__local_symlink_err(&errs[i], "list", dir, pl + 1 + strlen(subs[i]));
-		} else if (e != ENOENT) {
-			rcs[i] = lv__local_sys_err(&errs[i], e, false, "list", dir);
-		}
+		else if (rcs[i] == LV_ENOTFOUND) /* a missing directory (or a file there): empty */
+			rcs[i] = 0;
 		lv__free(dir);
 	}
 	close(pfd);

@@ -207,7 +207,7 @@ static int walk_from_root(const local *l, const char *rel, size_t len, uint64_t 
 	*definitive = true;
 	LV_TRY(root_get(l, now, what, &rfd, &re, &rcached, err));
 	lv_error first = { 0 };
-	int rc = lv__local_walk_at(l, rfd, rel, len, what, fd, err ? &first : NULL);
+	int rc = lv__local_walk_at(l, rfd, rel, 0, len, what, fd, err ? &first : NULL);
 	ent_put(l->dc, re, rfd);
 	if (rc == LV_ENOTFOUND && rcached && !lv__local_confirm_missing(l, rel, len))
 		*definitive = false;

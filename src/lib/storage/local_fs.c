@@ -89,16 +89,17 @@ static int open_root(const local *l, bool create, const char *what, const char *
 }
 
 /*
- * Walks rel[0, upto) from the open directory `fd` with O_NOFOLLOW, one component at a time,
- * creating missing ones when `create`; *out is the last directory.  `fd` is closed unless it
- * is `borrowed` (then it is left open, and upto must be > 0 so *out is a new descriptor).
- * A missing component is LV_ENOTFOUND, a symlinked one LV_EINVALID naming it.
+ * Walks rel[from, upto) from the open directory `fd` (which is rel[0, from)) with O_NOFOLLOW,
+ * one component at a time, creating missing ones when `create`; *out is the last directory.
+ * `fd` is closed unless it is `borrowed` (then it is left open, and from < upto so *out is a
+ * new descriptor).  A missing component is LV_ENOTFOUND, a symlinked one LV_EINVALID naming
+ * it (messages name rel whole).
  */
-static int walk_dirs(int fd, int borrowed, const char *rel, size_t upto, bool create,
+static int walk_dirs(int fd, int borrowed, const char *rel, size_t from, size_t upto, bool create,
 		     const char *what, int *out, lv_error *err)
 {
 	char seg[NAME_MAX + 1];
-	size_t s = 0;
+	size_t s = from;
 	while (s < upto) {
 		const char *slash = memchr(rel + s, '/', upto - s);
 		size_t e = slash ? (size_t)(slash - rel) : upto;
@@ -148,7 +149,7 @@ static int open_dirs(const local *l, const char *rel, size_t upto, bool create, 
 {
 	int fd = -1;
 	LV_TRY(open_root(l, create, what, rel, &fd, err));
-	return walk_dirs(fd, -1, rel, upto, create, what, out, err);
+	return walk_dirs(fd, -1, rel, 0, upto, create, what, out, err);
 }
 
 int lv__local_open_dir(const local *l, const char *rel, size_t upto, const char *what, int *out,
@@ -157,10 +158,10 @@ int lv__local_open_dir(const local *l, const char *rel, size_t upto, const char 
 	return open_dirs(l, rel, upto, false, what, out, err);
 }
 
-int lv__local_walk_at(const local *l, int base, const char *rel, size_t upto, const char *what,
-		      int *out, lv_error *err)
+int lv__local_walk_at(const local *l, int base, const char *rel, size_t from, size_t upto,
+		      const char *what, int *out, lv_error *err)
 {
-	return walk_dirs(base, base, rel, upto, false, what, out, err);
+	return walk_dirs(base, base, rel, from, upto, false, what, out, err);
 }
 
 bool lv__local_confirm_missing(const local *l, const char *rel, size_t len)

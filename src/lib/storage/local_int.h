@@ -60,10 +60,11 @@ void lv__local_dir_keep(const local *l, const char *dir, int fd);
 /* Opens the directory rel[0, upto) (0: the root) by the O_NOFOLLOW walk from the root's path. */
 int lv__local_open_dir(const local *l, const char *rel, size_t upto, const char *what, int *out,
 		       lv_error *err);
-/* Walks rel[0, upto) (upto > 0) with O_NOFOLLOW from the open directory `base`, which is left
- * open; *out is a new descriptor.  Errors as lv__local_open_parent. */
-int lv__local_walk_at(const local *l, int base, const char *rel, size_t upto, const char *what,
-		      int *out, lv_error *err);
+/* Walks rel[from, upto) (from < upto) with O_NOFOLLOW from the open directory `base`, which
+ * is rel[0, from) and is left open; *out is a new descriptor.  Errors as
+ * lv__local_open_parent (their messages name rel). */
+int lv__local_walk_at(const local *l, int base, const char *rel, size_t from, size_t upto,
+		      const char *what, int *out, lv_error *err);
 /* Is rel[0, len) missing below the root now (one fstatat of the root's path + rel)?  Confirms a
  * "not found" met through a cached directory without a fresh walk; false when it exists or
  * cannot be told (the caller then walks afresh). */

@@ -360,8 +360,14 @@ int lv__storage_list_subdirs(lv_storage *st, const char *parent, const char *con
 			return lv__err(err, LV_EINVALID, "list %s: not one path segment", subs[i]);
 		rcs[i] = 0;
 	}
+	/* every subdirectory's full path within the limit (list_common's check), else each is
+	 * listed as lv_storage_list lists it, with its own error */
+	size_t fl = (st->prefix ? strlen(st->prefix) + 1 : 0) + strlen(parent);
+	bool fits = true;
+	for (size_t i = 0; i < n; i++)
+		fits &= fl + 1 + strlen(subs[i]) <= LV__PATH_MAX;
 	subdirs_job j = { st, parent, subs, cb, payloads, rcs, errs };
-	if (!st->list_subdirs || st->inner) {
+	if (!st->list_subdirs || st->inner || !fits) {
 		lv__parallel_for(n, threads > 1 ? (int)n : 1, subdir_one, &j);
 		return 0;
 	}
