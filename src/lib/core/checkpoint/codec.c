@@ -287,6 +287,18 @@ static void row_of_info(const lv_version_info *v, row_view *w)
 		w->len[k] = w->s[k] ? strlen(w->s[k]) : 0;
 }
 
+/* A checksum as the metadata holds it: "crc32c:" and 8 lower-case hex digits (what "%08x"
+ * writes), the 15 bytes of out[0, CRC_TAG_LEN) and a NUL. */
+#define CRC_TAG_LEN 15
+static void crc_tag(char out[CRC_TAG_LEN + 1], uint32_t crc)
+{
+	static const char hex[] = "0123456789abcdef";
+	memcpy(out, "crc32c:", 7);
+	for (int i = 0; i < 8; i++)
+		out[7 + i] = hex[(crc >> (28 - 4 * i)) & 15];
+	out[CRC_TAG_LEN] = 0;
+}
+
 /* The checksum of rows held as lv_version_info (what a writer has). */
 static uint32_t rows_checksum(const lv_version_info *r, size_t n, int64_t created)
 {
@@ -406,10 +418,9 @@ int lv__cp_encode_x(const lv_version_info *rows, size_t n, int64_t created, cons
 	snprintf(created_s, sizeof created_s, "%" PRId64, created);
 	snprintf(created_at_s, sizeof created_at_s, "%" PRId64, n ? rows[n - 1].timestamp_millis : 0);
 	uint32_t crc = rows_checksum(rows, n, created);
-	snprintf(crc_s, sizeof crc_s, "crc32c:%08x", crc);
-	snprintf(xcrc_s, sizeof xcrc_s, "crc32c:%08x",
-		 checksum_extra(crc, x, x && x->segment ? strlen(x->segment) : 0,
-				x && x->archive ? strlen(x->archive) : 0));
+	crc_tag(crc_s, crc);
+	crc_tag(xcrc_s, checksum_extra(crc, x, x && x->segment ? strlen(x->segment) : 0,
+				       x && x->archive ? strlen(x->archive) : 0));
 	snprintf(latest_s, sizeof latest_s, "%" PRIu64, n ? rows[n - 1].version : 0);
 	identity_of(ident, sizeof ident, created, n ? &rows[0] : NULL);
 	lv_kv meta[9] = {
@@ -545,12 +556,10 @@ static int check_schema(const lv_lancefile *lf, const char *path, const lv_colum
 /* Does metadata `key` say "crc32c:<crc>"? */
 static bool meta_is(const lv_lancefile *lf, const char *key, uint32_t crc)
 {
-	static const char hex[] = "0123456789abcdef";
 	const lv_kv *ck = lv_lancefile_metadata_find(lf, key);
-	char expect[15] = "crc32c:"; /* and 8 lower-case hex digits, as the writer's %08x */
-	for (int i = 0; i < 8; i++)
-		expect[7 + i] = hex[(crc >> (28 - 4 * i)) & 15];
-	return ck && ck->value_len == sizeof expect && !memcmp(ck->value, expect, sizeof expect);
+	char expect[CRC_TAG_LEN + 1];
+	crc_tag(expect, crc);
+	return ck && ck->value_len == CRC_TAG_LEN && !memcmp(ck->value, expect, CRC_TAG_LEN);
 }
 
 /* Is version v in keep (sorted), advancing *ki?  keep == NULL keeps everything. */
