@@ -273,6 +273,15 @@ static int reserve_strings(lv__lf_colbuf *b, size_t bound, size_t str_limit)
 	return 0;
 }
 
+/* sum + the sizes of the current page's buffers (each checked by page_meta to lie within the
+ * file), capped at the file's size (pages may share bytes). */
+static size_t add_page_bufs(const lv__lf_rctx *r, const lv__lf_dctx *c, size_t sum)
+{
+	for (size_t i = 0; i < c->nbufs; i++)
+		sum = c->buflen[i] > r->size - sum ? r->size : sum + c->buflen[i];
+	return sum;
+}
+
 /* Decodes every page of a column's metadata cm[0..len) into c->cb; a string column of one
  * page (lazy) has its bytes reserved from that page's buffers before it is decoded. */
 static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uint8_t *cm, size_t len,
@@ -302,10 +311,7 @@ static int read_pages(lv__lf_rctx *r, lv_lancefile *f, lv__lf_dctx *c, const uin
 			return lv__lf_perr(c, LV_ECORRUPT, "page without an encoding");
 		LV_TRY(page_encoding(c, enc, enclen, k, &val, &vlen));
 		if (lazy) { /* the one page: its buffers (checked by page_meta) bound the bytes */
-			size_t sum = 0;
-			for (size_t i = 0; i < c->nbufs; i++)
-				sum = c->buflen[i] > r->size - sum ? r->size : sum + c->buflen[i];
-			if (reserve_strings(c->cb, sum, str_limit) < 0)
+			if (reserve_strings(c->cb, add_page_bufs(r, c, 0), str_limit) < 0)
 				return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
 			lazy = false;
 		}
@@ -342,8 +348,7 @@ static int str_bytes_bound(lv__lf_rctx *r, lv__lf_dctx *c, const uint8_t *cm, si
 	int rc;
 	*out = 0;
 	while ((rc = page_next(r, c, &pr, &page, &plen, &enc, &enclen)) == 1)
-		for (size_t i = 0; i < c->nbufs; i++)
-			sum = c->buflen[i] > r->size - sum ? r->size : sum + c->buflen[i];
+		sum = add_page_bufs(r, c, sum);
 	if (rc < 0)
 		return rc;
 	*out = sum;
