@@ -561,10 +561,7 @@ static void test_scan_batches_in_order(void **state)
 	for (int i = 0; i < STRAYS; i++) { /* every 7th a day old (kept), the others 90 days */
 		char f[700];
 		snprintf(f, sizeof f, "%s/_transactions/stray%05d.txn", base, i);
-		FILE *fp = fopen(f, "w");
-		assert_non_null(fp);
-		fputc('x', fp);
-		fclose(fp);
+		tu_write_file(f, "x");
 		/* the policy's now is T_LATEST_MS + 30 days: a day old is in progress */
 		time_t t = (time_t)((T_LATEST_MS + (i % 7 ? -60 : 29) * DAY) / 1000);
 		struct timespec ts[2] = { { t, 0 }, { t, 0 } };

@@ -19,16 +19,15 @@
 
 #include <lancever/lancever.h>
 
+#include "support/testutil.h"
+
 static char base[4096];
 
 static void put(const char *rel)
 {
 	char p[4200];
 	snprintf(p, sizeof p, "%s/%s", base, rel);
-	FILE *f = fopen(p, "w");
-	assert_non_null(f);
-	fputs("x", f);
-	fclose(f);
+	tu_write_file(p, "x");
 }
 
 static bool exists(const char *rel)

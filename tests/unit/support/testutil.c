@@ -26,6 +26,15 @@ uint8_t *tu_read_file(const char *path, size_t *size)
 	return b;
 }
 
+void tu_write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		fail_msg("cannot create %s", path);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
 const char *tu_fixture(const char *rel)
 {
 	static char bufs[4][4096];

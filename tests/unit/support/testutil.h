@@ -23,6 +23,8 @@
 
 /* Reads a whole file (malloc'ed, caller frees); fails the test if unreadable. */
 uint8_t *tu_read_file(const char *path, size_t *size);
+/* Writes `text` to a file (created or truncated); fails the test if it cannot. */
+void tu_write_file(const char *path, const char *text);
 /* Path of a fixture under tests/fixtures (static buffer, rotates among 4). */
 const char *tu_fixture(const char *rel);
 /* Lists file names in a directory, sorted (NULL-terminated array; free with tu_free_list). */
