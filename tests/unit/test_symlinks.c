@@ -553,6 +553,25 @@ static void test_list_subdirs(void **state)
 	for (int i = 0; i < 2; i++)
 		lv__dbuf_dispose(&got[i]);
 	lv_storage_free(sub);
+	/* a sub-handle whose prefix leaves no room for "_refs/tags": each is refused as
+	 * lv_storage_list refuses it (not answered "empty" by the one walk) */
+	char deep[4100];
+	size_t dl = 0;
+	while (dl + 201 < 4088) {
+		memset(deep + dl, 'd', 200);
+		deep[dl + 200] = '/';
+		dl += 201;
+	}
+	memset(deep + dl, 'd', 4088 - dl);
+	deep[4088] = 0; /* + "/_refs" fits in 4,096 bytes, + "/_refs/tags" does not */
+	CHECK(lv_storage_sub(&sub, up, deep, &err));
+	list_refs(sub, got, rcs, errs);
+	int each = lv_storage_list(sub, "_refs/tags", false, join_cb, &want, &errs[1]);
+	assert_int_equal(each, LV_EINVALID);
+	assert_int_equal(rcs[0], each);
+	for (int i = 0; i < 2; i++)
+		lv__dbuf_dispose(&got[i]);
+	lv_storage_free(sub);
 	lv_storage_free(up);
 	sh(pathf("rm -r '%s/ds/_refs/branches' && echo x > '%s/ds/_refs/branches' && "
 		 "mv '%s/ds/_refs/tags' '%s/outside/tags' && ln -s '%s/outside/tags' '%s/ds/_refs/tags'",
