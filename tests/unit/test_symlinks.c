@@ -332,10 +332,14 @@ static void test_symlinked_root_is_fine(void **state)
 	sh(pathf("mkdir -p '%s/x/y' && ln -s '%s' '%s/x/y/up'", base, base, base));
 	char *real = realpath(pathf("%s/ds", base), NULL);
 	assert_non_null(real);
-	const char *ways[] = { "%s/link.lance", "%s/x/y/up/link.lance", "%s/x/../x/y/./up/ds/" };
+	/* and without any link, where the path is its own name once "//", "." and ".." are gone;
+	 * but a ".." after a link is the link target's parent, not the lexical one */
+	const char *b = strrchr(base, '/') + 1;
+	const char *ways[] = { "%s/link.lance", "%s/x/y/up/link.lance", "%s/x/../x/y/./up/ds/",
+			       "%s/x/y/../../ds", "/%s//./ds/", "%s/x/y/up/../%s/ds" };
 	for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++) {
 		lv_storage *st = NULL;
-		CHECK(lv_storage_open(&st, pathf(ways[i], base), NULL, &err));
+		CHECK(lv_storage_open(&st, pathf(ways[i], base, b), NULL, &err));
 		char *want = pathf("file://%s", real);
 		assert_string_equal(lv_storage_describe(st), want);
 		lv_storage_free(st);

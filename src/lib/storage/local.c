@@ -6,7 +6,9 @@
  * and the backend is thread-safe.
  *
  * Symbolic links.  The root itself is resolved once, when the handle is opened
- * (the kernel's name for the opened root, /proc/self/fd, else realpath), so a
+ * (an absolute path through no link is its own name, checked by openat2 with
+ * RESOLVE_NO_SYMLINKS; else the kernel's name for the opened root, /proc/self/fd;
+ * else realpath), so a
  * dataset path may be or go through a symlink.  Below the root, no operation
  * ever follows one:
  * - every directory component of a path is opened one at a time from the
@@ -73,7 +75,10 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/openat2.h>
 
 
 /* ---- list ---- */
@@ -588,6 +593,35 @@ static int open_resolved(const char *path, char **out, int *fd_out)
 	return 0;
 }
 
+/*
+ * An absolute path through no symbolic link at all is its own resolved path once "", "."
+ * and ".." are taken out lexically (the kernel walked every component as a real directory):
+ * one openat2(RESOLVE_NO_SYMLINKS) names the root with no /proc readlink.  -1 for a
+ * relative path, a path through a link (ELOOP), a kernel without openat2 or any other
+ * failure: the caller resolves as before.
+ */
+static int open_linkless(const char *path, char **out, int *fd_out)
+{
+#ifdef SYS_openat2
+	if (path[0] != '/')
+		return -1;
+	struct open_how how = { .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
+				.resolve = RESOLVE_NO_SYMLINKS };
+	long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof how);
+	if (fd < 0)
+		return -1;
+	if (!(*out = normalize_abs(path))) {
+		close((int)fd);
+		return -1;
+	}
+	*fd_out = (int)fd;
+	return 0;
+#else
+	(void)path, (void)out, (void)fd_out;
+	return -1;
+#endif
+}
+
 /* Absolute form of `path`: realpath when it exists, else cwd-joined and normalised.
  * `shown` (the address as given) set: the root must be an existing directory, and a missing
  * one or a file is named as such.  *root_fd: the root opened on the way (else -1). */
@@ -595,7 +629,7 @@ static int make_root(const char *path, const char *shown, char **out, int *root_
 {
 	char ebuf[128];
 	*root_fd = -1;
-	if (open_resolved(path, out, root_fd) == 0)
+	if (open_linkless(path, out, root_fd) == 0 || open_resolved(path, out, root_fd) == 0)
 		return 0;
 	char *real = realpath(path, NULL);
 	if (real) {
