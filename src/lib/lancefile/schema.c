@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lancefile/lf_file.h"
+#include "lancefile/schcache.h"
 
 int lv__lf_rcorrupt(lv__lf_rctx *r, const char *what)
 {
@@ -384,8 +385,11 @@ static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_t n, size_t nphys,
 		    uint64_t *nrows)
 {
+	int rc = lv__lf_schcache_get(r, f, p, n, nphys, nrows);
+	if (rc != 0)
+		return rc < 0 ? rc : 0;
 	lv__pb_field fs = { 0 };
-	int rc = lv__lf_pb_find(p, n, 1, &fs);
+	rc = lv__lf_pb_find(p, n, 1, &fs);
 	if (rc != 1)
 		return lv__lf_rcorrupt(r, rc < 0 ? "malformed file descriptor" : "file descriptor without schema");
 	*nrows = 0;
@@ -394,5 +398,7 @@ int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_
 	f->sch = p;
 	f->sch_n = n;
 	LV_TRY(parse_fields(r, f, &fs, n, *nrows));
-	return map_columns(r, f, nphys);
+	LV_TRY(map_columns(r, f, nphys));
+	lv__lf_schcache_put(f, nphys, *nrows);
+	return 0;
 }
