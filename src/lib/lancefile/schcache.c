@@ -13,9 +13,10 @@
  *    read's flags and name change nothing in it), with every string inside the schema's
  *    copy, at most MAX_SCHEMA bytes of schema and MAX_ENTRY bytes in all.  At most SLOTS
  *    entries are held; a new one replaces the least recently used.
- *  - An entry is one lv__malloc block, immutable once published.  A hit copies it into the
- *    reading file's arena (the schema copy with its NULs in one memcpy, the arrays, then the
- *    string pointers rebased onto the file's copy): a file never points into an entry.
+ *  - An entry is one lv__malloc block, immutable once published.  A reader holds a
+ *    reference while schema.c copies it into the file's arena (the schema copy with its
+ *    NULs in one memcpy, the arrays, then the string pointers rebased onto the file's
+ *    copy): a file never points into an entry.
  *  - One mutex guards the table, the entries' reference counts and the counters.  It is
  *    never held while allocating, freeing or copying an entry out (so it has no order with
  *    the allocator's locks; fork() is safe: pthread_atfork); an entry replaced while a
@@ -27,6 +28,7 @@
 
 #include <pthread.h>
 #include <stdalign.h>
+#include <stdint.h>
 #include <string.h>
 
 #define SLOTS 8
@@ -35,22 +37,14 @@
 #define TAIL 32
 
 typedef struct entry {
+	lv__lf_schsnap s; /* first: release() finds the entry from it; immutable once published */
+	const uint8_t *key; /* the FileDescriptor's bytes, s.n */
+	size_t bytes, nphys;
+	int version;
 	/* under mu */
 	size_t refs;   /* readers copying from it */
 	bool gone;     /* no longer in the table: its last reader frees it */
 	uint64_t used; /* the tick of its last hit or store */
-	/* immutable once published */
-	size_t bytes, n, nphys, block_size, nfields, nmeta, ncols;
-	int version;
-	uint64_t nrows;
-	const uint8_t *key;  /* the FileDescriptor's bytes, n */
-	const char *copy;    /* the parse's sch_copy, n + 1 (its strings' NULs in place) */
-	const lv__lf_field *fields;
-	const lv_kv *meta;
-	const size_t *meta_klen;
-	const lv_column *cols; /* name, type, nullable, list_size only */
-	char *const *ltypes;
-	const size_t *phys;
 } entry;
 
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -77,14 +71,16 @@ static void start(void)
 static bool same(const entry *e, const uint8_t *p, size_t n, size_t nphys, int version)
 {
 	size_t t = n < TAIL ? n : TAIL;
-	return e->n == n && e->nphys == nphys && e->version == version &&
+	return e->s.n == n && e->nphys == nphys && e->version == version &&
 	       !memcmp(e->key + n - t, p + n - t, t) && !memcmp(e->key, p, n - t);
 }
 
-/* The entry for these bytes, referenced (release() it), or NULL. */
-static entry *acquire(const uint8_t *p, size_t n, size_t nphys, int version)
+const lv__lf_schsnap *lv__lf_schcache_acquire(const uint8_t *p, size_t n, size_t nphys,
+					      int version)
 {
 	entry *hit = NULL;
+	if (n > MAX_SCHEMA)
+		return NULL;
 	start();
 	for (size_t i = 0; i < SLOTS && !hit; i++)
 		if (slots[i] && same(slots[i], p, n, nphys, version))
@@ -97,78 +93,17 @@ static entry *acquire(const uint8_t *p, size_t n, size_t nphys, int version)
 		COUNT(misses);
 	}
 	unlock();
-	return hit;
+	return hit ? &hit->s : NULL;
 }
 
-static void release(entry *e)
+void lv__lf_schcache_release(const lv__lf_schsnap *s)
 {
+	entry *e = (entry *)s;
 	start();
 	bool last = --e->refs == 0 && e->gone;
 	unlock();
 	if (last)
 		lv__free(e);
-}
-
-/* n elements of `size` bytes copied from src into f (lv__lf_zalloc: its arena or a block of
- * their own), or NULL when out of memory. */
-static void *dup(lv_lancefile *f, const void *src, size_t n, size_t size)
-{
-	void *d = lv__lf_zalloc(f, n, size);
-	if (d && n)
-		memcpy(d, src, n * size);
-	return d;
-}
-
-static char *rebase(const entry *e, char *copy, const char *s) { return copy + (s - e->copy); }
-
-/* f's schema state from e, allocated in the order lv__lf_parse_schema allocates it. */
-static int copy_out(lv__lf_rctx *r, lv_lancefile *f, const entry *e, const uint8_t *p)
-{
-	f->mem.block_size = e->block_size;
-	f->sch = p;
-	f->sch_n = e->n;
-	f->fields = dup(f, e->fields, e->nfields, sizeof *f->fields);
-	f->meta = dup(f, e->meta, e->nmeta, sizeof *f->meta);
-	f->meta_klen = dup(f, e->meta_klen, e->nmeta, sizeof *f->meta_klen);
-	f->sch_copy = lv__arena_alloc(&f->mem, e->n + 1);
-	f->cols = dup(f, e->cols, e->ncols, sizeof *f->cols);
-	f->ltypes = dup(f, e->ltypes, e->ncols, sizeof *f->ltypes);
-	f->errors = lv__lf_zalloc(f, e->ncols, sizeof *f->errors);
-	f->phys = dup(f, e->phys, e->ncols, sizeof *f->phys);
-	if (!f->fields || !f->meta || !f->meta_klen || !f->sch_copy || !f->cols || !f->ltypes ||
-	    !f->errors || !f->phys)
-		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
-	char *c = memcpy(f->sch_copy, e->copy, e->n + 1);
-	for (size_t i = 0; i < e->nfields; i++) {
-		f->fields[i].name = rebase(e, c, e->fields[i].name);
-		f->fields[i].ltype = rebase(e, c, e->fields[i].ltype);
-	}
-	for (size_t i = 0; i < e->nmeta; i++) {
-		f->meta[i].key = rebase(e, c, e->meta[i].key);
-		f->meta[i].value = rebase(e, c, e->meta[i].value);
-	}
-	for (size_t i = 0; i < e->ncols; i++) {
-		f->cols[i].name = rebase(e, c, e->cols[i].name);
-		f->ltypes[i] = rebase(e, c, e->ltypes[i]);
-	}
-	f->nfields = e->nfields;
-	f->nmeta = e->nmeta;
-	f->ncols = e->ncols;
-	return 0;
-}
-
-int lv__lf_schcache_get(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_t n,
-			size_t nphys, uint64_t *nrows)
-{
-	if (n > MAX_SCHEMA)
-		return 0;
-	entry *e = acquire(p, n, nphys, f->version);
-	if (!e)
-		return 0;
-	int rc = copy_out(r, f, e, p);
-	*nrows = e->nrows;
-	release(e);
-	return rc < 0 ? rc : 1;
 }
 
 /* ---- storing ---- */
@@ -225,7 +160,7 @@ static size_t layout(const lv_lancefile *f, size_t off[O_N])
 	return ok ? at : 0;
 }
 
-/* A new entry of f's parse (its string pointers still f's: fix_strings rebases them). */
+/* A new entry of f's parse, its strings rebased onto the entry's copy. */
 static entry *build(const lv_lancefile *f, size_t nphys, uint64_t nrows)
 {
 	size_t off[O_N], bytes = layout(f, off);
@@ -233,18 +168,19 @@ static entry *build(const lv_lancefile *f, size_t nphys, uint64_t nrows)
 	if (!b)
 		return NULL;
 	entry *e = (entry *)b;
-	*e = (entry){ .bytes = bytes, .n = f->sch_n, .nphys = nphys,
-		      .block_size = f->mem.block_size, .nfields = f->nfields, .nmeta = f->nmeta,
-		      .ncols = f->ncols, .version = f->version, .nrows = nrows };
+	*e = (entry){ .bytes = bytes, .nphys = nphys, .version = f->version };
+	lv__lf_schsnap *s = &e->s;
+	*s = (lv__lf_schsnap){ .n = f->sch_n, .block_size = f->mem.block_size,
+			       .nfields = f->nfields, .nmeta = f->nmeta, .ncols = f->ncols,
+			       .nrows = nrows };
 	e->key = memcpy(b + off[O_KEY], f->sch, f->sch_n);
 	char *copy = memcpy(b + off[O_COPY], f->sch_copy, f->sch_n + 1);
-	e->copy = copy;
 	lv__lf_field *fields = memcpy(b + off[O_FIELDS], f->fields, f->nfields * sizeof *fields);
 	lv_kv *meta = memcpy(b + off[O_META], f->meta, f->nmeta * sizeof *meta);
-	e->meta_klen = memcpy(b + off[O_KLEN], f->meta_klen, f->nmeta * sizeof *e->meta_klen);
 	lv_column *cols = (lv_column *)(b + off[O_COLS]);
 	char **ltypes = (char **)(b + off[O_LTYPES]);
-	e->phys = memcpy(b + off[O_PHYS], f->phys, f->ncols * sizeof *e->phys);
+	s->meta_klen = memcpy(b + off[O_KLEN], f->meta_klen, f->nmeta * sizeof *s->meta_klen);
+	s->phys = memcpy(b + off[O_PHYS], f->phys, f->ncols * sizeof *s->phys);
 	for (size_t i = 0; i < f->nfields; i++) {
 		fields[i].name = copy + (fields[i].name - f->sch_copy);
 		fields[i].ltype = copy + (fields[i].ltype - f->sch_copy);
@@ -259,10 +195,11 @@ static entry *build(const lv_lancefile *f, size_t nphys, uint64_t nrows)
 				       .nullable = c->nullable, .list_size = c->list_size };
 		ltypes[i] = copy + (f->ltypes[i] - f->sch_copy);
 	}
-	e->fields = fields;
-	e->meta = meta;
-	e->cols = cols;
-	e->ltypes = ltypes;
+	s->copy = copy;
+	s->fields = fields;
+	s->meta = meta;
+	s->cols = cols;
+	s->ltypes = ltypes;
 	return e;
 }
 
@@ -302,7 +239,7 @@ void lv__lf_schcache_put(const lv_lancefile *f, size_t nphys, uint64_t nrows)
 	bool known = false; /* another thread stored the same parse first */
 	start();
 	for (size_t i = 0; i < SLOTS && !known; i++)
-		known = slots[i] && same(slots[i], e->key, e->n, nphys, e->version);
+		known = slots[i] && same(slots[i], e->key, e->s.n, nphys, e->version);
 	if (!known) {
 		size_t v = victim();
 		drop = evict(v);

@@ -2,9 +2,9 @@
  * The process-wide cache of parsed Lance file schemas (schcache.c): a read whose
  * FileDescriptor bytes, footer column count and file version equal a cached parse's sets
  * up its schema state from a copy of it instead of parsing (issue 30: versions() on a
- * fresh handle reads the same checkpoint file again and again).  Nothing is shared: a hit
- * copies into the file's own arena, so lv_lancefile_free and every lifetime stay as
- * lf_file.h states them.
+ * fresh handle reads the same checkpoint file again and again).  Nothing is shared: the
+ * parser (schema.c) copies a hit into the file's own arena, so lv_lancefile_free and every
+ * lifetime stay as lf_file.h states them.
  */
 #ifndef LV_LANCEFILE_SCHCACHE_H
 #define LV_LANCEFILE_SCHCACHE_H
@@ -14,13 +14,26 @@
 
 #include "lancefile/lf_file.h"
 
-/*
- * A cached parse of the n bytes at p for this footer column count and f->version: sets
- * f's schema state (as lv__lf_parse_schema does) and *nrows, and returns 1; 0 on a miss
- * (f untouched); LV_ENOMEM when f's copy cannot be allocated (f is freed by its caller).
- */
-int lv__lf_schcache_get(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_t n,
-			size_t nphys, uint64_t *nrows);
+/* A stored parse (immutable): the state lv__lf_parse_schema set up for n bytes of
+ * FileDescriptor, its strings in `copy` (n + 1 bytes, the strings' NULs in place), its
+ * columns with name, type, nullable and list_size only. */
+typedef struct lv__lf_schsnap {
+	size_t n, block_size, nfields, nmeta, ncols;
+	uint64_t nrows;
+	const char *copy;
+	const lv__lf_field *fields;
+	const lv_kv *meta;
+	const size_t *meta_klen;
+	const lv_column *cols;
+	char *const *ltypes;
+	const size_t *phys;
+} lv__lf_schsnap;
+
+/* The stored parse of the n bytes at p for this footer column count and file version,
+ * referenced until lv__lf_schcache_release(); NULL on a miss. */
+const lv__lf_schsnap *lv__lf_schcache_acquire(const uint8_t *p, size_t n, size_t nphys,
+					      int version);
+void lv__lf_schcache_release(const lv__lf_schsnap *s);
 /*
  * Stores f's schema state, just parsed from f->sch (before any column is read), when it
  * can be: every top-level column decodable, the bytes and the entry small enough.  Out of
