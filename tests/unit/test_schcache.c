@@ -10,8 +10,9 @@
  *    used first out;
  *  - a parse with an undecoded column (a partial read) or a corrupt or truncated schema is
  *    never stored: a strict read of the same bytes still fails;
- *  - threads reading two files while a third makes the cache replace entries get the
- *    right answers (ASan build: no use after free of a replaced entry).
+ *  - an entry replaced while a reader holds it stays readable and is freed by that reader;
+ *    threads reading two files while a third makes the cache replace entries get the
+ *    right answers (ASan build: no use after free of a replaced entry, no leak).
  * Files are written by lv_lancefile_write (2.1) and patched.
  */
 #include <pthread.h>
@@ -29,6 +30,13 @@
 #endif
 #include "lancefile/lf_file.h"
 #include "lancefile/schcache.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#define LEAK_CHECK() __lsan_do_recoverable_leak_check()
+#else
+#define LEAK_CHECK() 0
+#endif
 
 #define ROWS 3
 
@@ -375,6 +383,38 @@ static void test_corrupt_not_cached(void **st)
 	lv_buf_dispose(&b);
 }
 
+/* An entry replaced while a reader holds it stays readable, and its reader frees it (ASan
+ * build: a use after free, or a leak, fails). */
+static void test_replaced_while_read(void **st)
+{
+	(void)st;
+	lv__lf_schcache_clear();
+	lv_buf b = write_val("held");
+	lv_lancefile *f = read_ok(&b);
+	int version = lv_lancefile_file_version(f);
+	lv_lancefile_free(f);
+	uint64_t gbo, gb0, len;
+	memcpy(&gbo, b.ptr + b.size - 40 + 16, 8);
+	memcpy(&gb0, b.ptr + gbo, 8);
+	memcpy(&len, b.ptr + gbo + 8, 8);
+	const lv__lf_schsnap *s = lv__lf_schcache_acquire(b.ptr + gb0, len, 4, version);
+	assert_non_null(s);
+	assert_null(lv__lf_schcache_acquire(b.ptr + gb0, len, 3, version));
+	lv__lf_schcache_clear();
+	assert_int_equal(stats().entries, 0);
+	assert_int_equal(s->n, len);
+	assert_int_equal(s->nrows, ROWS);
+	assert_int_equal(s->ncols, 4);
+	assert_string_equal(s->cols[3].name, "d");
+	assert_memory_equal(lv_lancefile_metadata_find(f = read_ok(&b), "lancever:k")->value, "held", 4);
+	lv_lancefile_free(f);
+	lv__lf_schcache_clear(); /* the entry read above is not the one held */
+	assert_string_equal(s->meta[0].key, "lancever:k");
+	lv__lf_schcache_release(s);
+	assert_int_equal(LEAK_CHECK(), 0);
+	lv_buf_dispose(&b);
+}
+
 /* ---- threads ---- */
 
 #define THREADS 4
@@ -457,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_undecoded_not_cached),
 		cmocka_unit_test(test_corrupt_not_cached),
+		cmocka_unit_test(test_replaced_while_read),
 		cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
