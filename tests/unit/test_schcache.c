@@ -8,6 +8,8 @@
  *    footer with another column count is refused as before;
  *  - the bound: at most 8 entries, a schema over 16 KiB is never stored, least recently
  *    used first out;
+ *  - every file of the lancefile fuzz corpus gives the same answers (strict and partial)
+ *    with the cache cleared before it as after the others went through it;
  *  - a parse with an undecoded column (a partial read) or a corrupt or truncated schema is
  *    never stored: a strict read of the same bytes still fails;
  *  - an entry replaced while a reader holds it stays readable and is freed by that reader;
@@ -15,6 +17,7 @@
  *    right answers (ASan build: no use after free of a replaced entry, no leak).
  * Files are written by lv_lancefile_write (2.1) and patched.
  */
+#include <dirent.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -154,6 +157,8 @@ static void put_col(text *t, const lv_lancefile *f, size_t i)
 	}
 	if (c->i64)
 		hex(t, c->i64, n * sizeof *c->i64);
+	if (c->bools)
+		hex(t, c->bools, n);
 	if (c->f32)
 		hex(t, c->f32, n * c->list_size * sizeof *c->f32);
 	if (c->validity)
@@ -415,6 +420,99 @@ static void test_replaced_while_read(void **st)
 	lv_buf_dispose(&b);
 }
 
+/* ---- the fuzz corpus: many schemas in one process ---- */
+
+typedef struct answer {
+	int strict, partial; /* return codes */
+	char *s, *p;         /* descriptions when 0 */
+} answer;
+
+static char *read_describe(const uint8_t *b, size_t n, unsigned flags, int *rc)
+{
+	lv_lancefile *f = NULL;
+	lv_error e = { 0 };
+	*rc = lv_lancefile_read_ex(&f, b, n, "fuzz.lance", flags, &e);
+	char *d = *rc ? NULL : describe(f);
+	lv_lancefile_free(f);
+	return d;
+}
+
+/* fresh: the cache cleared before each read (both are parses), the number stored added
+ * to *stored. */
+static answer answer_of(const uint8_t *b, size_t n, bool fresh, uint64_t *stored)
+{
+	answer a;
+	if (fresh)
+		lv__lf_schcache_clear();
+	a.s = read_describe(b, n, 0, &a.strict);
+	if (fresh) {
+		*stored += stats().stores;
+		lv__lf_schcache_clear();
+	}
+	a.p = read_describe(b, n, LV_LANCEFILE_READ_PARTIAL, &a.partial);
+	if (fresh)
+		*stored += stats().stores;
+	int rc; /* strict after partial: a partial parse must not have been stored for it */
+	char *s = read_describe(b, n, 0, &rc);
+	if (rc != a.strict || (s && strcmp(s, a.s)))
+		fail_msg("a strict read after a partial one: %d, want %d", rc, a.strict);
+	free(s);
+	return a;
+}
+
+static void same_answer(const char *name, const answer *want, const answer *got)
+{
+	if (want->strict != got->strict || want->partial != got->partial ||
+	    (want->s && strcmp(want->s, got->s)) || (want->p && strcmp(want->p, got->p)))
+		fail_msg("%s: another answer with the cache (%d/%d, want %d/%d)", name, got->strict,
+			 got->partial, want->strict, want->partial);
+}
+
+/* Every corpus file (fuzz/corpora/lancefile) read strictly, partially and strictly again,
+ * with the cache cleared before each read and then after the others filled it: the same
+ * answers. */
+static void test_corpus_same_answers(void **st)
+{
+	(void)st;
+	DIR *d = opendir(LV_SOURCE_DIR "/fuzz/corpora/lancefile");
+	assert_non_null(d);
+	enum { MAX = 1024 };
+	static struct { char name[256]; uint8_t *b; size_t n; answer a; } fs[MAX];
+	size_t nf = 0;
+	uint64_t stored = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && nf < MAX) {
+		char path[1024];
+		snprintf(path, sizeof path, "%s/fuzz/corpora/lancefile/%s", LV_SOURCE_DIR, de->d_name);
+		FILE *fp = de->d_name[0] == '.' ? NULL : fopen(path, "rb");
+		if (!fp)
+			continue;
+		fs[nf].b = malloc(1 << 21);
+		assert_non_null(fs[nf].b);
+		fs[nf].n = fread(fs[nf].b, 1, 1 << 21, fp);
+		fclose(fp);
+		snprintf(fs[nf].name, sizeof fs[nf].name, "%s", de->d_name);
+		fs[nf].a = answer_of(fs[nf].b, fs[nf].n, true, &stored);
+		nf++;
+	}
+	closedir(d);
+	assert_true(nf > 100);
+	lv__lf_schcache_clear();
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < nf; i++) {
+			answer a = answer_of(fs[i].b, fs[i].n, false, NULL);
+			same_answer(fs[i].name, &fs[i].a, &a);
+			free(a.s);
+			free(a.p);
+		}
+	assert_true(stats().hits > 0 && stored > 10);
+	for (size_t i = 0; i < nf; i++) {
+		free(fs[i].a.s);
+		free(fs[i].a.p);
+		free(fs[i].b);
+	}
+}
+
 /* ---- threads ---- */
 
 #define THREADS 4
@@ -498,6 +596,7 @@ int main(void)
 		cmocka_unit_test(test_undecoded_not_cached),
 		cmocka_unit_test(test_corrupt_not_cached),
 		cmocka_unit_test(test_replaced_while_read),
+		cmocka_unit_test(test_corpus_same_answers),
 		cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
