@@ -12,6 +12,7 @@
  *    with the cache cleared before it as after the others went through it;
  *  - a parse with an undecoded column (a partial read) or a corrupt or truncated schema is
  *    never stored: a strict read of the same bytes still fails;
+ *  - allocation N of a read fails, every N, cold and warm: LV_ENOMEM or the same answer;
  *  - an entry replaced while a reader holds it stays readable and is freed by that reader;
  *    threads reading two files while a third makes the cache replace entries get the
  *    right answers (ASan build: no use after free of a replaced entry, no leak).
@@ -33,6 +34,7 @@
 #endif
 #include "lancefile/lf_file.h"
 #include "lancefile/schcache.h"
+#include "util/util.h"
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>
@@ -420,6 +422,52 @@ static void test_replaced_while_read(void **st)
 	lv_buf_dispose(&b);
 }
 
+/* Allocation N of a read fails, for every N, on a cold cache (the parse and the store) and on
+ * a warm one (the copy of a hit): LV_ENOMEM or the same answer, and a read after it is right
+ * (a store that failed stored nothing half-made). */
+static void test_alloc_failures(void **st)
+{
+	(void)st;
+	lv_buf b = write_val("alloc");
+	lv__lf_schcache_clear();
+	lv_lancefile *f = read_ok(&b);
+	char *want = describe(f);
+	lv_lancefile_free(f);
+	for (int warm = 0; warm < 2; warm++) {
+		uint64_t n = 1, made, nomem = 0, absorbed = 0;
+		do {
+			if (!warm)
+				lv__lf_schcache_clear();
+			lv__alloc_fail_at(n);
+			int rc = read_rc(&b, 0, &f);
+			made = lv__alloc_fail_at(0);
+			if (rc != 0 && rc != LV_ENOMEM)
+				fail_msg("allocation %llu failed: %d", (unsigned long long)n, rc);
+			nomem += rc == LV_ENOMEM;
+			if (!warm && rc == 0 && made >= n) { /* absorbed: the store's allocation */
+				assert_int_equal(stats().entries, 0);
+				absorbed++;
+			}
+			char *got = rc ? NULL : describe(f);
+			if (got && strcmp(got, want))
+				fail_msg("allocation %llu failed: another answer", (unsigned long long)n);
+			free(got);
+			lv_lancefile_free(f);
+			f = read_ok(&b); /* and the next read is right, from whatever was stored */
+			got = describe(f);
+			assert_string_equal(got, want);
+			free(got);
+			lv_lancefile_free(f);
+			assert_true(stats().entries == 1);
+		} while (made >= n++);
+		assert_true(nomem > 0);
+		assert_int_equal(absorbed, warm ? 0 : 1);
+	}
+	free(want);
+	assert_int_equal(LEAK_CHECK(), 0);
+	lv_buf_dispose(&b);
+}
+
 /* ---- the fuzz corpus: many schemas in one process ---- */
 
 typedef struct answer {
@@ -596,6 +644,7 @@ int main(void)
 		cmocka_unit_test(test_undecoded_not_cached),
 		cmocka_unit_test(test_corrupt_not_cached),
 		cmocka_unit_test(test_replaced_while_read),
+		cmocka_unit_test(test_alloc_failures),
 		cmocka_unit_test(test_corpus_same_answers),
 		cmocka_unit_test(test_threads),
 	};
