@@ -5,7 +5,8 @@
  * Ownership: everything a read allocates lives in the file's arena (f->mem), but for the
  * lv_lancefile itself, each string column's bytes (str_data) and arrays of LV__BLOCK_MIN
  * bytes or more (f->big: lv__calloc'd, as fresh pages need no zeroing); lv_lancefile_free
- * frees those and disposes of the arena.
+ * frees those and disposes of the arena.  A schema-cache hit (schcache.c) fills the same
+ * schema fields with copies in the same arena, never with pointers into the cache.
  */
 #ifndef LV_LANCEFILE_FILE_H
 #define LV_LANCEFILE_FILE_H
