@@ -18,7 +18,6 @@
  *    right answers (ASan build: no use after free of a replaced entry, no leak).
  * Files are written by lv_lancefile_write (2.1) and patched.
  */
-#include <dirent.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -34,14 +33,9 @@
 #endif
 #include "lancefile/lf_file.h"
 #include "lancefile/schcache.h"
+#include "support/testutil.h"
 #include "util/util.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#define LEAK_CHECK() __lsan_do_recoverable_leak_check()
-#else
-#define LEAK_CHECK() 0
-#endif
 
 #define ROWS 3
 
@@ -326,18 +320,6 @@ static void test_bound(void **st)
 	lv_buf_dispose(&l);
 }
 
-/* The k-th (0-based) occurrence of needle in b, or NULL. */
-static uint8_t *nth(lv_buf *b, const void *needle, size_t n, int k)
-{
-	uint8_t *p = b->ptr, *end = b->ptr + b->size;
-	for (;;) {
-		p = memmem(p, (size_t)(end - p), needle, n);
-		if (!p || k-- == 0)
-			return p;
-		p++;
-	}
-}
-
 /* A partial read with an undecoded column is not stored: a strict read of the same bytes
  * still fails, naming the column. */
 static void test_undecoded_not_cached(void **st)
@@ -345,9 +327,9 @@ static void test_undecoded_not_cached(void **st)
 	(void)st;
 	lv__lf_schcache_clear();
 	lv_buf b = write_val("one");
-	uint8_t *p = nth(&b, "uint64", 6, 1); /* d's logical type */
+	uint8_t *p = tu_nth(&b, "uint64", 6, 1); /* d's logical type */
 	assert_non_null(p);
-	assert_null(nth(&b, "uint64", 6, 2));
+	assert_null(tu_nth(&b, "uint64", 6, 2));
 	memcpy(p, "uint65", 6);
 	lv_lancefile *f = NULL;
 	assert_int_equal(read_rc(&b, LV_LANCEFILE_READ_PARTIAL, &f), 0);
@@ -367,7 +349,7 @@ static void test_corrupt_not_cached(void **st)
 	(void)st;
 	lv__lf_schcache_clear();
 	lv_buf b = write_val("one");
-	uint8_t *p = nth(&b, "\x12\x01" "d", 3, 0); /* field name "d" -> "s" */
+	uint8_t *p = tu_nth(&b, "\x12\x01" "d", 3, 0); /* field name "d" -> "s" */
 	assert_non_null(p);
 	p[2] = 's';
 	for (int k = 0; k < 2; k++)
@@ -418,7 +400,7 @@ static void test_replaced_while_read(void **st)
 	lv__lf_schcache_clear(); /* the entry read above is not the one held */
 	assert_string_equal(s->meta[0].key, "lancever:k");
 	lv__lf_schcache_release(s);
-	assert_int_equal(LEAK_CHECK(), 0);
+	assert_int_equal(tu_leak_check(), 0);
 	lv_buf_dispose(&b);
 }
 
@@ -464,7 +446,7 @@ static void test_alloc_failures(void **st)
 		assert_int_equal(absorbed, warm ? 0 : 1);
 	}
 	free(want);
-	assert_int_equal(LEAK_CHECK(), 0);
+	assert_int_equal(tu_leak_check(), 0);
 	lv_buf_dispose(&b);
 }
 
@@ -522,34 +504,24 @@ static void same_answer(const char *name, const answer *want, const answer *got)
 static void test_corpus_same_answers(void **st)
 {
 	(void)st;
-	DIR *d = opendir(LV_SOURCE_DIR "/fuzz/corpora/lancefile");
-	assert_non_null(d);
-	enum { MAX = 1024 };
-	static struct { char name[256]; uint8_t *b; size_t n; answer a; } fs[MAX];
-	size_t nf = 0;
-	uint64_t stored = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) && nf < MAX) {
-		char path[1024];
-		snprintf(path, sizeof path, "%s/fuzz/corpora/lancefile/%s", LV_SOURCE_DIR, de->d_name);
-		FILE *fp = de->d_name[0] == '.' ? NULL : fopen(path, "rb");
-		if (!fp)
-			continue;
-		fs[nf].b = malloc(1 << 21);
-		assert_non_null(fs[nf].b);
-		fs[nf].n = fread(fs[nf].b, 1, 1 << 21, fp);
-		fclose(fp);
-		snprintf(fs[nf].name, sizeof fs[nf].name, "%s", de->d_name);
-		fs[nf].a = answer_of(fs[nf].b, fs[nf].n, true, &stored);
-		nf++;
-	}
-	closedir(d);
+	const char *dir = LV_SOURCE_DIR "/fuzz/corpora/lancefile";
+	char **names = tu_list_dir(dir);
+	size_t nf = tu_list_len(names);
 	assert_true(nf > 100);
+	struct file { uint8_t *b; size_t n; answer a; } *fs = calloc(nf, sizeof *fs);
+	assert_non_null(fs);
+	uint64_t stored = 0;
+	for (size_t i = 0; i < nf; i++) {
+		char path[1024];
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		fs[i].b = tu_read_file(path, &fs[i].n);
+		fs[i].a = answer_of(fs[i].b, fs[i].n, true, &stored);
+	}
 	lv__lf_schcache_clear();
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < nf; i++) {
 			answer a = answer_of(fs[i].b, fs[i].n, false, NULL);
-			same_answer(fs[i].name, &fs[i].a, &a);
+			same_answer(names[i], &fs[i].a, &a);
 			free(a.s);
 			free(a.p);
 		}
@@ -559,6 +531,8 @@ static void test_corpus_same_answers(void **st)
 		free(fs[i].a.p);
 		free(fs[i].b);
 	}
+	free(fs);
+	tu_free_list(names);
 }
 
 /* ---- threads ---- */
