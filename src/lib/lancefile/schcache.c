@@ -11,8 +11,9 @@
  *    the file is looked at: every offset, page and column check of the read still runs.
  *  - Only a parse whose every top-level column is decodable is stored (no error string: a
  *    read's flags and name change nothing in it), with every string inside the schema's
- *    copy, at most MAX_SCHEMA bytes of schema and MAX_ENTRY bytes in all.  At most SLOTS
- *    entries are held; a new one replaces the least recently used.
+ *    copy, at most MAX_SCHEMA bytes of schema and MAX_ENTRY bytes in all (under the
+ *    large-block size: an entry never holds a block of the allocator's cache, blocks.c).
+ *    At most SLOTS entries are held (< 256 KiB); a new one replaces the least recently used.
  *  - An entry is one lv__malloc block, immutable once published.  A reader holds a
  *    reference while schema.c copies it into the file's arena (the schema copy with its
  *    NULs in one memcpy, the arrays, then the string pointers rebased onto the file's
@@ -32,8 +33,8 @@
 #include <string.h>
 
 #define SLOTS 8
-#define MAX_SCHEMA ((size_t)16 << 10)
-#define MAX_ENTRY ((size_t)64 << 10)
+#define MAX_SCHEMA ((size_t)12 << 10)
+#define MAX_ENTRY (LV__BLOCK_MIN - 64) /* malloc's own, never a block of blocks.c to pin */
 #define TAIL 32
 
 typedef struct entry {
