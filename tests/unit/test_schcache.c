@@ -33,6 +33,7 @@
 #endif
 #include "lancefile/lf_file.h"
 #include "lancefile/schcache.h"
+#include "support/lftext.h"
 #include "support/testutil.h"
 #include "util/util.h"
 
@@ -97,96 +98,6 @@ static lv__lf_schcache_stats stats(void)
 	return s;
 }
 
-/* ---- the whole answer as text ---- */
-
-typedef struct text {
-	char *p;
-	size_t n, cap;
-} text;
-
-static void put(text *t, const void *s, size_t n)
-{
-	if (t->n + n + 1 > t->cap) {
-		t->cap = (t->n + n + 1) * 2;
-		t->p = realloc(t->p, t->cap);
-		assert_non_null(t->p);
-	}
-	memcpy(t->p + t->n, s, n);
-	t->n += n;
-	t->p[t->n] = 0;
-}
-
-/* n bytes of s in hex (values and arrays hold NULs: the text holds none). */
-static void hex(text *t, const void *s, size_t n)
-{
-	static const char d[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		uint8_t c = ((const uint8_t *)s)[i];
-		char two[2] = { d[c >> 4], d[c & 15] };
-		put(t, two, 2);
-	}
-}
-
-static void putf(text *t, const char *fmt, ...) LV_PRINTF(2, 3);
-static void putf(text *t, const char *fmt, ...)
-{
-	char buf[512];
-	va_list ap;
-	va_start(ap, fmt);
-	int k = vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	put(t, buf, (size_t)k);
-}
-
-static void put_col(text *t, const lv_lancefile *f, size_t i)
-{
-	const lv_column *c = lv_lancefile_column(f, i);
-	const char *why = lv_lancefile_column_error(f, i);
-	size_t n = lv_lancefile_num_rows(f);
-	putf(t, "col %zu '%s' type %d null %d list %u ltype '%s' err '%s':", i, c->name, c->type,
-	     c->nullable, c->list_size, lv_lancefile_column_logical_type(f, i), why ? why : "-");
-	if (c->u64)
-		hex(t, c->u64, n * sizeof *c->u64);
-	if (c->str_offsets) {
-		hex(t, c->str_offsets, (n + 1) * sizeof *c->str_offsets);
-		hex(t, c->str_data, c->str_offsets[n]);
-	}
-	if (c->i64)
-		hex(t, c->i64, n * sizeof *c->i64);
-	if (c->bools)
-		hex(t, c->bools, n);
-	if (c->f32)
-		hex(t, c->f32, n * c->list_size * sizeof *c->f32);
-	if (c->validity)
-		hex(t, c->validity, n);
-	put(t, "\n", 1);
-}
-
-/* Everything a reader can ask of f. */
-static char *describe(const lv_lancefile *f)
-{
-	text t = { 0 };
-	putf(&t, "version %d rows %zu fields %zu cols %zu meta %zu\n", lv_lancefile_file_version(f),
-	     lv_lancefile_num_rows(f), lv_lancefile_num_fields(f), lv_lancefile_num_columns(f),
-	     lv_lancefile_num_metadata(f));
-	for (size_t i = 0; i < lv_lancefile_num_fields(f); i++) {
-		const char *name, *lt;
-		bool nullable;
-		unsigned depth;
-		assert_int_equal(lv_lancefile_field(f, i, &name, &lt, &nullable, &depth), 0);
-		putf(&t, "field '%s' '%s' %d %u\n", name, lt, nullable, depth);
-	}
-	for (size_t i = 0; i < lv_lancefile_num_columns(f); i++)
-		put_col(&t, f, i);
-	for (size_t i = 0; i < lv_lancefile_num_metadata(f); i++) {
-		const lv_kv *kv = lv_lancefile_metadata(f, i);
-		putf(&t, "meta '%s' %zu:", kv->key, kv->value_len);
-		hex(&t, kv->value, kv->value_len);
-		putf(&t, " found %d\n", lv_lancefile_metadata_find(f, kv->key) == kv);
-	}
-	return t.p;
-}
-
 static bool within(const lv_lancefile *f, const char *s)
 {
 	return s >= f->sch_copy && s <= f->sch_copy + f->sch_n;
@@ -213,14 +124,14 @@ static void test_hit_same_as_parse(void **st)
 	lv_lancefile *f = read_ok(&b);
 	assert_int_equal(stats().misses, 1);
 	assert_int_equal(stats().stores, 1);
-	char *fresh = describe(f);
+	char *fresh = tu_lf_describe(f);
 	lv_lancefile_free(f);
 	f = read_ok(&b);
 	assert_int_equal(stats().hits, 1);
 	assert_int_equal(stats().stores, 1);
 	lv__lf_schcache_clear(); /* the entry is gone: f must not point into it */
 	strings_own(f);
-	char *hit = describe(f);
+	char *hit = tu_lf_describe(f);
 	assert_string_equal(hit, fresh);
 	assert_non_null(strstr(hit, "meta 'z' 3:610062 found 1"));
 	assert_non_null(strstr(hit, "'v' type 2 null 1 list 0 ltype 'int64'"));
@@ -413,7 +324,7 @@ static void test_alloc_failures(void **st)
 	lv_buf b = write_val("alloc");
 	lv__lf_schcache_clear();
 	lv_lancefile *f = read_ok(&b);
-	char *want = describe(f);
+	char *want = tu_lf_describe(f);
 	lv_lancefile_free(f);
 	for (int warm = 0; warm < 2; warm++) {
 		uint64_t n = 1, made, nomem = 0, absorbed = 0;
@@ -430,13 +341,13 @@ static void test_alloc_failures(void **st)
 				assert_int_equal(stats().entries, 0);
 				absorbed++;
 			}
-			char *got = rc ? NULL : describe(f);
+			char *got = rc ? NULL : tu_lf_describe(f);
 			if (got && strcmp(got, want))
 				fail_msg("allocation %llu failed: another answer", (unsigned long long)n);
 			free(got);
 			lv_lancefile_free(f);
 			f = read_ok(&b); /* and the next read is right, from whatever was stored */
-			got = describe(f);
+			got = tu_lf_describe(f);
 			assert_string_equal(got, want);
 			free(got);
 			lv_lancefile_free(f);
@@ -457,12 +368,12 @@ typedef struct answer {
 	char *s, *p;         /* descriptions when 0 */
 } answer;
 
-static char *read_describe(const uint8_t *b, size_t n, unsigned flags, int *rc)
+static char *read_tu_lf_describe(const uint8_t *b, size_t n, unsigned flags, int *rc)
 {
 	lv_lancefile *f = NULL;
 	lv_error e = { 0 };
 	*rc = lv_lancefile_read_ex(&f, b, n, "fuzz.lance", flags, &e);
-	char *d = *rc ? NULL : describe(f);
+	char *d = *rc ? NULL : tu_lf_describe(f);
 	lv_lancefile_free(f);
 	return d;
 }
@@ -474,16 +385,16 @@ static answer answer_of(const uint8_t *b, size_t n, bool fresh, uint64_t *stored
 	answer a;
 	if (fresh)
 		lv__lf_schcache_clear();
-	a.s = read_describe(b, n, 0, &a.strict);
+	a.s = read_tu_lf_describe(b, n, 0, &a.strict);
 	if (fresh) {
 		*stored += stats().stores;
 		lv__lf_schcache_clear();
 	}
-	a.p = read_describe(b, n, LV_LANCEFILE_READ_PARTIAL, &a.partial);
+	a.p = read_tu_lf_describe(b, n, LV_LANCEFILE_READ_PARTIAL, &a.partial);
 	if (fresh)
 		*stored += stats().stores;
 	int rc; /* strict after partial: a partial parse must not have been stored for it */
-	char *s = read_describe(b, n, 0, &rc);
+	char *s = read_tu_lf_describe(b, n, 0, &rc);
 	if (rc != a.strict || (s && strcmp(s, a.s)))
 		fail_msg("a strict read after a partial one: %d, want %d", rc, a.strict);
 	free(s);
