@@ -38,12 +38,6 @@
 #include "support/testutil.h"
 #include "util/util.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-#define LEAK_CHECK() __lsan_do_recoverable_leak_check()
-#else
-#define LEAK_CHECK() 0
-#endif
 
 
 #define BASE_MS 1700000000000
@@ -364,7 +358,7 @@ static counts sweep(const entry *en)
 			expect_history(en->name, n, st, pre, post);
 		lv_storage_free(st);
 		free(o.answer);
-		if (each && LEAK_CHECK())
+		if (each && tu_leak_check())
 			fail_msg("%s: a leak after allocation %llu failed", en->name, (unsigned long long)n);
 		if (o.allocs < n) { /* nothing failed: the end */
 			if (o.rc)
@@ -376,7 +370,7 @@ static counts sweep(const entry *en)
 	lv_version_list_free(pre);
 	lv_version_list_free(post);
 	free(ref.answer);
-	if (LEAK_CHECK())
+	if (tu_leak_check())
 		fail_msg("%s: leaks (rerun with LV_SWEEP_LEAKCHECK_EACH=1 to find the allocation)",
 			 en->name);
 	printf("sweep: %-16s %6llu allocations per call, %6llu runs, %6llu LV_ENOMEM, %llu absorbed\n",

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "lancever/lancefile.h"
+#include "support/testutil.h"
 #include "util/util.h"
 
 #define ROWS 3
@@ -46,18 +47,6 @@ static lv_buf write3(const lv_kv *meta, size_t nmeta)
 	return b;
 }
 
-/* The k-th (0-based) occurrence of needle in b, or NULL. */
-static uint8_t *nth(lv_buf *b, const void *needle, size_t n, int k)
-{
-	uint8_t *p = b->ptr, *end = b->ptr + b->size;
-	for (;;) {
-		p = memmem(p, (size_t)(end - p), needle, n);
-		if (!p || k-- == 0)
-			return p;
-		p++;
-	}
-}
-
 static int read_err(lv_buf *b, lv_error *e)
 {
 	lv_lancefile *f = NULL;
@@ -73,7 +62,7 @@ static void test_reused_encodings_decode(void **st)
 	(void)st;
 	lv_buf b = write3(NULL, 0);
 	/* the three pages' layouts are the same bytes: what the reuse is for */
-	assert_non_null(nth(&b, PAGE_URL, strlen(PAGE_URL), 2));
+	assert_non_null(tu_nth(&b, PAGE_URL, strlen(PAGE_URL), 2));
 	lv_lancefile *f = NULL;
 	lv_error e = { 0 };
 	assert_int_equal(lv_lancefile_read(&f, b.ptr, b.size, "r.lance", &e), 0);
@@ -92,7 +81,7 @@ static void test_changed_encoding_is_checked(void **st)
 	const char *urls[2] = { COL_URL, PAGE_URL };
 	for (int u = 0; u < 2; u++) {
 		lv_buf b = write3(NULL, 0);
-		uint8_t *p = nth(&b, urls[u], strlen(urls[u]), 1);
+		uint8_t *p = tu_nth(&b, urls[u], strlen(urls[u]), 1);
 		assert_non_null(p);
 		p[strlen(urls[u]) - 1] ^= 0x20; /* ...Encodin'G' / ...Layou'T' */
 		lv_error e;
@@ -107,7 +96,7 @@ static void test_changed_encoding_is_checked(void **st)
 static uint8_t *page_rows(lv_buf *b, int k)
 {
 	static const uint8_t pat[] = { 0x18, ROWS, 0x22 };
-	return nth(b, pat, sizeof pat, k);
+	return tu_nth(b, pat, sizeof pat, k);
 }
 
 /* A reused layout (the second column's is the first's bytes) still meets the page's checks:
@@ -134,7 +123,7 @@ static void test_reused_layout_type_checked(void **st)
 {
 	(void)st;
 	lv_buf b = write3(NULL, 0);
-	uint8_t *p = nth(&b, "uint64", 6, 1);
+	uint8_t *p = tu_nth(&b, "uint64", 6, 1);
 	assert_non_null(p);
 	memcpy(p, "uint32", 6);
 	lv_error e;
@@ -150,7 +139,7 @@ static void test_type_url_segment(void **st)
 {
 	(void)st;
 	lv_buf b = write3(NULL, 0);
-	uint8_t *p = nth(&b, PAGE_URL, strlen(PAGE_URL), 0);
+	uint8_t *p = tu_nth(&b, PAGE_URL, strlen(PAGE_URL), 0);
 	p[0] = 'x';
 	lv_error e;
 	assert_int_equal(read_err(&b, &e), LV_EUNSUPPORTED);
@@ -193,7 +182,7 @@ static void test_duplicate_names_as_c_strings(void **st)
 {
 	(void)st;
 	lv_buf b = write3(NULL, 0);
-	uint8_t *p = nth(&b, "bb", 2, 0);
+	uint8_t *p = tu_nth(&b, "bb", 2, 0);
 	assert_non_null(p);
 	p[1] = 0;
 	lv_lancefile *f = NULL;

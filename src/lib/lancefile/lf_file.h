@@ -5,7 +5,8 @@
  * Ownership: everything a read allocates lives in the file's arena (f->mem), but for the
  * lv_lancefile itself, each string column's bytes (str_data) and arrays of LV__BLOCK_MIN
  * bytes or more (f->big: lv__calloc'd, as fresh pages need no zeroing); lv_lancefile_free
- * frees those and disposes of the arena.
+ * frees those and disposes of the arena.  A schema-cache hit (schcache.c) fills the same
+ * schema fields with copies in the same arena, never with pointers into the cache.
  */
 #ifndef LV_LANCEFILE_FILE_H
 #define LV_LANCEFILE_FILE_H
@@ -72,6 +73,8 @@ void *lv__lf_zalloc(lv_lancefile *f, size_t n, size_t size);
  * f->cols / ltypes / phys from the top-level fields.  `nphys` is the footer's column
  * count.  A top-level field whose type or column position is not known gets an
  * error string (LV_COL_UNDECODED) when LV_LANCEFILE_READ_PARTIAL is set, else fails.
+ * The same bytes, count and f->version parsed before (with every column decodable) are
+ * copied from the schema cache (schcache.h) instead.
  */
 int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_t n, size_t nphys,
 		    uint64_t *nrows);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lancefile/lf_file.h"
+#include "lancefile/schcache.h"
 
 int lv__lf_rcorrupt(lv__lf_rctx *r, const char *what)
 {
@@ -381,9 +382,66 @@ static int map_columns(lv__lf_rctx *r, lv_lancefile *f, size_t nphys)
 	return 0;
 }
 
+/* n elements of `size` bytes copied from src into f (lv__lf_zalloc), or NULL. */
+static void *dup_array(lv_lancefile *f, const void *src, size_t n, size_t size)
+{
+	void *d = lv__lf_zalloc(f, n, size);
+	if (d && n)
+		memcpy(d, src, n * size);
+	return d;
+}
+
+static char *rebase(const lv__lf_schsnap *s, char *copy, const char *str)
+{
+	return copy + (str - s->copy);
+}
+
+/* f's schema state from a stored parse, allocated in the order a parse allocates it. */
+static int from_cache(lv__lf_rctx *r, lv_lancefile *f, const lv__lf_schsnap *s, const uint8_t *p)
+{
+	f->mem.block_size = s->block_size;
+	f->sch = p;
+	f->sch_n = s->n;
+	f->fields = dup_array(f, s->fields, s->nfields, sizeof *f->fields);
+	f->meta = dup_array(f, s->meta, s->nmeta, sizeof *f->meta);
+	f->meta_klen = dup_array(f, s->meta_klen, s->nmeta, sizeof *f->meta_klen);
+	f->sch_copy = lv__arena_alloc(&f->mem, s->n + 1);
+	f->cols = dup_array(f, s->cols, s->ncols, sizeof *f->cols);
+	f->ltypes = dup_array(f, s->ltypes, s->ncols, sizeof *f->ltypes);
+	f->errors = lv__lf_zalloc(f, s->ncols, sizeof *f->errors);
+	f->phys = dup_array(f, s->phys, s->ncols, sizeof *f->phys);
+	if (!f->fields || !f->meta || !f->meta_klen || !f->sch_copy || !f->cols || !f->ltypes ||
+	    !f->errors || !f->phys)
+		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
+	char *c = memcpy(f->sch_copy, s->copy, s->n + 1);
+	for (size_t i = 0; i < s->nfields; i++) {
+		f->fields[i].name = rebase(s, c, s->fields[i].name);
+		f->fields[i].ltype = rebase(s, c, s->fields[i].ltype);
+	}
+	for (size_t i = 0; i < s->nmeta; i++) {
+		f->meta[i].key = rebase(s, c, s->meta[i].key);
+		f->meta[i].value = rebase(s, c, s->meta[i].value);
+	}
+	for (size_t i = 0; i < s->ncols; i++) {
+		f->cols[i].name = rebase(s, c, s->cols[i].name);
+		f->ltypes[i] = rebase(s, c, s->ltypes[i]);
+	}
+	f->nfields = s->nfields;
+	f->nmeta = s->nmeta;
+	f->ncols = s->ncols; /* last: lv_lancefile_free reads cols[0, ncols) */
+	return 0;
+}
+
 int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_t n, size_t nphys,
 		    uint64_t *nrows)
 {
+	const lv__lf_schsnap *s = lv__lf_schcache_acquire(p, n, nphys, f->version);
+	if (s) {
+		*nrows = s->nrows;
+		int rc = from_cache(r, f, s, p);
+		lv__lf_schcache_release(s);
+		return rc;
+	}
 	lv__pb_field fs = { 0 };
 	int rc = lv__lf_pb_find(p, n, 1, &fs);
 	if (rc != 1)
@@ -394,5 +452,7 @@ int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_
 	f->sch = p;
 	f->sch_n = n;
 	LV_TRY(parse_fields(r, f, &fs, n, *nrows));
-	return map_columns(r, f, nphys);
+	LV_TRY(map_columns(r, f, nphys));
+	lv__lf_schcache_put(f, nphys, *nrows);
+	return 0;
 }

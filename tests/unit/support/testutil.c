@@ -9,6 +9,9 @@
 #include <cmocka.h>
 #include <ftw.h>
 #include <unistd.h>
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/lsan_interface.h>
+#endif
 
 uint8_t *tu_read_file(const char *path, size_t *size)
 {
@@ -251,4 +254,24 @@ uint64_t tu_rng(uint64_t *state)
 	*state ^= *state >> 7;
 	*state ^= *state << 17;
 	return *state;
+}
+
+uint8_t *tu_nth(lv_buf *b, const void *needle, size_t n, int k)
+{
+	uint8_t *p = b->ptr, *end = b->ptr + b->size;
+	for (;;) {
+		p = memmem(p, (size_t)(end - p), needle, n);
+		if (!p || k-- == 0)
+			return p;
+		p++;
+	}
+}
+
+int tu_leak_check(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return __lsan_do_recoverable_leak_check();
+#else
+	return 0;
+#endif
 }

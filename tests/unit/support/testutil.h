@@ -76,5 +76,9 @@ void tu_expect_history(lv_dataset *ds, uint64_t n, const bool *cleaned);
 lv_buf tu_read(lv_storage *st, const char *path);
 /* xorshift64 over *state: the same sequence for the same seed on every machine. */
 uint64_t tu_rng(uint64_t *state);
+/* The k-th (0-based) occurrence of the n bytes of needle in b, or NULL. */
+uint8_t *tu_nth(lv_buf *b, const void *needle, size_t n, int k);
+/* LeakSanitizer's recoverable check in a sanitized build (nonzero: a leak), else 0. */
+int tu_leak_check(void);
 
 #endif

@@ -1,0 +1,537 @@
+/*
+ * Unit tests for the Lance file layer's schema cache (src/lib/lancefile/schcache.c):
+ *  - a hit gives what a fresh parse gives (every field, column, logical type, metadata
+ *    entry, row count), with every string in the file's own copy of the schema (nothing
+ *    points into the cache: the cache is cleared before the hit's answer is read);
+ *  - the key is the exact bytes, the footer's column count and the version: a schema
+ *    that differs in one byte (a metadata value; the row count, field 2) misses, and a
+ *    footer with another column count is refused as before;
+ *  - the bound: at most 8 entries, a schema over 12 KiB is never stored, least recently
+ *    used first out;
+ *  - every file of the lancefile fuzz corpus gives the same answers (strict and partial)
+ *    with the cache cleared before it as after the others went through it;
+ *  - a parse with an undecoded column (a partial read) or a corrupt or truncated schema is
+ *    never stored: a strict read of the same bytes still fails;
+ *  - allocation N of a read fails, every N, cold and warm: LV_ENOMEM or the same answer;
+ *  - an entry replaced while a reader holds it stays readable and is freed by that reader;
+ *    threads reading two files while a third makes the cache replace entries get the
+ *    right answers (ASan build: no use after free of a replaced entry, no leak).
+ * Files are written by lv_lancefile_write (2.1) and patched.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#ifndef LV_TEST_HOOKS
+#define LV_TEST_HOOKS 1
+#endif
+#include "lancefile/lf_file.h"
+#include "lancefile/schcache.h"
+#include "support/lftext.h"
+#include "support/testutil.h"
+#include "util/util.h"
+
+
+#define ROWS 3
+
+static const uint64_t vu[ROWS + 1] = { 1, 2, 3, 4 };
+static const uint64_t so[ROWS + 2] = { 0, 1, 3, 3, 6 };
+static const uint8_t sv[ROWS + 1] = { 1, 1, 0, 1 };
+static const int64_t vi[ROWS + 1] = { -1, 5, 0, 7 };
+
+/* Columns id (uint64), s (nullable string), v (fixed_size_list:float:2), d (uint64); the
+ * metadata {"lancever:k", val}, {"z", "a\0b"} (a value with a NUL). */
+static lv_buf write_file(const char *val, size_t vlen, size_t rows)
+{
+	lv_column c[4];
+	memset(c, 0, sizeof c);
+	c[0] = (lv_column){ .name = "id", .type = LV_COL_UINT64, .u64 = vu };
+	c[1] = (lv_column){ .name = "s", .type = LV_COL_UTF8, .nullable = true,
+			    .str_offsets = so, .str_data = "abcdef", .validity = sv };
+	c[2] = (lv_column){ .name = "v", .type = LV_COL_INT64, .nullable = true, .i64 = vi,
+			    .validity = sv };
+	c[3] = (lv_column){ .name = "d", .type = LV_COL_UINT64, .u64 = vu };
+	lv_kv meta[2] = { { .key = "lancever:k", .value = val, .value_len = vlen },
+			  { .key = "z", .value = "a\0b", .value_len = 3 } };
+	lv_lancefile_write_options o = LV_LANCEFILE_WRITE_OPTIONS_INIT;
+	o.file_version = LV_LANCEFILE_V2_1;
+	lv_buf b = { 0 };
+	lv_error e = { 0 };
+	if (lv_lancefile_write(&b, c, 4, rows, meta, 2, &o, &e) != 0)
+		fail_msg("write: %s", e.message);
+	return b;
+}
+
+static lv_buf write_val(const char *val) { return write_file(val, strlen(val), ROWS); }
+
+static lv_lancefile *read_ok(const lv_buf *b)
+{
+	lv_lancefile *f = NULL;
+	lv_error e = { 0 };
+	if (lv_lancefile_read(&f, b->ptr, b->size, "t.lance", &e) != 0)
+		fail_msg("read: %s", e.message);
+	return f;
+}
+
+static int read_rc(const lv_buf *b, unsigned flags, lv_lancefile **out)
+{
+	lv_lancefile *f = NULL;
+	lv_error e = { 0 };
+	int rc = lv_lancefile_read_ex(&f, b->ptr, b->size, "t.lance", flags, &e);
+	if (out)
+		*out = f;
+	else
+		lv_lancefile_free(f);
+	return rc;
+}
+
+static lv__lf_schcache_stats stats(void)
+{
+	lv__lf_schcache_stats s;
+	lv__lf_schcache_stat(&s);
+	return s;
+}
+
+static bool within(const lv_lancefile *f, const char *s)
+{
+	return s >= f->sch_copy && s <= f->sch_copy + f->sch_n;
+}
+
+/* Every string of f lies in f's own copy of the schema. */
+static void strings_own(const lv_lancefile *f)
+{
+	for (size_t i = 0; i < f->nfields; i++)
+		assert_true(within(f, f->fields[i].name) && within(f, f->fields[i].ltype));
+	for (size_t i = 0; i < f->ncols; i++)
+		assert_true(within(f, f->cols[i].name) && within(f, f->ltypes[i]));
+	for (size_t i = 0; i < f->nmeta; i++)
+		assert_true(within(f, f->meta[i].key) && within(f, f->meta[i].value));
+}
+
+/* ---- tests ---- */
+
+static void test_hit_same_as_parse(void **st)
+{
+	(void)st;
+	lv__lf_schcache_clear();
+	lv_buf b = write_val("one");
+	lv_lancefile *f = read_ok(&b);
+	assert_int_equal(stats().misses, 1);
+	assert_int_equal(stats().stores, 1);
+	char *fresh = tu_lf_describe(f);
+	lv_lancefile_free(f);
+	f = read_ok(&b);
+	assert_int_equal(stats().hits, 1);
+	assert_int_equal(stats().stores, 1);
+	lv__lf_schcache_clear(); /* the entry is gone: f must not point into it */
+	strings_own(f);
+	char *hit = tu_lf_describe(f);
+	assert_string_equal(hit, fresh);
+	assert_non_null(strstr(hit, "meta 'z' 3:610062 found 1"));
+	assert_non_null(strstr(hit, "'v' type 2 null 1 list 0 ltype 'int64'"));
+	lv_lancefile_free(f);
+	free(fresh);
+	free(hit);
+	lv_buf_dispose(&b);
+}
+
+/* One byte of a metadata value, or the row count: another key. */
+static void test_one_byte_differs_misses(void **st)
+{
+	(void)st;
+	lv__lf_schcache_clear();
+	lv_buf a = write_val("v1"), b = write_val("v2"), c = write_file("v1", 2, ROWS + 1);
+	assert_int_equal(a.size, b.size);
+	lv_lancefile *fa = read_ok(&a), *fb = read_ok(&b), *fc = read_ok(&c);
+	assert_int_equal(stats().hits, 0);
+	assert_int_equal(stats().stores, 3);
+	assert_memory_equal(lv_lancefile_metadata_find(fb, "lancever:k")->value, "v2", 2);
+	assert_memory_equal(lv_lancefile_metadata_find(fa, "lancever:k")->value, "v1", 2);
+	assert_int_equal(lv_lancefile_num_rows(fc), ROWS + 1);
+	assert_int_equal(lv_lancefile_num_rows(fa), ROWS);
+	assert_int_equal(lv_lancefile_column(fc, 0)->u64[ROWS], vu[ROWS]);
+	lv_lancefile_free(fa);
+	lv_lancefile_free(fb);
+	lv_lancefile_free(fc);
+	fb = read_ok(&b); /* and each hits its own */
+	assert_int_equal(stats().hits, 1);
+	assert_memory_equal(lv_lancefile_metadata_find(fb, "lancever:k")->value, "v2", 2);
+	lv_lancefile_free(fb);
+	lv_buf_dispose(&a);
+	lv_buf_dispose(&b);
+	lv_buf_dispose(&c);
+}
+
+/* The same schema bytes with a footer that counts one more column: refused as without the
+ * cache (the footer's count is part of the key). */
+static void test_footer_columns_keyed(void **st)
+{
+	(void)st;
+	lv__lf_schcache_clear();
+	lv_buf b = write_val("one");
+	lv_lancefile_free(read_ok(&b));
+	uint8_t *nc = b.ptr + b.size - 40 + 28; /* footer: 3 x u64, u32 buffers, u32 columns */
+	assert_int_equal(nc[0], 4);
+	nc[0] = 5;
+	assert_int_equal(read_rc(&b, 0, NULL), LV_ECORRUPT);
+	assert_int_equal(stats().hits, 0);
+	lv_buf_dispose(&b);
+}
+
+static void test_bound(void **st)
+{
+	(void)st;
+	lv__lf_schcache_clear();
+	lv_buf b[20];
+	char val[32];
+	for (int i = 0; i < 20; i++) {
+		snprintf(val, sizeof val, "value-%02d", i);
+		b[i] = write_val(val);
+		lv_lancefile_free(read_ok(&b[i]));
+		assert_true(stats().entries <= 8);
+	}
+	lv__lf_schcache_stats s = stats();
+	assert_int_equal(s.entries, 8);
+	assert_int_equal(s.stores, 20);
+	assert_true(s.bytes > 0 && s.bytes < 8 * ((size_t)32 << 10));
+	for (int i = 12; i < 20; i++) /* the newest 8 are held ... */
+		lv_lancefile_free(read_ok(&b[i]));
+	assert_int_equal(stats().hits, 8);
+	lv_lancefile_free(read_ok(&b[12])); /* 13 is now the least recently used */
+	assert_int_equal(stats().hits, 9);
+	lv_lancefile_free(read_ok(&b[11])); /* the ninth newest is not held: it replaces 13 */
+	assert_int_equal(stats().hits, 9);
+	assert_int_equal(stats().stores, 21);
+	lv_lancefile_free(read_ok(&b[12]));
+	assert_int_equal(stats().hits, 10);
+	lv_lancefile_free(read_ok(&b[13]));
+	assert_int_equal(stats().hits, 10);
+	for (int i = 0; i < 20; i++)
+		lv_buf_dispose(&b[i]);
+	/* a schema over 12 KiB is never stored */
+	char *big = malloc(20000);
+	assert_non_null(big);
+	memset(big, 'x', 20000);
+	lv_buf l = write_file(big, 20000, ROWS);
+	s = stats();
+	for (int k = 0; k < 2; k++) {
+		lv_lancefile *f = read_ok(&l);
+		assert_int_equal(lv_lancefile_metadata_find(f, "lancever:k")->value_len, 20000);
+		lv_lancefile_free(f);
+	}
+	assert_int_equal(stats().stores, s.stores);
+	assert_int_equal(stats().hits, s.hits);
+	free(big);
+	lv_buf_dispose(&l);
+}
+
+/* A partial read with an undecoded column is not stored: a strict read of the same bytes
+ * still fails, naming the column. */
+static void test_undecoded_not_cached(void **st)
+{
+	(void)st;
+	lv__lf_schcache_clear();
+	lv_buf b = write_val("one");
+	uint8_t *p = tu_nth(&b, "uint64", 6, 1); /* d's logical type */
+	assert_non_null(p);
+	assert_null(tu_nth(&b, "uint64", 6, 2));
+	memcpy(p, "uint65", 6);
+	lv_lancefile *f = NULL;
+	assert_int_equal(read_rc(&b, LV_LANCEFILE_READ_PARTIAL, &f), 0);
+	assert_int_equal(lv_lancefile_column(f, 3)->type, LV_COL_UNDECODED);
+	assert_non_null(strstr(lv_lancefile_column_error(f, 3), "unsupported logical type 'uint65'"));
+	lv_lancefile_free(f);
+	assert_int_equal(stats().stores, 0);
+	lv_error e = { 0 };
+	assert_int_equal(lv_lancefile_read(&f, b.ptr, b.size, "t.lance", &e), LV_EUNSUPPORTED);
+	assert_non_null(strstr(e.message, "'d'"));
+	lv_buf_dispose(&b);
+}
+
+/* A corrupt (duplicate column names) or truncated schema is never stored. */
+static void test_corrupt_not_cached(void **st)
+{
+	(void)st;
+	lv__lf_schcache_clear();
+	lv_buf b = write_val("one");
+	uint8_t *p = tu_nth(&b, "\x12\x01" "d", 3, 0); /* field name "d" -> "s" */
+	assert_non_null(p);
+	p[2] = 's';
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(read_rc(&b, LV_LANCEFILE_READ_PARTIAL, NULL), LV_ECORRUPT);
+	assert_int_equal(stats().stores, 0);
+	assert_int_equal(stats().misses, 2);
+	lv_buf_dispose(&b);
+	/* the schema buffer one byte short: the row count's varint cut */
+	b = write_val("one");
+	lv_lancefile_free(read_ok(&b));
+	uint64_t gbo, len;
+	memcpy(&gbo, b.ptr + b.size - 40 + 16, 8);
+	memcpy(&len, b.ptr + gbo + 8, 8);
+	len--;
+	memcpy(b.ptr + gbo + 8, &len, 8);
+	for (int k = 0; k < 2; k++)
+		assert_int_equal(read_rc(&b, 0, NULL), LV_ECORRUPT);
+	assert_int_equal(stats().stores, 1);
+	assert_int_equal(stats().hits, 0);
+	lv_buf_dispose(&b);
+}
+
+/* An entry replaced while a reader holds it stays readable, and its reader frees it (ASan
+ * build: a use after free, or a leak, fails). */
+static void test_replaced_while_read(void **st)
+{
+	(void)st;
+	lv__lf_schcache_clear();
+	lv_buf b = write_val("held");
+	lv_lancefile *f = read_ok(&b);
+	int version = lv_lancefile_file_version(f);
+	lv_lancefile_free(f);
+	uint64_t gbo, gb0, len;
+	memcpy(&gbo, b.ptr + b.size - 40 + 16, 8);
+	memcpy(&gb0, b.ptr + gbo, 8);
+	memcpy(&len, b.ptr + gbo + 8, 8);
+	const lv__lf_schsnap *s = lv__lf_schcache_acquire(b.ptr + gb0, len, 4, version);
+	assert_non_null(s);
+	assert_null(lv__lf_schcache_acquire(b.ptr + gb0, len, 3, version));
+	lv__lf_schcache_clear();
+	assert_int_equal(stats().entries, 0);
+	assert_int_equal(s->n, len);
+	assert_int_equal(s->nrows, ROWS);
+	assert_int_equal(s->ncols, 4);
+	assert_string_equal(s->cols[3].name, "d");
+	assert_memory_equal(lv_lancefile_metadata_find(f = read_ok(&b), "lancever:k")->value, "held", 4);
+	lv_lancefile_free(f);
+	lv__lf_schcache_clear(); /* the entry read above is not the one held */
+	assert_string_equal(s->meta[0].key, "lancever:k");
+	lv__lf_schcache_release(s);
+	assert_int_equal(tu_leak_check(), 0);
+	lv_buf_dispose(&b);
+}
+
+/* Allocation N of a read fails, for every N, on a cold cache (the parse and the store) and on
+ * a warm one (the copy of a hit): LV_ENOMEM or the same answer, and a read after it is right
+ * (a store that failed stored nothing half-made). */
+static void test_alloc_failures(void **st)
+{
+	(void)st;
+	lv_buf b = write_val("alloc");
+	lv__lf_schcache_clear();
+	lv_lancefile *f = read_ok(&b);
+	char *want = tu_lf_describe(f);
+	lv_lancefile_free(f);
+	for (int warm = 0; warm < 2; warm++) {
+		uint64_t n = 1, made, nomem = 0, absorbed = 0;
+		do {
+			if (!warm)
+				lv__lf_schcache_clear();
+			lv__alloc_fail_at(n);
+			int rc = read_rc(&b, 0, &f);
+			made = lv__alloc_fail_at(0);
+			if (rc != 0 && rc != LV_ENOMEM)
+				fail_msg("allocation %llu failed: %d", (unsigned long long)n, rc);
+			nomem += rc == LV_ENOMEM;
+			if (!warm && rc == 0 && made >= n) { /* absorbed: the store's allocation */
+				assert_int_equal(stats().entries, 0);
+				absorbed++;
+			}
+			char *got = rc ? NULL : tu_lf_describe(f);
+			if (got && strcmp(got, want))
+				fail_msg("allocation %llu failed: another answer", (unsigned long long)n);
+			free(got);
+			lv_lancefile_free(f);
+			f = read_ok(&b); /* and the next read is right, from whatever was stored */
+			got = tu_lf_describe(f);
+			assert_string_equal(got, want);
+			free(got);
+			lv_lancefile_free(f);
+			assert_true(stats().entries == 1);
+		} while (made >= n++);
+		assert_true(nomem > 0);
+		assert_int_equal(absorbed, warm ? 0 : 1);
+	}
+	free(want);
+	assert_int_equal(tu_leak_check(), 0);
+	lv_buf_dispose(&b);
+}
+
+/* ---- the fuzz corpus: many schemas in one process ---- */
+
+typedef struct answer {
+	int strict, partial; /* return codes */
+	char *s, *p;         /* descriptions when 0 */
+} answer;
+
+static char *read_tu_lf_describe(const uint8_t *b, size_t n, unsigned flags, int *rc)
+{
+	lv_lancefile *f = NULL;
+	lv_error e = { 0 };
+	*rc = lv_lancefile_read_ex(&f, b, n, "fuzz.lance", flags, &e);
+	char *d = *rc ? NULL : tu_lf_describe(f);
+	lv_lancefile_free(f);
+	return d;
+}
+
+/* fresh: the cache cleared before each read (both are parses), the number stored added
+ * to *stored. */
+static answer answer_of(const uint8_t *b, size_t n, bool fresh, uint64_t *stored)
+{
+	answer a;
+	if (fresh)
+		lv__lf_schcache_clear();
+	a.s = read_tu_lf_describe(b, n, 0, &a.strict);
+	if (fresh) {
+		*stored += stats().stores;
+		lv__lf_schcache_clear();
+	}
+	a.p = read_tu_lf_describe(b, n, LV_LANCEFILE_READ_PARTIAL, &a.partial);
+	if (fresh)
+		*stored += stats().stores;
+	int rc; /* strict after partial: a partial parse must not have been stored for it */
+	char *s = read_tu_lf_describe(b, n, 0, &rc);
+	if (rc != a.strict || (s && strcmp(s, a.s)))
+		fail_msg("a strict read after a partial one: %d, want %d", rc, a.strict);
+	free(s);
+	return a;
+}
+
+static void same_answer(const char *name, const answer *want, const answer *got)
+{
+	if (want->strict != got->strict || want->partial != got->partial ||
+	    (want->s && strcmp(want->s, got->s)) || (want->p && strcmp(want->p, got->p)))
+		fail_msg("%s: another answer with the cache (%d/%d, want %d/%d)", name, got->strict,
+			 got->partial, want->strict, want->partial);
+}
+
+/* Every corpus file (fuzz/corpora/lancefile) read strictly, partially and strictly again,
+ * with the cache cleared before each read and then after the others filled it: the same
+ * answers. */
+static void test_corpus_same_answers(void **st)
+{
+	(void)st;
+	const char *dir = LV_SOURCE_DIR "/fuzz/corpora/lancefile";
+	char **names = tu_list_dir(dir);
+	size_t nf = tu_list_len(names);
+	assert_true(nf > 100);
+	struct file { uint8_t *b; size_t n; answer a; } *fs = calloc(nf, sizeof *fs);
+	assert_non_null(fs);
+	uint64_t stored = 0;
+	for (size_t i = 0; i < nf; i++) {
+		char path[1024];
+		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+		fs[i].b = tu_read_file(path, &fs[i].n);
+		fs[i].a = answer_of(fs[i].b, fs[i].n, true, &stored);
+	}
+	lv__lf_schcache_clear();
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < nf; i++) {
+			answer a = answer_of(fs[i].b, fs[i].n, false, NULL);
+			same_answer(names[i], &fs[i].a, &a);
+			free(a.s);
+			free(a.p);
+		}
+	assert_true(stats().hits > 0 && stored > 10);
+	for (size_t i = 0; i < nf; i++) {
+		free(fs[i].a.s);
+		free(fs[i].a.p);
+		free(fs[i].b);
+	}
+	free(fs);
+	tu_free_list(names);
+}
+
+/* ---- threads ---- */
+
+#define THREADS 4
+#define ITERS 300
+
+static lv_buf tb[2], churn[12];
+static int bad;
+
+static void *reader(void *arg)
+{
+	int k = (int)(intptr_t)arg;
+	for (int i = 0; i < ITERS; i++) {
+		int w = (i + k) & 1;
+		lv_lancefile *f = NULL;
+		lv_error e = { 0 };
+		if (lv_lancefile_read(&f, tb[w].ptr, tb[w].size, "t.lance", &e) != 0) {
+			__atomic_store_n(&bad, 1, __ATOMIC_RELAXED);
+			continue;
+		}
+		const lv_kv *kv = lv_lancefile_metadata_find(f, "lancever:k");
+		const lv_column *d = lv_lancefile_column(f, 3);
+		if (!kv || kv->value_len != 5 || memcmp(kv->value, w ? "file1" : "file0", 5) ||
+		    lv_lancefile_num_rows(f) != (size_t)(ROWS + w) || !d || strcmp(d->name, "d") ||
+		    d->u64[ROWS - 1 + w] != vu[ROWS - 1 + w])
+			__atomic_store_n(&bad, 1, __ATOMIC_RELAXED);
+		lv_lancefile_free(f);
+	}
+	return NULL;
+}
+
+/* Reads twelve other files over and over: the cache keeps replacing entries. */
+static void *churner(void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < ITERS; i++) {
+		lv_lancefile *f = NULL;
+		lv_error e = { 0 };
+		const lv_buf *b = &churn[i % 12];
+		if (lv_lancefile_read(&f, b->ptr, b->size, "c.lance", &e) != 0)
+			__atomic_store_n(&bad, 1, __ATOMIC_RELAXED);
+		lv_lancefile_free(f);
+	}
+	return NULL;
+}
+
+static void test_threads(void **st)
+{
+	(void)st;
+	lv__lf_schcache_clear();
+	tb[0] = write_file("file0", 5, ROWS);
+	tb[1] = write_file("file1", 5, ROWS + 1);
+	char val[32];
+	for (int i = 0; i < 12; i++) {
+		snprintf(val, sizeof val, "churn-%02d", i);
+		churn[i] = write_val(val);
+	}
+	pthread_t t[THREADS + 1];
+	for (int i = 0; i < THREADS; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, reader, (void *)(intptr_t)i), 0);
+	assert_int_equal(pthread_create(&t[THREADS], NULL, churner, NULL), 0);
+	for (int i = 0; i <= THREADS; i++)
+		pthread_join(t[i], NULL);
+	assert_int_equal(bad, 0);
+	lv__lf_schcache_stats s = stats();
+	assert_true(s.entries <= 8);
+	assert_true(s.hits > 0);
+	assert_int_equal(s.hits + s.misses, THREADS * ITERS + ITERS);
+	for (int i = 0; i < 2; i++)
+		lv_buf_dispose(&tb[i]);
+	for (int i = 0; i < 12; i++)
+		lv_buf_dispose(&churn[i]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hit_same_as_parse),
+		cmocka_unit_test(test_one_byte_differs_misses),
+		cmocka_unit_test(test_footer_columns_keyed),
+		cmocka_unit_test(test_bound),
+		cmocka_unit_test(test_undecoded_not_cached),
+		cmocka_unit_test(test_corrupt_not_cached),
+		cmocka_unit_test(test_replaced_while_read),
+		cmocka_unit_test(test_alloc_failures),
+		cmocka_unit_test(test_corpus_same_answers),
+		cmocka_unit_test(test_threads),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
