@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "storage/stamped.h"
 #include "util/util.h"
 
 void lv__budget_init(lv__budget *b, uint64_t cap)
@@ -72,16 +73,24 @@ static int check_large(lv_storage *st, const char *path, uint64_t max, uint64_t 
 	return 0;
 }
 
-int lv__fetch_footered(lv_storage *st, const char *path, uint64_t max, lv__budget *budget,
-		       lv_buf *out, uint64_t *held, lv_error *err)
+/* lv__fetch_footered; with `fsize` set, the file's stamp when it was read in one go (else
+ * *mtime_ms 0: not known). */
+static int fetch(lv_storage *st, const char *path, uint64_t max, lv__budget *budget, lv_buf *out,
+		 uint64_t *held, uint64_t *fsize, int64_t *mtime_ms, lv_error *err)
 {
 	*held = 0;
 	lv_buf first = { 0 };
-	LV_TRY(lv_storage_read_range(st, path, 0, LV__FETCH_SMALL, &first, err));
+	if (fsize)
+		LV_TRY(lv__storage_read_range_stamped(st, path, 0, LV__FETCH_SMALL, &first, fsize,
+						      mtime_ms, err));
+	else
+		LV_TRY(lv_storage_read_range(st, path, 0, LV__FETCH_SMALL, &first, err));
 	if (first.size < LV__FETCH_SMALL) {
 		*out = first;
 		return 0;
 	}
+	if (fsize) /* read in more than one go: the stamp may not be the whole file's */
+		*mtime_ms = 0;
 	uint64_t size;
 	int rc = check_large(st, path, max, &size, err);
 	if (rc < 0) {
@@ -111,6 +120,21 @@ int lv__fetch_footered(lv_storage *st, const char *path, uint64_t max, lv__budge
 		*held = 0;
 	}
 	return rc;
+}
+
+int lv__fetch_footered(lv_storage *st, const char *path, uint64_t max, lv__budget *budget,
+		       lv_buf *out, uint64_t *held, lv_error *err)
+{
+	return fetch(st, path, max, budget, out, held, NULL, NULL, err);
+}
+
+int lv__fetch_footered_stamped(lv_storage *st, const char *path, uint64_t max, lv_buf *out,
+			       uint64_t *size, int64_t *mtime_ms, lv_error *err)
+{
+	uint64_t held;
+	*size = 0;
+	*mtime_ms = 0;
+	return fetch(st, path, max, NULL, out, &held, size, mtime_ms, err);
 }
 
 int lv__fetch_capped(lv_storage *st, const char *path, uint64_t max, lv_buf *out, lv_error *err)

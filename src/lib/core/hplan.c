@@ -28,6 +28,7 @@
 #include "core/checkpoint/ladder.h"
 #include "core/vlist.h"
 #include "core/refs.h"
+#include "storage/stamped.h"
 #include "util/util.h"
 
 /* ---- the first round, shared with versions() ---- */
@@ -39,18 +40,20 @@ static void round1_job(size_t i, void *arg)
 	if (i == LV__R1_LIVE)
 		r->rc[i] = lv__manifests_list(ds->st, &r->live, &r->nlive, &r->err[i]);
 	else if (i == LV__R1_NAMES)
-		r->rc[i] = lv__cp_list(ds->st, &r->names, &r->err[i]);
+		r->rc[i] = r->cp_unstamped ? lv__cp_list_names(ds->st, &r->names, &r->err[i])
+					   : lv__cp_list(ds->st, &r->names, &r->err[i]);
 	else if (i == LV__R1_REFS)
 		r->rc[i] = lv__refs_list(&r->listed, ds->root, ds->remote ? ds->threads : 1, &r->err[i]);
 	else
 		r->rc[i] = lv__seg_list(ds->st, &r->segs, &r->err[i]);
 }
 
-void lv__round1_run(lv__round1 *r, lv_dataset *ds, bool refs, bool segs)
+void lv__round1_run(lv__round1 *r, lv_dataset *ds, bool refs, bool segs, bool stamped_cp)
 {
 	memset(r, 0, sizeof *r);
 	r->ds = ds;
 	r->segs_listed = segs;
+	r->cp_unstamped = stamped_cp && lv__storage_reads_stamped(ds->st);
 	size_t n = segs ? 4 : refs ? 3 : 2; /* items in LV__R1_* order (segs: refs too) */
 	lv__parallel_for(n, ds->remote ? n : 1, round1_job, r);
 }
@@ -232,7 +235,7 @@ static int plan_round1(lv__hplan *p, lv__round1 *seed, lv__round1 *r1, lv_error 
 			r1->rc[LV__R1_SEGS] = lv__seg_list(ds->st, &r1->segs, &r1->err[LV__R1_SEGS]);
 		r1->segs_listed = true;
 	} else {
-		lv__round1_run(r1, ds, true, true);
+		lv__round1_run(r1, ds, true, true, false);
 	}
 	static const int must[3] = { LV__R1_LIVE, LV__R1_NAMES, LV__R1_SEGS };
 	for (int k = 0; k < 3; k++) {

@@ -33,14 +33,17 @@ typedef struct lv__round1 {
 	lv__cp_names names;
 	lv__seg_names segs;        /* when segs_listed */
 	bool segs_listed;
+	bool cp_unstamped;         /* names listed without sizes and times (lv__round1_run) */
 	lv__refs_listing *listed;  /* the refs' directories (NULL: not listed, or failed) */
 	lv_refs *refs;             /* once read (NULL: not yet, or unreadable: err[LV__R1_REFS]) */
 	int rc[4];                 /* by LV__R1_* */
 	lv_error err[4];
 } lv__round1;
 /* Runs the round (the refs with `refs`; the archive with `segs`, which needs `refs`): the
- * outcome of each listing is in rc[]/err[]. */
-void lv__round1_run(lv__round1 *r, lv_dataset *ds, bool refs, bool segs);
+ * outcome of each listing is in rc[]/err[].  `stamped_cp`: the checkpoints' sizes and times
+ * are taken from their reads (storage/stamped.h), not by the listing; only where reads are
+ * stamped (else listed as before), and then names.v[i].mtime_ms is 0 (cp_unstamped). */
+void lv__round1_run(lv__round1 *r, lv_dataset *ds, bool refs, bool segs, bool stamped_cp);
 /* Reads the listed refs' files (lenient): r->refs, or rc/err[LV__R1_REFS]; a no-op if not
  * listed or read already. */
 void lv__round1_refs_read(lv__round1 *r);

@@ -3,7 +3,9 @@
  *
  * Invariants:
  *  - An answer is served again only for the same newest checkpoint (name,
- *    size, modification time), the same listing of _versions/ and the same
+ *    size, modification time: on local disk a first call takes the two from
+ *    its read of the file, storage/stamped.h, and a later call's listing
+ *    stats it; 0 = not known, never served), the same listing of _versions/ and the same
  *    tag and branch files, and only after the row its identity was confirmed
  *    with still matches its manifest (the check every versions() makes).
  *  - Only clean answers are kept: from the newest checkpoint, nothing

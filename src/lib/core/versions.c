@@ -227,10 +227,12 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 }
 
 /* Lists the first round into r1 (refs too unless `no_refs`); 0 or the first error. */
-static int round1_run(lv_dataset *ds, round1 *r1, bool no_refs, const lv_storage_stats *s0,
+/* `answered`: the cache holds an answer, whose lookup needs the listing's sizes and times;
+ * otherwise the newest checkpoint's come from its read (versions_once). */
+static int round1_run(lv_dataset *ds, round1 *r1, bool answered, const lv_storage_stats *s0,
 		      lv_error *err)
 {
-	lv__round1_run(r1, ds, !no_refs, false);
+	lv__round1_run(r1, ds, !answered, false, !answered);
 	r1->s0 = *s0;
 	int k = r1->rc[LV__R1_LIVE] < 0 ? LV__R1_LIVE : LV__R1_NAMES;
 	if (r1->rc[k] < 0 && err)
@@ -320,6 +322,12 @@ static int versions_once(lv_dataset *ds, round1 *r1, lv_version_list **out, lv_h
 	lv__parallel_for(lj.njobs, ds->remote ? 3 : 1, ladder_job_run, &lj);
 	lv__warn_refs(wl, r1->refs);
 	int rc = lj.rc;
+	if (rc == 0 && cp.rows && r1->cp_unstamped && rep->rung == LV_RUNG_NEWEST_CHECKPOINT) {
+		/* the cache's key for this answer: the file as its read saw it (0: not known, and
+		 * then the answer is never served again: vcache.c) */
+		r1->names.v[0].size = cp.file_size;
+		r1->names.v[0].mtime_ms = cp.file_mtime_ms;
+	}
 	*archived = rc == 0 && cp.rows && cp.archive && archived_live(r1, &cp) > LV__TAIL_UPFRONT;
 	if (*archived) {
 		lv_version_list_free(lj.pf.l);

@@ -453,19 +453,32 @@ static int local_read(void *impl, const char *path, lv_buf *out, lv_error *err)
 	return rc;
 }
 
-static int local_read_range(void *impl, const char *path, uint64_t offset, uint64_t len,
-			    lv_buf *out, lv_error *err)
+/* A ranged read, and the opened file's size and time (storage/stamped.h). */
+static int local_read_range_stamped(void *impl, const char *path, uint64_t offset, uint64_t len,
+				    lv_buf *out, uint64_t *size, int64_t *mtime_ms, lv_error *err)
 {
 	int fd = -1; /* as in local_read */
 	struct stat sb;
 	LV_TRY(open_regular(impl, path, "read", &fd, &sb, err));
-	uint64_t size = (uint64_t)sb.st_size;
-	uint64_t n = offset >= size ? 0 : size - offset;
+	uint64_t fsize = (uint64_t)sb.st_size;
+	uint64_t n = offset >= fsize ? 0 : fsize - offset;
 	if (n > len)
 		n = len;
 	int rc = read_at(fd, n ? offset : 0, n, "read", path, out, err);
 	close(fd);
+	if (rc == 0) {
+		*size = fsize;
+		*mtime_ms = lv__local_mtime_ms(&sb);
+	}
 	return rc;
+}
+
+static int local_read_range(void *impl, const char *path, uint64_t offset, uint64_t len,
+			    lv_buf *out, lv_error *err)
+{
+	uint64_t size;
+	int64_t mtime_ms;
+	return local_read_range_stamped(impl, path, offset, len, out, &size, &mtime_ms, err);
 }
 
 static int head_in(const local *l, const char *path, bool *fresh, uint64_t *size,
@@ -707,6 +720,7 @@ static int local_open(lv_storage **out, const char *root, const char *shown, lv_
 	} else {
 		lv__storage_set_notify(*out, &lv__local_notify_ops);
 		lv__storage_set_list_subdirs(*out, local_list_subdirs);
+		lv__storage_set_read_stamped(*out, local_read_range_stamped);
 	}
 	return rc;
 }

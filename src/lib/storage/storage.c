@@ -9,6 +9,7 @@
  * file knows no backend: backends register in open.c (backends.h).
  */
 #include "storage/storage_int.h"
+#include "storage/stamped.h"
 #include "storage/subdirs.h"
 #include "util/util.h"
 #include "util/abi.h"
@@ -28,6 +29,7 @@ struct lv_storage {
 	int kind;           /* enum lv__storage_kind */
 	const lv__notify_ops *notify; /* the backend's notification capability, or NULL */
 	lv__list_subdirs_fn list_subdirs; /* the backend's listing of subdirectories, or NULL */
+	lv__read_stamped_fn read_stamped; /* the backend's stamped ranged read, or NULL */
 	bool owns_impl;     /* false for sub-handles, which share the root's backend */
 	int interrupted;    /* lv_storage_interrupt(): atomic, read by every operation below */
 	/* Counters, updated with relaxed atomics: they are statistics, not synchronisation. */
@@ -151,6 +153,12 @@ void lv__storage_set_list_subdirs(lv_storage *st, lv__list_subdirs_fn fn)
 		st->list_subdirs = fn;
 }
 
+void lv__storage_set_read_stamped(lv_storage *st, lv__read_stamped_fn fn)
+{
+	if (st)
+		st->read_stamped = fn;
+}
+
 void lv__storage_set_notify(lv_storage *st, const lv__notify_ops *ops)
 {
 	if (st)
@@ -220,6 +228,7 @@ int lv_storage_sub(lv_storage **out, lv_storage *parent, const char *subdir, lv_
 	st->kind = parent->kind;
 	st->notify = parent->notify;
 	st->list_subdirs = parent->list_subdirs;
+	st->read_stamped = parent->read_stamped;
 	st->owns_impl = false;
 	st->parent = parent;
 	size_t dl = strlen(parent->describe);
@@ -433,9 +442,15 @@ out:
 }
 
 /* A whole read (ranged false) or a range read, counted in the stats. */
+/* A read (whole, or `ranged`); with `size` set and a backend that stamps reads, *size and
+ * *mtime_ms are the opened file's (else *mtime_ms is 0: not known). */
 static int storage_read(lv_storage *st, const char *path, bool ranged, uint64_t offset, uint64_t len,
-			lv_buf *out, lv_error *err)
+			lv_buf *out, uint64_t *size, int64_t *mtime_ms, lv_error *err)
 {
+	if (size) {
+		*size = 0;
+		*mtime_ms = 0;
+	}
 	if (out) {
 		out->ptr = NULL;
 		out->size = 0;
@@ -447,8 +462,10 @@ static int storage_read(lv_storage *st, const char *path, bool ranged, uint64_t 
 	LV_TRY(lv__path_join(full, st->prefix, path, "read", err));
 	LV_TRY(check_interrupted(st, "read", path, err));
 	count(st, 1, 0, 0);
-	int rc = ranged ? st->ops.read_range(st->impl, full, offset, len, out, err)
-			: st->ops.read(st->impl, full, out, err);
+	int rc = size && st->read_stamped && !st->inner
+			 ? st->read_stamped(st->impl, full, offset, len, out, size, mtime_ms, err)
+		 : ranged ? st->ops.read_range(st->impl, full, offset, len, out, err)
+			  : st->ops.read(st->impl, full, out, err);
 	if (rc < 0) {
 		lv_buf_dispose(out);
 		return rc;
@@ -459,13 +476,29 @@ static int storage_read(lv_storage *st, const char *path, bool ranged, uint64_t 
 
 int lv_storage_read(lv_storage *st, const char *path, lv_buf *out, lv_error *err)
 {
-	return storage_read(st, path, false, 0, 0, out, err);
+	return storage_read(st, path, false, 0, 0, out, NULL, NULL, err);
 }
 
 int lv_storage_read_range(lv_storage *st, const char *path, uint64_t offset, uint64_t len,
 			  lv_buf *out, lv_error *err)
 {
-	return storage_read(st, path, true, offset, len, out, err);
+	return storage_read(st, path, true, offset, len, out, NULL, NULL, err);
+}
+
+bool lv__storage_reads_stamped(const lv_storage *st)
+{
+	return st && st->read_stamped && !st->inner;
+}
+
+int lv__storage_read_range_stamped(lv_storage *st, const char *path, uint64_t offset, uint64_t len,
+				   lv_buf *out, uint64_t *size, int64_t *mtime_ms, lv_error *err)
+{
+	uint64_t sz;
+	int64_t mt;
+	int rc = storage_read(st, path, true, offset, len, out, &sz, &mt, err);
+	*size = rc == 0 ? sz : 0;
+	*mtime_ms = rc == 0 ? mt : 0;
+	return rc;
 }
 
 int lv_storage_head(lv_storage *st, const char *path, uint64_t *size_out, int64_t *mtime_ms_out,

@@ -89,6 +89,16 @@ typedef int (*lv__list_subdirs_fn)(void *impl, const char *parent, const char *c
 				   lv_error *errs);
 void lv__storage_set_list_subdirs(lv_storage *st, lv__list_subdirs_fn fn);
 
+/*
+ * The optional ranged read that also gives the file's size and modification time as the
+ * opened file had them (local disk: the fstat its regular-file check makes anyway), so a
+ * caller keying a cache on them needs no stat of its own (storage/stamped.h is what core
+ * calls).  Set on a root handle; sub-handles share it, shims have none.
+ */
+typedef int (*lv__read_stamped_fn)(void *impl, const char *path, uint64_t offset, uint64_t len,
+				   lv_buf *out, uint64_t *size, int64_t *mtime_ms, lv_error *err);
+void lv__storage_set_read_stamped(lv_storage *st, lv__read_stamped_fn fn);
+
 /* Gives `st` (a root handle) the notification capability `ops` (static, borrowed). */
 void lv__storage_set_notify(lv_storage *st, const lv__notify_ops *ops);
 /* The notification table of `st`'s backend (NULL: none; a shim has none), its impl and the

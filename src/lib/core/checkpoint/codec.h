@@ -22,6 +22,8 @@ typedef struct lv__cp_file {
 	bool is_segment;       /* carries lancever:segment: the range below */
 	uint64_t seg_first, seg_last;
 	char *archive;         /* a head's lancever:archive (segment index text), or NULL */
+	uint64_t file_size;    /* the file's size and time as its read saw them (local disk: */
+	int64_t file_mtime_ms; /* storage/stamped.h); 0 and 0 when not known */
 } lv__cp_file;
 
 /* The metadata a file of the archive adds (covered by the checksum); NULL fields: absent. */

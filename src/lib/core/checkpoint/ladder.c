@@ -68,14 +68,17 @@ int lv__cp_try(lv_dataset *ds, const lv__cp_name *name, const lv__manifest_entry
 {
 	lv_buf b = { 0 };
 	int rc = 0;
+	uint64_t fsize = 0;
+	int64_t fmtime = 0;
 	memset(f, 0, sizeof *f);
 	_Static_assert(sizeof f->path == sizeof name->path, "a name's path fits the file's");
 	memcpy(f->path, name->path, sizeof f->path); /* both NUL-terminated in the same size */
 	if (pre_read_cp) { /* read already, with the manifest head (see lv__cp_load_ladder) */
 		b = *pre_read_cp;
 		memset(pre_read_cp, 0, sizeof *pre_read_cp);
-	} else {
-		rc = read_cp(ds->st, name->path, &b, e);
+	} else { /* stamped: what versions()'s cache keys on (vcache.h) */
+		rc = lv__fetch_footered_stamped(ds->st, name->path, LV__CP_MAX_FILE_BYTES, &b, &fsize,
+						&fmtime, e);
 	}
 	*cls = LV__CP_USABLE;
 	if (rc < 0) {
@@ -108,6 +111,10 @@ int lv__cp_try(lv_dataset *ds, const lv__cp_name *name, const lv__manifest_entry
 		rc = lv__cp_verify_identity(ds, f, live, nlive, pre, id_bytes, e);
 		if (rc < 0 && rc != LV_ENOMEM)
 			*cls = rc == LV_ECONFLICT ? LV__CP_FOREIGN : LV__CP_UNREADABLE;
+	}
+	if (rc == 0) {
+		f->file_size = fsize;
+		f->file_mtime_ms = fmtime;
 	}
 	return lv__cp_file_read_end(rc, f, &b, keep);
 }

@@ -80,10 +80,11 @@ static int cmp_name_desc(const void *a, const void *b)
 	return x->version < y->version ? 1 : x->version > y->version ? -1 : 0;
 }
 
-int lv__cp_list(lv_storage *st, lv__cp_names *out, lv_error *err)
+static int cp_list(lv_storage *st, lv__cp_names *out, bool names_only, lv_error *err)
 {
 	memset(out, 0, sizeof *out);
-	int rc = lv_storage_list(st, LV__CP_DIR, false, cp_list_cb, out, err);
+	int rc = names_only ? lv_storage_list_names(st, LV__CP_DIR, cp_list_cb, out, err)
+			    : lv_storage_list(st, LV__CP_DIR, false, cp_list_cb, out, err);
 	if (rc >= 0 && out->rc < 0)
 		rc = lv__err(err, out->rc, "out of memory");
 	if (rc < 0) {
@@ -95,6 +96,16 @@ int lv__cp_list(lv_storage *st, lv__cp_names *out, lv_error *err)
 	if (out->ndamaged > 1)
 		qsort(out->damaged, out->ndamaged, sizeof *out->damaged, cmp_name_desc);
 	return 0;
+}
+
+int lv__cp_list(lv_storage *st, lv__cp_names *out, lv_error *err)
+{
+	return cp_list(st, out, false, err);
+}
+
+int lv__cp_list_names(lv_storage *st, lv__cp_names *out, lv_error *err)
+{
+	return cp_list(st, out, true, err);
 }
 
 int lv__cp_newest_name(lv_storage *st, uint64_t *version, lv_error *err)

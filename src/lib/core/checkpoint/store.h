@@ -32,6 +32,8 @@ typedef struct lv__cp_names {
 } lv__cp_names;
 
 int lv__cp_list(lv_storage *st, lv__cp_names *out, lv_error *err);
+/* The same without sizes and times (size and mtime_ms 0: no stat per file on local disk). */
+int lv__cp_list_names(lv_storage *st, lv__cp_names *out, lv_error *err);
 void lv__cp_names_free(lv__cp_names *c);
 
 /*
