@@ -153,8 +153,8 @@ static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, 
 		int r = lv__dents_next(&it, &name, &type);
 		if (r <= 0) {
 			if (r < 0)
-				rc = lv__err(err, LV_EIO, "list %s: %s", rel[0] ? rel : ".",
-					     lv__local_errstr(-r, ebuf, sizeof ebuf));
+				rc = lv__err(err, r == -ENOMEM ? LV_ENOMEM : LV_EIO, "list %s: %s",
+					     rel[0] ? rel : ".", lv__local_errstr(-r, ebuf, sizeof ebuf));
 			break;
 		}
 		if (hidden(name))
@@ -318,8 +318,8 @@ static int local_list_names(void *impl, const char *dir, lv_list_cb cb, void *pa
 		int r = lv__dents_next(&it, &name, &type);
 		if (r <= 0) {
 			if (r < 0)
-				rc = lv__err(err, LV_EIO, "list %s: %s", dir[0] ? dir : ".",
-					     lv__local_errstr(-r, ebuf, sizeof ebuf));
+				rc = lv__err(err, r == -ENOMEM ? LV_ENOMEM : LV_EIO, "list %s: %s",
+					     dir[0] ? dir : ".", lv__local_errstr(-r, ebuf, sizeof ebuf));
 			break;
 		}
 		if (hidden(name))

@@ -3,7 +3,9 @@
  * buffer: what readdir does without the DIR's fstat and two fcntl calls per listing,
  * which are a quarter of the system calls of listing a small directory.
  *
- * Invariants: the reader never owns the descriptor; every record the kernel returns is
+ * Invariants: the reader never owns the descriptor; a small directory is read into the
+ * reader's own 1 KiB (nothing allocated), a read that fills more than half of it switches to
+ * a 32 KiB heap buffer for the rest; every record the kernel returns is
  * checked to lie inside the bytes returned (its length covers the header and a
  * NUL-terminated name) before any field of it is used, and a record that does not is
  * EIO, not a guess.
@@ -21,18 +23,27 @@
 
 int lv__dents_open(lv__dents *it, int fd)
 {
-	*it = (lv__dents){ .fd = fd };
-	it->buf = lv__malloc(LV__DENTS_BUF);
-	return it->buf ? 0 : LV_ENOMEM;
+	it->fd = fd;
+	it->len = it->pos = 0;
+	it->buf = it->small;
+	it->cap = sizeof it->small;
+	return 0;
 }
 
 int lv__dents_next(lv__dents *it, const char **name, unsigned char *type)
 {
 	const size_t hdr = offsetof(struct dirent64, d_name);
 	if (it->pos >= it->len) {
+		if (it->buf == it->small && it->len > it->cap / 2) { /* a large directory */
+			unsigned char *big = lv__malloc(LV__DENTS_BUF);
+			if (!big)
+				return -ENOMEM;
+			it->buf = big;
+			it->cap = LV__DENTS_BUF;
+		}
 		ssize_t n;
 		do
-			n = getdents64(it->fd, it->buf, LV__DENTS_BUF);
+			n = getdents64(it->fd, it->buf, it->cap);
 		while (n < 0 && errno == EINTR);
 		if (n < 0)
 			return -errno;
@@ -57,6 +68,7 @@ int lv__dents_next(lv__dents *it, const char **name, unsigned char *type)
 
 void lv__dents_close(lv__dents *it)
 {
-	lv__free(it->buf);
+	if (it->buf != it->small)
+		lv__free(it->buf);
 	it->buf = NULL;
 }

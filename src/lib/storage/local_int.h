@@ -70,15 +70,21 @@ int lv__local_walk_at(const local *l, int base, const char *rel, size_t from, si
  * cannot be told (the caller then walks afresh). */
 bool lv__local_confirm_missing(const local *l, const char *rel, size_t len);
 
-/* local_dirent.c: a directory's entries with getdents64 (no DIR, no fstat or fcntl). */
+/* local_dirent.c: a directory's entries with getdents64 (no DIR, no fstat or fcntl), into a
+ * small buffer inside the reader first (a small directory allocates nothing), then, once a
+ * read fills more than half of it, into a heap buffer as large as readdir's. */
+#define LV__DENTS_SMALL 1024u
 typedef struct lv__dents {
 	int fd;
-	size_t len, pos;
-	unsigned char *buf;
+	size_t len, pos, cap;
+	unsigned char *buf; /* small, or the heap buffer */
+	_Alignas(8) unsigned char small[LV__DENTS_SMALL];
 } lv__dents;
-/* Starts reading the entries of directory fd (which the reader does not own); LV_ENOMEM. */
+/* Starts reading the entries of directory fd (which the reader does not own); 0 (kept an int
+ * for its callers: nothing is allocated here). */
 int lv__dents_open(lv__dents *it, int fd);
-/* The next entry: 1 with *name and *type (a DT_* value), 0 at the end, or -errno. */
+/* The next entry: 1 with *name and *type (a DT_* value), 0 at the end, or -errno (-ENOMEM when
+ * the larger buffer could not be had). */
 int lv__dents_next(lv__dents *it, const char **name, unsigned char *type);
 void lv__dents_close(lv__dents *it);
 /* The kernel's name for descriptor fd (>= 0) of this process, "/proc/self/fd/<fd>", into
