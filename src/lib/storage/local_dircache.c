@@ -49,13 +49,15 @@
 static int dc_open_total;
 
 typedef struct dc_ent {
-	char *dir;     /* relative path of the directory ("" = the root); NULL = free slot */
+	char *dir;     /* relative path of the directory ("" = the root); NULL = free slot;
+			* short ones live in inl (no allocation), longer ones on the heap */
 	size_t len;
 	int fd;
 	int refs;      /* operations using fd now */
 	unsigned uses; /* operations served since the walk */
 	uint64_t born_ns;
 	bool stale;    /* no new user; closed by the last one */
+	char inl[40];
 } dc_ent;
 
 struct lv__dircache {
@@ -84,7 +86,8 @@ static void ent_drop(dc_ent *e)
 {
 	__atomic_sub_fetch(&dc_open_total, 1, __ATOMIC_RELAXED);
 	close(e->fd);
-	lv__free(e->dir);
+	if (e->dir != e->inl)
+		lv__free(e->dir);
 	*e = (dc_ent){ 0 };
 }
 
@@ -147,7 +150,7 @@ static dc_ent *insert(lv__dircache *c, const char *dir, size_t len, int fd, int 
 		__atomic_sub_fetch(&dc_open_total, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
-	char *copy = slot ? lv__malloc(len + 1) : NULL;
+	char *copy = !slot ? NULL : len < sizeof slot->inl ? slot->inl : lv__malloc(len + 1);
 	if (!copy) {
 		if (slot)
 			__atomic_sub_fetch(&dc_open_total, 1, __ATOMIC_RELAXED);
@@ -155,7 +158,13 @@ static dc_ent *insert(lv__dircache *c, const char *dir, size_t len, int fd, int 
 	}
 	memcpy(copy, dir, len);
 	copy[len] = 0;
-	*slot = (dc_ent){ copy, len, fd, refs, 1, now, false };
+	slot->dir = copy;
+	slot->len = len;
+	slot->fd = fd;
+	slot->refs = refs;
+	slot->uses = 1;
+	slot->born_ns = now;
+	slot->stale = false;
 	return slot;
 }
 

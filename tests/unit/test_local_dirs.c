@@ -1,8 +1,10 @@
 /*
- * The local backend's directory reader (storage/local_dirent.c): every entry exactly once
- * whatever the directory's size (a small one read in the reader's own 1 KiB, a larger one
- * switching to the heap buffer mid-way), a small directory without any allocation, and a
- * failed allocation at the switch reported as -ENOMEM.
+ * The local backend's directories.  Its directory reader (storage/local_dirent.c): every
+ * entry exactly once whatever the directory's size (a small one read in the reader's own
+ * 1 KiB, a larger one switching to the heap buffer mid-way), a small directory without any
+ * allocation, and a failed allocation at the switch reported as -ENOMEM.  Its directory
+ * cache (local_dircache.c): short names kept in the entry, long ones on the heap, both read
+ * through again and again (ASan: no leak, no bad free).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -123,9 +125,40 @@ static void test_large_enomem(void **state)
 	done(dfd);
 }
 
+/* Reads through cached directories with short and long names, over more directories than the
+ * cache has slots, so entries are evicted and reused. */
+static void test_dircache_names(void **state)
+{
+	(void)state;
+	const char *root = tu_tmpdir();
+	lv_error err = { 0 };
+	lv_storage *st = NULL;
+	TU_CHECK(err, lv_storage_open(&st, root, NULL, &err));
+	char paths[12][200];
+	for (int i = 0; i < 12; i++) {
+		if (i % 2)
+			snprintf(paths[i], sizeof paths[i], "d%d/f", i);
+		else
+			snprintf(paths[i], sizeof paths[i],
+				 "a-directory-name-longer-than-an-entry-keeps-%d/sub/f", i);
+		TU_CHECK(err, lv_storage_write(st, paths[i], paths[i], strlen(paths[i]), &err));
+	}
+	for (int round = 0; round < 3; round++)
+		for (int i = 0; i < 12; i++) {
+			lv_buf b = { 0 };
+			TU_CHECK(err, lv_storage_read(st, paths[i], &b, &err));
+			assert_int_equal(b.size, strlen(paths[i]));
+			assert_memory_equal(b.ptr, paths[i], b.size);
+			lv_buf_dispose(&b);
+		}
+	lv_storage_free(st);
+	tu_rmrf(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dircache_names),
 		cmocka_unit_test(test_every_entry_once),
 		cmocka_unit_test(test_small_allocates_nothing),
 		cmocka_unit_test(test_large_enomem),
