@@ -280,10 +280,11 @@ static int alloc_schema(lv__lf_rctx *r, lv_lancefile *f, const sch_scan *sc, uin
 	return 0;
 }
 
-/* Parses the fields (unless `fields` is false: they came from the cache) and the metadata. */
-static int parse_entries(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *fs, bool fields)
+/* Parses the entries of n bytes of a Schema at p: its fields (unless `fields` is false:
+ * they came from the cache) and its metadata. */
+static int parse_entries(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_t n, bool fields)
 {
-	lv__pb pr = lv__pb_sub(fs);
+	lv__pb pr = lv__pb_make(p, n);
 	lv__pb_field g = { 0 };
 	while (lv__pb_next(&pr, &g) == 1) {
 		if (fields && g.num == 1 && g.wire == LV_PB_LEN) {
@@ -447,8 +448,9 @@ static int from_cache(lv__lf_rctx *r, lv_lancefile *f, const lv__lf_schsnap *s,
 		fd->name = place_str(f, base, s->name_at[i], fd->name_len);
 		fd->ltype = place_str(f, base, s->ltype_at[i], fd->ltype_len);
 	}
-	f->nfields = s->nfields;
-	LV_TRY(parse_entries(r, f, fs, false));
+	f->nfields = s->nfields; /* the metadata: the entries before and after the fields */
+	LV_TRY(parse_entries(r, f, fs->data, (size_t)(sc->lo - fs->data), false));
+	LV_TRY(parse_entries(r, f, sc->hi, (size_t)(fs->data + fs->len - sc->hi), false));
 	f->cols = dup_array(f, s->cols, s->ncols, sizeof *f->cols);
 	f->ltypes = lv__lf_zalloc(f, s->ncols, sizeof *f->ltypes);
 	f->errors = lv__lf_zalloc(f, s->ncols, sizeof *f->errors);
@@ -486,7 +488,7 @@ int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_
 		return rc;
 	}
 	LV_TRY(alloc_schema(r, f, &sc, *nrows));
-	LV_TRY(parse_entries(r, f, &fs, true));
+	LV_TRY(parse_entries(r, f, fs.data, fs.len, true));
 	LV_TRY(map_columns(r, f, nphys));
 	if (key)
 		lv__lf_schcache_put(f, (size_t)(sc.lo - p), (size_t)(sc.hi - sc.lo), nphys);
