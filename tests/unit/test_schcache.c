@@ -10,8 +10,7 @@
  *    another column count is refused as before;
  *  - the bound: at most 8 entries, fields over 12 KiB are never stored (large metadata
  *    is no obstacle), least recently used first out;
- *  - every file of the lancefile fuzz corpus gives the same answers (strict and partial)
- *    with the cache cleared before it as after the others went through it;
+ *  - fields with another entry between them are not looked up (the same answer);
  *  - a parse with an undecoded column (a partial read) or a corrupt or truncated schema is
  *    never stored: a strict read of the same bytes still fails;
  *  - allocation N of a read fails, every N, cold and warm: LV_ENOMEM or the same answer;
@@ -19,6 +18,7 @@
  *    threads reading two files while a third makes the cache replace entries get the
  *    right answers (ASan build: no use after free of a replaced entry, no leak).
  * Files are written by lv_lancefile_write (2.1) and patched, or by lv_checkpoint_write.
+ * The fuzz corpus through the cache: test_schcache_corpus.c.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -35,11 +35,11 @@
 #endif
 #include "lancefile/lf_file.h"
 #include "lancefile/schcache.h"
+#include "support/lfschema.h"
 #include "support/lftext.h"
 #include "support/memcopy.h"
 #include "support/testutil.h"
 #include "util/util.h"
-#include "wire/pb.h"
 
 
 #define ROWS 3
@@ -398,75 +398,13 @@ static void test_corrupt_not_cached(void **st)
 	lv_buf_dispose(&b);
 }
 
-/* The Schema message of b's FileDescriptor (global buffer 0). */
-static lv__pb schema_of(const lv_buf *b)
-{
-	uint64_t gbo, gb0, len;
-	memcpy(&gbo, b->ptr + b->size - 40 + 16, 8);
-	memcpy(&gb0, b->ptr + gbo, 8);
-	memcpy(&len, b->ptr + gbo + 8, 8);
-	lv__pb fd = lv__pb_make(b->ptr + gb0, len), sc = { 0 };
-	lv__pb_field g = { 0 };
-	while (lv__pb_next(&fd, &g) == 1)
-		if (g.num == 1)
-			sc = lv__pb_sub(&g);
-	assert_non_null(sc.p);
-	return sc;
-}
-
-/* The bytes of the fields of b's schema (every Schema.fields entry, contiguous). */
-static const uint8_t *fields_of(const lv_buf *b, size_t *n)
-{
-	lv__pb sc = schema_of(b);
-	lv__pb_field g = { 0 };
-	const uint8_t *lo = NULL, *hi = NULL, *at = sc.p;
-	while (lv__pb_next(&sc, &g) == 1) {
-		if (g.num == 1) {
-			lo = lo ? lo : at;
-			hi = sc.p;
-		}
-		at = sc.p;
-	}
-	assert_non_null(lo);
-	*n = (size_t)(hi - lo);
-	return lo;
-}
-
-/* Rewrites b's schema (in place, the same length) as field 0, the metadata, the other
- * fields: the fields are no longer contiguous. */
-static void interleave(lv_buf *b)
-{
-	lv__pb sc = schema_of(b);
-	uint8_t *s0 = (uint8_t *)sc.p, *out = malloc((size_t)(sc.end - sc.p)), *o = out;
-	assert_non_null(out);
-	const uint8_t *at[32], *end[32];
-	bool field[32];
-	size_t n = 0;
-	lv__pb_field g = { 0 };
-	for (at[0] = sc.p; n < 32 && lv__pb_next(&sc, &g) == 1; at[++n] = sc.p) {
-		end[n] = sc.p;
-		field[n] = g.num == 1;
-	}
-	assert_true(n >= 3 && n < 32 && field[0] && field[1] && !field[n - 1]);
-	for (int pass = 0; pass < 3; pass++) /* field 0; the rest that is not a field; fields */
-		for (size_t i = 0; i < n; i++)
-			if ((pass == 0 && i == 0) || (pass == 1 && !field[i]) ||
-			    (pass == 2 && field[i] && i > 0)) {
-				memcpy(o, at[i], (size_t)(end[i] - at[i]));
-				o += end[i] - at[i];
-			}
-	assert_int_equal(o - out, sc.end - s0);
-	memcpy(s0, out, (size_t)(o - out));
-	free(out);
-}
-
 /* Fields with metadata between them are not looked up (nor stored): the same answer as the
  * same file written fields first, on every read. */
 static void test_split_fields_not_cached(void **st)
 {
 	(void)st;
 	lv_buf a = write_val("split"), b = write_val("split");
-	interleave(&b);
+	tu_lf_interleave(&b);
 	assert_true(memcmp(a.ptr, b.ptr, a.size) != 0);
 	char *want = cold(&a);
 	for (int k = 0; k < 2; k++) {
@@ -494,7 +432,7 @@ static void test_replaced_while_read(void **st)
 	int version = lv_lancefile_file_version(f);
 	lv_lancefile_free(f);
 	size_t n;
-	const uint8_t *p = fields_of(&b, &n);
+	const uint8_t *p = tu_lf_fields_of(&b, &n);
 	const lv__lf_schsnap *s = lv__lf_schcache_acquire(p, n, 4, version);
 	assert_non_null(s);
 	assert_null(lv__lf_schcache_acquire(p, n, 3, version));
@@ -559,91 +497,6 @@ static void test_alloc_failures(void **st)
 	free(want);
 	assert_int_equal(tu_leak_check(), 0);
 	lv_buf_dispose(&b);
-}
-
-/* ---- the fuzz corpus: many schemas in one process ---- */
-
-typedef struct answer {
-	int strict, partial; /* return codes */
-	char *s, *p;         /* descriptions when 0 */
-} answer;
-
-static char *read_tu_lf_describe(const uint8_t *b, size_t n, unsigned flags, int *rc)
-{
-	lv_lancefile *f = NULL;
-	lv_error e = { 0 };
-	*rc = lv_lancefile_read_ex(&f, b, n, "fuzz.lance", flags, &e);
-	char *d = *rc ? NULL : tu_lf_describe(f);
-	lv_lancefile_free(f);
-	return d;
-}
-
-/* fresh: the cache cleared before each read (both are parses), the number stored added
- * to *stored. */
-static answer answer_of(const uint8_t *b, size_t n, bool fresh, uint64_t *stored)
-{
-	answer a;
-	if (fresh)
-		lv__lf_schcache_clear();
-	a.s = read_tu_lf_describe(b, n, 0, &a.strict);
-	if (fresh) {
-		*stored += stats().stores;
-		lv__lf_schcache_clear();
-	}
-	a.p = read_tu_lf_describe(b, n, LV_LANCEFILE_READ_PARTIAL, &a.partial);
-	if (fresh)
-		*stored += stats().stores;
-	int rc; /* strict after partial: a partial parse must not have been stored for it */
-	char *s = read_tu_lf_describe(b, n, 0, &rc);
-	if (rc != a.strict || (s && strcmp(s, a.s)))
-		fail_msg("a strict read after a partial one: %d, want %d", rc, a.strict);
-	free(s);
-	return a;
-}
-
-static void same_answer(const char *name, const answer *want, const answer *got)
-{
-	if (want->strict != got->strict || want->partial != got->partial ||
-	    (want->s && strcmp(want->s, got->s)) || (want->p && strcmp(want->p, got->p)))
-		fail_msg("%s: another answer with the cache (%d/%d, want %d/%d)", name, got->strict,
-			 got->partial, want->strict, want->partial);
-}
-
-/* Every corpus file (fuzz/corpora/lancefile) read strictly, partially and strictly again,
- * with the cache cleared before each read and then after the others filled it: the same
- * answers. */
-static void test_corpus_same_answers(void **st)
-{
-	(void)st;
-	const char *dir = LV_SOURCE_DIR "/fuzz/corpora/lancefile";
-	char **names = tu_list_dir(dir);
-	size_t nf = tu_list_len(names);
-	assert_true(nf > 100);
-	struct file { uint8_t *b; size_t n; answer a; } *fs = calloc(nf, sizeof *fs);
-	assert_non_null(fs);
-	uint64_t stored = 0;
-	for (size_t i = 0; i < nf; i++) {
-		char path[1024];
-		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-		fs[i].b = tu_read_file(path, &fs[i].n);
-		fs[i].a = answer_of(fs[i].b, fs[i].n, true, &stored);
-	}
-	lv__lf_schcache_clear();
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < nf; i++) {
-			answer a = answer_of(fs[i].b, fs[i].n, false, NULL);
-			same_answer(names[i], &fs[i].a, &a);
-			free(a.s);
-			free(a.p);
-		}
-	assert_true(stats().hits > 0 && stored > 10);
-	for (size_t i = 0; i < nf; i++) {
-		free(fs[i].a.s);
-		free(fs[i].a.p);
-		free(fs[i].b);
-	}
-	free(fs);
-	tu_free_list(names);
 }
 
 /* ---- threads ---- */
@@ -733,7 +586,6 @@ int main(void)
 		cmocka_unit_test(test_corrupt_not_cached),
 		cmocka_unit_test(test_replaced_while_read),
 		cmocka_unit_test(test_alloc_failures),
-		cmocka_unit_test(test_corpus_same_answers),
 		cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
