@@ -3,20 +3,22 @@
  *  - a hit gives what a fresh parse gives (every field, column, logical type, metadata
  *    entry, row count), with every string in the file's own copy of the schema (nothing
  *    points into the cache: the cache is cleared before the hit's answer is read);
- *  - the key is the exact bytes, the footer's column count and the version: a schema
- *    that differs in one byte (a metadata value; the row count, field 2) misses, and a
- *    footer with another column count is refused as before;
- *  - the bound: at most 8 entries, a schema over 12 KiB is never stored, least recently
- *    used first out;
- *  - every file of the lancefile fuzz corpus gives the same answers (strict and partial)
- *    with the cache cleared before it as after the others went through it;
+ *  - the key is the fields' bytes, the footer's column count and the version: files that
+ *    differ only in schema metadata and row count hit, and their metadata and row count
+ *    are their own (two lancever checkpoints of different datasets: the second read hits
+ *    and answers as a cold parse); fields that differ in one byte miss, and a footer with
+ *    another column count is refused as before;
+ *  - the bound: at most 8 entries, fields over 12 KiB are never stored (large metadata
+ *    is no obstacle), least recently used first out;
+ *  - fields with another entry between them are not looked up (the same answer);
  *  - a parse with an undecoded column (a partial read) or a corrupt or truncated schema is
  *    never stored: a strict read of the same bytes still fails;
  *  - allocation N of a read fails, every N, cold and warm: LV_ENOMEM or the same answer;
  *  - an entry replaced while a reader holds it stays readable and is freed by that reader;
  *    threads reading two files while a third makes the cache replace entries get the
  *    right answers (ASan build: no use after free of a replaced entry, no leak).
- * Files are written by lv_lancefile_write (2.1) and patched.
+ * Files are written by lv_lancefile_write (2.1) and patched, or by lv_checkpoint_write.
+ * The fuzz corpus through the cache: test_schcache_corpus.c.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -33,7 +35,9 @@
 #endif
 #include "lancefile/lf_file.h"
 #include "lancefile/schcache.h"
+#include "support/lfschema.h"
 #include "support/lftext.h"
+#include "support/memcopy.h"
 #include "support/testutil.h"
 #include "util/util.h"
 
@@ -45,9 +49,9 @@ static const uint64_t so[ROWS + 2] = { 0, 1, 3, 3, 6 };
 static const uint8_t sv[ROWS + 1] = { 1, 1, 0, 1 };
 static const int64_t vi[ROWS + 1] = { -1, 5, 0, 7 };
 
-/* Columns id (uint64), s (nullable string), v (fixed_size_list:float:2), d (uint64); the
+/* Columns id (uint64), s (nullable string), v (nullable int64), `last` (uint64); the
  * metadata {"lancever:k", val}, {"z", "a\0b"} (a value with a NUL). */
-static lv_buf write_file(const char *val, size_t vlen, size_t rows)
+static lv_buf write_named(const char *last, const char *val, size_t vlen, size_t rows)
 {
 	lv_column c[4];
 	memset(c, 0, sizeof c);
@@ -56,7 +60,7 @@ static lv_buf write_file(const char *val, size_t vlen, size_t rows)
 			    .str_offsets = so, .str_data = "abcdef", .validity = sv };
 	c[2] = (lv_column){ .name = "v", .type = LV_COL_INT64, .nullable = true, .i64 = vi,
 			    .validity = sv };
-	c[3] = (lv_column){ .name = "d", .type = LV_COL_UINT64, .u64 = vu };
+	c[3] = (lv_column){ .name = last, .type = LV_COL_UINT64, .u64 = vu };
 	lv_kv meta[2] = { { .key = "lancever:k", .value = val, .value_len = vlen },
 			  { .key = "z", .value = "a\0b", .value_len = 3 } };
 	lv_lancefile_write_options o = LV_LANCEFILE_WRITE_OPTIONS_INIT;
@@ -66,6 +70,11 @@ static lv_buf write_file(const char *val, size_t vlen, size_t rows)
 	if (lv_lancefile_write(&b, c, 4, rows, meta, 2, &o, &e) != 0)
 		fail_msg("write: %s", e.message);
 	return b;
+}
+
+static lv_buf write_file(const char *val, size_t vlen, size_t rows)
+{
+	return write_named("d", val, vlen, rows);
 }
 
 static lv_buf write_val(const char *val) { return write_file(val, strlen(val), ROWS); }
@@ -141,31 +150,128 @@ static void test_hit_same_as_parse(void **st)
 	lv_buf_dispose(&b);
 }
 
-/* One byte of a metadata value, or the row count: another key. */
-static void test_one_byte_differs_misses(void **st)
+/* The text of a read of b on a cold cache (the cache cleared before and after). */
+static char *cold(const lv_buf *b)
+{
+	lv__lf_schcache_clear();
+	lv_lancefile *f = read_ok(b);
+	char *d = tu_lf_describe(f);
+	lv_lancefile_free(f);
+	lv__lf_schcache_clear();
+	return d;
+}
+
+/* Reads b (a hit expected: one more hit, no store) and checks its answer equals want, with
+ * every string in its own copy; the cache is cleared before the answer is read. */
+static void hit_equals(const lv_buf *b, const char *want)
+{
+	lv__lf_schcache_stats s0 = stats();
+	lv_lancefile *f = read_ok(b);
+	assert_int_equal(stats().hits, s0.hits + 1);
+	assert_int_equal(stats().stores, s0.stores);
+	lv__lf_schcache_clear();
+	strings_own(f);
+	char *got = tu_lf_describe(f);
+	assert_string_equal(got, want);
+	free(got);
+	lv_lancefile_free(f);
+}
+
+/* Files that differ only in a metadata value and in the row count share an entry; each
+ * answers its own metadata and rows (a read taking either from the cache fails here). */
+static void test_metadata_rows_from_file(void **st)
+{
+	(void)st;
+	lv_buf a = write_val("v1"), b = write_val("v2"), c = write_file("v1", 2, ROWS + 1);
+	assert_int_equal(a.size, b.size);
+	char *wb = cold(&b), *wc = cold(&c);
+	lv_lancefile_free(read_ok(&a));
+	assert_int_equal(stats().stores, 1);
+	hit_equals(&b, wb);
+	assert_int_equal(stats().entries, 0); /* hit_equals cleared it: store a again */
+	lv_lancefile_free(read_ok(&a));
+	hit_equals(&c, wc);
+	assert_non_null(strstr(wb, "meta 'lancever:k' 2:7632"));  /* "v2" */
+	assert_null(strstr(wc, "meta 'lancever:k' 2:7632"));
+	lv_lancefile_free(read_ok(&a));
+	lv_lancefile *fc = read_ok(&c), *fb = read_ok(&b);
+	assert_int_equal(stats().hits, 2);
+	assert_memory_equal(lv_lancefile_metadata_find(fb, "lancever:k")->value, "v2", 2);
+	assert_int_equal(lv_lancefile_num_rows(fc), ROWS + 1);
+	assert_int_equal(lv_lancefile_num_rows(fb), ROWS);
+	assert_int_equal(lv_lancefile_column(fc, 0)->u64[ROWS], vu[ROWS]);
+	lv_lancefile_free(fb);
+	lv_lancefile_free(fc);
+	free(wb);
+	free(wc);
+	lv_buf_dispose(&a);
+	lv_buf_dispose(&b);
+	lv_buf_dispose(&c);
+}
+
+/* Fields that differ in one byte (a column's name, a field's nullable flag): another key. */
+static void test_fields_differ_misses(void **st)
 {
 	(void)st;
 	lv__lf_schcache_clear();
-	lv_buf a = write_val("v1"), b = write_val("v2"), c = write_file("v1", 2, ROWS + 1);
+	lv_buf a = write_named("d", "v", 1, ROWS), b = write_named("e", "v", 1, ROWS);
+	lv_buf c = write_named("d", "v", 1, ROWS);
 	assert_int_equal(a.size, b.size);
+	/* d's logical type, then field 7 = 1: the tag of field 6 (nullable) instead */
+	uint8_t *nul = tu_nth(&c, "\x2a\x06" "uint64\x38\x01", 10, 1);
+	assert_non_null(nul);
+	assert_null(tu_nth(&c, "\x2a\x06" "uint64\x38\x01", 10, 2));
+	nul[8] = 0x30; /* d is now nullable (its pages: no nulls) */
 	lv_lancefile *fa = read_ok(&a), *fb = read_ok(&b), *fc = read_ok(&c);
 	assert_int_equal(stats().hits, 0);
 	assert_int_equal(stats().stores, 3);
-	assert_memory_equal(lv_lancefile_metadata_find(fb, "lancever:k")->value, "v2", 2);
-	assert_memory_equal(lv_lancefile_metadata_find(fa, "lancever:k")->value, "v1", 2);
-	assert_int_equal(lv_lancefile_num_rows(fc), ROWS + 1);
-	assert_int_equal(lv_lancefile_num_rows(fa), ROWS);
-	assert_int_equal(lv_lancefile_column(fc, 0)->u64[ROWS], vu[ROWS]);
+	assert_string_equal(lv_lancefile_column(fa, 3)->name, "d");
+	assert_string_equal(lv_lancefile_column(fb, 3)->name, "e");
+	assert_false(lv_lancefile_column(fa, 3)->nullable);
+	assert_true(lv_lancefile_column(fc, 3)->nullable);
 	lv_lancefile_free(fa);
 	lv_lancefile_free(fb);
 	lv_lancefile_free(fc);
 	fb = read_ok(&b); /* and each hits its own */
 	assert_int_equal(stats().hits, 1);
-	assert_memory_equal(lv_lancefile_metadata_find(fb, "lancever:k")->value, "v2", 2);
+	assert_string_equal(lv_lancefile_column(fb, 3)->name, "e");
 	lv_lancefile_free(fb);
 	lv_buf_dispose(&a);
 	lv_buf_dispose(&b);
 	lv_buf_dispose(&c);
+}
+
+/* Two checkpoints (lv_checkpoint_write) of different datasets: other rows, other metadata
+ * (latest version, checksum...), the same fields.  The second read hits and answers as a
+ * cold parse. */
+static void test_checkpoints_share_fields(void **st)
+{
+	(void)st;
+	lv_storage *s1 = tu_mem_copy("lance8/t.lance"), *s2 = tu_mem_copy("lance8/v1.lance");
+	lv_checkpoint_result r1 = tu_checkpoint(s1), r2 = tu_checkpoint(s2);
+	lv_buf c1 = tu_read(s1, r1.path), c2 = tu_read(s2, r2.path);
+	lv_storage_free(s1);
+	lv_storage_free(s2);
+	char *w1 = cold(&c1), *w2 = cold(&c2);
+	lv_lancefile *f1 = read_ok(&c1), *f2 = read_ok(&c2);
+	assert_int_equal(stats().hits, 1);
+	assert_int_equal(stats().stores, 1);
+	assert_true(lv_lancefile_num_rows(f1) != lv_lancefile_num_rows(f2));
+	assert_int_equal(lv_lancefile_num_columns(f2), 15);
+	const lv_kv *k1 = lv_lancefile_metadata_find(f1, "lancever:checksum");
+	const lv_kv *k2 = lv_lancefile_metadata_find(f2, "lancever:checksum");
+	assert_true(k1 && k2 && (k1->value_len != k2->value_len ||
+				 memcmp(k1->value, k2->value, k1->value_len)));
+	lv_lancefile_free(f1);
+	lv_lancefile_free(f2);
+	assert_true(strcmp(w1, w2) != 0);
+	hit_equals(&c1, w1);
+	lv_lancefile_free(read_ok(&c1)); /* stores it again */
+	hit_equals(&c2, w2);
+	free(w1);
+	free(w2);
+	lv_buf_dispose(&c1);
+	lv_buf_dispose(&c2);
 }
 
 /* The same schema bytes with a footer that counts one more column: refused as without the
@@ -189,10 +295,10 @@ static void test_bound(void **st)
 	(void)st;
 	lv__lf_schcache_clear();
 	lv_buf b[20];
-	char val[32];
+	char name[32];
 	for (int i = 0; i < 20; i++) {
-		snprintf(val, sizeof val, "value-%02d", i);
-		b[i] = write_val(val);
+		snprintf(name, sizeof name, "col-%02d", i);
+		b[i] = write_named(name, "v", 1, ROWS);
 		lv_lancefile_free(read_ok(&b[i]));
 		assert_true(stats().entries <= 8);
 	}
@@ -214,21 +320,30 @@ static void test_bound(void **st)
 	assert_int_equal(stats().hits, 10);
 	for (int i = 0; i < 20; i++)
 		lv_buf_dispose(&b[i]);
-	/* a schema over 12 KiB is never stored */
-	char *big = malloc(20000);
+	/* fields over 12 KiB are never stored; a metadata value of 20000 bytes is no obstacle */
+	char *big = malloc(20001);
 	assert_non_null(big);
 	memset(big, 'x', 20000);
-	lv_buf l = write_file(big, 20000, ROWS);
+	big[20000] = 0;
+	lv_buf l = write_named(big, "v", 1, ROWS), m = write_file(big, 20000, ROWS);
 	s = stats();
 	for (int k = 0; k < 2; k++) {
 		lv_lancefile *f = read_ok(&l);
-		assert_int_equal(lv_lancefile_metadata_find(f, "lancever:k")->value_len, 20000);
+		assert_int_equal(strlen(lv_lancefile_column(f, 3)->name), 20000);
 		lv_lancefile_free(f);
 	}
 	assert_int_equal(stats().stores, s.stores);
 	assert_int_equal(stats().hits, s.hits);
+	for (int k = 0; k < 2; k++) {
+		lv_lancefile *f = read_ok(&m);
+		assert_int_equal(lv_lancefile_metadata_find(f, "lancever:k")->value_len, 20000);
+		lv_lancefile_free(f);
+	}
+	assert_int_equal(stats().stores, s.stores + 1);
+	assert_int_equal(stats().hits, s.hits + 1);
 	free(big);
 	lv_buf_dispose(&l);
+	lv_buf_dispose(&m);
 }
 
 /* A partial read with an undecoded column is not stored: a strict read of the same bytes
@@ -283,6 +398,29 @@ static void test_corrupt_not_cached(void **st)
 	lv_buf_dispose(&b);
 }
 
+/* Fields with metadata between them are not looked up (nor stored): the same answer as the
+ * same file written fields first, on every read. */
+static void test_split_fields_not_cached(void **st)
+{
+	(void)st;
+	lv_buf a = write_val("split"), b = write_val("split");
+	tu_lf_interleave(&b);
+	assert_true(memcmp(a.ptr, b.ptr, a.size) != 0);
+	char *want = cold(&a);
+	for (int k = 0; k < 2; k++) {
+		lv_lancefile *f = read_ok(&b);
+		char *got = tu_lf_describe(f);
+		assert_string_equal(got, want);
+		free(got);
+		lv_lancefile_free(f);
+	}
+	assert_int_equal(stats().stores, 0);
+	assert_int_equal(stats().hits + stats().misses, 0);
+	free(want);
+	lv_buf_dispose(&a);
+	lv_buf_dispose(&b);
+}
+
 /* An entry replaced while a reader holds it stays readable, and its reader frees it (ASan
  * build: a use after free, or a leak, fails). */
 static void test_replaced_while_read(void **st)
@@ -293,23 +431,23 @@ static void test_replaced_while_read(void **st)
 	lv_lancefile *f = read_ok(&b);
 	int version = lv_lancefile_file_version(f);
 	lv_lancefile_free(f);
-	uint64_t gbo, gb0, len;
-	memcpy(&gbo, b.ptr + b.size - 40 + 16, 8);
-	memcpy(&gb0, b.ptr + gbo, 8);
-	memcpy(&len, b.ptr + gbo + 8, 8);
-	const lv__lf_schsnap *s = lv__lf_schcache_acquire(b.ptr + gb0, len, 4, version);
+	size_t n;
+	const uint8_t *p = tu_lf_fields_of(&b, &n);
+	const lv__lf_schsnap *s = lv__lf_schcache_acquire(p, n, 4, version);
 	assert_non_null(s);
-	assert_null(lv__lf_schcache_acquire(b.ptr + gb0, len, 3, version));
+	assert_null(lv__lf_schcache_acquire(p, n, 3, version));
+	assert_null(lv__lf_schcache_acquire(p, n - 1, 4, version));
 	lv__lf_schcache_clear();
 	assert_int_equal(stats().entries, 0);
-	assert_int_equal(s->n, len);
-	assert_int_equal(s->nrows, ROWS);
+	assert_int_equal(s->n, n);
 	assert_int_equal(s->ncols, 4);
-	assert_string_equal(s->cols[3].name, "d");
+	assert_int_equal(s->cols[3].type, LV_COL_UINT64);
 	assert_memory_equal(lv_lancefile_metadata_find(f = read_ok(&b), "lancever:k")->value, "held", 4);
 	lv_lancefile_free(f);
 	lv__lf_schcache_clear(); /* the entry read above is not the one held */
-	assert_string_equal(s->meta[0].key, "lancever:k");
+	assert_int_equal(s->nfields, 4);
+	assert_memory_equal(p + s->name_at[3], "d", 1);
+	assert_int_equal(s->fields[3].name_len, 1);
 	lv__lf_schcache_release(s);
 	assert_int_equal(tu_leak_check(), 0);
 	lv_buf_dispose(&b);
@@ -359,91 +497,6 @@ static void test_alloc_failures(void **st)
 	free(want);
 	assert_int_equal(tu_leak_check(), 0);
 	lv_buf_dispose(&b);
-}
-
-/* ---- the fuzz corpus: many schemas in one process ---- */
-
-typedef struct answer {
-	int strict, partial; /* return codes */
-	char *s, *p;         /* descriptions when 0 */
-} answer;
-
-static char *read_tu_lf_describe(const uint8_t *b, size_t n, unsigned flags, int *rc)
-{
-	lv_lancefile *f = NULL;
-	lv_error e = { 0 };
-	*rc = lv_lancefile_read_ex(&f, b, n, "fuzz.lance", flags, &e);
-	char *d = *rc ? NULL : tu_lf_describe(f);
-	lv_lancefile_free(f);
-	return d;
-}
-
-/* fresh: the cache cleared before each read (both are parses), the number stored added
- * to *stored. */
-static answer answer_of(const uint8_t *b, size_t n, bool fresh, uint64_t *stored)
-{
-	answer a;
-	if (fresh)
-		lv__lf_schcache_clear();
-	a.s = read_tu_lf_describe(b, n, 0, &a.strict);
-	if (fresh) {
-		*stored += stats().stores;
-		lv__lf_schcache_clear();
-	}
-	a.p = read_tu_lf_describe(b, n, LV_LANCEFILE_READ_PARTIAL, &a.partial);
-	if (fresh)
-		*stored += stats().stores;
-	int rc; /* strict after partial: a partial parse must not have been stored for it */
-	char *s = read_tu_lf_describe(b, n, 0, &rc);
-	if (rc != a.strict || (s && strcmp(s, a.s)))
-		fail_msg("a strict read after a partial one: %d, want %d", rc, a.strict);
-	free(s);
-	return a;
-}
-
-static void same_answer(const char *name, const answer *want, const answer *got)
-{
-	if (want->strict != got->strict || want->partial != got->partial ||
-	    (want->s && strcmp(want->s, got->s)) || (want->p && strcmp(want->p, got->p)))
-		fail_msg("%s: another answer with the cache (%d/%d, want %d/%d)", name, got->strict,
-			 got->partial, want->strict, want->partial);
-}
-
-/* Every corpus file (fuzz/corpora/lancefile) read strictly, partially and strictly again,
- * with the cache cleared before each read and then after the others filled it: the same
- * answers. */
-static void test_corpus_same_answers(void **st)
-{
-	(void)st;
-	const char *dir = LV_SOURCE_DIR "/fuzz/corpora/lancefile";
-	char **names = tu_list_dir(dir);
-	size_t nf = tu_list_len(names);
-	assert_true(nf > 100);
-	struct file { uint8_t *b; size_t n; answer a; } *fs = calloc(nf, sizeof *fs);
-	assert_non_null(fs);
-	uint64_t stored = 0;
-	for (size_t i = 0; i < nf; i++) {
-		char path[1024];
-		snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-		fs[i].b = tu_read_file(path, &fs[i].n);
-		fs[i].a = answer_of(fs[i].b, fs[i].n, true, &stored);
-	}
-	lv__lf_schcache_clear();
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < nf; i++) {
-			answer a = answer_of(fs[i].b, fs[i].n, false, NULL);
-			same_answer(names[i], &fs[i].a, &a);
-			free(a.s);
-			free(a.p);
-		}
-	assert_true(stats().hits > 0 && stored > 10);
-	for (size_t i = 0; i < nf; i++) {
-		free(fs[i].a.s);
-		free(fs[i].a.p);
-		free(fs[i].b);
-	}
-	free(fs);
-	tu_free_list(names);
 }
 
 /* ---- threads ---- */
@@ -497,10 +550,10 @@ static void test_threads(void **st)
 	lv__lf_schcache_clear();
 	tb[0] = write_file("file0", 5, ROWS);
 	tb[1] = write_file("file1", 5, ROWS + 1);
-	char val[32];
+	char name[32];
 	for (int i = 0; i < 12; i++) {
-		snprintf(val, sizeof val, "churn-%02d", i);
-		churn[i] = write_val(val);
+		snprintf(name, sizeof name, "churn-%02d", i);
+		churn[i] = write_named(name, "v", 1, ROWS);
 	}
 	pthread_t t[THREADS + 1];
 	for (int i = 0; i < THREADS; i++)
@@ -523,14 +576,16 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hit_same_as_parse),
-		cmocka_unit_test(test_one_byte_differs_misses),
+		cmocka_unit_test(test_metadata_rows_from_file),
+		cmocka_unit_test(test_fields_differ_misses),
+		cmocka_unit_test(test_checkpoints_share_fields),
+		cmocka_unit_test(test_split_fields_not_cached),
 		cmocka_unit_test(test_footer_columns_keyed),
 		cmocka_unit_test(test_bound),
 		cmocka_unit_test(test_undecoded_not_cached),
 		cmocka_unit_test(test_corrupt_not_cached),
 		cmocka_unit_test(test_replaced_while_read),
 		cmocka_unit_test(test_alloc_failures),
-		cmocka_unit_test(test_corpus_same_answers),
 		cmocka_unit_test(test_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

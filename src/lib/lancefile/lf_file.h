@@ -73,8 +73,9 @@ void *lv__lf_zalloc(lv_lancefile *f, size_t n, size_t size);
  * f->cols / ltypes / phys from the top-level fields.  `nphys` is the footer's column
  * count.  A top-level field whose type or column position is not known gets an
  * error string (LV_COL_UNDECODED) when LV_LANCEFILE_READ_PARTIAL is set, else fails.
- * The same bytes, count and f->version parsed before (with every column decodable) are
- * copied from the schema cache (schcache.h) instead.
+ * Fields whose bytes, with the same count and f->version, were parsed before (with every
+ * column decodable) are copied from the schema cache (schcache.h) instead; the metadata
+ * and the row count are always parsed from p.
  */
 int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_t n, size_t nphys,
 		    uint64_t *nrows);

@@ -1,23 +1,27 @@
 /*
- * The process-wide cache of parsed Lance file schemas (schcache.h).  versions() on a fresh
- * handle reads the head checkpoint again on every open; its FileDescriptor (~1 KB, ~120
- * protobuf fields) took a fifth of the read to parse.  A hit copies the stored parse.
+ * The process-wide cache of parsed Lance file schema fields (schcache.h).  versions() on a
+ * fresh handle reads a checkpoint file on every open, and history reads many archive
+ * segments: each FileDescriptor (~1 KB, ~120 protobuf fields) took a fifth of the read to
+ * parse, nearly all of it the fields, which every checkpoint of a dataset shares.
  *
  * Invariants:
- *  - The key is the exact FileDescriptor bytes (the schema, its metadata and the row count,
- *    field 2: a file with other rows is another key), the footer's physical column count
- *    and the file version.  A hit compares lengths, then the last TAIL bytes (where the
- *    row count and the checksums lancever writes are), then every byte.  Nothing else of
- *    the file is looked at: every offset, page and column check of the read still runs.
+ *  - The key is the bytes of the schema's fields (every Schema.fields entry, contiguous:
+ *    schema.c does not look a schema up whose fields have another entry between them), the
+ *    footer's physical column count and the file version: all that the fields and columns
+ *    of a parse depend on.  The metadata and the row count are not in it and not in an
+ *    entry: schema.c parses them from each file.  A hit compares lengths, then every byte.
+ *    Nothing else of the file is looked at: every offset, page and column check of the
+ *    read still runs.
  *  - Only a parse whose every top-level column is decodable is stored (no error string: a
- *    read's flags and name change nothing in it), with every string inside the schema's
- *    copy, at most MAX_SCHEMA bytes of schema and MAX_ENTRY bytes in all (under the
- *    large-block size: an entry never holds a block of the allocator's cache, blocks.c).
- *    At most SLOTS entries are held (< 256 KiB); a new one replaces the least recently used.
- *  - An entry is one lv__malloc block, immutable once published.  A reader holds a
- *    reference while schema.c copies it into the file's arena (the schema copy with its
- *    NULs in one memcpy, the arrays, then the string pointers rebased onto the file's
- *    copy): a file never points into an entry.
+ *    read's flags and name change nothing in it), with every field string inside the
+ *    fields' bytes (or absent), at most MAX_SCHEMA bytes of fields and MAX_ENTRY bytes in
+ *    all (under the large-block size: an entry never holds a block of the allocator's
+ *    cache, blocks.c).  At most SLOTS entries are held (< 256 KiB); a new one replaces the
+ *    least recently used.
+ *  - An entry is one lv__malloc block, immutable once published; it holds no pointer to
+ *    a string (field strings are offsets into the fields' bytes, which are equal in every
+ *    file that hits).  A reader holds a reference while schema.c copies it into the
+ *    file's arena: a file never points into an entry.
  *  - One mutex guards the table, the entries' reference counts and the counters.  It is
  *    never held while allocating, freeing or copying an entry out (so it has no order with
  *    the allocator's locks; fork() is safe: pthread_atfork); an entry replaced while a
@@ -35,11 +39,10 @@
 #define SLOTS 8
 #define MAX_SCHEMA ((size_t)12 << 10)
 #define MAX_ENTRY (LV__BLOCK_MIN - 64) /* malloc's own, never a block of blocks.c to pin */
-#define TAIL 32
 
 typedef struct entry {
 	lv__lf_schsnap s; /* first: release() finds the entry from it; immutable once published */
-	const uint8_t *key; /* the FileDescriptor's bytes, s.n */
+	const uint8_t *key; /* the fields' bytes, s.n */
 	size_t bytes, nphys;
 	int version;
 	/* under mu */
@@ -71,9 +74,7 @@ static void start(void)
 
 static bool same(const entry *e, const uint8_t *p, size_t n, size_t nphys, int version)
 {
-	size_t t = n < TAIL ? n : TAIL;
-	return e->s.n == n && e->nphys == nphys && e->version == version &&
-	       !memcmp(e->key + n - t, p + n - t, t) && !memcmp(e->key, p, n - t);
+	return e->s.n == n && e->nphys == nphys && e->version == version && !memcmp(e->key, p, n);
 }
 
 const lv__lf_schsnap *lv__lf_schcache_acquire(const uint8_t *p, size_t n, size_t nphys,
@@ -109,26 +110,30 @@ void lv__lf_schcache_release(const lv__lf_schsnap *s)
 
 /* ---- storing ---- */
 
-/* s is a string of f's schema copy (NUL included). */
-static bool in_copy(const lv_lancefile *f, const char *s)
+/* Where string s of f lies from the fields' first byte (at: their offset in the schema, n
+ * bytes), SIZE_MAX when absent (the copy's end, schema.c); false outside the fields. */
+static bool offset_of(const lv_lancefile *f, size_t at, size_t n, const char *s, size_t *off)
 {
-	uintptr_t at = (uintptr_t)s, lo = (uintptr_t)f->sch_copy;
-	return at >= lo && at - lo <= f->sch_n;
+	uintptr_t p = (uintptr_t)s, lo = (uintptr_t)f->sch_copy + at;
+	if (s == f->sch_copy + f->sch_n) {
+		*off = SIZE_MAX;
+		return true;
+	}
+	*off = p - lo;
+	return p >= lo && p - lo <= n;
 }
 
-static bool cacheable(const lv_lancefile *f)
+static bool cacheable(const lv_lancefile *f, size_t at, size_t n)
 {
-	if (f->sch_n > MAX_SCHEMA || !f->sch_copy)
+	size_t off;
+	if (n > MAX_SCHEMA || !f->sch_copy || at > f->sch_n || n > f->sch_n - at)
 		return false;
 	for (size_t i = 0; i < f->ncols; i++)
-		if (f->errors[i] || f->cols[i].type == LV_COL_UNDECODED || f->phys[i] == SIZE_MAX ||
-		    !in_copy(f, f->cols[i].name) || !in_copy(f, f->ltypes[i]))
+		if (f->errors[i] || f->cols[i].type == LV_COL_UNDECODED || f->phys[i] == SIZE_MAX)
 			return false;
 	for (size_t i = 0; i < f->nfields; i++)
-		if (!in_copy(f, f->fields[i].name) || !in_copy(f, f->fields[i].ltype))
-			return false;
-	for (size_t i = 0; i < f->nmeta; i++)
-		if (!in_copy(f, f->meta[i].key) || !in_copy(f, f->meta[i].value))
+		if (!offset_of(f, at, n, f->fields[i].name, &off) ||
+		    !offset_of(f, at, n, f->fields[i].ltype, &off))
 			return false;
 	return true;
 }
@@ -144,63 +149,51 @@ static bool reserve(size_t *at, size_t *off, size_t n, size_t size)
 	return true;
 }
 
-enum { O_KEY, O_COPY, O_FIELDS, O_META, O_KLEN, O_COLS, O_LTYPES, O_PHYS, O_N };
+enum { O_KEY, O_FIELDS, O_NAME, O_LTYPE, O_COLS, O_PHYS, O_N };
 
 /* The entry's size and the offsets of its arrays; 0 when it would exceed MAX_ENTRY. */
-static size_t layout(const lv_lancefile *f, size_t off[O_N])
+static size_t layout(const lv_lancefile *f, size_t n, size_t off[O_N])
 {
 	size_t at = sizeof(entry);
-	bool ok = reserve(&at, &off[O_KEY], f->sch_n, 1) &&
-		  reserve(&at, &off[O_COPY], f->sch_n + 1, 1) &&
+	bool ok = reserve(&at, &off[O_KEY], n, 1) &&
 		  reserve(&at, &off[O_FIELDS], f->nfields, sizeof(lv__lf_field)) &&
-		  reserve(&at, &off[O_META], f->nmeta, sizeof(lv_kv)) &&
-		  reserve(&at, &off[O_KLEN], f->nmeta, sizeof(size_t)) &&
+		  reserve(&at, &off[O_NAME], f->nfields, sizeof(size_t)) &&
+		  reserve(&at, &off[O_LTYPE], f->nfields, sizeof(size_t)) &&
 		  reserve(&at, &off[O_COLS], f->ncols, sizeof(lv_column)) &&
-		  reserve(&at, &off[O_LTYPES], f->ncols, sizeof(char *)) &&
 		  reserve(&at, &off[O_PHYS], f->ncols, sizeof(size_t));
 	return ok ? at : 0;
 }
 
-/* A new entry of f's parse, its strings rebased onto the entry's copy. */
-static entry *build(const lv_lancefile *f, size_t nphys, uint64_t nrows)
+/* A new entry of f's fields and columns (the n bytes of fields at f->sch + at). */
+static entry *build(const lv_lancefile *f, size_t at, size_t n, size_t nphys)
 {
-	size_t off[O_N], bytes = layout(f, off);
+	size_t off[O_N], bytes = layout(f, n, off);
 	char *b = bytes ? lv__malloc(bytes) : NULL;
 	if (!b)
 		return NULL;
 	entry *e = (entry *)b;
 	*e = (entry){ .bytes = bytes, .nphys = nphys, .version = f->version };
 	lv__lf_schsnap *s = &e->s;
-	*s = (lv__lf_schsnap){ .n = f->sch_n, .block_size = f->mem.block_size,
-			       .nfields = f->nfields, .nmeta = f->nmeta, .ncols = f->ncols,
-			       .nrows = nrows };
-	e->key = memcpy(b + off[O_KEY], f->sch, f->sch_n);
-	char *copy = memcpy(b + off[O_COPY], f->sch_copy, f->sch_n + 1);
+	*s = (lv__lf_schsnap){ .n = n, .nfields = f->nfields, .ncols = f->ncols };
+	e->key = memcpy(b + off[O_KEY], f->sch + at, n);
 	lv__lf_field *fields = memcpy(b + off[O_FIELDS], f->fields, f->nfields * sizeof *fields);
-	lv_kv *meta = memcpy(b + off[O_META], f->meta, f->nmeta * sizeof *meta);
+	size_t *name_at = (size_t *)(b + off[O_NAME]), *ltype_at = (size_t *)(b + off[O_LTYPE]);
 	lv_column *cols = (lv_column *)(b + off[O_COLS]);
-	char **ltypes = (char **)(b + off[O_LTYPES]);
-	s->meta_klen = memcpy(b + off[O_KLEN], f->meta_klen, f->nmeta * sizeof *s->meta_klen);
 	s->phys = memcpy(b + off[O_PHYS], f->phys, f->ncols * sizeof *s->phys);
 	for (size_t i = 0; i < f->nfields; i++) {
-		fields[i].name = copy + (fields[i].name - f->sch_copy);
-		fields[i].ltype = copy + (fields[i].ltype - f->sch_copy);
-	}
-	for (size_t i = 0; i < f->nmeta; i++) {
-		meta[i].key = copy + (meta[i].key - f->sch_copy);
-		meta[i].value = copy + (meta[i].value - f->sch_copy);
+		offset_of(f, at, n, fields[i].name, &name_at[i]); /* cacheable(): in the fields */
+		offset_of(f, at, n, fields[i].ltype, &ltype_at[i]);
+		fields[i].name = fields[i].ltype = NULL;
 	}
 	for (size_t i = 0; i < f->ncols; i++) { /* what the schema sets; no column data */
 		const lv_column *c = &f->cols[i];
-		cols[i] = (lv_column){ .name = copy + (c->name - f->sch_copy), .type = c->type,
-				       .nullable = c->nullable, .list_size = c->list_size };
-		ltypes[i] = copy + (f->ltypes[i] - f->sch_copy);
+		cols[i] = (lv_column){ .type = c->type, .nullable = c->nullable,
+				       .list_size = c->list_size };
 	}
-	s->copy = copy;
 	s->fields = fields;
-	s->meta = meta;
+	s->name_at = name_at;
+	s->ltype_at = ltype_at;
 	s->cols = cols;
-	s->ltypes = ltypes;
 	return e;
 }
 
@@ -230,11 +223,11 @@ static size_t victim(void)
 	return v;
 }
 
-void lv__lf_schcache_put(const lv_lancefile *f, size_t nphys, uint64_t nrows)
+void lv__lf_schcache_put(const lv_lancefile *f, size_t at, size_t n, size_t nphys)
 {
-	if (!cacheable(f))
+	if (!cacheable(f, at, n))
 		return;
-	entry *e = build(f, nphys, nrows), *drop = e;
+	entry *e = build(f, at, n, nphys), *drop = e;
 	if (!e)
 		return;
 	bool known = false; /* another thread stored the same parse first */

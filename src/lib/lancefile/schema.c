@@ -211,7 +211,6 @@ static int parse_meta(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *g)
 	return 0;
 }
 
-/* Counts, allocates and fills fields and metadata. */
 /*
  * The arena's block size: one block holds everything a small file's read allocates (the
  * schema's copy, n + 1 bytes, which holds every string; the per-field
@@ -229,23 +228,48 @@ static size_t arena_block(size_t n, size_t nfields, size_t nmeta, uint64_t nrows
 	return n + 256 + nfields * per_field + nmeta * (sizeof(lv_kv) + sizeof(size_t)) + cols;
 }
 
-static int parse_fields(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *fs, size_t n,
-			uint64_t nrows)
+/*
+ * The top level of a Schema: its fields and metadata entries counted, and the bytes of its
+ * fields [lo, hi) (tags included), the schema cache's key, unless another entry lies
+ * between two of them (split: not looked up).
+ */
+typedef struct sch_scan {
+	const uint8_t *lo, *hi;
+	size_t nfields, nmeta;
+	bool split;
+} sch_scan;
+
+static int scan_schema(lv__lf_rctx *r, const lv__pb_field *fs, sch_scan *sc)
 {
-	size_t nfields = 0, nmeta = 0;
 	lv__pb pr = lv__pb_sub(fs);
 	lv__pb_field g = { 0 };
+	const uint8_t *at = pr.p;
+	bool other = false; /* an entry that is not a field after the first field */
 	int rc;
+	*sc = (sch_scan){ 0 };
 	while ((rc = lv__pb_next(&pr, &g)) == 1) {
-		nfields += g.num == 1 && g.wire == LV_PB_LEN;
-		nmeta += g.num == 5 && g.wire == LV_PB_LEN;
+		if (g.num == 1 && g.wire == LV_PB_LEN) {
+			if (!sc->nfields++)
+				sc->lo = at;
+			sc->split = sc->split || other;
+			sc->hi = pr.p;
+		} else {
+			sc->nmeta += g.num == 5 && g.wire == LV_PB_LEN;
+			other = sc->nfields > 0;
+		}
+		at = pr.p;
 	}
-	if (rc < 0)
-		return lv__lf_rcorrupt(r, "malformed schema");
-	f->mem.block_size = arena_block(n, nfields, nmeta, nrows);
-	f->fields = lv__lf_zalloc(f, nfields, sizeof *f->fields);
-	f->meta = lv__lf_zalloc(f, nmeta, sizeof *f->meta);
-	f->meta_klen = lv__lf_zalloc(f, nmeta, sizeof *f->meta_klen);
+	return rc < 0 ? lv__lf_rcorrupt(r, "malformed schema") : 0;
+}
+
+/* The arrays of fields and metadata (zeroed) and the schema's copy, in the order a parse
+ * and a cache hit both allocate them. */
+static int alloc_schema(lv__lf_rctx *r, lv_lancefile *f, const sch_scan *sc, uint64_t nrows)
+{
+	f->mem.block_size = arena_block(f->sch_n, sc->nfields, sc->nmeta, nrows);
+	f->fields = lv__lf_zalloc(f, sc->nfields, sizeof *f->fields);
+	f->meta = lv__lf_zalloc(f, sc->nmeta, sizeof *f->meta);
+	f->meta_klen = lv__lf_zalloc(f, sc->nmeta, sizeof *f->meta_klen);
 	f->sch_copy = lv__arena_alloc(&f->mem, f->sch_n + 1);
 	if (f->sch_copy) {
 		memcpy(f->sch_copy, f->sch, f->sch_n);
@@ -253,9 +277,17 @@ static int parse_fields(lv__lf_rctx *r, lv_lancefile *f, const lv__pb_field *fs,
 	}
 	if (!f->fields || !f->meta || !f->meta_klen || !f->sch_copy)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
-	pr = lv__pb_sub(fs);
+	return 0;
+}
+
+/* Parses the entries of n bytes of a Schema at p: its fields (unless `fields` is false:
+ * they came from the cache) and its metadata. */
+static int parse_entries(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_t n, bool fields)
+{
+	lv__pb pr = lv__pb_make(p, n);
+	lv__pb_field g = { 0 };
 	while (lv__pb_next(&pr, &g) == 1) {
-		if (g.num == 1 && g.wire == LV_PB_LEN) {
+		if (fields && g.num == 1 && g.wire == LV_PB_LEN) {
 			f->nfields++; /* counted first: a half-parsed field is freed with the file */
 			LV_TRY(parse_field(r, f, f->nfields - 1, g.data, g.len));
 		} else if (g.num == 5 && g.wire == LV_PB_LEN) {
@@ -391,43 +423,45 @@ static void *dup_array(lv_lancefile *f, const void *src, size_t n, size_t size)
 	return d;
 }
 
-static char *rebase(const lv__lf_schsnap *s, char *copy, const char *str)
+/* A stored field string at `at` from the fields' first byte (base), len bytes, ended by a
+ * NUL in the file's copy as a parse ends it; SIZE_MAX: absent (""). */
+static char *place_str(lv_lancefile *f, char *base, size_t at, size_t len)
 {
-	return copy + (str - s->copy);
+	if (at == SIZE_MAX)
+		return f->sch_copy + f->sch_n;
+	base[at + len] = 0; /* a parse's NUL, or one inside the string (a name holding a NUL) */
+	return base + at;
 }
 
-/* f's schema state from a stored parse, allocated in the order a parse allocates it. */
-static int from_cache(lv__lf_rctx *r, lv_lancefile *f, const lv__lf_schsnap *s, const uint8_t *p)
+/*
+ * f's fields and columns from a stored parse of the fields at sc->lo (the same bytes),
+ * allocated in the order a parse allocates them; the metadata parsed from f's bytes.
+ */
+static int from_cache(lv__lf_rctx *r, lv_lancefile *f, const lv__lf_schsnap *s,
+		      const sch_scan *sc, const lv__pb_field *fs, uint64_t nrows)
 {
-	f->mem.block_size = s->block_size;
-	f->sch = p;
-	f->sch_n = s->n;
-	f->fields = dup_array(f, s->fields, s->nfields, sizeof *f->fields);
-	f->meta = dup_array(f, s->meta, s->nmeta, sizeof *f->meta);
-	f->meta_klen = dup_array(f, s->meta_klen, s->nmeta, sizeof *f->meta_klen);
-	f->sch_copy = lv__arena_alloc(&f->mem, s->n + 1);
+	LV_TRY(alloc_schema(r, f, sc, nrows));
+	memcpy(f->fields, s->fields, s->nfields * sizeof *f->fields);
+	char *base = f->sch_copy + (sc->lo - f->sch);
+	for (size_t i = 0; i < s->nfields; i++) {
+		lv__lf_field *fd = &f->fields[i];
+		fd->name = place_str(f, base, s->name_at[i], fd->name_len);
+		fd->ltype = place_str(f, base, s->ltype_at[i], fd->ltype_len);
+	}
+	f->nfields = s->nfields; /* the metadata: the entries before and after the fields */
+	LV_TRY(parse_entries(r, f, fs->data, (size_t)(sc->lo - fs->data), false));
+	LV_TRY(parse_entries(r, f, sc->hi, (size_t)(fs->data + fs->len - sc->hi), false));
 	f->cols = dup_array(f, s->cols, s->ncols, sizeof *f->cols);
-	f->ltypes = dup_array(f, s->ltypes, s->ncols, sizeof *f->ltypes);
+	f->ltypes = lv__lf_zalloc(f, s->ncols, sizeof *f->ltypes);
 	f->errors = lv__lf_zalloc(f, s->ncols, sizeof *f->errors);
 	f->phys = dup_array(f, s->phys, s->ncols, sizeof *f->phys);
-	if (!f->fields || !f->meta || !f->meta_klen || !f->sch_copy || !f->cols || !f->ltypes ||
-	    !f->errors || !f->phys)
+	if (!f->cols || !f->ltypes || !f->errors || !f->phys)
 		return lv__err(r->err, LV_ENOMEM, "file %s: out of memory", r->name);
-	char *c = memcpy(f->sch_copy, s->copy, s->n + 1);
-	for (size_t i = 0; i < s->nfields; i++) {
-		f->fields[i].name = rebase(s, c, s->fields[i].name);
-		f->fields[i].ltype = rebase(s, c, s->fields[i].ltype);
-	}
-	for (size_t i = 0; i < s->nmeta; i++) {
-		f->meta[i].key = rebase(s, c, s->meta[i].key);
-		f->meta[i].value = rebase(s, c, s->meta[i].value);
-	}
-	for (size_t i = 0; i < s->ncols; i++) {
-		f->cols[i].name = rebase(s, c, s->cols[i].name);
-		f->ltypes[i] = rebase(s, c, s->ltypes[i]);
-	}
-	f->nfields = s->nfields;
-	f->nmeta = s->nmeta;
+	for (size_t i = 0, c = 0; i < s->nfields && c < s->ncols; i++)
+		if (f->fields[i].depth == 0) {
+			f->cols[c].name = f->fields[i].name;
+			f->ltypes[c++] = f->fields[i].ltype;
+		}
 	f->ncols = s->ncols; /* last: lv_lancefile_free reads cols[0, ncols) */
 	return 0;
 }
@@ -435,13 +469,6 @@ static int from_cache(lv__lf_rctx *r, lv_lancefile *f, const lv__lf_schsnap *s, 
 int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_t n, size_t nphys,
 		    uint64_t *nrows)
 {
-	const lv__lf_schsnap *s = lv__lf_schcache_acquire(p, n, nphys, f->version);
-	if (s) {
-		*nrows = s->nrows;
-		int rc = from_cache(r, f, s, p);
-		lv__lf_schcache_release(s);
-		return rc;
-	}
 	lv__pb_field fs = { 0 };
 	int rc = lv__lf_pb_find(p, n, 1, &fs);
 	if (rc != 1)
@@ -451,8 +478,19 @@ int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_
 		return lv__lf_rcorrupt(r, "malformed file descriptor");
 	f->sch = p;
 	f->sch_n = n;
-	LV_TRY(parse_fields(r, f, &fs, n, *nrows));
+	sch_scan sc;
+	LV_TRY(scan_schema(r, &fs, &sc));
+	bool key = sc.nfields && !sc.split;
+	const lv__lf_schsnap *s = key ? lv__lf_schcache_acquire(sc.lo, (size_t)(sc.hi - sc.lo), nphys, f->version) : NULL;
+	if (s) {
+		rc = from_cache(r, f, s, &sc, &fs, *nrows);
+		lv__lf_schcache_release(s);
+		return rc;
+	}
+	LV_TRY(alloc_schema(r, f, &sc, *nrows));
+	LV_TRY(parse_entries(r, f, fs.data, fs.len, true));
 	LV_TRY(map_columns(r, f, nphys));
-	lv__lf_schcache_put(f, nphys, *nrows);
+	if (key)
+		lv__lf_schcache_put(f, (size_t)(sc.lo - p), (size_t)(sc.hi - sc.lo), nphys);
 	return 0;
 }
