@@ -35,35 +35,17 @@ static lv_error err;
 
 static char base[4096]; /* per-test scratch: base/ds (the dataset), base/outside */
 
-static char *pathf(const char *fmt, ...)
-{
-	static char bufs[8][4200];
-	static int k;
-	char *b = bufs[k++ & 7];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(b, sizeof bufs[0], fmt, ap);
-	va_end(ap);
-	return b;
-}
-
-static void sh(const char *cmd)
-{
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
-
 /* base/ds = a copy of the LanceDB-written fixture; base/outside = an empty directory. */
 static void setup_tree(void)
 {
 	snprintf(base, sizeof base, "%s", tu_tmpdir());
-	sh(pathf("cp -r '%s' '%s/ds' && mkdir '%s/outside'", tu_fixture("lance8/t.lance"), base, base));
+	tu_sh(tu_fmt("cp -r '%s' '%s/ds' && mkdir '%s/outside'", tu_fixture("lance8/t.lance"), base, base));
 }
 
 /* Moves base/ds/<sub> to base/outside/<sub> and leaves a symlink to it in its place. */
 static void move_out(const char *sub)
 {
-	sh(pathf("mv '%s/ds/%s' '%s/outside/%s' && ln -s '%s/outside/%s' '%s/ds/%s'", base, sub, base, sub,
+	tu_sh(tu_fmt("mv '%s/ds/%s' '%s/outside/%s' && ln -s '%s/outside/%s' '%s/ds/%s'", base, sub, base, sub,
 		 base, sub, base, sub));
 }
 
@@ -108,7 +90,7 @@ static char *snapshot(const char *dir)
 /* Fails the test unless the tree under base/<rel> is as `before` (its snapshot()). */
 static void assert_same_tree(const char *rel, const char *before)
 {
-	char *after = snapshot(pathf("%s/%s", base, rel));
+	char *after = snapshot(tu_fmt("%s/%s", base, rel));
 	assert_string_equal(before, after);
 	free(after);
 }
@@ -139,9 +121,9 @@ static void symlinked_dir_refused(const char *sub, bool versions_fail)
 {
 	setup_tree();
 	move_out(sub);
-	char *out0 = snapshot(pathf("%s/outside", base));
-	char *ds0 = snapshot(pathf("%s/ds", base));
-	lv_dataset *ds = open_path(pathf("%s/ds", base));
+	char *out0 = snapshot(tu_fmt("%s/outside", base));
+	char *ds0 = snapshot(tu_fmt("%s/ds", base));
+	lv_dataset *ds = open_path(tu_fmt("%s/ds", base));
 
 	lv_version_list *l = NULL;
 	lv_history_report rep = LV_HISTORY_REPORT_INIT;
@@ -196,9 +178,9 @@ static void test_symlinked_checkpoints_dir(void **state)
 {
 	(void)state;
 	setup_tree();
-	sh(pathf("mkdir '%s/outside/ck' && ln -s '%s/outside/ck' '%s/ds/_checkpoints'", base, base, base));
-	char *out0 = snapshot(pathf("%s/outside", base));
-	lv_dataset *ds = open_path(pathf("%s/ds", base));
+	tu_sh(tu_fmt("mkdir '%s/outside/ck' && ln -s '%s/outside/ck' '%s/ds/_checkpoints'", base, base, base));
+	char *out0 = snapshot(tu_fmt("%s/outside", base));
+	lv_dataset *ds = open_path(tu_fmt("%s/ds", base));
 	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
 	int rc = lv_checkpoint_write(ds, NULL, NULL, 0, &r, &err);
 	assert_int_equal(rc, LV_EINVALID);
@@ -208,7 +190,7 @@ static void test_symlinked_checkpoints_dir(void **state)
 	assert_int_equal(cleanup_all(ds, &stats), LV_EINVALID);
 	assert_same_tree("outside", out0);
 	/* every manifest is still there: the cleanup stopped at its checkpoint */
-	char **names = tu_list_dir(pathf("%s/ds/_versions", base));
+	char **names = tu_list_dir(tu_fmt("%s/ds/_versions", base));
 	assert_int_equal(tu_list_len(names), 7); /* 6 manifests + latest_version_hint.json */
 	tu_free_list(names);
 	free(out0);
@@ -225,26 +207,26 @@ static void test_symlinked_data_files(void **state)
 {
 	(void)state;
 	setup_tree();
-	char **names = tu_list_dir(pathf("%s/ds/data", base));
+	char **names = tu_list_dir(tu_fmt("%s/ds/data", base));
 	assert_non_null(names[0]);
 	/* the first data file (sorted) is replaced by a link to an outside copy */
-	sh(pathf("mv '%s/ds/data/%s' '%s/outside/victim.lance' && ln -s '%s/outside/victim.lance' '%s/ds/data/%s'",
+	tu_sh(tu_fmt("mv '%s/ds/data/%s' '%s/outside/victim.lance' && ln -s '%s/outside/victim.lance' '%s/ds/data/%s'",
 		 base, names[0], base, base, base, names[0]));
-	sh(pathf("echo precious > '%s/outside/stray.lance' && ln -s '%s/outside/stray.lance' '%s/ds/data/stray.lance'",
+	tu_sh(tu_fmt("echo precious > '%s/outside/stray.lance' && ln -s '%s/outside/stray.lance' '%s/ds/data/stray.lance'",
 		 base, base, base));
-	sh(pathf("echo precious > '%s/outside/del.arrow' && ln -s '%s/outside/del.arrow' '%s/ds/_deletions/9-9-9.arrow'",
+	tu_sh(tu_fmt("echo precious > '%s/outside/del.arrow' && ln -s '%s/outside/del.arrow' '%s/ds/_deletions/9-9-9.arrow'",
 		 base, base, base));
-	char *out0 = snapshot(pathf("%s/outside", base));
-	lv_dataset *ds = open_path(pathf("%s/ds", base));
+	char *out0 = snapshot(tu_fmt("%s/outside", base));
+	lv_dataset *ds = open_path(tu_fmt("%s/ds", base));
 	lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 	CHECK(cleanup_all(ds, &stats));
 	assert_true(stats.versions_removed >= 4);
 	assert_same_tree("outside", out0);
 	struct stat sb;
-	assert_int_equal(lstat(pathf("%s/ds/data/%s", base, names[0]), &sb), 0);
+	assert_int_equal(lstat(tu_fmt("%s/ds/data/%s", base, names[0]), &sb), 0);
 	assert_true(S_ISLNK(sb.st_mode));
-	assert_int_equal(lstat(pathf("%s/ds/data/stray.lance", base), &sb), 0);
-	assert_int_equal(lstat(pathf("%s/ds/_deletions/9-9-9.arrow", base), &sb), 0);
+	assert_int_equal(lstat(tu_fmt("%s/ds/data/stray.lance", base), &sb), 0);
+	assert_int_equal(lstat(tu_fmt("%s/ds/_deletions/9-9-9.arrow", base), &sb), 0);
 	tu_free_list(names);
 	free(out0);
 	lv_dataset_free(ds);
@@ -256,22 +238,22 @@ static void test_symlink_loops(void **state)
 {
 	(void)state;
 	setup_tree();
-	sh(pathf("ln -s ../data '%s/ds/data/up' && ln -s '%s/ds' '%s/ds/_indices/root' && "
+	tu_sh(tu_fmt("ln -s ../data '%s/ds/data/up' && ln -s '%s/ds' '%s/ds/_indices/root' && "
 		 "ln -s loop '%s/ds/loop' && rm -rf '%s/ds/_deletions' && ln -s _deletions '%s/ds/_deletions'",
 		 base, base, base, base, base, base));
-	lv_dataset *ds = open_path(pathf("%s/ds", base));
+	lv_dataset *ds = open_path(tu_fmt("%s/ds", base));
 	assert_int_equal(tu_count_versions(ds), 6);
-	char *ds0 = snapshot(pathf("%s/ds", base));
+	char *ds0 = snapshot(tu_fmt("%s/ds", base));
 	lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 	assert_int_equal(cleanup_all(ds, &stats), LV_EINVALID);
 	assert_non_null(strstr(err.message, "_deletions"));
 	assert_same_tree("ds", ds0);
 	/* without the self-loop, the links inside data/ and _indices/ are just skipped */
-	sh(pathf("rm '%s/ds/_deletions'", base));
+	tu_sh(tu_fmt("rm '%s/ds/_deletions'", base));
 	CHECK(cleanup_all(ds, &stats));
 	struct stat sb;
-	assert_int_equal(lstat(pathf("%s/ds/data/up", base), &sb), 0);
-	assert_int_equal(lstat(pathf("%s/ds/_indices/root", base), &sb), 0);
+	assert_int_equal(lstat(tu_fmt("%s/ds/data/up", base), &sb), 0);
+	assert_int_equal(lstat(tu_fmt("%s/ds/_indices/root", base), &sb), 0);
 	free(ds0);
 	lv_dataset_free(ds);
 	tu_rmrf(base);
@@ -285,28 +267,28 @@ static void test_symlinked_branch(void **state)
 {
 	(void)state;
 	setup_tree();
-	sh(pathf("cp -r '%s' '%s/outside/other' && mkdir '%s/ds/tree' && ln -s '%s/outside/other' '%s/ds/tree/feat'",
+	tu_sh(tu_fmt("cp -r '%s' '%s/outside/other' && mkdir '%s/ds/tree' && ln -s '%s/outside/other' '%s/ds/tree/feat'",
 		 tu_fixture("lance8/t.lance"), base, base, base, base));
-	char *out0 = snapshot(pathf("%s/outside", base));
+	char *out0 = snapshot(tu_fmt("%s/outside", base));
 	lv_dataset *br = NULL;
 	lv_open_options o = LV_OPEN_OPTIONS_INIT;
 	o.branch = "feat";
-	CHECK(lv_dataset_open(&br, pathf("%s/ds", base), &o, &err));
+	CHECK(lv_dataset_open(&br, tu_fmt("%s/ds", base), &o, &err));
 	lv_version_list *l = NULL;
 	lv_history_report rep = LV_HISTORY_REPORT_INIT;
 	assert_int_equal(lv_versions(&l, br, &rep, &err), LV_EINVALID);
 	assert_non_null(strstr(err.message, "tree/feat"));
 	lv_dataset_free(br);
-	lv_dataset *ds = open_path(pathf("%s/ds", base));
+	lv_dataset *ds = open_path(tu_fmt("%s/ds", base));
 	lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 	/* an unregistered directory under tree/ is not a branch: skipped, the cleanup runs */
 	CHECK(cleanup_all(ds, &stats));
 	assert_same_tree("outside", out0);
 	/* a registered branch whose directory is a symlink: its manifests (which may use our
 	 * files) cannot be read, so the cleanup refuses before deleting anything */
-	sh(pathf("mkdir -p '%s/ds/_refs/branches' && printf '{\"parentBranch\": null, \"parentVersion\": 6, "
+	tu_sh(tu_fmt("mkdir -p '%s/ds/_refs/branches' && printf '{\"parentBranch\": null, \"parentVersion\": 6, "
 		 "\"createAt\": 1, \"manifestSize\": 1}' > '%s/ds/_refs/branches/feat.json'", base, base));
-	char *ds0 = snapshot(pathf("%s/ds", base));
+	char *ds0 = snapshot(tu_fmt("%s/ds", base));
 	assert_int_equal(cleanup_all(ds, &stats), LV_EINVALID);
 	assert_non_null(strstr(err.message, "branch feat"));
 	assert_non_null(strstr(err.message, "symbolic link"));
@@ -323,14 +305,14 @@ static void test_symlinked_root_is_fine(void **state)
 {
 	(void)state;
 	setup_tree();
-	sh(pathf("ln -s '%s/ds' '%s/link.lance'", base, base));
-	lv_dataset *ds = open_path(pathf("%s/link.lance", base));
+	tu_sh(tu_fmt("ln -s '%s/ds' '%s/link.lance'", base, base));
+	lv_dataset *ds = open_path(tu_fmt("%s/link.lance", base));
 	assert_int_equal(tu_count_versions(ds), 6);
 	lv_dataset_free(ds);
 	/* the root is the link's target, resolved as realpath does (through a link in the middle
 	 * of the path too, and with "." and ".." in it) */
-	sh(pathf("mkdir -p '%s/x/y' && ln -s '%s' '%s/x/y/up'", base, base, base));
-	char *real = realpath(pathf("%s/ds", base), NULL);
+	tu_sh(tu_fmt("mkdir -p '%s/x/y' && ln -s '%s' '%s/x/y/up'", base, base, base));
+	char *real = realpath(tu_fmt("%s/ds", base), NULL);
 	assert_non_null(real);
 	/* and without any link, where the path is its own name once "//", "." and ".." are gone;
 	 * but a ".." after a link is the link target's parent, not the lexical one */
@@ -339,8 +321,8 @@ static void test_symlinked_root_is_fine(void **state)
 			       "%s/x/y/../../ds", "/%s//./ds/", "%s/x/y/up/../%s/ds" };
 	for (size_t i = 0; i < sizeof ways / sizeof ways[0]; i++) {
 		lv_storage *st = NULL;
-		CHECK(lv_storage_open(&st, pathf(ways[i], base, b), NULL, &err));
-		char *want = pathf("file://%s", real);
+		CHECK(lv_storage_open(&st, tu_fmt(ways[i], base, b), NULL, &err));
+		char *want = tu_fmt("file://%s", real);
 		assert_string_equal(lv_storage_describe(st), want);
 		lv_storage_free(st);
 	}
@@ -353,11 +335,11 @@ static void test_storage_ops_refuse_links(void **state)
 {
 	(void)state;
 	setup_tree();
-	sh(pathf("mkdir -p '%s/outside/d' && echo secret > '%s/outside/d/f' && ln -s '%s/outside/d' '%s/ds/lnk' && "
+	tu_sh(tu_fmt("mkdir -p '%s/outside/d' && echo secret > '%s/outside/d/f' && ln -s '%s/outside/d' '%s/ds/lnk' && "
 		 "ln -s '%s/outside/d/f' '%s/ds/flink'", base, base, base, base, base, base));
-	char *out0 = snapshot(pathf("%s/outside", base));
+	char *out0 = snapshot(tu_fmt("%s/outside", base));
 	lv_storage *st = NULL;
-	CHECK(lv_storage_open(&st, pathf("%s/ds", base), NULL, &err));
+	CHECK(lv_storage_open(&st, tu_fmt("%s/ds", base), NULL, &err));
 	lv_buf b = { 0 };
 	uint64_t sz;
 	assert_int_equal(lv_storage_read(st, "lnk/f", &b, &err), LV_EINVALID);
@@ -393,19 +375,19 @@ static void test_dircache_swap_to_symlink(void **state)
 {
 	(void)state;
 	setup_tree();
-	sh(pathf("mkdir -p '%s/ds/d' && echo mine > '%s/ds/d/f'", base, base));
+	tu_sh(tu_fmt("mkdir -p '%s/ds/d' && echo mine > '%s/ds/d/f'", base, base));
 	lv_storage *st = NULL;
-	CHECK(lv_storage_open(&st, pathf("%s/ds", base), NULL, &err));
+	CHECK(lv_storage_open(&st, tu_fmt("%s/ds", base), NULL, &err));
 	lv_buf b = { 0 };
 	uint64_t sz;
 	int64_t mt;
 	CHECK(lv_storage_read(st, "d/f", &b, &err)); /* d/ is cached now */
 	assert_memory_equal(b.ptr, "mine\n", 5);
 	lv_buf_dispose(&b);
-	sh(pathf("mv '%s/ds/d' '%s/ds/d.old' && mkdir '%s/outside/d' && echo secret > '%s/outside/d/f' && "
+	tu_sh(tu_fmt("mv '%s/ds/d' '%s/ds/d.old' && mkdir '%s/outside/d' && echo secret > '%s/outside/d/f' && "
 		 "echo secret > '%s/outside/d/only' && ln -s '%s/outside/d' '%s/ds/d'",
 		 base, base, base, base, base, base, base));
-	char *out0 = snapshot(pathf("%s/outside", base));
+	char *out0 = snapshot(tu_fmt("%s/outside", base));
 	/* a file only the target holds: not found in the cached directory, then the fresh walk
 	 * meets the link */
 	assert_int_equal(lv_storage_read(st, "d/only", &b, &err), LV_EINVALID);
@@ -438,15 +420,15 @@ static void test_dircache_dir_replaced(void **state)
 {
 	(void)state;
 	setup_tree();
-	sh(pathf("mkdir -p '%s/ds/d' && echo a > '%s/ds/d/a'", base, base));
+	tu_sh(tu_fmt("mkdir -p '%s/ds/d' && echo a > '%s/ds/d/a'", base, base));
 	lv_storage *st = NULL;
-	CHECK(lv_storage_open(&st, pathf("%s/ds", base), NULL, &err));
+	CHECK(lv_storage_open(&st, tu_fmt("%s/ds", base), NULL, &err));
 	lv_buf b = { 0 };
 	uint64_t sz;
 	int64_t mt;
 	CHECK(lv_storage_read(st, "d/a", &b, &err));
 	lv_buf_dispose(&b);
-	sh(pathf("mv '%s/ds/d' '%s/ds/d.old' && mkdir '%s/ds/d' && echo bb > '%s/ds/d/b'", base, base,
+	tu_sh(tu_fmt("mv '%s/ds/d' '%s/ds/d.old' && mkdir '%s/ds/d' && echo bb > '%s/ds/d/b'", base, base,
 		 base, base));
 	CHECK(lv_storage_read(st, "d/b", &b, &err));
 	assert_int_equal(b.size, 3);
@@ -523,9 +505,9 @@ static void test_list_subdirs(void **state)
 {
 	(void)state;
 	setup_tree();
-	sh(pathf("rm -r '%s/ds/_refs'", base)); /* the fixture's tag */
+	tu_sh(tu_fmt("rm -r '%s/ds/_refs'", base)); /* the fixture's tag */
 	lv_storage *st = NULL;
-	CHECK(lv_storage_open(&st, pathf("%s/ds", base), NULL, &err));
+	CHECK(lv_storage_open(&st, tu_fmt("%s/ds", base), NULL, &err));
 	lv__dbuf got[2], want;
 	int rcs[2];
 	lv_error errs[2];
@@ -535,7 +517,7 @@ static void test_list_subdirs(void **state)
 	assert_int_equal(got[0].len + got[1].len, 0);
 	lv__dbuf_dispose(&got[0]);
 	lv__dbuf_dispose(&got[1]);
-	sh(pathf("mv '%s/ds' '%s/ds.old' && cp -r '%s/ds.old' '%s/ds' && mkdir -p '%s/ds/_refs/tags' "
+	tu_sh(tu_fmt("mv '%s/ds' '%s/ds.old' && cp -r '%s/ds.old' '%s/ds' && mkdir -p '%s/ds/_refs/tags' "
 		 "'%s/ds/_refs/branches' && for t in b a c; do echo '{}' > \"%s/ds/_refs/tags/$t.json\"; "
 		 "done && echo '{}' > '%s/ds/_refs/branches/f.json'",
 		 base, base, base, base, base, base, base, base));
@@ -577,7 +559,7 @@ static void test_list_subdirs(void **state)
 		lv__dbuf_dispose(&got[i]);
 	lv_storage_free(sub);
 	lv_storage_free(up);
-	sh(pathf("rm -r '%s/ds/_refs/branches' && echo x > '%s/ds/_refs/branches' && "
+	tu_sh(tu_fmt("rm -r '%s/ds/_refs/branches' && echo x > '%s/ds/_refs/branches' && "
 		 "mv '%s/ds/_refs/tags' '%s/outside/tags' && ln -s '%s/outside/tags' '%s/ds/_refs/tags'",
 		 base, base, base, base, base, base));
 	list_refs(st, got, rcs, errs);
@@ -587,7 +569,7 @@ static void test_list_subdirs(void **state)
 	assert_int_equal(got[0].len + got[1].len, 0);
 	for (int i = 0; i < 2; i++)
 		lv__dbuf_dispose(&got[i]);
-	sh(pathf("mv '%s/ds/_refs' '%s/outside/refs' && ln -s '%s/outside/refs' '%s/ds/_refs'", base,
+	tu_sh(tu_fmt("mv '%s/ds/_refs' '%s/outside/refs' && ln -s '%s/outside/refs' '%s/ds/_refs'", base,
 		 base, base, base));
 	list_refs(st, got, rcs, errs);
 	assert_int_equal(rcs[0], LV_EINVALID);
@@ -596,7 +578,7 @@ static void test_list_subdirs(void **state)
 	for (int i = 0; i < 2; i++)
 		lv__dbuf_dispose(&got[i]);
 	lv_storage_free(st);
-	tu_rmrf(pathf("%s/ds.old", base));
+	tu_rmrf(tu_fmt("%s/ds.old", base));
 	tu_rmrf(base);
 }
 
@@ -611,20 +593,20 @@ static void test_dircache_list_root_replaced(void **state)
 {
 	(void)state;
 	snprintf(base, sizeof base, "%s", tu_tmpdir());
-	sh(pathf("mkdir -p '%s/ds/d' && echo a > '%s/ds/d/a'", base, base));
+	tu_sh(tu_fmt("mkdir -p '%s/ds/d' && echo a > '%s/ds/d/a'", base, base));
 	lv_storage *st = NULL;
-	CHECK(lv_storage_open(&st, pathf("%s/ds", base), NULL, &err));
+	CHECK(lv_storage_open(&st, tu_fmt("%s/ds", base), NULL, &err));
 	for (int names = 0; names < 2; names++) {
 		assert_int_equal(count_listed(st, "d", names), 1); /* the root is cached now */
 		assert_int_equal(count_listed(st, "_refs/tags", names), 0);
 	}
-	sh(pathf("mv '%s/ds' '%s/ds.old' && mkdir -p '%s/ds/_refs/tags' && echo '{}' > "
+	tu_sh(tu_fmt("mv '%s/ds' '%s/ds.old' && mkdir -p '%s/ds/_refs/tags' && echo '{}' > "
 		 "'%s/ds/_refs/tags/v1.json' && echo '{}' > '%s/ds/_refs/tags/v2.json'",
 		 base, base, base, base, base));
 	assert_int_equal(count_listed(st, "_refs/tags", false), 2);
 	assert_int_equal(count_listed(st, "_refs/tags", true), 2);
 	lv_storage_free(st);
-	tu_rmrf(pathf("%s/ds.old", base));
+	tu_rmrf(tu_fmt("%s/ds.old", base));
 	tu_rmrf(base);
 }
 
@@ -635,11 +617,11 @@ static void test_dircache_list_swap_to_symlink(void **state)
 {
 	(void)state;
 	setup_tree();
-	sh(pathf("mkdir -p '%s/ds/d' && echo a > '%s/ds/d/a'", base, base));
+	tu_sh(tu_fmt("mkdir -p '%s/ds/d' && echo a > '%s/ds/d/a'", base, base));
 	lv_storage *st = NULL;
-	CHECK(lv_storage_open(&st, pathf("%s/ds", base), NULL, &err));
+	CHECK(lv_storage_open(&st, tu_fmt("%s/ds", base), NULL, &err));
 	assert_int_equal(count_listed(st, "d", false), 1);
-	sh(pathf("mv '%s/ds/d' '%s/ds/d.old' && mkdir '%s/outside/d' && echo s > '%s/outside/d/x' && "
+	tu_sh(tu_fmt("mv '%s/ds/d' '%s/ds/d.old' && mkdir '%s/outside/d' && echo s > '%s/outside/d/x' && "
 		 "echo s > '%s/outside/d/y' && ln -s '%s/outside/d' '%s/ds/d'",
 		 base, base, base, base, base, base, base));
 	int n = 0;
@@ -658,14 +640,14 @@ static void test_dircache_list_not_through_moved(void **state)
 {
 	(void)state;
 	setup_tree();
-	sh(pathf("mkdir -p '%s/ds/a/b/c' && echo f > '%s/ds/a/b/f' && echo g > '%s/ds/a/b/c/g'", base,
+	tu_sh(tu_fmt("mkdir -p '%s/ds/a/b/c' && echo f > '%s/ds/a/b/f' && echo g > '%s/ds/a/b/c/g'", base,
 		 base, base));
 	lv_storage *st = NULL;
-	CHECK(lv_storage_open(&st, pathf("%s/ds", base), NULL, &err));
+	CHECK(lv_storage_open(&st, tu_fmt("%s/ds", base), NULL, &err));
 	lv_buf b = { 0 };
 	CHECK(lv_storage_read(st, "a/b/f", &b, &err)); /* a/b is cached now */
 	lv_buf_dispose(&b);
-	sh(pathf("mv '%s/ds/a/b' '%s/outside/b' && echo s > '%s/outside/b/c/secret' && "
+	tu_sh(tu_fmt("mv '%s/ds/a/b' '%s/outside/b' && echo s > '%s/outside/b/c/secret' && "
 		 "ln -s '%s/outside/b' '%s/ds/a/b'", base, base, base, base, base));
 	int n = 0;
 	assert_int_equal(lv_storage_list(st, "a/b/c", false, count_cb, &n, &err), LV_EINVALID);
@@ -682,12 +664,12 @@ static void test_dircache_then_cleanup(void **state)
 {
 	(void)state;
 	setup_tree();
-	lv_dataset *ds = open_path(pathf("%s/ds", base));
+	lv_dataset *ds = open_path(tu_fmt("%s/ds", base));
 	assert_int_equal(tu_count_versions(ds), 6); /* reads _versions/ and _transactions/ files */
 	move_out("_transactions");
 	move_out("_versions");
-	char *out0 = snapshot(pathf("%s/outside", base));
-	char *ds0 = snapshot(pathf("%s/ds", base));
+	char *out0 = snapshot(tu_fmt("%s/outside", base));
+	char *ds0 = snapshot(tu_fmt("%s/ds", base));
 	lv_cleanup_stats stats = LV_CLEANUP_STATS_INIT;
 	assert_int_equal(cleanup_all(ds, &stats), LV_EINVALID);
 	assert_non_null(strstr(err.message, "symbolic link"));
@@ -708,9 +690,9 @@ static void test_fifo_transaction_file(void **state)
 	CHECK(lv_storage_open(&st, base, NULL, &err));
 	synth_commit c = { .version = 1, .ts_ms = 1700000001000, .txn_file_only = 1 };
 	CHECK(synth_write(st, &c));
-	char **names = tu_list_dir(pathf("%s/_transactions", base));
+	char **names = tu_list_dir(tu_fmt("%s/_transactions", base));
 	assert_non_null(names[0]);
-	char *txn = pathf("%s/_transactions/%s", base, names[0]);
+	char *txn = tu_fmt("%s/_transactions/%s", base, names[0]);
 	assert_int_equal(unlink(txn), 0);
 	assert_int_equal(mkfifo(txn, 0600), 0);
 	lv_dataset *ds = tu_open(st);

@@ -21,25 +21,6 @@
 static lv_error err;
 #define CHECK(expr) TU_CHECK(err, expr)
 
-static char *pathf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *pathf(const char *fmt, ...)
-{
-	static char bufs[4][13000];
-	static int k;
-	char *p = bufs[k++ & 3];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p, sizeof bufs[0], fmt, ap);
-	va_end(ap);
-	return p;
-}
-
-static void sh(const char *cmd)
-{
-	if (system(cmd) != 0)
-		fail_msg("command failed: %s", cmd);
-}
-
 static uint64_t bytes_read(lv_storage *st)
 {
 	lv_storage_stats s = LV_STORAGE_STATS_INIT;
@@ -66,8 +47,8 @@ static char *describe(const lv_version_list *l)
 static const char *dataset_with_checkpoint(char *cp_path, size_t cap)
 {
 	const char *base = tu_tmpdir();
-	sh(pathf("cp -r '%s' '%s/ds'", tu_fixture("lance8/t.lance"), base));
-	const char *root = pathf("%s/ds", base);
+	tu_sh(tu_fmt("cp -r '%s' '%s/ds'", tu_fixture("lance8/t.lance"), base));
+	const char *root = tu_fmt("%s/ds", base);
 	lv_dataset *ds = NULL;
 	CHECK(lv_dataset_open(&ds, root, NULL, &err));
 	lv_checkpoint_result r = LV_CHECKPOINT_RESULT_INIT;
@@ -106,8 +87,8 @@ static void test_fresh_handle_keys_from_read(void **state)
 
 	/* the same bytes written again under the same name (a merge rewrites its checkpoint in
 	 * place): another file, another time; the next call reads it again */
-	sh(pathf("cp '%s' '%s.new' && touch -d '@2000000000' '%s.new'", cp, cp, cp));
-	sh(pathf("mv '%s.new' '%s'", cp, cp));
+	tu_sh(tu_fmt("cp '%s' '%s.new' && touch -d '@2000000000' '%s.new'", cp, cp, cp));
+	tu_sh(tu_fmt("mv '%s.new' '%s'", cp, cp));
 	uint64_t r2 = bytes_read(st);
 	CHECK(lv_versions(&c, ds, &rep, &err));
 	assert_true(bytes_read(st) - r2 >= cp_size);

@@ -38,6 +38,24 @@ void tu_write_file(const char *path, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
+char *tu_fmt(const char *fmt, ...)
+{
+	static char bufs[8][13000];
+	static int k;
+	char *b = bufs[k++ & 7];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof bufs[0], fmt, ap);
+	va_end(ap);
+	return b;
+}
+
+void tu_sh(const char *cmd)
+{
+	if (system(cmd) != 0)
+		fail_msg("command failed: %s", cmd);
+}
+
 const char *tu_fixture(const char *rel)
 {
 	static char bufs[4][4096];

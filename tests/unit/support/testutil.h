@@ -25,6 +25,10 @@
 uint8_t *tu_read_file(const char *path, size_t *size);
 /* Writes `text` to a file (created or truncated); fails the test if it cannot. */
 void tu_write_file(const char *path, const char *text);
+/* printf into one of 8 rotating static buffers of 13,000 bytes (a path or a shell command). */
+char *tu_fmt(const char *fmt, ...);
+/* Runs a shell command; fails the test unless it exits 0. */
+void tu_sh(const char *cmd);
 /* Path of a fixture under tests/fixtures (static buffer, rotates among 4). */
 const char *tu_fixture(const char *rel);
 /* Lists file names in a directory, sorted (NULL-terminated array; free with tu_free_list). */
