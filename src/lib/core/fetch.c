@@ -51,9 +51,10 @@ void lv__budget_release(lv__budget *b, uint64_t n)
 }
 
 /* Size and footer of a file known to be larger than the first read. */
-static int check_large(lv_storage *st, const char *path, uint64_t max, uint64_t *size, lv_error *err)
+static int check_large(lv_storage *st, const char *path, uint64_t max, uint64_t *size,
+		       int64_t *mtime_ms, lv_error *err)
 {
-	LV_TRY(lv_storage_head(st, path, size, NULL, err));
+	LV_TRY(lv_storage_head(st, path, size, mtime_ms, err));
 	if (*size > max)
 		return lv__err(err, LV_ELIMIT, "%s: %llu bytes, more than the %llu bytes accepted", path,
 			       (unsigned long long)*size, (unsigned long long)max);
@@ -73,8 +74,9 @@ static int check_large(lv_storage *st, const char *path, uint64_t max, uint64_t 
 	return 0;
 }
 
-/* lv__fetch_footered; with `fsize` set, the file's stamp when it was read in one go (else
- * *mtime_ms 0: not known). */
+/* lv__fetch_footered; with `fsize` set, the file's stamp as the first read saw it, kept for a
+ * larger file only if the head before the rest saw the same size and time and every byte came
+ * (else *mtime_ms 0: not known; a file replaced meanwhile by other bytes fails its checksum). */
 static int fetch(lv_storage *st, const char *path, uint64_t max, lv__budget *budget, lv_buf *out,
 		 uint64_t *held, uint64_t *fsize, int64_t *mtime_ms, lv_error *err)
 {
@@ -89,10 +91,11 @@ static int fetch(lv_storage *st, const char *path, uint64_t max, lv__budget *bud
 		*out = first;
 		return 0;
 	}
-	if (fsize) /* read in more than one go: the stamp may not be the whole file's */
-		*mtime_ms = 0;
 	uint64_t size;
-	int rc = check_large(st, path, max, &size, err);
+	int64_t mt = 0;
+	int rc = check_large(st, path, max, &size, &mt, err);
+	if (fsize && (rc < 0 || size != *fsize || mt != *mtime_ms))
+		*mtime_ms = 0; /* another file than the first read's: no stamp */
 	if (rc < 0) {
 		lv_buf_dispose(&first);
 		return rc;
@@ -112,6 +115,8 @@ static int fetch(lv_storage *st, const char *path, uint64_t max, lv__budget *bud
 		all[first.size + rest.size] = 0;
 		out->ptr = all;
 		out->size = first.size + rest.size;
+		if (fsize && out->size != *fsize)
+			*mtime_ms = 0; /* short: not the whole of the file stamped */
 	}
 	lv_buf_dispose(&first);
 	lv_buf_dispose(&rest);

@@ -43,8 +43,8 @@ void lv__budget_release(lv__budget *b, uint64_t n);
 int lv__fetch_footered(lv_storage *st, const char *path, uint64_t max, lv__budget *budget,
 		       lv_buf *out, uint64_t *held, lv_error *err);
 /* The same, without a budget, and the file's size and modification time as the read saw them
- * (storage/stamped.h) when it was read in one go from a store that stamps reads; else
- * *mtime_ms is 0 (not known). */
+ * (storage/stamped.h) from a store that stamps reads (a larger file: only if the head taken
+ * before the rest sees the same and every byte came); else *mtime_ms is 0 (not known). */
 int lv__fetch_footered_stamped(lv_storage *st, const char *path, uint64_t max, lv_buf *out,
 			       uint64_t *size, int64_t *mtime_ms, lv_error *err);
 
