@@ -142,10 +142,8 @@ static bool hidden(const char *name)
  */
 static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, lv_error *err)
 {
-	char ebuf[128];
 	lv__dents it;
-	if (lv__dents_open(&it, fd) < 0)
-		return lv__err(err, LV_ENOMEM, "list %s: out of memory", rel[0] ? rel : ".");
+	lv__dents_open(&it, fd);
 	int rc = 0;
 	for (;;) {
 		const char *name;
@@ -153,8 +151,7 @@ static int walk(int fd, const char *rel, bool recursive, int depth, entvec *ev, 
 		int r = lv__dents_next(&it, &name, &type);
 		if (r <= 0) {
 			if (r < 0)
-				rc = lv__err(err, r == -ENOMEM ? LV_ENOMEM : LV_EIO, "list %s: %s",
-					     rel[0] ? rel : ".", lv__local_errstr(-r, ebuf, sizeof ebuf));
+				rc = lv__local_sys_err(err, -r, false, "list", rel);
 			break;
 		}
 		if (hidden(name))
@@ -294,15 +291,11 @@ static int local_list_names(void *impl, const char *dir, lv_list_cb cb, void *pa
 			    lv_error *err)
 {
 	local *l = impl;
-	char ebuf[128];
 	int rc, fd;
 	if ((rc = lv__local_open_list_dir(l, dir, &fd, err)) < 0 || fd < 0)
 		return rc;
 	lv__dents it;
-	if (lv__dents_open(&it, fd) < 0) {
-		close(fd);
-		return lv__err(err, LV_ENOMEM, "list %s: out of memory", dir[0] ? dir : ".");
-	}
+	lv__dents_open(&it, fd);
 	size_t dl = strlen(dir), off = dl ? dl + 1 : 0;
 	char path[LV__PATH_MAX + 1];
 	if (dl > LV__PATH_MAX - 1) {
@@ -318,8 +311,7 @@ static int local_list_names(void *impl, const char *dir, lv_list_cb cb, void *pa
 		int r = lv__dents_next(&it, &name, &type);
 		if (r <= 0) {
 			if (r < 0)
-				rc = lv__err(err, r == -ENOMEM ? LV_ENOMEM : LV_EIO, "list %s: %s",
-					     dir[0] ? dir : ".", lv__local_errstr(-r, ebuf, sizeof ebuf));
+				rc = lv__local_sys_err(err, -r, false, "list", dir);
 			break;
 		}
 		if (hidden(name))

@@ -21,13 +21,12 @@
 
 #define LV__DENTS_BUF (32u << 10) /* glibc's readdir buffer size */
 
-int lv__dents_open(lv__dents *it, int fd)
+void lv__dents_open(lv__dents *it, int fd)
 {
 	it->fd = fd;
 	it->len = it->pos = 0;
 	it->buf = it->small;
 	it->cap = sizeof it->small;
-	return 0;
 }
 
 int lv__dents_next(lv__dents *it, const char **name, unsigned char *type)

@@ -80,9 +80,9 @@ typedef struct lv__dents {
 	unsigned char *buf; /* small, or the heap buffer */
 	_Alignas(8) unsigned char small[LV__DENTS_SMALL];
 } lv__dents;
-/* Starts reading the entries of directory fd (which the reader does not own); 0 (kept an int
- * for its callers: nothing is allocated here). */
-int lv__dents_open(lv__dents *it, int fd);
+/* Starts reading the entries of directory fd (which the reader does not own); allocates
+ * nothing. */
+void lv__dents_open(lv__dents *it, int fd);
 /* The next entry: 1 with *name and *type (a DT_* value), 0 at the end, or -errno (-ENOMEM when
  * the larger buffer could not be had). */
 int lv__dents_next(lv__dents *it, const char **name, unsigned char *type);

@@ -441,9 +441,9 @@ out:
 	return rc;
 }
 
-/* A whole read (ranged false) or a range read, counted in the stats. */
-/* A read (whole, or `ranged`); with `size` set and a backend that stamps reads, *size and
- * *mtime_ms are the opened file's (else *mtime_ms is 0: not known). */
+/* A whole read (ranged false) or a range read, counted in the stats; with `size` set and a
+ * backend that stamps reads (always ranged), *size and *mtime_ms are the opened file's (else
+ * *mtime_ms is 0: not known). */
 static int storage_read(lv_storage *st, const char *path, bool ranged, uint64_t offset, uint64_t len,
 			lv_buf *out, uint64_t *size, int64_t *mtime_ms, lv_error *err)
 {
