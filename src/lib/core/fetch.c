@@ -136,9 +136,7 @@ int lv__fetch_footered(lv_storage *st, const char *path, uint64_t max, lv__budge
 int lv__fetch_footered_stamped(lv_storage *st, const char *path, uint64_t max, lv_buf *out,
 			       uint64_t *size, int64_t *mtime_ms, lv_error *err)
 {
-	uint64_t held;
-	*size = 0;
-	*mtime_ms = 0;
+	uint64_t held; /* the stamped read sets *size and *mtime_ms first, on failure too */
 	return fetch(st, path, max, NULL, out, &held, size, mtime_ms, err);
 }
 

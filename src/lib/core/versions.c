@@ -226,9 +226,10 @@ static int from_checkpoint(lv_dataset *ds, bool history, lv__cp_file *cp, const 
 	return 0;
 }
 
-/* Lists the first round into r1 (refs too unless `no_refs`); 0 or the first error. */
-/* `answered`: the cache holds an answer, whose lookup needs the listing's sizes and times;
- * otherwise the newest checkpoint's come from its read (versions_once). */
+/* Lists the first round into r1; 0 or the first error.  `answered`: the cache holds an
+ * answer, whose lookup needs the listing's checkpoint sizes and times and reads the refs
+ * itself; otherwise the refs are listed here and the newest checkpoint's size and time come
+ * from its read (versions_once). */
 static int round1_run(lv_dataset *ds, round1 *r1, bool answered, const lv_storage_stats *s0,
 		      lv_error *err)
 {

@@ -481,7 +481,8 @@ int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_
 	sch_scan sc;
 	LV_TRY(scan_schema(r, &fs, &sc));
 	bool key = sc.nfields && !sc.split;
-	const lv__lf_schsnap *s = key ? lv__lf_schcache_acquire(sc.lo, (size_t)(sc.hi - sc.lo), nphys, f->version) : NULL;
+	size_t kn = (size_t)(sc.hi - sc.lo);
+	const lv__lf_schsnap *s = key ? lv__lf_schcache_acquire(sc.lo, kn, nphys, f->version) : NULL;
 	if (s) {
 		rc = from_cache(r, f, s, &sc, &fs, *nrows);
 		lv__lf_schcache_release(s);
@@ -491,6 +492,6 @@ int lv__lf_parse_schema(lv__lf_rctx *r, lv_lancefile *f, const uint8_t *p, size_
 	LV_TRY(parse_entries(r, f, fs.data, fs.len, true));
 	LV_TRY(map_columns(r, f, nphys));
 	if (key)
-		lv__lf_schcache_put(f, (size_t)(sc.lo - p), (size_t)(sc.hi - sc.lo), nphys);
+		lv__lf_schcache_put(f, (size_t)(sc.lo - p), kn, nphys);
 	return 0;
 }

@@ -16,10 +16,12 @@
 #include "util/util.h"
 
 /* A checkpoint file, footer-first, refused beyond LV__CP_MAX_FILE_BYTES before it is read. */
-static int read_cp(lv_storage *st, const char *path, lv_buf *out, lv_error *err)
+/* A checkpoint file whole, and its size and time as the read saw them (0: not known; what
+ * versions()'s cache keys on, vcache.h). */
+static int read_cp(lv_storage *st, const char *path, lv_buf *out, uint64_t *size,
+		   int64_t *mtime_ms, lv_error *err)
 {
-	uint64_t held;
-	return lv__fetch_footered(st, path, LV__CP_MAX_FILE_BYTES, NULL, out, &held, err);
+	return lv__fetch_footered_stamped(st, path, LV__CP_MAX_FILE_BYTES, out, size, mtime_ms, err);
 }
 
 /* Job 0 reads a checkpoint file, job 1 the small head of a manifest (into pre). */
@@ -35,8 +37,10 @@ typedef struct pre_read {
 static void pre_read_job(size_t i, void *arg)
 {
 	pre_read *p = arg;
+	uint64_t size; /* an object store's reads come unstamped */
+	int64_t mtime_ms;
 	if (i == 0)
-		p->rc = read_cp(p->st, p->cp_path, p->cp_buf, p->cp_err);
+		p->rc = read_cp(p->st, p->cp_path, p->cp_buf, &size, &mtime_ms, p->cp_err);
 	else
 		p->pre->rc = lv_storage_read_range(p->st, p->head_path, 0, LV__HEAD_PROBE_SMALL, &p->pre->buf,
 						   &p->pre->err);
@@ -76,9 +80,8 @@ int lv__cp_try(lv_dataset *ds, const lv__cp_name *name, const lv__manifest_entry
 	if (pre_read_cp) { /* read already, with the manifest head (see lv__cp_load_ladder) */
 		b = *pre_read_cp;
 		memset(pre_read_cp, 0, sizeof *pre_read_cp);
-	} else { /* stamped: what versions()'s cache keys on (vcache.h) */
-		rc = lv__fetch_footered_stamped(ds->st, name->path, LV__CP_MAX_FILE_BYTES, &b, &fsize,
-						&fmtime, e);
+	} else {
+		rc = read_cp(ds->st, name->path, &b, &fsize, &fmtime, e);
 	}
 	*cls = LV__CP_USABLE;
 	if (rc < 0) {
