@@ -2,7 +2,7 @@
  * Synthetic Lance dataset generator for the checkpoint benchmarks.
  *
  *   gen_dataset OUTDIR --versions N --fragments F [--start V] [--data-file PATH]
- *               [--data-rows R] [--base-ms T] [--recorded] [--record-batch N]
+ *               [--data-rows R] [--base-ms T] [--recorded] [--record-batch N] [--dated]
  *
  * Writes OUTDIR/_versions/ manifests for versions V..V+N-1 (V = --start, default 1),
  * V2 names, each shaped like a Lance 8.0.0 manifest:
@@ -28,6 +28,11 @@
  * lancever writes; only versions V.. have manifests.  This is how a history of
  * ten million versions fits on a disk with fewer inodes than that.
  *
+ * --dated: each version's transaction file is dated (its mtime) half a second before its
+ * commit time, as in a table written at that pace.  Without it the files carry the time they
+ * were written, later than every version's timestamp, so cleanup's age cutoff (the earliest
+ * kept version) keeps all of them.
+ *
  * --data-file PATH copies a real Lance data file (e.g. a 1-row table written by
  * LanceDB with the same schema) into OUTDIR/data/ and points every fragment at it,
  * with physical_rows = --data-rows (default 1), so that LanceDB can open and read the
@@ -39,7 +44,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include <lancever/lancever.h>
 
@@ -56,6 +63,7 @@ typedef struct gen_opts {
 	uint64_t data_rows;
 	int64_t base_ms;
 	int recorded;
+	int dated;
 	uint64_t record_batch;
 } gen_opts;
 
@@ -63,7 +71,7 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: gen_dataset OUTDIR --versions N --fragments F [--start V]\n"
 			"                   [--data-file PATH] [--data-rows R] [--base-ms T] [--recorded]\n"
-			"                   [--record-batch N]\n");
+			"                   [--record-batch N] [--dated]\n");
 	exit(2);
 }
 
@@ -123,6 +131,17 @@ static void write_file(const char *path, const void *a, size_t na, const void *b
 	if ((na && fwrite(a, 1, na, f) != na) || (nb && fwrite(b, 1, nb, f) != nb) ||
 	    (nc && fwrite(c, 1, nc, f) != nc) || (nd && fwrite(d, 1, nd, f) != nd) || fclose(f)) {
 		fprintf(stderr, "gen_dataset: writing %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+}
+
+/* Sets a file's access and modification times to ms (since the epoch). */
+static void date_file(const char *path, int64_t ms)
+{
+	struct timespec t[2] = { { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 } };
+	t[1] = t[0];
+	if (utimensat(AT_FDCWD, path, t, 0) != 0) {
+		fprintf(stderr, "gen_dataset: dating %s: %s\n", path, strerror(errno));
 		exit(1);
 	}
 }
@@ -294,6 +313,8 @@ static void write_version(const gen_opts *o, const lv__dbuf *body, uint64_t v)
 	write_file(path, file.ptr, file.len, body->ptr, body->len, tail.ptr, tail.len, NULL, 0);
 	snprintf(path, sizeof path, "%s/_transactions/%s", o->out, txname);
 	write_file(path, txn.ptr, txn.len, NULL, 0, NULL, 0, NULL, 0);
+	if (o->dated)
+		date_file(path, o->base_ms + 1000 * (int64_t)v - 500);
 
 	lv__dbuf_dispose(&txn);
 	lv__dbuf_dispose(&op);
@@ -390,6 +411,8 @@ int main(int argc, char **argv)
 			o.record_batch = parse_u64(a, val), i++;
 		} else if (!strcmp(a, "--recorded")) {
 			o.recorded = 1;
+		} else if (!strcmp(a, "--dated")) {
+			o.dated = 1;
 		} else if (!strcmp(a, "--base-ms")) {
 			o.base_ms = (int64_t)parse_u64(a, val), i++;
 		} else if (!strcmp(a, "--data-file")) {
