@@ -69,6 +69,22 @@ const char *lv__mpath(const lv__manifest_entry *e, char *buf)
 	return buf;
 }
 
+const char *lv__mpath_after(const lv__manifest_entry *e, const lv__manifest_entry *pe,
+			    const char *prev, char *buf)
+{
+	if (e->scheme != LV_NAME_V2 || !prev || !pe || pe->scheme != LV_NAME_V2 ||
+	    e->version != pe->version + 1)
+		return lv__mpath(e, buf);
+	memcpy(buf, prev, LV__MPATH_V2);
+	char *d = buf + 10 + 19; /* the last digit */
+	while (d > buf + 10 && *d == '0')
+		*d-- = '9';
+	if (*d == '0') /* all zeros: no number below (cannot happen after a version) */
+		return lv__mpath(e, buf);
+	(*d)--;
+	return buf;
+}
+
 int lv__mpaths(const lv__manifest_entry *e, size_t n, const char ***paths, char **block)
 {
 	*paths = lv__calloc(n ? n : 1, sizeof **paths);

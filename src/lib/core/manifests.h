@@ -19,6 +19,14 @@ typedef struct lv__manifest_entry {
 #define LV__MPATH 48
 /* Writes "_versions/<name>" of e into buf (LV__MPATH bytes); returns buf. */
 const char *lv__mpath(const lv__manifest_entry *e, char *buf);
+/* A V2 manifest's path: "_versions/" + 20 digits + ".manifest" + NUL. */
+#define LV__MPATH_V2 40
+/* The path of e into buf (LV__MPATH_V2 bytes for a V2 name, else LV__MPATH), from `prev`, the
+ * path of the entry before it (`pe`), when both have V2 names and e's version is pe's + 1: V2
+ * counts down from UINT64_MAX, so prev is copied and its last digits decremented instead of
+ * writing all 20 again.  Else as lv__mpath.  Returns buf. */
+const char *lv__mpath_after(const lv__manifest_entry *e, const lv__manifest_entry *pe,
+			    const char *prev, char *buf);
 /* The paths of entries [0, n): one block of n * LV__MPATH bytes holds them (free *block). */
 int lv__mpaths(const lv__manifest_entry *e, size_t n, const char ***paths, char **block);
 

@@ -52,28 +52,13 @@ static void warn_vanished(lv__warnlog *wl, const lv_version_list *l)
 			 l->vanished[i]);
 }
 
-/* "_versions/" + 20 digits + ".manifest" + NUL: a V2 manifest's path. */
-#define V2_PATH 40
-
-/* The manifest path of live entry e, in l's arena.  When e is the version after `pe` (whose
- * path is prev) and both have V2 names, its number is one less (V2 counts down from
- * UINT64_MAX): prev is copied and its last digits decremented instead of writing all 20
- * again (10,000 rows at a time).  NULL when out of memory. */
+/* The manifest path of live entry e, in l's arena (lv__mpath_after: from the previous
+ * entry's path, 10,000 rows at a time).  NULL when out of memory. */
 static const char *live_path(lv__arena *a, const lv__manifest_entry *e, const lv__manifest_entry *pe,
 			     const char *prev)
 {
-	bool v2 = e->scheme == LV_NAME_V2;
-	char *mp = lv__arena_alloc(a, v2 ? V2_PATH : LV__MPATH);
-	if (!mp || !v2 || !prev || pe->scheme != LV_NAME_V2 || e->version != pe->version + 1)
-		return mp ? lv__mpath(e, mp) : NULL;
-	memcpy(mp, prev, V2_PATH);
-	char *d = mp + 10 + 19; /* the last digit */
-	while (d > mp + 10 && *d == '0')
-		*d-- = '9';
-	if (*d == '0') /* all zeros: no number below (cannot happen after a version) */
-		return lv__mpath(e, mp);
-	(*d)--;
-	return mp;
+	char *mp = lv__arena_alloc(a, e->scheme == LV_NAME_V2 ? LV__MPATH_V2 : LV__MPATH);
+	return mp ? lv__mpath_after(e, pe, prev, mp) : NULL;
 }
 
 /* How many live manifests have no row in l (both sorted by version). */
