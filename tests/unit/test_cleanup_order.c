@@ -4,10 +4,10 @@
  * (a rerun no longer knows it was committed, and the 7-day rule protects it while young).
  * Here such files are young (an hour before the cleanup's clock), where that order matters.
  *
- *  - The order itself: a store over the in-memory one logs every delete and holds the
- *    sweep's listing of data/ (on the scan's thread) until a manifest is deleted or a second
- *    has passed, so a run that deleted a manifest before data/ was swept shows it, whatever
- *    the scheduling.
+ *  - The order itself: a store over the in-memory one (support/relay.h) logs every delete
+ *    and holds the sweep's listing of data/ (on the scan's thread) until a manifest is
+ *    deleted or a second has passed, so a run that deleted a manifest before data/ was swept
+ *    shows it, whatever the scheduling.
  *  - What the order is for: every storage call of such a cleanup failed in turn; the rerun
  *    then ends where an undisturbed run ends (a manifest deleted before its file would leave
  *    the file to a later cleanup, once it is 7 days old).  test_cleanup's fault sweep covers
@@ -27,10 +27,10 @@
 #include <time.h>
 
 #include <lancever/lancever.h>
-#include <lancever/sys/storage.h>
 #include <lancever/sys/testing.h>
 
 #include "support/memcopy.h"
+#include "support/relay.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 
@@ -53,47 +53,28 @@ typedef struct spy {
 	size_t n, cap;
 } spy;
 
-static int s_list(void *impl, const char *dir, bool rec, lv_list_cb cb, void *payload, lv_error *e)
+/* Holds the listing of s->hold until a manifest is deleted, or a second. */
+static void before_list(void *arg, const char *dir)
 {
-	spy *s = impl;
-	if (!strcmp(dir, s->hold)) {
-		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
-		pthread_mutex_lock(&s->mu);
-		s->held = true;
-		while (!s->manifest_gone)
-			if (pthread_cond_timedwait(&s->cv, &s->mu, &until) == ETIMEDOUT)
-				break;
-		s->held = false;
-		pthread_mutex_unlock(&s->mu);
-	}
-	return lv_storage_list(s->mem, dir, rec, cb, payload, e);
+	spy *s = arg;
+	if (strcmp(dir, s->hold))
+		return;
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 1;
+	pthread_mutex_lock(&s->mu);
+	s->held = true;
+	while (!s->manifest_gone)
+		if (pthread_cond_timedwait(&s->cv, &s->mu, &until) == ETIMEDOUT)
+			break;
+	s->held = false;
+	pthread_mutex_unlock(&s->mu);
 }
-static int s_read(void *impl, const char *p, lv_buf *out, lv_error *e)
+
+/* Logs a delete; a manifest's wakes a held listing. */
+static void after_delete(void *arg, const char *p, int rc)
 {
-	return lv_storage_read(((spy *)impl)->mem, p, out, e);
-}
-static int s_range(void *impl, const char *p, uint64_t off, uint64_t len, lv_buf *out, lv_error *e)
-{
-	return lv_storage_read_range(((spy *)impl)->mem, p, off, len, out, e);
-}
-static int s_head(void *impl, const char *p, uint64_t *size, int64_t *mtime, lv_error *e)
-{
-	return lv_storage_head(((spy *)impl)->mem, p, size, mtime, e);
-}
-static int s_write(void *impl, const char *p, const void *d, size_t n, lv_error *e)
-{
-	return lv_storage_write(((spy *)impl)->mem, p, d, n, e);
-}
-static int s_create(void *impl, const char *p, const void *d, size_t n, lv_error *e)
-{
-	return lv_storage_create(((spy *)impl)->mem, p, d, n, e);
-}
-static int s_del(void *impl, const char *p, lv_error *e)
-{
-	spy *s = impl;
-	int rc = lv_storage_delete(s->mem, p, e);
+	spy *s = arg;
 	pthread_mutex_lock(&s->mu);
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 4096;
@@ -107,11 +88,6 @@ static int s_del(void *impl, const char *p, lv_error *e)
 		pthread_cond_broadcast(&s->cv);
 	}
 	pthread_mutex_unlock(&s->mu);
-	return rc;
-}
-static void s_close(void *impl)
-{
-	(void)impl;
 }
 
 /* Versions 1..NV, each with its own data file and transaction file, every file dated before
@@ -131,13 +107,8 @@ static lv_storage *spied(spy *s, const char *hold)
 	}
 	CHECK(lv_storage_write(s->mem, "data/orphan.lance", "x", 1, &err)); /* unverified: kept */
 	tu_set_all_mtimes(s->mem, BASE_MS);
-	lv_storage_ops ops;
-	CHECK(lv_storage_ops_init(&ops, LV_STORAGE_OPS_VERSION));
-	ops.list = s_list, ops.read = s_read, ops.read_range = s_range, ops.head = s_head;
-	ops.write = s_write, ops.create = s_create, ops.del = s_del, ops.close = s_close;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_new(&st, &ops, s, "spy://mem", &err));
-	return st;
+	tu_relay_hooks h = { .arg = s, .before_list = before_list, .after_delete = after_delete };
+	return tu_relay(s->mem, &h, 0);
 }
 
 static void spy_free(spy *s, lv_storage *st)

@@ -20,7 +20,7 @@
 
 #include "core/checkpoint/codec.h"
 #include "lancever/lancever.h"
-#include "lancever/sys/storage.h"
+#include "support/relay.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 
@@ -70,49 +70,15 @@ static int run_job(lv_storage *st, int job, int64_t s, int64_t max, lv_error *e)
 	return rc;
 }
 
-static int h_list(void *impl, const char *dir, bool rec, lv_list_cb cb, void *p, lv_error *e)
+/* A relay hook (support/relay.h): B runs at A's first create of HEAD. */
+static void before_create(void *arg, const char *path)
 {
-	return lv_storage_list(((hook *)impl)->inner, dir, rec, cb, p, e);
-}
-static int h_read(void *impl, const char *path, lv_buf *out, lv_error *e)
-{
-	return lv_storage_read(((hook *)impl)->inner, path, out, e);
-}
-static int h_read_range(void *impl, const char *path, uint64_t off, uint64_t len, lv_buf *out, lv_error *e)
-{
-	return lv_storage_read_range(((hook *)impl)->inner, path, off, len, out, e);
-}
-static int h_head(void *impl, const char *path, uint64_t *size, int64_t *mtime, lv_error *e)
-{
-	return lv_storage_head(((hook *)impl)->inner, path, size, mtime, e);
-}
-static int h_write(void *impl, const char *path, const void *d, size_t n, lv_error *e)
-{
-	return lv_storage_write(((hook *)impl)->inner, path, d, n, e);
-}
-static int h_create(void *impl, const char *path, const void *d, size_t n, lv_error *e)
-{
-	hook *h = impl;
+	hook *h = arg;
 	if (!h->fired && !strcmp(path, HEAD)) {
 		h->fired = true;
 		h->rc = run_job(h->inner, h->job, h->segment_rows, h->max_entries, &h->e);
 	}
-	return lv_storage_create(h->inner, path, d, n, e);
 }
-static int h_del(void *impl, const char *path, lv_error *e)
-{
-	return lv_storage_delete(((hook *)impl)->inner, path, e);
-}
-static void h_close(void *impl)
-{
-	(void)impl;
-}
-
-static const lv_storage_ops hook_ops = {
-	.version = LV_STORAGE_OPS_VERSION, .list = h_list, .read = h_read,
-	.read_range = h_read_range, .head = h_head, .write = h_write, .create = h_create,
-	.del = h_del, .close = h_close,
-};
 
 /* The head's archive index text (malloc'ed). */
 static char *head_index(lv_storage *st)
@@ -158,8 +124,8 @@ static char *race(int job, int64_t sa, int64_t ma, int64_t sb, int64_t mb)
 	lv_storage *mem = synth_mem_series(N, T0);
 	hook *h = calloc(1, sizeof *h);
 	*h = (hook){ .inner = mem, .job = job, .segment_rows = sb, .max_entries = mb };
-	lv_storage *st = NULL;
-	CHECK(lv_storage_new(&st, &hook_ops, h, "hook", &err));
+	tu_relay_hooks rh = { .arg = h, .before_create = before_create };
+	lv_storage *st = tu_relay(mem, &rh, 0);
 	lv_error e = { 0 };
 	int rc = run_job(st, job, sa, ma, &e);
 	if (rc != 0)

@@ -31,6 +31,7 @@
 #include <lancever/lancever.h>
 #include <lancever/sys/storage.h>
 
+#include "support/relay.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 
@@ -92,10 +93,10 @@ static void count(remote *r, const char *path)
 	}
 }
 
-static int r_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
-		  lv_error *err)
+/* Relay hooks (support/relay.h). */
+static void before_list(void *arg, const char *dir)
 {
-	remote *r = impl;
+	remote *r = arg;
 	if (!strcmp(dir, "_versions")) {
 		__atomic_add_fetch(&r->lists_versions, 1, __ATOMIC_SEQ_CST);
 		meet(r, K_VLIST);
@@ -104,51 +105,19 @@ static int r_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, vo
 		__atomic_add_fetch(&r->lists_checkpoints, 1, __ATOMIC_SEQ_CST);
 	if (!strcmp(dir, "_refs/tags"))
 		meet(r, K_TAGLIST);
-	return lv_storage_list(r->inner, dir, recursive, cb, payload, err);
 }
 
-static int r_read(void *impl, const char *path, lv_buf *out, lv_error *err)
+static void before_read(void *arg, const char *path)
 {
-	count(impl, path);
-	return lv_storage_read(((remote *)impl)->inner, path, out, err);
-}
-
-static int r_range(void *impl, const char *path, uint64_t off, uint64_t len, lv_buf *out,
-		   lv_error *err)
-{
-	count(impl, path);
-	return lv_storage_read_range(((remote *)impl)->inner, path, off, len, out, err);
-}
-
-static int r_head(void *impl, const char *path, uint64_t *size, int64_t *mtime, lv_error *err)
-{
-	return lv_storage_head(((remote *)impl)->inner, path, size, mtime, err);
-}
-
-static int r_write(void *impl, const char *path, const void *d, size_t n, lv_error *err)
-{
-	return lv_storage_write(((remote *)impl)->inner, path, d, n, err);
-}
-
-static int r_create(void *impl, const char *path, const void *d, size_t n, lv_error *err)
-{
-	return lv_storage_create(((remote *)impl)->inner, path, d, n, err);
-}
-
-static int r_del(void *impl, const char *path, lv_error *err)
-{
-	return lv_storage_delete(((remote *)impl)->inner, path, err);
+	count(arg, path);
 }
 
 static lv_storage *remote_over(remote *r, lv_storage *inner)
 {
 	memset(r, 0, sizeof *r);
 	r->inner = inner;
-	lv_storage_ops ops = { LV_STORAGE_OPS_VERSION, r_list, r_read, r_range, r_head, r_write,
-			       r_create, r_del, NULL, NULL, NULL, LV_STORAGE_FLAG_REMOTE, NULL };
-	lv_storage *st = NULL;
-	lv_error e = { 0 };
-	assert_int_equal(lv_storage_new(&st, &ops, r, "remote://t", &e), 0);
+	tu_relay_hooks h = { .arg = r, .before_list = before_list, .before_read = before_read };
+	lv_storage *st = tu_relay(inner, &h, LV_STORAGE_FLAG_REMOTE);
 	assert_true(lv_storage_is_remote(st));
 	return st;
 }
