@@ -24,6 +24,7 @@
 
 #include "support/memcopy.h"
 #include "support/rowcmp.h"
+#include "support/relay.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 
@@ -646,54 +647,19 @@ static void test_objstore_listing_stops_at_the_page(void **state)
 /* A "remote" store over the in-memory one (lists in name order), counting entries delivered. */
 static size_t delivered;
 
-typedef struct relay {
-	lv_list_cb cb;
-	void *payload;
-} relay;
-
-static int relay_cb(const lv_list_entry *e, void *payload)
+static void count_entry(void *arg, const lv_list_entry *e)
 {
-	relay *r = payload;
+	(void)arg;
+	(void)e;
 	delivered++;
-	return r->cb(e, r->payload);
 }
-
-static int r_list(void *impl, const char *dir, bool rec, lv_list_cb cb, void *payload, lv_error *e)
-{
-	relay r = { cb, payload };
-	return lv_storage_list(impl, dir, rec, relay_cb, &r, e);
-}
-static int r_read(void *impl, const char *p, lv_buf *out, lv_error *e) { return lv_storage_read(impl, p, out, e); }
-static int r_range(void *impl, const char *p, uint64_t off, uint64_t len, lv_buf *out, lv_error *e)
-{
-	return lv_storage_read_range(impl, p, off, len, out, e);
-}
-static int r_head(void *impl, const char *p, uint64_t *size, int64_t *mtime, lv_error *e)
-{
-	return lv_storage_head(impl, p, size, mtime, e);
-}
-static int r_write(void *impl, const char *p, const void *d, size_t n, lv_error *e)
-{
-	return lv_storage_write(impl, p, d, n, e);
-}
-static int r_create(void *impl, const char *p, const void *d, size_t n, lv_error *e)
-{
-	return lv_storage_create(impl, p, d, n, e);
-}
-static int r_del(void *impl, const char *p, lv_error *e) { return lv_storage_delete(impl, p, e); }
-static void r_close(void *impl) { (void)impl; }
 
 static void test_remote_poll_stops_listing_early(void **state)
 {
 	(void)state;
 	lv_storage *mem = checkpointed(50);
-	lv_storage_ops ops;
-	CHECK(lv_storage_ops_init(&ops, LV_STORAGE_OPS_VERSION));
-	ops.list = r_list, ops.read = r_read, ops.read_range = r_range, ops.head = r_head;
-	ops.write = r_write, ops.create = r_create, ops.del = r_del, ops.close = r_close;
-	ops.flags = LV_STORAGE_FLAG_REMOTE;
-	lv_storage *st = NULL;
-	CHECK(lv_storage_new(&st, &ops, mem, "remote://mem", &err));
+	tu_relay_hooks h = { .listed = count_entry };
+	lv_storage *st = tu_relay(mem, &h, LV_STORAGE_FLAG_REMOTE);
 	lv_dataset *ds = tu_open(st);
 	lv_capture *c = open_capture(ds);
 	CHECK(synth_range(mem, 51, 52, BASE_MS));

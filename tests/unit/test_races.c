@@ -23,9 +23,9 @@
 #include <pthread.h>
 
 #include <lancever/lancever.h>
-#include <lancever/sys/storage.h>
 
 #include "core/checkpoint/checkpoint_internal.h"
+#include "support/relay.h"
 #include "support/synth.h"
 #include "support/testutil.h"
 
@@ -59,67 +59,36 @@ static void maybe_fire(hook *h, const char *path)
 	pthread_mutex_unlock(&h->mu);
 }
 
-static int h_list(void *impl, const char *dir, bool recursive, lv_list_cb cb, void *payload,
-		  lv_error *e)
+/* The relay's hooks (support/relay.h). */
+static void before_list(void *arg, const char *dir)
 {
-	hook *h = impl;
+	hook *h = arg;
 	pthread_mutex_lock(&h->mu);
 	if (h->trigger_list && !strcmp(dir, h->trigger_list) && h->list_skip-- == 0) {
 		h->trigger_list = NULL;
 		h->fire(h);
 	}
 	pthread_mutex_unlock(&h->mu);
-	return lv_storage_list(h->inner, dir, recursive, cb, payload, e);
 }
 
-static int h_read(void *impl, const char *path, lv_buf *out, lv_error *e)
+static void before_read(void *arg, const char *path)
 {
-	maybe_fire(impl, path);
-	return lv_storage_read(((hook *)impl)->inner, path, out, e);
+	maybe_fire(arg, path);
 }
 
-static int h_read_range(void *impl, const char *path, uint64_t off, uint64_t len, lv_buf *out,
-			lv_error *e)
+static void before_write(void *arg, const char *path)
 {
-	maybe_fire(impl, path);
-	return lv_storage_read_range(((hook *)impl)->inner, path, off, len, out, e);
-}
-
-static int h_head(void *impl, const char *path, uint64_t *size, int64_t *mtime, lv_error *e)
-{
-	return lv_storage_head(((hook *)impl)->inner, path, size, mtime, e);
-}
-
-static int h_write(void *impl, const char *path, const void *d, size_t n, lv_error *e)
-{
-	hook *h = impl;
+	hook *h = arg;
 	if (h->trigger_write && !strcmp(path, h->trigger_write) && h->seen++ == h->skip)
 		h->fire(h);
-	return lv_storage_write(((hook *)impl)->inner, path, d, n, e);
 }
 
-static int h_create(void *impl, const char *path, const void *d, size_t n, lv_error *e)
+static void closed(void *arg)
 {
-	return lv_storage_create(((hook *)impl)->inner, path, d, n, e);
-}
-
-static int h_del(void *impl, const char *path, lv_error *e)
-{
-	return lv_storage_delete(((hook *)impl)->inner, path, e);
-}
-
-static void h_close(void *impl)
-{
-	hook *h = impl;
+	hook *h = arg;
 	pthread_mutex_destroy(&h->mu);
 	free(h);
 }
-
-static const lv_storage_ops hook_ops = {
-	.version = LV_STORAGE_OPS_VERSION, .list = h_list, .read = h_read,
-	.read_range = h_read_range, .head = h_head, .write = h_write, .create = h_create,
-	.del = h_del, .close = h_close,
-};
 
 static hook *last_hook; /* the impl of the handle hook_new made last */
 
@@ -134,8 +103,9 @@ static lv_storage *hook_new(lv_storage *inner, const char *trigger, int skip, vo
 	h->arg = arg;
 	h->skip = skip;
 	pthread_mutex_init(&h->mu, NULL);
-	lv_storage *st = NULL;
-	CHECK(lv_storage_new(&st, &hook_ops, h, "hook", &err));
+	tu_relay_hooks rh = { .arg = h, .before_list = before_list, .before_read = before_read,
+			      .before_write = before_write, .closed = closed };
+	lv_storage *st = tu_relay(inner, &rh, 0);
 	last_hook = h;
 	return st;
 }

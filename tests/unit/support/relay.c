@@ -15,12 +15,29 @@ typedef struct relay {
 	tu_relay_hooks h;
 } relay;
 
+/* A listing's callback and payload, behind the `listed` hook. */
+typedef struct lister {
+	const relay *r;
+	lv_list_cb cb;
+	void *payload;
+} lister;
+
+static int r_entry(const lv_list_entry *e, void *payload)
+{
+	lister *l = payload;
+	l->r->h.listed(l->r->h.arg, e);
+	return l->cb(e, l->payload);
+}
+
 static int r_list(void *impl, const char *dir, bool rec, lv_list_cb cb, void *payload, lv_error *e)
 {
 	relay *r = impl;
 	if (r->h.before_list)
 		r->h.before_list(r->h.arg, dir);
-	return lv_storage_list(r->inner, dir, rec, cb, payload, e);
+	if (!r->h.listed)
+		return lv_storage_list(r->inner, dir, rec, cb, payload, e);
+	lister l = { r, cb, payload };
+	return lv_storage_list(r->inner, dir, rec, r_entry, &l, e);
 }
 static int r_read(void *impl, const char *p, lv_buf *out, lv_error *e)
 {
@@ -42,7 +59,10 @@ static int r_head(void *impl, const char *p, uint64_t *size, int64_t *mtime, lv_
 }
 static int r_write(void *impl, const char *p, const void *d, size_t n, lv_error *e)
 {
-	return lv_storage_write(((relay *)impl)->inner, p, d, n, e);
+	relay *r = impl;
+	if (r->h.before_write)
+		r->h.before_write(r->h.arg, p);
+	return lv_storage_write(r->inner, p, d, n, e);
 }
 static int r_create(void *impl, const char *p, const void *d, size_t n, lv_error *e)
 {
@@ -61,7 +81,10 @@ static int r_del(void *impl, const char *p, lv_error *e)
 }
 static void r_close(void *impl)
 {
-	free(impl);
+	relay *r = impl;
+	if (r->h.closed)
+		r->h.closed(r->h.arg);
+	free(r);
 }
 
 lv_storage *tu_relay(lv_storage *inner, const tu_relay_hooks *hooks, unsigned flags)

@@ -1,8 +1,9 @@
 /*
  * A store that relays every call to another one (tests): the custom-backend door
- * (lancever/sys/storage.h) with hooks before a listing, a read or a create and after a delete,
- * so a test can hold back a thread at a call, count calls, run a racing writer at a create or
- * log the order of deletes.  The inner store stays the caller's.
+ * (lancever/sys/storage.h) with hooks at a listing (before it, and on each entry it delivers),
+ * before a read, a write or a create, after a delete, and at close, so a test can hold back a
+ * thread at a call, count calls, run a racing writer at one or log the order of deletes.  The
+ * inner store stays the caller's.
  */
 #ifndef LV_TU_RELAY_H
 #define LV_TU_RELAY_H
@@ -19,6 +20,12 @@ typedef struct tu_relay_hooks {
 	void (*before_read)(void *arg, const char *path);
 	/* before each create of `path` */
 	void (*before_create)(void *arg, const char *path);
+	/* before each write (replacement) of `path` */
+	void (*before_write)(void *arg, const char *path);
+	/* each entry a listing delivers, before the lister's callback sees it */
+	void (*listed)(void *arg, const lv_list_entry *e);
+	/* when the relay store is freed (arg may be freed here) */
+	void (*closed)(void *arg);
 } tu_relay_hooks;
 
 /* A new store over `inner` (which it never frees) with `hooks` (copied; NULL: none) and the

@@ -15,9 +15,9 @@
 #include "core/warnings.h"
 #include "util/util.h"
 
-/* A checkpoint file, footer-first, refused beyond LV__CP_MAX_FILE_BYTES before it is read. */
-/* A checkpoint file whole, and its size and time as the read saw them (0: not known; what
- * versions()'s cache keys on, vcache.h). */
+/* A checkpoint file whole, footer-first, refused beyond LV__CP_MAX_FILE_BYTES before it is
+ * read; and its size and time as the read saw them (0: not known; what versions()'s cache
+ * keys on, vcache.h). */
 static int read_cp(lv_storage *st, const char *path, lv_buf *out, uint64_t *size,
 		   int64_t *mtime_ms, lv_error *err)
 {

@@ -586,10 +586,10 @@ static const char *scan_rule_fn(void *payload, const lv_list_entry *f, int kind,
  * their files would make an interrupted run leak those files: a rerun no
  * longer knows they were committed (verified), so the age rules keep them
  * (younger than 7 days, or than the cutoff) until a later cleanup finds them
- * old enough (tests/unit/test_cleanup_order.c).  Kept versions are complete in either order; the old
- * ones are already recorded as cleaned up by the checkpoint.  Each directory
- * is judged while it is listed (after the plan and the commits newer than it
- * were read), so no list of every file is held.
+ * old enough (tests/unit/test_cleanup_order.c).  Kept versions are complete in
+ * either order; the old ones are already recorded as cleaned up by the
+ * checkpoint.  Each directory is judged while it is listed (after the plan and
+ * the commits newer than it were read), so no list of every file is held.
  */
 static int phase_sweep(plan *P, lv_error *err)
 {
