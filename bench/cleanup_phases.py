@@ -42,9 +42,21 @@ def at(t):
             best = s
     return best
 
-for i, (ph, a) in enumerate(seen):
-    b = seen[i + 1][1] if i + 1 < len(seen) else end
+# Phases that run interleaved (the sweep's files and the old manifests behind its marks) are one
+# span: a phase seen again merges every span since its first into one, named "a + b".
+groups = []  # [names, start]
+for ph, a in seen:
+    k = next((g for g in range(len(groups)) if ph in groups[g][0]), None)
+    if k is None:
+        groups.append([[ph], a])
+    else:
+        for g in groups[k + 1:]:
+            groups[k][0] += [n for n in g[0] if n not in groups[k][0]]
+        del groups[k + 1:]
+for i, (names, a) in enumerate(groups):
+    b = groups[i + 1][1] if i + 1 < len(groups) else end
     sa, sb = at(a), at(b)
     du, ds = sb[1] - sa[1], sb[2] - sa[2]
-    print(f"{ph:24s} {b - a:5.2f}s  user {du:5.2f} sys {ds:5.2f} cores {(du + ds) / max(b - a, 1e-9):4.2f}")
+    name = ' + '.join(names)
+    print(f"{name:24s} {b - a:5.2f}s  user {du:5.2f} sys {ds:5.2f} cores {(du + ds) / max(b - a, 1e-9):4.2f}")
 print(f"cleanup {end:.2f} s (exit {p.returncode})")

@@ -8,6 +8,11 @@
  *    and holds the sweep's listing of data/ (on the scan's thread) until a manifest is
  *    deleted or a second has passed, so a run that deleted a manifest before data/ was swept
  *    shows it, whatever the scheduling.
+ *  - The own pass (core/cleanup/scan.c): with more old versions than two of its batches, each
+ *    manifest goes after its own transaction file, while the scan's listing of
+ *    _transactions/ still waits (the interleave), and no file is judged twice; a transaction
+ *    file name not in Lance's form turns the pass off (manifests after the whole scan).
+ *    Its name codec (txnname.c) round-trips exactly and refuses every other form.
  *  - What the order is for: every storage call of such a cleanup failed in turn; the rerun
  *    then ends where an undisturbed run ends (a manifest deleted before its file would leave
  *    the file to a later cleanup, once it is 7 days old).  test_cleanup's fault sweep covers
@@ -29,6 +34,7 @@
 #include <lancever/lancever.h>
 #include <lancever/sys/testing.h>
 
+#include "core/cleanup/cleanup_int.h"
 #include "support/memcopy.h"
 #include "support/relay.h"
 #include "support/synth.h"
@@ -44,6 +50,7 @@ static lv_error err;
 typedef struct spy {
 	lv_storage *mem;
 	const char *hold;   /* the directory whose listing waits */
+	const char *hold_head; /* the file whose lookup waits (NULL: none) */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	bool manifest_gone; /* a manifest was deleted */
@@ -53,12 +60,9 @@ typedef struct spy {
 	size_t n, cap;
 } spy;
 
-/* Holds the listing of s->hold until a manifest is deleted, or a second. */
-static void before_list(void *arg, const char *dir)
+/* Holds the caller until a manifest is deleted, or a second. */
+static void hold(spy *s)
 {
-	spy *s = arg;
-	if (strcmp(dir, s->hold))
-		return;
 	struct timespec until;
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += 1;
@@ -69,6 +73,22 @@ static void before_list(void *arg, const char *dir)
 			break;
 	s->held = false;
 	pthread_mutex_unlock(&s->mu);
+}
+
+/* Holds the listing of s->hold. */
+static void before_list(void *arg, const char *dir)
+{
+	spy *s = arg;
+	if (!strcmp(dir, s->hold))
+		hold(s);
+}
+
+/* Holds the lookup of s->hold_head. */
+static void before_head(void *arg, const char *path)
+{
+	spy *s = arg;
+	if (s->hold_head && !strcmp(path, s->hold_head))
+		hold(s);
 }
 
 /* Logs a delete; a manifest's wakes a held listing. */
@@ -90,25 +110,34 @@ static void after_delete(void *arg, const char *p, int rc)
 	pthread_mutex_unlock(&s->mu);
 }
 
-/* Versions 1..NV, each with its own data file and transaction file, every file dated before
- * them (so old, but younger than 7 days on the cleanup's clock), behind a spy holding `hold`. */
-static lv_storage *spied(spy *s, const char *hold)
+/* Versions 1..nv, each with its own data file and transaction file, every file dated before
+ * them (so old, but younger than 7 days on the cleanup's clock), behind a spy holding `hold`.
+ * `upper`: version 2's transaction file has an uppercase uuid (not Lance's form). */
+static lv_storage *spied_n(spy *s, const char *hold, uint64_t nv, bool upper)
 {
 	*s = (spy){ .mem = tu_mem(), .hold = hold };
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
-	for (uint64_t v = 1; v <= NV; v++) {
+	for (uint64_t v = 1; v <= nv; v++) {
 		char data[64];
 		snprintf(data, sizeof data, "d%llu.lance", (unsigned long long)v);
 		synth_commit c = { .version = v, .ts_ms = BASE_MS + 1000 * (int64_t)v,
 				   .read_version = v - 1, .data_path = data };
+		if (upper && v == 2)
+			c.uuid = "0000000A-0000-4000-8000-00000000000B";
 		CHECK(synth_write(s->mem, &c));
 		CHECK(lv_storage_write(s->mem, tu_fmt("data/%s", data), "x", 1, &err));
 	}
 	CHECK(lv_storage_write(s->mem, "data/orphan.lance", "x", 1, &err)); /* unverified: kept */
 	tu_set_all_mtimes(s->mem, BASE_MS);
-	tu_relay_hooks h = { .arg = s, .before_list = before_list, .after_delete = after_delete };
+	tu_relay_hooks h = { .arg = s, .before_list = before_list, .before_head = before_head,
+			     .after_delete = after_delete };
 	return tu_relay(s->mem, &h, 0);
+}
+
+static lv_storage *spied(spy *s, const char *hold)
+{
+	return spied_n(s, hold, NV, false);
 }
 
 static void spy_free(spy *s, lv_storage *st)
@@ -122,20 +151,25 @@ static void spy_free(spy *s, lv_storage *st)
 	pthread_mutex_destroy(&s->mu);
 }
 
-/* Cleans every version but the latest, on a clock an hour after it. */
-static void clean(lv_storage *st)
+/* Cleans every version of 1..nv but the latest, on a clock an hour after it. */
+static void clean_n(lv_storage *st, uint64_t nv)
 {
 	lv_dataset *ds = NULL;
 	CHECK(lv_dataset_open_storage(&ds, st, NULL, &err));
 	lv_cleanup_policy p = LV_CLEANUP_POLICY_INIT;
 	p.older_than_ms = 0;
-	p.now_ms = BASE_MS + 1000 * NV + 3600 * 1000;
+	p.now_ms = BASE_MS + 1000 * (int64_t)nv + 3600 * 1000;
 	lv_cleanup_stats s = LV_CLEANUP_STATS_INIT;
 	CHECK(lv_cleanup(ds, &p, &s, &err));
-	assert_int_equal(s.versions_removed, NV - 1);
-	assert_int_equal(s.files_removed[LV_KIND_DATA], NV - 1);        /* named only by old ones */
-	assert_int_equal(s.files_removed[LV_KIND_TRANSACTION], NV - 1); /* the same */
+	assert_int_equal(s.versions_removed, nv - 1);
+	assert_int_equal(s.files_removed[LV_KIND_DATA], nv - 1);        /* named only by old ones */
+	assert_int_equal(s.files_removed[LV_KIND_TRANSACTION], nv - 1); /* the same */
 	lv_dataset_free(ds);
+}
+
+static void clean(lv_storage *st)
+{
+	clean_n(st, NV);
 }
 
 /* The position in the log of the first delete under `prefix`, and of the last one. */
@@ -169,6 +203,136 @@ static void test_committed_files_before_manifests(void **state)
 	lv_error e = { 0 };
 	assert_int_equal(lv_storage_head(s.mem, "data/orphan.lance", &sz, NULL, &e), 0);
 	spy_free(&s, st);
+}
+
+/* More old versions than two of the own pass's batches (4096 lookups each). */
+#define NV_OWN 9000
+
+/* The version a deleted manifest or transaction file belongs to (synth's names: V2 manifest
+ * names, transaction files "{version - 1}-<uuid>.txn"). */
+static uint64_t version_of(const char *path)
+{
+	if (!strncmp(path, "_versions/", 10))
+		return UINT64_MAX - strtoull(path + 10, NULL, 10);
+	return strtoull(path + 14, NULL, 10) + 1;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Each manifest after its own transaction file, the data files before every manifest; no
+ * path deleted twice. */
+static void check_own_order(const spy *s, uint64_t nv)
+{
+	size_t *txn_at = calloc(nv + 1, sizeof *txn_at), *man_at = calloc(nv + 1, sizeof *man_at);
+	assert_true(txn_at && man_at);
+	size_t mf, ml, df, dl;
+	span(s, "_versions/", &mf, &ml);
+	span(s, "data/", &df, &dl);
+	assert_true(dl < mf);
+	for (size_t i = 0; i < s->n; i++) {
+		bool man = !strncmp(s->log[i], "_versions/", 10);
+		if (!man && strncmp(s->log[i], "_transactions/", 14))
+			continue;
+		uint64_t v = version_of(s->log[i]);
+		assert_true(v >= 1 && v < nv);
+		(man ? man_at : txn_at)[v] = i + 1;
+	}
+	for (uint64_t v = 1; v < nv; v++) {
+		assert_true(txn_at[v] && man_at[v]);
+		assert_true(txn_at[v] < man_at[v]);
+	}
+	char **sorted = malloc(s->n * sizeof *sorted);
+	assert_non_null(sorted);
+	memcpy(sorted, s->log, s->n * sizeof *sorted);
+	qsort(sorted, s->n, sizeof *sorted, cmp_str);
+	for (size_t i = 1; i < s->n; i++)
+		assert_string_not_equal(sorted[i - 1], sorted[i]);
+	free(sorted);
+	free(txn_at);
+	free(man_at);
+}
+
+/* The lookup held: version 5000's transaction file, in the own pass's second batch. */
+#define HELD_TXN "_transactions/4999-00000000-0000-4000-8000-000000005000.txn"
+
+/* Cleans NV_OWN versions behind a spy holding the listing of `dir` and the lookup of HELD_TXN;
+ * the order of each manifest and its files checked. */
+static lv_storage *own_run(spy *s, const char *dir, bool upper)
+{
+	lv_storage *st = spied_n(s, dir, NV_OWN, upper);
+	s->hold_head = HELD_TXN;
+	clean_n(st, NV_OWN);
+	assert_int_equal(s->n, 3 * (NV_OWN - 1));
+	check_own_order(s, NV_OWN);
+	return st;
+}
+
+/* The own pass: manifests go behind its marks, while its lookup of HELD_TXN is held. */
+static void test_manifests_follow_their_transaction_files(void **state)
+{
+	(void)state;
+	spy s;
+	lv_storage *st = own_run(&s, "none", false);
+	assert_true(s.during); /* the interleave: manifests went while the pass still ran */
+	spy_free(&s, st);
+}
+
+/* A transaction file name not in Lance's form: no own pass, the same files go, and the
+ * manifests only after the whole scan (its listing of _transactions/ held). */
+static void test_other_names_turn_the_pass_off(void **state)
+{
+	(void)state;
+	spy s;
+	lv_storage *st = own_run(&s, "_transactions", true);
+	assert_false(s.during);
+	size_t mf, ml, tf, tl;
+	span(&s, "_versions/", &mf, &ml);
+	span(&s, "_transactions/", &tf, &tl);
+	assert_true(tl < mf);
+	spy_free(&s, st);
+}
+
+/* Lance's form round-trips exactly; every near miss is refused. */
+static void test_txn_name_codec(void **state)
+{
+	(void)state;
+	static const char *const good[] = {
+		"0-00000000-0000-4000-8000-000000000001.txn",
+		"41-c50ff12e-9592-4da4-b5a6-3f6cf1b93dd5.txn",
+		"18446744073709551614-ffffffff-ffff-ffff-ffff-ffffffffffff.txn",
+	};
+	for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+		lv__txn_name t;
+		assert_true(lv__txn_name_parse(good[i], strlen(good[i]), &t));
+		char path[LV__TXN_PATH_MAX];
+		size_t n = lv__txn_name_path(&t, path);
+		assert_int_equal(n, strlen(path));
+		assert_string_equal(path + 14, good[i]);
+		assert_memory_equal(path, "_transactions/", 14);
+	}
+	static const char *const bad[] = {
+		"", ".txn", "-c50ff12e-9592-4da4-b5a6-3f6cf1b93dd5.txn",
+		"041-c50ff12e-9592-4da4-b5a6-3f6cf1b93dd5.txn",       /* a leading zero */
+		"41-C50FF12E-9592-4da4-b5a6-3f6cf1b93dd5.txn",        /* uppercase */
+		"41-c50ff12e-9592-4da4-b5a6-3f6cf1b93dd5.TXN",
+		"41-c50ff12e-9592-4da4-b5a6-3f6cf1b93dd5",
+		"41-c50ff12e-9592-4da4-b5a6-3f6cf1b93dd5.txn.tmp",
+		"41-c50ff12e9592-4da4-b5a6-3f6cf1b93dd5a.txn",        /* a dash moved */
+		"41-c50ff12e-9592-4da4-b5a6-3f6cf1b93dd.txn",         /* short */
+		"41-c50ff12e-9592-4da4-b5a6-3f6cf1b93dd5x.txn",       /* long */
+		"41_c50ff12e-9592-4da4-b5a6-3f6cf1b93dd5.txn",
+		"41-g50ff12e-9592-4da4-b5a6-3f6cf1b93dd5.txn",
+		"18446744073709551615-c50ff12e-9592-4da4-b5a6-3f6cf1b93dd5.txn", /* the "none" value */
+		"18446744073709551616-c50ff12e-9592-4da4-b5a6-3f6cf1b93dd5.txn", /* overflow */
+		"123456789012345678901-c50ff12e-9592-4da4-b5a6-3f6cf1b93dd5.txn",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		lv__txn_name t;
+		assert_false(lv__txn_name_parse(bad[i], strlen(bad[i]), &t));
+	}
 }
 
 /* Versions 1..6, each with its own data file (and transaction file), every file dated an hour
@@ -296,6 +460,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_committed_files_before_manifests),
 		cmocka_unit_test(test_interrupted_runs_leave_nothing),
+		cmocka_unit_test(test_manifests_follow_their_transaction_files),
+		cmocka_unit_test(test_other_names_turn_the_pass_off),
+		cmocka_unit_test(test_txn_name_codec),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

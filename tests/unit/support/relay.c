@@ -55,7 +55,10 @@ static int r_range(void *impl, const char *p, uint64_t off, uint64_t len, lv_buf
 }
 static int r_head(void *impl, const char *p, uint64_t *size, int64_t *mtime, lv_error *e)
 {
-	return lv_storage_head(((relay *)impl)->inner, p, size, mtime, e);
+	relay *r = impl;
+	if (r->h.before_head)
+		r->h.before_head(r->h.arg, p);
+	return lv_storage_head(r->inner, p, size, mtime, e);
 }
 static int r_write(void *impl, const char *p, const void *d, size_t n, lv_error *e)
 {

@@ -16,6 +16,8 @@ typedef struct tu_relay_hooks {
 	void (*before_list)(void *arg, const char *dir);
 	/* after each delete of `path`, with its result */
 	void (*after_delete)(void *arg, const char *path, int rc);
+	/* before each head of `path` (may block: it runs on the caller's thread) */
+	void (*before_head)(void *arg, const char *path);
 	/* before each read of `path` (whole or ranged) */
 	void (*before_read)(void *arg, const char *path);
 	/* before each create of `path` */

@@ -77,6 +77,18 @@ int lv__cp_check_publishable(const lv_buf *file, const char *path, int64_t creat
 	return 0;
 }
 
+/* Segments read back at once (concurrently, on the dataset's threads). */
+#define SEG_WINDOW 8
+
+/* One segment of a window, read back. */
+typedef struct seg_slot {
+	const lv__seg_entry *e;
+	lv__cp_file f;
+	int rc, cls;
+	lv_error err;
+	char path[96];
+} seg_slot;
+
 /* One verification of what the store now holds; *retry says a later look may see more. */
 typedef struct check {
 	lv__writer *w;
@@ -84,20 +96,26 @@ typedef struct check {
 	lv__cp_file head;
 	lv__arc_index ix;
 	bool have_ix;
-	lv__cp_file seg; /* the segment read last */
-	const lv__seg_entry *seg_entry;
+	seg_slot win[SEG_WINDOW]; /* the segments read last */
+	size_t nwin;
 	bool retry;
 	char failed[96]; /* the file the last failure is about */
 } check;
 
+static void window_dispose(check *c)
+{
+	for (size_t i = 0; i < c->nwin; i++)
+		lv__cp_file_dispose(&c->win[i].f);
+	c->nwin = 0;
+}
+
 static void check_reset(check *c)
 {
 	lv__cp_file_dispose(&c->head);
-	lv__cp_file_dispose(&c->seg);
+	window_dispose(c);
 	if (c->have_ix)
 		lv__arc_index_dispose(&c->ix);
 	c->have_ix = false;
-	c->seg_entry = NULL;
 }
 
 /* The head as the store returns it now: decoded, of this history, its index parsed. */
@@ -125,33 +143,53 @@ static int read_head(check *c, lv_error *err)
 	return 0;
 }
 
-/* The segment the index names for v, read back (kept until another is needed). */
-static int read_segment(check *c, const lv__seg_entry *e, lv_error *err)
+/* One segment of the window read back: decoded, of this history, the size its index says. */
+static void read_slot(size_t i, void *arg)
 {
-	if (c->seg_entry == e)
-		return 0;
-	lv__cp_file_dispose(&c->seg);
-	c->seg_entry = NULL;
+	check *c = arg;
+	seg_slot *sl = &c->win[i];
+	const lv__seg_entry *e = sl->e;
 	lv__seg_name name = { e->first, e->last, 0, "" };
 	lv__seg_path(name.path, sizeof name.path, e->first, e->last);
+	snprintf(sl->path, sizeof sl->path, "%s", name.path);
 	lv_buf bytes = { 0 };
-	int cls;
-	int rc = lv__seg_read(c->w->ds->st, &name, c->created, &c->seg, &cls, &bytes, err);
-	if (rc == 0 && e->bytes && bytes.size != e->bytes)
-		rc = lv__err(err, LV_ECORRUPT, "segment %s: %zu bytes, the index says %" PRIu64, name.path,
-			     bytes.size, e->bytes);
+	sl->rc = lv__seg_read(c->w->ds->st, &name, c->created, &sl->f, &sl->cls, &bytes, &sl->err);
+	if (sl->rc == 0 && e->bytes && bytes.size != e->bytes)
+		sl->rc = lv__err(&sl->err, LV_ECORRUPT, "segment %s: %zu bytes, the index says %" PRIu64,
+				 name.path, bytes.size, e->bytes);
 	lv_buf_dispose(&bytes);
-	if (rc < 0) {
-		snprintf(c->failed, sizeof c->failed, "%s", name.path);
-		c->retry = rc != LV_ENOMEM && cls != LV__CP_FOREIGN;
-		lv__cp_file_dispose(&c->seg);
-		return rc;
-	}
-	c->seg_entry = e;
-	return 0;
 }
 
-/* Every version of `versions` (sorted) in a row read back: the head's, else its segment's. */
+/* The window's slot for e, or NULL. */
+static seg_slot *slot_of(check *c, const lv__seg_entry *e)
+{
+	for (size_t i = 0; i < c->nwin; i++)
+		if (c->win[i].e == e)
+			return &c->win[i];
+	return NULL;
+}
+
+/* Reads back the segments the versions from versions[i] on need that the head does not hold,
+ * up to SEG_WINDOW of them, concurrently.  Stops before a version no entry covers. */
+static void read_window(check *c, const uint64_t *versions, size_t i, size_t n)
+{
+	window_dispose(c);
+	for (; i < n; i++) {
+		if (lv__vlist_find(c->head.rows, versions[i]))
+			continue;
+		const lv__seg_entry *e = c->have_ix ? entry_covering(&c->ix, versions[i]) : NULL;
+		if (!e || (c->nwin == SEG_WINDOW && c->win[c->nwin - 1].e != e))
+			break;
+		if (c->nwin && c->win[c->nwin - 1].e == e)
+			continue; /* (sorted versions: a new entry is always after the last one) */
+		memset(&c->win[c->nwin], 0, sizeof c->win[c->nwin]);
+		c->win[c->nwin++].e = e;
+	}
+	lv__parallel_for(c->nwin, c->w->ds->threads, read_slot, c);
+}
+
+/* Every version of `versions` (sorted) in a row read back: the head's, else its segment's
+ * (read a window at a time; the first failure in version order is the answer). */
 static int check_versions(check *c, const uint64_t *versions, size_t n, lv_error *err)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -163,9 +201,20 @@ static int check_versions(check *c, const uint64_t *versions, size_t n, lv_error
 		if (!e)
 			return lv__err(err, LV_ECORRUPT,
 				       "version %" PRIu64 " is in no row of it nor of a segment its index names", v);
-		LV_TRY(read_segment(c, e, err));
-		if (!lv__vlist_find(c->seg.rows, v)) {
-			lv__seg_path(c->failed, sizeof c->failed, e->first, e->last);
+		seg_slot *sl = slot_of(c, e);
+		if (!sl) {
+			read_window(c, versions, i, n);
+			sl = slot_of(c, e);
+		}
+		if (!sl || sl->rc < 0) {
+			snprintf(c->failed, sizeof c->failed, "%s", sl ? sl->path : "?");
+			c->retry = !sl || (sl->rc != LV_ENOMEM && sl->cls != LV__CP_FOREIGN);
+			if (err && sl)
+				*err = sl->err;
+			return sl ? sl->rc : lv__err(err, LV_ENOMEM, "out of memory");
+		}
+		if (!lv__vlist_find(sl->f.rows, v)) {
+			snprintf(c->failed, sizeof c->failed, "%s", sl->path);
 			return lv__err(err, LV_ECORRUPT, "it lacks version %" PRIu64, v);
 		}
 	}

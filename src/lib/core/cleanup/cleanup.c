@@ -17,9 +17,12 @@
  *   4. keep      what branches, detached and newer commits reference
  *   5. record    the checkpoint marking the old versions cleaned up; the
  *                sweep's scan (scan.c: listing, sizes and times, judging, no
- *                deleting) starts first, on its own thread, and overlaps it
+ *                deleting) starts on its own thread, before it (overlapping
+ *                it) or, with the own pass, right after it (overlapping 6)
  *   6. sweep     the files the scan judged to go deleted on this thread, in
- *                listing order (Lance's age rules), then old manifests
+ *                listing order (Lance's age rules); old manifests after every
+ *                file they name that goes (locally, from the own pass's marks
+ *                on, while the scan finishes _transactions/; else at the end)
  * Anything unreadable before phase 6 aborts with nothing deleted (a scan still
  * running is stopped and joined).  Every delete and every report is made on
  * the caller's thread, after the checkpoint.  Memory:
@@ -80,6 +83,10 @@ typedef struct plan {
 	lv__file_vec vtemps;  /* _versions/.tmp*, from phase 4's listing (the sweep judges them) */
 	lv__scan *scan;       /* the sweep's scan, from phase 5 on (NULL: none running) */
 	lv__cp_listing listed; /* phase 4's listing of _versions/, handed to the checkpoint writer */
+	lv__txn_name *txn;    /* per manifest: an old one's transaction file (rv UINT64_MAX: none);
+			       * NULL: no own pass (remote stores list times; heads would cost) */
+	bool txn_other;       /* an old manifest names a transaction file the own pass cannot cover */
+	lv__scan_own own;
 } plan;
 
 /* Manifests read at once: their references are folded into the sets, then dropped. */
@@ -256,6 +263,11 @@ static int judge(plan *P, size_t i, lv__mref *m, lv_error *err)
 		if (m->ts_ms < P->earliest_kept)
 			P->earliest_kept = m->ts_ms;
 	}
+	if (P->txn) {
+		P->txn[i].rv = old && m->txn_form == LV__TXN_LANCE ? m->txn.rv : UINT64_MAX;
+		memcpy(P->txn[i].uuid, m->txn.uuid, sizeof m->txn.uuid);
+		P->txn_other = P->txn_other || (old && m->txn_form == LV__TXN_OTHER);
+	}
 	if (lv__mrefs_add_to(old ? &P->verified : &P->referenced, m) < 0)
 		return lv__err(err, LV_ENOMEM, "out of memory");
 	if (m->row) { /* for the checkpoint step */
@@ -370,7 +382,10 @@ static int phase_read(plan *P, lv_error *err)
 		return lv__not_a_dataset(ds, err);
 	P->size = lv__calloc(P->nv, sizeof *P->size);
 	P->old = lv__calloc(P->nv, sizeof *P->old);
-	int rc = P->size && P->old ? 0 : lv__err(err, LV_ENOMEM, "out of memory");
+	if (!ds->remote)
+		P->txn = lv__calloc(P->nv, sizeof *P->txn);
+	int rc = P->size && P->old && (ds->remote || P->txn) ? 0
+							   : lv__err(err, LV_ENOMEM, "out of memory");
 	if (rc < 0)
 		return rc;
 	P->latest = P->v[P->nv - 1].version;
@@ -481,11 +496,19 @@ static int phase_keep(plan *P, lv_error *err)
 static const char *scan_rule_fn(void *payload, const lv_list_entry *f, int kind, lv__digest key,
 				bool tmp, bool *unverified);
 
-static int phase_record(plan *P, lv_error *err)
+/* The own pass's path of manifest i's transaction file (scan.c), if it settles one. */
+static bool own_txn(void *payload, size_t i, char *buf)
 {
-	/* the sweep's scan (listing, sizes and times, judging: no deleting) starts now, the plan
-	 * being complete, and overlaps the checkpoint; phase 6 deletes what it found */
-	LV_TRY(lv__scan_start(&P->scan, P->ds, &P->referenced, &P->vtemps, scan_rule_fn, P, err));
+	const plan *P = payload;
+	if (P->txn[i].rv == UINT64_MAX)
+		return false;
+	lv__txn_name_path(&P->txn[i], buf);
+	return true;
+}
+
+/* The checkpoint recording the old versions as cleaned up, written and read back. */
+static int record(plan *P, lv_error *err)
+{
 	if (P->pol->dry_run || !P->nold)
 		return 0;
 	/* the writer reports its own phases ("listing", "reading manifests", ...) */
@@ -515,6 +538,28 @@ static int phase_record(plan *P, lv_error *err)
 	P->s.checkpoint_written = cr.written;
 	P->s.versions_archived = cr.written ? cr.recorded_versions : 0;
 	snprintf(P->s.checkpoint_path, sizeof P->s.checkpoint_path, "%s", cr.written ? cr.path : "");
+	return 0;
+}
+
+/*
+ * The sweep's scan (listing, sizes and times, judging: no deleting) starts once the plan is
+ * complete; phase 6 deletes what it found.  The own pass runs when every old manifest's
+ * reference into _transactions/ is its own transaction file in Lance's form (so the listing
+ * may skip what it settled).  With it, the scan starts after the checkpoint (it overlaps the
+ * removal of the manifests, and the checkpoint's read-back has the cores to itself); without
+ * it, before (it overlaps the checkpoint).
+ */
+static int phase_record(plan *P, lv_error *err)
+{
+	bool own = P->txn && !P->txn_other && P->nold;
+	P->own = (lv__scan_own){ P->nv, own_txn, P, &P->verified };
+	if (!own)
+		LV_TRY(lv__scan_start(&P->scan, P->ds, &P->referenced, &P->vtemps, NULL, scan_rule_fn,
+				      P, err));
+	LV_TRY(record(P, err));
+	if (own)
+		LV_TRY(lv__scan_start(&P->scan, P->ds, &P->referenced, &P->vtemps, &P->own,
+				      scan_rule_fn, P, err));
 	return 0;
 }
 
@@ -581,60 +626,90 @@ static const char *scan_rule_fn(void *payload, const lv_list_entry *f, int kind,
 	return removal_reason(payload, f, kind, key, tmp, unverified);
 }
 
+/* Where phase 6 is in removing old manifests: [0, next) queued, k of them old. */
+typedef struct mcursor {
+	size_t next, k, slot;
+	char *block; /* their paths (READ_BATCH), alive until their batch is sent */
+} mcursor;
+
+/* Queues the old manifests in [c->next, upto), in version order. */
+static int queue_manifests(plan *P, mcursor *c, size_t upto, lv_error *err)
+{
+	int rc = 0;
+	for (; c->next < upto && rc >= 0; c->next++) {
+		size_t i = c->next;
+		if (!P->old[i])
+			continue;
+		progress(P, "removing old manifests", ++c->k, P->nold);
+		if (c->slot == READ_BATCH) { /* the paths of one batch live until it is sent */
+			if ((rc = lv__del_flush(P->del, err)) < 0)
+				break;
+			c->slot = 0;
+		}
+		const char *path = lv__mpath(&P->v[i], c->block + c->slot++ * LV__MPATH);
+		rc = lv__remove_file_u(P->del, path, LV_KIND_MANIFEST, P->size[i], "old version", false,
+				       P->v[i].version, err);
+	}
+	return rc < 0 ? rc : 0;
+}
+
+/* One item of the scan: a file queued, or at a mark, the manifests behind it (their files'
+ * deletes sent first). */
+static int sweep_item(plan *P, mcursor *c, lv__scan_item *it, lv_error *err)
+{
+	if (!it->path) {
+		LV_TRY(lv__del_flush(P->del, err));
+		return queue_manifests(P, c, it->mark, err);
+	}
+	if (lv__del_hold(P->del, it->path) < 0) {
+		lv__free(it->path);
+		return lv__err(err, LV_ENOMEM, "out of memory");
+	}
+	return lv__remove_file_u(P->del, it->path, it->kind, it->size, it->reason, it->unverified, 0,
+				 err);
+}
+
 /*
- * 6. Unreferenced files, then old manifests last.  Deleting manifests before
- * their files would make an interrupted run leak those files: a rerun no
- * longer knows they were committed (verified), so the age rules keep them
- * (younger than 7 days, or than the cutoff) until a later cleanup finds them
- * old enough (tests/unit/test_cleanup_order.c).  Kept versions are complete in
- * either order; the old ones are already recorded as cleaned up by the
- * checkpoint.  Each directory is judged while it is listed (after the plan and
- * the commits newer than it were read), so no list of every file is held.
+ * 6. Unreferenced files, and old manifests after every file they name that goes.  Deleting
+ * a manifest before its files would make an interrupted run leak those files: a rerun no
+ * longer knows they were committed (verified), so the age rules keep them (younger than 7
+ * days, or than the cutoff) until a later cleanup finds them old enough
+ * (tests/unit/test_cleanup_order.c).  Kept versions are complete in either order; the old
+ * ones are already recorded as cleaned up by the checkpoint.  Each directory is judged while
+ * it is listed (after the plan and the commits newer than it were read), so no list of every
+ * file is held.  The manifests go behind the own pass's marks (every directory but
+ * _transactions/ settled, and their own transaction files), in version order, while the scan
+ * finishes; without it, after the whole scan.
  */
 static int phase_sweep(plan *P, lv_error *err)
 {
 	lv__deleter *del = P->del;
 	progress(P, "checking files", 0, LV__SWEEP_NDIRS);
+	mcursor c = { 0 };
+	if (!(c.block = lv__malloc(READ_BATCH * LV__MPATH)))
+		return lv__err(err, LV_ENOMEM, "out of memory");
 	lv__scan_item it;
 	size_t dirs_done = 0;
 	int rc;
 	/* the scan judged each file in listing order; the deletes go out here, on this thread */
 	while ((rc = lv__scan_next(P->scan, &it, &dirs_done, err)) > 0) {
-		progress(P, "checking files", dirs_done, LV__SWEEP_NDIRS);
-		if (lv__del_hold(del, it.path) < 0) {
-			lv__free(it.path);
-			rc = lv__err(err, LV_ENOMEM, "out of memory");
-			break;
-		}
-		if ((rc = lv__remove_file_u(del, it.path, it.kind, it.size, it.reason, it.unverified, 0,
-					     err)) < 0)
+		if (!c.k) /* once manifests go, their count is the progress (the scan's end follows) */
+			progress(P, "checking files", dirs_done, LV__SWEEP_NDIRS);
+		if ((rc = sweep_item(P, &c, &it, err)) < 0)
 			break;
 	}
 	lv__scan_end(P->scan);
 	P->scan = NULL;
-	LV_TRY(rc);
-	progress(P, "checking files", LV__SWEEP_NDIRS, LV__SWEEP_NDIRS);
-	LV_TRY(lv__del_flush(del, err));
-	char *block = lv__malloc(READ_BATCH * LV__MPATH);
-	if (!block)
-		return lv__err(err, LV_ENOMEM, "out of memory");
-	size_t k = 0, slot = 0;
-	for (size_t i = 0; i < P->nv && rc >= 0; i++) {
-		if (!P->old[i])
-			continue;
-		progress(P, "removing old manifests", ++k, P->nold);
-		if (slot == READ_BATCH) { /* the paths of one batch live until it is sent */
-			rc = lv__del_flush(del, err);
-			slot = 0;
-		}
-		const char *path = lv__mpath(&P->v[i], block + slot++ * LV__MPATH);
-		if (rc >= 0)
-			rc = lv__remove_file_u(del, path, LV_KIND_MANIFEST, P->size[i], "old version", false,
-					       P->v[i].version, err);
+	if (rc >= 0) {
+		if (!c.k)
+			progress(P, "checking files", LV__SWEEP_NDIRS, LV__SWEEP_NDIRS);
+		rc = lv__del_flush(del, err);
 	}
 	if (rc >= 0)
+		rc = queue_manifests(P, &c, P->nv, err);
+	if (rc >= 0)
 		rc = lv__del_flush(del, err);
-	lv__free(block);
+	lv__free(c.block);
 	P->s.versions_removed = P->pol->dry_run ? P->nold : del->manifests_deleted;
 	return rc < 0 ? rc : 0;
 }
@@ -697,6 +772,7 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	lv__free(P.listed.v);
 	lv__free(P.size);
 	lv__free(P.old);
+	lv__free(P.txn);
 	for (size_t i = 0; i < P.nrows; i++)
 		lv__mrow_free(P.rows[i]);
 	lv__free(P.rows);

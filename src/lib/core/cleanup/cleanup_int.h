@@ -25,6 +25,22 @@
  * cleanup before anything changes, as Lance's ensure_can_write_manifest does. */
 #define LV_WRITER_FLAGS_KNOWN 447u
 
+/* A transaction file's name in Lance's form "{read_version}-{uuid}.txn" (txnname.c): 24
+ * bytes where the string takes ~55.  rv == UINT64_MAX: none. */
+typedef struct lv__txn_name {
+	uint64_t rv;
+	uint8_t uuid[16];
+} lv__txn_name;
+/* "_transactions/" + the longest such name + NUL */
+#define LV__TXN_PATH_MAX 80
+/* Parses a name in that form (and only one that formats back to the same bytes). */
+bool lv__txn_name_parse(const char *p, size_t n, lv__txn_name *out);
+/* Writes "_transactions/<name>" into buf (LV__TXN_PATH_MAX bytes); returns its length. */
+size_t lv__txn_name_path(const lv__txn_name *t, char *buf);
+
+/* How a manifest names its transaction file (lv__mref.txn_form). */
+enum { LV__TXN_NONE, LV__TXN_LANCE, LV__TXN_OTHER };
+
 /* A version's history row built from the manifest bytes cleanup reads anyway. */
 typedef struct lv__mrow {
 	lv_version_info info;
@@ -43,6 +59,8 @@ typedef struct lv__mref {
 	lv_error *err;      /* while its manifest is parsed: where a refusal is written */
 	bool want_info;     /* a version of main: also build its history row (for the checkpoint) */
 	lv__mrow *row;      /* that row, when built (not for a transaction in _transactions/) */
+	lv__txn_name txn;   /* its transaction file's name, when txn_form is LV__TXN_LANCE */
+	uint8_t txn_form;   /* LV__TXN_*: OTHER also when any other reference enters _transactions/ */
 } lv__mref;
 
 typedef struct lv__mrefs_job {
@@ -191,27 +209,47 @@ int lv__classify(const char *path, char *key, size_t cap, bool *tmp);
 
 /* ---- the sweep's scan (scan.c) ---- */
 
-/* The directories a sweep judges, in order. */
+/* The directories a sweep judges, in order (_transactions/ last: the own pass gates the
+ * manifests' removal, and every other directory is settled before it). */
 #define LV__SWEEP_NDIRS 5
 extern const char *const lv__sweep_dirs[LV__SWEEP_NDIRS];
 
 /* Why a file may go, or NULL if it stays (cleanup.c's rule; only reads the plan). */
 typedef const char *(*lv__scan_rule)(void *payload, const lv_list_entry *f, int kind,
 				     lv__digest key, bool tmp, bool *unverified);
-/* A file the scan judged to go: `path` (malloc'ed) is the caller's. */
+/* A file the scan judged to go: `path` (malloc'ed) is the caller's.  Or, with path NULL, a
+ * mark: the own pass has settled the transaction files of manifests [0, mark). */
 typedef struct lv__scan_item {
 	char *path;
 	int kind;
 	uint64_t size;
 	const char *reason;
 	bool unverified;
+	size_t mark;
 } lv__scan_item;
+/*
+ * The own pass (scan.c): before _transactions/ is listed, the transaction files the old
+ * manifests name are looked up and judged in version order, a mark queued after each batch,
+ * so the caller can remove those manifests behind the marks while the scan goes on.  The
+ * listing then skips every name in `settled` (the old manifests' references: the caller
+ * guarantees each of them in _transactions/ is one path() gave).
+ */
+typedef struct lv__scan_own {
+	size_t n;                 /* manifests, in version order */
+	/* manifest i's transaction file ("_transactions/...", LV__TXN_PATH_MAX bytes) if the pass
+	 * settles one for it */
+	bool (*path)(void *payload, size_t i, char *buf);
+	void *payload;
+	const lv__strset *settled;
+} lv__scan_own;
 typedef struct lv__scan lv__scan;
 /* Starts scanning lv__sweep_dirs on a thread of its own (scan.c's invariants): files
  * `referenced` names are skipped, the rest judged by `rule`; _versions/ is not listed, its
- * files are `vtemps` (the plan's listing).  Everything passed must outlive lv__scan_end. */
+ * files are `vtemps` (the plan's listing); `own` (may be NULL) adds the own pass.  Everything
+ * passed must outlive lv__scan_end. */
 int lv__scan_start(lv__scan **out, lv_dataset *ds, const lv__strset *referenced,
-		   const lv__file_vec *vtemps, lv__scan_rule rule, void *payload, lv_error *err);
+		   const lv__file_vec *vtemps, const lv__scan_own *own, lv__scan_rule rule,
+		   void *payload, lv_error *err);
 /* The next file to go, in listing order (waits for it): 1 and *item; 0 at the end; < 0 when
  * the scan failed (err).  *dirs_done: directories scanned so far. */
 int lv__scan_next(lv__scan *s, lv__scan_item *item, size_t *dirs_done, lv_error *err);

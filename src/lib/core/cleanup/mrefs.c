@@ -85,7 +85,11 @@ static int on_deletion(const lv__deletion_ref *d, void *payload)
 static int on_external(lv__sv path, void *payload)
 {
 	lv__mref *m = payload;
-	return m->branch ? 0 : add_ref(m, "", path.p, path.n);
+	if (m->branch)
+		return 0;
+	if (path.n >= 14 && !memcmp(path.p, "_transactions/", 14))
+		m->txn_form = LV__TXN_OTHER; /* the own pass would not cover it (scan.c) */
+	return add_ref(m, "", path.p, path.n);
 }
 
 static int on_index(const lv__index_ref *idx, void *payload)
@@ -147,8 +151,14 @@ static int refs_visit(void *ctx, size_t chunk, size_t i, const char *path, const
 		if (k < 0)
 			rc = err->code < 0 ? err->code : (int)k;
 	}
-	if (rc == 0 && man.transaction_file.n && !m->branch)
+	if (rc == 0 && man.transaction_file.n && !m->branch) {
 		rc = add_ref(m, "_transactions/", man.transaction_file.p, man.transaction_file.n);
+		if (m->txn_form == LV__TXN_NONE)
+			m->txn_form = lv__txn_name_parse(man.transaction_file.p, man.transaction_file.n,
+							 &m->txn)
+					      ? LV__TXN_LANCE
+					      : LV__TXN_OTHER;
+	}
 	if (rc == 0 && man.transaction_file.n &&
 	    memchr(man.transaction_file.p, '/', man.transaction_file.n))
 		rc = lv__err(err, LV_ECORRUPT, "manifest %s: unsafe transaction_file name", m->path);

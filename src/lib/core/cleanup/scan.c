@@ -18,19 +18,23 @@
  *    the rule and the sets are only read while it runs.
  *  - It is always joined: lv__scan_end cancels a scan still running and waits
  *    for its thread, so nothing it uses is freed under it.
+ *  - With the own pass, a mark is queued only after every decision on the
+ *    files it covers (and on every directory before _transactions/), so a
+ *    caller removing manifests behind a mark has queued their files first.
  */
 #include "core/cleanup/cleanup_int.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/util.h"
 
 const char *const lv__sweep_dirs[LV__SWEEP_NDIRS] = { "_versions", "data", "_deletions",
-						      "_transactions", "_indices" };
+						      "_indices", "_transactions" };
 /* Lance keeps the flat ones flat (data/ and _indices/ may nest). */
-static const bool flat[LV__SWEEP_NDIRS] = { true, false, true, true, false };
+static const bool flat[LV__SWEEP_NDIRS] = { true, false, true, false, true };
 
 #define LV__SCAN_QUEUE 4096
 #define CAND_BATCH 4096
@@ -50,6 +54,10 @@ struct lv__scan {
 	lv_dataset *ds;
 	const lv__strset *referenced;
 	const lv__file_vec *vtemps;
+	const lv__scan_own *own; /* NULL: no own pass */
+	bool skip_settled;       /* the own pass is done: _transactions/ skips what it settled */
+	int threads;             /* for the lookups: one with the own pass (the caller's thread
+				  * removes manifests meanwhile, on a core of its own) */
 	lv__scan_rule rule;
 	void *payload;
 	pthread_t tid;
@@ -68,25 +76,30 @@ struct lv__scan {
 	lv__arena names; /* the candidates' paths, until their batch is judged */
 };
 
+/* Queues an item (its path is then the queue's); 1 when the scan is cancelled. */
+static int enqueue(lv__scan *s, lv__scan_item it)
+{
+	pthread_mutex_lock(&s->mu);
+	while (s->qn == LV__SCAN_QUEUE && !s->cancel)
+		pthread_cond_wait(&s->cv, &s->mu);
+	bool cancel = s->cancel;
+	if (!cancel) {
+		s->q[(s->qh + s->qn++) % LV__SCAN_QUEUE] = it;
+		pthread_cond_broadcast(&s->cv);
+	}
+	pthread_mutex_unlock(&s->mu);
+	if (cancel)
+		lv__free(it.path);
+	return cancel;
+}
+
 /* Queues a decision (its path copied); 1 when the scan is cancelled, <0 on no memory. */
 static int push(lv__scan *s, const lv_list_entry *f, int kind, const char *reason, bool unverified)
 {
 	char *copy = lv__strdup(f->path);
 	if (!copy)
 		return lv__err(&s->err, LV_ENOMEM, "out of memory");
-	pthread_mutex_lock(&s->mu);
-	while (s->qn == LV__SCAN_QUEUE && !s->cancel)
-		pthread_cond_wait(&s->cv, &s->mu);
-	bool cancel = s->cancel;
-	if (!cancel) {
-		s->q[(s->qh + s->qn++) % LV__SCAN_QUEUE] =
-			(lv__scan_item){ copy, kind, f->size, reason, unverified };
-		pthread_cond_broadcast(&s->cv);
-	}
-	pthread_mutex_unlock(&s->mu);
-	if (cancel)
-		lv__free(copy);
-	return cancel;
+	return enqueue(s, (lv__scan_item){ copy, kind, f->size, reason, unverified, 0 });
 }
 
 static int judge(lv__scan *s, const lv_list_entry *f, int kind, lv__digest key, bool tmp)
@@ -104,16 +117,32 @@ static void head_job(size_t i, void *arg)
 	c->rc = lv_storage_head(s->ds->st, c->path, &c->size, &c->mtime_ms, &e);
 }
 
-/* The candidates' times, read at once (a file gone meanwhile is skipped), then each judged. */
+/* A lookup that failed, but not as "not found": the scan fails (nothing judged on a guess). */
+static int head_failed(lv__scan *s, const cand *c)
+{
+	lv_error e = { 0 };
+	uint64_t size;
+	int64_t mtime;
+	int rc = lv_storage_head(s->ds->st, c->path, &size, &mtime, &e);
+	if (rc == 0 || rc == LV_ENOTFOUND) /* the first lookup's error is gone: report it */
+		rc = c->rc, snprintf(e.message, sizeof e.message, "lookup failed");
+	return lv__err(&s->err, rc, "cleanup: %s could not be looked up (%s); stopping before its "
+			       "version goes", c->path, e.message);
+}
+
+/* The candidates' times, read at once (a file gone meanwhile is skipped; one that cannot be
+ * looked up stops the scan), then each judged. */
 static int flush(lv__scan *s)
 {
-	lv__parallel_for(s->nc, s->ds->threads, head_job, s);
+	lv__parallel_for(s->nc, s->threads, head_job, s);
 	int rc = 0;
 	for (size_t i = 0; i < s->nc && rc == 0; i++) {
 		cand *c = &s->c[i];
 		lv_list_entry e = { c->path, c->size, c->mtime_ms };
 		if (c->rc == 0)
 			rc = judge(s, &e, c->kind, c->key, c->tmp);
+		else if (c->rc != LV_ENOTFOUND)
+			rc = head_failed(s, c);
 	}
 	s->nc = 0;
 	lv__arena_dispose(&s->names);
@@ -135,6 +164,8 @@ static int scan_file(const lv_list_entry *f, void *payload)
 	lv__digest g = lv__strset_digest(key, strlen(key)); /* one digest for both sets */
 	if (!tmp && lv__strset_has_digest(s->referenced, g))
 		return 0; /* kept, whatever its age */
+	if (s->skip_settled && kind == LV_KIND_TRANSACTION && lv__strset_has_digest(s->own->settled, g))
+		return 0; /* judged by the own pass */
 	if (f->mtime_ms)
 		return (s->rc = judge(s, f, kind, g, tmp)) != 0;
 	cand *c = &s->c[s->nc]; /* listed by name only */
@@ -168,12 +199,47 @@ static int scan_dir(lv__scan *s, size_t d)
 	return s->rc;
 }
 
+/*
+ * The own pass: each old manifest's transaction file, in version order, looked up and judged
+ * a batch at a time (a file kept manifests name is skipped, one gone is skipped), a mark
+ * queued after each batch.
+ */
+static int own_pass(lv__scan *s)
+{
+	const lv__scan_own *o = s->own;
+	char path[LV__TXN_PATH_MAX];
+	for (size_t i = 0; i < o->n && s->rc == 0; i++) {
+		if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
+			return s->rc = 1;
+		if (!o->path(o->payload, i, path))
+			continue;
+		lv__digest g = lv__strset_digest(path, strlen(path));
+		if (lv__strset_has_digest(s->referenced, g))
+			continue;
+		cand *c = &s->c[s->nc];
+		*c = (cand){ lv__arena_strdup(&s->names, path), g, LV_KIND_TRANSACTION, false, 0, 0, 0 };
+		if (!c->path)
+			return s->rc = lv__err(&s->err, LV_ENOMEM, "out of memory");
+		if (++s->nc == CAND_BATCH && (s->rc = flush(s)) == 0)
+			s->rc = enqueue(s, (lv__scan_item){ .mark = i + 1 });
+	}
+	if (s->rc == 0)
+		s->rc = flush(s);
+	if (s->rc == 0)
+		s->rc = enqueue(s, (lv__scan_item){ .mark = o->n });
+	s->skip_settled = true;
+	return s->rc;
+}
+
 static void *scan_main(void *arg)
 {
 	lv__scan *s = arg;
 	int rc = 0;
 	for (size_t d = 0; d < LV__SWEEP_NDIRS && rc == 0; d++) {
-		rc = scan_dir(s, d);
+		if (s->own && !strcmp(lv__sweep_dirs[d], "_transactions"))
+			rc = own_pass(s);
+		if (rc == 0)
+			rc = scan_dir(s, d);
 		pthread_mutex_lock(&s->mu);
 		s->dirs_done = d + 1;
 		pthread_mutex_unlock(&s->mu);
@@ -187,14 +253,15 @@ static void *scan_main(void *arg)
 }
 
 int lv__scan_start(lv__scan **out, lv_dataset *ds, const lv__strset *referenced,
-		   const lv__file_vec *vtemps, lv__scan_rule rule, void *payload, lv_error *err)
+		   const lv__file_vec *vtemps, const lv__scan_own *own, lv__scan_rule rule,
+		   void *payload, lv_error *err)
 {
 	*out = NULL;
 	lv__scan *s = lv__calloc(1, sizeof *s);
 	if (!s)
 		return lv__err(err, LV_ENOMEM, "out of memory");
-	*s = (lv__scan){ .ds = ds, .referenced = referenced, .vtemps = vtemps, .rule = rule,
-			 .payload = payload };
+	*s = (lv__scan){ .ds = ds, .referenced = referenced, .vtemps = vtemps, .own = own,
+			 .threads = own ? 1 : ds->threads, .rule = rule, .payload = payload };
 	lv__arena_init(&s->names, 1 << 16);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
