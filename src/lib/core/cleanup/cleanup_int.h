@@ -60,6 +60,7 @@ typedef struct lv__mref {
 	bool want_info;     /* a version of main: also build its history row (for the checkpoint) */
 	lv__mrow *row;      /* that row, when built (not for a transaction in _transactions/) */
 	lv__txn_name txn;   /* its transaction file's name, when txn_form is LV__TXN_LANCE */
+	lv__digest txn_key; /* and the digest of its path (taken for refs anyway) */
 	uint8_t txn_form;   /* LV__TXN_*: OTHER also when any other reference enters _transactions/ */
 } lv__mref;
 
@@ -236,9 +237,9 @@ typedef struct lv__scan_item {
  */
 typedef struct lv__scan_own {
 	size_t n;                 /* manifests, in version order */
-	/* manifest i's transaction file ("_transactions/...", LV__TXN_PATH_MAX bytes) if the pass
-	 * settles one for it */
-	bool (*path)(void *payload, size_t i, char *buf);
+	/* manifest i's transaction file ("_transactions/...", LV__TXN_PATH_MAX bytes) and the
+	 * digest of that path, if the pass settles one for it */
+	bool (*path)(void *payload, size_t i, char *buf, lv__digest *key);
 	void *payload;
 	const lv__strset *settled;
 } lv__scan_own;

@@ -43,7 +43,8 @@ static bool safe_rel(const char *p, size_t n)
 	return true;
 }
 
-static int add_ref(lv__mref *m, const char *fmt_prefix, const char *p, size_t n)
+static int add_ref_key(lv__mref *m, const char *fmt_prefix, const char *p, size_t n,
+		       lv__digest *out)
 {
 	if (!safe_rel(p, n))
 		return lv__err(m->err, LV_ECORRUPT,
@@ -57,7 +58,14 @@ static int add_ref(lv__mref *m, const char *fmt_prefix, const char *p, size_t n)
 	lv__digest d = lv__strset_digest(key, pl + n);
 	if (lv__dbuf_add(&m->refs, &d, sizeof d) < 0)
 		return lv__err(m->err, LV_ENOMEM, "out of memory");
+	if (out)
+		*out = d;
 	return 0;
+}
+
+static int add_ref(lv__mref *m, const char *fmt_prefix, const char *p, size_t n)
+{
+	return add_ref_key(m, fmt_prefix, p, n, NULL);
 }
 
 static int on_data(const lv__data_file_ref *f, void *payload)
@@ -152,7 +160,8 @@ static int refs_visit(void *ctx, size_t chunk, size_t i, const char *path, const
 			rc = err->code < 0 ? err->code : (int)k;
 	}
 	if (rc == 0 && man.transaction_file.n && !m->branch) {
-		rc = add_ref(m, "_transactions/", man.transaction_file.p, man.transaction_file.n);
+		rc = add_ref_key(m, "_transactions/", man.transaction_file.p, man.transaction_file.n,
+				 &m->txn_key);
 		if (m->txn_form == LV__TXN_NONE)
 			m->txn_form = lv__txn_name_parse(man.transaction_file.p, man.transaction_file.n,
 							 &m->txn)

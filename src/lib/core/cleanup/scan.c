@@ -211,9 +211,9 @@ static int own_pass(lv__scan *s)
 	for (size_t i = 0; i < o->n && s->rc == 0; i++) {
 		if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
 			return s->rc = 1;
-		if (!o->path(o->payload, i, path))
+		lv__digest g;
+		if (!o->path(o->payload, i, path, &g))
 			continue;
-		lv__digest g = lv__strset_digest(path, strlen(path));
 		if (lv__strset_has_digest(s->referenced, g))
 			continue;
 		cand *c = &s->c[s->nc];

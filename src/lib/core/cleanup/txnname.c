@@ -10,15 +10,12 @@
 
 #include <string.h>
 
+/* Where each uuid byte's two hex digits start in its 36 characters (the dashes at 8, 13, 18, 23). */
+static const uint8_t at[16] = { 0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34 };
+
 static int hexval(char c)
 {
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* Where the uuid's dashes are (36 characters). */
-static bool dash_at(size_t i)
-{
-	return i == 8 || i == 13 || i == 18 || i == 23;
 }
 
 bool lv__txn_name_parse(const char *p, size_t n, lv__txn_name *out)
@@ -29,7 +26,7 @@ bool lv__txn_name_parse(const char *p, size_t n, lv__txn_name *out)
 		if (d == 20 || (d == 1 && p[0] == '0'))
 			return false; /* too long, or a leading zero */
 		uint64_t digit = (uint64_t)(p[d] - '0');
-		if (rv > (UINT64_MAX - digit) / 10)
+		if (d >= 19 && rv > (UINT64_MAX - digit) / 10)
 			return false;
 		rv = rv * 10 + digit;
 		d++;
@@ -39,18 +36,13 @@ bool lv__txn_name_parse(const char *p, size_t n, lv__txn_name *out)
 	    memcmp(p + n - 4, ".txn", 4))
 		return false;
 	const char *u = p + d + 1;
-	size_t b = 0;
-	for (size_t i = 0; i < 36;) {
-		if (dash_at(i)) {
-			if (u[i++] != '-')
-				return false;
-			continue;
-		}
-		int hi = hexval(u[i]), lo = hexval(u[i + 1]);
+	if (u[8] != '-' || u[13] != '-' || u[18] != '-' || u[23] != '-')
+		return false;
+	for (size_t b = 0; b < 16; b++) {
+		int hi = hexval(u[at[b]]), lo = hexval(u[at[b] + 1]);
 		if (hi < 0 || lo < 0)
 			return false;
-		out->uuid[b++] = (uint8_t)(hi << 4 | lo);
-		i += 2;
+		out->uuid[b] = (uint8_t)(hi << 4 | lo);
 	}
 	out->rv = rv;
 	return true;
@@ -72,15 +64,12 @@ size_t lv__txn_name_path(const lv__txn_name *t, char *buf)
 	while (nd)
 		*o++ = digits[--nd];
 	*o++ = '-';
-	for (size_t i = 0, b = 0; i < 36; i++) {
-		if (dash_at(i)) {
-			*o++ = '-';
-			continue;
-		}
-		*o++ = hex[t->uuid[b] >> 4];
-		*o++ = hex[t->uuid[b++] & 15];
-		i++;
+	memcpy(o, "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx", 36);
+	for (size_t b = 0; b < 16; b++) {
+		o[at[b]] = hex[t->uuid[b] >> 4];
+		o[at[b] + 1] = hex[t->uuid[b] & 15];
 	}
+	o += 36;
 	memcpy(o, ".txn", 5);
 	return (size_t)(o + 4 - buf);
 }
