@@ -25,6 +25,15 @@ def built(tmp_path_factory):
     return scenarios.build_all(str(tmp_path_factory.mktemp("l14py")))
 
 
+def rounded_up(t, o):
+    """Did pylance's float rounding move version o's commit time onto the next millisecond?  Its
+    rows make a float of the commit's nanoseconds first, so a time less than ~128 ns before a
+    millisecond shows as that millisecond (a whole one), one above ours (python/tests/test_interop.py
+    lance_match has the same rule for LanceDB's listVersions())."""
+    local = o["timestamp"].astimezone().replace(tzinfo=None)
+    return t["timestamp"] - local == datetime.timedelta(milliseconds=1) and t["timestamp"].microsecond % 1000 == 0
+
+
 def arrow_rows(stream):
     t = pa.RecordBatchReader.from_stream(stream).read_all()
     assert t.schema.field("timestamp_millis").type == pa.timestamp("ms", tz="UTC")
@@ -52,7 +61,8 @@ def test_package_equals_pylance_and_cli(built):
                     V = f"{L} {kind} v{o['version']}"
                     assert o["metadata"] == t["metadata"], V
                     local = o["timestamp"].astimezone().replace(tzinfo=None)
-                    assert datetime.timedelta(0) <= t["timestamp"] - local < datetime.timedelta(milliseconds=1), V
+                    assert datetime.timedelta(0) <= t["timestamp"] - local < datetime.timedelta(milliseconds=1) \
+                        or rounded_up(t, o), V
                     # the CLI's "timestamp" is the ISO 8601 text of the package's datetime
                     assert c["timestamp"] == o["timestamp"].isoformat(timespec="milliseconds").replace("+00:00", "Z"), V
                     same = [k for k in o if k in c and k != "timestamp"]
@@ -80,6 +90,11 @@ def test_tags_branches_asof(built):
                 for k, b in ours_b.items()} == \
                {k: (b["parent_branch"], b["parent_version"], b["manifest_size"], b["create_at"])
                 for k, b in theirs_b.items()}, sc.name
+        # pylance's asof makes a float of the time asked for too: at the millisecond a commit less
+        # than ~128 ns before it was rounded up to, it may answer the version before that commit
+        theirs = {t["version"]: t for t in pds.versions()}
+        edge = {o["timestamp_millis"] + 1: o["version"] for o in ds.history()
+                if o["version"] in theirs and rounded_up(theirs[o["version"]], o)}
         for v in ds.history():  # the rich record (timestamp_millis)
             for d in (-1, 0, 1):
                 T = v["timestamp_millis"] + d
@@ -92,5 +107,18 @@ def test_tags_branches_asof(built):
                     got = ds.version_as_of(when, strict=True)["version"]
                 except lancever.NotFoundError:
                     got = None
+                if got != want and edge.get(T) == got:
+                    continue  # the commit at T - 1 ms + (T's float rounding) is ours, rightly
                 assert got == want, f"{sc.name}: version_as_of({T}, strict) = {got}, pylance {want}"
         ds.close()
+
+
+def test_rounded_up_allows_only_the_float_rounding():
+    ours = {"timestamp": datetime.datetime(2026, 12, 5, 22, 23, 55, 287000, tzinfo=UTC)}
+    local = ours["timestamp"].astimezone().replace(tzinfo=None)
+    ms = datetime.timedelta(milliseconds=1)
+    assert rounded_up({"timestamp": local + ms}, ours)                                   # onto the next ms
+    assert not rounded_up({"timestamp": local}, ours)                                    # the same ms
+    assert not rounded_up({"timestamp": local + ms + datetime.timedelta(microseconds=500)}, ours)
+    assert not rounded_up({"timestamp": local + 2 * ms}, ours)
+    assert not rounded_up({"timestamp": local - ms}, ours)
