@@ -170,8 +170,9 @@ static seg_slot *slot_of(check *c, const lv__seg_entry *e)
 }
 
 /* Reads back the segments the versions from versions[i] on need that the head does not hold,
- * up to SEG_WINDOW of them, concurrently.  Stops before a version no entry covers. */
-static void read_window(check *c, const uint64_t *versions, size_t i, size_t n)
+ * up to SEG_WINDOW of them, concurrently; versions[i]'s (which the caller found) first, so its
+ * slot is the returned one.  Stops before a version no entry covers. */
+static seg_slot *read_window(check *c, const uint64_t *versions, size_t i, size_t n)
 {
 	window_dispose(c);
 	for (; i < n; i++) {
@@ -186,6 +187,7 @@ static void read_window(check *c, const uint64_t *versions, size_t i, size_t n)
 		c->win[c->nwin++].e = e;
 	}
 	lv__parallel_for(c->nwin, c->w->ds->threads, read_slot, c);
+	return &c->win[0];
 }
 
 /* Every version of `versions` (sorted) in a row read back: the head's, else its segment's
@@ -202,16 +204,14 @@ static int check_versions(check *c, const uint64_t *versions, size_t n, lv_error
 			return lv__err(err, LV_ECORRUPT,
 				       "version %" PRIu64 " is in no row of it nor of a segment its index names", v);
 		seg_slot *sl = slot_of(c, e);
-		if (!sl) {
-			read_window(c, versions, i, n);
-			sl = slot_of(c, e);
-		}
-		if (!sl || sl->rc < 0) {
-			snprintf(c->failed, sizeof c->failed, "%s", sl ? sl->path : "?");
-			c->retry = !sl || (sl->rc != LV_ENOMEM && sl->cls != LV__CP_FOREIGN);
-			if (err && sl)
+		if (!sl)
+			sl = read_window(c, versions, i, n);
+		if (sl->rc < 0) {
+			snprintf(c->failed, sizeof c->failed, "%s", sl->path);
+			c->retry = sl->rc != LV_ENOMEM && sl->cls != LV__CP_FOREIGN;
+			if (err)
 				*err = sl->err;
-			return sl ? sl->rc : lv__err(err, LV_ENOMEM, "out of memory");
+			return sl->rc;
 		}
 		if (!lv__vlist_find(sl->f.rows, v)) {
 			snprintf(c->failed, sizeof c->failed, "%s", sl->path);

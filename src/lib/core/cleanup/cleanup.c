@@ -83,9 +83,8 @@ typedef struct plan {
 	lv__file_vec vtemps;  /* _versions/.tmp*, from phase 4's listing (the sweep judges them) */
 	lv__scan *scan;       /* the sweep's scan, from phase 5 on (NULL: none running) */
 	lv__cp_listing listed; /* phase 4's listing of _versions/, handed to the checkpoint writer */
-	lv__txn_name *txn;    /* per manifest: an old one's transaction file (rv UINT64_MAX: none);
-			       * NULL: no own pass (remote stores list times; heads would cost) */
-	lv__digest *txn_key;  /* per manifest: that file's digest */
+	lv__txn_ref *txn;     /* per manifest: an old one's transaction file (name.rv UINT64_MAX:
+			       * none); NULL: no own pass (remote stores list times; heads cost) */
 	bool txn_other;       /* an old manifest names a transaction file the own pass cannot cover */
 	lv__scan_own own;
 } plan;
@@ -265,9 +264,9 @@ static int judge(plan *P, size_t i, lv__mref *m, lv_error *err)
 			P->earliest_kept = m->ts_ms;
 	}
 	if (P->txn) {
-		P->txn[i].rv = old && m->txn_form == LV__TXN_LANCE ? m->txn.rv : UINT64_MAX;
-		memcpy(P->txn[i].uuid, m->txn.uuid, sizeof m->txn.uuid);
-		P->txn_key[i] = m->txn_key;
+		P->txn[i] = m->txn;
+		if (!old || m->txn_form != LV__TXN_LANCE)
+			P->txn[i].name.rv = UINT64_MAX;
 		P->txn_other = P->txn_other || (old && m->txn_form == LV__TXN_OTHER);
 	}
 	if (lv__mrefs_add_to(old ? &P->verified : &P->referenced, m) < 0)
@@ -384,13 +383,10 @@ static int phase_read(plan *P, lv_error *err)
 		return lv__not_a_dataset(ds, err);
 	P->size = lv__calloc(P->nv, sizeof *P->size);
 	P->old = lv__calloc(P->nv, sizeof *P->old);
-	if (!ds->remote) {
+	if (!ds->remote)
 		P->txn = lv__calloc(P->nv, sizeof *P->txn);
-		P->txn_key = lv__calloc(P->nv, sizeof *P->txn_key);
-	}
-	int rc = P->size && P->old && (ds->remote || (P->txn && P->txn_key))
-			 ? 0
-			 : lv__err(err, LV_ENOMEM, "out of memory");
+	int rc = P->size && P->old && (ds->remote || P->txn) ? 0
+							   : lv__err(err, LV_ENOMEM, "out of memory");
 	if (rc < 0)
 		return rc;
 	P->latest = P->v[P->nv - 1].version;
@@ -505,10 +501,10 @@ static const char *scan_rule_fn(void *payload, const lv_list_entry *f, int kind,
 static bool own_txn(void *payload, size_t i, char *buf, lv__digest *key)
 {
 	const plan *P = payload;
-	if (P->txn[i].rv == UINT64_MAX)
+	if (P->txn[i].name.rv == UINT64_MAX)
 		return false;
-	lv__txn_name_path(&P->txn[i], buf);
-	*key = P->txn_key[i];
+	lv__txn_name_path(&P->txn[i].name, buf);
+	*key = P->txn[i].key;
 	return true;
 }
 
@@ -779,7 +775,6 @@ int lv_cleanup(lv_dataset *ds, const lv_cleanup_policy *pol, lv_cleanup_stats *s
 	lv__free(P.size);
 	lv__free(P.old);
 	lv__free(P.txn);
-	lv__free(P.txn_key);
 	for (size_t i = 0; i < P.nrows; i++)
 		lv__mrow_free(P.rows[i]);
 	lv__free(P.rows);

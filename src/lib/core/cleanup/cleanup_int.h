@@ -38,6 +38,12 @@ bool lv__txn_name_parse(const char *p, size_t n, lv__txn_name *out);
 /* Writes "_transactions/<name>" into buf (LV__TXN_PATH_MAX bytes); returns its length. */
 size_t lv__txn_name_path(const lv__txn_name *t, char *buf);
 
+/* A transaction file's name and the digest of its path "_transactions/<name>". */
+typedef struct lv__txn_ref {
+	lv__txn_name name;
+	lv__digest key;
+} lv__txn_ref;
+
 /* How a manifest names its transaction file (lv__mref.txn_form). */
 enum { LV__TXN_NONE, LV__TXN_LANCE, LV__TXN_OTHER };
 
@@ -59,8 +65,8 @@ typedef struct lv__mref {
 	lv_error *err;      /* while its manifest is parsed: where a refusal is written */
 	bool want_info;     /* a version of main: also build its history row (for the checkpoint) */
 	lv__mrow *row;      /* that row, when built (not for a transaction in _transactions/) */
-	lv__txn_name txn;   /* its transaction file's name, when txn_form is LV__TXN_LANCE */
-	lv__digest txn_key; /* and the digest of its path (taken for refs anyway) */
+	lv__txn_ref txn;    /* its transaction file (the digest taken for refs anyway), when
+			     * txn_form is LV__TXN_LANCE */
 	uint8_t txn_form;   /* LV__TXN_*: OTHER also when any other reference enters _transactions/ */
 } lv__mref;
 

@@ -161,10 +161,10 @@ static int refs_visit(void *ctx, size_t chunk, size_t i, const char *path, const
 	}
 	if (rc == 0 && man.transaction_file.n && !m->branch) {
 		rc = add_ref_key(m, "_transactions/", man.transaction_file.p, man.transaction_file.n,
-				 &m->txn_key);
+				 &m->txn.key);
 		if (m->txn_form == LV__TXN_NONE)
 			m->txn_form = lv__txn_name_parse(man.transaction_file.p, man.transaction_file.n,
-							 &m->txn)
+							 &m->txn.name)
 					      ? LV__TXN_LANCE
 					      : LV__TXN_OTHER;
 	}

@@ -124,8 +124,10 @@ static int head_failed(lv__scan *s, const cand *c)
 	uint64_t size;
 	int64_t mtime;
 	int rc = lv_storage_head(s->ds->st, c->path, &size, &mtime, &e);
-	if (rc == 0 || rc == LV_ENOTFOUND) /* the first lookup's error is gone: report it */
-		rc = c->rc, snprintf(e.message, sizeof e.message, "lookup failed");
+	if (rc == 0 || rc == LV_ENOTFOUND) { /* the first lookup's error is gone: report its code */
+		rc = c->rc;
+		snprintf(e.message, sizeof e.message, "lookup failed");
+	}
 	return lv__err(&s->err, rc, "cleanup: %s could not be looked up (%s); stopping before its "
 			       "version goes", c->path, e.message);
 }
