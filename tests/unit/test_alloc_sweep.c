@@ -10,8 +10,7 @@
  *   - leave recorded history as it was (writers: a fresh reader's history has the same
  *     rows, no gap, and each row's is_cleaned_up as before the call or as after a
  *     successful one).
- * The counts per entry point are printed ("sweep: ...") for RELIABILITY.md.  Writers run
- * on one thread (a count that depends on timing cannot be swept).
+ * The counts per entry point are printed ("sweep: ...") for RELIABILITY.md.
  * Needs the library's test hooks (LV_TEST_HOOKS: lv__alloc_fail_at in util/util.h).
  */
 #include <errno.h>
@@ -269,12 +268,7 @@ static run_out run_once(const entry *en, lv_storage *st, uint64_t nth)
 	answer_len = 0;
 	answer[0] = 0;
 	lv__alloc_fail_at(nth);
-	/* writers on one thread: their read-back verifies archive segments concurrently, and two
-	 * readers missing the schema cache at once both allocate (lancefile/schcache.c), so the
-	 * number of allocations would depend on timing */
-	lv_open_options opt = LV_OPEN_OPTIONS_INIT;
-	opt.threads = en->writes ? 1 : 0;
-	int rc = lv_dataset_open_storage(&ds, st, &opt, &e);
+	int rc = lv_dataset_open_storage(&ds, st, NULL, &e);
 	if (rc == 0)
 		rc = en->run(ds, &e);
 	if (rc == 0) /* a failure turned into a warning would change the answer */
