@@ -204,7 +204,7 @@ static int scan_dir(lv__scan *s, size_t d)
 /*
  * The own pass: each old manifest's transaction file, in version order, looked up and judged
  * a batch at a time (a file kept manifests name is skipped, one gone is skipped), a mark
- * queued after each batch.
+ * queued after each full batch.
  */
 static int own_pass(lv__scan *s)
 {
@@ -227,10 +227,21 @@ static int own_pass(lv__scan *s)
 	}
 	if (s->rc == 0)
 		s->rc = flush(s);
-	if (s->rc == 0)
-		s->rc = enqueue(s, (lv__scan_item){ .mark = o->n });
 	s->skip_settled = true;
 	return s->rc;
+}
+
+/* _transactions/ with the own pass: the pass, the listing of the rest, then the last mark
+ * (so a run of one batch lists _transactions/ before any of its files goes: the listing does
+ * not depend on how far the caller got). */
+static int own_dir(lv__scan *s, size_t d)
+{
+	int rc = own_pass(s);
+	if (rc == 0)
+		rc = scan_dir(s, d);
+	if (rc == 0)
+		rc = s->rc = enqueue(s, (lv__scan_item){ .mark = s->own->n });
+	return rc;
 }
 
 static void *scan_main(void *arg)
@@ -239,8 +250,8 @@ static void *scan_main(void *arg)
 	int rc = 0;
 	for (size_t d = 0; d < LV__SWEEP_NDIRS && rc == 0; d++) {
 		if (s->own && !strcmp(lv__sweep_dirs[d], "_transactions"))
-			rc = own_pass(s);
-		if (rc == 0)
+			rc = own_dir(s, d);
+		else
 			rc = scan_dir(s, d);
 		pthread_mutex_lock(&s->mu);
 		s->dirs_done = d + 1;
